@@ -1,0 +1,5 @@
+import sys
+
+from deployah_plan.cli import main
+
+sys.exit(main())

@@ -1,0 +1,148 @@
+"""The command line: parses arguments, runs one command, prints, and maps errors to exit codes.
+
+Exit codes: 0 success (with --detailed-exitcode: no changes), 2 changes (with
+--detailed-exitcode only), 1 any error. Errors are one line on stderr.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Any, Callable, Sequence
+
+import click
+
+from deployah_plan.commands.diff import DiffOptions, plan_diff
+from deployah_plan.commands.upgrade import UpgradeOptions, ValueFlags, plan_upgrade
+from deployah_plan.errors import PlanError
+from deployah_plan.model import Plan
+from deployah_plan.render import json_doc, text
+
+EXIT_OK, EXIT_ERROR, EXIT_CHANGES = 0, 1, 2
+
+
+def _debug_enabled(flag: bool) -> bool:
+    return flag or os.environ.get("HELM_DEBUG", "").lower() in ("1", "true")
+
+
+def _use_colour(no_color: bool) -> bool:
+    return not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+
+
+def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed([
+        click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
+                     help="How to print the plan."),
+        click.option("--detailed-exitcode", is_flag=True, help="Exit 0 when nothing changes, 2 when something does, 1 on error."),
+        click.option("--no-color", "--no-colour", "no_color", is_flag=True, help="Never colour the text output (NO_COLOR is honoured too)."),
+        click.option("--show-secrets", is_flag=True, help="Print Secret values instead of hiding them."),
+        click.option("--debug", is_flag=True, help="Print each helm call, and the traceback of an unexpected failure."),
+    ]):
+        func = option(func)
+    return func
+
+
+def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool) -> int:
+    if output == "json":
+        sys.stdout.write(json_doc.render(plan, show_secrets))
+    else:
+        sys.stdout.write(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets))
+    return EXIT_CHANGES if detailed and plan.has_changes else EXIT_OK
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="deployah-plan", prog_name="helm plan")
+def main_group() -> None:
+    """helm plan: see exactly what helm upgrade or helm install is about to do, before it does it."""
+
+
+@main_group.command("upgrade")
+@click.argument("release")
+@click.argument("chart")
+@click.option("-f", "--values", "values_files", multiple=True, metavar="FILE", help="Values file (repeatable).")
+@click.option("--set", "set_", multiple=True, metavar="K=V", help="Set values on the command line (repeatable).")
+@click.option("--set-string", multiple=True, metavar="K=V", help="Set STRING values (repeatable).")
+@click.option("--set-file", multiple=True, metavar="K=PATH", help="Set values from files (repeatable).")
+@click.option("--set-json", multiple=True, metavar="K=JSON", help="Set JSON values (repeatable).")
+@click.option("--set-literal", multiple=True, metavar="K=V", help="Set a literal STRING value (repeatable).")
+@click.option("--version", "chart_version", metavar="V", help="Chart version, for a chart from a repository.")
+@click.option("--kube-version", metavar="V", help="Kubernetes version for Capabilities (offline render only).")
+@click.option("-a", "--api-versions", multiple=True, metavar="API", help="API versions for Capabilities (offline render only).")
+@click.option("--skip-crds", is_flag=True, help="Plan as if helm upgrade --install --skip-crds.")
+@click.option("--reuse-values", is_flag=True, help="As helm upgrade --reuse-values.")
+@click.option("--reset-values", is_flag=True, help="As helm upgrade --reset-values.")
+@click.option("--reset-then-reuse-values", is_flag=True, help="As helm upgrade --reset-then-reuse-values.")
+@click.option("--render", type=click.Choice(["auto", "template", "server"]), default="auto", show_default=True,
+              help="Render the desired state offline (helm template) or with the cluster (helm upgrade --dry-run=server).")
+@click.option("-n", "--namespace", metavar="NS", help="Release namespace (helm passes its -n as HELM_NAMESPACE).")
+@click.option("--kube-context", metavar="NAME", help="Kubeconfig context (helm passes it as HELM_KUBECONTEXT).")
+@click.option("--kubeconfig", metavar="PATH", help="Kubeconfig file (helm passes it as KUBECONFIG).")
+@_output_options
+def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_: Sequence[str],
+                    set_string: Sequence[str], set_file: Sequence[str], set_json: Sequence[str],
+                    set_literal: Sequence[str], chart_version: str | None, kube_version: str | None,
+                    api_versions: Sequence[str], skip_crds: bool, reuse_values: bool, reset_values: bool,
+                    reset_then_reuse_values: bool, render: str, namespace: str | None, kube_context: str | None,
+                    kubeconfig: str | None, output: str, detailed_exitcode: bool, no_color: bool,
+                    show_secrets: bool, debug: bool) -> int:
+    """Plan `helm upgrade --install RELEASE CHART` (an install when the release does not exist)."""
+    options = UpgradeOptions(
+        release=release, chart=chart,
+        values=ValueFlags(values_files, set_json, set_, set_string, set_file, set_literal),
+        version=chart_version, kube_version=kube_version, api_versions=api_versions, skip_crds=skip_crds,
+        reuse_values=reuse_values, reset_values=reset_values, reset_then_reuse_values=reset_then_reuse_values,
+        render=render, namespace=namespace, kube_context=kube_context, kubeconfig=kubeconfig,
+        debug=_debug_enabled(debug),
+    )
+    plan, _ = plan_upgrade(options)
+    return _emit(plan, output, no_color, detailed_exitcode, show_secrets)
+
+
+@main_group.command("diff")
+@click.argument("previous", metavar="PREVIOUS")
+@click.argument("desired", metavar="DESIRED")
+@click.option("--release", default="release", show_default=True, help="Release name, for the header.")
+@click.option("-n", "--namespace", default=None, metavar="NS",
+              help="Release namespace: given to namespaced objects that declare none. [default: HELM_NAMESPACE or default]")
+@click.option("--action", type=click.Choice(["auto", "install", "upgrade"]), default="auto", show_default=True,
+              help="auto: install when PREVIOUS is empty, else upgrade.")
+@click.option("--kind-order", type=click.Choice(["auto", "helm3", "helm4"]), default="auto", show_default=True,
+              help="Whose kind order to apply in; auto asks the helm at hand (Helm 3 when there is none).")
+@click.option("--skip-crds", is_flag=True, help="Plan an install as with --skip-crds.")
+@_output_options
+def diff_command(previous: str, desired: str, release: str, namespace: str | None, action: str, kind_order: str,
+                 skip_crds: bool, output: str, detailed_exitcode: bool, no_color: bool, show_secrets: bool,
+                 debug: bool) -> int:
+    """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
+    options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
+                          action, kind_order, skip_crds)
+    return _emit(plan_diff(options), output, no_color, detailed_exitcode, show_secrets)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = _debug_enabled("--debug" in args)
+    try:
+        result = main_group.main(args=args, prog_name="helm plan", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        return done.exit_code
+    except click.exceptions.Abort:
+        click.echo("helm plan: interrupted", err=True)
+        return 130
+    except click.ClickException as err:
+        usage = f" (see `helm plan {err.ctx.info_name if getattr(err, 'ctx', None) and err.ctx else ''} --help`)"
+        click.echo(f"helm plan: error: {err.format_message()}{usage.replace('  ', ' ')}", err=True)
+        return EXIT_ERROR
+    except PlanError as err:
+        click.echo(f"helm plan: error: {err}", err=True)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("helm plan: interrupted", err=True)
+        return 130
+    except Exception as err:  # a bug: say so in one line, with the traceback only on request
+        if debug:
+            traceback.print_exc()
+        click.echo(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the traceback, "
+                   "and please report it)", err=True)
+        return EXIT_ERROR
+    return result if isinstance(result, int) else EXIT_OK

@@ -1,0 +1,194 @@
+"""`helm plan upgrade RELEASE CHART`: plan what `helm upgrade --install` would do."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from deployah_plan.core.planner import PlanRequest, make_plan
+from deployah_plan.errors import HelmError, UsageError
+from deployah_plan.manifests import Rendered, split_stream
+from deployah_plan.model import Header, Plan, Severity, Warning
+from deployah_plan.sources import chart as charts
+from deployah_plan.sources.helm import Helm, ReleaseState, StoredRelease
+from deployah_plan.sources.kubeconfig import resolve_target
+
+
+@dataclass(frozen=True)
+class ValueFlags:
+    """The values flags, in the order helm merges them whatever the command-line order."""
+
+    files: Sequence[str] = ()
+    set_json: Sequence[str] = ()
+    set: Sequence[str] = ()
+    set_string: Sequence[str] = ()
+    set_file: Sequence[str] = ()
+    set_literal: Sequence[str] = ()
+
+    def args(self) -> list[str]:
+        out: list[str] = []
+        for flag, values in (("--values", self.files), ("--set-json", self.set_json), ("--set", self.set),
+                             ("--set-string", self.set_string), ("--set-file", self.set_file),
+                             ("--set-literal", self.set_literal)):
+            for value in values:
+                out += [flag, value]
+        return out
+
+    def any(self) -> bool:
+        return bool(self.args())
+
+    def check_files(self) -> None:
+        for path in self.files:
+            if "://" not in path and path != "-" and not os.path.isfile(path):
+                raise UsageError(f"values file {path} not found", "check the path given to -f/--values")
+        for item in self.set_file:
+            _, _, path = item.partition("=")
+            if path and not os.path.isfile(path):
+                raise UsageError(f"file {path} given to --set-file not found", "check the path after '=' in --set-file")
+
+
+@dataclass(frozen=True)
+class UpgradeOptions:
+    release: str
+    chart: str
+    values: ValueFlags = field(default_factory=ValueFlags)
+    version: str | None = None
+    kube_version: str | None = None
+    api_versions: Sequence[str] = ()
+    skip_crds: bool = False
+    reuse_values: bool = False
+    reset_values: bool = False
+    reset_then_reuse_values: bool = False
+    render: str = "auto"  # auto | template | server
+    namespace: str | None = None
+    kube_context: str | None = None
+    kubeconfig: str | None = None
+    debug: bool = False
+
+
+def _previous(release: StoredRelease | None) -> Rendered | None:
+    if release is None:
+        return None
+    manifest = split_stream(release.manifest, f"release {release.name} revision {release.revision}")
+    hooks = split_stream(release.hooks_stream, f"hooks of release {release.name} revision {release.revision}")
+    return Rendered(manifest.resources, hooks.hooks + manifest.hooks, (), manifest.dropped + hooks.dropped)
+
+
+def _render_mode(options: UpgradeOptions) -> str:
+    if options.render != "auto":
+        return options.render
+    # The memory driver is the offline release store: there is no cluster to ask.
+    return "template" if os.environ.get("HELM_DRIVER", "").lower() == "memory" else "server"
+
+
+def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseState, namespace: str,
+                         workdir: str, notes: list[Warning]) -> list[str]:
+    """The values flags that make `helm template` see the values `helm upgrade` would use
+    (pkg/action/upgrade.go reuseValues)."""
+    user = options.values.args()
+    current = state.current
+    if current is None or options.reset_values:
+        return user
+    if options.reuse_values:
+        computed = helm.values(options.release, namespace, current.revision, computed=True)
+        notes.append(Warning(
+            "reuse-values-offline",
+            "--reuse-values rendered offline: values are the previous release's computed values plus your "
+            "overrides; Helm also ignores defaults that only the new chart has, which this render includes",
+            Severity.INFO,
+        ))
+        return _values_file(computed, workdir) + user
+    if options.reset_then_reuse_values or not options.values.any():
+        previous = helm.values(options.release, namespace, current.revision)
+        if not previous:
+            return user
+        if not options.values.any():
+            notes.append(Warning("values-reused", f"no values given: like helm upgrade, the values of revision "
+                                 f"{current.revision} are used again", Severity.INFO))
+        return _values_file(previous, workdir) + user
+    return user
+
+
+def _values_file(values: dict[str, Any], workdir: str) -> list[str]:
+    path = Path(workdir) / f"previous-values-{len(list(Path(workdir).glob('previous-values-*')))}.json"
+    path.write_text(json.dumps(values))
+    return ["--values", str(path)]
+
+
+def _from_record(record: dict[str, Any]) -> Rendered:
+    manifest = split_stream(record.get("manifest") or "", "helm upgrade --dry-run=server")
+    hooks_text = "".join(f"---\n# Source: {h.get('path', '')}\n{h.get('manifest', '')}\n" for h in record.get("hooks") or [])
+    hooks = split_stream(hooks_text, "helm upgrade --dry-run=server hooks")
+    return Rendered(manifest.resources, hooks.hooks, manifest.crds, manifest.dropped + hooks.dropped)
+
+
+def plan_upgrade(options: UpgradeOptions) -> tuple[Plan, Helm]:
+    global_args: list[str] = []
+    if options.kube_context:
+        global_args += ["--kube-context", options.kube_context]
+    if options.kubeconfig:
+        global_args += ["--kubeconfig", options.kubeconfig]
+    helm = Helm.find(global_args, options.debug)
+    target = resolve_target(options.namespace, options.kube_context, options.kubeconfig)
+    namespace = target.namespace
+    options.values.check_files()
+    mode = _render_mode(options)
+    if mode == "server" and (options.kube_version or options.api_versions):
+        raise UsageError("--kube-version and --api-versions only apply when rendering offline",
+                         "add --render template, or drop them to use the cluster's real capabilities")
+
+    with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir:
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            version_call = pool.submit(helm.version)
+            state_call = pool.submit(helm.release_state, options.release, namespace)
+            chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir)
+            helm_version = version_call.result()
+            state = state_call.result()
+            chart = chart_call.result()
+        notes: list[Warning] = []
+        fresh = state.current is None
+        if mode == "template":
+            args = _values_for_template(helm, options, state, namespace, workdir, notes)
+            if options.kube_version:
+                args += ["--kube-version", options.kube_version]
+            for api in options.api_versions:
+                args += ["--api-versions", api]
+            text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh)
+            desired = split_stream(text, "helm template")
+            if chart.calls_lookup:
+                notes.append(Warning("lookup-offline", f"chart {chart.name} calls `lookup`, which returns nothing when "
+                                     "rendered offline; with a cluster, plan with --render server"))
+        else:
+            args = options.values.args()
+            for flag, on in (("--reuse-values", options.reuse_values), ("--reset-values", options.reset_values),
+                             ("--reset-then-reuse-values", options.reset_then_reuse_values),
+                             ("--skip-crds", options.skip_crds)):
+                if on:
+                    args.append(flag)
+            desired = _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
+
+    current = state.current
+    header = Header(
+        release=options.release, namespace=namespace, kube_context=target.context,
+        revision=state.newest_revision + 1, fresh_install=fresh,
+        chart_name=chart.name, chart_version=chart.version,
+        previous_revision=current.revision if current else 0,
+        previous_chart=f"{current.chart_name}-{current.chart_version}" if current else "",
+        helm_version=helm_version, rendered_by=mode,
+    )
+    if current is not None and current.status != "deployed":
+        notes.append(Warning("previous-not-deployed", f"no deployed revision: planned against revision "
+                             f"{current.revision}, whose status is {current.status}, as helm upgrade does", Severity.INFO))
+    if state.replaces_uninstalled:
+        notes.append(Warning("reinstall", f"release {options.release} was uninstalled with its history kept: "
+                             "helm upgrade --install installs it again", Severity.INFO))
+    try:
+        major = int(helm_version.split(".")[0])
+    except ValueError:
+        raise HelmError(f"cannot read helm's version from {helm_version!r}", "use Helm 3.17+ or Helm 4") from None
+    plan = make_plan(PlanRequest(header, _previous(current), desired, major, options.skip_crds, tuple(notes)))
+    return plan, helm

@@ -1,0 +1,201 @@
+"""The planning core: pairs previous and desired documents and builds the Plan.
+
+Pure: no subprocess, no network, no printing. Sources hand it parsed streams.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from deployah_plan.core.diff import diff
+from deployah_plan.errors import ManifestError
+from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key
+from deployah_plan.manifests import Document, Hook, Rendered
+from deployah_plan.model import (
+    Action, ChartCRD, CRDLifecycle, Header, HelmAction, HookDefinition, Plan, ResourceChange,
+    ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
+)
+
+Identity = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """Everything the core needs. `previous` is None when the release does not exist."""
+
+    header: Header
+    previous: Rendered | None
+    desired: Rendered
+    helm_major: int = 3
+    skip_crds: bool = False
+    warnings: tuple[Warning, ...] = field(default=())
+
+
+def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
+    """Built-in cluster-scoped kinds, plus custom kinds whose CRD in these streams says so."""
+    scoped = set(CLUSTER_SCOPED)
+    for stream in streams:
+        for doc in (*stream.crds, *stream.resources, *stream.hooks):
+            obj = doc.obj
+            if obj.get("kind") == "CustomResourceDefinition" and group_of(obj["apiVersion"]) == "apiextensions.k8s.io":
+                spec = obj.get("spec") or {}
+                names = spec.get("names") or {}
+                if isinstance(spec, dict) and spec.get("scope") == "Cluster" and isinstance(names, dict):
+                    scoped.add((str(spec.get("group", "")), str(names.get("kind", ""))))
+    return scoped
+
+
+class _Identifier:
+    def __init__(self, release_namespace: str, cluster_scoped: set[tuple[str, str]]) -> None:
+        self.namespace = release_namespace
+        self.cluster_scoped = cluster_scoped
+
+    def ref(self, doc: Document) -> ResourceRef:
+        obj = doc.obj
+        metadata = obj["metadata"]
+        api_version, kind = obj["apiVersion"], obj["kind"]
+        if (group_of(api_version), kind) in self.cluster_scoped:
+            namespace = ""
+        else:
+            namespace = metadata.get("namespace") or self.namespace
+        return ResourceRef(api_version, kind, str(namespace), str(metadata.get("name") or ""),
+                           "" if metadata.get("name") else str(metadata.get("generateName") or ""))
+
+    def index(self, docs: Iterable[Document], what: str) -> dict[Identity, tuple[ResourceRef, Document]]:
+        found: dict[Identity, tuple[ResourceRef, Document]] = {}
+        for doc in docs:
+            ref = self.ref(doc)
+            if ref.generate_name:
+                ref_id: Identity = (*ref.identity[:3], f"{ref.generate_name}*#{doc.position}")
+            else:
+                ref_id = ref.identity
+            if ref_id in found:
+                first = found[ref_id][1]
+                raise ManifestError(
+                    f"two {what} objects have the same identity {ref} ({first.where} and {doc.where})",
+                    "Helm cannot install both; rename one or remove the duplicate",
+                )
+            found[ref_id] = (ref, doc)
+        return found
+
+
+def _resource_changes(
+    previous: Mapping[Identity, tuple[ResourceRef, Document]],
+    desired: Mapping[Identity, tuple[ResourceRef, Document]],
+    rank: Mapping[str, int],
+) -> list[ResourceChange]:
+    changes: list[ResourceChange] = []
+    # Helm applies the target in install kind order, keeping manifest order within a kind.
+    ordered = sorted(desired.items(), key=lambda item: (sort_key(item[1][0].kind, rank), item[1][1].position))
+    for order, (ident, (ref, doc)) in enumerate(ordered):
+        old = previous.get(ident)
+        if ref.generate_name or old is None:
+            changes.append(ResourceChange(ref, Action.CREATE, None, doc.obj, (), order, doc.source))
+            continue
+        fields = diff(old[1].obj, doc.obj)
+        if fields:
+            changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source))
+    # Then it deletes what left the release, in previous-release order.
+    start = len(ordered)
+    leaving = [(ref, doc) for ident, (ref, doc) in previous.items() if ident not in desired and not ref.generate_name]
+    leaving.sort(key=lambda item: item[1].position)
+    for offset, (ref, doc) in enumerate(leaving):
+        changes.append(ResourceChange(ref, Action.DELETE, doc.obj, None, (), start + offset, doc.source))
+    return changes
+
+
+def _hook_phase(events: tuple[str, ...], action: HelmAction) -> TaskPhase:
+    if action is HelmAction.INSTALL:
+        pre, post = "pre-install", "post-install"
+    else:
+        pre, post = "pre-upgrade", "post-upgrade"
+    if pre in events:
+        return TaskPhase.PRE_DEPLOY
+    if post in events:
+        return TaskPhase.POST_DEPLOY
+    if "pre-install" in events or "pre-upgrade" in events:
+        return TaskPhase.PRE_DEPLOY
+    if "post-install" in events or "post-upgrade" in events:
+        return TaskPhase.POST_DEPLOY
+    return TaskPhase.OTHER
+
+
+def _hook_tasks(
+    previous: Mapping[Identity, tuple[ResourceRef, Document]],
+    desired: Mapping[Identity, tuple[ResourceRef, Document]],
+    action: HelmAction,
+) -> list[TaskPlan]:
+    tasks: list[TaskPlan] = []
+    for ident in [*desired, *(i for i in previous if i not in desired)]:
+        new, old = desired.get(ident), previous.get(ident)
+        ref, doc = new or old  # type: ignore[misc]
+        hook: Hook = doc.hook  # type: ignore[assignment]
+        if new is None:
+            task_action, fields = TaskAction.DELETE, []
+        elif old is None:
+            task_action, fields = TaskAction.CREATE, []
+        else:
+            fields = diff(old[1].obj, new[1].obj)
+            task_action = TaskAction.UPDATE if fields else TaskAction.UNCHANGED
+        definition = HookDefinition(
+            ref, task_action, old[1].obj if old else None, new[1].obj if new else None, tuple(fields)
+        )
+        tasks.append(TaskPlan(
+            name=f"{ref.kind}/{ref.name or ref.generate_name + '*'}",
+            phase=_hook_phase(hook.events, action),
+            action=task_action,
+            events=hook.events,
+            weight=hook.weight,
+            delete_policies=hook.delete_policies or ("before-hook-creation",),
+            definitions=(definition,),
+            resources=(ref,),
+        ))
+    return tasks
+
+
+def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tuple[ResourceRef, Document]]) -> list[TaskPlan]:
+    """CronJobs are scheduled work: a task that points at its resource change (if any)."""
+    changed = {c.resource.identity: c for c in changes}
+    tasks: list[TaskPlan] = []
+    refs = [ref for ref, _ in desired.values()] + [c.resource for c in changes if c.action is Action.DELETE]
+    for ref in refs:
+        if ref.kind != "CronJob" or ref.group != "batch":
+            continue
+        change = changed.get(ref.identity)
+        action = {None: TaskAction.UNCHANGED, Action.CREATE: TaskAction.CREATE, Action.UPDATE: TaskAction.UPDATE,
+                  Action.DELETE: TaskAction.DELETE}[change.action if change else None]
+        tasks.append(TaskPlan(f"{ref.kind}/{ref.name}", TaskPhase.SCHEDULE, action, (), 0, (), (), (ref,)))
+    return tasks
+
+
+def make_plan(request: PlanRequest) -> Plan:
+    header = request.header
+    streams = [request.desired] + ([request.previous] if request.previous else [])
+    identifier = _Identifier(header.namespace, _cluster_scoped(streams))
+    previous = request.previous or Rendered()
+    prev_resources = identifier.index(previous.resources, "previous")
+    want_resources = identifier.index(request.desired.resources, "desired")
+    prev_hooks = identifier.index(previous.hooks, "previous hook")
+    want_hooks = identifier.index(request.desired.hooks, "desired hook")
+
+    rank = kind_rank(install_order(request.helm_major))
+    changes = _resource_changes(prev_resources, want_resources, rank)
+    fresh = request.previous is None
+    provisional = HelmAction.INSTALL if fresh else HelmAction.UPGRADE
+    tasks = _hook_tasks(prev_hooks, want_hooks, provisional)
+    if not fresh and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks):
+        action = HelmAction.NONE
+    else:
+        action = provisional
+    tasks += _schedule_tasks(changes, want_resources)
+
+    crds = [
+        ChartCRD(doc.source, str(doc.obj["metadata"].get("name", "")),
+                 (CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS) if fresh else CRDLifecycle.NOT_ON_UPGRADE)
+        for doc in request.desired.crds
+    ]
+    warnings = list(request.warnings)
+    for reason in (*previous.dropped, *request.desired.dropped):
+        warnings.append(Warning("dropped-document", reason, Severity.INFO))
+    return build_plan(header, action, changes, tasks, crds, warnings)
+

@@ -1,0 +1,42 @@
+"""The one error type the command line turns into a message and an exit code.
+
+    PlanError            anything that stops a plan; its message is one line that says
+     |                   what is wrong and what to do next
+     +-- UsageError      the command was called wrongly (a flag, a missing file)
+     +-- HelmError       helm is missing, or a helm call failed (helm's own message kept)
+     +-- ManifestError   a rendered manifest cannot be planned (bad YAML, no kind, duplicates)
+     +-- ReleaseError    the release store says no (pending operation, unreadable release)
+
+Every PlanError exits with code 1. Nothing else is caught: an unexpected exception is a
+bug and is shown as one with `--debug`.
+"""
+from __future__ import annotations
+
+
+class PlanError(Exception):
+    """A reason the plan cannot be made, worded for the person who ran the command."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        text = " ".join(self.message.split())
+        return f"{text}; {self.hint}" if self.hint else text
+
+
+class UsageError(PlanError):
+    pass
+
+
+class HelmError(PlanError):
+    pass
+
+
+class ManifestError(PlanError):
+    pass
+
+
+class ReleaseError(PlanError):
+    pass

@@ -1,0 +1,183 @@
+"""Rendered manifest streams, split into documents the way Helm splits them.
+
+A stream is what `helm template`, `helm get manifest` or `helm get hooks` print: documents
+separated by `---`, each usually preceded by `# Source: <chart>/<path>`. Helm decides what a
+document is from that path and its annotations (releaseutil.SortManifests):
+- a `# Source:` path under a chart's `crds/` folder is a chart CRD, never a resource;
+- a document with a `helm.sh/hook` annotation is a hook, unless one of its comma-separated
+  events is unknown, in which case Helm drops the document entirely;
+- everything else is a resource of the release manifest.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from deployah_plan.errors import ManifestError
+from deployah_plan.yamlkube import YAMLError, load_all
+
+HOOK_ANNOTATION = "helm.sh/hook"
+HOOK_WEIGHT_ANNOTATION = "helm.sh/hook-weight"
+HOOK_DELETE_ANNOTATION = "helm.sh/hook-delete-policy"
+
+# Helm's hook events; `test-success` is the old name of `test`.
+HOOK_EVENTS: Mapping[str, str] = {
+    "pre-install": "pre-install", "post-install": "post-install",
+    "pre-delete": "pre-delete", "post-delete": "post-delete",
+    "pre-upgrade": "pre-upgrade", "post-upgrade": "post-upgrade",
+    "pre-rollback": "pre-rollback", "post-rollback": "post-rollback",
+    "test": "test", "test-success": "test",
+}
+
+_SOURCE_LINE = re.compile(r"^# Source: (.*?)\s*$", re.MULTILINE)
+_SEPARATOR_LINE = re.compile(r"^---", re.MULTILINE)
+_CRD_PATH = re.compile(r"^[^/]+(?:/charts/[^/]+)*/crds/")
+_GO_ATOI = re.compile(r"[+-]?[0-9]+\Z")
+
+
+@dataclass(frozen=True)
+class Hook:
+    """The hook annotations as Helm parses them."""
+
+    events: tuple[str, ...]
+    weight: int
+    delete_policies: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Document:
+    """One object of a rendered stream. `obj` is read, never changed."""
+
+    obj: dict[str, Any]
+    source: str  # the `# Source:` path, or "" when the stream had none
+    position: int  # 0-based among the stream's objects
+    hook: Hook | None = None
+
+    @property
+    def where(self) -> str:
+        return self.source or f"document {self.position + 1}"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A stream split into release resources, hooks and chart CRDs, each in stream order."""
+
+    resources: tuple[Document, ...] = ()
+    hooks: tuple[Document, ...] = ()
+    crds: tuple[Document, ...] = ()
+    dropped: tuple[str, ...] = field(default=())  # why documents were left out, one line each
+
+
+def _newline_offsets(text: str) -> list[int]:
+    return [m.start() for m in re.finditer("\n", text)]
+
+
+class _SourceIndex:
+    """Maps a line of the stream to the `# Source:` comment of the document holding it."""
+
+    def __init__(self, text: str) -> None:
+        newlines = _newline_offsets(text)
+        self._sources: list[tuple[int, str]] = [
+            (bisect.bisect_left(newlines, m.start()), m.group(1)) for m in _SOURCE_LINE.finditer(text)
+        ]
+        self._source_lines = [line for line, _ in self._sources]
+        self._separators = [bisect.bisect_left(newlines, m.start()) for m in _SEPARATOR_LINE.finditer(text)]
+
+    def source_at(self, line: int) -> str:
+        i = bisect.bisect_right(self._source_lines, line) - 1
+        if i < 0:
+            return ""
+        source_line, path = self._sources[i]
+        j = bisect.bisect_right(self._separators, line) - 1
+        if j >= 0 and self._separators[j] > source_line:
+            return ""  # a separator stands between that comment and this line
+        return path
+
+
+def _annotation(obj: Mapping[str, Any], key: str) -> str | None:
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict):
+        return None
+    annotations = metadata.get("annotations")
+    if not isinstance(annotations, dict):
+        return None
+    value = annotations.get(key)
+    if value is None:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def parse_hook(obj: Mapping[str, Any]) -> Hook | None | str:
+    """The hook a document declares; None for a plain resource; a reason string to drop it."""
+    events_text = _annotation(obj, HOOK_ANNOTATION)
+    if events_text is None:
+        return None
+    events: list[str] = []
+    for raw in events_text.split(","):
+        event = HOOK_EVENTS.get(raw.strip().lower())
+        if event is None:
+            return f"unknown hook event {raw.strip()!r}"
+        if event not in events:
+            events.append(event)
+    weight_text = _annotation(obj, HOOK_WEIGHT_ANNOTATION) or "0"
+    weight = int(weight_text) if _GO_ATOI.match(weight_text) and -(2**63) <= int(weight_text) < 2**63 else 0
+    policies_text = _annotation(obj, HOOK_DELETE_ANNOTATION)
+    policies = tuple(p.strip().lower() for p in policies_text.split(",")) if policies_text is not None else ()
+    return Hook(tuple(events), weight, policies)
+
+
+def is_chart_crd_source(source: str) -> bool:
+    return bool(_CRD_PATH.match(source))
+
+
+def _check_object(obj: Any, where: str) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise ManifestError(
+            f"{where}: a manifest document must be a mapping, found {type(obj).__name__}",
+            "fix the template so that it renders a Kubernetes object",
+        )
+    for key in ("apiVersion", "kind"):
+        if not isinstance(obj.get(key), str) or not obj[key]:
+            raise ManifestError(f"{where}: the document has no {key}", "every rendered object needs apiVersion, kind and metadata.name")
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict):
+        raise ManifestError(f"{where}: {obj['kind']} has no metadata", "every rendered object needs metadata.name")
+    name, generate = metadata.get("name"), metadata.get("generateName")
+    if not (isinstance(name, str) and name) and not (isinstance(generate, str) and generate):
+        raise ManifestError(f"{where}: {obj['kind']} has no metadata.name", "every rendered object needs metadata.name")
+    return obj
+
+
+def split_stream(text: str, origin: str) -> Rendered:
+    """Parse a rendered stream. `origin` names it in error messages (a file, a helm call)."""
+    index = _SourceIndex(text)
+    resources: list[Document] = []
+    hooks: list[Document] = []
+    crds: list[Document] = []
+    dropped: list[str] = []
+    position = 0
+    try:
+        for loaded in load_all(text):
+            source = index.source_at(loaded.start_line)
+            where = f"{origin}: {source}" if source else f"{origin}: line {loaded.start_line + 1}"
+            obj = _check_object(loaded.value, where)
+            if source and is_chart_crd_source(source):
+                crds.append(Document(obj, source, position))
+            else:
+                hook = parse_hook(obj)
+                if isinstance(hook, str):
+                    dropped.append(f"{source or obj['kind'] + '/' + str(obj['metadata'].get('name'))}: {hook}; Helm skips this document")
+                elif hook is None:
+                    resources.append(Document(obj, source, position))
+                else:
+                    hooks.append(Document(obj, source, position, hook))
+            position += 1
+    except YAMLError as err:
+        source = index.source_at(err.line) if err.line >= 0 else ""
+        place = f"{source} (line {err.line + 1} of {origin})" if source else (
+            f"{origin}, line {err.line + 1}" if err.line >= 0 else origin
+        )
+        raise ManifestError(f"malformed YAML in {place}: {err}", "fix the template or file that produced it") from None
+    return Rendered(tuple(resources), tuple(hooks), tuple(crds), tuple(dropped))

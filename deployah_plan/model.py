@@ -1,0 +1,288 @@
+"""The plan: what a Helm action will do, as immutable values built by one constructor.
+
+`build_plan` is the only way to make a `Plan`. It copies its input into tuples, checks the
+invariants below, and derives what a caller must not supply: the summary, each task's
+`will_run`, and the order of changes and tasks.
+
+Invariants (a `ValueError` names the one broken):
+- Every enum field holds a member; there is no "unset" value.
+- A create has `after` and no `before`; a delete has `before` and no `after`; an update has both.
+- No two changes, and no two task definitions, share a logical identity
+  (group, kind, namespace, name; the apiVersion is not part of it).
+- `HelmAction.INSTALL` if and only if `header.fresh_install`; an install has no update or delete.
+- `HelmAction.NONE` has no resource changes and only unchanged tasks (a changed hook of any
+  event is stored in the release, so it makes an upgrade).
+- Changes are ordered by `helm_order`; tasks by phase, then Helm's run order (weight, then name).
+
+Snapshots keep secret values. The plan is not the JSON document: renderers decide what a
+reader may see.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Mapping
+
+from deployah_plan.kinds import group_of
+
+
+class Action(enum.Enum):
+    """What happens to one resource of the release."""
+
+    CREATE = "create"  # in desired, not in previous
+    UPDATE = "update"  # in both; the declared content differs
+    DELETE = "delete"  # leaves the release; says nothing yet of what Kubernetes keeps
+
+
+class FieldOp(enum.Enum):
+    ADD = "add"  # present only after
+    REMOVE = "remove"  # present only before
+    REPLACE = "replace"  # a scalar change, or a change of JSON type
+
+
+class HelmAction(enum.Enum):
+    """The release transition the plan describes."""
+
+    NONE = "none"  # nothing in the release changes; `helm upgrade` would still record a revision
+    INSTALL = "install"  # the release does not exist yet
+    UPGRADE = "upgrade"  # an existing release changes (possibly only its hooks)
+
+
+class TaskPhase(enum.Enum):
+    PRE_DEPLOY = "preDeploy"  # pre-install / pre-upgrade hooks
+    POST_DEPLOY = "postDeploy"  # post-install / post-upgrade hooks
+    SCHEDULE = "schedule"  # CronJobs: scheduled work kept as ordinary resources
+    OTHER = "other"  # hooks of other events (rollback, delete, test): not part of this action
+
+
+class TaskAction(enum.Enum):
+    UNCHANGED = "unchanged"
+    CREATE = "create"
+    UPDATE = "update"
+    DELETE = "delete"
+
+
+class CRDLifecycle(enum.Enum):
+    """What Helm does with one document of the chart's `crds/` on this action."""
+
+    PROCESS = "process"  # a fresh install creates it (if absent)
+    SKIP = "skip"  # a fresh install with --skip-crds
+    NOT_ON_UPGRADE = "not-on-upgrade"  # Helm never upgrades chart CRDs
+
+
+class Severity(enum.Enum):
+    INFO = "info"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class ResourceRef:
+    """Names one object. `namespace` is the effective one: the release namespace for a
+    namespaced object that declares none, "" for a cluster-scoped kind."""
+
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    generate_name: str = ""
+
+    @property
+    def group(self) -> str:
+        return group_of(self.api_version)
+
+    @property
+    def identity(self) -> tuple[str, str, str, str]:
+        """Helm's logical identity: group, kind, namespace, name (not the apiVersion)."""
+        return (self.group, self.kind, self.namespace, self.name or self.generate_name + "*")
+
+    def __str__(self) -> str:
+        name = self.name or f"{self.generate_name}*"
+        where = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind}/{where}{name}" if not self.namespace else f"{self.kind} {where}{name}"
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One structural difference. `path` is an RFC 6901 JSON Pointer."""
+
+    path: str
+    op: FieldOp
+    before: Any = None
+    after: Any = None
+
+
+@dataclass(frozen=True)
+class Warning:
+    """Something the reader should know before running Helm."""
+
+    code: str
+    message: str
+    severity: Severity = Severity.WARNING
+    resource: ResourceRef | None = None
+
+
+@dataclass(frozen=True)
+class ResourceChange:
+    resource: ResourceRef
+    action: Action
+    before: Mapping[str, Any] | None
+    after: Mapping[str, Any] | None
+    fields: tuple[FieldChange, ...] = ()
+    helm_order: int = 0  # position in Helm's apply order, set by the planner
+    source: str = ""  # the template path of the declaration used
+
+
+@dataclass(frozen=True)
+class HookDefinition:
+    """One hook document's difference between previous and desired."""
+
+    resource: ResourceRef
+    action: TaskAction
+    before: Mapping[str, Any] | None
+    after: Mapping[str, Any] | None
+    fields: tuple[FieldChange, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    """A Helm hook (or a CronJob) seen as a task of the deploy."""
+
+    name: str
+    phase: TaskPhase
+    action: TaskAction
+    events: tuple[str, ...]
+    weight: int
+    delete_policies: tuple[str, ...]
+    definitions: tuple[HookDefinition, ...] = ()
+    resources: tuple[ResourceRef, ...] = ()
+    will_run: bool = False  # derived by build_plan; a supplied value is ignored
+
+
+@dataclass(frozen=True)
+class ChartCRD:
+    source: str
+    name: str
+    lifecycle: CRDLifecycle
+
+    @property
+    def will_process(self) -> bool:
+        return self.lifecycle is CRDLifecycle.PROCESS
+
+
+@dataclass(frozen=True)
+class Header:
+    release: str
+    namespace: str
+    kube_context: str = ""
+    revision: int = 1  # the revision this action would create
+    fresh_install: bool = False
+    chart_name: str = ""
+    chart_version: str = ""
+    previous_revision: int = 0  # the revision planned against; 0 for a fresh install
+    previous_chart: str = ""
+    helm_version: str = ""
+    rendered_by: str = ""  # "template", "server" or "files"
+
+
+@dataclass(frozen=True)
+class Summary:
+    create: int = 0
+    update: int = 0
+    delete: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.create + self.update + self.delete
+
+
+@dataclass(frozen=True)
+class Plan:
+    header: Header
+    helm_action: HelmAction
+    changes: tuple[ResourceChange, ...]
+    tasks: tuple[TaskPlan, ...]
+    chart_crds: tuple[ChartCRD, ...]
+    warnings: tuple[Warning, ...]
+    summary: Summary
+
+    @property
+    def has_changes(self) -> bool:
+        """True when Helm would change something: resources, hooks, or chart CRDs."""
+        return self.helm_action is not HelmAction.NONE
+
+
+_PHASE_ORDER = {TaskPhase.PRE_DEPLOY: 0, TaskPhase.POST_DEPLOY: 1, TaskPhase.SCHEDULE: 2, TaskPhase.OTHER: 3}
+# Which hook events run on which action.
+_RUNS_ON = {
+    HelmAction.INSTALL: frozenset({"pre-install", "post-install"}),
+    HelmAction.UPGRADE: frozenset({"pre-upgrade", "post-upgrade"}),
+    HelmAction.NONE: frozenset({"pre-upgrade", "post-upgrade"}),  # `helm upgrade` still runs them
+}
+
+
+def summarize(changes: Iterable[ResourceChange]) -> Summary:
+    counts = {Action.CREATE: 0, Action.UPDATE: 0, Action.DELETE: 0}
+    for change in changes:
+        counts[change.action] += 1
+    return Summary(counts[Action.CREATE], counts[Action.UPDATE], counts[Action.DELETE])
+
+
+def _check_change(change: ResourceChange) -> None:
+    if not isinstance(change.action, Action):
+        raise ValueError(f"{change.resource}: action {change.action!r} is not an Action")
+    want_before = change.action is not Action.CREATE
+    want_after = change.action is not Action.DELETE
+    if (change.before is not None) != want_before or (change.after is not None) != want_after:
+        raise ValueError(f"{change.resource}: a {change.action.value} must have "
+                         f"{'before' if want_before else 'no before'} and {'after' if want_after else 'no after'}")
+    if change.action is Action.UPDATE and not change.fields:
+        raise ValueError(f"{change.resource}: an update needs at least one field change")
+    for f in change.fields:
+        if not isinstance(f.op, FieldOp) or not (f.path == "" or f.path.startswith("/")):
+            raise ValueError(f"{change.resource}: bad field change {f!r}")
+
+
+def _will_run(task: TaskPlan, action: HelmAction) -> bool:
+    if task.action is TaskAction.DELETE or task.phase in (TaskPhase.SCHEDULE, TaskPhase.OTHER):
+        return False
+    return bool(_RUNS_ON[action].intersection(task.events))
+
+
+def build_plan(
+    header: Header,
+    helm_action: HelmAction,
+    changes: Iterable[ResourceChange] = (),
+    tasks: Iterable[TaskPlan] = (),
+    chart_crds: Iterable[ChartCRD] = (),
+    warnings: Iterable[Warning] = (),
+) -> Plan:
+    """The one constructor of a Plan; see the module docstring for what it checks."""
+    if not isinstance(helm_action, HelmAction):
+        raise ValueError(f"helm action {helm_action!r} is not a HelmAction")
+    change_list = sorted(changes, key=lambda c: (c.helm_order, c.resource))
+    seen: dict[tuple[str, str, str, str], ResourceRef] = {}
+    for change in change_list:
+        _check_change(change)
+        if change.resource.identity in seen:
+            raise ValueError(f"two changes for one object: {seen[change.resource.identity]} and {change.resource}")
+        seen[change.resource.identity] = change.resource
+    if (helm_action is HelmAction.INSTALL) != header.fresh_install:
+        raise ValueError("an install plan, and only an install plan, is a fresh install")
+    if helm_action is HelmAction.INSTALL and any(c.action is not Action.CREATE for c in change_list):
+        raise ValueError("an install can only create")
+    task_list = [replace(t, will_run=_will_run(t, helm_action)) for t in tasks]
+    for task in task_list:
+        if not isinstance(task.phase, TaskPhase) or not isinstance(task.action, TaskAction):
+            raise ValueError(f"task {task.name}: bad phase or action")
+    if helm_action is HelmAction.NONE and (change_list or any(t.action is not TaskAction.UNCHANGED for t in task_list)):
+        raise ValueError("a plan with no Helm action cannot change resources or tasks")
+    task_list.sort(key=lambda t: (_PHASE_ORDER[t.phase], t.weight, t.name))
+    return Plan(
+        header=header,
+        helm_action=helm_action,
+        changes=tuple(change_list),
+        tasks=tuple(task_list),
+        chart_crds=tuple(chart_crds),
+        warnings=tuple(warnings),
+        summary=summarize(change_list),
+    )

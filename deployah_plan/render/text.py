@@ -1,0 +1,153 @@
+"""The plan as text for people, in the order Helm will act."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterable
+
+from deployah_plan.model import (
+    Action, CRDLifecycle, FieldChange, FieldOp, HelmAction, Plan, ResourceRef, Severity, TaskAction,
+    TaskPhase, TaskPlan,
+)
+from deployah_plan.redact import Masked, field_view
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-",
+         FieldOp.ADD: "+", FieldOp.REMOVE: "-", FieldOp.REPLACE: "~"}
+_COLOUR = {"+": "32", "~": "33", "-": "31", "!": "33", "bold": "1", "dim": "2"}
+_MAX_VALUE = 72
+
+
+class _Style:
+    def __init__(self, colour: bool) -> None:
+        self.colour = colour
+
+    def __call__(self, text: str, key: str) -> str:
+        return f"\x1b[{_COLOUR[key]}m{text}\x1b[0m" if self.colour and key in _COLOUR else text
+
+
+def readable_path(pointer: str) -> str:
+    """`/spec/containers/0/image` -> `spec.containers[0].image`."""
+    if not pointer:
+        return "(whole object)"
+    out = ""
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if token.isdigit():
+            out += f"[{token}]"
+        elif _IDENT.match(token):
+            out += f".{token}" if out else token
+        else:
+            out += f"[{json.dumps(token)}]"
+    return out
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, Masked):
+        return str(value)
+    if isinstance(value, str) and "\n" in value.rstrip("\n"):
+        return f"({value.count(chr(10)) + (0 if value.endswith(chr(10)) else 1)} lines)"
+    text = json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
+    if len(text) > _MAX_VALUE:
+        text = text[: _MAX_VALUE - 1] + "…"
+    return text
+
+
+def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], show_secrets: bool, style: _Style, indent: str) -> list[str]:
+    lines = []
+    for change in fields:
+        before, after = field_view(ref, change, show_secrets)
+        sign = _SIGN[change.op]
+        path = readable_path(change.path)
+        if change.op is FieldOp.ADD:
+            body = f"{path}: {_value(after)}"
+        elif change.op is FieldOp.REMOVE:
+            body = f"{path}: {_value(before)}"
+        else:
+            body = f"{path}: {_value(before)} -> {_value(after)}"
+        lines.append(f"{indent}{style(sign, sign)} {body}")
+    return lines
+
+
+def _phase_label(task: TaskPlan) -> str:
+    if task.phase is TaskPhase.SCHEDULE:
+        return "schedule"
+    return ",".join(task.events)
+
+
+def _run_label(task: TaskPlan, plan: Plan) -> str:
+    if task.phase is TaskPhase.SCHEDULE:
+        return "scheduled (CronJob)"
+    if task.action is TaskAction.DELETE:
+        return "removed, will not run"
+    if task.will_run:
+        return "will run"
+    if task.phase is TaskPhase.OTHER:
+        return "not part of this action"
+    return f"will not run on {('install' if plan.helm_action is HelmAction.INSTALL else 'upgrade')}"
+
+
+def _header(plan: Plan, style: _Style) -> list[str]:
+    h = plan.header
+    context = f" (context {h.kube_context})" if h.kube_context else ""
+    verb = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction.NONE: "upgrade"}[plan.helm_action]
+    lines = [style(f"helm plan: {verb} release {h.release} in namespace {h.namespace}{context}", "bold")]
+    chart = f"{h.chart_name} {h.chart_version}".strip()
+    if h.fresh_install:
+        lines.append(f"  chart {chart or '(unknown)'}; a fresh install, creating revision {h.revision}")
+    else:
+        was = f", from {h.previous_chart}" if h.previous_chart else ""
+        lines.append(f"  chart {chart or '(unknown)'}{was} at revision {h.previous_revision}; this would create revision {h.revision}")
+    how = {"template": "helm template (offline)", "server": "helm upgrade --dry-run=server",
+           "files": "the given files"}.get(h.rendered_by, h.rendered_by)
+    helm = f", Helm {h.helm_version}" if h.helm_version else ""
+    lines.append(f"  desired state rendered by {how}{helm}")
+    return lines
+
+
+def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
+    style = _Style(colour)
+    out = _header(plan, style)
+    if plan.changes:
+        out += ["", style("Resources, in the order Helm applies them:", "bold")]
+        for change in plan.changes:
+            sign = _SIGN[change.action]
+            out.append(f"  {style(sign, sign)} {change.resource}  ({change.action.value})")
+            out += _field_lines(change.resource, change.fields, show_secrets, style, "      ")
+    if plan.tasks:
+        out += ["", style("Tasks (Helm hooks and CronJobs), in the order Helm runs them:", "bold")]
+        for task in plan.tasks:
+            weight = f"weight {task.weight}" if task.phase is not TaskPhase.SCHEDULE else ""
+            policy = ("; delete policy " + ",".join(task.delete_policies)) if task.delete_policies else ""
+            out.append(f"  {_phase_label(task):<14} {task.name}  {weight}  {_run_label(task, plan)}  [{task.action.value}]{policy}".replace("    ", "  "))
+            for definition in task.definitions:
+                out += _field_lines(definition.resource, definition.fields, show_secrets, style, "      ")
+    if plan.chart_crds:
+        out += ["", style("Chart CRDs (crds/):", "bold")]
+        meaning = {
+            CRDLifecycle.PROCESS: "created on install if absent",
+            CRDLifecycle.SKIP: "skipped (--skip-crds)",
+            CRDLifecycle.NOT_ON_UPGRADE: "not processed: Helm never upgrades or deletes chart CRDs",
+        }
+        for crd in plan.chart_crds:
+            out.append(f"  {crd.name} ({crd.source}): {meaning[crd.lifecycle]}")
+    if plan.warnings:
+        out += ["", style("Warnings and notes:", "bold")]
+        for warning in plan.warnings:
+            mark = "!" if warning.severity is Severity.WARNING else "i"
+            out.append(f"  {style(mark, '!') if mark == '!' else mark} {warning.message}")
+    out += ["", _summary(plan, style)]
+    return "\n".join(out) + "\n"
+
+
+def _summary(plan: Plan, style: _Style) -> str:
+    s = plan.summary
+    if plan.helm_action is HelmAction.NONE:
+        runs = sum(1 for t in plan.tasks if t.will_run)
+        extra = f" and run {runs} upgrade hook{'s' if runs != 1 else ''}" if runs else ""
+        return style("No changes.", "bold") + f" helm upgrade would still record revision {plan.header.revision}{extra}."
+    text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
+    hooks = sum(1 for t in plan.tasks if t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE)
+    if hooks:
+        text += f" {hooks} hook{'s' if hooks != 1 else ''} changed."
+    return style(text, "bold")

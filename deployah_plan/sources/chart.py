@@ -1,0 +1,91 @@
+"""The chart to render, made local once: a directory, a packaged .tgz, or a reference
+(`repo/name`, `oci://...`, a URL) fetched with one `helm pull`."""
+from __future__ import annotations
+
+import os
+import re
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from deployah_plan.errors import UsageError
+from deployah_plan.sources.helm import Helm
+from deployah_plan.yamlkube import YAMLError, load_all
+
+_LOOKUP = re.compile(r"\{\{-?[^}]*\blookup\b")
+
+
+@dataclass(frozen=True)
+class LocalChart:
+    path: str
+    name: str
+    version: str
+    calls_lookup: bool  # a template calls `lookup`, which renders empty without a cluster
+
+
+def _looks_local(ref: str) -> bool:
+    return ref.startswith(("/", "./", "../", "~")) or ref.endswith((".tgz", ".tar.gz")) or ref in (".", "..")
+
+
+def _metadata(text: str, where: str) -> tuple[str, str]:
+    try:
+        docs = [d.value for d in load_all(text)]
+    except YAMLError as err:
+        raise UsageError(f"{where}: Chart.yaml is not valid YAML ({err})", "fix Chart.yaml") from None
+    meta = docs[0] if docs and isinstance(docs[0], dict) else {}
+    return str(meta.get("name", "")), str(meta.get("version", ""))
+
+
+def _dir_templates(root: Path) -> Iterator[str]:
+    for path in root.rglob("*"):
+        if path.is_file() and "templates" in path.relative_to(root).parts:
+            try:
+                yield path.read_text(errors="replace")
+            except OSError:
+                continue
+
+
+def _tar_templates(archive: tarfile.TarFile) -> Iterator[str]:
+    for member in archive.getmembers():
+        if member.isfile() and "/templates/" in member.name:
+            handle = archive.extractfile(member)
+            if handle is not None:
+                yield handle.read().decode(errors="replace")
+
+
+def inspect(path: str) -> LocalChart:
+    """Name, version and whether `lookup` is used, read from a local chart."""
+    target = Path(path)
+    if target.is_dir():
+        chart_yaml = target / "Chart.yaml"
+        if not chart_yaml.is_file():
+            raise UsageError(f"{path} is not a chart: it has no Chart.yaml", "pass the folder that holds Chart.yaml")
+        name, version = _metadata(chart_yaml.read_text(), path)
+        uses = any(_LOOKUP.search(text) for text in _dir_templates(target))
+        return LocalChart(str(target), name, version, uses)
+    try:
+        with tarfile.open(target) as archive:
+            members = [m for m in archive.getmembers() if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")]
+            handle = archive.extractfile(members[0]) if members else None
+            if handle is None:
+                raise UsageError(f"{path} is not a packaged chart: it has no Chart.yaml", "pass a chart folder or a .tgz made by `helm package`")
+            name, version = _metadata(handle.read().decode(errors="replace"), path)
+            uses = any(_LOOKUP.search(text) for text in _tar_templates(archive))
+    except (tarfile.TarError, OSError) as err:
+        raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
+    return LocalChart(str(target), name, version, uses)
+
+
+def resolve(helm: Helm, ref: str, version: str | None, workdir: str, pull_args: Sequence[str] = ()) -> LocalChart:
+    expanded = os.path.expanduser(ref)
+    if os.path.exists(expanded):
+        return inspect(expanded)  # helm ignores --version for a local chart too
+    if _looks_local(ref):
+        raise UsageError(f"chart {ref} not found", "check the path to the chart folder or .tgz")
+    args = [*pull_args] + (["--version", version] if version else [])
+    helm.pull(ref, workdir, args)
+    packages = sorted(Path(workdir).glob("*.tgz"))
+    if not packages:
+        raise UsageError(f"helm pull {ref} produced no chart", "check the chart reference and --version")
+    return inspect(str(packages[0]))

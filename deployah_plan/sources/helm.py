@@ -1,0 +1,212 @@
+"""The helm binary: every call goes through `Helm.run`, which reports helm's own message.
+
+Reading a release costs one `helm get all` for the newest revision, and a `helm history` plus
+a second `helm get all` only when the newest revision is not the deployed one. The record is
+printed through a Go template that quotes every string with `%q` and is decoded here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from deployah_plan.errors import HelmError, ReleaseError
+
+_NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
+_UNREACHABLE = re.compile(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
+
+# One revision's record, as JSON whose strings Go quoted with %q (see _decode_go_json).
+# text/template has no JSON function, and `helm get all` offers no -o json.
+_RECORD_TEMPLATE = (
+    '{"name":{{printf "%q" .Release.Name}},"namespace":{{printf "%q" .Release.Namespace}},'
+    '"version":{{.Release.Version}},"status":{{printf "%q" (printf "%s" .Release.Info.Status)}},'
+    '"chart_name":{{with .Release.Chart}}{{with .Metadata}}{{printf "%q" .Name}}{{else}}""{{end}}{{else}}""{{end}},'
+    '"chart_version":{{with .Release.Chart}}{{with .Metadata}}{{printf "%q" .Version}}{{else}}""{{end}}{{else}}""{{end}},'
+    '"manifest":{{printf "%q" .Release.Manifest}},'
+    '"hooks":[{{range $i, $h := .Release.Hooks}}{{if $i}},{{end}}'
+    '{"path":{{printf "%q" $h.Path}},"manifest":{{printf "%q" $h.Manifest}}}{{end}}]}'
+)
+
+_GO_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|U[0-9a-fA-F]{8}|[av]|.)", re.S)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code[0] == "x":
+        return "\\u00" + code[1:]
+    if code[0] == "U":
+        point = int(code[1:], 16)
+        if point < 0x10000:
+            return f"\\u{point:04x}"
+        point -= 0x10000
+        return f"\\u{0xD800 + (point >> 10):04x}\\u{0xDC00 + (point & 0x3FF):04x}"
+    if code == "a":
+        return "\\u0007"
+    if code == "v":
+        return "\\u000b"
+    return match.group(0)
+
+
+def _decode_go_json(text: str) -> Any:
+    """JSON whose strings were written by Go's %q: turn Go-only escapes into JSON ones."""
+    return json.loads(_GO_ESCAPE.sub(_json_escape, text))
+
+
+@dataclass(frozen=True)
+class StoredRelease:
+    """One revision of a release, as Helm stored it."""
+
+    name: str
+    namespace: str
+    revision: int
+    status: str
+    chart_name: str
+    chart_version: str
+    manifest: str
+    hooks_stream: str  # the hooks as `helm get hooks` prints them
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> "StoredRelease":
+        hooks = "".join(f"---\n# Source: {h['path']}\n{h['manifest']}\n" for h in record.get("hooks") or [])
+        return cls(
+            name=record["name"], namespace=record["namespace"], revision=int(record["version"]),
+            status=record["status"], chart_name=record.get("chart_name", ""),
+            chart_version=record.get("chart_version", ""), manifest=record.get("manifest") or "",
+            hooks_stream=hooks,
+        )
+
+
+@dataclass(frozen=True)
+class ReleaseState:
+    """What `helm upgrade` would find: the revision it diffs against, and the newest one."""
+
+    current: StoredRelease | None  # None: no release, the upgrade installs
+    newest_revision: int = 0  # the new revision is this + 1
+    replaces_uninstalled: bool = False
+
+
+def _default_binary() -> str | None:
+    return os.environ.get("HELM_BIN") or shutil.which("helm")
+
+
+@dataclass
+class Helm:
+    """A helm binary plus the global flags every call carries."""
+
+    binary: str
+    global_args: Sequence[str] = ()
+    debug: bool = False
+    calls: list[list[str]] = field(default_factory=list)
+
+    @classmethod
+    def find(cls, global_args: Sequence[str] = (), debug: bool = False) -> "Helm":
+        binary = _default_binary()
+        if not binary or not (os.path.isfile(binary) or shutil.which(binary)):
+            raise HelmError(
+                "helm not found",
+                "install Helm 3.17+ or Helm 4, put it on PATH or set HELM_BIN to its path",
+            )
+        return cls(binary, tuple(global_args), debug)
+
+    def run(self, args: Sequence[str], *, what: str, stdin: str | None = None) -> str:
+        command = [self.binary, *args, *self.global_args]
+        self.calls.append(command)
+        if self.debug:
+            print("helm plan: running " + " ".join(command), file=sys.stderr)
+        try:
+            done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
+        except OSError as err:
+            raise HelmError(f"could not run {self.binary}: {err.strerror}", "check that HELM_BIN or PATH names a working helm") from None
+        if done.returncode != 0:
+            raise HelmError(f"{what} failed: {_helm_message(done.stderr)}", _hint_for(done.stderr))
+        return done.stdout
+
+    def version(self) -> str:
+        out = self.run(["version", "--template", "{{.Version}}"], what="helm version").strip()
+        if not re.match(r"v?\d+\.\d+", out):
+            raise HelmError(f"helm version printed {out!r}", "check that HELM_BIN or PATH names a real helm")
+        return out.lstrip("v")
+
+    def _record(self, name: str, namespace: str, revision: int | None) -> StoredRelease | None:
+        args = ["get", "all", name, "-n", namespace, "--template", _RECORD_TEMPLATE]
+        if revision is not None:
+            args += ["--revision", str(revision)]
+        try:
+            out = self.run(args, what=f"reading release {name}")
+        except HelmError as err:
+            if _NOT_FOUND.search(err.message):
+                return None
+            raise
+        return StoredRelease.from_record(_decode_go_json(out))
+
+    def release_state(self, name: str, namespace: str) -> ReleaseState:
+        """The revision `helm upgrade --install` diffs against (pkg/action/upgrade.go)."""
+        newest = self._record(name, namespace, None)
+        if newest is None:
+            return ReleaseState(None)
+        if newest.status.startswith("pending-"):
+            raise ReleaseError(
+                f"release {name} has an operation in progress ({newest.status} at revision {newest.revision})",
+                "wait for it to finish, or roll back with `helm rollback`, then plan again",
+            )
+        if newest.status == "deployed":
+            return ReleaseState(newest, newest.revision)
+        if newest.status == "uninstalled":
+            # `upgrade --install` installs again over a release uninstalled with --keep-history.
+            return ReleaseState(None, newest.revision, replaces_uninstalled=True)
+        history = json.loads(self.run(["history", name, "-n", namespace, "-o", "json", "--max", "256"],
+                                      what=f"reading the history of {name}") or "[]")
+        deployed = [h["revision"] for h in history if h.get("status") == "deployed"]
+        if not deployed:
+            return ReleaseState(newest, newest.revision)
+        current = self._record(name, namespace, max(deployed))
+        return ReleaseState(current or newest, newest.revision)
+
+    def values(self, name: str, namespace: str, revision: int, computed: bool = False) -> dict[str, Any]:
+        args = ["get", "values", name, "-n", namespace, "--revision", str(revision), "-o", "json"]
+        if computed:
+            args.append("--all")
+        values = json.loads(self.run(args, what=f"reading the values of {name}") or "null")
+        return values if isinstance(values, dict) else {}
+
+    def template(self, name: str, chart: str, namespace: str, args: Sequence[str], upgrade: bool) -> str:
+        command = ["template", name, chart, "-n", namespace, "--include-crds", *args]
+        if upgrade:
+            command.append("--is-upgrade")
+        return self.run(command, what="helm template")
+
+    def dry_run_upgrade(self, name: str, chart: str, namespace: str, args: Sequence[str]) -> dict[str, Any]:
+        out = self.run(["upgrade", "--install", name, chart, "-n", namespace, "--dry-run=server", "-o", "json", *args],
+                       what="helm upgrade --dry-run=server")
+        try:
+            record = json.loads(out)
+        except json.JSONDecodeError:
+            raise HelmError("helm upgrade --dry-run=server did not print a JSON release", "run it with --debug to see what it printed") from None
+        if not isinstance(record, dict):
+            raise HelmError("helm upgrade --dry-run=server did not print a JSON release", "run it with --debug to see what it printed")
+        return record
+
+    def pull(self, chart: str, destination: str, args: Sequence[str]) -> None:
+        self.run(["pull", chart, "-d", destination, *args], what=f"fetching chart {chart}")
+
+
+def _helm_message(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("Error:")]
+    text = (errors[-1] if errors else (lines[-1] if lines else "no message")).removeprefix("Error:").strip()
+    return text
+
+
+def _hint_for(stderr: str) -> str:
+    if _UNREACHABLE.search(stderr):
+        return "check your kube context and that the cluster is reachable, or plan offline with `helm plan diff`"
+    if "not found" in stderr and ("chart" in stderr or "path" in stderr):
+        return "check the chart path or reference, and --version"
+    if "values" in stderr.lower() or "yaml" in stderr.lower():
+        return "fix the values or template named above and plan again"
+    return "fix what helm reports above and plan again"

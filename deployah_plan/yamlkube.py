@@ -1,0 +1,306 @@
+"""YAML read the way Kubernetes reads it: sigs.k8s.io/yaml over go-yaml v2 (YAML 1.1).
+
+PyYAML's C parser builds the node graph; we resolve plain scalars with go-yaml v2's table
+ourselves (so `yes` is a boolean, `0777` octal, `1:20` a string and timestamps stay strings),
+refuse duplicate keys, and refuse excessive aliasing with go-yaml's own budget before anything
+is expanded, so an alias bomb costs time and memory in proportion to its text, not its size.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Iterator, NamedTuple
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from yaml.composer import Composer
+from yaml.parser import Parser
+from yaml.reader import Reader
+from yaml.scanner import Scanner
+
+try:
+    from yaml._yaml import CParser as _CParser  # libyaml: parses and composes in C
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _CParser = None
+
+
+class _PyParser(Reader, Scanner, Parser, Composer):
+    def __init__(self, stream: str) -> None:
+        Reader.__init__(self, stream)
+        Scanner.__init__(self)
+        Parser.__init__(self)
+        Composer.__init__(self)
+
+
+_Base: Any = _CParser or _PyParser
+
+_PLAIN = "!plain"  # our tag for an untagged plain scalar, resolved later by go-yaml's rules
+_STR = "tag:yaml.org,2002:str"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+
+
+class YAMLError(Exception):
+    """Malformed YAML; `line` is 0-based within the stream, or -1 when unknown."""
+
+    def __init__(self, message: str, line: int = -1) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class LoadedDocument(NamedTuple):
+    value: Any
+    start_line: int  # 0-based line of the document's first node within the stream
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    """The parser and composer, with a resolver that only marks plain scalars."""
+
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is ScalarNode:
+            return _PLAIN if implicit[0] else _STR
+        return _SEQ if kind is SequenceNode else _MAP
+
+    def descend_resolver(self, *args: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+
+# go-yaml v2 resolve.go: the values looked up by their exact text.
+_BOOL_NULL: dict[str, Any] = {}
+for _words, _value in (
+    (("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+    (("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+    (("", "~", "null", "Null", "NULL"), None),
+    ((".nan", ".NaN", ".NAN"), math.nan),
+    ((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), math.inf),
+    (("-.inf", "-.Inf", "-.INF"), -math.inf),
+):
+    for _word in _words:
+        _BOOL_NULL[_word] = _value
+
+_YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
+_GO_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
+_TIMESTAMP = re.compile(
+    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
+    r"(?:(?:[Tt]| )[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2})?)?\Z"
+)
+_INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
+_DECIMAL_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?\Z")
+
+
+def _go_int(text: str) -> int | None:
+    """strconv.ParseInt(text, 0, 64), falling back to ParseUint, as go-yaml v2 does."""
+    if not _GO_INT.match(text):
+        return None
+    sign = -1 if text[0] == "-" else 1
+    digits = text.lstrip("+-")
+    if len(digits) > 1 and digits[0] == "0" and digits[1] not in "xXoObB":
+        value = int(digits, 8)
+    else:
+        value = int(digits, 0)
+    value *= sign
+    if _INT64_MIN <= value <= _UINT64_MAX and not (text[0] == "-" and value < _INT64_MIN):
+        if value < 0 and text[0] == "+":
+            return None
+        return value
+    return None
+
+
+def resolve_plain(text: str) -> Any:
+    """go-yaml v2's resolution of an untagged plain scalar (resolve.go)."""
+    if text in _BOOL_NULL:
+        return _BOOL_NULL[text]
+    first = text[0]
+    if first == ".":
+        return float(text) if _DECIMAL_FLOAT.match(text) else text
+    if first in "+-0123456789":
+        if _TIMESTAMP.match(text):
+            return text  # go-yaml v2 keeps timestamps as strings in interface{} values
+        plain = text.replace("_", "")
+        if plain and plain not in "+-":
+            number = _go_int(plain)
+            if number is not None:
+                return number
+            if _YAML_STYLE_FLOAT.match(plain):
+                return float(plain)
+            if plain.startswith(("0b", "-0b")):
+                try:
+                    return int(plain.replace("0b", "", 1), 2)
+                except ValueError:
+                    return text
+    return text
+
+
+def _explicit(node: ScalarNode) -> Any:
+    tag, text = node.tag, node.value
+    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag
+    if short in ("str", "binary", "timestamp", "!"):
+        return text
+    if short in ("int", "float", "bool", "null"):
+        value = resolve_plain(text) if text else None
+        if short == "float" and isinstance(value, int) and not isinstance(value, bool):
+            return float(value)
+        return value
+    return text  # a custom tag: go-yaml decodes the scalar as its text
+
+
+def _key_text(value: Any) -> str:
+    """sigs.k8s.io/yaml turns non-string keys into JSON object keys."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value) if not value.is_integer() else str(int(value))
+    return str(value)
+
+
+# go-yaml v2 decode.go allowedAliasRatio: lenient for small documents, strict for huge ones.
+def _allowed_alias_ratio(decode_count: int) -> float:
+    if decode_count <= 400_000:
+        return 0.99
+    if decode_count >= 4_000_000:
+        return 0.10
+    return 0.99 - 0.89 * (decode_count - 400_000) / 3_600_000
+
+
+_MAX_EXPANDED_NODES = 5_000_000
+
+
+def _check_aliasing(root: Node) -> None:
+    """Count what decoding would do once aliases are expanded, without expanding them."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def expanded(node: Node) -> int:
+        key = id(node)
+        known = sizes.get(key)
+        if known is not None:
+            return known
+        if key in active:
+            raise YAMLError("an anchor's value contains itself", node.start_mark.line)
+        active.add(key)
+        total = 1
+        if isinstance(node, MappingNode):
+            for k, v in node.value:
+                total += expanded(k) + expanded(v)
+        elif isinstance(node, SequenceNode):
+            for item in node.value:
+                total += expanded(item)
+        active.discard(key)
+        sizes[key] = total
+        return total
+
+    seen: set[int] = set()
+    counts = [0, 0]  # decode count, nodes decoded through an alias
+
+    def walk(node: Node) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen:
+                inner = expanded(current)
+                counts[0] += 1 + inner
+                counts[1] += inner
+                continue
+            seen.add(id(current))
+            counts[0] += 1
+            if isinstance(current, MappingNode):
+                for k, v in reversed(current.value):
+                    stack.append(v)
+                    stack.append(k)
+            elif isinstance(current, SequenceNode):
+                stack.extend(reversed(current.value))
+
+    expanded(root)
+    walk(root)
+    decodes, aliased = counts
+    if decodes > _MAX_EXPANDED_NODES or (
+        aliased > 100 and decodes > 1000 and aliased / decodes > _allowed_alias_ratio(decodes)
+    ):
+        raise YAMLError("document contains excessive aliasing", root.start_mark.line)
+
+
+def _construct(root: Node, shared: bool) -> Any:
+    """Turn a node graph into plain dicts, lists and scalars."""
+    memo: dict[int, Any] = {}
+
+    def build(node: Node) -> Any:
+        if shared:
+            key = id(node)
+            if key in memo:
+                return memo[key]
+        if isinstance(node, ScalarNode):
+            tag = node.tag
+            if tag == _PLAIN:
+                value: Any = resolve_plain(node.value) if node.value else None
+            elif tag == _STR:
+                value = node.value
+            else:
+                value = _explicit(node)
+        elif isinstance(node, MappingNode):
+            value = {}
+            merged: list[Node] = []
+            for key_node, value_node in node.value:
+                if isinstance(key_node, ScalarNode) and key_node.tag in (_PLAIN, "tag:yaml.org,2002:merge") and key_node.value == "<<":
+                    merged.append(value_node)
+                    continue
+                key = _key_text(build(key_node)) if not (
+                    isinstance(key_node, ScalarNode) and key_node.tag == _STR
+                ) else key_node.value
+                if key in value:
+                    raise YAMLError(f'mapping key "{key}" already defined', key_node.start_mark.line)
+                value[key] = build(value_node)
+            if merged:
+                value = _merge(merged, value, build)
+        else:
+            value = [build(item) for item in node.value]
+        if shared:
+            memo[id(node)] = value
+        return value
+
+    return build(root)
+
+
+def _merge(sources: list[Node], explicit: dict[str, Any], build: Any) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for source in sources:
+        parts = source.value if isinstance(source, SequenceNode) else [source]
+        for part in parts:
+            built = build(part)
+            if not isinstance(built, dict):
+                raise YAMLError("map merge requires map or sequence of maps as the value", part.start_mark.line)
+            for k, v in built.items():
+                result.setdefault(k, v)
+    result.update(explicit)
+    return result
+
+
+def load_all(text: str) -> Iterator[LoadedDocument]:
+    """Each non-empty document of a stream, in order."""
+    has_aliases = "&" in text or "*" in text
+    loader = _Loader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            if isinstance(node, ScalarNode) and node.tag == _PLAIN and node.value in ("", "~", "null", "Null", "NULL"):
+                continue  # an empty document
+            if has_aliases:
+                _check_aliasing(node)
+            yield LoadedDocument(_construct(node, has_aliases), node.start_mark.line)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        problem = err.problem or err.context or "malformed YAML"
+        raise YAMLError(problem, mark.line if mark else -1) from None
+    except yaml.YAMLError as err:
+        raise YAMLError(str(err).splitlines()[0]) from None
+    finally:
+        loader.dispose()
