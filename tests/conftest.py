@@ -1,0 +1,105 @@
+"""Shared fixtures: real helm binaries (fetched by scripts/fetch-helm), release fixtures made
+by real helm (scripts/release-fixture), and a runner for the real command line."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "scripts" / "example"
+HELM_VERSIONS = ("3.19.0", "4.3.1")
+
+
+def _fetch(version: str) -> Path:
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "fetch-helm"), version],
+                         check=True, capture_output=True, text=True).stdout
+    return Path(out.strip())
+
+
+@pytest.fixture(scope="session")
+def helm4() -> Path:
+    return _fetch("4.3.1")
+
+
+@pytest.fixture(scope="session", params=HELM_VERSIONS, ids=lambda v: f"helm{v}")
+def helm(request: pytest.FixtureRequest) -> Path:
+    """Each test that takes `helm` runs once with Helm 3 and once with Helm 4."""
+    return _fetch(request.param)
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+@dataclass
+class Store:
+    """A memory-driver release store in a file."""
+
+    path: Path
+    helm4: Path
+
+    def add(self, name: str, chart: Path | str, namespace: str = "default", revision: int = 1,
+            status: str = "deployed", flags: tuple[str, ...] = ()) -> None:
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "release-fixture"), "--helm", str(self.helm4),
+             "--out", str(self.path), "--append", name, str(chart), "-n", namespace,
+             "--revision", str(revision), "--status", status, *flags],
+            check=True, capture_output=True, text=True,
+        )
+
+
+@pytest.fixture
+def store(tmp_path: Path, helm4: Path) -> Store:
+    path = tmp_path / "releases.json"
+    path.write_text("[]\n")
+    return Store(path, helm4)
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HELM_", "KUBECONFIG", "NO_COLOR")) and k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(extra)
+    return env
+
+
+def run_plan(*args: str, helm: Path | str | None = None, store: Store | None = None,
+             stdin: str | None = None, **env: str) -> Result:
+    """`helm-plan ARGS` as a user runs it: a new process, real helm, no patching."""
+    extra = dict(env)
+    if helm is not None:
+        extra["HELM_BIN"] = str(helm)
+    if store is not None:
+        extra.update(HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path))
+    done = subprocess.run([sys.executable, "-m", "deployah_plan", *args], input=stdin,
+                          capture_output=True, text=True, env=clean_env(**extra), cwd=ROOT)
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+def write_chart(root: Path, name: str, templates: dict[str, str], values: str = "", version: str = "0.1.0",
+                extra_files: dict[str, str] | None = None) -> Path:
+    chart = root / name
+    (chart / "templates").mkdir(parents=True, exist_ok=True)
+    (chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: {name}\nversion: {version}\n")
+    (chart / "values.yaml").write_text(values)
+    for file, body in templates.items():
+        (chart / "templates" / file).write_text(body)
+    for file, body in (extra_files or {}).items():
+        (chart / file).parent.mkdir(parents=True, exist_ok=True)
+        (chart / file).write_text(body)
+    return chart
+
+

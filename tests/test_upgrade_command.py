@@ -1,0 +1,191 @@
+"""`helm plan upgrade` end to end: real helm 3 and 4, releases in helm's memory driver."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import EXAMPLE, Store, run_plan, write_chart
+
+
+def _changes(doc: dict) -> list[tuple[str, str, str]]:
+    return [(c["action"], c["resource"]["kind"], c["resource"]["name"]) for c in doc["changes"]]
+
+
+def test_install_when_the_release_does_not_exist(helm: Path, store: Store) -> None:
+    result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v1"), "-n", "shop", "-o", "json",
+                      "--detailed-exitcode", helm=helm, store=store)
+    assert result.code == 2, result.err
+    doc = result.json()
+    assert doc["helm_action"] == "install"
+    assert doc["header"]["fresh_install"] is True and doc["header"]["revision"] == 1
+    assert doc["header"]["chart"] == {"name": "shop", "version": "0.1.0"}
+    assert doc["header"]["rendered_by"] == "template"
+    # Helm's install order: Secret, ConfigMap, Service, Deployment; template files by path.
+    assert _changes(doc) == [
+        ("create", "Secret", "shop-db"), ("create", "ConfigMap", "shop-config"),
+        ("create", "Service", "shop-legacy"), ("create", "Service", "shop-web"),
+        ("create", "Deployment", "shop-web"),
+    ]
+    assert doc["summary"] == {"create": 5, "update": 0, "delete": 0}
+    runs = {t["name"]: t["will_run"] for t in doc["tasks"]}
+    assert runs == {"Job/shop-migrate": True, "Job/shop-seed": True, "Pod/shop-smoke-test": False}
+    assert doc["chart_crds"] == [{"source": "shop/crds/widgets.yaml", "name": "widgets.shop.example.com",
+                                  "lifecycle": "process", "will_process": True}]
+
+
+def test_upgrade_plans_creates_updates_deletes_in_helm_order(helm: Path, store: Store) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json",
+                      helm=helm, store=store)
+    assert result.code == 0, result.err
+    doc = result.json()
+    assert doc["helm_action"] == "upgrade"
+    assert doc["header"]["revision"] == 2 and doc["header"]["previous_revision"] == 1
+    assert doc["header"]["previous_chart"] == "shop-0.1.0"
+    assert doc["header"]["helm_version"] == helm.parent.name
+    assert _changes(doc) == [
+        ("update", "Secret", "shop-db"), ("update", "ConfigMap", "shop-config"),
+        ("update", "Deployment", "shop-web"), ("create", "HorizontalPodAutoscaler", "shop-web"),
+        ("create", "CronJob", "shop-cleanup"), ("delete", "Service", "shop-legacy"),
+    ]
+    assert [c["helm_order"] for c in doc["changes"]] == sorted(c["helm_order"] for c in doc["changes"])
+    deployment = doc["changes"][2]
+    image = [f for f in deployment["fields"] if f["path"] == "/spec/template/spec/containers/0/image"]
+    assert image == [{"path": "/spec/template/spec/containers/0/image", "op": "replace",
+                      "before": "nginx:1.25", "after": "nginx:1.27"}]
+    assert doc["summary"] == {"create": 2, "update": 3, "delete": 1}
+    tasks = {t["name"]: t for t in doc["tasks"]}
+    assert tasks["Job/shop-migrate"]["action"] == "update" and tasks["Job/shop-migrate"]["will_run"] is True
+    assert tasks["Job/shop-seed"]["will_run"] is False  # post-install only: not on an upgrade
+    assert tasks["CronJob/shop-cleanup"]["phase"] == "schedule"
+    assert doc["chart_crds"][0]["lifecycle"] == "not-on-upgrade"
+
+
+def test_upgrade_text_output(helm: Path, store: Store) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", helm=helm, store=store)
+    assert result.code == 0, result.err
+    assert "Plan: 2 to create, 3 to update, 1 to delete. 1 hook changed." in result.out
+    assert "~ Deployment shop/shop-web" in result.out
+    assert "spec.template.spec.containers[0].image: \"nginx:1.25\" -> \"nginx:1.27\"" in result.out
+    assert "\x1b[" not in result.out  # not a terminal: no colour
+    assert "s3cret" not in result.out
+
+
+def test_no_change_exits_zero_with_detailed_exitcode(helm: Path, store: Store) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v1"), "-n", "shop", "--detailed-exitcode",
+                      helm=helm, store=store)
+    assert result.code == 0, result.err
+    assert "No changes." in result.out
+    assert "would still record revision 2 and run 1 upgrade hook" in result.out
+    doc = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v1"), "-n", "shop", "-o", "json",
+                   helm=helm, store=store).json()
+    assert doc["helm_action"] == "none" and doc["changes"] == []
+
+
+def test_hook_only_change_is_an_upgrade(helm: Path, store: Store, tmp_path: Path) -> None:
+    chart = write_chart(tmp_path, "app", {
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  a: '1'\n",
+        "hook.yaml": (
+            "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: app-migrate\n  annotations:\n"
+            "    helm.sh/hook: pre-upgrade\nspec:\n  template:\n    spec:\n      containers:\n"
+            "        - name: m\n          image: {{ .Values.migrateImage }}\n"
+        ),
+    }, values="migrateImage: migrate:1\n")
+    store.add("app", chart)
+    result = run_plan("upgrade", "app", str(chart), "--set", "migrateImage=migrate:2", "-o", "json",
+                      "--detailed-exitcode", helm=helm, store=store)
+    assert result.code == 2, result.err
+    doc = result.json()
+    assert doc["helm_action"] == "upgrade"
+    assert doc["changes"] == [] and doc["summary"] == {"create": 0, "update": 0, "delete": 0}
+    (task,) = doc["tasks"]
+    assert task["action"] == "update" and task["will_run"] is True
+    assert task["definitions"][0]["fields"] == [{
+        "path": "/spec/template/spec/containers/0/image", "op": "replace",
+        "before": "migrate:1", "after": "migrate:2"}]
+
+
+def test_values_of_the_previous_release_are_reused_when_none_are_given(helm: Path, store: Store, tmp_path: Path) -> None:
+    chart = write_chart(tmp_path, "app", {
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  size: {{ .Values.size | quote }}\n",
+    }, values="size: small\n")
+    store.add("app", chart, flags=("--set", "size=large"))
+    # Like helm upgrade: no values flags, so the release's own values (size=large) are used again.
+    same = run_plan("upgrade", "app", str(chart), "-o", "json", helm=helm, store=store).json()
+    assert same["helm_action"] == "none"
+    # Any values flag replaces them: size falls back to the chart default.
+    other = run_plan("upgrade", "app", str(chart), "--set", "unrelated=1", "-o", "json", helm=helm, store=store).json()
+    assert other["changes"][0]["fields"] == [{"path": "/data/size", "op": "replace", "before": "large", "after": "small"}]
+    reuse = run_plan("upgrade", "app", str(chart), "--reuse-values", "--set", "unrelated=1", "-o", "json",
+                     helm=helm, store=store).json()
+    assert reuse["helm_action"] == "none"
+
+
+def test_previous_is_the_revision_upgrade_diffs_against(helm: Path, store: Store, tmp_path: Path) -> None:
+    v1 = write_chart(tmp_path / "a", "app", {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n"})
+    v2 = write_chart(tmp_path / "b", "app", {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\n"},
+                     version="0.2.0")
+    store.add("app", v1, revision=1, status="deployed")
+    store.add("app", v2, revision=2, status="failed")
+    doc = run_plan("upgrade", "app", str(v1), "-o", "json", helm=helm, store=store).json()
+    # The newest revision failed: helm upgrade diffs against the deployed revision 1 ...
+    assert doc["header"]["previous_revision"] == 1 and doc["helm_action"] == "none"
+    # ... and still numbers the new one after the newest.
+    assert doc["header"]["revision"] == 3
+
+
+def test_only_failed_revisions_plan_against_the_newest(helm: Path, store: Store, tmp_path: Path) -> None:
+    v1 = write_chart(tmp_path, "app", {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n"})
+    store.add("app", v1, revision=1, status="failed")
+    result = run_plan("upgrade", "app", str(v1), "-o", "json", helm=helm, store=store)
+    doc = result.json()
+    assert doc["header"]["previous_revision"] == 1 and doc["helm_action"] == "none"
+    assert any(w["code"] == "previous-not-deployed" for w in doc["warnings"])
+
+
+def test_uninstalled_release_is_installed_again(helm: Path, store: Store, tmp_path: Path) -> None:
+    v1 = write_chart(tmp_path, "app", {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n"})
+    store.add("app", v1, revision=1, status="superseded")
+    store.add("app", v1, revision=2, status="uninstalled")
+    doc = run_plan("upgrade", "app", str(v1), "-o", "json", helm=helm, store=store).json()
+    assert doc["helm_action"] == "install" and doc["header"]["revision"] == 3
+    assert [c["action"] for c in doc["changes"]] == ["create"]
+
+
+def test_namespace_from_helm_environment(helm: Path, store: Store) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    doc = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v1"), "-o", "json", helm=helm, store=store,
+                   HELM_NAMESPACE="shop", HELM_KUBECONTEXT="prod-eu").json()
+    assert doc["header"]["namespace"] == "shop" and doc["header"]["kube_context"] == "prod-eu"
+    assert doc["helm_action"] == "none"
+
+
+def test_debug_shows_each_helm_call_and_the_count_is_small(helm: Path, store: Store) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--debug", helm=helm, store=store)
+    calls = [line for line in result.err.splitlines() if line.startswith("helm plan: running ")]
+    # version, get all, get values (no values given), template
+    assert len(calls) == 4, calls
+
+
+def test_kube_version_reaches_capabilities(helm: Path, store: Store, tmp_path: Path) -> None:
+    chart = write_chart(tmp_path, "caps", {"cm.yaml": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: caps\ndata:\n"
+        "  kube: {{ .Capabilities.KubeVersion.Version | quote }}\n"
+        "  hpa: {{ .Capabilities.APIVersions.Has \"example.com/v9\" | quote }}\n")})
+    doc = run_plan("upgrade", "caps", str(chart), "--kube-version", "1.31.0", "--api-versions", "example.com/v9",
+                   "-o", "json", helm=helm, store=store).json()
+    after = doc["changes"][0]
+    assert after["action"] == "create"
+    text = run_plan("upgrade", "caps", str(chart), "--kube-version", "1.31.0", "--api-versions", "example.com/v9",
+                    "--render", "template", helm=helm, store=store)
+    assert text.code == 0, text.err
+
+
+def test_lookup_rendered_offline_is_warned(helm: Path, store: Store, tmp_path: Path) -> None:
+    chart = write_chart(tmp_path, "look", {"cm.yaml": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: look\ndata:\n"
+        "  found: {{ (lookup \"v1\" \"Secret\" .Release.Namespace \"x\") | len | quote }}\n")})
+    doc = run_plan("upgrade", "look", str(chart), "-o", "json", helm=helm, store=store).json()
+    assert any(w["code"] == "lookup-offline" for w in doc["warnings"])
