@@ -129,9 +129,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.exceptions.Abort:
         click.echo("helm plan: interrupted", err=True)
         return 130
+    except click.exceptions.NoArgsIsHelpError as err:
+        click.echo(err.ctx.get_help() if err.ctx else err.format_message())
+        return EXIT_OK
     except click.ClickException as err:
-        usage = f" (see `helm plan {err.ctx.info_name if getattr(err, 'ctx', None) and err.ctx else ''} --help`)"
-        click.echo(f"helm plan: error: {err.format_message()}{usage.replace('  ', ' ')}", err=True)
+        ctx = getattr(err, "ctx", None)
+        where = ctx.command_path if ctx is not None else "helm plan"
+        message = err.format_message().rstrip(".")
+        click.echo(f"helm plan: error: {message}; see `{where} --help`", err=True)
         return EXIT_ERROR
     except PlanError as err:
         click.echo(f"helm plan: error: {err}", err=True)

@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
     _CParser = None
 
 
-class _PyParser(Reader, Scanner, Parser, Composer):
+class _PyParser(Reader, Scanner, Parser, Composer):  # type: ignore[misc]
     def __init__(self, stream: str) -> None:
         Reader.__init__(self, stream)
         Scanner.__init__(self)
@@ -54,7 +54,7 @@ class LoadedDocument(NamedTuple):
     start_line: int  # 0-based line of the document's first node within the stream
 
 
-class _Loader(_Base):  # type: ignore[misc, valid-type]
+class _Loader(_Base):  # type: ignore[misc]
     """The parser and composer, with a resolver that only marks plain scalars."""
 
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
@@ -251,12 +251,12 @@ def _construct(root: Node, shared: bool) -> Any:
                 if isinstance(key_node, ScalarNode) and key_node.tag in (_PLAIN, "tag:yaml.org,2002:merge") and key_node.value == "<<":
                     merged.append(value_node)
                     continue
-                key = _key_text(build(key_node)) if not (
+                name: str = _key_text(build(key_node)) if not (
                     isinstance(key_node, ScalarNode) and key_node.tag == _STR
                 ) else key_node.value
-                if key in value:
-                    raise YAMLError(f'mapping key "{key}" already defined', key_node.start_mark.line)
-                value[key] = build(value_node)
+                if name in value:
+                    raise YAMLError(f'mapping key "{name}" already defined', key_node.start_mark.line)
+                value[name] = build(value_node)
             if merged:
                 value = _merge(merged, value, build)
         else:

@@ -12,7 +12,7 @@ from deployah_plan.errors import ManifestError
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, Header, HelmAction, HookDefinition, Plan, ResourceChange,
+    Action, ChartCRD, CRDLifecycle, FieldChange, Header, HelmAction, HookDefinition, Plan, ResourceChange,
     ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
 
@@ -130,10 +130,11 @@ def _hook_tasks(
         new, old = desired.get(ident), previous.get(ident)
         ref, doc = new or old  # type: ignore[misc]
         hook: Hook = doc.hook  # type: ignore[assignment]
+        fields: list[FieldChange] = []
         if new is None:
-            task_action, fields = TaskAction.DELETE, []
+            task_action = TaskAction.DELETE
         elif old is None:
-            task_action, fields = TaskAction.CREATE, []
+            task_action = TaskAction.CREATE
         else:
             fields = diff(old[1].obj, new[1].obj)
             task_action = TaskAction.UPDATE if fields else TaskAction.UNCHANGED

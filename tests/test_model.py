@@ -1,0 +1,67 @@
+"""The plan model's constructor enforces its invariants and derives what callers must not supply."""
+from __future__ import annotations
+
+import pytest
+
+from deployah_plan.model import (
+    Action, FieldChange, FieldOp, Header, HelmAction, ResourceChange, ResourceRef, TaskAction, TaskPhase, TaskPlan,
+    build_plan,
+)
+
+CM = ResourceRef("v1", "ConfigMap", "ns", "a")
+OBJ = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}
+UPGRADE = Header("r", "ns", revision=2, previous_revision=1)
+
+
+def _task(events: tuple[str, ...], action: TaskAction = TaskAction.UNCHANGED, phase: TaskPhase = TaskPhase.PRE_DEPLOY,
+          weight: int = 0, name: str = "Job/x") -> TaskPlan:
+    return TaskPlan(name, phase, action, events, weight, (), will_run=True)
+
+
+def test_summary_and_order_are_derived() -> None:
+    later = ResourceChange(ResourceRef("v1", "Service", "ns", "s"), Action.CREATE, None, OBJ, (), 5)
+    first = ResourceChange(CM, Action.UPDATE, OBJ, OBJ, (FieldChange("/data", FieldOp.ADD, None, {}),), 1)
+    plan = build_plan(UPGRADE, HelmAction.UPGRADE, [later, first])
+    assert [c.helm_order for c in plan.changes] == [1, 5]
+    assert (plan.summary.create, plan.summary.update, plan.summary.delete) == (1, 1, 0)
+
+
+def test_will_run_ignores_the_callers_value() -> None:
+    plan = build_plan(UPGRADE, HelmAction.UPGRADE, [], [
+        _task(("pre-install",), TaskAction.UPDATE, name="Job/install-only"),
+        _task(("pre-upgrade",), name="Job/upgrade", weight=-1),
+        _task(("test",), phase=TaskPhase.OTHER, name="Pod/test"),
+        _task(("pre-upgrade",), TaskAction.DELETE, name="Job/gone"),
+    ])
+    assert {t.name: t.will_run for t in plan.tasks} == {
+        "Job/install-only": False, "Job/upgrade": True, "Pod/test": False, "Job/gone": False}
+    assert plan.tasks[0].name == "Job/upgrade"  # weight, then name
+
+
+@pytest.mark.parametrize("change", [
+    ResourceChange(CM, Action.CREATE, OBJ, OBJ),
+    ResourceChange(CM, Action.DELETE, OBJ, OBJ),
+    ResourceChange(CM, Action.UPDATE, OBJ, OBJ, ()),
+    ResourceChange(CM, Action.UPDATE, OBJ, OBJ, (FieldChange("data", FieldOp.ADD),)),
+])
+def test_bad_changes_are_refused(change: ResourceChange) -> None:
+    with pytest.raises(ValueError):
+        build_plan(UPGRADE, HelmAction.UPGRADE, [change])
+
+
+def test_identity_is_unique_and_ignores_api_version() -> None:
+    a = ResourceChange(ResourceRef("apps/v1", "Deployment", "ns", "w"), Action.CREATE, None, OBJ)
+    b = ResourceChange(ResourceRef("apps/v1beta2", "Deployment", "ns", "w"), Action.CREATE, None, OBJ)
+    with pytest.raises(ValueError, match="two changes"):
+        build_plan(UPGRADE, HelmAction.UPGRADE, [a, b])
+
+
+def test_action_and_header_must_agree() -> None:
+    with pytest.raises(ValueError):
+        build_plan(UPGRADE, HelmAction.INSTALL)
+    with pytest.raises(ValueError):
+        build_plan(Header("r", "ns", fresh_install=True), HelmAction.UPGRADE)
+    with pytest.raises(ValueError):
+        build_plan(UPGRADE, HelmAction.NONE, [ResourceChange(CM, Action.CREATE, None, OBJ)])
+    with pytest.raises(ValueError):
+        build_plan(UPGRADE, HelmAction.NONE, [], [_task(("post-rollback",), TaskAction.UPDATE, TaskPhase.OTHER)])

@@ -1,0 +1,81 @@
+"""YAML as Kubernetes reads it (go-yaml v2 resolve rules), and refusals."""
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+from deployah_plan.yamlkube import YAMLError, load_all, resolve_plain
+
+
+@pytest.mark.parametrize("text,value", [
+    ("yes", True), ("Yes", True), ("on", True), ("y", True), ("TRUE", True),
+    ("no", False), ("off", False), ("n", False), ("False", False),
+    ("~", None), ("null", None), ("", None),
+    ("0777", 0o777), ("0o17", 15), ("0x1F", 31), ("-0b101", -5), ("1_000", 1000), ("+12", 12),
+    ("08", 8.0),  # not octal, not decimal int: go-yaml falls back to a float
+    ("1e3", 1000.0), (".5", 0.5), ("-.inf", -math.inf),
+    ("1:20", "1:20"),  # no sexagesimal numbers
+    ("2001-12-14", "2001-12-14"), ("2001-12-14T21:59:43.10-05:00", "2001-12-14T21:59:43.10-05:00"),
+    ("18446744073709551615", 2**64 - 1),
+    ("18446744073709551616", 1.8446744073709552e19),  # too big for 64 bits: a float
+    ("-9223372036854775809", -9.223372036854776e18),
+    ("yes please", "yes please"), ("0x", "0x"), ("1.2.3", "1.2.3"), ("+", "+"), (".", "."),
+])
+def test_resolve_table(text: str, value: object) -> None:
+    got = resolve_plain(text) if text else None
+    assert type(got) is type(value) and got == value
+
+
+def test_quoted_scalars_stay_strings_and_keys_become_strings() -> None:
+    (doc,) = [d.value for d in load_all('a: "yes"\nb: \'0777\'\nc: yes\n1: one\ntrue: t\n')]
+    assert doc == {"a": "yes", "b": "0777", "c": True, "1": "one", "true": "t"}
+
+
+def test_explicit_tags() -> None:
+    (doc,) = [d.value for d in load_all("a: !!str 123\nb: !!float 1\nc: !!int '7'\n")]
+    assert doc == {"a": "123", "b": 1.0, "c": 7}
+
+
+def test_duplicate_keys_are_an_error() -> None:
+    with pytest.raises(YAMLError, match='"a" already defined'):
+        list(load_all("a: 1\nb: 2\na: 3\n"))
+
+
+def test_merge_keys() -> None:
+    (doc,) = [d.value for d in load_all("base: &b {x: 1, z: 2}\nobj:\n  <<: *b\n  z: 3\n")]
+    assert doc["obj"] == {"x": 1, "z": 3}
+
+
+def test_a_plain_y_key_is_the_boolean_true() -> None:
+    # go-yaml v2 resolves keys too, and sigs.k8s.io/yaml writes a boolean key as "true".
+    (doc,) = [d.value for d in load_all("y: 1\nn: 2\n")]
+    assert doc == {"true": 1, "false": 2}
+
+
+def test_empty_documents_are_skipped_and_lines_reported() -> None:
+    docs = list(load_all("---\n# only a comment\n---\na: 1\n---\n---\nb: 2\n"))
+    assert [d.value for d in docs] == [{"a": 1}, {"b": 2}]
+    assert [d.start_line for d in docs] == [3, 6]
+
+
+def test_alias_bomb_refused_in_bounded_time() -> None:
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 26):
+        prev, cur = f"l{i - 1}" if i > 1 else "a", f"l{i}"
+        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    start = time.monotonic()
+    with pytest.raises(YAMLError, match="excessive aliasing"):
+        list(load_all("\n".join(lines)))
+    assert time.monotonic() - start < 5  # 9**26 nodes were never built
+
+
+def test_modest_aliasing_is_allowed() -> None:
+    (doc,) = [d.value for d in load_all("a: &x {k: v}\nb: *x\nc: *x\n")]
+    assert doc == {"a": {"k": "v"}, "b": {"k": "v"}, "c": {"k": "v"}}
+
+
+def test_recursive_anchor_is_an_error() -> None:
+    with pytest.raises(YAMLError):
+        list(load_all("a: &a [*a]\n"))
