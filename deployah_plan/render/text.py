@@ -69,22 +69,59 @@ def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], show_secrets: 
     return lines
 
 
-def _phase_label(task: TaskPlan) -> str:
-    if task.phase is TaskPhase.SCHEDULE:
-        return "schedule"
-    return ",".join(task.events)
+_POLICY_MEANING = {
+    "before-hook-creation": "the old hook object is deleted before the new one is created",
+    "hook-succeeded": "deleted once it succeeds",
+    "hook-failed": "deleted if it fails",
+}
+_TASK_SIGN = {TaskAction.CREATE: "+", TaskAction.UPDATE: "~", TaskAction.DELETE: "-", TaskAction.UNCHANGED: " "}
+
+
+def _phase_title(phase: TaskPhase, plan: Plan) -> str:
+    verb = "install" if plan.helm_action is HelmAction.INSTALL else "upgrade"
+    return {
+        TaskPhase.PRE_DEPLOY: f"Before the {verb} (pre-{verb} hooks):",
+        TaskPhase.POST_DEPLOY: f"After the {verb} (post-{verb} hooks):",
+        TaskPhase.SCHEDULE: "Scheduled (CronJobs, applied as resources above):",
+        TaskPhase.OTHER: f"Not part of this {verb}:",
+    }[phase]
 
 
 def _run_label(task: TaskPlan, plan: Plan) -> str:
     if task.phase is TaskPhase.SCHEDULE:
-        return "scheduled (CronJob)"
+        return ""
     if task.action is TaskAction.DELETE:
-        return "removed, will not run"
+        return "removed from the chart, will not run"
     if task.will_run:
         return "will run"
-    if task.phase is TaskPhase.OTHER:
-        return "not part of this action"
-    return f"will not run on {('install' if plan.helm_action is HelmAction.INSTALL else 'upgrade')}"
+    if task.events == ("test",):
+        return "runs only under helm test"
+    verb = "install" if plan.helm_action is HelmAction.INSTALL else "upgrade"
+    return f"will not run on {verb} (events: {','.join(task.events)})"
+
+
+def _task_lines(plan: Plan, show_secrets: bool, style: _Style) -> list[str]:
+    out: list[str] = []
+    phase: TaskPhase | None = None
+    for task in plan.tasks:
+        if task.phase is not phase:
+            phase = task.phase
+            out.append(f"  {_phase_title(phase, plan)}")
+        sign = _TASK_SIGN[task.action]
+        parts = [f"{task.name}"]
+        if task.phase is not TaskPhase.SCHEDULE:
+            parts.append(f"weight {task.weight}")
+        label = _run_label(task, plan)
+        if label:
+            parts.append(label)
+        parts.append(f"({task.action.value})")
+        out.append(f"    {style(sign, sign) if sign.strip() else sign} " + "  ".join(parts))
+        if task.phase in (TaskPhase.PRE_DEPLOY, TaskPhase.POST_DEPLOY) and task.action is not TaskAction.DELETE:
+            meanings = [f"{p}: {_POLICY_MEANING[p]}" if p in _POLICY_MEANING else p for p in task.delete_policies]
+            out.append(f"        events {','.join(task.events)}; delete policy " + "; ".join(meanings))
+        for definition in task.definitions:
+            out += _field_lines(definition.resource, definition.fields, show_secrets, style, "        ")
+    return out
 
 
 def _header(plan: Plan, style: _Style) -> list[str]:
@@ -95,7 +132,9 @@ def _header(plan: Plan, style: _Style) -> list[str]:
     chart = f"{h.chart_name} {h.chart_version}".strip()
     if h.fresh_install:
         lines.append(f"  chart {chart or '(unknown)'}; a fresh install, creating revision {h.revision}")
-    else:
+    elif not h.previous_revision:
+        lines.append("  an upgrade from the given previous manifest")
+    elif h.previous_revision:
         was = f", from {h.previous_chart}" if h.previous_chart else ""
         lines.append(f"  chart {chart or '(unknown)'}{was} at revision {h.previous_revision}; this would create revision {h.revision}")
     how = {"template": "helm template (offline)", "server": "helm upgrade --dry-run=server",
@@ -116,12 +155,7 @@ def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
             out += _field_lines(change.resource, change.fields, show_secrets, style, "      ")
     if plan.tasks:
         out += ["", style("Tasks (Helm hooks and CronJobs), in the order Helm runs them:", "bold")]
-        for task in plan.tasks:
-            weight = f"weight {task.weight}" if task.phase is not TaskPhase.SCHEDULE else ""
-            policy = ("; delete policy " + ",".join(task.delete_policies)) if task.delete_policies else ""
-            out.append(f"  {_phase_label(task):<14} {task.name}  {weight}  {_run_label(task, plan)}  [{task.action.value}]{policy}".replace("    ", "  "))
-            for definition in task.definitions:
-                out += _field_lines(definition.resource, definition.fields, show_secrets, style, "      ")
+        out += _task_lines(plan, show_secrets, style)
     if plan.chart_crds:
         out += ["", style("Chart CRDs (crds/):", "bold")]
         meaning = {

@@ -1,0 +1,248 @@
+"""A small fake Kubernetes API server for end-to-end tests with real helm (stdlib only).
+
+Real helm (3.19 and 4.3) talks to it through client-go over plain HTTP on 127.0.0.1, so the
+tests run `helm get all`, `helm history` and `helm upgrade --install --dry-run=server` with
+helm's default Secret storage driver and no patching. It serves:
+
+- discovery: /version, /api, /api/v1, /apis and /apis/<group>/<version>, the legacy
+  (unaggregated) form. client-go asks for aggregated discovery first; we always answer plain
+  application/json, and client-go falls back to the legacy documents when the answer's
+  Content-Type is not the aggregated one.
+- /openapi/v2 and /openapi/v3: 404. helm then validates nothing against a schema (client-go's
+  validator treats a missing OpenAPI document as "no schema"), which is all a test needs.
+- objects, read-only, from an in-memory store: GET one object (404 Status when missing), and
+  LIST with a labelSelector (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`).
+  A resource can be made to answer 403 Forbidden (`forbid("secrets")`) for RBAC tests.
+- writes: none. POST, PUT, PATCH and DELETE answer 405 MethodNotAllowed; a plan must never
+  write, and every request is recorded in `requests` so a test can assert that.
+
+client-go asks for protobuf or JSON (`Accept: application/vnd.kubernetes.protobuf,
+application/json`); JSON answers are always accepted.
+
+A Helm release is stored as Helm's secret driver stores it (`add_release`): Secret
+`sh.helm.release.v1.<name>.v<rev>`, type `helm.sh/release.v1`, labels name, owner=helm,
+status and version, and `data.release` = base64(gzip(json(record))) as Helm writes it, which
+the JSON API serves base64-encoded once more, as it serves every Secret data value.
+"""
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Iterator
+from urllib.parse import parse_qs, urlsplit
+
+# (groupVersion, plural, kind, namespaced): enough kinds for typical charts and Helm's kind order.
+RESOURCES: list[tuple[str, str, str, bool]] = [
+    ("v1", "namespaces", "Namespace", False), ("v1", "configmaps", "ConfigMap", True),
+    ("v1", "secrets", "Secret", True), ("v1", "services", "Service", True), ("v1", "pods", "Pod", True),
+    ("v1", "serviceaccounts", "ServiceAccount", True), ("v1", "persistentvolumeclaims", "PersistentVolumeClaim", True),
+    ("v1", "persistentvolumes", "PersistentVolume", False), ("v1", "limitranges", "LimitRange", True),
+    ("v1", "resourcequotas", "ResourceQuota", True), ("v1", "replicationcontrollers", "ReplicationController", True),
+    ("apps/v1", "deployments", "Deployment", True), ("apps/v1", "statefulsets", "StatefulSet", True),
+    ("apps/v1", "daemonsets", "DaemonSet", True), ("apps/v1", "replicasets", "ReplicaSet", True),
+    ("batch/v1", "jobs", "Job", True), ("batch/v1", "cronjobs", "CronJob", True),
+    ("autoscaling/v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", True),
+    ("policy/v1", "poddisruptionbudgets", "PodDisruptionBudget", True),
+    ("networking.k8s.io/v1", "ingresses", "Ingress", True), ("networking.k8s.io/v1", "networkpolicies", "NetworkPolicy", True),
+    ("networking.k8s.io/v1", "ingressclasses", "IngressClass", False),
+    ("rbac.authorization.k8s.io/v1", "roles", "Role", True), ("rbac.authorization.k8s.io/v1", "rolebindings", "RoleBinding", True),
+    ("rbac.authorization.k8s.io/v1", "clusterroles", "ClusterRole", False),
+    ("rbac.authorization.k8s.io/v1", "clusterrolebindings", "ClusterRoleBinding", False),
+    ("apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinition", False),
+    ("storage.k8s.io/v1", "storageclasses", "StorageClass", False),
+]
+KUBE_VERSION = {"major": "1", "minor": "31", "gitVersion": "v1.31.0", "platform": "linux/amd64"}
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+
+
+def _selector_terms(selector: str) -> Iterator[str]:
+    """Split a label selector on the commas that are not inside `in (...)`."""
+    yield from (t.strip() for t in re.split(r",(?![^()]*\))", selector) if t.strip())
+
+
+def matches(labels: dict[str, str], selector: str) -> bool:
+    for term in _selector_terms(selector):
+        if m := re.fullmatch(r"(\S+)\s+(in|notin)\s+\((.*)\)", term):
+            key, op, values = m.group(1), m.group(2), {v.strip() for v in m.group(3).split(",")}
+            if (op == "in") != (key in labels and labels[key] in values):
+                return False
+        elif m := re.fullmatch(r"([^!=\s]+)\s*(!=|==|=)\s*(\S*)", term):
+            key, op, value = m.groups()
+            if (op == "!=") == (labels.get(key) == value):
+                return False
+        elif term.startswith("!"):
+            if term[1:] in labels:
+                return False
+        elif term not in labels:
+            return False
+    return True
+
+
+def status(code: int, reason: str, message: str) -> dict[str, Any]:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": message, "reason": reason, "code": code}
+
+
+class FakeKube:
+    """The store, the request log and the server thread. Use it as a context manager."""
+
+    def __init__(self, namespace: str = "default", context: str = "fake") -> None:
+        self.namespace, self.context = namespace, context
+        self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}  # (gv, plural, ns, name)
+        self.requests: list[Request] = []
+        self.forbidden: set[str] = set()
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- the store --------------------------------------------------------------------------
+    def put(self, obj: dict[str, Any]) -> None:
+        gv, kind, meta = obj["apiVersion"], obj["kind"], obj["metadata"]
+        (plural, namespaced), = [(p, n) for g, p, k, n in RESOURCES if (g, k) == (gv, kind)]
+        meta.setdefault("uid", f"uid-{len(self.objects) + 1}")
+        meta.setdefault("resourceVersion", "1")
+        meta.setdefault("creationTimestamp", "2025-01-01T00:00:00Z")
+        if namespaced:
+            meta.setdefault("namespace", self.namespace)
+        with self._lock:
+            self.objects[(gv, plural, meta.get("namespace", "") if namespaced else "", meta["name"])] = obj
+
+    def add_release(self, record: dict[str, Any]) -> str:
+        """Store a release record (as `helm install -o json` prints it) the way Helm's secret
+        driver does; returns the Secret's name."""
+        name, revision, info = record["name"], int(record["version"]), record["info"]
+        secret_name = f"sh.helm.release.v1.{name}.v{revision}"
+        helm_value = base64.b64encode(gzip.compress(json.dumps(record).encode()))  # what Helm writes
+        self.put({
+            "apiVersion": "v1", "kind": "Secret", "type": "helm.sh/release.v1",
+            "metadata": {"name": secret_name, "namespace": record["namespace"], "labels": {
+                "name": name, "owner": "helm", "status": info["status"], "version": str(revision)}},
+            "data": {"release": base64.b64encode(helm_value).decode()},  # what the JSON API serves
+        })
+        return secret_name
+
+    def forbid(self, plural: str) -> None:
+        self.forbidden.add(plural)
+
+    def writes(self) -> list[Request]:
+        """Requests that could change something: any non-GET, or any dryRun request."""
+        return [r for r in self.requests if r.method not in ("GET", "HEAD") or "dryRun" in r.query]
+
+    # -- the server -------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "not started"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def write_kubeconfig(self, path: Path, url: str | None = None) -> Path:
+        """A kubeconfig whose current context points at this server (or at `url`)."""
+        cluster = {"server": url or self.url, "insecure-skip-tls-verify": True}
+        config = {
+            "apiVersion": "v1", "kind": "Config", "current-context": self.context, "preferences": {},
+            "clusters": [{"name": "fake", "cluster": cluster}],
+            "users": [{"name": "fake", "user": {"token": "fake-token"}}],
+            "contexts": [{"name": self.context, "context": {"cluster": "fake", "user": "fake", "namespace": self.namespace}}],
+        }
+        path.write_text(json.dumps(config, indent=1) + "\n")  # JSON is YAML
+        return path
+
+    def __enter__(self) -> "FakeKube":
+        fake = self
+
+        class Handler(_Handler):
+            kube = fake
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    # -- answering ----------------------------------------------------------------------------
+    def answer(self, method: str, path: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            self.requests.append(Request(method, path, query))
+        if method != "GET":
+            return 405, status(405, "MethodNotAllowed", f"this fake cluster is read-only: {method} {path}")
+        if path == "/version":
+            return 200, KUBE_VERSION
+        if path == "/api":
+            return 200, {"kind": "APIVersions", "versions": ["v1"],
+                         "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}
+        if path == "/apis":
+            groups = sorted({gv for gv, *_ in RESOURCES if "/" in gv})
+            return 200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+                {"name": gv.split("/")[0], "versions": [{"groupVersion": gv, "version": gv.split("/")[1]}],
+                 "preferredVersion": {"groupVersion": gv, "version": gv.split("/")[1]}} for gv in groups]}
+        parts = path.strip("/").split("/")
+        gv, rest = ("v1", parts[2:]) if parts[:2] == ["api", "v1"] else ("/".join(parts[1:3]), parts[3:])
+        if parts[0] not in ("api", "apis") or not any(g == gv for g, *_ in RESOURCES):
+            return 404, status(404, "NotFound", "the server could not find the requested resource")
+        if not rest:
+            return 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": [
+                {"name": p, "singularName": k.lower(), "namespaced": n, "kind": k,
+                 "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]}
+                for g, p, k, n in RESOURCES if g == gv]}
+        namespace = ""
+        if rest[0] == "namespaces" and len(rest) >= 3:
+            namespace, rest = rest[1], rest[2:]
+        plural, name = rest[0], "/".join(rest[1:])
+        known = [(k, n) for g, p, k, n in RESOURCES if (g, p) == (gv, plural)]
+        if not known or "/" in name:
+            return 404, status(404, "NotFound", "the server could not find the requested resource")
+        kind, _ = known[0]
+        if plural in self.forbidden:
+            verb = "get" if name else "list"
+            return 403, status(403, "Forbidden", f'{plural} is forbidden: User "fake" cannot {verb} resource '
+                                                 f'"{plural}" in API group "{gv.rpartition("/")[0]}"'
+                                                 + (f' in the namespace "{namespace}"' if namespace else ""))
+        with self._lock:
+            if name:
+                obj = self.objects.get((gv, plural, namespace, name))
+                if obj is None:
+                    return 404, status(404, "NotFound", f'{plural} "{name}" not found')
+                return 200, obj
+            selector = query.get("labelSelector", [""])[0]
+            items = [o for (g, p, ns, _), o in sorted(self.objects.items())
+                     if (g, p) == (gv, plural) and (not namespace or ns == namespace)
+                     and matches(o["metadata"].get("labels") or {}, selector)]
+        return 200, {"kind": f"{kind}List", "apiVersion": gv, "metadata": {"resourceVersion": "1"}, "items": items}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    kube: FakeKube
+    protocol_version = "HTTP/1.1"
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        url = urlsplit(self.path)
+        code, body = self.kube.answer(self.command, url.path, parse_qs(url.query))
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: the tests read `requests`
+        pass
