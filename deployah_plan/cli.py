@@ -66,6 +66,8 @@ def main_group() -> None:
 @click.option("--set-json", multiple=True, metavar="K=JSON", help="Set JSON values (repeatable).")
 @click.option("--set-literal", multiple=True, metavar="K=V", help="Set a literal STRING value (repeatable).")
 @click.option("--version", "chart_version", metavar="V", help="Chart version, for a chart from a repository.")
+@click.option("--repo", metavar="URL", help="Chart repository URL to find CHART in (as helm upgrade --repo).")
+@click.option("--devel", is_flag=True, help="Use development versions too (as helm upgrade --devel).")
 @click.option("--kube-version", metavar="V", help="Kubernetes version for Capabilities (offline render only).")
 @click.option("-a", "--api-versions", multiple=True, metavar="API", help="API versions for Capabilities (offline render only).")
 @click.option("--skip-crds", is_flag=True, help="Plan as if helm upgrade --install --skip-crds.")
@@ -80,7 +82,8 @@ def main_group() -> None:
 @_output_options
 def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_: Sequence[str],
                     set_string: Sequence[str], set_file: Sequence[str], set_json: Sequence[str],
-                    set_literal: Sequence[str], chart_version: str | None, kube_version: str | None,
+                    set_literal: Sequence[str], chart_version: str | None, repo: str | None, devel: bool,
+                    kube_version: str | None,
                     api_versions: Sequence[str], skip_crds: bool, reuse_values: bool, reset_values: bool,
                     reset_then_reuse_values: bool, render: str, namespace: str | None, kube_context: str | None,
                     kubeconfig: str | None, output: str, detailed_exitcode: bool, no_color: bool,
@@ -89,7 +92,7 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
     options = UpgradeOptions(
         release=release, chart=chart,
         values=ValueFlags(values_files, set_json, set_, set_string, set_file, set_literal),
-        version=chart_version, kube_version=kube_version, api_versions=api_versions, skip_crds=skip_crds,
+        version=chart_version, repo=repo, devel=devel, kube_version=kube_version, api_versions=api_versions, skip_crds=skip_crds,
         reuse_values=reuse_values, reset_values=reset_values, reset_then_reuse_values=reset_then_reuse_values,
         render=render, namespace=namespace, kube_context=kube_context, kubeconfig=kubeconfig,
         debug=_debug_enabled(debug),

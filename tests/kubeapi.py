@@ -175,9 +175,11 @@ class FakeKube:
             self._server.server_close()
 
     # -- answering ----------------------------------------------------------------------------
-    def answer(self, method: str, path: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any]]:
+    def answer(self, method: str, path: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any] | bytes]:
         with self._lock:
             self.requests.append(Request(method, path, query))
+        if method == "GET" and path == "/openapi/v2":
+            return 200, b""
         if method != "GET":
             return 405, status(405, "MethodNotAllowed", f"this fake cluster is read-only: {method} {path}")
         if path == "/version":
@@ -235,9 +237,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.rfile.read(length)
         url = urlsplit(self.path)
         code, body = self.kube.answer(self.command, url.path, parse_qs(url.query))
-        data = json.dumps(body).encode()
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(code)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", "application/octet-stream" if isinstance(body, bytes) else "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

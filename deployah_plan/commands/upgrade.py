@@ -57,6 +57,8 @@ class UpgradeOptions:
     chart: str
     values: ValueFlags = field(default_factory=ValueFlags)
     version: str | None = None
+    repo: str | None = None
+    devel: bool = False
     kube_version: str | None = None
     api_versions: Sequence[str] = ()
     skip_crds: bool = False
@@ -145,7 +147,8 @@ def plan_upgrade(options: UpgradeOptions) -> tuple[Plan, Helm]:
         with ThreadPoolExecutor(max_workers=3) as pool:
             version_call = pool.submit(helm.version)
             state_call = pool.submit(helm.release_state, options.release, namespace)
-            chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir)
+            pull_args = (["--repo", options.repo] if options.repo else []) + (["--devel"] if options.devel else [])
+            chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir, pull_args)
             helm_version = version_call.result()
             state = state_call.result()
             chart = chart_call.result()

@@ -79,7 +79,7 @@ def inspect(path: str) -> LocalChart:
 
 def resolve(helm: Helm, ref: str, version: str | None, workdir: str, pull_args: Sequence[str] = ()) -> LocalChart:
     expanded = os.path.expanduser(ref)
-    if os.path.exists(expanded):
+    if os.path.exists(expanded) and not pull_args:
         return inspect(expanded)  # helm ignores --version for a local chart too
     if _looks_local(ref):
         raise UsageError(f"chart {ref} not found", "check the path to the chart folder or .tgz")
