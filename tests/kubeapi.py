@@ -176,22 +176,23 @@ class FakeKube:
 
     # -- answering ----------------------------------------------------------------------------
     def answer(self, method: str, path: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any] | bytes]:
+        """The status code and body (a JSON document, or raw bytes) for one request."""
         with self._lock:
             self.requests.append(Request(method, path, query))
-        if method == "GET" and path == "/openapi/v2":
-            return 200, b""
         if method != "GET":
             return 405, status(405, "MethodNotAllowed", f"this fake cluster is read-only: {method} {path}")
+        if path == "/openapi/v2":
+            return 200, b""  # an empty protobuf openapi_v2.Document: no schema, so no validation errors
         if path == "/version":
             return 200, KUBE_VERSION
         if path == "/api":
             return 200, {"kind": "APIVersions", "versions": ["v1"],
                          "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}
         if path == "/apis":
-            groups = sorted({gv for gv, *_ in RESOURCES if "/" in gv})
+            versions = [gv.split("/") for gv in sorted({gv for gv, *_ in RESOURCES if "/" in gv})]
             return 200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-                {"name": gv.split("/")[0], "versions": [{"groupVersion": gv, "version": gv.split("/")[1]}],
-                 "preferredVersion": {"groupVersion": gv, "version": gv.split("/")[1]}} for gv in groups]}
+                {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v}],
+                 "preferredVersion": {"groupVersion": f"{g}/{v}", "version": v}} for g, v in versions]}
         parts = path.strip("/").split("/")
         gv, rest = ("v1", parts[2:]) if parts[:2] == ["api", "v1"] else ("/".join(parts[1:3]), parts[3:])
         if parts[0] not in ("api", "apis") or not any(g == gv for g, *_ in RESOURCES):
@@ -205,26 +206,26 @@ class FakeKube:
         if rest[0] == "namespaces" and len(rest) >= 3:
             namespace, rest = rest[1], rest[2:]
         plural, name = rest[0], "/".join(rest[1:])
-        known = [(k, n) for g, p, k, n in RESOURCES if (g, p) == (gv, plural)]
-        if not known or "/" in name:
+        kinds = [k for g, p, k, _ in RESOURCES if (g, p) == (gv, plural)]
+        if not kinds or "/" in name:  # unknown resources and subresources
             return 404, status(404, "NotFound", "the server could not find the requested resource")
-        kind, _ = known[0]
         if plural in self.forbidden:
-            verb = "get" if name else "list"
-            return 403, status(403, "Forbidden", f'{plural} is forbidden: User "fake" cannot {verb} resource '
-                                                 f'"{plural}" in API group "{gv.rpartition("/")[0]}"'
-                                                 + (f' in the namespace "{namespace}"' if namespace else ""))
+            what = f'{plural} "{name}"' if name else plural
+            where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+            return 403, status(403, "Forbidden", f'{what} is forbidden: User "fake" cannot {"get" if name else "list"} '
+                               f'resource "{plural}" in API group "{gv.rpartition("/")[0]}" {where}')
         with self._lock:
             if name:
                 obj = self.objects.get((gv, plural, namespace, name))
                 if obj is None:
-                    return 404, status(404, "NotFound", f'{plural} "{name}" not found')
+                    return 404, {**status(404, "NotFound", f'{plural} "{name}" not found'),
+                                 "details": {"name": name, "group": gv.rpartition("/")[0], "kind": plural}}
                 return 200, obj
             selector = query.get("labelSelector", [""])[0]
             items = [o for (g, p, ns, _), o in sorted(self.objects.items())
                      if (g, p) == (gv, plural) and (not namespace or ns == namespace)
                      and matches(o["metadata"].get("labels") or {}, selector)]
-        return 200, {"kind": f"{kind}List", "apiVersion": gv, "metadata": {"resourceVersion": "1"}, "items": items}
+        return 200, {"kind": f"{kinds[0]}List", "apiVersion": gv, "metadata": {"resourceVersion": "1"}, "items": items}
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -14,7 +14,7 @@ from deployah_plan.errors import HelmError, UsageError
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import Header, Plan, Severity, Warning
 from deployah_plan.sources import chart as charts
-from deployah_plan.sources.helm import Helm, ReleaseState, StoredRelease
+from deployah_plan.sources.helm import Helm, ReleaseState, StoredRelease, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_target
 
 
@@ -123,8 +123,7 @@ def _values_file(values: dict[str, Any], workdir: str) -> list[str]:
 
 def _from_record(record: dict[str, Any]) -> Rendered:
     manifest = split_stream(record.get("manifest") or "", "helm upgrade --dry-run=server")
-    hooks_text = "".join(f"---\n# Source: {h.get('path', '')}\n{h.get('manifest', '')}\n" for h in record.get("hooks") or [])
-    hooks = split_stream(hooks_text, "helm upgrade --dry-run=server hooks")
+    hooks = split_stream(hooks_stream(record.get("hooks") or []), "helm upgrade --dry-run=server hooks")
     return Rendered(manifest.resources, hooks.hooks, manifest.crds, manifest.dropped + hooks.dropped)
 
 

@@ -57,6 +57,11 @@ def _decode_go_json(text: str) -> Any:
     return json.loads(_GO_ESCAPE.sub(_json_escape, text))
 
 
+def hooks_stream(hooks: Sequence[Mapping[str, Any]]) -> str:
+    """A release record's hooks as one stream, the way `helm get hooks` prints them."""
+    return "".join(f"---\n# Source: {h.get('path', '')}\n{h.get('manifest', '')}\n" for h in hooks)
+
+
 @dataclass(frozen=True)
 class StoredRelease:
     """One revision of a release, as Helm stored it."""
@@ -72,7 +77,7 @@ class StoredRelease:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "StoredRelease":
-        hooks = "".join(f"---\n# Source: {h['path']}\n{h['manifest']}\n" for h in record.get("hooks") or [])
+        hooks = hooks_stream(record.get("hooks") or [])
         return cls(
             name=record["name"], namespace=record["namespace"], revision=int(record["version"]),
             status=record["status"], chart_name=record.get("chart_name", ""),
@@ -153,6 +158,11 @@ class Helm:
             raise ReleaseError(
                 f"release {name} has an operation in progress ({newest.status} at revision {newest.revision})",
                 "wait for it to finish, or roll back with `helm rollback`, then plan again",
+            )
+        if newest.status == "uninstalling":
+            raise ReleaseError(
+                f"release {name} is being uninstalled (revision {newest.revision})",
+                "wait for helm uninstall to finish, then plan again",
             )
         if newest.status == "deployed":
             return ReleaseState(newest, newest.revision)
