@@ -1,28 +1,33 @@
 """A small fake Kubernetes API server for end-to-end tests with real helm (stdlib only).
 
-Real helm (3.19 and 4.3) talks to it through client-go over plain HTTP on 127.0.0.1, so the
-tests run `helm get all`, `helm history` and `helm upgrade --install --dry-run=server` with
-helm's default Secret storage driver and no patching. It serves:
+Real helm (3.19 and 4.3) talks to it through client-go over plain HTTP on 127.0.0.1, so tests
+run `helm get all`, `helm history` and `helm upgrade --install --dry-run=server` against helm's
+default Secret storage driver, with nothing patched. What it serves, and why:
 
-- discovery: /version, /api, /api/v1, /apis and /apis/<group>/<version>, the legacy
-  (unaggregated) form. client-go asks for aggregated discovery first; we always answer plain
-  application/json, and client-go falls back to the legacy documents when the answer's
-  Content-Type is not the aggregated one.
-- /openapi/v2 and /openapi/v3: 404. helm then validates nothing against a schema (client-go's
-  validator treats a missing OpenAPI document as "no schema"), which is all a test needs.
-- objects, read-only, from an in-memory store: GET one object (404 Status when missing), and
-  LIST with a labelSelector (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`).
-  A resource can be made to answer 403 Forbidden (`forbid("secrets")`) for RBAC tests.
-- writes: none. POST, PUT, PATCH and DELETE answer 405 MethodNotAllowed; a plan must never
-  write, and every request is recorded in `requests` so a test can assert that.
+- /version, and legacy discovery: /api, /api/v1, /apis, /apis/<group>/<version>. client-go
+  asks /api and /apis for aggregated discovery first (`Accept: application/json;g=apidiscovery
+  .k8s.io;v=v2;as=APIGroupDiscoveryList,...,application/json`); the answer here is always plain
+  `application/json`, and client-go then reads the legacy documents, one per group version.
+- /openapi/v2: 200 with an empty body, which is a valid, empty protobuf openapi_v2.Document.
+  helm validates the rendered objects against it (unless --disable-openapi-validation), and
+  a 404 there fails the dry run with "failed to download openapi"; an empty document holds no
+  schema, so nothing is rejected. /openapi/v3 answers 404: client-go asks it whether the server
+  does field validation, and falls back to v2 when it is missing.
+- objects, read-only, from an in-memory store: GET one object (a 404 Status when it is
+  missing, which `lookup` turns into an empty map and helm's conflict check into "free"), and
+  LIST with a labelSelector (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`;
+  helm sends `name=<release>,owner=helm`). `forbid(plural)` makes a resource answer 403
+  Forbidden, as a missing RBAC permission does.
+- writes: none. POST, PUT, PATCH and DELETE answer 405; a plan must never write, and every
+  request is kept in `requests` so a test can assert that (`writes()`).
 
 client-go asks for protobuf or JSON (`Accept: application/vnd.kubernetes.protobuf,
 application/json`); JSON answers are always accepted.
 
 A Helm release is stored as Helm's secret driver stores it (`add_release`): Secret
-`sh.helm.release.v1.<name>.v<rev>`, type `helm.sh/release.v1`, labels name, owner=helm,
-status and version, and `data.release` = base64(gzip(json(record))) as Helm writes it, which
-the JSON API serves base64-encoded once more, as it serves every Secret data value.
+`sh.helm.release.v1.<name>.v<rev>`, type `helm.sh/release.v1`, labels name, owner=helm, status
+and version, and `data.release` = base64(gzip(json(record))) as Helm writes it, which the JSON
+API serves base64-encoded once more, as it serves every Secret data value.
 """
 from __future__ import annotations
 
@@ -109,6 +114,7 @@ class FakeKube:
 
     # -- the store --------------------------------------------------------------------------
     def put(self, obj: dict[str, Any]) -> None:
+        """Store an object of a kind in RESOURCES (namespaced ones default to `namespace`)."""
         gv, kind, meta = obj["apiVersion"], obj["kind"], obj["metadata"]
         (plural, namespaced), = [(p, n) for g, p, k, n in RESOURCES if (g, k) == (gv, kind)]
         meta.setdefault("uid", f"uid-{len(self.objects) + 1}")
@@ -133,7 +139,12 @@ class FakeKube:
         })
         return secret_name
 
+    def load_releases(self, path: Path) -> list[str]:
+        """Store every record of a JSON list written by scripts/release-fixture."""
+        return [self.add_release(record) for record in json.loads(path.read_text())]
+
     def forbid(self, plural: str) -> None:
+        """Answer 403 Forbidden to every GET and LIST of this resource (e.g. "secrets")."""
         self.forbidden.add(plural)
 
     def writes(self) -> list[Request]:

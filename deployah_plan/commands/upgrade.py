@@ -1,6 +1,8 @@
 """`helm plan upgrade RELEASE CHART`: plan what `helm upgrade --install` would do."""
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 import tempfile
@@ -121,10 +123,30 @@ def _values_file(values: dict[str, Any], workdir: str) -> list[str]:
     return ["--values", str(path)]
 
 
+def _crds_stream(record: dict[str, Any]) -> str:
+    """The chart's crds/ files, as `helm template --include-crds` prints them. A release record
+    never has them in its manifest; its chart keeps them in `files`, base64-encoded (Go []byte).
+    Only the top chart's: the record does not serialise subcharts."""
+    chart = record.get("chart") or {}
+    name = (chart.get("metadata") or {}).get("name", "")
+    out = ""
+    for entry in chart.get("files") or []:
+        path = str(entry.get("name", ""))
+        if path.startswith("crds/") and path.endswith((".yaml", ".yml", ".json")):
+            try:
+                text = base64.b64decode(entry.get("data") or "").decode(errors="replace")
+            except (binascii.Error, ValueError):
+                continue
+            out += f"---\n# Source: {name}/{path}\n{text}\n"
+    return out
+
+
 def _from_record(record: dict[str, Any]) -> Rendered:
     manifest = split_stream(record.get("manifest") or "", "helm upgrade --dry-run=server")
     hooks = split_stream(hooks_stream(record.get("hooks") or []), "helm upgrade --dry-run=server hooks")
-    return Rendered(manifest.resources, hooks.hooks, manifest.crds, manifest.dropped + hooks.dropped)
+    crds = split_stream(_crds_stream(record), "the chart's crds/")
+    return Rendered(manifest.resources, hooks.hooks, manifest.crds + crds.crds,
+                    manifest.dropped + hooks.dropped + crds.dropped)
 
 
 def plan_upgrade(options: UpgradeOptions) -> tuple[Plan, Helm]:
