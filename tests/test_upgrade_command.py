@@ -167,6 +167,10 @@ def test_debug_shows_each_helm_call_and_the_count_is_small(helm: Path, store: St
     calls = [line for line in result.err.splitlines() if line.startswith("helm plan: running ")]
     # version, get all, get values (no values given), template
     assert len(calls) == 4, calls
+    # Values given on the command line may be secrets: --debug names their keys only.
+    shown = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--set", "dbPassword=hunter2",
+                     "--debug", helm=helm, store=store, HELM_DEBUG="true")
+    assert "dbPassword=(value hidden)" in shown.err and "hunter2" not in shown.err + shown.out
 
 
 def test_kube_version_reaches_capabilities(helm: Path, store: Store, tmp_path: Path) -> None:

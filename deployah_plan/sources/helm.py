@@ -122,7 +122,7 @@ class Helm:
         command = [self.binary, *args, *self.global_args]
         self.calls.append(command)
         if self.debug:
-            print("helm plan: running " + " ".join(command), file=sys.stderr)
+            print("helm plan: running " + " ".join(_shown(command)), file=sys.stderr)
         try:
             done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
         except OSError as err:
@@ -203,6 +203,20 @@ class Helm:
 
     def pull(self, chart: str, destination: str, args: Sequence[str]) -> None:
         self.run(["pull", chart, "-d", destination, *args], what=f"fetching chart {chart}")
+
+
+_VALUE_FLAGS = frozenset({"--set", "--set-string", "--set-json", "--set-literal"})
+
+
+def _shown(command: Sequence[str]) -> list[str]:
+    """The command for --debug, with values given on the command line hidden (they may be secrets)."""
+    shown: list[str] = []
+    for i, arg in enumerate(command):
+        if i and command[i - 1] in _VALUE_FLAGS:
+            keys = ",".join(part.split("=", 1)[0] for part in arg.split(","))
+            arg = f"{keys}=(value hidden)"
+        shown.append(arg)
+    return shown
 
 
 def _helm_message(stderr: str) -> str:
