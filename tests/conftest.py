@@ -68,6 +68,18 @@ def store(tmp_path: Path, helm4: Path) -> Store:
     return Store(path, helm4)
 
 
+# What upgrading the example from chart-v1 to chart-v2 does, in Helm's order.
+EXAMPLE_UPGRADE = [
+    ("update", "Secret", "shop-db"), ("update", "ConfigMap", "shop-config"),
+    ("update", "Deployment", "shop-web"), ("create", "HorizontalPodAutoscaler", "shop-web"),
+    ("create", "CronJob", "shop-cleanup"), ("delete", "Service", "shop-legacy"),
+]
+
+
+def changes_of(doc: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(c["action"], c["resource"]["kind"], c["resource"]["name"]) for c in doc["changes"]]
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("HELM_", "KUBECONFIG", "NO_COLOR")) and k != "PYTHONPATH"}

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from conftest import EXAMPLE, Store, run_plan, write_chart
+from conftest import EXAMPLE, EXAMPLE_UPGRADE, changes_of, Store, run_plan, write_chart
 from kubeapi import FakeKube, matches
 
 
@@ -21,9 +21,6 @@ def kube() -> Iterator[FakeKube]:
 def _kubeconfig(kube: FakeKube, tmp_path: Path) -> str:
     return str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
 
-
-def _changes(doc: dict[str, Any]) -> list[tuple[str, str, str]]:
-    return [(c["action"], c["resource"]["kind"], c["resource"]["name"]) for c in doc["changes"]]
 
 
 def _assert_read_only(kube: FakeKube) -> None:
@@ -47,11 +44,7 @@ def test_upgrade_rendered_by_the_server(helm: Path, store: Store, kube: FakeKube
     assert doc["header"]["revision"] == 2 and doc["header"]["previous_revision"] == 1
     assert doc["header"]["previous_chart"] == "shop-0.1.0"
     assert doc["header"]["helm_version"] == helm.parent.name
-    assert _changes(doc) == [
-        ("update", "Secret", "shop-db"), ("update", "ConfigMap", "shop-config"),
-        ("update", "Deployment", "shop-web"), ("create", "HorizontalPodAutoscaler", "shop-web"),
-        ("create", "CronJob", "shop-cleanup"), ("delete", "Service", "shop-legacy"),
-    ]
+    assert changes_of(doc) == EXAMPLE_UPGRADE
     assert [c["helm_order"] for c in doc["changes"]] == sorted(c["helm_order"] for c in doc["changes"])
     image = [f for f in doc["changes"][2]["fields"] if f["path"] == "/spec/template/spec/containers/0/image"]
     assert image == [{"path": "/spec/template/spec/containers/0/image", "op": "replace",
@@ -79,7 +72,7 @@ def test_fresh_install_rendered_by_the_server(helm: Path, kube: FakeKube, tmp_pa
     doc = result.json()
     assert doc["helm_action"] == "install" and doc["header"]["rendered_by"] == "server"
     assert doc["header"]["fresh_install"] is True and doc["header"]["revision"] == 1
-    assert _changes(doc) == [
+    assert changes_of(doc) == [
         ("create", "Secret", "shop-db"), ("create", "ConfigMap", "shop-config"),
         ("create", "Service", "shop-legacy"), ("create", "Service", "shop-web"),
         ("create", "Deployment", "shop-web"),

@@ -3,11 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import EXAMPLE, Store, run_plan, write_chart
+from conftest import EXAMPLE, EXAMPLE_UPGRADE, changes_of, Store, run_plan, write_chart
 
-
-def _changes(doc: dict) -> list[tuple[str, str, str]]:
-    return [(c["action"], c["resource"]["kind"], c["resource"]["name"]) for c in doc["changes"]]
 
 
 def test_install_when_the_release_does_not_exist(helm: Path, store: Store) -> None:
@@ -20,7 +17,7 @@ def test_install_when_the_release_does_not_exist(helm: Path, store: Store) -> No
     assert doc["header"]["chart"] == {"name": "shop", "version": "0.1.0"}
     assert doc["header"]["rendered_by"] == "template"
     # Helm's install order: Secret, ConfigMap, Service, Deployment; template files by path.
-    assert _changes(doc) == [
+    assert changes_of(doc) == [
         ("create", "Secret", "shop-db"), ("create", "ConfigMap", "shop-config"),
         ("create", "Service", "shop-legacy"), ("create", "Service", "shop-web"),
         ("create", "Deployment", "shop-web"),
@@ -42,11 +39,7 @@ def test_upgrade_plans_creates_updates_deletes_in_helm_order(helm: Path, store: 
     assert doc["header"]["revision"] == 2 and doc["header"]["previous_revision"] == 1
     assert doc["header"]["previous_chart"] == "shop-0.1.0"
     assert doc["header"]["helm_version"] == helm.parent.name
-    assert _changes(doc) == [
-        ("update", "Secret", "shop-db"), ("update", "ConfigMap", "shop-config"),
-        ("update", "Deployment", "shop-web"), ("create", "HorizontalPodAutoscaler", "shop-web"),
-        ("create", "CronJob", "shop-cleanup"), ("delete", "Service", "shop-legacy"),
-    ]
+    assert changes_of(doc) == EXAMPLE_UPGRADE
     assert [c["helm_order"] for c in doc["changes"]] == sorted(c["helm_order"] for c in doc["changes"])
     deployment = doc["changes"][2]
     image = [f for f in deployment["fields"] if f["path"] == "/spec/template/spec/containers/0/image"]
