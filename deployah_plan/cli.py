@@ -97,8 +97,7 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
         render=render, namespace=namespace, kube_context=kube_context, kubeconfig=kubeconfig,
         debug=_debug_enabled(debug),
     )
-    plan, _ = plan_upgrade(options)
-    return _emit(plan, output, no_color, detailed_exitcode, show_secrets)
+    return _emit(plan_upgrade(options), output, no_color, detailed_exitcode, show_secrets)
 
 
 @main_group.command("diff")

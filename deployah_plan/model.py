@@ -20,7 +20,7 @@ reader may see.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.kinds import group_of

@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from deployah_plan.core.planner import PlanRequest, make_plan
-from deployah_plan.errors import UsageError
+from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import Header, Plan
 from deployah_plan.sources.helm import Helm
@@ -47,7 +47,7 @@ def _helm_major(kind_order: str) -> tuple[int, str]:
         return int(kind_order[-1]), ""
     try:
         version = Helm.find().version()
-    except Exception:  # no helm is fine here: the files are all we need
+    except PlanError:  # no working helm is fine here: the files are all we need
         return 3, ""
     return int(version.split(".")[0]), version
 

@@ -149,7 +149,7 @@ def _from_record(record: dict[str, Any]) -> Rendered:
                     manifest.dropped + hooks.dropped + crds.dropped)
 
 
-def plan_upgrade(options: UpgradeOptions) -> tuple[Plan, Helm]:
+def plan_upgrade(options: UpgradeOptions) -> Plan:
     global_args: list[str] = []
     if options.kube_context:
         global_args += ["--kube-context", options.kube_context]
@@ -168,8 +168,8 @@ def plan_upgrade(options: UpgradeOptions) -> tuple[Plan, Helm]:
         with ThreadPoolExecutor(max_workers=3) as pool:
             version_call = pool.submit(helm.version)
             state_call = pool.submit(helm.release_state, options.release, namespace)
-            pull_args = (["--repo", options.repo] if options.repo else []) + (["--devel"] if options.devel else [])
-            chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir, pull_args)
+            chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
+                                     options.repo, options.devel)
             helm_version = version_call.result()
             state = state_call.result()
             chart = chart_call.result()
@@ -214,5 +214,4 @@ def plan_upgrade(options: UpgradeOptions) -> tuple[Plan, Helm]:
         major = int(helm_version.split(".")[0])
     except ValueError:
         raise HelmError(f"cannot read helm's version from {helm_version!r}", "use Helm 3.17+ or Helm 4") from None
-    plan = make_plan(PlanRequest(header, _previous(current), desired, major, options.skip_crds, tuple(notes)))
-    return plan, helm
+    return make_plan(PlanRequest(header, _previous(current), desired, major, options.skip_crds, tuple(notes)))

@@ -134,7 +134,7 @@ def _header(plan: Plan, style: _Style) -> list[str]:
         lines.append(f"  chart {chart or '(unknown)'}; a fresh install, creating revision {h.revision}")
     elif not h.previous_revision:
         lines.append("  an upgrade from the given previous manifest")
-    elif h.previous_revision:
+    else:
         was = f", from {h.previous_chart}" if h.previous_chart else ""
         lines.append(f"  chart {chart or '(unknown)'}{was} at revision {h.previous_revision}; this would create revision {h.revision}")
     how = {"template": "helm template (offline)", "server": "helm upgrade --dry-run=server",

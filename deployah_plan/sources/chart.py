@@ -7,7 +7,7 @@ import re
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator
 
 from deployah_plan.errors import UsageError
 from deployah_plan.sources.helm import Helm
@@ -77,13 +77,17 @@ def inspect(path: str) -> LocalChart:
     return LocalChart(str(target), name, version, uses)
 
 
-def resolve(helm: Helm, ref: str, version: str | None, workdir: str, pull_args: Sequence[str] = ()) -> LocalChart:
+def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str | None = None,
+            devel: bool = False) -> LocalChart:
+    """A local chart as it is (helm ignores --version for one too); anything else, or any chart
+    named with --repo, pulled once."""
     expanded = os.path.expanduser(ref)
-    if os.path.exists(expanded) and not pull_args:
-        return inspect(expanded)  # helm ignores --version for a local chart too
-    if _looks_local(ref):
-        raise UsageError(f"chart {ref} not found", "check the path to the chart folder or .tgz")
-    args = [*pull_args] + (["--version", version] if version else [])
+    if repo is None:
+        if os.path.exists(expanded):
+            return inspect(expanded)
+        if _looks_local(ref):
+            raise UsageError(f"chart {ref} not found", "check the path to the chart folder or .tgz")
+    args = (["--repo", repo] if repo else []) + (["--devel"] if devel else []) + (["--version", version] if version else [])
     helm.pull(ref, workdir, args)
     packages = sorted(Path(workdir).glob("*.tgz"))
     if not packages:

@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from deployah_plan.errors import HelmError, ReleaseError
@@ -106,7 +106,6 @@ class Helm:
     binary: str
     global_args: Sequence[str] = ()
     debug: bool = False
-    calls: list[list[str]] = field(default_factory=list)
 
     @classmethod
     def find(cls, global_args: Sequence[str] = (), debug: bool = False) -> "Helm":
@@ -120,7 +119,6 @@ class Helm:
 
     def run(self, args: Sequence[str], *, what: str, stdin: str | None = None) -> str:
         command = [self.binary, *args, *self.global_args]
-        self.calls.append(command)
         if self.debug:
             print("helm plan: running " + " ".join(_shown(command)), file=sys.stderr)
         try:
