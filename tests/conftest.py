@@ -80,6 +80,25 @@ def changes_of(doc: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [(c["action"], c["resource"]["kind"], c["resource"]["name"]) for c in doc["changes"]]
 
 
+def assert_example_upgrade(doc: dict[str, Any], helm: Path) -> None:
+    """What planning the example's upgrade from chart-v1 to chart-v2 must say, however rendered."""
+    assert doc["helm_action"] == "upgrade"
+    assert doc["header"]["revision"] == 2 and doc["header"]["previous_revision"] == 1
+    assert doc["header"]["previous_chart"] == "shop-0.1.0"
+    assert doc["header"]["helm_version"] == helm.parent.name
+    assert changes_of(doc) == EXAMPLE_UPGRADE
+    assert [c["helm_order"] for c in doc["changes"]] == sorted(c["helm_order"] for c in doc["changes"])
+    image = [f for f in doc["changes"][2]["fields"] if f["path"] == "/spec/template/spec/containers/0/image"]
+    assert image == [{"path": "/spec/template/spec/containers/0/image", "op": "replace",
+                      "before": "nginx:1.25", "after": "nginx:1.27"}]
+    assert doc["summary"] == {"create": 2, "update": 3, "delete": 1}
+    tasks = {t["name"]: t for t in doc["tasks"]}
+    assert tasks["Job/shop-migrate"]["action"] == "update" and tasks["Job/shop-migrate"]["will_run"] is True
+    assert tasks["Job/shop-seed"]["will_run"] is False  # post-install only: not on an upgrade
+    assert tasks["CronJob/shop-cleanup"]["phase"] == "schedule"
+    assert doc["chart_crds"][0]["lifecycle"] == "not-on-upgrade"
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("HELM_", "KUBECONFIG", "NO_COLOR")) and k != "PYTHONPATH"}

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
-from conftest import EXAMPLE, EXAMPLE_UPGRADE, changes_of, Store, run_plan, write_chart
+from conftest import EXAMPLE, assert_example_upgrade, changes_of, Store, run_plan, write_chart
 from kubeapi import FakeKube, matches
 
 
@@ -40,21 +40,7 @@ def test_upgrade_rendered_by_the_server(helm: Path, store: Store, kube: FakeKube
     doc = result.json()
     assert doc["header"]["rendered_by"] == "server"
     assert doc["header"]["kube_context"] == "fake-ctx"
-    assert doc["helm_action"] == "upgrade"
-    assert doc["header"]["revision"] == 2 and doc["header"]["previous_revision"] == 1
-    assert doc["header"]["previous_chart"] == "shop-0.1.0"
-    assert doc["header"]["helm_version"] == helm.parent.name
-    assert changes_of(doc) == EXAMPLE_UPGRADE
-    assert [c["helm_order"] for c in doc["changes"]] == sorted(c["helm_order"] for c in doc["changes"])
-    image = [f for f in doc["changes"][2]["fields"] if f["path"] == "/spec/template/spec/containers/0/image"]
-    assert image == [{"path": "/spec/template/spec/containers/0/image", "op": "replace",
-                      "before": "nginx:1.25", "after": "nginx:1.27"}]
-    assert doc["summary"] == {"create": 2, "update": 3, "delete": 1}
-    tasks = {t["name"]: t for t in doc["tasks"]}
-    assert tasks["Job/shop-migrate"]["action"] == "update" and tasks["Job/shop-migrate"]["will_run"] is True
-    assert tasks["Job/shop-seed"]["will_run"] is False
-    assert tasks["CronJob/shop-cleanup"]["phase"] == "schedule"
-    assert doc["chart_crds"][0]["lifecycle"] == "not-on-upgrade"
+    assert_example_upgrade(doc, helm)
     # helm read the release from its Secret, then did the server dry run: reads only.
     _assert_read_only(kube)
     paths = [r.path for r in kube.requests]

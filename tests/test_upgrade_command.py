@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import EXAMPLE, EXAMPLE_UPGRADE, changes_of, Store, run_plan, write_chart
+from conftest import EXAMPLE, Store, assert_example_upgrade, changes_of, run_plan, write_chart
 
 
 
@@ -34,23 +34,7 @@ def test_upgrade_plans_creates_updates_deletes_in_helm_order(helm: Path, store: 
     result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json",
                       helm=helm, store=store)
     assert result.code == 0, result.err
-    doc = result.json()
-    assert doc["helm_action"] == "upgrade"
-    assert doc["header"]["revision"] == 2 and doc["header"]["previous_revision"] == 1
-    assert doc["header"]["previous_chart"] == "shop-0.1.0"
-    assert doc["header"]["helm_version"] == helm.parent.name
-    assert changes_of(doc) == EXAMPLE_UPGRADE
-    assert [c["helm_order"] for c in doc["changes"]] == sorted(c["helm_order"] for c in doc["changes"])
-    deployment = doc["changes"][2]
-    image = [f for f in deployment["fields"] if f["path"] == "/spec/template/spec/containers/0/image"]
-    assert image == [{"path": "/spec/template/spec/containers/0/image", "op": "replace",
-                      "before": "nginx:1.25", "after": "nginx:1.27"}]
-    assert doc["summary"] == {"create": 2, "update": 3, "delete": 1}
-    tasks = {t["name"]: t for t in doc["tasks"]}
-    assert tasks["Job/shop-migrate"]["action"] == "update" and tasks["Job/shop-migrate"]["will_run"] is True
-    assert tasks["Job/shop-seed"]["will_run"] is False  # post-install only: not on an upgrade
-    assert tasks["CronJob/shop-cleanup"]["phase"] == "schedule"
-    assert doc["chart_crds"][0]["lifecycle"] == "not-on-upgrade"
+    assert_example_upgrade(result.json(), helm)
 
 
 def test_upgrade_text_output(helm: Path, store: Store) -> None:
