@@ -31,8 +31,7 @@ HOOK_EVENTS: Mapping[str, str] = {
     "test": "test", "test-success": "test",
 }
 
-_SOURCE_LINE = re.compile(r"^# Source: (.*?)\s*$", re.MULTILINE)
-_SEPARATOR_LINE = re.compile(r"^---", re.MULTILINE)
+_MARKER_LINE = re.compile(r"^(?:# Source: (.*?)[ \t\r]*$|---)", re.MULTILINE)
 _CRD_PATH = re.compile(r"^[^/]+(?:/charts/[^/]+)*/crds/")
 _GO_ATOI = re.compile(r"[+-]?[0-9]+\Z")
 
@@ -70,20 +69,21 @@ class Rendered:
     dropped: tuple[str, ...] = field(default=())  # why documents were left out, one line each
 
 
-def _newline_offsets(text: str) -> list[int]:
-    return [m.start() for m in re.finditer("\n", text)]
-
-
 class _SourceIndex:
     """Maps a line of the stream to the `# Source:` comment of the document holding it."""
 
     def __init__(self, text: str) -> None:
-        newlines = _newline_offsets(text)
-        self._sources: list[tuple[int, str]] = [
-            (bisect.bisect_left(newlines, m.start()), m.group(1)) for m in _SOURCE_LINE.finditer(text)
-        ]
+        self._sources: list[tuple[int, str]] = []
+        self._separators: list[int] = []
+        line, offset = 0, 0
+        for match in _MARKER_LINE.finditer(text):
+            line += text.count("\n", offset, match.start())
+            offset = match.start()
+            if match.group(1) is not None:
+                self._sources.append((line, match.group(1)))
+            else:
+                self._separators.append(line)
         self._source_lines = [line for line, _ in self._sources]
-        self._separators = [bisect.bisect_left(newlines, m.start()) for m in _SEPARATOR_LINE.finditer(text)]
 
     def source_at(self, line: int) -> str:
         i = bisect.bisect_right(self._source_lines, line) - 1
