@@ -38,6 +38,8 @@ class FieldOp(enum.Enum):
     ADD = "add"  # present only after
     REMOVE = "remove"  # present only before
     REPLACE = "replace"  # a scalar change, or a change of JSON type
+    REORDER = "reorder"  # the same list entries in another order; before/after name them in order
+    RENAME = "rename"  # a keyed list entry whose key changed; before/after are its old and new key
 
 
 class HelmAction(enum.Enum):
@@ -103,12 +105,25 @@ class ResourceRef:
 
 @dataclass(frozen=True)
 class FieldChange:
-    """One structural difference. `path` is an RFC 6901 JSON Pointer."""
+    """One structural difference. `path` is an RFC 6901 JSON Pointer.
+
+    List indices in `path` count in the desired list, except for a `remove`, which names the
+    entry where it was. `keys` names each keyed list entry on the path (pointer of the entry,
+    its key fields), so a reader need not count. A changed multi-line string carries its
+    `lines` (a unified diff with context); a string holding JSON or YAML, or an atomic list,
+    carries its inner changes as `parts` (pointers relative to the value; `parts_of` says
+    which). `equivalent` marks two spellings of one Kubernetes quantity: not a real change.
+    """
 
     path: str
     op: FieldOp
     before: Any = None
     after: Any = None
+    keys: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    lines: tuple[str, ...] = ()
+    parts: tuple["FieldChange", ...] = ()
+    parts_of: str = ""  # "json", "yaml" or "entries"
+    equivalent: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,6 +145,9 @@ class ResourceChange:
     fields: tuple[FieldChange, ...] = ()
     helm_order: int = 0  # position in Helm's apply order, set by the planner
     source: str = ""  # the template path of the declaration used
+    # A delete and a create of one kind with close content: probably one object renamed.
+    # Each side names the other.
+    likely_rename: ResourceRef | None = None
 
 
 @dataclass(frozen=True)
@@ -235,8 +253,8 @@ def _check_change(change: ResourceChange) -> None:
     if (change.before is not None) != want_before or (change.after is not None) != want_after:
         raise ValueError(f"{change.resource}: a {change.action.value} must have "
                          f"{'before' if want_before else 'no before'} and {'after' if want_after else 'no after'}")
-    if change.action is Action.UPDATE and not change.fields:
-        raise ValueError(f"{change.resource}: an update needs at least one field change")
+    if change.action is Action.UPDATE and all(f.equivalent for f in change.fields):
+        raise ValueError(f"{change.resource}: an update needs at least one real field change")
     for f in change.fields:
         if not isinstance(f.op, FieldOp) or not (f.path == "" or f.path.startswith("/")):
             raise ValueError(f"{change.resource}: bad field change {f!r}")

@@ -2,15 +2,23 @@
 
 A value is sensitive when it sits under a core Secret's `data` or `stringData`, or in a
 `kubectl.kubernetes.io/last-applied-configuration` annotation (which copies whole objects).
-Renderers call `field_view` for each field change; unless the user asked for secrets, a
-sensitive value is replaced by a `Masked` marker that only says how long the value is.
+Unless the user asked for secrets, renderers see each field change through a `Redactor`:
+a sensitive value becomes a `Masked` marker that says only how long the value is (decoded
+bytes, for `data`) and carries a token. Equal values within one plan share a token (as kapp
+does), so a reader sees that two keys got the same value; no hash of a value is ever shown,
+and line diffs or inner changes of a sensitive value are dropped.
+
+Tokens are numbered in plan order (changes, then tasks), once per plan, so every renderer,
+and a saved plan shown again, gives the same numbers.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import base64
+import binascii
+from dataclasses import dataclass, replace
+from typing import Any, Iterable
 
-from deployah_plan.model import FieldChange, ResourceRef
+from deployah_plan.model import FieldChange, Plan, ResourceRef
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _LAST_APPLIED_POINTER = "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
@@ -18,61 +26,122 @@ _LAST_APPLIED_POINTER = "/metadata/annotations/kubectl.kubernetes.io~1last-appli
 
 @dataclass(frozen=True)
 class Masked:
-    """Stands for a hidden value of `length` characters (or entries, for a mapping)."""
+    """Stands for a hidden value of `length` bytes; equal values in one plan share `token`."""
 
     length: int
+    token: int = 0
 
     def __str__(self) -> str:
-        return f"(sensitive value, {self.length} bytes)"
+        token = f" #{self.token}" if self.token else ""
+        return f"(sensitive{token}, {self.length} bytes)"
 
 
 def is_secret(ref: ResourceRef) -> bool:
     return ref.kind == "Secret" and ref.group == ""
 
 
-def _sensitive_path(ref: ResourceRef, path: str) -> bool:
-    if path.startswith(_LAST_APPLIED_POINTER) or path == "/metadata/annotations" or path == "/metadata":
+def sensitive_path(ref: ResourceRef, path: str) -> bool:
+    if path.startswith(_LAST_APPLIED_POINTER) or path in ("/metadata/annotations", "/metadata"):
         return True
     if not is_secret(ref):
         return False
     return path in ("", "/data", "/stringData") or path.startswith(("/data/", "/stringData/"))
 
 
-def mask(value: Any) -> Any:
-    """Every leaf value replaced by its length; the shape (keys) stays visible."""
-    if isinstance(value, dict):
-        return {k: mask(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [mask(v) for v in value]
-    if value is None:
-        return None
-    return Masked(len(value) if isinstance(value, str) else len(str(value)))
+def fold_string_data(obj: dict[str, Any]) -> dict[str, Any]:
+    """A Secret as the API server stores it: `stringData` merged into `data`, base64-encoded,
+    each stringData key overriding the data key of the same name."""
+    string_data = obj.get("stringData")
+    if not isinstance(string_data, dict):
+        return obj
+    data = dict(obj.get("data") or {})
+    for key, value in string_data.items():
+        text = value if isinstance(value, str) else "" if value is None else str(value)
+        data[key] = base64.b64encode(text.encode()).decode()
+    folded = {k: v for k, v in obj.items() if k != "stringData"}
+    folded["data"] = data
+    return folded
 
 
-def _mask_whole_object(ref: ResourceRef, value: Any, path: str) -> Any:
-    """A value that contains a secret's data or a last-applied annotation, with those masked."""
-    if not isinstance(value, dict):
-        return mask(value)
-    out = dict(value)
-    if path == "/metadata/annotations" and LAST_APPLIED in out:
-        out[LAST_APPLIED] = mask(out[LAST_APPLIED])
-    elif path == "/metadata" and isinstance(out.get("annotations"), dict) and LAST_APPLIED in out["annotations"]:
-        out["annotations"] = {**out["annotations"], LAST_APPLIED: mask(out["annotations"][LAST_APPLIED])}
-    elif path in ("/data", "/stringData"):
-        out = mask(out)
-    elif path == "" and is_secret(ref):
-        for key in ("data", "stringData"):
-            if key in out:
-                out[key] = mask(out[key])
-    return out
+def _secret_bytes(path: str, value: Any) -> bytes:
+    """What a sensitive leaf really holds: decoded bytes for Secret `data`, else its text."""
+    text = value if isinstance(value, str) else str(value)
+    if path.startswith("/data"):
+        try:
+            return base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            pass
+    return text.encode()
 
 
-def field_view(ref: ResourceRef, change: FieldChange, show_secrets: bool) -> tuple[Any, Any]:
-    """The before and after values a renderer may print for this change."""
-    if show_secrets or not _sensitive_path(ref, change.path):
-        return change.before, change.after
-    if change.path.startswith(("/data/", "/stringData/", _LAST_APPLIED_POINTER)):
-        return (None if change.before is None else mask(change.before),
-                None if change.after is None else mask(change.after))
-    return (None if change.before is None else _mask_whole_object(ref, change.before, change.path),
-            None if change.after is None else _mask_whole_object(ref, change.after, change.path))
+class Redactor:
+    """Turns field changes into what a reader may see; one per plan (see the module doc)."""
+
+    def __init__(self, show_secrets: bool = False) -> None:
+        self.show_secrets = show_secrets
+        self._tokens: dict[bytes, int] = {}
+
+    @classmethod
+    def for_plan(cls, plan: Plan, show_secrets: bool = False) -> "Redactor":
+        redactor = cls(show_secrets)
+        if not show_secrets:
+            for ref, change in _plan_fields(plan):
+                redactor.view(ref, change)  # numbers the tokens in plan order
+        return redactor
+
+    def _leaf(self, path: str, value: Any) -> Masked:
+        secret = _secret_bytes(path, value)
+        token = self._tokens.setdefault(secret, len(self._tokens) + 1)
+        return Masked(len(secret), token)
+
+    def mask(self, value: Any, path: str) -> Any:
+        """Every leaf replaced by a Masked marker; the shape (keys) stays visible."""
+        if isinstance(value, dict):
+            return {k: self.mask(v, f"{path}/{k}") for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.mask(v, path) for v in value]
+        if value is None:
+            return None
+        return self._leaf(path, value)
+
+    def _mask_container(self, ref: ResourceRef, value: Any, path: str) -> Any:
+        """A value that contains a Secret's data or a last-applied annotation, those masked."""
+        if not isinstance(value, dict):
+            return self.mask(value, path)
+        out = dict(value)
+        if path == "/metadata/annotations" and LAST_APPLIED in out:
+            out[LAST_APPLIED] = self.mask(out[LAST_APPLIED], _LAST_APPLIED_POINTER)
+        elif path == "/metadata" and isinstance(out.get("annotations"), dict) and LAST_APPLIED in out["annotations"]:
+            out["annotations"] = {**out["annotations"],
+                                  LAST_APPLIED: self.mask(out["annotations"][LAST_APPLIED], _LAST_APPLIED_POINTER)}
+        elif path in ("/data", "/stringData"):
+            out = self.mask(out, path)
+        elif path == "" and is_secret(ref):
+            for key in ("data", "stringData"):
+                if key in out:
+                    out[key] = self.mask(out[key], f"/{key}")
+        return out
+
+    def view(self, ref: ResourceRef, change: FieldChange) -> FieldChange:
+        """The change as a reader may see it."""
+        if self.show_secrets or not sensitive_path(ref, change.path):
+            return change
+        leaf = change.path.startswith(("/data/", "/stringData/", _LAST_APPLIED_POINTER))
+
+        def masked(value: Any) -> Any:
+            if value is None:
+                return None
+            return self.mask(value, change.path) if leaf else self._mask_container(ref, value, change.path)
+
+        return replace(change, before=masked(change.before), after=masked(change.after), lines=(), parts=(),
+                       parts_of="")
+
+
+def _plan_fields(plan: Plan) -> Iterable[tuple[ResourceRef, FieldChange]]:
+    for change in plan.changes:
+        for field in change.fields:
+            yield change.resource, field
+    for task in plan.tasks:
+        for definition in task.definitions:
+            for field in definition.fields:
+                yield definition.resource, field

@@ -90,7 +90,8 @@ def assert_example_upgrade(doc: dict[str, Any], helm: Path) -> None:
     assert [c["helm_order"] for c in doc["changes"]] == sorted(c["helm_order"] for c in doc["changes"])
     image = [f for f in doc["changes"][2]["fields"] if f["path"] == "/spec/template/spec/containers/0/image"]
     assert image == [{"path": "/spec/template/spec/containers/0/image", "op": "replace",
-                      "before": "nginx:1.25", "after": "nginx:1.27"}]
+                      "before": "nginx:1.25", "after": "nginx:1.27",
+                      "keys": {"/spec/template/spec/containers/0": {"name": "web"}}}]
     assert doc["summary"] == {"create": 2, "update": 3, "delete": 1}
     tasks = {t["name"]: t for t in doc["tasks"]}
     assert tasks["Job/shop-migrate"]["action"] == "update" and tasks["Job/shop-migrate"]["will_run"] is True

@@ -43,7 +43,7 @@ def test_upgrade_text_output(helm: Path, store: Store) -> None:
     assert result.code == 0, result.err
     assert "Plan: 2 to create, 3 to update, 1 to delete. 1 hook changed." in result.out
     assert "~ Deployment shop/shop-web" in result.out
-    assert "spec.template.spec.containers[0].image: \"nginx:1.25\" -> \"nginx:1.27\"" in result.out
+    assert "spec.template.spec.containers[name=web].image: \"nginx:1.25\" -> \"nginx:1.27\"" in result.out
     assert "\x1b[" not in result.out  # not a terminal: no colour
     assert "s3cret" not in result.out
 
@@ -80,7 +80,8 @@ def test_hook_only_change_is_an_upgrade(helm: Path, store: Store, tmp_path: Path
     assert task["action"] == "update" and task["will_run"] is True
     assert task["definitions"][0]["fields"] == [{
         "path": "/spec/template/spec/containers/0/image", "op": "replace",
-        "before": "migrate:1", "after": "migrate:2"}]
+        "before": "migrate:1", "after": "migrate:2",
+        "keys": {"/spec/template/spec/containers/0": {"name": "m"}}}]
 
 
 def test_values_of_the_previous_release_are_reused_when_none_are_given(helm: Path, store: Store, tmp_path: Path) -> None:

@@ -1,16 +1,42 @@
-"""Field-level differences between two parsed objects, as RFC 6901 JSON Pointers.
+"""Field-level differences between two parsed objects, matched the way Kubernetes matches them.
 
-Values compare as Kubernetes compares them after parsing: key order and encoding never
-matter; a boolean is never equal to a number; an integer equals the same float.
+The result is the smallest true set of `FieldChange`s, named by RFC 6901 JSON Pointers.
+
+- Values compare as Kubernetes compares them after parsing: key order and encoding never
+  matter; a boolean is never equal to a number; an integer equals the same float.
+- Lists follow the kind's schema (`core.schema`): a keyed list matches entries by their key
+  fields (inserting one env var is one `add`; a changed image is one `replace` under its
+  container; a keyed entry whose key changed but whose content is close is one `rename`); a
+  set list compares as a set; an atomic list is one value, shown with an entry diff. Lists the
+  schema does not know are unkeyed: command-line flags match by flag name, other entries by
+  content, then by position. Entries matched out of order give one `reorder`.
+- A changed multi-line string carries a line diff with context; a string holding a JSON or
+  YAML document carries the structural changes inside it.
+- Two spellings of one quantity where the schema says quantity (`1000m`, `1`) give an
+  `equivalent` change, which is not a real one.
+
+Indices in pointers count in the desired list, except for a `remove`, which names the entry
+where it was in the previous list (see `FieldChange`).
 """
 from __future__ import annotations
 
+import difflib
+import json
 import math
-from typing import Any
+import re
+from typing import Any, Iterable, Mapping
 
+from deployah_plan.core import quantity
+from deployah_plan.core.schema import KEY_DEFAULTS, QUANTITY, Node, Spec, root
 from deployah_plan.model import FieldChange, FieldOp
+from deployah_plan.yamlkube import YAMLError, load_all
 
 _NUMBERS = (int, float)
+_SCALARS = (str, int, float, bool, type(None))
+_FLAG = re.compile(r"--?[A-Za-z0-9][^=\s]*")
+_RENAME_SIMILARITY = 0.6  # share of equal leaves (key fields aside) that makes a rename
+_MAX_RENAME_CANDIDATES = 64  # removed x added pairs scored at most this many each way
+Key = tuple[Any, ...]
 
 
 def escape(token: str) -> str:
@@ -39,32 +65,330 @@ def same(a: Any, b: Any) -> bool:
     return ta is tb and a == b
 
 
-def diff(before: Any, after: Any, path: str = "") -> list[FieldChange]:
-    """The changes that turn `before` into `after`, in document order."""
-    out: list[FieldChange] = []
-    _walk(before, after, path, out)
+def diff(before: Any, after: Any, schema: Node | None = None) -> list[FieldChange]:
+    """The changes that turn `before` into `after`, in document order. `schema` is the node of
+    the top-level value (None: no list keys or quantities are known)."""
+    walker = _Walker()
+    walker.value(before, after, Spec("o", node=schema) if schema else None)
+    return walker.out
+
+
+def diff_objects(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[FieldChange]:
+    """`diff` of two Kubernetes objects, with the schema of the desired object's kind."""
+    return diff(before, after, root(after.get("apiVersion"), after.get("kind")))
+
+
+def _digest(value: Any) -> str:
+    """Content identity of a list entry (JSON semantics: 1 and 1.0 are one number)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, allow_nan=True)
+
+
+def _leaves(value: Any, prefix: str = "") -> Iterable[tuple[str, str]]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _leaves(child, f"{prefix}/{key}")
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _leaves(child, f"{prefix}/{index}")
+    else:
+        yield prefix, _digest(value)
+
+
+def similarity(a: Any, b: Any) -> float:
+    """Share of leaves (path and value) two values have in common, 0 to 1."""
+    left, right = set(_leaves(a)), set(_leaves(b))
+    if not left and not right:
+        return 1.0
+    return 2 * len(left & right) / (len(left) + len(right))
+
+
+def _without(entry: Mapping[str, Any], fields: Iterable[str]) -> dict[str, Any]:
+    drop = set(fields)
+    return {k: v for k, v in entry.items() if k not in drop}
+
+
+def _list_keys(entries: list[Any], fields: tuple[str, ...]) -> list[Key] | None:
+    """Each entry's key, or None when some entry has no key, a compound key, or a duplicate."""
+    keys: list[Key] = []
+    for entry in entries:
+        if type(entry) is not dict:
+            return None
+        key = tuple(entry.get(f, KEY_DEFAULTS.get(f)) for f in fields)
+        if all(v is None for v in key) or not all(isinstance(v, _SCALARS) for v in key):
+            return None
+        keys.append(key)
+    return keys if len(set(keys)) == len(keys) else None
+
+
+def _key_view(entry: Mapping[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    """The key fields an entry declares, for readers."""
+    return {f: entry[f] for f in fields if f in entry}
+
+
+def _embedded(a: str, b: str) -> tuple[str, Any, Any] | None:
+    """Both strings parsed as one JSON or YAML document (an object or a list), or None."""
+    sa, sb = a.lstrip(), b.lstrip()
+    if sa[:1] in ("{", "[") and sb[:1] in ("{", "["):
+        try:
+            return "json", json.loads(a), json.loads(b)
+        except ValueError:
+            pass
+    if "\n" not in a.rstrip("\n") and "\n" not in b.rstrip("\n"):
+        return None
+    try:
+        da, db = [d.value for d in load_all(a)], [d.value for d in load_all(b)]
+    except YAMLError:
+        return None
+    if len(da) == 1 and len(db) == 1 and isinstance(da[0], (dict, list)) and isinstance(db[0], (dict, list)):
+        return "yaml", da[0], db[0]
+    return None
+
+
+def line_diff(a: str, b: str, context: int = 2) -> tuple[str, ...]:
+    """A unified diff of two multi-line strings: hunk headers and lines, no file header."""
+    lines = difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=context)
+    return tuple(line for index, line in enumerate(lines) if index >= 2)
+
+
+class _Walker:
+    """Walks two values and a schema together; `tokens` is the current path, unescaped, and
+    `keyed` the keyed list entries on it (depth in tokens, key), turned into pointers only
+    when a change is recorded."""
+
+    def __init__(self) -> None:
+        self.out: list[FieldChange] = []
+        self.tokens: list[str] = []
+        self.keyed: list[tuple[int, dict[str, Any]]] = []
+
+    def _pointer(self, depth: int | None = None) -> str:
+        tokens = self.tokens if depth is None else self.tokens[:depth]
+        return "".join("/" + escape(t) for t in tokens)
+
+    def emit(self, op: FieldOp, before: Any, after: Any, **extra: Any) -> None:
+        keys = tuple((self._pointer(depth), key) for depth, key in self.keyed)
+        self.out.append(FieldChange(self._pointer(), op, before, after, keys, **extra))
+
+    def at(self, token: str | int, op: FieldOp, before: Any, after: Any, key: dict[str, Any] | None = None) -> None:
+        self.tokens.append(str(token))
+        if key is not None:
+            self.keyed.append((len(self.tokens), key))
+        self.emit(op, before, after)
+        if key is not None:
+            self.keyed.pop()
+        self.tokens.pop()
+
+    def value(self, a: Any, b: Any, spec: Spec | None) -> None:
+        ta, tb = type(a), type(b)
+        if ta is tb and ta is not dict and ta is not list and a == b:
+            return
+        if ta is dict and tb is dict:
+            self.mapping(a, b, spec)
+        elif ta is list and tb is list:
+            self.sequence(a, b, spec)
+        elif same(a, b):
+            return
+        elif spec is QUANTITY and quantity.equivalent(a, b):
+            self.emit(FieldOp.REPLACE, a, b, equivalent=True)
+        elif ta is str and tb is str:
+            self.string(a, b)
+        else:
+            self.emit(FieldOp.REPLACE, a, b)
+
+    def mapping(self, a: dict[str, Any], b: dict[str, Any], spec: Spec | None) -> None:
+        fields = spec.node.fields if spec is not None and spec.node is not None else None
+        value_spec = spec.value if spec is not None and spec.kind == "m" else None
+        tokens = self.tokens
+        for key, va in a.items():
+            tokens.append(key)
+            if key in b:
+                vb = b[key]
+                if va is not vb:
+                    self.value(va, vb, fields.get(key) if fields is not None else value_spec)
+            else:
+                self.emit(FieldOp.REMOVE, va, None)
+            tokens.pop()
+        for key, vb in b.items():
+            if key not in a:
+                tokens.append(key)
+                self.emit(FieldOp.ADD, None, vb)
+                tokens.pop()
+
+    def string(self, a: str, b: str) -> None:
+        if "\n" in a or "\n" in b or a.lstrip()[:1] in ("{", "["):
+            embedded = _embedded(a, b)
+            if embedded is not None:
+                form, da, db = embedded
+                inner = diff(da, db)
+                if inner:
+                    self.emit(FieldOp.REPLACE, a, b, parts=tuple(inner), parts_of=form)
+                    return
+            if "\n" in a.rstrip("\n") or "\n" in b.rstrip("\n"):
+                self.emit(FieldOp.REPLACE, a, b, lines=line_diff(a, b))
+                return
+        self.emit(FieldOp.REPLACE, a, b)
+
+    # Lists -----------------------------------------------------------------------------
+
+    def sequence(self, a: list[Any], b: list[Any], spec: Spec | None) -> None:
+        if spec is not None and spec.kind == "l":
+            if spec.list_type == "map" and self.keyed_list(a, b, spec):
+                return
+            if spec.list_type == "set":
+                self.set_list(a, b)
+                return
+            if spec.list_type == "atomic":
+                if not same(a, b):
+                    inner = _Walker()
+                    inner.unkeyed_list(a, b, spec.value)
+                    self.emit(FieldOp.REPLACE, a, b, parts=tuple(inner.out), parts_of="entries")
+                return
+            self.unkeyed_list(a, b, spec.value)
+            return
+        self.unkeyed_list(a, b, None)
+
+    def keyed_list(self, a: list[Any], b: list[Any], spec: Spec) -> bool:
+        """Entries matched by key; False when the entries cannot be keyed (the caller falls
+        back to unkeyed matching)."""
+        fields = spec.keys
+        ka, kb = _list_keys(a, fields), _list_keys(b, fields)
+        if ka is None or kb is None:
+            return False
+        index_a = {key: i for i, key in enumerate(ka)}
+        index_b = {key: j for j, key in enumerate(kb)}
+        pairs = {j: index_a[key] for j, key in enumerate(kb) if key in index_a}
+        removed = [i for i, key in enumerate(ka) if key not in index_b]
+        added = [j for j, key in enumerate(kb) if key not in index_a]
+        renames = _pair_renames(a, b, removed, added, fields)
+        pairs.update(renames)
+        self._reorder(pairs, lambda i: _key_view(a[i], fields))
+        depth = len(self.tokens) + 1
+        for j, entry in enumerate(b):
+            i = pairs.get(j)
+            self.tokens.append(str(j))
+            self.keyed.append((depth, _key_view(entry, fields)))
+            if i is None:
+                self.emit(FieldOp.ADD, None, entry)
+            elif j in renames:
+                self.emit(FieldOp.RENAME, _key_view(a[i], fields), _key_view(entry, fields))
+                self.value(_without(a[i], fields), _without(entry, fields), spec.value)
+            elif a[i] is not entry:
+                self.value(a[i], entry, spec.value)
+            self.keyed.pop()
+            self.tokens.pop()
+        renamed = set(renames.values())
+        for i in removed:
+            if i not in renamed:
+                self.at(i, FieldOp.REMOVE, a[i], None, _key_view(a[i], fields))
+        return True
+
+    def set_list(self, a: list[Any], b: list[Any]) -> None:
+        if same(a, b):
+            return
+        pairs = _match_by_digest(a, b, set(), set())
+        matched_a = set(pairs.values())
+        for j, entry in enumerate(b):
+            if j not in pairs:
+                self.at(j, FieldOp.ADD, None, entry)
+        for i, entry in enumerate(a):
+            if i not in matched_a:
+                self.at(i, FieldOp.REMOVE, entry, None)
+
+    def unkeyed_list(self, a: list[Any], b: list[Any], item: Spec | None) -> None:
+        if len(a) == len(b) and all(same(x, y) for x, y in zip(a, b)):
+            return
+        pairs = _match_unkeyed(a, b)
+        self._reorder(pairs, lambda i: i)
+        for j, entry in enumerate(b):
+            i = pairs.get(j)
+            if i is None:
+                self.at(j, FieldOp.ADD, None, entry)
+            else:
+                self.tokens.append(str(j))
+                self.value(a[i], entry, item)
+                self.tokens.pop()
+        matched_a = set(pairs.values())
+        for i, entry in enumerate(a):
+            if i not in matched_a:
+                self.at(i, FieldOp.REMOVE, entry, None)
+
+    def _reorder(self, pairs: Mapping[int, int], label: Any) -> None:
+        """One `reorder` change when matched entries changed their relative order; before and
+        after name the matched entries (by key, or by previous index) in each order."""
+        by_desired = [pairs[j] for j in sorted(pairs)]
+        if all(x < y for x, y in zip(by_desired, by_desired[1:])):
+            return
+        self.emit(FieldOp.REORDER, [label(i) for i in sorted(by_desired)], [label(i) for i in by_desired])
+
+
+def _pair_renames(a: list[Any], b: list[Any], removed: list[int], added: list[int],
+                  fields: tuple[str, ...]) -> dict[int, int]:
+    """Removed and added keyed entries whose content (key fields aside) is close: desired
+    index -> previous index. Greedy by similarity, best pairs first."""
+    if not removed or not added:
+        return {}
+    scored = []
+    for i in removed[:_MAX_RENAME_CANDIDATES]:
+        rest_a = _without(a[i], fields)
+        if not rest_a:
+            continue
+        for j in added[:_MAX_RENAME_CANDIDATES]:
+            score = similarity(rest_a, _without(b[j], fields))
+            if score >= _RENAME_SIMILARITY:
+                scored.append((-score, i, j))
+    scored.sort()
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for _, i, j in scored:
+        if j not in out and i not in used:
+            out[j] = i
+            used.add(i)
     return out
 
 
-def _walk(a: Any, b: Any, path: str, out: list[FieldChange]) -> None:
-    ta, tb = type(a), type(b)
-    if ta is dict and tb is dict:
-        for key, value in a.items():
-            child = f"{path}/{escape(key)}"
-            if key in b:
-                _walk(value, b[key], child, out)
-            else:
-                out.append(FieldChange(child, FieldOp.REMOVE, value, None))
-        for key, value in b.items():
-            if key not in a:
-                out.append(FieldChange(f"{path}/{escape(key)}", FieldOp.ADD, None, value))
-    elif ta is list and tb is list:
-        common = min(len(a), len(b))
-        for i in range(common):
-            _walk(a[i], b[i], f"{path}/{i}", out)
-        for i in range(common, len(b)):
-            out.append(FieldChange(f"{path}/{i}", FieldOp.ADD, None, b[i]))
-        for i in range(len(a) - 1, common - 1, -1):
-            out.append(FieldChange(f"{path}/{i}", FieldOp.REMOVE, a[i], None))
-    elif not same(a, b):
-        out.append(FieldChange(path, FieldOp.REPLACE, a, b))
+def _flag_name(entry: Any) -> str | None:
+    if type(entry) is str and _FLAG.match(entry):
+        return entry.split("=", 1)[0]
+    return None
+
+
+def _match_by_digest(a: list[Any], b: list[Any], taken_a: set[int], taken_b: set[int]) -> dict[int, int]:
+    """Equal entries, first come first matched: desired index -> previous index."""
+    waiting: dict[str, list[int]] = {}
+    for i, entry in enumerate(a):
+        if i not in taken_a:
+            waiting.setdefault(_digest(entry), []).append(i)
+    pairs: dict[int, int] = {}
+    for j, entry in enumerate(b):
+        if j in taken_b:
+            continue
+        queue = waiting.get(_digest(entry))
+        if queue:
+            pairs[j] = queue.pop(0)
+    return pairs
+
+
+def _match_unkeyed(a: list[Any], b: list[Any]) -> dict[int, int]:
+    """Desired index -> previous index for entries of lists with no keys: flags by flag name
+    (when the name is unique on both sides), then equal content, then position."""
+    pairs: dict[int, int] = {}
+    names_a: dict[str, list[int]] = {}
+    names_b: dict[str, list[int]] = {}
+    for i, entry in enumerate(a):
+        name = _flag_name(entry)
+        if name:
+            names_a.setdefault(name, []).append(i)
+    for j, entry in enumerate(b):
+        name = _flag_name(entry)
+        if name:
+            names_b.setdefault(name, []).append(j)
+    for name, (j, *more_b) in names_b.items():
+        found = names_a.get(name)
+        if found and len(found) == 1 and not more_b:
+            pairs[j] = found[0]
+    pairs.update(_match_by_digest(a, b, set(pairs.values()), set(pairs)))
+    matched_a = set(pairs.values())
+    rest_a = [i for i in range(len(a)) if i not in matched_a]
+    rest_b = [j for j in range(len(b)) if j not in pairs]
+    for i, j in zip(rest_a, rest_b):
+        pairs[j] = i
+    return pairs

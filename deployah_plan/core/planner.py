@@ -4,10 +4,10 @@ Pure: no subprocess, no network, no printing. Sources hand it parsed streams.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Mapping
 
-from deployah_plan.core.diff import diff
+from deployah_plan.core.diff import diff_objects, similarity
 from deployah_plan.errors import ManifestError
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key
 from deployah_plan.manifests import Document, Hook, Rendered
@@ -15,6 +15,7 @@ from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, FieldChange, Header, HelmAction, HookDefinition, Plan, ResourceChange,
     ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
+from deployah_plan.redact import fold_string_data
 
 Identity = tuple[str, str, str, str]
 
@@ -75,6 +76,8 @@ class _Identifier:
                     f"two {what} objects have the same identity {ref} ({first.where} and {doc.where})",
                     "Helm cannot install both; rename one or remove the duplicate",
                 )
+            if ref.kind == "Secret" and ref.group == "" and "stringData" in doc.obj:
+                doc = replace(doc, obj=fold_string_data(doc.obj))
             found[ref_id] = (ref, doc)
         return found
 
@@ -83,6 +86,7 @@ def _resource_changes(
     previous: Mapping[Identity, tuple[ResourceRef, Document]],
     desired: Mapping[Identity, tuple[ResourceRef, Document]],
     rank: Mapping[str, int],
+    notes: list[Warning],
 ) -> list[ResourceChange]:
     changes: list[ResourceChange] = []
     # Helm applies the target in install kind order, keeping manifest order within a kind.
@@ -92,16 +96,57 @@ def _resource_changes(
         if ref.generate_name or old is None:
             changes.append(ResourceChange(ref, Action.CREATE, None, doc.obj, (), order, doc.source))
             continue
-        fields = diff(old[1].obj, doc.obj)
-        if fields:
+        fields = diff_objects(old[1].obj, doc.obj)
+        if any(not f.equivalent for f in fields):
             changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source))
+        elif fields:
+            notes.append(Warning(
+                "equivalent-only",
+                f"{ref}: only equal quantities written differently ({_quantities(fields)}); not a change",
+                Severity.INFO, ref,
+            ))
     # Then it deletes what left the release, in previous-release order.
     start = len(ordered)
     leaving = [(ref, doc) for ident, (ref, doc) in previous.items() if ident not in desired and not ref.generate_name]
     leaving.sort(key=lambda item: item[1].position)
     for offset, (ref, doc) in enumerate(leaving):
         changes.append(ResourceChange(ref, Action.DELETE, doc.obj, None, (), start + offset, doc.source))
-    return changes
+    return _link_renames(changes)
+
+
+def _quantities(fields: Iterable[FieldChange]) -> str:
+    return ", ".join(f"{f.path.rsplit('/', 1)[-1]} {f.before} = {f.after}" for f in fields)
+
+
+_RENAME_SIMILARITY = 0.8  # share of equal leaves (name aside) for a delete and a create to look like one object
+
+
+def _content(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """An object without what a rename changes anyway (its name, and Helm's bookkeeping)."""
+    meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in ("name", "namespace")}
+    return {**obj, "metadata": meta}
+
+
+def _link_renames(changes: list[ResourceChange]) -> list[ResourceChange]:
+    """Pairs each delete with the most similar create of the same group and kind, when close."""
+    creates = [c for c in changes if c.action is Action.CREATE and not c.resource.generate_name]
+    deletes = [c for c in changes if c.action is Action.DELETE]
+    if not creates or not deletes:
+        return changes
+    scored = []
+    for gone in deletes:
+        old = _content(gone.before or {})
+        for new in creates:
+            if (new.resource.group, new.resource.kind) == (gone.resource.group, gone.resource.kind):
+                score = similarity(old, _content(new.after or {}))
+                if score >= _RENAME_SIMILARITY:
+                    scored.append((-score, gone.helm_order, new.helm_order, gone, new))
+    scored.sort(key=lambda item: item[:3])
+    linked: dict[int, ResourceRef] = {}
+    for _, _, _, gone, new in scored:
+        if id(gone) not in linked and id(new) not in linked:
+            linked[id(gone)], linked[id(new)] = new.resource, gone.resource
+    return [replace(c, likely_rename=linked[id(c)]) if id(c) in linked else c for c in changes]
 
 
 def _hook_phase(events: tuple[str, ...], action: HelmAction) -> TaskPhase:
@@ -136,8 +181,8 @@ def _hook_tasks(
         elif old is None:
             task_action = TaskAction.CREATE
         else:
-            fields = diff(old[1].obj, new[1].obj)
-            task_action = TaskAction.UPDATE if fields else TaskAction.UNCHANGED
+            fields = diff_objects(old[1].obj, new[1].obj)
+            task_action = TaskAction.UPDATE if any(not f.equivalent for f in fields) else TaskAction.UNCHANGED
         definition = HookDefinition(
             ref, task_action, old[1].obj if old else None, new[1].obj if new else None, tuple(fields)
         )
@@ -180,7 +225,8 @@ def make_plan(request: PlanRequest) -> Plan:
     want_hooks = identifier.index(request.desired.hooks, "desired hook")
 
     rank = kind_rank(install_order(request.helm_major))
-    changes = _resource_changes(prev_resources, want_resources, rank)
+    warnings = list(request.warnings)
+    changes = _resource_changes(prev_resources, want_resources, rank, warnings)
     fresh = request.previous is None
     provisional = HelmAction.INSTALL if fresh else HelmAction.UPGRADE
     tasks = _hook_tasks(prev_hooks, want_hooks, provisional)
@@ -195,7 +241,6 @@ def make_plan(request: PlanRequest) -> Plan:
                  (CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS) if fresh else CRDLifecycle.NOT_ON_UPGRADE)
         for doc in request.desired.crds
     ]
-    warnings = list(request.warnings)
     for reason in (*previous.dropped, *request.desired.dropped):
         warnings.append(Warning("dropped-document", reason, Severity.INFO))
     return build_plan(header, action, changes, tasks, crds, warnings)

@@ -10,8 +10,8 @@ import json
 import math
 from typing import Any
 
-from deployah_plan.model import Plan, ResourceRef
-from deployah_plan.redact import Masked, field_view
+from deployah_plan.model import FieldChange, Plan, ResourceRef
+from deployah_plan.redact import Masked, Redactor
 
 FORMAT_VERSION = "1.0"
 
@@ -26,7 +26,7 @@ def _ref(ref: ResourceRef) -> dict[str, Any]:
 def _plain(value: Any) -> Any:
     """JSON-safe copy: masked values become {"sensitive": true, "length": N}."""
     if isinstance(value, Masked):
-        return {"sensitive": True, "length": value.length}
+        return {"sensitive": True, "length": value.length, "token": value.token}
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -36,16 +36,28 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _fields(ref: ResourceRef, fields: Any, show_secrets: bool) -> list[dict[str, Any]]:
-    out = []
-    for change in fields:
-        before, after = field_view(ref, change, show_secrets)
-        out.append({"path": change.path, "op": change.op.value, "before": _plain(before), "after": _plain(after)})
+def _field(change: FieldChange) -> dict[str, Any]:
+    out: dict[str, Any] = {"path": change.path, "op": change.op.value,
+                           "before": _plain(change.before), "after": _plain(change.after)}
+    if change.keys:
+        out["keys"] = {pointer: _plain(dict(key)) for pointer, key in change.keys}
+    if change.equivalent:
+        out["equivalent"] = True
+    if change.lines:
+        out["line_diff"] = list(change.lines)
+    if change.parts:
+        out["parts_of"] = change.parts_of
+        out["parts"] = [_field(part) for part in change.parts]
     return out
+
+
+def _fields(ref: ResourceRef, fields: Any, redactor: Redactor) -> list[dict[str, Any]]:
+    return [_field(redactor.view(ref, change)) for change in fields]
 
 
 def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
     h = plan.header
+    redactor = Redactor.for_plan(plan, show_secrets)
     return {
         "format_version": FORMAT_VERSION,
         "header": {
@@ -59,7 +71,9 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "changes": [
             {
                 "resource": _ref(c.resource), "action": c.action.value, "helm_order": c.helm_order,
-                "source": c.source, "fields": _fields(c.resource, c.fields, show_secrets),
+                "source": c.source,
+                "likely_rename": _ref(c.likely_rename) if c.likely_rename else None,
+                "fields": _fields(c.resource, c.fields, redactor),
             }
             for c in plan.changes
         ],
@@ -70,7 +84,7 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
                 "resources": [_ref(r) for r in t.resources],
                 "definitions": [
                     {"resource": _ref(d.resource), "action": d.action.value,
-                     "fields": _fields(d.resource, d.fields, show_secrets)}
+                     "fields": _fields(d.resource, d.fields, redactor)}
                     for d in t.definitions
                 ],
             }

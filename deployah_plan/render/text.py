@@ -3,17 +3,17 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from deployah_plan.model import (
     Action, CRDLifecycle, FieldChange, FieldOp, HelmAction, Plan, ResourceRef, Severity, TaskAction,
     TaskPhase, TaskPlan,
 )
-from deployah_plan.redact import Masked, field_view
+from deployah_plan.redact import Masked, Redactor
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-",
-         FieldOp.ADD: "+", FieldOp.REMOVE: "-", FieldOp.REPLACE: "~"}
+         FieldOp.ADD: "+", FieldOp.REMOVE: "-", FieldOp.REPLACE: "~", FieldOp.REORDER: "~", FieldOp.RENAME: "~"}
 _COLOUR = {"+": "32", "~": "33", "-": "31", "!": "33", "bold": "1", "dim": "2"}
 _MAX_VALUE = 72
 
@@ -26,14 +26,23 @@ class _Style:
         return f"\x1b[{_COLOUR[key]}m{text}\x1b[0m" if self.colour and key in _COLOUR else text
 
 
-def readable_path(pointer: str) -> str:
-    """`/spec/containers/0/image` -> `spec.containers[0].image`."""
+def _key_label(key: Mapping[str, Any]) -> str:
+    return ",".join(f"{field}={value}" for field, value in key.items())
+
+
+def readable_path(pointer: str, keys: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> str:
+    """`/spec/containers/0/image` -> `spec.containers[0].image`, or `spec.containers[name=app].image`
+    when the entry's key is known."""
     if not pointer:
         return "(whole object)"
-    out = ""
+    by_prefix = dict(keys)
+    out, prefix = "", ""
     for raw in pointer[1:].split("/"):
+        prefix += "/" + raw
         token = raw.replace("~1", "/").replace("~0", "~")
-        if token.isdigit():
+        if prefix in by_prefix:
+            out += f"[{_key_label(by_prefix[prefix])}]"
+        elif token.isdigit():
             out += f"[{token}]"
         elif _IDENT.match(token):
             out += f".{token}" if out else token
@@ -53,19 +62,46 @@ def _value(value: Any) -> str:
     return text
 
 
-def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], show_secrets: bool, style: _Style, indent: str) -> list[str]:
+def _labels(labels: Any) -> str:
+    return ", ".join(_key_label(x) if isinstance(x, dict) else f"#{x}" for x in labels)
+
+
+_PARTS = {"json": "JSON", "yaml": "YAML", "entries": "an atomic list, replaced as a whole"}
+
+
+def _field_body(change: FieldChange, path: str) -> str:
+    if change.op is FieldOp.ADD:
+        return f"{path}: {_value(change.after)}"
+    if change.op is FieldOp.REMOVE:
+        return f"{path}: {_value(change.before)}"
+    if change.op is FieldOp.REORDER:
+        return f"{path}: reordered: {_labels(change.before)} -> {_labels(change.after)}"
+    if change.op is FieldOp.RENAME:
+        return f"{path}: renamed from {_key_label(change.before)}"
+    if change.lines or change.parts:
+        kind = f" ({_PARTS[change.parts_of]})" if change.parts else ""
+        return f"{path}{kind}:"
+    suffix = " (the same quantity: not a change)" if change.equivalent else ""
+    return f"{path}: {_value(change.before)} -> {_value(change.after)}{suffix}"
+
+
+def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor, style: _Style,
+                 indent: str) -> list[str]:
     lines = []
-    for change in fields:
-        before, after = field_view(ref, change, show_secrets)
+    for raw in fields:
+        change = redactor.view(ref, raw)
         sign = _SIGN[change.op]
-        path = readable_path(change.path)
-        if change.op is FieldOp.ADD:
-            body = f"{path}: {_value(after)}"
-        elif change.op is FieldOp.REMOVE:
-            body = f"{path}: {_value(before)}"
-        else:
-            body = f"{path}: {_value(before)} -> {_value(after)}"
-        lines.append(f"{indent}{style(sign, sign)} {body}")
+        path = readable_path(change.path, change.keys)
+        body = _field_body(change, path)
+        lines.append(f"{indent}{style(sign, 'dim' if change.equivalent else sign)} "
+                     f"{style(body, 'dim') if change.equivalent else body}")
+        for line in change.lines:
+            mark = line[:1] if line[:1] in "+-" else ""
+            lines.append(f"{indent}    {style(line, mark) if mark else style(line, 'dim') if line.startswith('@@') else line}")
+        for part in change.parts:
+            psign = _SIGN[part.op]
+            ppath = readable_path(part.path, part.keys) if part.path else "(whole value)"
+            lines.append(f"{indent}    {style(psign, psign)} {_field_body(part, ppath)}")
     return lines
 
 
@@ -100,7 +136,7 @@ def _run_label(task: TaskPlan, plan: Plan) -> str:
     return f"will not run on {verb} (events: {','.join(task.events)})"
 
 
-def _task_lines(plan: Plan, show_secrets: bool, style: _Style) -> list[str]:
+def _task_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
     out: list[str] = []
     phase: TaskPhase | None = None
     for task in plan.tasks:
@@ -120,7 +156,7 @@ def _task_lines(plan: Plan, show_secrets: bool, style: _Style) -> list[str]:
             meanings = [f"{p}: {_POLICY_MEANING[p]}" if p in _POLICY_MEANING else p for p in task.delete_policies]
             out.append(f"        events {','.join(task.events)}; delete policy " + "; ".join(meanings))
         for definition in task.definitions:
-            out += _field_lines(definition.resource, definition.fields, show_secrets, style, "        ")
+            out += _field_lines(definition.resource, definition.fields, redactor, style, "        ")
     return out
 
 
@@ -146,16 +182,20 @@ def _header(plan: Plan, style: _Style) -> list[str]:
 
 def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
     style = _Style(colour)
+    redactor = Redactor.for_plan(plan, show_secrets)
     out = _header(plan, style)
     if plan.changes:
         out += ["", style("Resources, in the order Helm applies them:", "bold")]
         for change in plan.changes:
             sign = _SIGN[change.action]
-            out.append(f"  {style(sign, sign)} {change.resource}  ({change.action.value})")
-            out += _field_lines(change.resource, change.fields, show_secrets, style, "      ")
+            rename = ""
+            if change.likely_rename is not None:
+                rename = f"  likely renamed {'to' if change.action is Action.DELETE else 'from'} {change.likely_rename}"
+            out.append(f"  {style(sign, sign)} {change.resource}  ({change.action.value}){rename}")
+            out += _field_lines(change.resource, change.fields, redactor, style, "      ")
     if plan.tasks:
         out += ["", style("Tasks (Helm hooks and CronJobs), in the order Helm runs them:", "bold")]
-        out += _task_lines(plan, show_secrets, style)
+        out += _task_lines(plan, redactor, style)
     if plan.chart_crds:
         out += ["", style("Chart CRDs (crds/):", "bold")]
         meaning = {
