@@ -109,7 +109,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 def run_plan(*args: str, helm: Path | str | None = None, store: Store | None = None,
-             stdin: str | None = None, **env: str) -> Result:
+             stdin: str | None = None, cwd: Path = ROOT, **env: str) -> Result:
     """`helm-plan ARGS` as a user runs it: a new process, real helm, no patching."""
     extra = dict(env)
     if helm is not None:
@@ -117,7 +117,7 @@ def run_plan(*args: str, helm: Path | str | None = None, store: Store | None = N
     if store is not None:
         extra.update(HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path))
     done = subprocess.run([sys.executable, "-m", "deployah_plan", *args], input=stdin,
-                          capture_output=True, text=True, env=clean_env(**extra), cwd=ROOT)
+                          capture_output=True, text=True, env=clean_env(**extra), cwd=cwd)
     return Result(done.returncode, done.stdout, done.stderr)
 
 

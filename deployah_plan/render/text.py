@@ -219,6 +219,9 @@ def _summary(plan: Plan, style: _Style) -> str:
     if plan.helm_action is HelmAction.NONE:
         runs = sum(1 for t in plan.tasks if t.will_run)
         extra = f" and run {runs} upgrade hook{'s' if runs != 1 else ''}" if runs else ""
+        if not plan.header.previous_revision:
+            return style("No changes.", "bold") + (f" An upgrade would still run {runs} upgrade hook{'s' if runs != 1 else ''}."
+                                                   if runs else "")
         return style("No changes.", "bold") + f" helm upgrade would still record revision {plan.header.revision}{extra}."
     text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
     hooks = sum(1 for t in plan.tasks if t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE)
