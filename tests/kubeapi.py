@@ -16,8 +16,12 @@ default Secret storage driver, with nothing patched. What it serves, and why:
 - objects, read-only, from an in-memory store: GET one object (a 404 Status when it is
   missing, which `lookup` turns into an empty map and helm's conflict check into "free"), and
   LIST with a labelSelector (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`;
-  helm sends `name=<release>,owner=helm`). `forbid(plural)` makes a resource answer 403
-  Forbidden, as a missing RBAC permission does.
+  helm sends `name=<release>,owner=helm`), a fieldSelector on `metadata.name`,
+  `metadata.namespace` or `type` (`=`, `==`, `!=`), and `limit`/`continue` pages. List items
+  carry no apiVersion or kind, as a real API server sends them.
+- `forbid(plural, namespace)` makes a resource answer 403 Forbidden, everywhere or in one
+  namespace, as a missing RBAC permission does. `require_token(token)` makes every request
+  without `Authorization: Bearer <token>` answer 401 Unauthorized.
 - writes: none. POST, PUT, PATCH and DELETE answer 405; a plan must never write, and every
   request is kept in `requests` so a test can assert that (`writes()`).
 
@@ -71,6 +75,11 @@ class Request:
     method: str
     path: str
     query: dict[str, list[str]]
+    headers: tuple[tuple[str, str], ...] = ()  # as received, repeated headers kept
+
+    def header(self, name: str) -> list[str]:
+        """Every value of one header (case-insensitive), in the order received."""
+        return [v for k, v in self.headers if k.lower() == name.lower()]
 
 
 def _selector_terms(selector: str) -> Iterator[str]:
@@ -96,6 +105,16 @@ def matches(labels: dict[str, str], selector: str) -> bool:
     return True
 
 
+def field_matches(obj: dict[str, Any], selector: str) -> bool:
+    fields = {"metadata.name": obj["metadata"].get("name", ""),
+              "metadata.namespace": obj["metadata"].get("namespace", ""), "type": obj.get("type", "")}
+    for term in (t.strip() for t in selector.split(",") if t.strip()):
+        m = re.fullmatch(r"([^!=\s]+)\s*(!=|==|=)\s*(.*)", term)
+        if m is None or (m.group(2) == "!=") == (fields.get(m.group(1), "") == m.group(3)):
+            return False
+    return True
+
+
 def status(code: int, reason: str, message: str) -> dict[str, Any]:
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
             "message": message, "reason": reason, "code": code}
@@ -108,7 +127,8 @@ class FakeKube:
         self.namespace, self.context = namespace, context
         self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}  # (gv, plural, ns, name)
         self.requests: list[Request] = []
-        self.forbidden: set[str] = set()
+        self.forbidden: set[tuple[str, str | None]] = set()  # (plural, namespace or None: everywhere)
+        self.token: str | None = None
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
 
@@ -143,9 +163,14 @@ class FakeKube:
         """Store every record of a JSON list written by scripts/release-fixture."""
         return [self.add_release(record) for record in json.loads(path.read_text())]
 
-    def forbid(self, plural: str) -> None:
-        """Answer 403 Forbidden to every GET and LIST of this resource (e.g. "secrets")."""
-        self.forbidden.add(plural)
+    def forbid(self, plural: str, namespace: str | None = None) -> None:
+        """Answer 403 Forbidden to every GET and LIST of this resource (e.g. "secrets"), or only
+        to those in one namespace."""
+        self.forbidden.add((plural, namespace))
+
+    def require_token(self, token: str) -> None:
+        """Answer 401 Unauthorized unless a request carries `Authorization: Bearer <token>`."""
+        self.token = token
 
     def writes(self) -> list[Request]:
         """Requests that could change something: any non-GET, or any dryRun request."""
@@ -177,7 +202,7 @@ class FakeKube:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
@@ -186,10 +211,14 @@ class FakeKube:
             self._server.server_close()
 
     # -- answering ----------------------------------------------------------------------------
-    def answer(self, method: str, path: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any] | bytes]:
+    def answer(self, method: str, path: str, query: dict[str, list[str]],
+               headers: tuple[tuple[str, str], ...] = ()) -> tuple[int, dict[str, Any] | bytes]:
         """The status code and body (a JSON document, or raw bytes) for one request."""
+        request = Request(method, path, query, headers)
         with self._lock:
-            self.requests.append(Request(method, path, query))
+            self.requests.append(request)
+        if self.token is not None and request.header("Authorization") != [f"Bearer {self.token}"]:
+            return 401, status(401, "Unauthorized", "Unauthorized")
         if method != "GET":
             return 405, status(405, "MethodNotAllowed", f"this fake cluster is read-only: {method} {path}")
         if path == "/openapi/v2":
@@ -220,7 +249,7 @@ class FakeKube:
         kinds = [k for g, p, k, _ in RESOURCES if (g, p) == (gv, plural)]
         if not kinds or "/" in name:  # unknown resources and subresources
             return 404, status(404, "NotFound", "the server could not find the requested resource")
-        if plural in self.forbidden:
+        if (plural, None) in self.forbidden or (plural, namespace) in self.forbidden:
             what = f'{plural} "{name}"' if name else plural
             where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
             return 403, status(403, "Forbidden", f'{what} is forbidden: User "fake" cannot {"get" if name else "list"} '
@@ -232,11 +261,17 @@ class FakeKube:
                     return 404, {**status(404, "NotFound", f'{plural} "{name}" not found'),
                                  "details": {"name": name, "group": gv.rpartition("/")[0], "kind": plural}}
                 return 200, obj
-            selector = query.get("labelSelector", [""])[0]
-            items = [o for (g, p, ns, _), o in sorted(self.objects.items())
+            selector, fields = query.get("labelSelector", [""])[0], query.get("fieldSelector", [""])[0]
+            items = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")}
+                     for (g, p, ns, _), o in sorted(self.objects.items())
                      if (g, p) == (gv, plural) and (not namespace or ns == namespace)
-                     and matches(o["metadata"].get("labels") or {}, selector)]
-        return 200, {"kind": f"{kinds[0]}List", "apiVersion": gv, "metadata": {"resourceVersion": "1"}, "items": items}
+                     and matches(o["metadata"].get("labels") or {}, selector) and field_matches(o, fields)]
+        start = int(query.get("continue", ["0"])[0])
+        limit = int(query.get("limit", ["0"])[0]) or len(items)
+        meta: dict[str, Any] = {"resourceVersion": "1"}
+        if start + limit < len(items):
+            meta["continue"] = str(start + limit)
+        return 200, {"kind": f"{kinds[0]}List", "apiVersion": gv, "metadata": meta, "items": items[start:start + limit]}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -248,7 +283,7 @@ class _Handler(BaseHTTPRequestHandler):
         if length:
             self.rfile.read(length)
         url = urlsplit(self.path)
-        code, body = self.kube.answer(self.command, url.path, parse_qs(url.query))
+        code, body = self.kube.answer(self.command, url.path, parse_qs(url.query), tuple(self.headers.items()))
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/octet-stream" if isinstance(body, bytes) else "application/json")
