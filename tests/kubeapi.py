@@ -123,8 +123,11 @@ def status(code: int, reason: str, message: str) -> dict[str, Any]:
 class FakeKube:
     """The store, the request log and the server thread. Use it as a context manager."""
 
-    def __init__(self, namespace: str = "default", context: str = "fake") -> None:
+    def __init__(self, namespace: str = "default", context: str = "fake",
+                 custom: list[tuple[str, str, str, bool]] | None = None) -> None:
+        """`custom`: more (groupVersion, plural, kind, namespaced) to serve, as installed CRDs do."""
         self.namespace, self.context = namespace, context
+        self.resources = RESOURCES + list(custom or [])
         self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}  # (gv, plural, ns, name)
         self.requests: list[Request] = []
         self.forbidden: set[tuple[str, str | None]] = set()  # (plural, namespace or None: everywhere)
@@ -134,9 +137,9 @@ class FakeKube:
 
     # -- the store --------------------------------------------------------------------------
     def put(self, obj: dict[str, Any]) -> None:
-        """Store an object of a kind in RESOURCES (namespaced ones default to `namespace`)."""
+        """Store an object of a kind served here (namespaced ones default to `namespace`)."""
         gv, kind, meta = obj["apiVersion"], obj["kind"], obj["metadata"]
-        (plural, namespaced), = [(p, n) for g, p, k, n in RESOURCES if (g, k) == (gv, kind)]
+        (plural, namespaced), = [(p, n) for g, p, k, n in self.resources if (g, k) == (gv, kind)]
         meta.setdefault("uid", f"uid-{len(self.objects) + 1}")
         meta.setdefault("resourceVersion", "1")
         meta.setdefault("creationTimestamp", "2025-01-01T00:00:00Z")
@@ -229,24 +232,24 @@ class FakeKube:
             return 200, {"kind": "APIVersions", "versions": ["v1"],
                          "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}
         if path == "/apis":
-            versions = [gv.split("/") for gv in sorted({gv for gv, *_ in RESOURCES if "/" in gv})]
+            versions = [gv.split("/") for gv in sorted({gv for gv, *_ in self.resources if "/" in gv})]
             return 200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
                 {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v}],
                  "preferredVersion": {"groupVersion": f"{g}/{v}", "version": v}} for g, v in versions]}
         parts = path.strip("/").split("/")
         gv, rest = ("v1", parts[2:]) if parts[:2] == ["api", "v1"] else ("/".join(parts[1:3]), parts[3:])
-        if parts[0] not in ("api", "apis") or not any(g == gv for g, *_ in RESOURCES):
+        if parts[0] not in ("api", "apis") or not any(g == gv for g, *_ in self.resources):
             return 404, status(404, "NotFound", "the server could not find the requested resource")
         if not rest:
             return 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": [
                 {"name": p, "singularName": k.lower(), "namespaced": n, "kind": k,
                  "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]}
-                for g, p, k, n in RESOURCES if g == gv]}
+                for g, p, k, n in self.resources if g == gv]}
         namespace = ""
         if rest[0] == "namespaces" and len(rest) >= 3:
             namespace, rest = rest[1], rest[2:]
         plural, name = rest[0], "/".join(rest[1:])
-        kinds = [k for g, p, k, _ in RESOURCES if (g, p) == (gv, plural)]
+        kinds = [k for g, p, k, _ in self.resources if (g, p) == (gv, plural)]
         if not kinds or "/" in name:  # unknown resources and subresources
             return 404, status(404, "NotFound", "the server could not find the requested resource")
         if (plural, None) in self.forbidden or (plural, namespace) in self.forbidden:

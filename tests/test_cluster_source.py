@@ -343,3 +343,14 @@ def test_bad_live_files(tmp_path: Path, text: str, message: str) -> None:
 def test_missing_live_file(tmp_path: Path) -> None:
     with pytest.raises(LiveStateError, match="cannot read the live state file .*: No such file"):
         load_live_file(tmp_path / "nope.yaml")
+
+
+def test_custom_resources(tmp_path: Path) -> None:
+    widget = ("shop.example.com/v1", "widgets", "Widget", True)
+    with FakeKube(namespace="shop", custom=[widget]) as kube:
+        kube.put(_obj("shop.example.com/v1", "Widget", "blue", spec={"size": 2}))
+        snapshot = read_live(_settings(kube, tmp_path), [(KindRef("shop.example.com/v1", "Widget"), "shop")])
+        assert _ids(snapshot) == [("shop.example.com/v1", "Widget", "shop", "blue")]
+        assert snapshot.objects[0]["spec"] == {"size": 2}
+        assert [r.path for r in kube.requests] == ["/apis/shop.example.com/v1", "/apis/shop.example.com/v1/namespaces/shop/widgets"]
+        _assert_read_only(kube, snapshot)
