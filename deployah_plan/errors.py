@@ -6,6 +6,10 @@
      +-- HelmError       helm is missing, or a helm call failed (helm's own message kept)
      +-- ManifestError   a rendered manifest cannot be planned (bad YAML, no kind, duplicates)
      +-- ReleaseError    the release store says no (pending operation, unreadable release)
+     +-- LiveStateError  a saved live state file cannot be read (missing, bad YAML, not objects)
+
+A cluster that cannot be reached while reading the live state is not an error: the reader
+reports it in its result (sources/cluster.py), so a plan can say what it could not see.
 
 Every PlanError exits with code 1. Nothing else is caught: an unexpected exception is a
 bug and is shown as one with `--debug`.
@@ -39,4 +43,8 @@ class ManifestError(PlanError):
 
 
 class ReleaseError(PlanError):
+    pass
+
+
+class LiveStateError(PlanError):
     pass

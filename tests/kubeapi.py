@@ -16,8 +16,12 @@ default Secret storage driver, with nothing patched. What it serves, and why:
 - objects, read-only, from an in-memory store: GET one object (a 404 Status when it is
   missing, which `lookup` turns into an empty map and helm's conflict check into "free"), and
   LIST with a labelSelector (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`;
-  helm sends `name=<release>,owner=helm`). `forbid(plural)` makes a resource answer 403
-  Forbidden, as a missing RBAC permission does.
+  helm sends `name=<release>,owner=helm`), a fieldSelector on `metadata.name`,
+  `metadata.namespace` or `type` (`=`, `==`, `!=`), and `limit`/`continue` pages. List items
+  carry no apiVersion or kind, as a real API server sends them.
+- `forbid(plural, namespace)` makes a resource answer 403 Forbidden, everywhere or in one
+  namespace, as a missing RBAC permission does. `require_token(token)` makes every request
+  without `Authorization: Bearer <token>` answer 401 Unauthorized.
 - writes: none. POST, PUT, PATCH and DELETE answer 405; a plan must never write, and every
   request is kept in `requests` so a test can assert that (`writes()`).
 
@@ -71,6 +75,11 @@ class Request:
     method: str
     path: str
     query: dict[str, list[str]]
+    headers: tuple[tuple[str, str], ...] = ()  # as received, repeated headers kept
+
+    def header(self, name: str) -> list[str]:
+        """Every value of one header (case-insensitive), in the order received."""
+        return [v for k, v in self.headers if k.lower() == name.lower()]
 
 
 def _selector_terms(selector: str) -> Iterator[str]:
@@ -96,6 +105,16 @@ def matches(labels: dict[str, str], selector: str) -> bool:
     return True
 
 
+def field_matches(obj: dict[str, Any], selector: str) -> bool:
+    fields = {"metadata.name": obj["metadata"].get("name", ""),
+              "metadata.namespace": obj["metadata"].get("namespace", ""), "type": obj.get("type", "")}
+    for term in (t.strip() for t in selector.split(",") if t.strip()):
+        m = re.fullmatch(r"([^!=\s]+)\s*(!=|==|=)\s*(.*)", term)
+        if m is None or (m.group(2) == "!=") == (fields.get(m.group(1), "") == m.group(3)):
+            return False
+    return True
+
+
 def status(code: int, reason: str, message: str) -> dict[str, Any]:
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
             "message": message, "reason": reason, "code": code}
@@ -104,19 +123,23 @@ def status(code: int, reason: str, message: str) -> dict[str, Any]:
 class FakeKube:
     """The store, the request log and the server thread. Use it as a context manager."""
 
-    def __init__(self, namespace: str = "default", context: str = "fake") -> None:
+    def __init__(self, namespace: str = "default", context: str = "fake",
+                 custom: list[tuple[str, str, str, bool]] | None = None) -> None:
+        """`custom`: more (groupVersion, plural, kind, namespaced) to serve, as installed CRDs do."""
         self.namespace, self.context = namespace, context
+        self.resources = RESOURCES + list(custom or [])
         self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}  # (gv, plural, ns, name)
         self.requests: list[Request] = []
-        self.forbidden: set[str] = set()
+        self.forbidden: set[tuple[str, str | None]] = set()  # (plural, namespace or None: everywhere)
+        self.token: str | None = None
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
 
     # -- the store --------------------------------------------------------------------------
     def put(self, obj: dict[str, Any]) -> None:
-        """Store an object of a kind in RESOURCES (namespaced ones default to `namespace`)."""
+        """Store an object of a kind served here (namespaced ones default to `namespace`)."""
         gv, kind, meta = obj["apiVersion"], obj["kind"], obj["metadata"]
-        (plural, namespaced), = [(p, n) for g, p, k, n in RESOURCES if (g, k) == (gv, kind)]
+        (plural, namespaced), = [(p, n) for g, p, k, n in self.resources if (g, k) == (gv, kind)]
         meta.setdefault("uid", f"uid-{len(self.objects) + 1}")
         meta.setdefault("resourceVersion", "1")
         meta.setdefault("creationTimestamp", "2025-01-01T00:00:00Z")
@@ -143,9 +166,14 @@ class FakeKube:
         """Store every record of a JSON list written by scripts/release-fixture."""
         return [self.add_release(record) for record in json.loads(path.read_text())]
 
-    def forbid(self, plural: str) -> None:
-        """Answer 403 Forbidden to every GET and LIST of this resource (e.g. "secrets")."""
-        self.forbidden.add(plural)
+    def forbid(self, plural: str, namespace: str | None = None) -> None:
+        """Answer 403 Forbidden to every GET and LIST of this resource (e.g. "secrets"), or only
+        to those in one namespace."""
+        self.forbidden.add((plural, namespace))
+
+    def require_token(self, token: str) -> None:
+        """Answer 401 Unauthorized unless a request carries `Authorization: Bearer <token>`."""
+        self.token = token
 
     def writes(self) -> list[Request]:
         """Requests that could change something: any non-GET, or any dryRun request."""
@@ -177,7 +205,7 @@ class FakeKube:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
@@ -186,10 +214,14 @@ class FakeKube:
             self._server.server_close()
 
     # -- answering ----------------------------------------------------------------------------
-    def answer(self, method: str, path: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any] | bytes]:
+    def answer(self, method: str, path: str, query: dict[str, list[str]],
+               headers: tuple[tuple[str, str], ...] = ()) -> tuple[int, dict[str, Any] | bytes]:
         """The status code and body (a JSON document, or raw bytes) for one request."""
+        request = Request(method, path, query, headers)
         with self._lock:
-            self.requests.append(Request(method, path, query))
+            self.requests.append(request)
+        if self.token is not None and request.header("Authorization") != [f"Bearer {self.token}"]:
+            return 401, status(401, "Unauthorized", "Unauthorized")
         if method != "GET":
             return 405, status(405, "MethodNotAllowed", f"this fake cluster is read-only: {method} {path}")
         if path == "/openapi/v2":
@@ -200,27 +232,27 @@ class FakeKube:
             return 200, {"kind": "APIVersions", "versions": ["v1"],
                          "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}
         if path == "/apis":
-            versions = [gv.split("/") for gv in sorted({gv for gv, *_ in RESOURCES if "/" in gv})]
+            versions = [gv.split("/") for gv in sorted({gv for gv, *_ in self.resources if "/" in gv})]
             return 200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
                 {"name": g, "versions": [{"groupVersion": f"{g}/{v}", "version": v}],
                  "preferredVersion": {"groupVersion": f"{g}/{v}", "version": v}} for g, v in versions]}
         parts = path.strip("/").split("/")
         gv, rest = ("v1", parts[2:]) if parts[:2] == ["api", "v1"] else ("/".join(parts[1:3]), parts[3:])
-        if parts[0] not in ("api", "apis") or not any(g == gv for g, *_ in RESOURCES):
+        if parts[0] not in ("api", "apis") or not any(g == gv for g, *_ in self.resources):
             return 404, status(404, "NotFound", "the server could not find the requested resource")
         if not rest:
             return 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": [
                 {"name": p, "singularName": k.lower(), "namespaced": n, "kind": k,
                  "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"]}
-                for g, p, k, n in RESOURCES if g == gv]}
+                for g, p, k, n in self.resources if g == gv]}
         namespace = ""
         if rest[0] == "namespaces" and len(rest) >= 3:
             namespace, rest = rest[1], rest[2:]
         plural, name = rest[0], "/".join(rest[1:])
-        kinds = [k for g, p, k, _ in RESOURCES if (g, p) == (gv, plural)]
+        kinds = [k for g, p, k, _ in self.resources if (g, p) == (gv, plural)]
         if not kinds or "/" in name:  # unknown resources and subresources
             return 404, status(404, "NotFound", "the server could not find the requested resource")
-        if plural in self.forbidden:
+        if (plural, None) in self.forbidden or (plural, namespace) in self.forbidden:
             what = f'{plural} "{name}"' if name else plural
             where = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
             return 403, status(403, "Forbidden", f'{what} is forbidden: User "fake" cannot {"get" if name else "list"} '
@@ -232,11 +264,17 @@ class FakeKube:
                     return 404, {**status(404, "NotFound", f'{plural} "{name}" not found'),
                                  "details": {"name": name, "group": gv.rpartition("/")[0], "kind": plural}}
                 return 200, obj
-            selector = query.get("labelSelector", [""])[0]
-            items = [o for (g, p, ns, _), o in sorted(self.objects.items())
+            selector, fields = query.get("labelSelector", [""])[0], query.get("fieldSelector", [""])[0]
+            items = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")}
+                     for (g, p, ns, _), o in sorted(self.objects.items())
                      if (g, p) == (gv, plural) and (not namespace or ns == namespace)
-                     and matches(o["metadata"].get("labels") or {}, selector)]
-        return 200, {"kind": f"{kinds[0]}List", "apiVersion": gv, "metadata": {"resourceVersion": "1"}, "items": items}
+                     and matches(o["metadata"].get("labels") or {}, selector) and field_matches(o, fields)]
+        start = int(query.get("continue", ["0"])[0])
+        limit = int(query.get("limit", ["0"])[0]) or len(items)
+        meta: dict[str, Any] = {"resourceVersion": "1"}
+        if start + limit < len(items):
+            meta["continue"] = str(start + limit)
+        return 200, {"kind": f"{kinds[0]}List", "apiVersion": gv, "metadata": meta, "items": items[start:start + limit]}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -248,7 +286,7 @@ class _Handler(BaseHTTPRequestHandler):
         if length:
             self.rfile.read(length)
         url = urlsplit(self.path)
-        code, body = self.kube.answer(self.command, url.path, parse_qs(url.query))
+        code, body = self.kube.answer(self.command, url.path, parse_qs(url.query), tuple(self.headers.items()))
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/octet-stream" if isinstance(body, bytes) else "application/json")

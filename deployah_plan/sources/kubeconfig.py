@@ -1,14 +1,26 @@
-"""The kube context and namespace Helm would use, read from the kubeconfig as helm reads it.
+"""The cluster Helm would talk to, resolved from the environment as helm resolves it.
 
-Precedence (helm's): --kube-context / HELM_KUBECONTEXT, else the kubeconfig's current-context;
-namespace: -n / HELM_NAMESPACE, else the context's namespace, else "default".
+A plugin gets helm's global flags as environment variables (helm.sh/helm pkg/cli/environment.go
+`EnvSettings.EnvVars`): `--kubeconfig` as KUBECONFIG, `--kube-context` as HELM_KUBECONTEXT,
+`-n` as HELM_NAMESPACE, and `--kube-token`, `--kube-apiserver`, `--kube-ca-file`,
+`--kube-insecure-skip-tls-verify`, `--kube-tls-server-name`, `--kube-as-user` and
+`--kube-as-group` as HELM_KUBETOKEN, HELM_KUBEAPISERVER, HELM_KUBECAFILE,
+HELM_KUBEINSECURE_SKIP_TLS_VERIFY, HELM_KUBETLS_SERVER_NAME, HELM_KUBEASUSER and
+HELM_KUBEASGROUPS. helm binds them to client-go's ConfigFlags, so they override the kubeconfig.
+
+Precedence (client-go's, which helm uses):
+- kubeconfig files: KUBECONFIG, a list split on os.pathsep, missing files skipped; else
+  ~/.kube/config. Merged file by file, the first file to name a context or set
+  current-context wins.
+- context: --kube-context / HELM_KUBECONTEXT, else the merged current-context.
+- namespace: -n / HELM_NAMESPACE, else the context's namespace, else "default".
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import yaml
 
@@ -19,10 +31,30 @@ class KubeTarget:
     namespace: str
 
 
-def _kubeconfig_files(explicit: str | None) -> list[Path]:
+@dataclass(frozen=True)
+class ClusterSettings:
+    """How to reach the cluster: the kubeconfig, plus helm's overrides of it.
+
+    Empty strings and False mean "as the kubeconfig says". `context` is already resolved:
+    it names the context to use, or is "" when no kubeconfig names one.
+    """
+
+    kubeconfig: tuple[str, ...]  # the files, in precedence order (only those that exist)
+    context: str
+    namespace: str
+    token: str = ""  # HELM_KUBETOKEN: a bearer token that replaces the kubeconfig user's
+    api_server: str = ""  # HELM_KUBEAPISERVER: replaces the cluster's server URL
+    ca_file: str = ""  # HELM_KUBECAFILE
+    insecure_skip_tls_verify: bool = False  # HELM_KUBEINSECURE_SKIP_TLS_VERIFY
+    tls_server_name: str = ""  # HELM_KUBETLS_SERVER_NAME
+    as_user: str = ""  # HELM_KUBEASUSER: sent as Impersonate-User
+    as_groups: tuple[str, ...] = ()  # HELM_KUBEASGROUPS: one Impersonate-Group header each
+
+
+def _kubeconfig_files(explicit: str | None, environ: Mapping[str, str] | None = None) -> list[Path]:
+    env = (os.environ if environ is None else environ).get("KUBECONFIG")
     if explicit:
         return [Path(explicit)]
-    env = os.environ.get("KUBECONFIG")
     if env:
         return [Path(p) for p in env.split(os.pathsep) if p]
     return [Path.home() / ".kube" / "config"]
@@ -36,18 +68,51 @@ def _load(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _current_context(configs: list[dict[str, Any]], flag: str | None, environ: Mapping[str, str]) -> str:
+    return str(flag or environ.get("HELM_KUBECONTEXT") or next(
+        (c["current-context"] for c in configs if c.get("current-context")), ""))
+
+
+def _context_namespace(configs: list[dict[str, Any]], context: str) -> str:
+    for config in configs:  # the first file that names the context wins, as in client-go
+        for entry in config.get("contexts") or []:
+            if isinstance(entry, dict) and entry.get("name") == context:
+                return str((entry.get("context") or {}).get("namespace") or "")
+    return ""
+
+
 def resolve_target(namespace: str | None, context: str | None, kubeconfig: str | None) -> KubeTarget:
     configs = [_load(p) for p in _kubeconfig_files(kubeconfig)]
-    current = context or os.environ.get("HELM_KUBECONTEXT") or next(
-        (c["current-context"] for c in configs if c.get("current-context")), ""
+    current = _current_context(configs, context, os.environ)
+    chosen = namespace or os.environ.get("HELM_NAMESPACE") or _context_namespace(configs, current)
+    return KubeTarget(current, chosen or "default")
+
+
+def _env_bool(value: str) -> bool:
+    """Go's strconv.ParseBool; anything else is false, as helm's envBoolOr(name, false)."""
+    return value in ("1", "t", "T", "TRUE", "true", "True")
+
+
+def _env_csv(value: str) -> tuple[str, ...]:
+    """helm's envCSV: trim commas and spaces at both ends, then split on commas."""
+    trimmed = value.strip(", ")
+    return tuple(trimmed.split(",")) if trimmed else ()
+
+
+def resolve_settings(environ: Mapping[str, str] | None = None, *, namespace: str | None = None,
+                     context: str | None = None, kubeconfig: str | None = None) -> ClusterSettings:
+    """The cluster settings helm would use, from the plugin's environment (default: this
+    process's) and, when given, the same flags passed to the plugin directly."""
+    env = os.environ if environ is None else environ
+    files = [p for p in _kubeconfig_files(kubeconfig, env) if p.is_file()]
+    configs = [_load(p) for p in files]
+    current = _current_context(configs, context, env)
+    chosen = namespace or env.get("HELM_NAMESPACE") or _context_namespace(configs, current)
+    return ClusterSettings(
+        kubeconfig=tuple(str(p) for p in files), context=current, namespace=chosen or "default",
+        token=env.get("HELM_KUBETOKEN", ""), api_server=env.get("HELM_KUBEAPISERVER", ""),
+        ca_file=env.get("HELM_KUBECAFILE", ""),
+        insecure_skip_tls_verify=_env_bool(env.get("HELM_KUBEINSECURE_SKIP_TLS_VERIFY", "")),
+        tls_server_name=env.get("HELM_KUBETLS_SERVER_NAME", ""),
+        as_user=env.get("HELM_KUBEASUSER", ""), as_groups=_env_csv(env.get("HELM_KUBEASGROUPS", "")),
     )
-    chosen = namespace or os.environ.get("HELM_NAMESPACE") or ""
-    if not chosen:
-        for config in configs:
-            for entry in config.get("contexts") or []:
-                if isinstance(entry, dict) and entry.get("name") == current:
-                    chosen = str((entry.get("context") or {}).get("namespace") or "")
-                    break
-            if chosen:
-                break
-    return KubeTarget(str(current), chosen or "default")
