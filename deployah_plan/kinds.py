@@ -1,7 +1,8 @@
 """What Helm knows about kinds: the order it applies them in, and which are cluster-scoped.
 
-The order is Helm's `kind_sorter.go` InstallOrder. Helm 4 appends the two admission webhook
-kinds to it. Kinds Helm does not know sort after
+The orders are Helm's `kind_sorter.go`: UninstallOrder is InstallOrder reversed. Helm 4
+appends the two admission webhook kinds to the install order and prepends them (reversed) to
+the uninstall order. Kinds Helm does not know sort after
 all known kinds, alphabetically among themselves; the sort is stable.
 """
 from __future__ import annotations
@@ -20,10 +21,16 @@ HELM3_INSTALL_ORDER: tuple[str, ...] = (
 )
 _WEBHOOKS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
 HELM4_INSTALL_ORDER: tuple[str, ...] = HELM3_INSTALL_ORDER + _WEBHOOKS
+HELM3_UNINSTALL_ORDER: tuple[str, ...] = tuple(reversed(HELM3_INSTALL_ORDER))
+HELM4_UNINSTALL_ORDER: tuple[str, ...] = tuple(reversed(_WEBHOOKS)) + HELM3_UNINSTALL_ORDER
 
 
 def install_order(helm_major: int) -> tuple[str, ...]:
     return HELM4_INSTALL_ORDER if helm_major >= 4 else HELM3_INSTALL_ORDER
+
+
+def uninstall_order(helm_major: int) -> tuple[str, ...]:
+    return HELM4_UNINSTALL_ORDER if helm_major >= 4 else HELM3_UNINSTALL_ORDER
 
 
 def kind_rank(order: Iterable[str]) -> Mapping[str, int]:

@@ -6,13 +6,18 @@ invariants below, and derives what a caller must not supply: the summary, each t
 
 Invariants (a `ValueError` names the one broken):
 - Every enum field holds a member; there is no "unset" value.
-- A create has `after` and no `before`; a delete has `before` and no `after`; an update has both.
+- A create has `after` and no `before`; a delete or retain has `before` and no `after`; an
+  update has both, and at least one field change that is not merely `equivalent`.
 - No two changes, and no two task definitions, share a logical identity
   (group, kind, namespace, name; the apiVersion is not part of it).
-- `HelmAction.INSTALL` if and only if `header.fresh_install`; an install has no update or delete.
+- `HelmAction.INSTALL` if and only if `header.fresh_install`; an install only creates; an
+  uninstall only deletes or retains.
 - `HelmAction.NONE` has no resource changes and only unchanged tasks (a changed hook of any
   event is stored in the release, so it makes an upgrade).
-- Changes are ordered by `helm_order`; tasks by phase, then Helm's run order (weight, then name).
+- Changes are ordered by `helm_order`; tasks by phase, then Helm's run order (weight, then the
+  hook object's name).
+- A task runs (`will_run`) only when one of its events belongs to the action and hooks are not
+  disabled (`--no-hooks`); `test` hooks and scheduled tasks never run as part of an action.
 
 Snapshots keep secret values. The plan is not the JSON document: renderers decide what a
 reader may see.
@@ -31,7 +36,8 @@ class Action(enum.Enum):
 
     CREATE = "create"  # in desired, not in previous
     UPDATE = "update"  # in both; the declared content differs
-    DELETE = "delete"  # leaves the release; says nothing yet of what Kubernetes keeps
+    DELETE = "delete"  # leaves the release and is deleted from the cluster
+    RETAIN = "retain"  # leaves the release but stays in the cluster (helm.sh/resource-policy: keep)
 
 
 class FieldOp(enum.Enum):
@@ -48,11 +54,13 @@ class HelmAction(enum.Enum):
     NONE = "none"  # nothing in the release changes; `helm upgrade` would still record a revision
     INSTALL = "install"  # the release does not exist yet
     UPGRADE = "upgrade"  # an existing release changes (possibly only its hooks)
+    ROLLBACK = "rollback"  # `helm rollback`: back to a stored revision's manifest and hooks
+    UNINSTALL = "uninstall"  # `helm uninstall`: every resource of the release goes
 
 
 class TaskPhase(enum.Enum):
-    PRE_DEPLOY = "preDeploy"  # pre-install / pre-upgrade hooks
-    POST_DEPLOY = "postDeploy"  # post-install / post-upgrade hooks
+    PRE_DEPLOY = "preDeploy"  # the pre- hooks of this action (pre-install, pre-upgrade, pre-rollback, pre-delete)
+    POST_DEPLOY = "postDeploy"  # its post- hooks
     SCHEDULE = "schedule"  # CronJobs: scheduled work kept as ordinary resources
     OTHER = "other"  # hooks of other events (rollback, delete, test): not part of this action
 
@@ -198,6 +206,7 @@ class Header:
     chart_version: str = ""
     previous_revision: int = 0  # the revision planned against; 0 for a fresh install
     previous_chart: str = ""
+    rollback_to: int = 0  # for a rollback: the stored revision whose manifest and hooks come back
     helm_version: str = ""
     rendered_by: str = ""  # "template", "server" or "files"
 
@@ -207,10 +216,11 @@ class Summary:
     create: int = 0
     update: int = 0
     delete: int = 0
+    retain: int = 0
 
     @property
     def total(self) -> int:
-        return self.create + self.update + self.delete
+        return self.create + self.update + self.delete + self.retain
 
 
 @dataclass(frozen=True)
@@ -222,6 +232,7 @@ class Plan:
     chart_crds: tuple[ChartCRD, ...]
     warnings: tuple[Warning, ...]
     summary: Summary
+    hooks_disabled: bool = False  # --no-hooks: no task runs
 
     @property
     def has_changes(self) -> bool:
@@ -230,26 +241,28 @@ class Plan:
 
 
 _PHASE_ORDER = {TaskPhase.PRE_DEPLOY: 0, TaskPhase.POST_DEPLOY: 1, TaskPhase.SCHEDULE: 2, TaskPhase.OTHER: 3}
-# Which hook events run on which action.
-_RUNS_ON = {
-    HelmAction.INSTALL: frozenset({"pre-install", "post-install"}),
-    HelmAction.UPGRADE: frozenset({"pre-upgrade", "post-upgrade"}),
-    HelmAction.NONE: frozenset({"pre-upgrade", "post-upgrade"}),  # `helm upgrade` still runs them
+# Which hook events run on which action (pkg/release hook events, as each action runs them).
+HOOK_EVENTS = {
+    HelmAction.INSTALL: ("pre-install", "post-install"),
+    HelmAction.UPGRADE: ("pre-upgrade", "post-upgrade"),
+    HelmAction.NONE: ("pre-upgrade", "post-upgrade"),  # `helm upgrade` still runs them
+    HelmAction.ROLLBACK: ("pre-rollback", "post-rollback"),
+    HelmAction.UNINSTALL: ("pre-delete", "post-delete"),
 }
 
 
 def summarize(changes: Iterable[ResourceChange]) -> Summary:
-    counts = {Action.CREATE: 0, Action.UPDATE: 0, Action.DELETE: 0}
+    counts = {Action.CREATE: 0, Action.UPDATE: 0, Action.DELETE: 0, Action.RETAIN: 0}
     for change in changes:
         counts[change.action] += 1
-    return Summary(counts[Action.CREATE], counts[Action.UPDATE], counts[Action.DELETE])
+    return Summary(counts[Action.CREATE], counts[Action.UPDATE], counts[Action.DELETE], counts[Action.RETAIN])
 
 
 def _check_change(change: ResourceChange) -> None:
     if not isinstance(change.action, Action):
         raise ValueError(f"{change.resource}: action {change.action!r} is not an Action")
     want_before = change.action is not Action.CREATE
-    want_after = change.action is not Action.DELETE
+    want_after = change.action not in (Action.DELETE, Action.RETAIN)
     if (change.before is not None) != want_before or (change.after is not None) != want_after:
         raise ValueError(f"{change.resource}: a {change.action.value} must have "
                          f"{'before' if want_before else 'no before'} and {'after' if want_after else 'no after'}")
@@ -260,10 +273,16 @@ def _check_change(change: ResourceChange) -> None:
             raise ValueError(f"{change.resource}: bad field change {f!r}")
 
 
-def _will_run(task: TaskPlan, action: HelmAction) -> bool:
-    if task.action is TaskAction.DELETE or task.phase in (TaskPhase.SCHEDULE, TaskPhase.OTHER):
+def _will_run(task: TaskPlan, action: HelmAction, hooks_disabled: bool) -> bool:
+    if hooks_disabled or task.action is TaskAction.DELETE or task.phase in (TaskPhase.SCHEDULE, TaskPhase.OTHER):
         return False
-    return bool(_RUNS_ON[action].intersection(task.events))
+    return bool(set(HOOK_EVENTS[action]).intersection(task.events))
+
+
+def _run_order(task: TaskPlan) -> tuple[int, int, str, str]:
+    """Phase, then Helm's hook order: weight, then the hook object's name."""
+    name = task.resources[0].name if task.resources else task.name
+    return (_PHASE_ORDER[task.phase], task.weight, name, task.name)
 
 
 def build_plan(
@@ -273,6 +292,7 @@ def build_plan(
     tasks: Iterable[TaskPlan] = (),
     chart_crds: Iterable[ChartCRD] = (),
     warnings: Iterable[Warning] = (),
+    hooks_disabled: bool = False,
 ) -> Plan:
     """The one constructor of a Plan; see the module docstring for what it checks."""
     if not isinstance(helm_action, HelmAction):
@@ -288,13 +308,15 @@ def build_plan(
         raise ValueError("an install plan, and only an install plan, is a fresh install")
     if helm_action is HelmAction.INSTALL and any(c.action is not Action.CREATE for c in change_list):
         raise ValueError("an install can only create")
-    task_list = [replace(t, will_run=_will_run(t, helm_action)) for t in tasks]
+    if helm_action is HelmAction.UNINSTALL and any(c.action not in (Action.DELETE, Action.RETAIN) for c in change_list):
+        raise ValueError("an uninstall can only delete or retain")
+    task_list = [replace(t, will_run=_will_run(t, helm_action, hooks_disabled)) for t in tasks]
     for task in task_list:
         if not isinstance(task.phase, TaskPhase) or not isinstance(task.action, TaskAction):
             raise ValueError(f"task {task.name}: bad phase or action")
     if helm_action is HelmAction.NONE and (change_list or any(t.action is not TaskAction.UNCHANGED for t in task_list)):
         raise ValueError("a plan with no Helm action cannot change resources or tasks")
-    task_list.sort(key=lambda t: (_PHASE_ORDER[t.phase], t.weight, t.name))
+    task_list.sort(key=_run_order)
     return Plan(
         header=header,
         helm_action=helm_action,
@@ -303,4 +325,5 @@ def build_plan(
         chart_crds=tuple(chart_crds),
         warnings=tuple(warnings),
         summary=summarize(change_list),
+        hooks_disabled=hooks_disabled,
     )

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.core.diff import diff_objects, similarity
+from deployah_plan.core.lifecycle import consequences, kept_by_policy, task_name
 from deployah_plan.errors import ManifestError
-from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key
+from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, FieldChange, Header, HelmAction, HookDefinition, Plan, ResourceChange,
+    Action, ChartCRD, CRDLifecycle, FieldChange, Header, HelmAction, HOOK_EVENTS, HookDefinition, Plan, ResourceChange,
     ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
 from deployah_plan.redact import fold_string_data
@@ -30,6 +31,9 @@ class PlanRequest:
     helm_major: int = 3
     skip_crds: bool = False
     warnings: tuple[Warning, ...] = field(default=())
+    # ROLLBACK or UNINSTALL; None: install when `previous` is None, else upgrade.
+    action: HelmAction | None = None
+    hooks_disabled: bool = False  # --no-hooks
 
 
 def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
@@ -82,6 +86,12 @@ class _Identifier:
         return found
 
 
+def _leaving(ref: ResourceRef, doc: Document, order: int) -> ResourceChange:
+    """An object that leaves the release: deleted, or retained by helm.sh/resource-policy: keep."""
+    action = Action.RETAIN if kept_by_policy(doc.obj) else Action.DELETE
+    return ResourceChange(ref, action, doc.obj, None, (), order, doc.source)
+
+
 def _resource_changes(
     previous: Mapping[Identity, tuple[ResourceRef, Document]],
     desired: Mapping[Identity, tuple[ResourceRef, Document]],
@@ -110,8 +120,16 @@ def _resource_changes(
     leaving = [(ref, doc) for ident, (ref, doc) in previous.items() if ident not in desired and not ref.generate_name]
     leaving.sort(key=lambda item: item[1].position)
     for offset, (ref, doc) in enumerate(leaving):
-        changes.append(ResourceChange(ref, Action.DELETE, doc.obj, None, (), start + offset, doc.source))
+        changes.append(_leaving(ref, doc, start + offset))
     return _link_renames(changes)
+
+
+def _uninstall_changes(previous: Mapping[Identity, tuple[ResourceRef, Document]],
+                       rank: Mapping[str, int]) -> list[ResourceChange]:
+    """Everything in the release manifest goes, in Helm's uninstall kind order; keep is read
+    from the manifest, as `helm uninstall` reads it."""
+    ordered = sorted(previous.values(), key=lambda item: (sort_key(item[0].kind, rank), item[1].position))
+    return [_leaving(ref, doc, order) for order, (ref, doc) in enumerate(ordered) if not ref.generate_name]
 
 
 def _quantities(fields: Iterable[FieldChange]) -> str:
@@ -150,18 +168,19 @@ def _link_renames(changes: list[ResourceChange]) -> list[ResourceChange]:
 
 
 def _hook_phase(events: tuple[str, ...], action: HelmAction) -> TaskPhase:
-    if action is HelmAction.INSTALL:
-        pre, post = "pre-install", "post-install"
-    else:
-        pre, post = "pre-upgrade", "post-upgrade"
+    """The phase a hook belongs to on this action. An install or upgrade shows the deploy hooks
+    of both (a pre-install hook sits before an upgrade, marked as not running); rollback,
+    delete and test hooks are not part of a deploy, and so on."""
+    pre, post = HOOK_EVENTS[action]
     if pre in events:
         return TaskPhase.PRE_DEPLOY
     if post in events:
         return TaskPhase.POST_DEPLOY
-    if "pre-install" in events or "pre-upgrade" in events:
-        return TaskPhase.PRE_DEPLOY
-    if "post-install" in events or "post-upgrade" in events:
-        return TaskPhase.POST_DEPLOY
+    if action in (HelmAction.INSTALL, HelmAction.UPGRADE):
+        if "pre-install" in events or "pre-upgrade" in events:
+            return TaskPhase.PRE_DEPLOY
+        if "post-install" in events or "post-upgrade" in events:
+            return TaskPhase.POST_DEPLOY
     return TaskPhase.OTHER
 
 
@@ -187,7 +206,7 @@ def _hook_tasks(
             ref, task_action, old[1].obj if old else None, new[1].obj if new else None, tuple(fields)
         )
         tasks.append(TaskPlan(
-            name=f"{ref.kind}/{ref.name or ref.generate_name + '*'}",
+            name=task_name(doc.obj, ref.kind, ref.name or ref.generate_name + "*"),
             phase=_hook_phase(hook.events, action),
             action=task_action,
             events=hook.events,
@@ -203,14 +222,16 @@ def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tu
     """CronJobs are scheduled work: a task that points at its resource change (if any)."""
     changed = {c.resource.identity: c for c in changes}
     tasks: list[TaskPlan] = []
-    refs = [ref for ref, _ in desired.values()] + [c.resource for c in changes if c.action is Action.DELETE]
+    refs = [ref for ref, _ in desired.values()] + [c.resource for c in changes if c.action in (Action.DELETE, Action.RETAIN)]
     for ref in refs:
         if ref.kind != "CronJob" or ref.group != "batch":
             continue
         change = changed.get(ref.identity)
         action = {None: TaskAction.UNCHANGED, Action.CREATE: TaskAction.CREATE, Action.UPDATE: TaskAction.UPDATE,
-                  Action.DELETE: TaskAction.DELETE}[change.action if change else None]
-        tasks.append(TaskPlan(f"{ref.kind}/{ref.name}", TaskPhase.SCHEDULE, action, (), 0, (), (), (ref,)))
+                  Action.DELETE: TaskAction.DELETE, Action.RETAIN: TaskAction.DELETE}[change.action if change else None]
+        change_obj = (change.after or change.before) if change else None
+        obj = change_obj or next((doc.obj for r, doc in desired.values() if r == ref), {})
+        tasks.append(TaskPlan(task_name(obj, ref.kind, ref.name), TaskPhase.SCHEDULE, action, (), 0, (), (), (ref,)))
     return tasks
 
 
@@ -223,25 +244,41 @@ def make_plan(request: PlanRequest) -> Plan:
     want_resources = identifier.index(request.desired.resources, "desired")
     prev_hooks = identifier.index(previous.hooks, "previous hook")
     want_hooks = identifier.index(request.desired.hooks, "desired hook")
-
-    rank = kind_rank(install_order(request.helm_major))
     warnings = list(request.warnings)
-    changes = _resource_changes(prev_resources, want_resources, rank, warnings)
     fresh = request.previous is None
-    provisional = HelmAction.INSTALL if fresh else HelmAction.UPGRADE
-    tasks = _hook_tasks(prev_hooks, want_hooks, provisional)
-    if not fresh and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks):
-        action = HelmAction.NONE
-    else:
-        action = provisional
-    tasks += _schedule_tasks(changes, want_resources)
+    crds: list[ChartCRD] = []
 
-    crds = [
-        ChartCRD(doc.source, str(doc.obj["metadata"].get("name", "")),
-                 (CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS) if fresh else CRDLifecycle.NOT_ON_UPGRADE)
-        for doc in request.desired.crds
-    ]
+    if request.action is HelmAction.UNINSTALL:
+        # The release's own hooks run (pre-delete, post-delete); nothing is created or updated.
+        action = HelmAction.UNINSTALL
+        changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)))
+        tasks = _hook_tasks(prev_hooks, prev_hooks, action)
+        warnings.append(Warning("crds-untouched", "CRDs installed from the chart's crds/ directory are never "
+                                "deleted by helm uninstall", Severity.INFO))
+    else:
+        rank = kind_rank(install_order(request.helm_major))
+        changes = _resource_changes(prev_resources, want_resources, rank, warnings)
+        provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
+        tasks = _hook_tasks(prev_hooks, want_hooks, provisional)
+        if provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks):
+            action = HelmAction.NONE
+        else:
+            action = provisional
+        tasks += _schedule_tasks(changes, want_resources)
+        crds = [
+            ChartCRD(doc.source, str(doc.obj["metadata"].get("name", "")),
+                     (CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS) if fresh
+                     else CRDLifecycle.NOT_ON_UPGRADE)
+            for doc in request.desired.crds
+        ]
+        if any(c.action in (Action.DELETE, Action.RETAIN) for c in changes):
+            warnings.append(Warning(
+                "keep-from-manifest",
+                "whether Helm keeps an object that leaves the release depends on the live object's "
+                "helm.sh/resource-policy annotation; with no cluster, the previous manifest's was used",
+                Severity.INFO,
+            ))
+    warnings += consequences(changes)
     for reason in (*previous.dropped, *request.desired.dropped):
         warnings.append(Warning("dropped-document", reason, Severity.INFO))
-    return build_plan(header, action, changes, tasks, crds, warnings)
-
+    return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled)

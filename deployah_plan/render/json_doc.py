@@ -63,11 +63,12 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "header": {
             "release": h.release, "namespace": h.namespace, "kube_context": h.kube_context,
             "revision": h.revision, "fresh_install": h.fresh_install,
-            "previous_revision": h.previous_revision, "previous_chart": h.previous_chart,
+            "previous_revision": h.previous_revision, "previous_chart": h.previous_chart, "rollback_to": h.rollback_to,
             "chart": {"name": h.chart_name, "version": h.chart_version},
             "helm_version": h.helm_version, "rendered_by": h.rendered_by,
         },
         "helm_action": plan.helm_action.value,
+        "hooks_disabled": plan.hooks_disabled,
         "changes": [
             {
                 "resource": _ref(c.resource), "action": c.action.value, "helm_order": c.helm_order,
@@ -99,7 +100,8 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
              "resource": _ref(w.resource) if w.resource else None}
             for w in plan.warnings
         ],
-        "summary": {"create": plan.summary.create, "update": plan.summary.update, "delete": plan.summary.delete},
+        "summary": {"create": plan.summary.create, "update": plan.summary.update, "delete": plan.summary.delete,
+                    "retain": plan.summary.retain},
     }
 
 

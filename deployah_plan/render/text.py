@@ -12,9 +12,9 @@ from deployah_plan.model import (
 from deployah_plan.redact import Masked, Redactor
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
-_SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-",
+_SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.RETAIN: "=",
          FieldOp.ADD: "+", FieldOp.REMOVE: "-", FieldOp.REPLACE: "~", FieldOp.REORDER: "~", FieldOp.RENAME: "~"}
-_COLOUR = {"+": "32", "~": "33", "-": "31", "!": "33", "bold": "1", "dim": "2"}
+_COLOUR = {"+": "32", "~": "33", "-": "31", "=": "36", "!": "33", "bold": "1", "dim": "2"}
 _MAX_VALUE = 72
 
 
@@ -113,11 +113,16 @@ _POLICY_MEANING = {
 _TASK_SIGN = {TaskAction.CREATE: "+", TaskAction.UPDATE: "~", TaskAction.DELETE: "-", TaskAction.UNCHANGED: " "}
 
 
+_VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction.NONE: "upgrade",
+         HelmAction.ROLLBACK: "rollback", HelmAction.UNINSTALL: "uninstall"}
+
+
 def _phase_title(phase: TaskPhase, plan: Plan) -> str:
-    verb = "install" if plan.helm_action is HelmAction.INSTALL else "upgrade"
+    verb = _VERB[plan.helm_action]
+    event = "delete" if plan.helm_action is HelmAction.UNINSTALL else verb
     return {
-        TaskPhase.PRE_DEPLOY: f"Before the {verb} (pre-{verb} hooks):",
-        TaskPhase.POST_DEPLOY: f"After the {verb} (post-{verb} hooks):",
+        TaskPhase.PRE_DEPLOY: f"Before the {verb} (pre-{event} hooks):",
+        TaskPhase.POST_DEPLOY: f"After the {verb} (post-{event} hooks):",
         TaskPhase.SCHEDULE: "Scheduled (CronJobs, applied as resources above):",
         TaskPhase.OTHER: f"Not part of this {verb}:",
     }[phase]
@@ -132,8 +137,9 @@ def _run_label(task: TaskPlan, plan: Plan) -> str:
         return "will run"
     if task.events == ("test",):
         return "runs only under helm test"
-    verb = "install" if plan.helm_action is HelmAction.INSTALL else "upgrade"
-    return f"will not run on {verb} (events: {','.join(task.events)})"
+    if plan.hooks_disabled:
+        return "will not run (--no-hooks)"
+    return f"will not run on {_VERB[plan.helm_action]} (events: {','.join(task.events)})"
 
 
 def _task_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
@@ -163,9 +169,17 @@ def _task_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
 def _header(plan: Plan, style: _Style) -> list[str]:
     h = plan.header
     context = f" (context {h.kube_context})" if h.kube_context else ""
-    verb = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction.NONE: "upgrade"}[plan.helm_action]
+    verb = _VERB[plan.helm_action]
     lines = [style(f"helm plan: {verb} release {h.release} in namespace {h.namespace}{context}", "bold")]
     chart = f"{h.chart_name} {h.chart_version}".strip()
+    if plan.helm_action is HelmAction.ROLLBACK:
+        lines.append(f"  from revision {h.previous_revision} ({h.previous_chart or 'unknown chart'}) back to revision "
+                     f"{h.rollback_to} ({chart or 'unknown chart'}); this would create revision {h.revision}")
+        return lines
+    if plan.helm_action is HelmAction.UNINSTALL:
+        lines.append(f"  chart {h.previous_chart or '(unknown)'} at revision {h.previous_revision}: every resource of "
+                     "the release is removed")
+        return lines
     if h.fresh_install:
         lines.append(f"  chart {chart or '(unknown)'}; a fresh install, creating revision {h.revision}")
     elif not h.previous_revision:
@@ -185,12 +199,15 @@ def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
     redactor = Redactor.for_plan(plan, show_secrets)
     out = _header(plan, style)
     if plan.changes:
-        out += ["", style("Resources, in the order Helm applies them:", "bold")]
+        how = "deletes" if plan.helm_action is HelmAction.UNINSTALL else "applies"
+        out += ["", style(f"Resources, in the order Helm {how} them:", "bold")]
         for change in plan.changes:
             sign = _SIGN[change.action]
             rename = ""
             if change.likely_rename is not None:
                 rename = f"  likely renamed {'to' if change.action is Action.DELETE else 'from'} {change.likely_rename}"
+            if change.action is Action.RETAIN:
+                rename += "  kept in the cluster by helm.sh/resource-policy: keep, no longer managed by the release"
             out.append(f"  {style(sign, sign)} {change.resource}  ({change.action.value}){rename}")
             out += _field_lines(change.resource, change.fields, redactor, style, "      ")
     if plan.tasks:
@@ -224,6 +241,8 @@ def _summary(plan: Plan, style: _Style) -> str:
                                                    if runs else "")
         return style("No changes.", "bold") + f" helm upgrade would still record revision {plan.header.revision}{extra}."
     text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
+    if s.retain:
+        text = text[:-1] + f", {s.retain} to keep."
     hooks = sum(1 for t in plan.tasks if t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE)
     if hooks:
         text += f" {hooks} hook{'s' if hooks != 1 else ''} changed."

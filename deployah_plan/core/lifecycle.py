@@ -1,0 +1,114 @@
+"""What Helm and Kubernetes will do beyond applying objects: keep, immutable fields, data loss.
+
+Pure functions over objects and planned changes; the planner calls them.
+
+- `helm.sh/resource-policy: keep` (pkg/action resource_policy.go): the value is trimmed and
+  lower-cased; only "keep" keeps the object. Anything else is ignored.
+- Immutable fields: an update that changes one is rejected by the API server, so the whole
+  `helm upgrade` fails unless the object is replaced. The rules are Kubernetes' validation of
+  each kind (apps, batch, core, rbac, storage).
+- Deleting a PersistentVolumeClaim, a Namespace or a CustomResourceDefinition deletes data
+  that is not in the chart.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from deployah_plan.core import quantity
+from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, Severity, Warning
+
+RESOURCE_POLICY = "helm.sh/resource-policy"
+TASK_LABEL = "deployah.dev/task"
+
+# (group, kind) -> pointers under which any change is rejected on update.
+_IMMUTABLE: dict[tuple[str, str], tuple[str, ...]] = {
+    ("apps", "Deployment"): ("/spec/selector",),
+    ("apps", "DaemonSet"): ("/spec/selector",),
+    ("apps", "ReplicaSet"): ("/spec/selector",),
+    ("apps", "StatefulSet"): ("/spec/selector", "/spec/volumeClaimTemplates", "/spec/serviceName",
+                              "/spec/podManagementPolicy"),
+    ("batch", "Job"): ("/spec/selector", "/spec/template"),
+    ("", "Service"): ("/spec/clusterIP", "/spec/clusterIPs"),
+    ("rbac.authorization.k8s.io", "RoleBinding"): ("/roleRef",),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): ("/roleRef",),
+    ("storage.k8s.io", "StorageClass"): ("/provisioner", "/parameters", "/reclaimPolicy", "/volumeBindingMode"),
+}
+_PVC_MUTABLE = ("/spec/resources/requests/storage", "/spec/volumeAttributesClassName")
+_DATA_LOSS = {
+    ("", "PersistentVolumeClaim"): "its volume, and the data on it, goes too when the reclaim policy is Delete",
+    ("", "Namespace"): "every object in the namespace is deleted with it, whether Helm manages it or not",
+    ("apiextensions.k8s.io", "CustomResourceDefinition"):
+        "every custom resource of that kind, in every namespace, is deleted with it",
+}
+
+
+def kept_by_policy(obj: Mapping[str, Any] | None) -> bool:
+    """True when Helm leaves the object in the cluster instead of deleting it."""
+    annotations = ((obj or {}).get("metadata") or {}).get("annotations") or {}
+    value = annotations.get(RESOURCE_POLICY) if isinstance(annotations, dict) else None
+    return isinstance(value, str) and value.strip().lower() == "keep"
+
+
+def task_name(obj: Mapping[str, Any], kind: str, name: str) -> str:
+    """A task's name: its `deployah.dev/task` label when present, else Kind/name."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    label = labels.get(TASK_LABEL) if isinstance(labels, dict) else None
+    return label if isinstance(label, str) and label.strip() else f"{kind}/{name}"
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def _readable(path: str) -> str:
+    return ".".join(t.replace("~1", "/").replace("~0", "~") for t in path[1:].split("/"))
+
+
+def immutable_paths(change: ResourceChange) -> list[str]:
+    """The fields an update changes that the API server will not let it change."""
+    if change.action is not Action.UPDATE or change.before is None:
+        return []
+    key = (change.resource.group, change.resource.kind)
+    real = [f for f in change.fields if not f.equivalent]
+    hits: list[str] = []
+    if key in _IMMUTABLE:
+        for prefix in _IMMUTABLE[key]:
+            hits += [f.path for f in real if _under(f.path, prefix) and not _service_ip_released(key, f)]
+    elif key == ("", "PersistentVolumeClaim"):
+        hits += [f.path for f in real if _under(f.path, "/spec") and not _pvc_allowed(f)]
+    elif key in (("", "ConfigMap"), ("", "Secret")) and change.before.get("immutable") is True:
+        hits += [f.path for f in real if f.path.startswith(("/data", "/binaryData", "/stringData", "/immutable"))]
+    return hits
+
+
+def _service_ip_released(key: tuple[str, str], change: FieldChange) -> bool:
+    # Dropping clusterIP from the manifest keeps the allocated address (the API server copies
+    # it over on update), so only setting it, or setting another one, fails.
+    return key == ("", "Service") and change.op is FieldOp.REMOVE
+
+
+def _pvc_allowed(change: FieldChange) -> bool:
+    if change.path == "/spec/resources/requests/storage" and change.op is FieldOp.REPLACE:
+        old, new = quantity.parse(change.before), quantity.parse(change.after)
+        return old is not None and new is not None and new >= old  # a volume can only grow
+    return change.path == "/spec/volumeAttributesClassName"
+
+
+def consequences(changes: Iterable[ResourceChange]) -> list[Warning]:
+    """Predicted failures (immutable fields) and data loss, one warning per object."""
+    out: list[Warning] = []
+    for change in changes:
+        ref = change.resource
+        paths = immutable_paths(change)
+        if paths:
+            shown = ", ".join(dict.fromkeys(_readable(p) for p in paths))
+            out.append(Warning(
+                "immutable",
+                f"{ref}: this upgrade will fail: it changes immutable field{'s' if len(paths) > 1 else ''} {shown}; "
+                "the object must be deleted and created again (or given a new name)",
+                Severity.WARNING, ref,
+            ))
+        loss = _DATA_LOSS.get((ref.group, ref.kind))
+        if change.action is Action.DELETE and loss:
+            out.append(Warning("data-loss", f"{ref} is deleted: {loss}", Severity.WARNING, ref))
+    return out
