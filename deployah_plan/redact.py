@@ -30,7 +30,7 @@ def is_secret(ref: ResourceRef) -> bool:
     return ref.kind == "Secret" and ref.group == ""
 
 
-def _sensitive_path(ref: ResourceRef, path: str) -> bool:
+def sensitive_path(ref: ResourceRef, path: str) -> bool:
     if path.startswith(_LAST_APPLIED_POINTER) or path == "/metadata/annotations" or path == "/metadata":
         return True
     if not is_secret(ref):
@@ -39,7 +39,10 @@ def _sensitive_path(ref: ResourceRef, path: str) -> bool:
 
 
 def mask(value: Any) -> Any:
-    """Every leaf value replaced by its length; the shape (keys) stays visible."""
+    """Every leaf value replaced by its length; the shape (keys) stays visible. A value that
+    is already masked (a plan read back from JSON) stays as it is."""
+    if isinstance(value, Masked):
+        return value
     if isinstance(value, dict):
         return {k: mask(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -69,7 +72,7 @@ def _mask_whole_object(ref: ResourceRef, value: Any, path: str) -> Any:
 
 def field_view(ref: ResourceRef, change: FieldChange, show_secrets: bool) -> tuple[Any, Any]:
     """The before and after values a renderer may print for this change."""
-    if show_secrets or not _sensitive_path(ref, change.path):
+    if show_secrets or not sensitive_path(ref, change.path):
         return change.before, change.after
     if change.path.startswith(("/data/", "/stringData/", _LAST_APPLIED_POINTER)):
         return (None if change.before is None else mask(change.before),
