@@ -106,7 +106,7 @@ class _Section:
             parts.append(body)
         hidden = len(self.items) - len(self.visible())
         if hidden:
-            parts.append(f"*… and {_plural(hidden, self.what)} more, not shown here (see the JSON plan).*")
+            parts.append(f"*… and {hidden:,} more {self.what}{'' if hidden == 1 else 's'}, not shown here (see the JSON plan).*")
         return "\n\n".join(parts)
 
     def size(self) -> int:
@@ -119,7 +119,7 @@ class _Section:
 def _change_item(change: ResourceChange, plan: Plan, show_secrets: bool) -> _Item:
     sign, ref = SIGN[change.action], str(change.resource)
     n = len(change.fields)
-    count = f" ({_plural(n, 'field change')})" if n else ""
+    count = f" ({_plural(n, 'field change')})" if n else ""  # md() and _html() drop the leading space
     body = []
     if change.source:
         body.append(f"Source: {md(change.source)}")
@@ -131,7 +131,7 @@ def _change_item(change: ResourceChange, plan: Plan, show_secrets: bool) -> _Ite
         if warning.resource is not None and warning.resource.identity == change.resource.identity:
             body.append(f"{_mark(warning.severity)} {md(warning.message)}")
     full = _details(f"<code>{sign} {change.action.value}</code> {_html(ref + count)}", body)
-    compact = f"- `{sign} {change.action.value}` {md(ref)}{md(count)}"
+    compact = f"- `{sign} {change.action.value}` {md(ref + count)}"
     return _Item([full, compact])
 
 
@@ -236,8 +236,8 @@ def render(plan: Plan, show_secrets: bool = False) -> str:
     cut = _fit(sections, CAP - len(head) - _RESERVE) if full > CAP - _RESERVE else []
     parts = [head]
     if cut:
-        parts.append(f"> **Cut to fit a comment ({CAP:,} characters):** {md(', '.join(cut))} not shown. "
-                     "Run `helm plan show` on the saved JSON plan, or read it, for everything.")
+        parts.append(f"> **Cut to fit a comment ({CAP:,} characters).** Not shown: {md('; '.join(cut))}. "
+                     "The JSON plan (`--out`) has everything; `helm plan show` prints it in full as text.")
     parts += [text for text in (s.render() for s in sections.values()) if text]
     return "\n\n".join(parts) + "\n"
 
