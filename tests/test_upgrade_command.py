@@ -170,3 +170,15 @@ def test_lookup_rendered_offline_is_warned(helm: Path, store: Store, tmp_path: P
         "  found: {{ (lookup \"v1\" \"Secret\" .Release.Namespace \"x\") | len | quote }}\n")})
     doc = run_plan("upgrade", "look", str(chart), "-o", "json", helm=helm, store=store).json()
     assert any(w["code"] == "lookup-offline" for w in doc["warnings"])
+
+
+def test_a_saved_upgrade_plan_shows_again_byte_for_byte(helm: Path, store: Store, tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    saved = tmp_path / "plan.json"
+    for output in ("text", "markdown", "json"):
+        original = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", output, "--out", str(saved),
+                            helm=helm, store=store)
+        assert original.code == 0, original.err
+        shown = run_plan("show", str(saved), "-o", output)  # no helm, no release store
+        assert shown.code == 0, shown.err
+        assert shown.out == original.out
