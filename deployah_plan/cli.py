@@ -1,7 +1,15 @@
 """The command line: parses arguments, runs one command, prints, and maps errors to exit codes.
 
-Exit codes: 0 success (with --detailed-exitcode: no changes), 2 changes (with
---detailed-exitcode only), 1 any error. Errors are one line on stderr.
+Exit codes (the README has the same table):
+
+    0  the plan was made (with --detailed-exitcode: nothing would change)
+    1  an error; one line on stderr says what is wrong and what to do next
+    2  with --detailed-exitcode only: something would change (ignored changes do not count)
+    3  a --fail-on gate matched; stderr names each gate and what matched it
+
+An error wins over everything; a matched gate wins over 2, so a CI job that passes both
+--detailed-exitcode and --fail-on sees 3 when a gate matches, else 2 or 0. The plan is
+printed (and --out written) before the gates are checked, so a blocked plan can still be read.
 """
 from __future__ import annotations
 
@@ -13,12 +21,15 @@ from typing import Any, Callable, Sequence
 import click
 
 from deployah_plan.commands.diff import DiffOptions, plan_diff
+from deployah_plan.commands.show import read_saved_plan, schema_text, write_saved_plan
 from deployah_plan.commands.upgrade import UpgradeOptions, ValueFlags, plan_upgrade
-from deployah_plan.errors import PlanError
+from deployah_plan.core.gates import Gate, check_gates, parse_gate
+from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
+from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.model import Plan
-from deployah_plan.render import json_doc, text
+from deployah_plan.render import json_doc, markdown, text
 
-EXIT_OK, EXIT_ERROR, EXIT_CHANGES = 0, 1, 2
+EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_GATE = 0, 1, 2, 3
 
 
 def _debug_enabled(flag: bool) -> bool:
@@ -30,10 +41,15 @@ def _use_colour(no_color: bool) -> bool:
 
 
 def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The flags every command that prints a plan takes."""
     for option in reversed([
-        click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True,
-                     help="How to print the plan."),
-        click.option("--detailed-exitcode", is_flag=True, help="Exit 0 when nothing changes, 2 when something does, 1 on error."),
+        click.option("-o", "--output", type=click.Choice(["text", "json", "markdown"]), default="text",
+                     show_default=True, help="How to print the plan (markdown: for a pull-request comment)."),
+        click.option("--detailed-exitcode", is_flag=True,
+                     help="Exit 0 when nothing changes, 2 when something does (ignored changes do not count), 1 on error."),
+        click.option("--fail-on", "fail_on", multiple=True, metavar="GATE",
+                     help="Exit 3 when the plan matches GATE (repeatable): create, update, delete, ACTION:KIND "
+                          "(delete:PersistentVolumeClaim), crd, drift, ownership, immutable, warning:CODE."),
         click.option("--no-color", "--no-colour", "no_color", is_flag=True, help="Never colour the text output (NO_COLOR is honoured too)."),
         click.option("--show-secrets", is_flag=True, help="Print Secret values instead of hiding them."),
         click.option("--debug", is_flag=True, help="Print each helm call, and the traceback of an unexpected failure."),
@@ -42,11 +58,49 @@ def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool) -> int:
+def _plan_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The flags of the commands that make a plan (not of `show`)."""
+    for option in reversed([
+        click.option("--out", "out", metavar="FILE", help="Also write the JSON plan to FILE, for `helm plan show`."),
+        click.option("--ignore", "ignore", multiple=True, metavar="RULE",
+                     help="Ignore matching changes (repeatable). RULE is YAML in Flux's shape: "
+                          "'{paths: [/spec/replicas], target: {kind: Deployment, name: web}}'."),
+        click.option("--ignore-file", "ignore_files", multiple=True, metavar="FILE",
+                     help="Read ignore rules from FILE: a YAML list of rules, or ignore: [...] (repeatable)."),
+    ]):
+        func = option(func)
+    return func
+
+
+def _ignore_rules(flags: Sequence[str], files: Sequence[str]) -> list[IgnoreRule]:
+    rules = [parse_flag(flag, i) for i, flag in enumerate(flags, 1)]
+    for name in files:
+        try:
+            with open(name, encoding="utf-8") as handle:
+                content = handle.read()
+        except OSError as err:
+            raise UsageError(f"cannot read ignore file {name}: {err.strerror or err}", "check the --ignore-file path") from None
+        rules += parse_file(content, name)
+    return rules
+
+
+def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool, gates: Sequence[Gate],
+          out: str | None = None) -> int:
+    """Print the plan (and save it), then check the gates: the exit code of every plan command."""
+    if out:
+        write_saved_plan(out, plan, show_secrets)
     if output == "json":
         sys.stdout.write(json_doc.render(plan, show_secrets))
+    elif output == "markdown":
+        sys.stdout.write(markdown.render(plan, show_secrets))
     else:
         sys.stdout.write(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets))
+    sys.stdout.flush()
+    matches = check_gates(plan, list(gates))
+    for match in matches:
+        click.echo(f"helm plan: {match}", err=True)
+    if matches:
+        return EXIT_GATE
     return EXIT_CHANGES if detailed and plan.has_changes else EXIT_OK
 
 
@@ -79,6 +133,7 @@ def main_group() -> None:
 @click.option("-n", "--namespace", metavar="NS", help="Release namespace (helm passes its -n as HELM_NAMESPACE).")
 @click.option("--kube-context", metavar="NAME", help="Kubeconfig context (helm passes it as HELM_KUBECONTEXT).")
 @click.option("--kubeconfig", metavar="PATH", help="Kubeconfig file (helm passes it as KUBECONFIG).")
+@_plan_options
 @_output_options
 def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_: Sequence[str],
                     set_string: Sequence[str], set_file: Sequence[str], set_json: Sequence[str],
@@ -86,9 +141,12 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
                     kube_version: str | None,
                     api_versions: Sequence[str], skip_crds: bool, reuse_values: bool, reset_values: bool,
                     reset_then_reuse_values: bool, render: str, namespace: str | None, kube_context: str | None,
-                    kubeconfig: str | None, output: str, detailed_exitcode: bool, no_color: bool,
+                    kubeconfig: str | None, out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
+                    output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
                     show_secrets: bool, debug: bool) -> int:
     """Plan `helm upgrade --install RELEASE CHART` (an install when the release does not exist)."""
+    gates = [parse_gate(g) for g in fail_on]
+    rules = _ignore_rules(ignore, ignore_files)
     options = UpgradeOptions(
         release=release, chart=chart,
         values=ValueFlags(values_files, set_json, set_, set_string, set_file, set_literal),
@@ -97,7 +155,8 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
         render=render, namespace=namespace, kube_context=kube_context, kubeconfig=kubeconfig,
         debug=_debug_enabled(debug),
     )
-    return _emit(plan_upgrade(options), output, no_color, detailed_exitcode, show_secrets)
+    plan = apply_ignore(plan_upgrade(options), rules)
+    return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
 
 
 @main_group.command("diff")
@@ -111,14 +170,39 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
 @click.option("--kind-order", type=click.Choice(["auto", "helm3", "helm4"]), default="auto", show_default=True,
               help="Whose kind order to apply in; auto asks the helm at hand (Helm 3 when there is none).")
 @click.option("--skip-crds", is_flag=True, help="Plan an install as with --skip-crds.")
+@_plan_options
 @_output_options
 def diff_command(previous: str, desired: str, release: str, namespace: str | None, action: str, kind_order: str,
-                 skip_crds: bool, output: str, detailed_exitcode: bool, no_color: bool, show_secrets: bool,
+                 skip_crds: bool, out: str | None, ignore: Sequence[str], ignore_files: Sequence[str], output: str,
+                 detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool, show_secrets: bool,
                  debug: bool) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
+    gates = [parse_gate(g) for g in fail_on]
+    rules = _ignore_rules(ignore, ignore_files)
     options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
                           action, kind_order, skip_crds)
-    return _emit(plan_diff(options), output, no_color, detailed_exitcode, show_secrets)
+    plan = apply_ignore(plan_diff(options), rules)
+    return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
+
+
+@main_group.command("show")
+@click.argument("saved", metavar="PLAN.json")
+@_output_options
+def show_command(saved: str, output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
+                 show_secrets: bool, debug: bool) -> int:
+    """Print a plan saved with --out (or -o json) again, as text, markdown or JSON, with no helm and no cluster.
+
+    The output is the one the original run printed, byte for byte. Gates and --detailed-exitcode
+    work as on the original run; ignore rules were applied when the plan was made."""
+    gates = [parse_gate(g) for g in fail_on]
+    return _emit(read_saved_plan(saved), output, no_color, detailed_exitcode, show_secrets, gates)
+
+
+@main_group.command("schema")
+def schema_command() -> int:
+    """Print the JSON Schema of the JSON plan (-o json, --out)."""
+    sys.stdout.write(schema_text())
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

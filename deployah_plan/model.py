@@ -18,6 +18,9 @@ Invariants (a `ValueError` names the one broken):
   hook object's name).
 - A task runs (`will_run`) only when one of its events belongs to the action and hooks are not
   disabled (`--no-hooks`); `test` hooks and scheduled tasks never run as part of an action.
+- Ignored changes (matched whole by an ignore rule) sit in `ignored`, never in `changes`, and
+  count only in `summary.ignored`. A change in `changes` may carry `ignored_fields`; an update
+  there still needs at least one field change that is not ignored.
 
 Snapshots keep secret values. The plan is not the JSON document: renderers decide what a
 reader may see.
@@ -156,6 +159,8 @@ class ResourceChange:
     # A delete and a create of one kind with close content: probably one object renamed.
     # Each side names the other.
     likely_rename: ResourceRef | None = None
+    ignored_fields: tuple[FieldChange, ...] = ()  # matched by an ignore rule: shown as ignored, never counted
+    ignored_by: tuple[str, ...] = ()  # the labels of the ignore rules that matched this change
 
 
 @dataclass(frozen=True)
@@ -217,6 +222,7 @@ class Summary:
     update: int = 0
     delete: int = 0
     retain: int = 0
+    ignored: int = 0  # whole changes an ignore rule matched; not part of the total
 
     @property
     def total(self) -> int:
@@ -233,11 +239,18 @@ class Plan:
     warnings: tuple[Warning, ...]
     summary: Summary
     hooks_disabled: bool = False  # --no-hooks: no task runs
+    ignored: tuple[ResourceChange, ...] = ()  # whole changes an ignore rule matched, in Helm's order
+    not_checked: tuple[str, ...] = ()  # what this plan could not check, one sentence each ("drift: ...")
+    drift: tuple[Any, ...] = ()  # placeholder for the drift check; always empty for now
 
     @property
     def has_changes(self) -> bool:
-        """True when Helm would change something: resources, hooks, or chart CRDs."""
-        return self.helm_action is not HelmAction.NONE
+        """True when Helm would change something that no ignore rule matched: a resource, a
+        hook, or a new release. Ignored changes never count (for --detailed-exitcode)."""
+        if self.helm_action in (HelmAction.INSTALL, HelmAction.UNINSTALL):
+            return True
+        hooks = any(t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE for t in self.tasks)
+        return bool(self.changes) or hooks
 
 
 _PHASE_ORDER = {TaskPhase.PRE_DEPLOY: 0, TaskPhase.POST_DEPLOY: 1, TaskPhase.SCHEDULE: 2, TaskPhase.OTHER: 3}
@@ -251,14 +264,14 @@ HOOK_EVENTS = {
 }
 
 
-def summarize(changes: Iterable[ResourceChange]) -> Summary:
+def summarize(changes: Iterable[ResourceChange], ignored: int = 0) -> Summary:
     counts = {Action.CREATE: 0, Action.UPDATE: 0, Action.DELETE: 0, Action.RETAIN: 0}
     for change in changes:
         counts[change.action] += 1
-    return Summary(counts[Action.CREATE], counts[Action.UPDATE], counts[Action.DELETE], counts[Action.RETAIN])
+    return Summary(counts[Action.CREATE], counts[Action.UPDATE], counts[Action.DELETE], counts[Action.RETAIN], ignored)
 
 
-def _check_change(change: ResourceChange) -> None:
+def _check_change(change: ResourceChange, ignored: bool = False) -> None:
     if not isinstance(change.action, Action):
         raise ValueError(f"{change.resource}: action {change.action!r} is not an Action")
     want_before = change.action is not Action.CREATE
@@ -266,9 +279,11 @@ def _check_change(change: ResourceChange) -> None:
     if (change.before is not None) != want_before or (change.after is not None) != want_after:
         raise ValueError(f"{change.resource}: a {change.action.value} must have "
                          f"{'before' if want_before else 'no before'} and {'after' if want_after else 'no after'}")
-    if change.action is Action.UPDATE and all(f.equivalent for f in change.fields):
-        raise ValueError(f"{change.resource}: an update needs at least one real field change")
-    for f in change.fields:
+    if change.action is Action.UPDATE and not ignored and all(f.equivalent for f in change.fields):
+        raise ValueError(f"{change.resource}: an update needs at least one real field change that is not ignored")
+    if ignored and not change.ignored_by:
+        raise ValueError(f"{change.resource}: an ignored change must name the rule that matched it")
+    for f in (*change.fields, *change.ignored_fields):
         if not isinstance(f.op, FieldOp) or not (f.path == "" or f.path.startswith("/")):
             raise ValueError(f"{change.resource}: bad field change {f!r}")
 
@@ -292,21 +307,24 @@ def build_plan(
     tasks: Iterable[TaskPlan] = (),
     chart_crds: Iterable[ChartCRD] = (),
     warnings: Iterable[Warning] = (),
+    ignored: Iterable[ResourceChange] = (),
+    not_checked: Iterable[str] = (),
     hooks_disabled: bool = False,
 ) -> Plan:
     """The one constructor of a Plan; see the module docstring for what it checks."""
     if not isinstance(helm_action, HelmAction):
         raise ValueError(f"helm action {helm_action!r} is not a HelmAction")
     change_list = sorted(changes, key=lambda c: (c.helm_order, c.resource))
+    ignored_list = sorted(ignored, key=lambda c: (c.helm_order, c.resource))
     seen: dict[tuple[str, str, str, str], ResourceRef] = {}
-    for change in change_list:
-        _check_change(change)
+    for change, is_ignored in [*((c, False) for c in change_list), *((c, True) for c in ignored_list)]:
+        _check_change(change, is_ignored)
         if change.resource.identity in seen:
             raise ValueError(f"two changes for one object: {seen[change.resource.identity]} and {change.resource}")
         seen[change.resource.identity] = change.resource
     if (helm_action is HelmAction.INSTALL) != header.fresh_install:
         raise ValueError("an install plan, and only an install plan, is a fresh install")
-    if helm_action is HelmAction.INSTALL and any(c.action is not Action.CREATE for c in change_list):
+    if helm_action is HelmAction.INSTALL and any(c.action is not Action.CREATE for c in (*change_list, *ignored_list)):
         raise ValueError("an install can only create")
     if helm_action is HelmAction.UNINSTALL and any(c.action not in (Action.DELETE, Action.RETAIN) for c in change_list):
         raise ValueError("an uninstall can only delete or retain")
@@ -314,7 +332,7 @@ def build_plan(
     for task in task_list:
         if not isinstance(task.phase, TaskPhase) or not isinstance(task.action, TaskAction):
             raise ValueError(f"task {task.name}: bad phase or action")
-    if helm_action is HelmAction.NONE and (change_list or any(t.action is not TaskAction.UNCHANGED for t in task_list)):
+    if helm_action is HelmAction.NONE and (change_list or ignored_list or any(t.action is not TaskAction.UNCHANGED for t in task_list)):
         raise ValueError("a plan with no Helm action cannot change resources or tasks")
     task_list.sort(key=_run_order)
     return Plan(
@@ -324,6 +342,20 @@ def build_plan(
         tasks=tuple(task_list),
         chart_crds=tuple(chart_crds),
         warnings=tuple(warnings),
-        summary=summarize(change_list),
+        summary=summarize(change_list, len(ignored_list)),
+        ignored=tuple(ignored_list),
+        not_checked=tuple(not_checked),
         hooks_disabled=hooks_disabled,
+    )
+
+
+def rebuild(plan: Plan, changes: Iterable[ResourceChange] | None = None,
+            ignored: Iterable[ResourceChange] | None = None, not_checked: Iterable[str] | None = None) -> Plan:
+    """The same plan with some parts replaced, checked and derived again by `build_plan`."""
+    return build_plan(
+        plan.header, plan.helm_action,
+        plan.changes if changes is None else changes, plan.tasks, plan.chart_crds, plan.warnings,
+        plan.ignored if ignored is None else ignored,
+        plan.not_checked if not_checked is None else not_checked,
+        hooks_disabled=plan.hooks_disabled,
     )

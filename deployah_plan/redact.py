@@ -95,7 +95,10 @@ class Redactor:
         return Masked(len(secret), token)
 
     def mask(self, value: Any, path: str) -> Any:
-        """Every leaf replaced by a Masked marker; the shape (keys) stays visible."""
+        """Every leaf replaced by a Masked marker; the shape (keys) stays visible. A value
+        already masked (a plan read back from JSON) stays as it is."""
+        if isinstance(value, Masked):
+            return value
         if isinstance(value, dict):
             return {k: self.mask(v, f"{path}/{k}") for k, v in value.items()}
         if isinstance(value, list):

@@ -92,7 +92,7 @@ def assert_example_upgrade(doc: dict[str, Any], helm: Path) -> None:
     assert image == [{"path": "/spec/template/spec/containers/0/image", "op": "replace",
                       "before": "nginx:1.25", "after": "nginx:1.27",
                       "keys": {"/spec/template/spec/containers/0": {"name": "web"}}}]
-    assert doc["summary"] == {"create": 2, "update": 3, "delete": 1}
+    assert doc["summary"] == {"create": 2, "update": 3, "delete": 1, "retain": 0, "ignored": 0, "has_changes": True}
     tasks = {t["name"]: t for t in doc["tasks"]}
     assert tasks["Job/shop-migrate"]["action"] == "update" and tasks["Job/shop-migrate"]["will_run"] is True
     assert tasks["Job/shop-seed"]["will_run"] is False  # post-install only: not on an upgrade
@@ -109,7 +109,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 def run_plan(*args: str, helm: Path | str | None = None, store: Store | None = None,
-             stdin: str | None = None, cwd: Path = ROOT, **env: str) -> Result:
+             stdin: str | None = None, cwd: Path | None = None, **env: str) -> Result:
     """`helm-plan ARGS` as a user runs it: a new process, real helm, no patching."""
     extra = dict(env)
     if helm is not None:
@@ -117,7 +117,7 @@ def run_plan(*args: str, helm: Path | str | None = None, store: Store | None = N
     if store is not None:
         extra.update(HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path))
     done = subprocess.run([sys.executable, "-m", "deployah_plan", *args], input=stdin,
-                          capture_output=True, text=True, env=clean_env(**extra), cwd=cwd)
+                          capture_output=True, text=True, env=clean_env(**extra), cwd=cwd or ROOT)
     return Result(done.returncode, done.stdout, done.stderr)
 
 

@@ -1,38 +1,87 @@
-"""Scenario folders: tests/cases/<name>/{previous.yaml, desired.yaml, args?, expected.*}.
+"""Scenario tests: one folder per case under tests/cases, collected by listing the folder.
 
-Each case is planned with `helm plan diff previous.yaml desired.yaml` (plus the words in
-`args`, if any) as a user runs it, and every output format is compared with its golden file.
-`UPDATE_GOLDEN=1 pytest tests/test_cases.py` rewrites the goldens; read the diff before
-committing it.
+A case holds previous.yaml and desired.yaml, an optional `args` file (extra flags for
+`helm plan diff`, shell words, `#` comments allowed; the folder is the working directory),
+and one golden file per output: expected.txt, expected.json, expected.md. The runner plans
+through the command line as a user would, with --kind-order helm3 unless args says otherwise
+(so the header names no local helm), checks each output against its golden, validates the
+JSON against the published schema, and checks that `helm plan show` of the saved plan prints
+every format again byte for byte.
+
+UPDATE_GOLDEN=1 rewrites the goldens instead of comparing; read the diff before committing.
 """
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import pytest
 
-from conftest import run_plan
+from conftest import ROOT, run_plan
 
-CASES = Path(__file__).parent / "cases"
-FORMATS = {"expected.txt": ("-o", "text", "--no-color"), "expected.json": ("-o", "json")}
-
-
-def _cases() -> list[str]:
-    return sorted(p.name for p in CASES.iterdir() if (p / "desired.yaml").is_file())
+CASES = ROOT / "tests" / "cases"
+FORMATS = {"text": "expected.txt", "json": "expected.json", "markdown": "expected.md"}
+UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 
-@pytest.mark.parametrize("name", _cases())
-@pytest.mark.parametrize("golden", sorted(FORMATS))
-def test_case(name: str, golden: str) -> None:
-    folder = CASES / name
-    args = shlex.split((folder / "args").read_text()) if (folder / "args").is_file() else []
-    result = run_plan("diff", "previous.yaml", "desired.yaml", "--kind-order", "helm3", *FORMATS[golden], *args,
-                      cwd=folder)
-    assert result.code in (0, 2), result.err
-    expected = folder / golden
-    if os.environ.get("UPDATE_GOLDEN"):
-        expected.write_text(result.out)
-    assert expected.is_file(), f"no golden {expected}; run with UPDATE_GOLDEN=1 and read what it wrote"
-    assert result.out == expected.read_text()
+def strict(schema: Any) -> Any:
+    """The schema with no unknown keys allowed, so a field the renderer adds without
+    documenting it fails here (consumers, by contrast, must accept unknown keys)."""
+    if isinstance(schema, dict):
+        out = {k: strict(v) for k, v in schema.items()}
+        if "properties" in out and "additionalProperties" not in out:
+            out["additionalProperties"] = False
+        return out
+    if isinstance(schema, list):
+        return [strict(v) for v in schema]
+    return schema
+
+
+SCHEMA = json.loads((ROOT / "deployah_plan" / "schema" / "plan.schema.json").read_text())
+VALIDATOR = jsonschema.Draft202012Validator(strict(SCHEMA))
+
+
+def validate(doc: Any) -> None:
+    errors = sorted(VALIDATOR.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+
+
+def _args(case: Path) -> list[str]:
+    path = case / "args"
+    words = shlex.split(path.read_text(), comments=True) if path.exists() else []
+    if not any(w.startswith("--kind-order") for w in words):
+        words += ["--kind-order", "helm3"]
+    return words
+
+
+def _check(case: Path, name: str, actual: str) -> None:
+    golden = case / name
+    if UPDATE:
+        golden.write_text(actual)
+        return
+    assert golden.exists(), f"{golden} is missing; make it with UPDATE_GOLDEN=1 and read it"
+    assert actual == golden.read_text(), f"{case.name}/{name} differs; rerun with UPDATE_GOLDEN=1 and read the diff"
+
+
+@pytest.mark.parametrize("case", sorted(p for p in CASES.iterdir() if p.is_dir()), ids=lambda p: p.name)
+def test_case(case: Path, tmp_path: Path) -> None:
+    args = _args(case)
+    saved = tmp_path / "plan.json"
+    codes = set()
+    for output, golden in FORMATS.items():
+        result = run_plan("diff", "previous.yaml", "desired.yaml", *args, "-o", output, "--out", str(saved), cwd=case)
+        assert result.code in (0, 2, 3), result.err
+        codes.add(result.code)
+        _check(case, golden, result.out)
+        if output == "json":
+            validate(result.json())
+            assert saved.read_text() == result.out  # --out writes exactly what -o json prints
+    assert len(codes) == 1  # the exit code does not depend on the output format
+    for output, golden in FORMATS.items():
+        shown = run_plan("show", str(saved), "-o", output, *[a for a in args if a == "--show-secrets"])
+        assert shown.code == 0, shown.err
+        assert shown.out == (case / golden).read_text(), f"show -o {output} differs from the original run"

@@ -65,3 +65,17 @@ def test_action_and_header_must_agree() -> None:
         build_plan(UPGRADE, HelmAction.NONE, [ResourceChange(CM, Action.CREATE, None, OBJ)])
     with pytest.raises(ValueError):
         build_plan(UPGRADE, HelmAction.NONE, [], [_task(("post-rollback",), TaskAction.UPDATE, TaskPhase.OTHER)])
+
+
+def test_ignored_changes_are_checked_and_counted_apart() -> None:
+    ignored = ResourceChange(CM, Action.UPDATE, OBJ, OBJ, (), 1,
+                             ignored_fields=(FieldChange("/data", FieldOp.ADD, None, {}),), ignored_by=("--ignore #1",))
+    plan = build_plan(UPGRADE, HelmAction.UPGRADE, [], ignored=[ignored])
+    assert plan.ignored == (ignored,) and plan.summary.ignored == 1 and plan.summary.total == 0
+    assert not plan.has_changes
+    with pytest.raises(ValueError, match="name the rule"):
+        build_plan(UPGRADE, HelmAction.UPGRADE, [], ignored=[ResourceChange(CM, Action.CREATE, None, OBJ)])
+    with pytest.raises(ValueError, match="two changes"):
+        build_plan(UPGRADE, HelmAction.UPGRADE, [ResourceChange(CM, Action.CREATE, None, OBJ)], ignored=[ignored])
+    with pytest.raises(ValueError):
+        build_plan(UPGRADE, HelmAction.NONE, [], ignored=[ignored])

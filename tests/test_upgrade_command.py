@@ -22,7 +22,7 @@ def test_install_when_the_release_does_not_exist(helm: Path, store: Store) -> No
         ("create", "Service", "shop-legacy"), ("create", "Service", "shop-web"),
         ("create", "Deployment", "shop-web"),
     ]
-    assert doc["summary"] == {"create": 5, "update": 0, "delete": 0}
+    assert doc["summary"] == {"create": 5, "update": 0, "delete": 0, "retain": 0, "ignored": 0, "has_changes": True}
     runs = {t["name"]: t["will_run"] for t in doc["tasks"]}
     assert runs == {"Job/shop-migrate": True, "Job/shop-seed": True, "Pod/shop-smoke-test": False}
     assert doc["chart_crds"] == [{"source": "shop/crds/widgets.yaml", "name": "widgets.shop.example.com",
@@ -75,7 +75,7 @@ def test_hook_only_change_is_an_upgrade(helm: Path, store: Store, tmp_path: Path
     assert result.code == 2, result.err
     doc = result.json()
     assert doc["helm_action"] == "upgrade"
-    assert doc["changes"] == [] and doc["summary"] == {"create": 0, "update": 0, "delete": 0}
+    assert doc["changes"] == [] and doc["summary"] == {"create": 0, "update": 0, "delete": 0, "retain": 0, "ignored": 0, "has_changes": True}
     (task,) = doc["tasks"]
     assert task["action"] == "update" and task["will_run"] is True
     assert task["definitions"][0]["fields"] == [{
@@ -171,3 +171,15 @@ def test_lookup_rendered_offline_is_warned(helm: Path, store: Store, tmp_path: P
         "  found: {{ (lookup \"v1\" \"Secret\" .Release.Namespace \"x\") | len | quote }}\n")})
     doc = run_plan("upgrade", "look", str(chart), "-o", "json", helm=helm, store=store).json()
     assert any(w["code"] == "lookup-offline" for w in doc["warnings"])
+
+
+def test_a_saved_upgrade_plan_shows_again_byte_for_byte(helm: Path, store: Store, tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    saved = tmp_path / "plan.json"
+    for output in ("text", "markdown", "json"):
+        original = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", output, "--out", str(saved),
+                            helm=helm, store=store)
+        assert original.code == 0, original.err
+        shown = run_plan("show", str(saved), "-o", output)  # no helm, no release store
+        assert shown.code == 0, shown.err
+        assert shown.out == original.out

@@ -11,8 +11,11 @@ from dataclasses import dataclass
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import split_stream
-from deployah_plan.model import Header, Plan
+from deployah_plan.model import Header, Plan, rebuild
 from deployah_plan.sources.helm import Helm
+
+
+NO_DRIFT_CHECK = "drift: planned from files, so the live objects were not compared with the previous release"
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,8 @@ def plan_diff(options: DiffOptions) -> Plan:
     major, version = _helm_major(options.kind_order)
     header = Header(release=options.release, namespace=options.namespace, revision=1 if fresh else 0,
                     fresh_install=fresh, helm_version=version, rendered_by="files")
-    return make_plan(PlanRequest(header, None if fresh else previous, desired, major, options.skip_crds))
+    plan = make_plan(PlanRequest(header, None if fresh else previous, desired, major, options.skip_crds))
+    return rebuild(plan, not_checked=(*plan.not_checked, NO_DRIFT_CHECK))
 
 
 __all__ = ["DiffOptions", "plan_diff"]

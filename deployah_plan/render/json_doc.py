@@ -2,29 +2,32 @@
 
 FORMAT_VERSION is "MAJOR.MINOR": a minor version only adds fields; a major version changes
 or removes something a consumer may read. Keys are snake_case; the same plan always gives
-the same bytes.
+the same bytes (keys in a fixed order, lists in the plan's order, values as parsed).
+The schema is `deployah_plan/schema/plan.schema.json` (`helm plan schema` prints it).
+
+The document carries everything the text and markdown outputs print, so `helm plan show`
+renders a saved plan again byte for byte (`deployah_plan/saved.py` reads it back). Each model
+type has one function here, and one beside it in saved.py: a new field goes in both.
+Secret values are masked as {"sensitive": true, "length": N, "token": T} unless show_secrets
+(equal values within one plan share a token; see redact.py).
 """
 from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Iterable
 
-from deployah_plan.model import FieldChange, Plan, ResourceRef
+from deployah_plan.model import (
+    Action, ChartCRD, FieldChange, Header, HelmAction, HookDefinition, Plan, ResourceChange, ResourceRef, Summary,
+    TaskPlan, Warning,
+)
 from deployah_plan.redact import Masked, Redactor
 
 FORMAT_VERSION = "1.0"
 
 
-def _ref(ref: ResourceRef) -> dict[str, Any]:
-    out: dict[str, Any] = {"api_version": ref.api_version, "kind": ref.kind, "namespace": ref.namespace, "name": ref.name}
-    if ref.generate_name:
-        out["generate_name"] = ref.generate_name
-    return out
-
-
 def _plain(value: Any) -> Any:
-    """JSON-safe copy: masked values become {"sensitive": true, "length": N}."""
+    """JSON-safe copy: masked values become {"sensitive": true, "length": N, "token": T}."""
     if isinstance(value, Masked):
         return {"sensitive": True, "length": value.length, "token": value.token}
     if isinstance(value, dict):
@@ -36,7 +39,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _field(change: FieldChange) -> dict[str, Any]:
+def ref_doc(ref: ResourceRef) -> dict[str, Any]:
+    out: dict[str, Any] = {"api_version": ref.api_version, "kind": ref.kind, "namespace": ref.namespace, "name": ref.name}
+    if ref.generate_name:
+        out["generate_name"] = ref.generate_name
+    return out
+
+
+def field_change_doc(change: FieldChange) -> dict[str, Any]:
+    """One field change, already seen through the Redactor. Optional keys appear only when set."""
     out: dict[str, Any] = {"path": change.path, "op": change.op.value,
                            "before": _plain(change.before), "after": _plain(change.after)}
     if change.keys:
@@ -47,61 +58,97 @@ def _field(change: FieldChange) -> dict[str, Any]:
         out["line_diff"] = list(change.lines)
     if change.parts:
         out["parts_of"] = change.parts_of
-        out["parts"] = [_field(part) for part in change.parts]
+        out["parts"] = [field_change_doc(part) for part in change.parts]
     return out
 
 
-def _fields(ref: ResourceRef, fields: Any, redactor: Redactor) -> list[dict[str, Any]]:
-    return [_field(redactor.view(ref, change)) for change in fields]
+def _fields(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor) -> list[dict[str, Any]]:
+    return [field_change_doc(redactor.view(ref, f)) for f in fields]
+
+
+def _reasons(change: ResourceChange, plan: Plan) -> list[str]:
+    """Why the change has its action, in words (derived: `show` does not read it back)."""
+    if change.action is Action.CREATE:
+        return ["a new release" if plan.helm_action is HelmAction.INSTALL else "not in the previous release"]
+    if change.action in (Action.DELETE, Action.RETAIN) and plan.helm_action is HelmAction.UNINSTALL:
+        return ["the release is uninstalled"] + (["helm.sh/resource-policy: keep"] if change.action is Action.RETAIN else [])
+    if change.action is Action.DELETE:
+        return ["not in the desired release"]
+    if change.action is Action.RETAIN:
+        return ["not in the desired release", "helm.sh/resource-policy: keep"]
+    n, ignored = len(change.fields), len(change.ignored_fields)
+    out = [f"{n} field change{'s' if n != 1 else ''}"]
+    if ignored:
+        out.append(f"{ignored} field change{'s' if ignored != 1 else ''} ignored by {', '.join(change.ignored_by)}")
+    return out
+
+
+def resource_change_doc(change: ResourceChange, plan: Plan, redactor: Redactor) -> dict[str, Any]:
+    ident = change.resource.identity
+    return {
+        "resource": ref_doc(change.resource), "action": change.action.value, "helm_order": change.helm_order,
+        "source": change.source, "reasons": _reasons(change, plan),
+        "likely_rename": ref_doc(change.likely_rename) if change.likely_rename else None,
+        "fields": _fields(change.resource, change.fields, redactor),
+        "ignored_fields": _fields(change.resource, change.ignored_fields, redactor),
+        "ignored_by": list(change.ignored_by),
+        "warnings": [w.code for w in plan.warnings if w.resource is not None and w.resource.identity == ident],
+    }
+
+
+def hook_definition_doc(definition: HookDefinition, redactor: Redactor) -> dict[str, Any]:
+    return {"resource": ref_doc(definition.resource), "action": definition.action.value,
+            "fields": _fields(definition.resource, definition.fields, redactor)}
+
+
+def task_doc(task: TaskPlan, redactor: Redactor) -> dict[str, Any]:
+    return {
+        "name": task.name, "phase": task.phase.value, "action": task.action.value, "will_run": task.will_run,
+        "events": list(task.events), "weight": task.weight, "delete_policies": list(task.delete_policies),
+        "resources": [ref_doc(r) for r in task.resources],
+        "definitions": [hook_definition_doc(d, redactor) for d in task.definitions],
+    }
+
+
+def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
+    return {"source": crd.source, "name": crd.name, "lifecycle": crd.lifecycle.value, "will_process": crd.will_process}
+
+
+def warning_doc(warning: Warning) -> dict[str, Any]:
+    return {"code": warning.code, "severity": warning.severity.value, "message": warning.message,
+            "resource": ref_doc(warning.resource) if warning.resource else None}
+
+
+def header_doc(h: Header) -> dict[str, Any]:
+    return {
+        "release": h.release, "namespace": h.namespace, "kube_context": h.kube_context,
+        "revision": h.revision, "fresh_install": h.fresh_install,
+        "previous_revision": h.previous_revision, "previous_chart": h.previous_chart, "rollback_to": h.rollback_to,
+        "chart": {"name": h.chart_name, "version": h.chart_version},
+        "helm_version": h.helm_version, "rendered_by": h.rendered_by,
+    }
+
+
+def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
+    return {"create": summary.create, "update": summary.update, "delete": summary.delete, "retain": summary.retain,
+            "ignored": summary.ignored, "has_changes": plan.has_changes}
 
 
 def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
-    h = plan.header
     redactor = Redactor.for_plan(plan, show_secrets)
     return {
         "format_version": FORMAT_VERSION,
-        "header": {
-            "release": h.release, "namespace": h.namespace, "kube_context": h.kube_context,
-            "revision": h.revision, "fresh_install": h.fresh_install,
-            "previous_revision": h.previous_revision, "previous_chart": h.previous_chart, "rollback_to": h.rollback_to,
-            "chart": {"name": h.chart_name, "version": h.chart_version},
-            "helm_version": h.helm_version, "rendered_by": h.rendered_by,
-        },
+        "header": header_doc(plan.header),
         "helm_action": plan.helm_action.value,
         "hooks_disabled": plan.hooks_disabled,
-        "changes": [
-            {
-                "resource": _ref(c.resource), "action": c.action.value, "helm_order": c.helm_order,
-                "source": c.source,
-                "likely_rename": _ref(c.likely_rename) if c.likely_rename else None,
-                "fields": _fields(c.resource, c.fields, redactor),
-            }
-            for c in plan.changes
-        ],
-        "tasks": [
-            {
-                "name": t.name, "phase": t.phase.value, "action": t.action.value, "will_run": t.will_run,
-                "events": list(t.events), "weight": t.weight, "delete_policies": list(t.delete_policies),
-                "resources": [_ref(r) for r in t.resources],
-                "definitions": [
-                    {"resource": _ref(d.resource), "action": d.action.value,
-                     "fields": _fields(d.resource, d.fields, redactor)}
-                    for d in t.definitions
-                ],
-            }
-            for t in plan.tasks
-        ],
-        "chart_crds": [
-            {"source": c.source, "name": c.name, "lifecycle": c.lifecycle.value, "will_process": c.will_process}
-            for c in plan.chart_crds
-        ],
-        "warnings": [
-            {"code": w.code, "severity": w.severity.value, "message": w.message,
-             "resource": _ref(w.resource) if w.resource else None}
-            for w in plan.warnings
-        ],
-        "summary": {"create": plan.summary.create, "update": plan.summary.update, "delete": plan.summary.delete,
-                    "retain": plan.summary.retain},
+        "changes": [resource_change_doc(c, plan, redactor) for c in plan.changes],
+        "tasks": [task_doc(t, redactor) for t in plan.tasks],
+        "drift": [],  # the drift check is not built yet; see Plan.drift
+        "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],
+        "warnings": [warning_doc(w) for w in plan.warnings],
+        "ignored": [resource_change_doc(c, plan, redactor) for c in plan.ignored],
+        "not_checked": list(plan.not_checked),
+        "summary": summary_doc(plan.summary, plan),
     }
 
 

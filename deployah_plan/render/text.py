@@ -2,19 +2,22 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.model import (
-    Action, CRDLifecycle, FieldChange, FieldOp, HelmAction, Plan, ResourceRef, Severity, TaskAction,
+    Action, CRDLifecycle, FieldChange, FieldOp, HelmAction, Plan, ResourceChange, ResourceRef, Severity, TaskAction,
     TaskPhase, TaskPlan,
 )
 from deployah_plan.redact import Masked, Redactor
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
-_SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.RETAIN: "=",
-         FieldOp.ADD: "+", FieldOp.REMOVE: "-", FieldOp.REPLACE: "~", FieldOp.REORDER: "~", FieldOp.RENAME: "~"}
+SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.RETAIN: "=",
+        FieldOp.ADD: "+", FieldOp.REMOVE: "-", FieldOp.REPLACE: "~", FieldOp.REORDER: "~", FieldOp.RENAME: "~"}
 _COLOUR = {"+": "32", "~": "33", "-": "31", "=": "36", "!": "33", "bold": "1", "dim": "2"}
+VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction.NONE: "upgrade",
+        HelmAction.ROLLBACK: "rollback", HelmAction.UNINSTALL: "uninstall"}
 _MAX_VALUE = 72
 
 
@@ -54,6 +57,8 @@ def readable_path(pointer: str, keys: Iterable[tuple[str, Mapping[str, Any]]] = 
 def _value(value: Any) -> str:
     if isinstance(value, Masked):
         return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        value = str(value)  # as the JSON document keeps it, so a saved plan shows the same
     if isinstance(value, str) and "\n" in value.rstrip("\n"):
         return f"({value.count(chr(10)) + (0 if value.endswith(chr(10)) else 1)} lines)"
     text = json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
@@ -79,10 +84,22 @@ def _field_body(change: FieldChange, path: str) -> str:
     if change.op is FieldOp.RENAME:
         return f"{path}: renamed from {_key_label(change.before)}"
     if change.lines or change.parts:
-        kind = f" ({_PARTS[change.parts_of]})" if change.parts else ""
-        return f"{path}{kind}:"
+        return f"{path}{f' ({_PARTS[change.parts_of]})' if change.parts else ''}:"
     suffix = " (the same quantity: not a change)" if change.equivalent else ""
     return f"{path}: {_value(change.before)} -> {_value(change.after)}{suffix}"
+
+
+def field_rows(change: FieldChange) -> list[tuple[str, str]]:
+    """A field change (already seen through the Redactor) as rows of (sign, text): the change,
+    then its line diff or inner changes, indented. Shared with markdown."""
+    rows = [(SIGN[change.op], _field_body(change, readable_path(change.path, change.keys)))]
+    for line in change.lines:
+        mark = line[:1] if line[:1] in "+-" else " "
+        rows.append((mark, "    " + (line if line.startswith("@@") else line[1:])))
+    for part in change.parts:
+        path = readable_path(part.path, part.keys) if part.path else "(whole value)"
+        rows.append((SIGN[part.op], "    " + _field_body(part, path)))
+    return rows
 
 
 def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor, style: _Style,
@@ -90,35 +107,49 @@ def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Reda
     lines = []
     for raw in fields:
         change = redactor.view(ref, raw)
-        sign = _SIGN[change.op]
-        path = readable_path(change.path, change.keys)
-        body = _field_body(change, path)
-        lines.append(f"{indent}{style(sign, 'dim' if change.equivalent else sign)} "
-                     f"{style(body, 'dim') if change.equivalent else body}")
-        for line in change.lines:
-            mark = line[:1] if line[:1] in "+-" else ""
-            lines.append(f"{indent}    {style(line, mark) if mark else style(line, 'dim') if line.startswith('@@') else line}")
-        for part in change.parts:
-            psign = _SIGN[part.op]
-            ppath = readable_path(part.path, part.keys) if part.path else "(whole value)"
-            lines.append(f"{indent}    {style(psign, psign)} {_field_body(part, ppath)}")
+        for n, (sign, text) in enumerate(field_rows(change)):
+            key = "dim" if change.equivalent or (n and text.lstrip().startswith("@@")) else sign
+            lines.append(f"{indent}{style(sign, key) if sign.strip() else sign} "
+                         f"{style(text, 'dim') if key == 'dim' else text}")
     return lines
 
 
-_POLICY_MEANING = {
+def ignored_note(change: ResourceChange) -> str:
+    n = len(change.ignored_fields)
+    return f"{n} field change{'s' if n != 1 else ''} ignored by {', '.join(change.ignored_by)}"
+
+
+def summary_text(plan: Plan) -> str:
+    """The last line of the plan, without styling: shared with markdown."""
+    s = plan.summary
+    if plan.helm_action is HelmAction.NONE:
+        runs = sum(1 for t in plan.tasks if t.will_run)
+        run_hooks = f"{runs} upgrade hook{'s' if runs != 1 else ''}"
+        if not plan.header.previous_revision:
+            return f"No changes. An upgrade would still run {run_hooks}." if runs else "No changes."
+        extra = f" and run {run_hooks}" if runs else ""
+        return f"No changes. helm upgrade would still record revision {plan.header.revision}{extra}."
+    text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
+    if s.retain:
+        text = text[:-1] + f", {s.retain} to keep."
+    hooks = sum(1 for t in plan.tasks if t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE)
+    if hooks:
+        text += f" {hooks} hook{'s' if hooks != 1 else ''} changed."
+    if s.ignored:
+        text += f" {s.ignored} ignored."
+    return text
+
+
+POLICY_MEANING = {
     "before-hook-creation": "the old hook object is deleted before the new one is created",
     "hook-succeeded": "deleted once it succeeds",
     "hook-failed": "deleted if it fails",
 }
-_TASK_SIGN = {TaskAction.CREATE: "+", TaskAction.UPDATE: "~", TaskAction.DELETE: "-", TaskAction.UNCHANGED: " "}
+TASK_SIGN = {TaskAction.CREATE: "+", TaskAction.UPDATE: "~", TaskAction.DELETE: "-", TaskAction.UNCHANGED: " "}
 
 
-_VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction.NONE: "upgrade",
-         HelmAction.ROLLBACK: "rollback", HelmAction.UNINSTALL: "uninstall"}
-
-
-def _phase_title(phase: TaskPhase, plan: Plan) -> str:
-    verb = _VERB[plan.helm_action]
+def phase_title(phase: TaskPhase, plan: Plan) -> str:
+    verb = VERB[plan.helm_action]
     event = "delete" if plan.helm_action is HelmAction.UNINSTALL else verb
     return {
         TaskPhase.PRE_DEPLOY: f"Before the {verb} (pre-{event} hooks):",
@@ -128,7 +159,7 @@ def _phase_title(phase: TaskPhase, plan: Plan) -> str:
     }[phase]
 
 
-def _run_label(task: TaskPlan, plan: Plan) -> str:
+def run_label(task: TaskPlan, plan: Plan) -> str:
     if task.phase is TaskPhase.SCHEDULE:
         return ""
     if task.action is TaskAction.DELETE:
@@ -139,7 +170,27 @@ def _run_label(task: TaskPlan, plan: Plan) -> str:
         return "runs only under helm test"
     if plan.hooks_disabled:
         return "will not run (--no-hooks)"
-    return f"will not run on {_VERB[plan.helm_action]} (events: {','.join(task.events)})"
+    return f"will not run on {VERB[plan.helm_action]} (events: {','.join(task.events)})"
+
+
+def task_parts(task: TaskPlan, plan: Plan) -> list[str]:
+    """The words of a task's line: name, weight, whether it runs, action."""
+    parts = [f"{task.name}"]
+    if task.phase is not TaskPhase.SCHEDULE:
+        parts.append(f"weight {task.weight}")
+    label = run_label(task, plan)
+    if label:
+        parts.append(label)
+    parts.append(f"({task.action.value})")
+    return parts
+
+
+def task_policy(task: TaskPlan) -> str:
+    """A hook's events and delete policies, with what each policy means ("" for other tasks)."""
+    if task.phase not in (TaskPhase.PRE_DEPLOY, TaskPhase.POST_DEPLOY) or task.action is TaskAction.DELETE:
+        return ""
+    meanings = [f"{p}: {POLICY_MEANING[p]}" if p in POLICY_MEANING else p for p in task.delete_policies]
+    return f"events {','.join(task.events)}; delete policy " + "; ".join(meanings)
 
 
 def _task_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
@@ -148,19 +199,12 @@ def _task_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
     for task in plan.tasks:
         if task.phase is not phase:
             phase = task.phase
-            out.append(f"  {_phase_title(phase, plan)}")
-        sign = _TASK_SIGN[task.action]
-        parts = [f"{task.name}"]
-        if task.phase is not TaskPhase.SCHEDULE:
-            parts.append(f"weight {task.weight}")
-        label = _run_label(task, plan)
-        if label:
-            parts.append(label)
-        parts.append(f"({task.action.value})")
-        out.append(f"    {style(sign, sign) if sign.strip() else sign} " + "  ".join(parts))
-        if task.phase in (TaskPhase.PRE_DEPLOY, TaskPhase.POST_DEPLOY) and task.action is not TaskAction.DELETE:
-            meanings = [f"{p}: {_POLICY_MEANING[p]}" if p in _POLICY_MEANING else p for p in task.delete_policies]
-            out.append(f"        events {','.join(task.events)}; delete policy " + "; ".join(meanings))
+            out.append(f"  {phase_title(phase, plan)}")
+        sign = TASK_SIGN[task.action]
+        out.append(f"    {style(sign, sign) if sign.strip() else sign} " + "  ".join(task_parts(task, plan)))
+        policy = task_policy(task)
+        if policy:
+            out.append(f"        {policy}")
         for definition in task.definitions:
             out += _field_lines(definition.resource, definition.fields, redactor, style, "        ")
     return out
@@ -169,8 +213,7 @@ def _task_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
 def _header(plan: Plan, style: _Style) -> list[str]:
     h = plan.header
     context = f" (context {h.kube_context})" if h.kube_context else ""
-    verb = _VERB[plan.helm_action]
-    lines = [style(f"helm plan: {verb} release {h.release} in namespace {h.namespace}{context}", "bold")]
+    lines = [style(f"helm plan: {VERB[plan.helm_action]} release {h.release} in namespace {h.namespace}{context}", "bold")]
     chart = f"{h.chart_name} {h.chart_version}".strip()
     if plan.helm_action is HelmAction.ROLLBACK:
         lines.append(f"  from revision {h.previous_revision} ({h.previous_chart or 'unknown chart'}) back to revision "
@@ -194,56 +237,70 @@ def _header(plan: Plan, style: _Style) -> list[str]:
     return lines
 
 
+CRD_MEANING = {
+    CRDLifecycle.PROCESS: "created on install if absent",
+    CRDLifecycle.SKIP: "skipped (--skip-crds)",
+    CRDLifecycle.NOT_ON_UPGRADE: "not processed: Helm never upgrades or deletes chart CRDs",
+}
+
+
+def header_lines(plan: Plan) -> list[str]:
+    """The header without styling: shared with markdown."""
+    return [line.strip() for line in _header(plan, _Style(False))]
+
+
+def change_note(change: ResourceChange) -> str:
+    """What the line of a changed object adds after its action: a likely rename, a keep."""
+    note = ""
+    if change.likely_rename is not None:
+        note = f"  likely renamed {'from' if change.action is Action.CREATE else 'to'} {change.likely_rename}"
+    if change.action is Action.RETAIN:
+        note += "  kept in the cluster by helm.sh/resource-policy: keep, no longer managed by the release"
+    return note
+
+
+def resources_title(plan: Plan) -> str:
+    return f"Resources, in the order Helm {'deletes' if plan.helm_action is HelmAction.UNINSTALL else 'applies'} them:"
+
+
 def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
     style = _Style(colour)
     redactor = Redactor.for_plan(plan, show_secrets)
     out = _header(plan, style)
     if plan.changes:
-        how = "deletes" if plan.helm_action is HelmAction.UNINSTALL else "applies"
-        out += ["", style(f"Resources, in the order Helm {how} them:", "bold")]
+        out += ["", style(resources_title(plan), "bold")]
         for change in plan.changes:
-            sign = _SIGN[change.action]
-            rename = ""
-            if change.likely_rename is not None:
-                rename = f"  likely renamed {'to' if change.action is Action.DELETE else 'from'} {change.likely_rename}"
-            if change.action is Action.RETAIN:
-                rename += "  kept in the cluster by helm.sh/resource-policy: keep, no longer managed by the release"
-            out.append(f"  {style(sign, sign)} {change.resource}  ({change.action.value}){rename}")
+            sign = SIGN[change.action]
+            out.append(f"  {style(sign, sign)} {change.resource}  ({change.action.value}){change_note(change)}")
             out += _field_lines(change.resource, change.fields, redactor, style, "      ")
+            if change.ignored_fields:
+                out.append(f"      {style('(' + ignored_note(change) + ')', 'dim')}")
     if plan.tasks:
         out += ["", style("Tasks (Helm hooks and CronJobs), in the order Helm runs them:", "bold")]
         out += _task_lines(plan, redactor, style)
     if plan.chart_crds:
         out += ["", style("Chart CRDs (crds/):", "bold")]
-        meaning = {
-            CRDLifecycle.PROCESS: "created on install if absent",
-            CRDLifecycle.SKIP: "skipped (--skip-crds)",
-            CRDLifecycle.NOT_ON_UPGRADE: "not processed: Helm never upgrades or deletes chart CRDs",
-        }
         for crd in plan.chart_crds:
-            out.append(f"  {crd.name} ({crd.source}): {meaning[crd.lifecycle]}")
+            out.append(f"  {crd.name} ({crd.source}): {CRD_MEANING[crd.lifecycle]}")
     if plan.warnings:
         out += ["", style("Warnings and notes:", "bold")]
         for warning in plan.warnings:
             mark = "!" if warning.severity is Severity.WARNING else "i"
             out.append(f"  {style(mark, '!') if mark == '!' else mark} {warning.message}")
+    if plan.ignored:
+        out += ["", style("Ignored (matched by ignore rules; not counted):", "bold")]
+        for change in plan.ignored:
+            out.append(f"  {style(SIGN[change.action], 'dim')} {change.resource}  "
+                       f"({change.action.value}; {', '.join(change.ignored_by)})")
+    if plan.not_checked:
+        out += ["", style("Not checked:", "bold")]
+        out += [f"  - {item}" for item in plan.not_checked]
     out += ["", _summary(plan, style)]
     return "\n".join(out) + "\n"
 
 
 def _summary(plan: Plan, style: _Style) -> str:
-    s = plan.summary
-    if plan.helm_action is HelmAction.NONE:
-        runs = sum(1 for t in plan.tasks if t.will_run)
-        extra = f" and run {runs} upgrade hook{'s' if runs != 1 else ''}" if runs else ""
-        if not plan.header.previous_revision:
-            return style("No changes.", "bold") + (f" An upgrade would still run {runs} upgrade hook{'s' if runs != 1 else ''}."
-                                                   if runs else "")
-        return style("No changes.", "bold") + f" helm upgrade would still record revision {plan.header.revision}{extra}."
-    text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
-    if s.retain:
-        text = text[:-1] + f", {s.retain} to keep."
-    hooks = sum(1 for t in plan.tasks if t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE)
-    if hooks:
-        text += f" {hooks} hook{'s' if hooks != 1 else ''} changed."
+    text = summary_text(plan)
+    if text.startswith("No changes."):
+        return style("No changes.", "bold") + text[len("No changes."):]
     return style(text, "bold")

@@ -1,0 +1,42 @@
+"""Saved plans: `--out FILE` writes one, `helm plan show FILE` reads it back; `helm plan schema`.
+
+The file is the JSON document (render/json_doc.py), so a saved plan is exactly what `-o json`
+prints. Reading it needs no helm and no cluster (deployah_plan/saved.py does the parsing).
+"""
+from __future__ import annotations
+
+import sys
+from importlib import resources
+
+from deployah_plan import saved
+from deployah_plan.errors import UsageError
+from deployah_plan.model import Plan
+from deployah_plan.render import json_doc
+
+
+def write_saved_plan(path: str, plan: Plan, show_secrets: bool) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(json_doc.render(plan, show_secrets))
+    except OSError as err:
+        raise UsageError(f"cannot write the plan to {path}: {err.strerror or err}", "check the --out path") from None
+
+
+def read_saved_plan(path: str) -> Plan:
+    if path == "-":
+        return saved.load(sys.stdin.read(), "standard input")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            content = handle.read()
+    except FileNotFoundError:
+        raise UsageError(f"saved plan {path} not found", "write one with `helm plan ... --out FILE`") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"cannot read {path}: {err}", "pass a file written by `helm plan ... --out FILE`") from None
+    return saved.load(content, path)
+
+
+def schema_text() -> str:
+    return resources.files("deployah_plan").joinpath("schema/plan.schema.json").read_text(encoding="utf-8")
+
+
+__all__ = ["read_saved_plan", "schema_text", "write_saved_plan"]

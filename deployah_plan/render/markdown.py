@@ -1,0 +1,247 @@
+"""The plan as markdown for a pull-request comment (GitHub and GitLab).
+
+Order: the header, a summary table and the warnings first; then one collapsible `<details>`
+section per changed object with its field changes; then tasks, chart CRDs, ignored changes and
+what was not checked.
+
+Everything from the plan is escaped: text in markdown gets backslash escapes, text in HTML
+gets entities, and field changes sit in a fenced block longer than any backtick run in them.
+
+A comment holds at most 65,536 characters, so the output stays under CAP. When the whole plan
+does not fit, detail is cut, least important first, and a note at the top says what was cut:
+1. the field changes of hook definitions,
+2. the details (field changes) of objects, from the last in Helm's order; each keeps one line,
+3. whole lines: ignored changes, then tasks, then objects, then warnings, each from the end.
+The header, the summary table and the note itself are never cut.
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from deployah_plan.model import (
+    FieldChange, Plan, ResourceChange, ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan,
+)
+from deployah_plan.render.text import (
+    CRD_MEANING, SIGN, TASK_SIGN, change_note, field_rows, header_lines, ignored_note, phase_title, resources_title,
+    summary_text, task_parts, task_policy,
+)
+from deployah_plan.redact import Redactor
+
+CAP = 65_000
+_RESERVE = 1_200  # room for the cut note and the "N more not shown" lines
+# What can start markup in the middle of a line; every line we write starts with our own
+# marker ("- ", "### ", "**"), so line-start markup (1. + - =) cannot occur.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
+
+
+def md(text: str) -> str:
+    """Text that markdown shows as it is, on one line."""
+    one_line = " ".join(str(text).split())
+    return _MD_SPECIAL.sub(r"\\\1", one_line).replace("&", "&amp;")
+
+
+def _html(text: str) -> str:
+    return html.escape(" ".join(str(text).split()), quote=False)
+
+
+def _code_block(lines: Iterable[str], info: str = "diff") -> str:
+    body = "\n".join(lines)
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+def _field_block(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor) -> str:
+    return _code_block(f"{sign} {text}" for f in fields for sign, text in field_rows(redactor.view(ref, f)))
+
+
+def _details(summary_html: str, body: list[str]) -> str:
+    return "\n\n".join([f"<details><summary>{summary_html}</summary>", *body, "</details>"])
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+@dataclass
+class _Item:
+    """One entry of a section: its forms from most to least detailed, and which is used."""
+
+    forms: list[str]
+    level: int = 0
+
+    @property
+    def text(self) -> str:
+        return self.forms[self.level]
+
+    @property
+    def cut(self) -> bool:
+        return self.level > 0
+
+
+@dataclass
+class _Section:
+    title: str
+    items: list[_Item]
+    what: str  # what one item is, for the cut note ("object", "task")
+    shown: int = -1  # how many items are shown; -1: all
+    lead: list[str] = field(default_factory=list)
+
+    def visible(self) -> list[_Item]:
+        return self.items if self.shown < 0 else self.items[: self.shown]
+
+    def render(self) -> str:
+        if not self.items:
+            return ""
+        parts = [self.title, *self.lead]
+        previous_is_list = False
+        body = ""
+        for item in self.visible():
+            is_list = item.text.startswith("- ")
+            body += ("\n" if previous_is_list and is_list else "\n\n" if body else "") + item.text
+            previous_is_list = is_list
+        if body:
+            parts.append(body)
+        hidden = len(self.items) - len(self.visible())
+        if hidden:
+            parts.append(f"*… and {hidden:,} more {self.what}{'' if hidden == 1 else 's'}, not shown here (see the JSON plan).*")
+        return "\n\n".join(parts)
+
+    def size(self) -> int:
+        """An upper bound of len(render()) that is cheap to keep up to date."""
+        if not self.items:
+            return 0
+        return len(self.title) + sum(len(x) + 2 for x in self.lead) + sum(len(i.text) + 2 for i in self.visible()) + 2
+
+
+def _change_item(change: ResourceChange, plan: Plan, redactor: Redactor) -> _Item:
+    sign, ref = SIGN[change.action], str(change.resource) + change_note(change)
+    n = len(change.fields)
+    count = f" ({_plural(n, 'field change')})" if n else ""  # md() and _html() drop the leading space
+    body = []
+    if change.source:
+        body.append(f"Source: {md(change.source)}")
+    if change.fields:
+        body.append(_field_block(change.resource, change.fields, redactor))
+    if change.ignored_fields:
+        body.append(f"*{md(ignored_note(change))}*")
+    for warning in plan.warnings:
+        if warning.resource is not None and warning.resource.identity == change.resource.identity:
+            body.append(f"{_mark(warning.severity)} {md(warning.message)}")
+    full = _details(f"<code>{sign} {change.action.value}</code> {_html(ref + count)}", body)
+    compact = f"- `{sign} {change.action.value}` {md(ref + count)}"
+    return _Item([full, compact])
+
+
+def _task_item(task: TaskPlan, plan: Plan, redactor: Redactor) -> _Item:
+    sign = TASK_SIGN[task.action].strip() or "="
+    line = f"- `{sign}` {md(' · '.join(task_parts(task, plan)))}"
+    policy = task_policy(task)
+    if policy:
+        line += f"<br>{md(policy)}"
+    changed = [d for d in task.definitions if d.fields]
+    if not changed:
+        return _Item([line, line])
+    blocks = [_field_block(d.resource, d.fields, redactor) for d in changed]
+    full = line + "\n\n" + _details(f"definition of {_html(task.name)}", blocks)
+    return _Item([full, line])
+
+
+def _mark(severity: Severity) -> str:
+    return "⚠️" if severity is Severity.WARNING else "ℹ️"
+
+
+def _summary_table(plan: Plan) -> str:
+    s = plan.summary
+    hooks = sum(1 for t in plan.tasks if t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE)
+    heads = ["Create", "Update", "Delete", "Keep", "Hooks changed", "Ignored", "Warnings"]
+    values = [s.create, s.update, s.delete, s.retain, hooks, s.ignored,
+              sum(1 for w in plan.warnings if w.severity is Severity.WARNING)]
+    return "\n".join([
+        "| " + " | ".join(heads) + " |",
+        "|" + "---:|" * len(heads),
+        "| " + " | ".join(f"{v:,}" for v in values) + " |",
+    ])
+
+
+def _sections(plan: Plan, redactor: Redactor) -> dict[str, _Section]:
+    warnings = [_Item([f"- {_mark(w.severity)} {md(w.message)}"]) for w in plan.warnings]
+    changes = [_change_item(c, plan, redactor) for c in plan.changes]
+    tasks: list[_Item] = []
+    phase: TaskPhase | None = None
+    for task in plan.tasks:
+        item = _task_item(task, plan, redactor)
+        if task.phase is not phase:
+            phase = task.phase
+            title = f"**{md(phase_title(phase, plan))}**\n\n"
+            item.forms = [title + form for form in item.forms]
+        tasks.append(item)
+    crds = [_Item([f"- {md(c.name)} ({md(c.source)}): {md(CRD_MEANING[c.lifecycle])}"]) for c in plan.chart_crds]
+    ignored = [_Item([f"- `{SIGN[c.action]} {c.action.value}` {md(str(c.resource))} "
+                      f"({md(', '.join(c.ignored_by))})"]) for c in plan.ignored]
+    not_checked = [_Item([f"- {md(item)}"]) for item in plan.not_checked]
+    return {
+        "warnings": _Section("#### Warnings and notes", warnings, "warning"),
+        "changes": _Section(f"#### {resources_title(plan).rstrip(':')}", changes, "object"),
+        "tasks": _Section("#### Tasks (Helm hooks and CronJobs), in the order Helm runs them", tasks, "task"),
+        "crds": _Section("#### Chart CRDs (crds/)", crds, "chart CRD"),
+        "ignored": _Section("#### Ignored (matched by ignore rules; not counted)", ignored, "ignored change"),
+        "not_checked": _Section("#### Not checked", not_checked, "item"),
+    }
+
+
+def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
+    """Cut detail, least important first, until the sections fit; says what was cut."""
+    def total() -> int:
+        return sum(s.size() for s in sections.values())
+
+    for key in ("tasks", "changes"):
+        for item in reversed(sections[key].items):
+            if total() <= budget:
+                break
+            item.level = len(item.forms) - 1
+    for key in ("ignored", "tasks", "changes", "warnings"):
+        section = sections[key]
+        section.shown = len(section.items)
+        while total() > budget and section.shown > 0:
+            section.shown -= 1
+        if section.shown == len(section.items):
+            section.shown = -1
+    cut = []
+    details = sum(1 for i in sections["changes"].visible() if i.cut)
+    if details:
+        cut.append(f"the details of {_plural(details, 'object')}")
+    hook_details = sum(1 for i in sections["tasks"].visible() if i.cut and i.forms[0] != i.forms[-1])
+    if hook_details:
+        cut.append(f"the definition changes of {_plural(hook_details, 'hook')}")
+    for key in ("changes", "tasks", "ignored", "warnings"):
+        section = sections[key]
+        hidden = len(section.items) - len(section.visible())
+        if hidden:
+            cut.append(f"{_plural(hidden, section.what)}")
+    return cut
+
+
+def render(plan: Plan, show_secrets: bool = False) -> str:
+    title, *rest = header_lines(plan)
+    head = "\n\n".join([
+        f"### {md(title)}",
+        "\n".join(f"- {md(line)}" for line in rest),
+        _summary_table(plan),
+        f"**{md(summary_text(plan))}**",
+    ])
+    sections = _sections(plan, Redactor.for_plan(plan, show_secrets))
+    full = sum(s.size() for s in sections.values()) + len(head)
+    cut = _fit(sections, CAP - len(head) - _RESERVE) if full > CAP - _RESERVE else []
+    parts = [head]
+    if cut:
+        parts.append(f"> **Cut to fit a comment ({CAP:,} characters).** Not shown: {md('; '.join(cut))}. "
+                     "The JSON plan (`--out`) has everything; `helm plan show` prints it in full as text.")
+    parts += [text for text in (s.render() for s in sections.values()) if text]
+    return "\n\n".join(parts) + "\n"
+
+
+__all__ = ["CAP", "md", "render"]

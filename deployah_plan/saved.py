@@ -1,0 +1,148 @@
+"""Reading a saved JSON plan back into a Plan, for `helm plan show`.
+
+The mirror of render/json_doc.py: one function per model type. The plan is rebuilt through
+`build_plan`, so what the document derives (summary, will_run, reasons, has_changes) is derived
+again, not trusted. A document of a major version we do not know is refused; a newer minor
+version only adds fields, which are skipped.
+
+A plan read back has no snapshots (the document keeps field changes, not whole objects), and
+masked secret values come back as `Masked`, so they stay masked in every output.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, TypeVar
+
+from deployah_plan.errors import UsageError
+from deployah_plan.model import (
+    Action, ChartCRD, CRDLifecycle, FieldChange, FieldOp, Header, HelmAction, HookDefinition, Plan, ResourceChange,
+    ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
+)
+from deployah_plan.redact import Masked, sensitive_path
+from deployah_plan.render.json_doc import FORMAT_VERSION
+
+_T = TypeVar("_T")
+_NO_SNAPSHOT: dict[str, Any] = {}
+
+
+def _unmask(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"sensitive", "length", "token"} and value["sensitive"] is True \
+                and isinstance(value["length"], int) and isinstance(value["token"], int):
+            return Masked(value["length"], value["token"])
+        return {k: _unmask(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unmask(v) for v in value]
+    return value
+
+
+def ref_of(doc: dict[str, Any]) -> ResourceRef:
+    return ResourceRef(doc["api_version"], doc["kind"], doc["namespace"], doc["name"], doc.get("generate_name", ""))
+
+
+def field_change_of(ref: ResourceRef | None, doc: dict[str, Any]) -> FieldChange:
+    """One field change; `ref` is None for the inner changes of a value (never sensitive)."""
+    before, after = doc["before"], doc["after"]
+    if ref is not None and sensitive_path(ref, doc["path"]):  # only there can a value be a mask
+        before, after = _unmask(before), _unmask(after)
+    return FieldChange(
+        doc["path"], FieldOp(doc["op"]), before, after,
+        keys=tuple((pointer, key) for pointer, key in (doc.get("keys") or {}).items()),
+        lines=tuple(doc.get("line_diff", ())),
+        parts=tuple(field_change_of(None, part) for part in doc.get("parts", ())),
+        parts_of=doc.get("parts_of", ""),
+        equivalent=bool(doc.get("equivalent", False)),
+    )
+
+
+def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
+    ref = ref_of(doc["resource"])
+    action = Action(doc["action"])
+    return ResourceChange(
+        resource=ref, action=action,
+        before=None if action is Action.CREATE else _NO_SNAPSHOT,
+        after=None if action in (Action.DELETE, Action.RETAIN) else _NO_SNAPSHOT,
+        fields=tuple(field_change_of(ref, f) for f in doc["fields"]),
+        helm_order=doc["helm_order"], source=doc["source"],
+        likely_rename=ref_of(doc["likely_rename"]) if doc.get("likely_rename") else None,
+        ignored_fields=tuple(field_change_of(ref, f) for f in doc.get("ignored_fields", ())),
+        ignored_by=tuple(doc.get("ignored_by", ())),
+    )
+
+
+def hook_definition_of(doc: dict[str, Any]) -> HookDefinition:
+    ref = ref_of(doc["resource"])
+    action = TaskAction(doc["action"])
+    return HookDefinition(ref, action, None if action is TaskAction.CREATE else _NO_SNAPSHOT,
+                          None if action is TaskAction.DELETE else _NO_SNAPSHOT,
+                          tuple(field_change_of(ref, f) for f in doc["fields"]))
+
+
+def task_of(doc: dict[str, Any]) -> TaskPlan:
+    return TaskPlan(
+        name=doc["name"], phase=TaskPhase(doc["phase"]), action=TaskAction(doc["action"]),
+        events=tuple(doc["events"]), weight=doc["weight"], delete_policies=tuple(doc["delete_policies"]),
+        definitions=tuple(hook_definition_of(d) for d in doc["definitions"]),
+        resources=tuple(ref_of(r) for r in doc["resources"]),
+    )
+
+
+def chart_crd_of(doc: dict[str, Any]) -> ChartCRD:
+    return ChartCRD(doc["source"], doc["name"], CRDLifecycle(doc["lifecycle"]))
+
+
+def warning_of(doc: dict[str, Any]) -> Warning:
+    return Warning(doc["code"], doc["message"], Severity(doc["severity"]),
+                   ref_of(doc["resource"]) if doc.get("resource") else None)
+
+
+def header_of(doc: dict[str, Any]) -> Header:
+    return Header(
+        release=doc["release"], namespace=doc["namespace"], kube_context=doc["kube_context"],
+        revision=doc["revision"], fresh_install=doc["fresh_install"],
+        chart_name=doc["chart"]["name"], chart_version=doc["chart"]["version"],
+        previous_revision=doc["previous_revision"], previous_chart=doc["previous_chart"],
+        rollback_to=doc.get("rollback_to", 0),
+        helm_version=doc["helm_version"], rendered_by=doc["rendered_by"],
+    )
+
+
+def _each(doc: dict[str, Any], key: str, read: Callable[[dict[str, Any]], _T]) -> list[_T]:
+    return [read(item) for item in doc.get(key, ())]
+
+
+def plan_of(doc: Any) -> Plan:
+    """The plan a JSON document describes; a ValueError, KeyError or TypeError when it is not one."""
+    if doc.get("drift"):
+        raise ValueError("it has drift entries, which this version of helm plan cannot read yet")
+    return build_plan(
+        header_of(doc["header"]), HelmAction(doc["helm_action"]),
+        _each(doc, "changes", resource_change_of), _each(doc, "tasks", task_of),
+        _each(doc, "chart_crds", chart_crd_of), _each(doc, "warnings", warning_of),
+        _each(doc, "ignored", resource_change_of), doc.get("not_checked", ()),
+        hooks_disabled=bool(doc.get("hooks_disabled", False)),
+    )
+
+
+def load(text: str, where: str) -> Plan:
+    """A saved plan from its JSON text; a UsageError in one line when it cannot be read."""
+    hint = "pass a file written by `helm plan ... --out FILE` (or -o json)"
+    try:
+        doc = json.loads(text)
+    except ValueError as err:
+        raise UsageError(f"{where} is not JSON ({err})", hint) from None
+    version = doc.get("format_version") if isinstance(doc, dict) else None
+    if not isinstance(version, str):
+        raise UsageError(f"{where} is not a helm plan document (no format_version)", hint)
+    major = FORMAT_VERSION.split(".")[0]
+    if version.split(".")[0] != major:
+        raise UsageError(f"{where} has format version {version}, and this helm plan reads only {major}.x",
+                         "show it with the helm plan version that wrote it, or plan again")
+    try:
+        return plan_of(doc)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        detail = f"missing key {err}" if isinstance(err, KeyError) else str(err)
+        raise UsageError(f"{where} is not a valid helm plan document: {detail}", hint) from None
+
+
+__all__ = ["load", "plan_of"]

@@ -1,0 +1,52 @@
+"""Markdown for pull requests: escaping, and the size cap on a big plan."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import run_plan
+from deployah_plan.render.markdown import CAP, md
+
+
+def test_md_escapes_markup_and_keeps_one_line() -> None:
+    assert md("a*b_c`d") == r"a\*b\_c\`d"
+    assert md("<script> & [x](y) | #1 ~~s~~") == r"\<script\> &amp; \[x\](y) \| \#1 \~\~s\~\~"
+    assert md("two\nlines") == "two lines"
+
+
+def _objects(count: int, image: str) -> str:
+    docs = []
+    for i in range(count):
+        docs.append(f"---\n# Source: big/templates/cm-{i:04d}.yaml\napiVersion: v1\nkind: ConfigMap\n"
+                    f"metadata: {{name: cm-{i:04d}}}\ndata: {{image: \"{image}\", index: \"{i}\"}}\n")
+    return "".join(docs)
+
+
+def test_a_5000_object_plan_fits_a_comment_and_says_what_was_cut(tmp_path: Path) -> None:
+    previous = _objects(5000, "app:1") + "---\napiVersion: v1\nkind: Service\nmetadata: {name: gone}\n"
+    hook = ("---\n# Source: big/templates/old.yaml\napiVersion: batch/v1\nkind: Job\n"
+            "metadata: {name: old, annotations: {helm.sh/hook: crd-install}}\n")
+    (tmp_path / "p.yaml").write_text(previous)
+    (tmp_path / "d.yaml").write_text(_objects(5000, "app:2") + hook)
+    result = run_plan("diff", "p.yaml", "d.yaml", "-o", "markdown", "--kind-order", "helm3", cwd=tmp_path)
+    assert result.code == 0, result.err
+    out = result.out
+    assert len(out) < CAP
+    # The summary table and the warnings come first and survive the cut.
+    assert "| 0 | 5,000 | 1 | 0 | 0 | 0 |" in out
+    assert "**Plan: 0 to create, 5000 to update, 1 to delete.**" in out
+    assert "unknown hook event 'crd-install'" in out
+    # The cut is stated, at the top, with what was cut.
+    note = next(line for line in out.splitlines() if line.startswith("> **Cut to fit a comment"))
+    assert "Not shown: the details of " in note and " objects; " in note
+    assert out.index(note) < out.index("#### Resources")
+    assert "more objects, not shown here (see the JSON plan)" in out
+    # Field changes go before whole lines: the objects shown keep one line each, in Helm's order.
+    assert "<details>" not in out
+    assert "- `~ update` ConfigMap default/cm-0000 (1 field change)\n- `~ update` ConfigMap default/cm-0001" in out
+
+
+def test_a_small_plan_is_not_cut(tmp_path: Path) -> None:
+    (tmp_path / "p.yaml").write_text(_objects(3, "app:1"))
+    (tmp_path / "d.yaml").write_text(_objects(3, "app:2"))
+    out = run_plan("diff", "p.yaml", "d.yaml", "-o", "markdown", cwd=tmp_path).out
+    assert "Cut to fit" not in out and out.count("<details>") == 3

@@ -1,0 +1,81 @@
+"""Saved plans: `--out`, `helm plan show`, `helm plan schema`, and refusing what cannot be read."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+
+from conftest import ROOT, run_plan
+from test_bad_input import _one_line_error
+from test_cases import validate
+
+CASE = ROOT / "tests" / "cases" / "secrets"
+SECRETS = ("c2VjcmV0LXR3bw==", "c2VjcmV0LW9uZQ==", "secret-two", "secret-one", "plain-text-secret",
+           "cGxhaW4tdGV4dC1zZWNyZXQ=", "brand-new-api-key", "new-token-value", "old-token-value")
+
+
+def _save(tmp_path: Path, *flags: str) -> Path:
+    out = tmp_path / "plan.json"
+    result = run_plan("diff", "previous.yaml", "desired.yaml", "--out", str(out), *flags, cwd=CASE)
+    assert result.code == 0, result.err
+    return out
+
+
+def test_schema_command_prints_the_published_schema() -> None:
+    result = run_plan("schema")
+    assert result.code == 0, result.err
+    schema = result.json()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert result.out == (ROOT / "deployah_plan" / "schema" / "plan.schema.json").read_text()
+
+
+def test_a_saved_plan_keeps_secrets_masked(tmp_path: Path) -> None:
+    saved = _save(tmp_path)
+    for output in ("text", "json", "markdown"):
+        for flags in ((), ("--show-secrets",)):
+            shown = run_plan("show", str(saved), "-o", output, *flags)
+            assert shown.code == 0, shown.err
+            assert not any(s in shown.out for s in SECRETS), (output, flags)
+    shown = run_plan("show", str(saved)).out
+    # Lengths in decoded bytes; equal values (a data key and a stringData key) share a token.
+    assert "data.password: (sensitive #1, 10 bytes) -> (sensitive #2, 10 bytes)" in shown
+    assert "data.copy: (sensitive #2, 10 bytes)" in shown
+
+
+def test_a_plan_saved_with_secrets_shows_them_only_when_asked(tmp_path: Path) -> None:
+    saved = _save(tmp_path, "--show-secrets")
+    assert "c2VjcmV0LXR3bw==" in saved.read_text()
+    assert "c2VjcmV0LXR3bw==" not in run_plan("show", str(saved)).out
+    assert "c2VjcmV0LXR3bw==" in run_plan("show", str(saved), "--show-secrets").out
+
+
+def test_show_reads_standard_input_and_newer_minor_versions(tmp_path: Path) -> None:
+    doc = json.loads(_save(tmp_path).read_text())
+    doc["format_version"] = "1.99"
+    doc["a_field_from_the_future"] = {"x": 1}
+    result = run_plan("show", "-", "-o", "json", stdin=json.dumps(doc))
+    assert result.code == 0, result.err
+    validate(result.json())
+    assert result.json()["format_version"] == "1.0"
+
+
+def test_show_refuses_what_it_cannot_read(tmp_path: Path) -> None:
+    doc = json.loads(_save(tmp_path).read_text())
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**doc, "format_version": "2.0"}))
+    _one_line_error(run_plan("show", str(bad)), "format version 2.0", "reads only 1.x", "plan again")
+    bad.write_text("{not json")
+    _one_line_error(run_plan("show", str(bad)), "is not JSON", "--out FILE")
+    bad.write_text(json.dumps({"hello": "world"}))
+    _one_line_error(run_plan("show", str(bad)), "not a helm plan document")
+    bad.write_text(json.dumps({k: v for k, v in doc.items() if k != "header"}))
+    _one_line_error(run_plan("show", str(bad)), "not a valid helm plan document", "header")
+    bad.write_text(json.dumps({**doc, "helm_action": "explode"}))
+    _one_line_error(run_plan("show", str(bad)), "not a valid helm plan document", "explode")
+    _one_line_error(run_plan("show", str(tmp_path / "missing.json")), "not found")
+
+
+def test_out_to_an_unwritable_path_is_one_line(tmp_path: Path) -> None:
+    _one_line_error(run_plan("diff", "previous.yaml", "desired.yaml", "--out", str(tmp_path / "no" / "plan.json"), cwd=CASE),
+                    "cannot write the plan", "--out")
