@@ -21,7 +21,9 @@ from typing import Any, Callable, Sequence
 import click
 
 from deployah_plan.commands.diff import DiffOptions, plan_diff
+from deployah_plan.commands.rollback import RollbackOptions, plan_rollback
 from deployah_plan.commands.show import read_saved_plan, schema_text, write_saved_plan
+from deployah_plan.commands.uninstall import UninstallOptions, plan_uninstall
 from deployah_plan.commands.upgrade import UpgradeOptions, ValueFlags, plan_upgrade
 from deployah_plan.core.gates import Gate, check_gates, parse_gate
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
@@ -157,6 +159,57 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
     )
     plan = apply_ignore(plan_upgrade(options), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
+
+
+def _cluster_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Where the release lives, as helm's own global flags (helm passes them to a plugin in
+    HELM_NAMESPACE, HELM_KUBECONTEXT and KUBECONFIG)."""
+    for option in reversed([
+        click.option("-n", "--namespace", metavar="NS", help="Release namespace (helm passes its -n as HELM_NAMESPACE)."),
+        click.option("--kube-context", metavar="NAME", help="Kubeconfig context (helm passes it as HELM_KUBECONTEXT)."),
+        click.option("--kubeconfig", metavar="PATH", help="Kubeconfig file (helm passes it as KUBECONFIG)."),
+    ]):
+        func = option(func)
+    return func
+
+
+@main_group.command("rollback")
+@click.argument("release")
+@click.argument("revision", type=click.IntRange(min=0), default=0, required=False)
+@click.option("--no-hooks", is_flag=True, help="As helm rollback --no-hooks: no hook runs.")
+@_cluster_options
+@_plan_options
+@_output_options
+def rollback_command(release: str, revision: int, no_hooks: bool, namespace: str | None, kube_context: str | None,
+                     kubeconfig: str | None, out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
+                     output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
+                     show_secrets: bool, debug: bool) -> int:
+    """Plan `helm rollback RELEASE [REVISION]` (REVISION omitted: the one before the current)."""
+    gates = [parse_gate(g) for g in fail_on]
+    rules = _ignore_rules(ignore, ignore_files)
+    options = RollbackOptions(release, revision, no_hooks, namespace, kube_context, kubeconfig, _debug_enabled(debug))
+    return _emit(apply_ignore(plan_rollback(options), rules), output, no_color, detailed_exitcode, show_secrets,
+                 gates, out)
+
+
+@main_group.command("uninstall")
+@click.argument("release")
+@click.option("--no-hooks", is_flag=True, help="As helm uninstall --no-hooks: no hook runs.")
+@click.option("--keep-history", is_flag=True, help="As helm uninstall --keep-history.")
+@_cluster_options
+@_plan_options
+@_output_options
+def uninstall_command(release: str, no_hooks: bool, keep_history: bool, namespace: str | None,
+                      kube_context: str | None, kubeconfig: str | None, out: str | None, ignore: Sequence[str],
+                      ignore_files: Sequence[str], output: str, detailed_exitcode: bool, fail_on: Sequence[str],
+                      no_color: bool, show_secrets: bool, debug: bool) -> int:
+    """Plan `helm uninstall RELEASE`: what is deleted, what is kept, which hooks run."""
+    gates = [parse_gate(g) for g in fail_on]
+    rules = _ignore_rules(ignore, ignore_files)
+    options = UninstallOptions(release, no_hooks, keep_history, namespace, kube_context, kubeconfig,
+                               _debug_enabled(debug))
+    return _emit(apply_ignore(plan_uninstall(options), rules), output, no_color, detailed_exitcode, show_secrets,
+                 gates, out)
 
 
 @main_group.command("diff")

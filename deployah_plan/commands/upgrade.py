@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from deployah_plan.commands.stored import connect, major, rendered
 from deployah_plan.core.planner import PlanRequest, make_plan
-from deployah_plan.errors import HelmError, UsageError
+from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import Header, Plan, Severity, Warning
 from deployah_plan.sources import chart as charts
-from deployah_plan.sources.helm import Helm, ReleaseState, StoredRelease, hooks_stream
-from deployah_plan.sources.kubeconfig import resolve_target
+from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
 
 
 @dataclass(frozen=True)
@@ -72,14 +72,6 @@ class UpgradeOptions:
     kube_context: str | None = None
     kubeconfig: str | None = None
     debug: bool = False
-
-
-def _previous(release: StoredRelease | None) -> Rendered | None:
-    if release is None:
-        return None
-    manifest = split_stream(release.manifest, f"release {release.name} revision {release.revision}")
-    hooks = split_stream(release.hooks_stream, f"hooks of release {release.name} revision {release.revision}")
-    return Rendered(manifest.resources, hooks.hooks + manifest.hooks, (), manifest.dropped + hooks.dropped)
 
 
 def _render_mode(options: UpgradeOptions) -> str:
@@ -150,13 +142,7 @@ def _from_record(record: dict[str, Any]) -> Rendered:
 
 
 def plan_upgrade(options: UpgradeOptions) -> Plan:
-    global_args: list[str] = []
-    if options.kube_context:
-        global_args += ["--kube-context", options.kube_context]
-    if options.kubeconfig:
-        global_args += ["--kubeconfig", options.kubeconfig]
-    helm = Helm.find(global_args, options.debug)
-    target = resolve_target(options.namespace, options.kube_context, options.kubeconfig)
+    helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
     namespace = target.namespace
     options.values.check_files()
     mode = _render_mode(options)
@@ -210,8 +196,5 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     if state.replaces_uninstalled:
         notes.append(Warning("reinstall", f"release {options.release} was uninstalled with its history kept: "
                              "helm upgrade --install installs it again", Severity.INFO))
-    try:
-        major = int(helm_version.split(".")[0])
-    except ValueError:
-        raise HelmError(f"cannot read helm's version from {helm_version!r}", "use Helm 3.17+ or Helm 4") from None
-    return make_plan(PlanRequest(header, _previous(current), desired, major, options.skip_crds, tuple(notes)))
+    previous = rendered(current) if current is not None else None
+    return make_plan(PlanRequest(header, previous, desired, major(helm_version), options.skip_crds, tuple(notes)))

@@ -216,8 +216,9 @@ def _header(plan: Plan, style: _Style) -> list[str]:
     lines = [style(f"helm plan: {VERB[plan.helm_action]} release {h.release} in namespace {h.namespace}{context}", "bold")]
     chart = f"{h.chart_name} {h.chart_version}".strip()
     if plan.helm_action is HelmAction.ROLLBACK:
+        back = f"{h.chart_name}-{h.chart_version}" if h.chart_name else "unknown chart"
         lines.append(f"  from revision {h.previous_revision} ({h.previous_chart or 'unknown chart'}) back to revision "
-                     f"{h.rollback_to} ({chart or 'unknown chart'}); this would create revision {h.revision}")
+                     f"{h.rollback_to} ({back}); this would create revision {h.revision}")
         return lines
     if plan.helm_action is HelmAction.UNINSTALL:
         lines.append(f"  chart {h.previous_chart or '(unknown)'} at revision {h.previous_revision}: every resource of "

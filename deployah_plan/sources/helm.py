@@ -135,7 +135,8 @@ class Helm:
             raise HelmError(f"helm version printed {out!r}", "check that HELM_BIN or PATH names a real helm")
         return out.lstrip("v")
 
-    def _record(self, name: str, namespace: str, revision: int | None) -> StoredRelease | None:
+    def record(self, name: str, namespace: str, revision: int | None = None) -> StoredRelease | None:
+        """One revision of a release (the newest, whatever its status, when None); None if absent."""
         args = ["get", "all", name, "-n", namespace, "--template", _RECORD_TEMPLATE]
         if revision is not None:
             args += ["--revision", str(revision)]
@@ -149,7 +150,7 @@ class Helm:
 
     def release_state(self, name: str, namespace: str) -> ReleaseState:
         """The revision `helm upgrade --install` diffs against (pkg/action/upgrade.go)."""
-        newest = self._record(name, namespace, None)
+        newest = self.record(name, namespace, None)
         if newest is None:
             return ReleaseState(None)
         if newest.status.startswith("pending-"):
@@ -167,13 +168,17 @@ class Helm:
         if newest.status == "uninstalled":
             # `upgrade --install` installs again over a release uninstalled with --keep-history.
             return ReleaseState(None, newest.revision, replaces_uninstalled=True)
-        history = json.loads(self.run(["history", name, "-n", namespace, "-o", "json", "--max", "256"],
-                                      what=f"reading the history of {name}") or "[]")
-        deployed = [h["revision"] for h in history if h.get("status") == "deployed"]
+        deployed = [h["revision"] for h in self.history(name, namespace) if h.get("status") == "deployed"]
         if not deployed:
             return ReleaseState(newest, newest.revision)
-        current = self._record(name, namespace, max(deployed))
+        current = self.record(name, namespace, max(deployed))
         return ReleaseState(current or newest, newest.revision)
+
+    def history(self, name: str, namespace: str) -> list[dict[str, Any]]:
+        """`helm history -o json`: revision, status, chart... for each stored revision."""
+        out = self.run(["history", name, "-n", namespace, "-o", "json", "--max", "256"],
+                       what=f"reading the history of {name}")
+        return list(json.loads(out or "[]"))
 
     def values(self, name: str, namespace: str, revision: int, computed: bool = False) -> dict[str, Any]:
         args = ["get", "values", name, "-n", namespace, "--revision", str(revision), "-o", "json"]

@@ -1,0 +1,53 @@
+"""`helm plan rollback RELEASE [REVISION]`: plan what `helm rollback` would do.
+
+As pkg/action/rollback.go: the current release is the newest revision whatever its status;
+the target is REVISION, or the one before the current when it is omitted (or 0), and must be
+in the history ("release has no N version"). Helm then updates the cluster from the current
+manifest to the target's, exactly as an upgrade does (creates, updates, deletes, keep), runs
+the target's pre-rollback and post-rollback hooks, and records revision current + 1. Chart
+CRDs are not touched.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from deployah_plan.commands.stored import connect, major, newest, rendered
+from deployah_plan.core.planner import PlanRequest, make_plan
+from deployah_plan.errors import ReleaseError, UsageError
+from deployah_plan.model import Header, HelmAction, Plan
+
+
+@dataclass(frozen=True)
+class RollbackOptions:
+    release: str
+    revision: int = 0  # 0: the revision before the current one
+    no_hooks: bool = False
+    namespace: str | None = None
+    kube_context: str | None = None
+    kubeconfig: str | None = None
+    debug: bool = False
+
+
+def plan_rollback(options: RollbackOptions) -> Plan:
+    if options.revision < 0:
+        raise UsageError(f"revision {options.revision} is negative", "give a revision from `helm history`, or none")
+    helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
+    namespace = target.namespace
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        version_call = pool.submit(helm.version)
+        current = newest(helm, options.release, namespace)
+        helm_version = version_call.result()
+    wanted = options.revision or current.revision - 1
+    back = helm.record(options.release, namespace, wanted) if wanted > 0 else None
+    if back is None:
+        raise ReleaseError(f"release {options.release} has no revision {wanted} to roll back to",
+                           f"`helm history {options.release} -n {namespace}` lists its revisions")
+    header = Header(
+        release=options.release, namespace=namespace, kube_context=target.context,
+        revision=current.revision + 1, chart_name=back.chart_name, chart_version=back.chart_version,
+        previous_revision=current.revision, previous_chart=f"{current.chart_name}-{current.chart_version}",
+        rollback_to=back.revision, helm_version=helm_version, rendered_by="release",
+    )
+    return make_plan(PlanRequest(header, rendered(current), rendered(back), major(helm_version),
+                                 action=HelmAction.ROLLBACK, hooks_disabled=options.no_hooks))

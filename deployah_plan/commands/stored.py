@@ -1,0 +1,45 @@
+"""What the release commands share: helm with the user's cluster flags, and stored revisions
+turned into parsed streams for the planning core."""
+from __future__ import annotations
+
+from deployah_plan.errors import HelmError, ReleaseError
+from deployah_plan.manifests import Rendered, split_stream
+from deployah_plan.sources.helm import Helm, StoredRelease
+from deployah_plan.sources.kubeconfig import KubeTarget, resolve_target
+
+
+def connect(namespace: str | None, kube_context: str | None, kubeconfig: str | None,
+            debug: bool) -> tuple[Helm, KubeTarget]:
+    """The helm binary with the cluster flags the user gave, and the namespace and context
+    they resolve to (as helm resolves them)."""
+    global_args: list[str] = []
+    if kube_context:
+        global_args += ["--kube-context", kube_context]
+    if kubeconfig:
+        global_args += ["--kubeconfig", kubeconfig]
+    return Helm.find(global_args, debug), resolve_target(namespace, kube_context, kubeconfig)
+
+
+def rendered(release: StoredRelease) -> Rendered:
+    """A stored revision's manifest and hooks, split as Helm splits them."""
+    manifest = split_stream(release.manifest, f"release {release.name} revision {release.revision}")
+    hooks = split_stream(release.hooks_stream, f"hooks of release {release.name} revision {release.revision}")
+    return Rendered(manifest.resources, hooks.hooks + manifest.hooks, (), manifest.dropped + hooks.dropped)
+
+
+def newest(helm: Helm, release: str, namespace: str) -> StoredRelease:
+    """The newest revision, whatever its status (what `helm rollback` and `helm uninstall`
+    start from); a one-line error when there is none."""
+    current = helm.record(release, namespace)
+    if current is None:
+        raise ReleaseError(f"release {release} not found in namespace {namespace}",
+                           f"check the name and the namespace; `helm list -n {namespace}` lists the releases")
+    return current
+
+
+def major(helm_version: str) -> int:
+    """The major version of a helm version string, which decides Helm's kind orders."""
+    try:
+        return int(helm_version.split(".")[0])
+    except ValueError:
+        raise HelmError(f"cannot read helm's version from {helm_version!r}", "use Helm 3.17+ or Helm 4") from None

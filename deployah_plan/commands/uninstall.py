@@ -1,0 +1,52 @@
+"""`helm plan uninstall RELEASE`: plan what `helm uninstall` would do.
+
+As pkg/action/uninstall.go: the newest revision is uninstalled; a release already
+uninstalled (kept with --keep-history) is refused, as helm refuses it. Its pre-delete hooks
+run, every object of its manifest is deleted in Helm's uninstall kind order, except those
+whose manifest carries `helm.sh/resource-policy: keep` (left in the cluster), then its
+post-delete hooks run. Hooks themselves and the chart's crds/ are not deleted.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from deployah_plan.commands.stored import connect, major, newest, rendered
+from deployah_plan.core.planner import PlanRequest, make_plan
+from deployah_plan.errors import ReleaseError
+from deployah_plan.manifests import Rendered
+from deployah_plan.model import Header, HelmAction, Plan, Severity, Warning
+
+
+@dataclass(frozen=True)
+class UninstallOptions:
+    release: str
+    no_hooks: bool = False
+    keep_history: bool = False
+    namespace: str | None = None
+    kube_context: str | None = None
+    kubeconfig: str | None = None
+    debug: bool = False
+
+
+def plan_uninstall(options: UninstallOptions) -> Plan:
+    helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
+    namespace = target.namespace
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        version_call = pool.submit(helm.version)
+        current = newest(helm, options.release, namespace)
+        helm_version = version_call.result()
+    if current.status == "uninstalled":
+        raise ReleaseError(f"release {options.release} is already uninstalled (revision {current.revision}, "
+                           "history kept)", "there is nothing to uninstall; `helm history` shows its revisions")
+    notes = [Warning("keep-history" if options.keep_history else "history-deleted",
+                     f"--keep-history: revision {current.revision} is kept, marked uninstalled" if options.keep_history
+                     else "the release's history is deleted with it (add --keep-history to keep it)", Severity.INFO)]
+    header = Header(
+        release=options.release, namespace=namespace, kube_context=target.context,
+        revision=current.revision, previous_revision=current.revision,
+        previous_chart=f"{current.chart_name}-{current.chart_version}", helm_version=helm_version,
+        rendered_by="release",
+    )
+    return make_plan(PlanRequest(header, rendered(current), Rendered(), major(helm_version), warnings=tuple(notes),
+                                 action=HelmAction.UNINSTALL, hooks_disabled=options.no_hooks))
