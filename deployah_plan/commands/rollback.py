@@ -9,10 +9,9 @@ CRDs are not touched.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from deployah_plan.commands.stored import connect, major, newest, rendered
+from deployah_plan.commands.stored import major, open_release, rendered
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.model import Header, HelmAction, Plan
@@ -32,12 +31,9 @@ class RollbackOptions:
 def plan_rollback(options: RollbackOptions) -> Plan:
     if options.revision < 0:
         raise UsageError(f"revision {options.revision} is negative", "give a revision from `helm history`, or none")
-    helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
+    helm, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
+                                                       options.kubeconfig, options.debug)
     namespace = target.namespace
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        version_call = pool.submit(helm.version)
-        current = newest(helm, options.release, namespace)
-        helm_version = version_call.result()
     wanted = options.revision or current.revision - 1
     back = helm.record(options.release, namespace, wanted) if wanted > 0 else None
     if back is None:

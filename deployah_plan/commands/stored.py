@@ -2,6 +2,8 @@
 turned into parsed streams for the planning core."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.sources.helm import Helm, StoredRelease
@@ -35,6 +37,16 @@ def newest(helm: Helm, release: str, namespace: str) -> StoredRelease:
         raise ReleaseError(f"release {release} not found in namespace {namespace}",
                            f"check the name and the namespace; `helm list -n {namespace}` lists the releases")
     return current
+
+
+def open_release(release: str, namespace: str | None, kube_context: str | None, kubeconfig: str | None,
+                 debug: bool) -> tuple[Helm, KubeTarget, StoredRelease, str]:
+    """helm, where the release is, its newest revision and helm's version (read in parallel)."""
+    helm, target = connect(namespace, kube_context, kubeconfig, debug)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        version_call = pool.submit(helm.version)
+        current = newest(helm, release, target.namespace)
+        return helm, target, current, version_call.result()
 
 
 def major(helm_version: str) -> int:

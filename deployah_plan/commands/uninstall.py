@@ -8,10 +8,9 @@ post-delete hooks run. Hooks themselves and the chart's crds/ are not deleted.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from deployah_plan.commands.stored import connect, major, newest, rendered
+from deployah_plan.commands.stored import major, open_release, rendered
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import ReleaseError
 from deployah_plan.manifests import Rendered
@@ -30,12 +29,9 @@ class UninstallOptions:
 
 
 def plan_uninstall(options: UninstallOptions) -> Plan:
-    helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
+    helm, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
+                                                       options.kubeconfig, options.debug)
     namespace = target.namespace
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        version_call = pool.submit(helm.version)
-        current = newest(helm, options.release, namespace)
-        helm_version = version_call.result()
     if current.status == "uninstalled":
         raise ReleaseError(f"release {options.release} is already uninstalled (revision {current.revision}, "
                            "history kept)", "there is nothing to uninstall; `helm history` shows its revisions")
