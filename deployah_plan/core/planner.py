@@ -5,17 +5,23 @@ Pure: no subprocess, no network, no printing. Sources hand it parsed streams.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from deployah_plan.core.diff import diff_objects, similarity
+from deployah_plan.core.drift import find_drift, find_live, index_live
+from deployah_plan.core.ownership import Verdict, check_ownership
 from deployah_plan.errors import ManifestError
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, FieldChange, Header, HelmAction, HookDefinition, Plan, ResourceChange,
-    ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
+    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HookDefinition,
+    LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, TaskAction, TaskPhase,
+    TaskPlan, Warning, build_plan,
 )
 from deployah_plan.redact import fold_string_data
+
+if TYPE_CHECKING:  # the core only reads the snapshot a source made
+    from deployah_plan.sources.cluster import LiveSnapshot
 
 Identity = tuple[str, str, str, str]
 
@@ -30,6 +36,14 @@ class PlanRequest:
     helm_major: int = 3
     skip_crds: bool = False
     warnings: tuple[Warning, ...] = field(default=())
+    # The live state (None: not read, `live_reason` says why); `live_source` is "cluster" or
+    # the file it came from. `apply_method` is the previous release's ("ssa" or "csa"; "" for
+    # Helm 3). `take_ownership` is helm's --take-ownership.
+    live: LiveSnapshot | None = None
+    live_source: str = ""
+    live_reason: str = ""
+    take_ownership: bool = False
+    apply_method: str = ""
 
 
 def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
@@ -214,6 +228,118 @@ def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tu
     return tasks
 
 
+def live_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
+    """(apiVersion, kind, namespace) of every release resource in the streams: what the live
+    check reads ("" as the namespace for a cluster-scoped kind)."""
+    streams = list(streams)
+    identifier = _Identifier(namespace, _cluster_scoped(streams))
+    scope = (identifier.ref(doc) for stream in streams for doc in stream.resources)
+    return list(dict.fromkeys((ref.api_version, ref.kind, ref.namespace) for ref in scope))
+
+
+class _Live:
+    """The live snapshot as the planner uses it: an index, what it covered, and the LiveCheck."""
+
+    def __init__(self, request: PlanRequest, scope: list[tuple[str, str, str]]) -> None:
+        live = request.live
+        self.index: dict[Identity, Mapping[str, Any]] = {}
+        self.covered_kinds: set[tuple[str, str, str]] = set()
+        if live is None:
+            self.check = LiveCheck(LiveStatus.SKIPPED, request.live_reason or "the live state was not read",
+                                   apply_method=request.apply_method)
+            return
+        if not live.reachable:
+            self.check = LiveCheck(LiveStatus.UNREACHABLE, live.error or "the cluster could not be read",
+                                   request.live_source, requests=live.requests, apply_method=request.apply_method)
+            return
+        self.index = index_live(live.objects)
+        if request.live_source == "cluster":
+            gaps = [LiveGap(u.api_version, u.kind, u.namespace, u.reason) for u in live.unreadable]
+            blocked = {(group_of(g.api_version), g.kind, g.namespace) for g in gaps}
+            for api_version, kind, namespace in scope:
+                group = group_of(api_version)
+                if (group, kind, namespace) not in blocked and (group, kind, "") not in blocked:
+                    self.covered_kinds.add((group, kind, namespace))
+        else:  # a saved file holds what was saved: a kind it has no object of was not saved
+            present = {(g, k, ns) for g, k, ns, _ in self.index}
+            gaps = []
+            for api_version, kind, namespace in scope:
+                group = group_of(api_version)
+                if (group, kind, namespace) in present or (group, kind, "") in present:
+                    self.covered_kinds.add((group, kind, namespace))
+                else:
+                    gaps.append(LiveGap(api_version, kind, namespace, "not in the live file"))
+            gaps = list(dict.fromkeys(gaps))
+        status = LiveStatus.PARTIAL if gaps else LiveStatus.CHECKED
+        self.check = LiveCheck(status, "", request.live_source, tuple(gaps), live.requests, request.apply_method)
+
+    @property
+    def read(self) -> bool:
+        return self.check.status in (LiveStatus.CHECKED, LiveStatus.PARTIAL)
+
+    def covered(self, ref: ResourceRef) -> bool:
+        return self.read and ((ref.group, ref.kind, ref.namespace) in self.covered_kinds
+                              or (ref.group, ref.kind, "") in self.covered_kinds)
+
+
+def _ownership(changes: list[ResourceChange], live: _Live, request: PlanRequest, notes: list[Warning]) -> list[ResourceChange]:
+    """Helm's ownership check for every object the plan creates, against its live object."""
+    header = request.header
+    verb = "install" if request.previous is None else "upgrade"
+    out = []
+    for change in changes:
+        if change.action is not Action.CREATE or change.resource.generate_name or not live.covered(change.resource):
+            out.append(change)
+            continue
+        verdict = check_ownership(find_live(live.index, change.resource), header.release, header.namespace,
+                                  request.take_ownership)
+        warning = _ownership_warning(change.resource, verdict, header.release, verb)
+        if warning is not None:
+            notes.append(warning)
+        out.append(replace(change, ownership=verdict.ownership, owner_release=verdict.owner_release))
+    return out
+
+
+def _ownership_warning(ref: ResourceRef, verdict: Verdict, release: str, verb: str) -> Warning | None:
+    if verdict.ownership is Ownership.ADOPT:
+        if verdict.owner_release:
+            text = f"{ref} belongs to release {verdict.owner_release}: --take-ownership adopts it into {release}"
+        else:
+            text = f"{ref} already exists in the cluster: helm adopts it into release {release}"
+        return Warning("ownership", text, Severity.INFO, ref)
+    if verdict.ownership is Ownership.UNOWNED:
+        return Warning("ownership", f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
+                       f"({verdict.reason}); add --take-ownership to adopt it, or delete it first", Severity.WARNING, ref)
+    if verdict.ownership is Ownership.OTHER_RELEASE:
+        return Warning("ownership", f"{ref} belongs to release {verdict.owner_release}: this {verb} fails "
+                       f"({verdict.reason}); add --take-ownership to take it over", Severity.WARNING, ref)
+    if verdict.ownership is Ownership.TERMINATING:
+        return Warning("collision", f"{ref} is being deleted in the cluster (deletionTimestamp set): creating it "
+                       "collides with the deletion; wait for it to finish, then deploy", Severity.WARNING, ref)
+    return None
+
+
+def _drift(request: PlanRequest, live: _Live,
+           prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+           want_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+           hooks: Iterable[Identity], notes: list[Warning]) -> list[DriftChange]:
+    if not live.read or request.previous is None:
+        return []
+    drift = find_drift(
+        {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()},
+        {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()},
+        live.index, live.covered, request.header.release, request.header.namespace, request.apply_method, hooks,
+    )
+    for item in drift:
+        conflicts = [f for f in item.fields if f.effect is DriftEffect.CONFLICT]
+        if conflicts:
+            paths = ", ".join(f.change.path for f in conflicts)
+            notes.append(Warning("ssa-conflict", f"{item.resource}: server-side apply conflicts on {paths} "
+                                 "(owned by another field manager): the upgrade fails unless conflicts are forced",
+                                 Severity.WARNING, item.resource))
+    return drift
+
+
 def make_plan(request: PlanRequest) -> Plan:
     header = request.header
     streams = [request.desired] + ([request.previous] if request.previous else [])
@@ -227,6 +353,9 @@ def make_plan(request: PlanRequest) -> Plan:
     rank = kind_rank(install_order(request.helm_major))
     warnings = list(request.warnings)
     changes = _resource_changes(prev_resources, want_resources, rank, warnings)
+    live = _Live(request, live_scope([previous, request.desired], header.namespace))
+    changes = _ownership(changes, live, request, warnings)
+    drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
     fresh = request.previous is None
     provisional = HelmAction.INSTALL if fresh else HelmAction.UPGRADE
     tasks = _hook_tasks(prev_hooks, want_hooks, provisional)
@@ -243,5 +372,5 @@ def make_plan(request: PlanRequest) -> Plan:
     ]
     for reason in (*previous.dropped, *request.desired.dropped):
         warnings.append(Warning("dropped-document", reason, Severity.INFO))
-    return build_plan(header, action, changes, tasks, crds, warnings)
+    return build_plan(header, action, changes, tasks, crds, warnings, drift, live.check)
 
