@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any
 
-from deployah_plan.model import FieldChange, Plan, ResourceRef
+from deployah_plan.model import FieldChange, LiveCheck, Plan, ResourceRef
 from deployah_plan.redact import Masked, Redactor
 
 FORMAT_VERSION = "1.0"
@@ -55,6 +55,25 @@ def _fields(ref: ResourceRef, fields: Any, redactor: Redactor) -> list[dict[str,
     return [_field(redactor.view(ref, change)) for change in fields]
 
 
+def _live(live: LiveCheck) -> dict[str, Any]:
+    return {
+        "status": live.status.value, "complete": live.complete, "reason": live.reason, "source": live.source,
+        "requests": live.requests, "apply_method": live.apply_method,
+        "unreadable": [{"api_version": g.api_version, "kind": g.kind, "namespace": g.namespace, "reason": g.reason}
+                       for g in live.unreadable],
+    }
+
+
+def _drift(plan: Plan, redactor: Redactor) -> list[dict[str, Any]]:
+    return [
+        {"resource": _ref(d.resource), "kind": d.kind.value, "effect": d.effect.value, "reason": d.reason,
+         "ssa": d.ssa,
+         "fields": [{**_field(redactor.view(d.resource, f.change)), "effect": f.effect.value, "ssa": f.ssa}
+                    for f in d.fields]}
+        for d in plan.drift
+    ]
+
+
 def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
     h = plan.header
     redactor = Redactor.for_plan(plan, show_secrets)
@@ -73,6 +92,7 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
                 "resource": _ref(c.resource), "action": c.action.value, "helm_order": c.helm_order,
                 "source": c.source,
                 "likely_rename": _ref(c.likely_rename) if c.likely_rename else None,
+                "ownership": c.ownership.value, "owner_release": c.owner_release,
                 "fields": _fields(c.resource, c.fields, redactor),
             }
             for c in plan.changes
@@ -100,6 +120,8 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
             for w in plan.warnings
         ],
         "summary": {"create": plan.summary.create, "update": plan.summary.update, "delete": plan.summary.delete},
+        "live": _live(plan.live),
+        "drift": _drift(plan, redactor),
     }
 
 
