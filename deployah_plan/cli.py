@@ -135,6 +135,9 @@ def main_group() -> None:
 @click.option("-n", "--namespace", metavar="NS", help="Release namespace (helm passes its -n as HELM_NAMESPACE).")
 @click.option("--kube-context", metavar="NAME", help="Kubeconfig context (helm passes it as HELM_KUBECONTEXT).")
 @click.option("--kubeconfig", metavar="PATH", help="Kubeconfig file (helm passes it as KUBECONFIG).")
+@click.option("--no-drift", is_flag=True, help="Do not read the cluster: no drift, no ownership check.")
+@click.option("--require-cluster", is_flag=True, help="Fail when the live state cannot be read, instead of planning without it.")
+@click.option("--take-ownership", is_flag=True, help="Plan as helm upgrade --take-ownership: adopt objects whoever owns them.")
 @_plan_options
 @_output_options
 def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_: Sequence[str],
@@ -143,7 +146,8 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
                     kube_version: str | None,
                     api_versions: Sequence[str], skip_crds: bool, reuse_values: bool, reset_values: bool,
                     reset_then_reuse_values: bool, render: str, namespace: str | None, kube_context: str | None,
-                    kubeconfig: str | None, out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
+                    kubeconfig: str | None, no_drift: bool, require_cluster: bool, take_ownership: bool,
+                    out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
                     output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
                     show_secrets: bool, debug: bool) -> int:
     """Plan `helm upgrade --install RELEASE CHART` (an install when the release does not exist)."""
@@ -155,7 +159,7 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
         version=chart_version, repo=repo, devel=devel, kube_version=kube_version, api_versions=api_versions, skip_crds=skip_crds,
         reuse_values=reuse_values, reset_values=reset_values, reset_then_reuse_values=reset_then_reuse_values,
         render=render, namespace=namespace, kube_context=kube_context, kubeconfig=kubeconfig,
-        debug=_debug_enabled(debug),
+        debug=_debug_enabled(debug), no_drift=no_drift, require_cluster=require_cluster, take_ownership=take_ownership,
     )
     plan = apply_ignore(plan_upgrade(options), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
@@ -223,17 +227,22 @@ def uninstall_command(release: str, no_hooks: bool, keep_history: bool, namespac
 @click.option("--kind-order", type=click.Choice(["auto", "helm3", "helm4"]), default="auto", show_default=True,
               help="Whose kind order to apply in; auto asks the helm at hand (Helm 3 when there is none).")
 @click.option("--skip-crds", is_flag=True, help="Plan an install as with --skip-crds.")
+@click.option("--live", metavar="FILE", help="Live state saved by `kubectl get ... -o yaml` (a List or YAML documents; "
+              "- reads standard input): adds drift and ownership.")
+@click.option("--take-ownership", is_flag=True, help="Plan as helm upgrade --take-ownership.")
+@click.option("--apply-method", type=click.Choice(["csa", "ssa"]), default="csa", show_default=True,
+              help="How the release was applied: client-side (Helm 3) or server-side (Helm 4 default).")
 @_plan_options
 @_output_options
 def diff_command(previous: str, desired: str, release: str, namespace: str | None, action: str, kind_order: str,
-                 skip_crds: bool, out: str | None, ignore: Sequence[str], ignore_files: Sequence[str], output: str,
-                 detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool, show_secrets: bool,
-                 debug: bool) -> int:
+                 skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str, out: str | None,
+                 ignore: Sequence[str], ignore_files: Sequence[str], output: str, detailed_exitcode: bool,
+                 fail_on: Sequence[str], no_color: bool, show_secrets: bool, debug: bool) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
     gates = [parse_gate(g) for g in fail_on]
     rules = _ignore_rules(ignore, ignore_files)
     options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
-                          action, kind_order, skip_crds)
+                          action, kind_order, skip_crds, live, take_ownership, apply_method)
     plan = apply_ignore(plan_diff(options), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
 

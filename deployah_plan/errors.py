@@ -6,10 +6,12 @@
      +-- HelmError       helm is missing, or a helm call failed (helm's own message kept)
      +-- ManifestError   a rendered manifest cannot be planned (bad YAML, no kind, duplicates)
      +-- ReleaseError    the release store says no (pending operation, unreadable release)
-     +-- LiveStateError  a saved live state file cannot be read (missing, bad YAML, not objects)
+     +-- LiveStateError  a saved live state file cannot be read (missing, bad YAML, not objects),
+                         or --require-cluster and the cluster cannot be read
 
 A cluster that cannot be reached while reading the live state is not an error: the reader
-reports it in its result (sources/cluster.py), so a plan can say what it could not see.
+reports it in its result (sources/cluster.py), so a plan can say what it could not see
+(unless the user asked for --require-cluster).
 
 Every PlanError exits with code 1. Nothing else is caught: an unexpected exception is a
 bug and is shown as one with `--debug`.

@@ -21,6 +21,11 @@ Invariants (a `ValueError` names the one broken):
 - Ignored changes (matched whole by an ignore rule) sit in `ignored`, never in `changes`, and
   count only in `summary.ignored`. A change in `changes` may carry `ignored_fields`; an update
   there still needs at least one field change that is not ignored.
+- Drift is reported only when the live state was read (`LiveCheck.status` checked or partial);
+  a partial check names what it could not read, a complete one names nothing. Drift never
+  changes the Helm action or the summary. A modified drift's `effect` is derived from its fields.
+- Only a create carries an ownership verdict other than `not-checked`; `owner_release` names
+  the other release that owns the live object (other-release, or adopt with --take-ownership).
 
 Snapshots keep secret values. The plan is not the JSON document: renderers decide what a
 reader may see.
@@ -81,6 +86,44 @@ class CRDLifecycle(enum.Enum):
     PROCESS = "process"  # a fresh install creates it (if absent)
     SKIP = "skip"  # a fresh install with --skip-crds
     NOT_ON_UPGRADE = "not-on-upgrade"  # Helm never upgrades chart CRDs
+
+
+class DriftKind(enum.Enum):
+    """How the live object differs from what the previous release stored."""
+
+    MODIFIED = "modified"  # a field the previous manifest declares has another value live
+    MISSING = "missing"  # in the previous release, not in the cluster
+    UNEXPECTED = "unexpected"  # carries this release's ownership annotations, not in the previous release
+
+
+class DriftEffect(enum.Enum):
+    """What this deploy does to a drift."""
+
+    REVERTED = "reverted"  # Helm sets it to what the chart declares (or recreates the object)
+    LEFT = "left"  # Helm leaves the live value as it is
+    REMOVED = "removed"  # the new chart no longer declares it: Helm deletes the field (or the object)
+    CONFLICT = "conflict"  # server-side apply: another field manager owns it; the upgrade fails
+    MIXED = "mixed"  # a modified object whose fields do not all share one effect (see each field)
+
+
+class LiveStatus(enum.Enum):
+    """How much of the live state the plan saw."""
+
+    CHECKED = "checked"  # every kind and namespace the release uses was read
+    PARTIAL = "partial"  # some could not be read: `LiveCheck.unreadable` names them
+    SKIPPED = "skipped"  # not asked (--no-drift, an offline release store, a diff without --live)
+    UNREACHABLE = "unreachable"  # the cluster could not be read at all
+
+
+class Ownership(enum.Enum):
+    """Helm's ownership check for an object it creates (pkg/action/validate.go)."""
+
+    NOT_CHECKED = "not-checked"  # not a create, or its live state was not read
+    ABSENT = "absent"  # no live object: created fresh
+    ADOPT = "adopt"  # the live object is adopted (owned by this release, or --take-ownership)
+    UNOWNED = "unowned"  # live without this release's ownership metadata: "invalid ownership metadata"
+    OTHER_RELEASE = "other-release"  # owned by another release: the upgrade fails
+    TERMINATING = "terminating"  # being deleted (deletionTimestamp set): a collision
 
 
 class Severity(enum.Enum):
@@ -161,6 +204,10 @@ class ResourceChange:
     likely_rename: ResourceRef | None = None
     ignored_fields: tuple[FieldChange, ...] = ()  # matched by an ignore rule: shown as ignored, never counted
     ignored_by: tuple[str, ...] = ()  # the labels of the ignore rules that matched this change
+    # Helm's ownership check against the live object (creates only); `owner_release` is
+    # "namespace/name" of the release that owns it, when it is not this one.
+    ownership: Ownership = Ownership.NOT_CHECKED
+    owner_release: str = ""
 
 
 @dataclass(frozen=True)
@@ -194,10 +241,70 @@ class ChartCRD:
     source: str
     name: str
     lifecycle: CRDLifecycle
+    # The cluster's copy differs from the chart's (an upgrade leaves it as it is); None when
+    # the live state was not read or has no such CRD.
+    live_differs: bool | None = None
 
     @property
     def will_process(self) -> bool:
         return self.lifecycle is CRDLifecycle.PROCESS
+
+
+@dataclass(frozen=True)
+class DriftField:
+    """One drifted field: `change` goes from the stored value (before) to the live one (after),
+    with the diff engine's pointers (indices count in the live list). `ssa` says what
+    server-side apply does instead, when the release uses it."""
+
+    change: FieldChange
+    effect: DriftEffect
+    ssa: str = ""
+
+
+@dataclass(frozen=True)
+class DriftChange:
+    """One object whose live state is not what the previous release stored.
+
+    `fields` only for a modified object (at least one); `effect` for the object as a whole
+    (derived from the fields for a modified one); `ssa` is an object-level server-side apply
+    note. `live` is the live object (None when missing); it keeps secret values, like every
+    snapshot of the plan.
+    """
+
+    resource: ResourceRef
+    kind: DriftKind
+    effect: DriftEffect
+    fields: tuple[DriftField, ...] = ()
+    ssa: str = ""
+    reason: str = ""  # one line: why this effect (e.g. "a custom resource: JSON merge patch")
+    live: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class LiveGap:
+    """A kind that could not be read in a namespace ("" : cluster scope or every namespace)."""
+
+    api_version: str
+    kind: str
+    namespace: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class LiveCheck:
+    """What the live check covered. `source` is "cluster" or the live file's path; `requests`
+    counts HTTP requests sent to the cluster; `reason` says why it was skipped or unreachable."""
+
+    status: LiveStatus = LiveStatus.SKIPPED
+    reason: str = "the live state was not read"
+    source: str = ""
+    unreadable: tuple[LiveGap, ...] = ()
+    requests: int = 0
+    apply_method: str = ""  # the previous release's: "ssa", "csa", or "" (Helm 3: client-side)
+
+    @property
+    def complete(self) -> bool:
+        return self.status is LiveStatus.CHECKED
 
 
 @dataclass(frozen=True)
@@ -240,8 +347,9 @@ class Plan:
     summary: Summary
     hooks_disabled: bool = False  # --no-hooks: no task runs
     ignored: tuple[ResourceChange, ...] = ()  # whole changes an ignore rule matched, in Helm's order
-    not_checked: tuple[str, ...] = ()  # what this plan could not check, one sentence each ("drift: ...")
-    drift: tuple[Any, ...] = ()  # placeholder for the drift check; always empty for now
+    not_checked: tuple[str, ...] = ()  # derived from `live`: what this plan could not check, one sentence each
+    drift: tuple[DriftChange, ...] = ()
+    live: LiveCheck = LiveCheck()
 
     @property
     def has_changes(self) -> bool:
@@ -288,6 +396,59 @@ def _check_change(change: ResourceChange, ignored: bool = False) -> None:
             raise ValueError(f"{change.resource}: bad field change {f!r}")
 
 
+_CREATE_ONLY = frozenset(set(Ownership) - {Ownership.NOT_CHECKED})
+
+
+def _check_ownership(change: ResourceChange) -> None:
+    if not isinstance(change.ownership, Ownership):
+        raise ValueError(f"{change.resource}: ownership {change.ownership!r} is not an Ownership")
+    if change.ownership in _CREATE_ONLY and change.action is not Action.CREATE:
+        raise ValueError(f"{change.resource}: only a create has an ownership verdict")
+    if change.ownership is Ownership.OTHER_RELEASE and not change.owner_release:
+        raise ValueError(f"{change.resource}: an object owned by another release names that release")
+    if change.owner_release and change.ownership not in (Ownership.OTHER_RELEASE, Ownership.ADOPT):
+        raise ValueError(f"{change.resource}: only other-release, or adopt with --take-ownership, names an owner")
+
+
+def _check_live(live: LiveCheck, drift: list[DriftChange]) -> None:
+    if not isinstance(live.status, LiveStatus):
+        raise ValueError(f"live status {live.status!r} is not a LiveStatus")
+    if (live.status is LiveStatus.PARTIAL) != bool(live.unreadable):
+        raise ValueError("a partial live check, and only a partial one, names what it could not read")
+    if live.status in (LiveStatus.SKIPPED, LiveStatus.UNREACHABLE):
+        if drift:
+            raise ValueError("drift needs a live state that was read")
+        if not live.reason:
+            raise ValueError("a live check that was skipped or unreachable says why")
+    seen: set[tuple[str, str, str, str]] = set()
+    for item in drift:
+        if not isinstance(item.kind, DriftKind) or not isinstance(item.effect, DriftEffect):
+            raise ValueError(f"drift of {item.resource}: bad kind or effect")
+        if (item.kind is DriftKind.MODIFIED) != bool(item.fields):
+            raise ValueError(f"drift of {item.resource}: a modified object, and only one, has field drift")
+        if (item.kind is DriftKind.MISSING) != (item.live is None):
+            raise ValueError(f"drift of {item.resource}: only a missing object has no live object")
+        if item.resource.identity in seen:
+            raise ValueError(f"two drifts for one object: {item.resource}")
+        seen.add(item.resource.identity)
+
+
+def _not_checked(live: LiveCheck) -> tuple[str, ...]:
+    """What the live check did not cover, in sentences a reader (or a bot) can act on."""
+    if live.status in (LiveStatus.SKIPPED, LiveStatus.UNREACHABLE):
+        return (f"drift, ownership and resource-policy from the live objects: not checked ({live.reason})",)
+    return tuple(f"drift and ownership of {gap.kind} ({gap.api_version}) in "
+                 f"{gap.namespace or 'every namespace / cluster scope'}: not read ({gap.reason})"
+                 for gap in live.unreadable)
+
+
+def _drift_effect(item: DriftChange) -> DriftChange:
+    if item.kind is not DriftKind.MODIFIED:
+        return item
+    effects = {f.effect for f in item.fields}
+    return replace(item, effect=effects.pop() if len(effects) == 1 else DriftEffect.MIXED)
+
+
 def _will_run(task: TaskPlan, action: HelmAction, hooks_disabled: bool) -> bool:
     if hooks_disabled or task.action is TaskAction.DELETE or task.phase in (TaskPhase.SCHEDULE, TaskPhase.OTHER):
         return False
@@ -308,8 +469,9 @@ def build_plan(
     chart_crds: Iterable[ChartCRD] = (),
     warnings: Iterable[Warning] = (),
     ignored: Iterable[ResourceChange] = (),
-    not_checked: Iterable[str] = (),
     hooks_disabled: bool = False,
+    drift: Iterable[DriftChange] = (),
+    live: LiveCheck | None = None,
 ) -> Plan:
     """The one constructor of a Plan; see the module docstring for what it checks."""
     if not isinstance(helm_action, HelmAction):
@@ -319,6 +481,7 @@ def build_plan(
     seen: dict[tuple[str, str, str, str], ResourceRef] = {}
     for change, is_ignored in [*((c, False) for c in change_list), *((c, True) for c in ignored_list)]:
         _check_change(change, is_ignored)
+        _check_ownership(change)
         if change.resource.identity in seen:
             raise ValueError(f"two changes for one object: {seen[change.resource.identity]} and {change.resource}")
         seen[change.resource.identity] = change.resource
@@ -335,6 +498,9 @@ def build_plan(
     if helm_action is HelmAction.NONE and (change_list or ignored_list or any(t.action is not TaskAction.UNCHANGED for t in task_list)):
         raise ValueError("a plan with no Helm action cannot change resources or tasks")
     task_list.sort(key=_run_order)
+    live = live if live is not None else LiveCheck()
+    drift_list = sorted((_drift_effect(d) for d in drift), key=lambda d: (d.resource.identity, d.resource))
+    _check_live(live, drift_list)
     return Plan(
         header=header,
         helm_action=helm_action,
@@ -344,18 +510,19 @@ def build_plan(
         warnings=tuple(warnings),
         summary=summarize(change_list, len(ignored_list)),
         ignored=tuple(ignored_list),
-        not_checked=tuple(not_checked),
+        not_checked=_not_checked(live),
         hooks_disabled=hooks_disabled,
+        drift=tuple(drift_list),
+        live=live,
     )
 
 
 def rebuild(plan: Plan, changes: Iterable[ResourceChange] | None = None,
-            ignored: Iterable[ResourceChange] | None = None, not_checked: Iterable[str] | None = None) -> Plan:
+            ignored: Iterable[ResourceChange] | None = None) -> Plan:
     """The same plan with some parts replaced, checked and derived again by `build_plan`."""
     return build_plan(
         plan.header, plan.helm_action,
         plan.changes if changes is None else changes, plan.tasks, plan.chart_crds, plan.warnings,
         plan.ignored if ignored is None else ignored,
-        plan.not_checked if not_checked is None else not_checked,
-        hooks_disabled=plan.hooks_disabled,
+        hooks_disabled=plan.hooks_disabled, drift=plan.drift, live=plan.live,
     )

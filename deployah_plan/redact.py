@@ -8,7 +8,7 @@ bytes, for `data`) and carries a token. Equal values within one plan share a tok
 does), so a reader sees that two keys got the same value; no hash of a value is ever shown,
 and line diffs or inner changes of a sensitive value are dropped.
 
-Tokens are numbered in plan order (changes, then tasks), once per plan, so every renderer,
+Tokens are numbered in plan order (changes, then tasks, then drift), once per plan, so every renderer,
 and a saved plan shown again, gives the same numbers.
 """
 from __future__ import annotations
@@ -148,3 +148,6 @@ def _plan_fields(plan: Plan) -> Iterable[tuple[ResourceRef, FieldChange]]:
         for definition in task.definitions:
             for field in definition.fields:
                 yield definition.resource, field
+    for drift in plan.drift:  # live values, masked like every other Secret value
+        for drifted in drift.fields:
+            yield drift.resource, drifted.change

@@ -15,8 +15,9 @@ from typing import Any, Callable, TypeVar
 
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, FieldChange, FieldOp, Header, HelmAction, HookDefinition, Plan, ResourceChange,
-    ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
+    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
+    HelmAction, HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
+    TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
 from deployah_plan.redact import Masked, sensitive_path
 from deployah_plan.render.json_doc import FORMAT_VERSION
@@ -65,6 +66,7 @@ def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
         fields=tuple(field_change_of(ref, f) for f in doc["fields"]),
         helm_order=doc["helm_order"], source=doc["source"],
         likely_rename=ref_of(doc["likely_rename"]) if doc.get("likely_rename") else None,
+        ownership=Ownership(doc.get("ownership", Ownership.NOT_CHECKED.value)), owner_release=doc.get("owner_release", ""),
         ignored_fields=tuple(field_change_of(ref, f) for f in doc.get("ignored_fields", ())),
         ignored_by=tuple(doc.get("ignored_by", ())),
     )
@@ -88,7 +90,25 @@ def task_of(doc: dict[str, Any]) -> TaskPlan:
 
 
 def chart_crd_of(doc: dict[str, Any]) -> ChartCRD:
-    return ChartCRD(doc["source"], doc["name"], CRDLifecycle(doc["lifecycle"]))
+    return ChartCRD(doc["source"], doc["name"], CRDLifecycle(doc["lifecycle"]), doc.get("live_differs"))
+
+
+def live_of(doc: dict[str, Any]) -> LiveCheck:
+    return LiveCheck(
+        LiveStatus(doc["status"]), doc["reason"], doc["source"],
+        tuple(LiveGap(g["api_version"], g["kind"], g["namespace"], g["reason"]) for g in doc["unreadable"]),
+        doc["requests"], doc["apply_method"],
+    )
+
+
+def drift_of(doc: dict[str, Any]) -> DriftChange:
+    ref = ref_of(doc["resource"])
+    kind = DriftKind(doc["kind"])
+    return DriftChange(
+        ref, kind, DriftEffect(doc["effect"]),
+        tuple(DriftField(field_change_of(ref, f), DriftEffect(f["effect"]), f.get("ssa", "")) for f in doc["fields"]),
+        doc.get("ssa", ""), doc.get("reason", ""), None if kind is DriftKind.MISSING else _NO_SNAPSHOT,
+    )
 
 
 def warning_of(doc: dict[str, Any]) -> Warning:
@@ -113,14 +133,13 @@ def _each(doc: dict[str, Any], key: str, read: Callable[[dict[str, Any]], _T]) -
 
 def plan_of(doc: Any) -> Plan:
     """The plan a JSON document describes; a ValueError, KeyError or TypeError when it is not one."""
-    if doc.get("drift"):
-        raise ValueError("it has drift entries, which this version of helm plan cannot read yet")
     return build_plan(
         header_of(doc["header"]), HelmAction(doc["helm_action"]),
         _each(doc, "changes", resource_change_of), _each(doc, "tasks", task_of),
         _each(doc, "chart_crds", chart_crd_of), _each(doc, "warnings", warning_of),
-        _each(doc, "ignored", resource_change_of), doc.get("not_checked", ()),
+        _each(doc, "ignored", resource_change_of),
         hooks_disabled=bool(doc.get("hooks_disabled", False)),
+        drift=_each(doc, "drift", drift_of), live=live_of(doc["live"]) if "live" in doc else None,
     )
 
 

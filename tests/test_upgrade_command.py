@@ -26,7 +26,7 @@ def test_install_when_the_release_does_not_exist(helm: Path, store: Store) -> No
     runs = {t["name"]: t["will_run"] for t in doc["tasks"]}
     assert runs == {"Job/shop-migrate": True, "Job/shop-seed": True, "Pod/shop-smoke-test": False}
     assert doc["chart_crds"] == [{"source": "shop/crds/widgets.yaml", "name": "widgets.shop.example.com",
-                                  "lifecycle": "process", "will_process": True}]
+                                  "lifecycle": "process", "will_process": True, "live_differs": None}]
 
 
 def test_upgrade_plans_creates_updates_deletes_in_helm_order(helm: Path, store: Store) -> None:

@@ -2,6 +2,7 @@
 
 For CI jobs without cluster credentials: PREVIOUS is what `helm get manifest` (plus
 `helm get hooks`) printed, DESIRED what `helm template` printed; `-` reads standard input.
+`--live FILE` adds drift and ownership from a saved `kubectl get -o yaml`.
 """
 from __future__ import annotations
 
@@ -11,11 +12,9 @@ from dataclasses import dataclass
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import split_stream
-from deployah_plan.model import Header, Plan, rebuild
+from deployah_plan.model import Header, Plan
+from deployah_plan.sources.cluster import load_live_file
 from deployah_plan.sources.helm import Helm
-
-
-NO_DRIFT_CHECK = "drift: planned from files, so the live objects were not compared with the previous release"
 
 
 @dataclass(frozen=True)
@@ -27,6 +26,9 @@ class DiffOptions:
     action: str = "auto"  # auto | install | upgrade
     kind_order: str = "auto"  # auto | helm3 | helm4
     skip_crds: bool = False
+    live: str | None = None  # a saved live state file (- : standard input)
+    take_ownership: bool = False
+    apply_method: str = "csa"  # csa | ssa: how the release was installed (Helm 4)
 
 
 def _read(path: str, stdin_used: list[bool]) -> str:
@@ -65,11 +67,17 @@ def plan_diff(options: DiffOptions) -> Plan:
     fresh = options.action == "install" or (options.action == "auto" and empty)
     if fresh and not empty:
         raise UsageError("--action install was given but PREVIOUS holds objects", "drop --action install, or pass an empty PREVIOUS")
+    if options.live == "-" and used:
+        raise UsageError("--live - and a manifest both read standard input", "read at most one of them from standard input")
+    live = load_live_file(options.live) if options.live else None
     major, version = _helm_major(options.kind_order)
     header = Header(release=options.release, namespace=options.namespace, revision=1 if fresh else 0,
                     fresh_install=fresh, helm_version=version, rendered_by="files")
-    plan = make_plan(PlanRequest(header, None if fresh else previous, desired, major, options.skip_crds))
-    return rebuild(plan, not_checked=(*plan.not_checked, NO_DRIFT_CHECK))
+    return make_plan(PlanRequest(
+        header, None if fresh else previous, desired, major, options.skip_crds,
+        live=live, live_source=options.live or "", live_reason="no live state given (--live FILE)",
+        take_ownership=options.take_ownership, apply_method=options.apply_method,
+    ))
 
 
 __all__ = ["DiffOptions", "plan_diff"]

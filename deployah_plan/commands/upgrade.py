@@ -1,4 +1,11 @@
-"""`helm plan upgrade RELEASE CHART`: plan what `helm upgrade --install` would do."""
+"""`helm plan upgrade RELEASE CHART`: plan what `helm upgrade --install` would do.
+
+With a cluster, the live state of every kind the release uses is read while the chart renders
+(one LIST per kind and namespace, GET only: sources/cluster.py): first the kinds of the previous
+release, then, once rendered, the kinds only the new chart has. It feeds the drift and
+ownership checks; an unreachable cluster leaves them out of the plan, with a note (an error
+with --require-cluster).
+"""
 from __future__ import annotations
 
 import base64
@@ -12,12 +19,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from deployah_plan.commands.stored import connect, major, rendered
-from deployah_plan.core.planner import PlanRequest, make_plan
-from deployah_plan.errors import UsageError
+from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
+from deployah_plan.errors import LiveStateError, UsageError
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import Header, Plan, Severity, Warning
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
+from deployah_plan.sources.cluster import KindRef, LiveSnapshot, read_live
+from deployah_plan.sources.kubeconfig import ClusterSettings, resolve_settings
 
 
 @dataclass(frozen=True)
@@ -72,13 +81,15 @@ class UpgradeOptions:
     kube_context: str | None = None
     kubeconfig: str | None = None
     debug: bool = False
+    no_drift: bool = False  # do not read the cluster: no drift, no ownership check
+    require_cluster: bool = False  # fail when the live state cannot be read
+    take_ownership: bool = False  # as helm upgrade --take-ownership
 
 
 def _render_mode(options: UpgradeOptions) -> str:
     if options.render != "auto":
         return options.render
-    # The memory driver is the offline release store: there is no cluster to ask.
-    return "template" if os.environ.get("HELM_DRIVER", "").lower() == "memory" else "server"
+    return "template" if _offline() else "server"
 
 
 def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseState, namespace: str,
@@ -141,6 +152,31 @@ def _from_record(record: dict[str, Any]) -> Rendered:
                     manifest.dropped + hooks.dropped + crds.dropped)
 
 
+def _offline() -> bool:
+    """The memory driver is the offline release store: there is no cluster to ask."""
+    return os.environ.get("HELM_DRIVER", "").lower() == "memory"
+
+
+def _live_skipped(options: UpgradeOptions, settings: ClusterSettings) -> str:
+    """Why the live state is not read, or "" when it is."""
+    if options.no_drift:
+        return "--no-drift"
+    if _offline() and not settings.kubeconfig and not settings.api_server:
+        return "the release store is offline (HELM_DRIVER=memory) and no cluster is configured"
+    return ""
+
+
+def _read(settings: ClusterSettings, scope: list[tuple[str, str, str]]) -> LiveSnapshot:
+    return read_live(settings, [(KindRef(api_version, kind), namespace) for api_version, kind, namespace in scope])
+
+
+def _merge(first: LiveSnapshot, then: LiveSnapshot) -> LiveSnapshot:
+    requests = first.requests + then.requests
+    if not then.reachable:
+        return LiveSnapshot(False, requests=requests, error=then.error)
+    return LiveSnapshot(True, first.objects + then.objects, first.unreadable + then.unreadable, requests)
+
+
 def plan_upgrade(options: UpgradeOptions) -> Plan:
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
     namespace = target.namespace
@@ -149,16 +185,27 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     if mode == "server" and (options.kube_version or options.api_versions):
         raise UsageError("--kube-version and --api-versions only apply when rendering offline",
                          "add --render template, or drop them to use the cluster's real capabilities")
+    if options.no_drift and options.require_cluster:
+        raise UsageError("--no-drift and --require-cluster contradict each other", "drop one of them")
+    settings = resolve_settings(namespace=namespace, context=options.kube_context, kubeconfig=options.kubeconfig)
+    skipped = _live_skipped(options, settings)
+    if skipped and options.require_cluster:
+        raise LiveStateError(f"--require-cluster: the live state is not read ({skipped})",
+                             "point helm at the cluster (kubeconfig, HELM_KUBECONTEXT), or drop --require-cluster")
 
-    with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir:
-        with ThreadPoolExecutor(max_workers=3) as pool:
-            version_call = pool.submit(helm.version)
-            state_call = pool.submit(helm.release_state, options.release, namespace)
-            chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
-                                     options.repo, options.devel)
-            helm_version = version_call.result()
-            state = state_call.result()
-            chart = chart_call.result()
+    with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir, ThreadPoolExecutor(max_workers=4) as pool:
+        version_call = pool.submit(helm.version)
+        state_call = pool.submit(lambda: helm.release_state(options.release, namespace,
+                                                            major(version_call.result())))
+        chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
+                                 options.repo, options.devel)
+        helm_version = version_call.result()
+        state = state_call.result()
+        chart = chart_call.result()
+        previous = rendered(state.current) if state.current is not None else None
+        # The previous release's kinds are read while the chart renders.
+        read_scope = live_scope([previous], namespace) if previous and not skipped else []
+        live_call = pool.submit(_read, settings, read_scope) if read_scope else None
         notes: list[Warning] = []
         fresh = state.current is None
         if mode == "template":
@@ -180,7 +227,18 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                 if on:
                     args.append(flag)
             desired = _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
+        live = live_call.result() if live_call else None
 
+    if not skipped:
+        # Then what only the new chart has (one more discovery and LIST per new kind).
+        more = [item for item in live_scope([desired], namespace) if item not in read_scope]
+        if live is None:
+            live = _read(settings, more)
+        elif live.reachable and more:
+            live = _merge(live, _read(settings, more))
+    if live is not None and not live.reachable and options.require_cluster:
+        raise LiveStateError(f"--require-cluster: {live.error}",
+                             "check the kube context and that the cluster is reachable, or drop --require-cluster")
     current = state.current
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
@@ -196,5 +254,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     if state.replaces_uninstalled:
         notes.append(Warning("reinstall", f"release {options.release} was uninstalled with its history kept: "
                              "helm upgrade --install installs it again", Severity.INFO))
-    previous = rendered(current) if current is not None else None
-    return make_plan(PlanRequest(header, previous, desired, major(helm_version), options.skip_crds, tuple(notes)))
+    return make_plan(PlanRequest(
+        header, previous, desired, major(helm_version), options.skip_crds, tuple(notes),
+        live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
+        apply_method=current.apply_method if current else "",
+    ))

@@ -392,3 +392,78 @@ def _match_unkeyed(a: list[Any], b: list[Any]) -> dict[int, int]:
     for i, j in zip(rest_a, rest_b):
         pairs[j] = i
     return pairs
+
+
+# The declared surface (drift) ---------------------------------------------------------------
+
+# Metadata the API server writes: never drift, even when a manifest spells one of them out
+# (`creationTimestamp: null` is common in generated manifests).
+BOOKKEEPING = frozenset({"managedFields", "resourceVersion", "uid", "generation", "creationTimestamp",
+                         "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"})
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def _zero(value: Any) -> bool:
+    """A value the API server drops when it stores an object (Go's omitempty)."""
+    return value is None or (type(value) in (str, dict, list) and not value) or value is False or (
+        type(value) in _NUMBERS and value == 0)
+
+
+def declared_surface(declared: Mapping[str, Any], live: Mapping[str, Any]) -> dict[str, Any]:
+    """`live` cut down to what `declared` declares, for comparing the two with `diff`.
+
+    Kept: every field `declared` has, at the value `live` has. Left out: what only the live
+    object has (server defaults, `status`, the server's bookkeeping, entries added to keyed
+    lists or sets: a three-way merge leaves those alone). Keyed list entries and set members
+    are put in the declared order, so a server that reorders them shows no drift; a declared
+    zero value (`false`, `0`, `""`, `{}`, `[]`, null) that the server dropped is kept as
+    declared. The bookkeeping metadata, `status`, the last-applied annotation, `apiVersion` and
+    `kind` are taken from `declared`: they are never drift.
+    """
+    node = root(declared.get("apiVersion"), declared.get("kind"))
+    out = _surface(dict(declared), dict(live), Spec("o", node=node) if node else None)
+    if not isinstance(out, dict):
+        return dict(declared)
+    for key in ("apiVersion", "kind", "status"):
+        if key in declared:
+            out[key] = declared[key]
+    meta_declared, meta_live = declared.get("metadata"), out.get("metadata")
+    if isinstance(meta_declared, dict) and isinstance(meta_live, dict):
+        for key in BOOKKEEPING & meta_declared.keys():
+            meta_live[key] = meta_declared[key]
+        annotations, live_annotations = meta_declared.get("annotations"), meta_live.get("annotations")
+        if isinstance(annotations, dict) and LAST_APPLIED in annotations and isinstance(live_annotations, dict):
+            live_annotations[LAST_APPLIED] = annotations[LAST_APPLIED]
+    return out
+
+
+def _surface(declared: Any, live: Any, spec: Spec | None) -> Any:
+    if type(declared) is dict and type(live) is dict:
+        fields = spec.node.fields if spec is not None and spec.node is not None else None
+        value_spec = spec.value if spec is not None and spec.kind == "m" else None
+        out: dict[str, Any] = {}
+        for key, value in declared.items():
+            if key in live:
+                out[key] = _surface(value, live[key], fields.get(key) if fields is not None else value_spec)
+            elif _zero(value):
+                out[key] = value
+        return out
+    if type(declared) is list and type(live) is list:
+        if spec is not None and spec.kind == "l":
+            if spec.list_type == "atomic":
+                return live
+            if spec.list_type == "set":
+                return [entry for entry in declared if any(same(entry, other) for other in live)]
+            if spec.list_type == "map":
+                keys_declared, keys_live = _list_keys(declared, spec.keys), _list_keys(live, spec.keys)
+                if keys_declared is not None and keys_live is not None:
+                    by_key = dict(zip(keys_live, live))
+                    return [_surface(entry, by_key[key], spec.value)
+                            for entry, key in zip(declared, keys_declared) if key in by_key]
+            item = spec.value
+        else:
+            item = None
+        if len(declared) == len(live):
+            return [_surface(d, v, item) for d, v in zip(declared, live)]
+        return live
+    return live

@@ -2,11 +2,15 @@
 
 A gate is `WHAT` or `WHAT:KIND` (KIND may be `Kind.group` to name the group too):
 
-    create, update, delete   a resource change of that action (`delete:PersistentVolumeClaim`)
+    create, update, delete,  a resource change of that action (`delete:PersistentVolumeClaim`;
+    retain                   retain: left in the cluster by helm.sh/resource-policy: keep)
     crd                      a CustomResourceDefinition is created, updated or deleted, or the
                              chart's crds/ will be created by this install
     drift                    the live cluster differs from the previous release
-    ownership, immutable     a warning of that family (code `ownership` or `ownership-...`)
+    ownership                an ownership failure or adoption, a collision with an object being
+                             deleted, or a server-side apply conflict (warning codes `ownership`,
+                             `collision`, `ssa-conflict`, and `ownership-...`)
+    immutable                an update of an immutable field (code `immutable` or `immutable-...`)
     warning:CODE             any warning with that code (or of that family)
 
 Only what the plan would really do is matched: ignored changes never match a gate. Gates read
@@ -19,8 +23,10 @@ from dataclasses import dataclass
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Action, CRDLifecycle, Plan, ResourceRef
 
-_ACTIONS = {"create": Action.CREATE, "update": Action.UPDATE, "delete": Action.DELETE}
+_ACTIONS = {"create": Action.CREATE, "update": Action.UPDATE, "delete": Action.DELETE, "retain": Action.RETAIN}
 _WARNING_FAMILIES = ("ownership", "immutable")
+# Warning codes that belong to a gate family besides the family's own name.
+_ALSO = {"ownership": ("collision", "ssa-conflict")}
 _NAMES = (*_ACTIONS, "crd", "drift", *_WARNING_FAMILIES, "warning:CODE")
 
 
@@ -58,7 +64,7 @@ def _kind_matches(ref: ResourceRef, argument: str) -> bool:
 
 
 def _family(code: str, family: str) -> bool:
-    return code == family or code.startswith(family + "-")
+    return code == family or code.startswith(family + "-") or code in _ALSO.get(family, ())
 
 
 def _matches(gate: Gate, plan: Plan) -> list[str]:
@@ -70,7 +76,7 @@ def _matches(gate: Gate, plan: Plan) -> list[str]:
                    if c.resource.kind == "CustomResourceDefinition" and c.resource.group == "apiextensions.k8s.io"]
         return changed + [f"chart CRD {c.name} ({c.source})" for c in plan.chart_crds if c.lifecycle is CRDLifecycle.PROCESS]
     if gate.what == "drift":
-        return [str(d) for d in plan.drift]
+        return [f"{d.kind.value} {d.resource}" for d in plan.drift]
     family = gate.argument if gate.what == "warning" else gate.what
     return [f"{w.code}: {w.message}" for w in plan.warnings if _family(w.code, family)]
 

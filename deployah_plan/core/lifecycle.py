@@ -1,9 +1,8 @@
-"""What Helm and Kubernetes will do beyond applying objects: keep, immutable fields, data loss.
+"""What Helm and Kubernetes will do beyond applying objects: immutable fields, data loss, task names.
 
 Pure functions over objects and planned changes; the planner calls them.
 
-- `helm.sh/resource-policy: keep` (pkg/action resource_policy.go): the value is trimmed and
-  lower-cased; only "keep" keeps the object. Anything else is ignored.
+- Task names: a hook's `deployah.dev/task` label, else its Kind/name.
 - Immutable fields: an update that changes one is rejected by the API server, so the whole
   `helm upgrade` fails unless the object is replaced. The rules are Kubernetes' validation of
   each kind (apps, batch, core, rbac, storage).
@@ -17,7 +16,6 @@ from typing import Any, Iterable, Mapping
 from deployah_plan.core import quantity
 from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, Severity, Warning
 
-RESOURCE_POLICY = "helm.sh/resource-policy"
 TASK_LABEL = "deployah.dev/task"
 
 # (group, kind) -> pointers under which any change is rejected on update.
@@ -40,13 +38,6 @@ _DATA_LOSS = {
     ("apiextensions.k8s.io", "CustomResourceDefinition"):
         "every custom resource of that kind, in every namespace, is deleted with it",
 }
-
-
-def kept_by_policy(obj: Mapping[str, Any] | None) -> bool:
-    """True when Helm leaves the object in the cluster instead of deleting it."""
-    annotations = ((obj or {}).get("metadata") or {}).get("annotations") or {}
-    value = annotations.get(RESOURCE_POLICY) if isinstance(annotations, dict) else None
-    return isinstance(value, str) and value.strip().lower() == "keep"
 
 
 def task_name(obj: Mapping[str, Any], kind: str, name: str) -> str:

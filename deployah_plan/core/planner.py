@@ -5,18 +5,24 @@ Pure: no subprocess, no network, no printing. Sources hand it parsed streams.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from deployah_plan.core.diff import diff_objects, similarity
-from deployah_plan.core.lifecycle import consequences, kept_by_policy, task_name
+from deployah_plan.core.diff import declared_surface, diff_objects, similarity
+from deployah_plan.core.drift import find_drift, find_live, index_live
+from deployah_plan.core.lifecycle import consequences, task_name
+from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
 from deployah_plan.errors import ManifestError
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, FieldChange, Header, HelmAction, HOOK_EVENTS, HookDefinition, Plan, ResourceChange,
-    ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
+    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
+    HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, TaskAction,
+    TaskPhase, TaskPlan, Warning, build_plan,
 )
 from deployah_plan.redact import fold_string_data
+
+if TYPE_CHECKING:  # the core only reads the snapshot a source made
+    from deployah_plan.sources.cluster import LiveSnapshot
 
 Identity = tuple[str, str, str, str]
 
@@ -34,6 +40,14 @@ class PlanRequest:
     # ROLLBACK or UNINSTALL; None: install when `previous` is None, else upgrade.
     action: HelmAction | None = None
     hooks_disabled: bool = False  # --no-hooks
+    # The live state (None: not read, `live_reason` says why); `live_source` is "cluster" or
+    # the file it came from. `apply_method` is the previous release's ("ssa" or "csa"; "" for
+    # Helm 3). `take_ownership` is helm's --take-ownership.
+    live: LiveSnapshot | None = None
+    live_source: str = ""
+    live_reason: str = ""
+    take_ownership: bool = False
+    apply_method: str = ""
 
 
 def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
@@ -86,9 +100,15 @@ class _Identifier:
         return found
 
 
-def _leaving(ref: ResourceRef, doc: Document, order: int) -> ResourceChange:
-    """An object that leaves the release: deleted, or retained by helm.sh/resource-policy: keep."""
-    action = Action.RETAIN if kept_by_policy(doc.obj) else Action.DELETE
+LiveOf = Callable[[ResourceRef], "Mapping[str, Any] | None"]
+
+
+def _leaving(ref: ResourceRef, doc: Document, order: int, live_of: LiveOf | None = None) -> ResourceChange:
+    """An object that leaves the release: deleted, or retained by helm.sh/resource-policy: keep,
+    read from the live object when it was read (as Helm reads it on upgrade), else from the
+    manifest (as `helm uninstall` reads it)."""
+    kept = kept_on_delete(doc.obj, live_of(ref) if live_of else None)
+    action = Action.RETAIN if kept else Action.DELETE
     return ResourceChange(ref, action, doc.obj, None, (), order, doc.source)
 
 
@@ -97,6 +117,7 @@ def _resource_changes(
     desired: Mapping[Identity, tuple[ResourceRef, Document]],
     rank: Mapping[str, int],
     notes: list[Warning],
+    live_of: LiveOf | None = None,
 ) -> list[ResourceChange]:
     changes: list[ResourceChange] = []
     # Helm applies the target in install kind order, keeping manifest order within a kind.
@@ -120,7 +141,7 @@ def _resource_changes(
     leaving = [(ref, doc) for ident, (ref, doc) in previous.items() if ident not in desired and not ref.generate_name]
     leaving.sort(key=lambda item: item[1].position)
     for offset, (ref, doc) in enumerate(leaving):
-        changes.append(_leaving(ref, doc, start + offset))
+        changes.append(_leaving(ref, doc, start + offset, live_of))
     return _link_renames(changes)
 
 
@@ -235,6 +256,137 @@ def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tu
     return tasks
 
 
+def live_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
+    """(apiVersion, kind, namespace) of every release resource in the streams: what the live
+    check reads ("" as the namespace for a cluster-scoped kind)."""
+    streams = list(streams)
+    identifier = _Identifier(namespace, _cluster_scoped(streams))
+    scope = (identifier.ref(doc) for stream in streams for doc in (*stream.resources, *stream.crds))
+    return list(dict.fromkeys((ref.api_version, ref.kind, ref.namespace) for ref in scope))
+
+
+class _Live:
+    """The live snapshot as the planner uses it: an index, what it covered, and the LiveCheck."""
+
+    def __init__(self, request: PlanRequest, scope: list[tuple[str, str, str]]) -> None:
+        live = request.live
+        self.index: dict[Identity, Mapping[str, Any]] = {}
+        self.covered_kinds: set[tuple[str, str, str]] = set()
+        if live is None:
+            self.check = LiveCheck(LiveStatus.SKIPPED, request.live_reason or "the live state was not read",
+                                   apply_method=request.apply_method)
+            return
+        if not live.reachable:
+            self.check = LiveCheck(LiveStatus.UNREACHABLE, live.error or "the cluster could not be read",
+                                   request.live_source, requests=live.requests, apply_method=request.apply_method)
+            return
+        self.index = index_live(live.objects)
+        if request.live_source == "cluster":
+            gaps = [LiveGap(u.api_version, u.kind, u.namespace, u.reason) for u in live.unreadable]
+            blocked = {(group_of(g.api_version), g.kind, g.namespace) for g in gaps}
+            for api_version, kind, namespace in scope:
+                group = group_of(api_version)
+                if (group, kind, namespace) not in blocked and (group, kind, "") not in blocked:
+                    self.covered_kinds.add((group, kind, namespace))
+        else:  # a saved file holds what was saved: a kind it has no object of was not saved
+            present = {(g, k, ns) for g, k, ns, _ in self.index}
+            gaps = []
+            for api_version, kind, namespace in scope:
+                group = group_of(api_version)
+                if (group, kind, namespace) in present or (group, kind, "") in present:
+                    self.covered_kinds.add((group, kind, namespace))
+                else:
+                    gaps.append(LiveGap(api_version, kind, namespace, "not in the live file"))
+            gaps = list(dict.fromkeys(gaps))
+        status = LiveStatus.PARTIAL if gaps else LiveStatus.CHECKED
+        self.check = LiveCheck(status, "", request.live_source, tuple(gaps), live.requests, request.apply_method)
+
+    @property
+    def read(self) -> bool:
+        return self.check.status in (LiveStatus.CHECKED, LiveStatus.PARTIAL)
+
+    def covered(self, ref: ResourceRef) -> bool:
+        return self.read and ((ref.group, ref.kind, ref.namespace) in self.covered_kinds
+                              or (ref.group, ref.kind, "") in self.covered_kinds)
+
+
+def _ownership(changes: list[ResourceChange], live: _Live, request: PlanRequest, notes: list[Warning]) -> list[ResourceChange]:
+    """Helm's ownership check for every object the plan creates, against its live object."""
+    header = request.header
+    verb = "install" if request.previous is None else "upgrade"
+    out = []
+    for change in changes:
+        if change.action is not Action.CREATE or change.resource.generate_name or not live.covered(change.resource):
+            out.append(change)
+            continue
+        verdict = check_ownership(find_live(live.index, change.resource), header.release, header.namespace,
+                                  request.take_ownership)
+        warning = _ownership_warning(change.resource, verdict, header.release, verb)
+        if warning is not None:
+            notes.append(warning)
+        out.append(replace(change, ownership=verdict.ownership, owner_release=verdict.owner_release))
+    return out
+
+
+def _ownership_warning(ref: ResourceRef, verdict: Verdict, release: str, verb: str) -> Warning | None:
+    if verdict.ownership is Ownership.ADOPT:
+        if verdict.owner_release:
+            text = f"{ref} belongs to release {verdict.owner_release}: --take-ownership adopts it into {release}"
+        else:
+            text = f"{ref} already exists in the cluster: helm adopts it into release {release}"
+        return Warning("ownership", text, Severity.INFO, ref)
+    if verdict.ownership is Ownership.UNOWNED:
+        return Warning("ownership", f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
+                       f"({verdict.reason}); add --take-ownership to adopt it, or delete it first", Severity.WARNING, ref)
+    if verdict.ownership is Ownership.OTHER_RELEASE:
+        return Warning("ownership", f"{ref} belongs to release {verdict.owner_release}: this {verb} fails "
+                       f"({verdict.reason}); add --take-ownership to take it over", Severity.WARNING, ref)
+    if verdict.ownership is Ownership.TERMINATING:
+        return Warning("collision", f"{ref} is being deleted in the cluster (deletionTimestamp set): creating it "
+                       "collides with the deletion; wait for it to finish, then deploy", Severity.WARNING, ref)
+    return None
+
+
+def _drift(request: PlanRequest, live: _Live,
+           prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+           want_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+           hooks: Iterable[Identity], notes: list[Warning]) -> list[DriftChange]:
+    if not live.read or request.previous is None:
+        return []
+    drift = find_drift(
+        {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()},
+        {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()},
+        live.index, live.covered, request.header.release, request.header.namespace, request.apply_method, hooks,
+    )
+    for item in drift:
+        conflicts = [f for f in item.fields if f.effect is DriftEffect.CONFLICT]
+        if conflicts:
+            paths = ", ".join(f.change.path for f in conflicts)
+            notes.append(Warning("ssa-conflict", f"{item.resource}: server-side apply conflicts on {paths} "
+                                 "(owned by another field manager): the upgrade fails unless conflicts are forced",
+                                 Severity.WARNING, item.resource))
+    return drift
+
+
+def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD]:
+    """The chart's crds/: what this action does with each, and whether the cluster's copy
+    differs from the chart's (then an upgrade leaves it as it is)."""
+    out = []
+    for doc in request.desired.crds:
+        name = str(doc.obj["metadata"].get("name", ""))
+        if fresh:
+            lifecycle = CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS
+        else:
+            lifecycle = CRDLifecycle.NOT_ON_UPGRADE
+        ref = ResourceRef(str(doc.obj.get("apiVersion", "")), "CustomResourceDefinition", "", name)
+        live_differs: bool | None = None
+        if live.covered(ref):
+            found = find_live(live.index, ref)
+            live_differs = None if found is None else bool(diff_objects(declared_surface(doc.obj, found), doc.obj))
+        out.append(ChartCRD(doc.source, name, lifecycle, live_differs))
+    return out
+
+
 def make_plan(request: PlanRequest) -> Plan:
     header = request.header
     streams = [request.desired] + ([request.previous] if request.previous else [])
@@ -246,10 +398,13 @@ def make_plan(request: PlanRequest) -> Plan:
     want_hooks = identifier.index(request.desired.hooks, "desired hook")
     warnings = list(request.warnings)
     fresh = request.previous is None
+    live = _Live(request, live_scope([previous, request.desired], header.namespace))
     crds: list[ChartCRD] = []
+    drift: list[DriftChange] = []
 
     if request.action is HelmAction.UNINSTALL:
-        # The release's own hooks run (pre-delete, post-delete); nothing is created or updated.
+        # The release's own hooks run (pre-delete, post-delete); nothing is created or updated;
+        # keep is read from the manifest, as `helm uninstall` reads it.
         action = HelmAction.UNINSTALL
         changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)))
         tasks = _hook_tasks(prev_hooks, prev_hooks, action)
@@ -257,7 +412,13 @@ def make_plan(request: PlanRequest) -> Plan:
                                 "deleted by helm uninstall", Severity.INFO))
     else:
         rank = kind_rank(install_order(request.helm_major))
-        changes = _resource_changes(prev_resources, want_resources, rank, warnings)
+
+        def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
+            return find_live(live.index, ref) if live.covered(ref) else None
+
+        changes = _resource_changes(prev_resources, want_resources, rank, warnings, live_of)
+        changes = _ownership(changes, live, request, warnings)
+        drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = _hook_tasks(prev_hooks, want_hooks, provisional)
         if provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks):
@@ -265,20 +426,19 @@ def make_plan(request: PlanRequest) -> Plan:
         else:
             action = provisional
         tasks += _schedule_tasks(changes, want_resources)
-        crds = [
-            ChartCRD(doc.source, str(doc.obj["metadata"].get("name", "")),
-                     (CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS) if fresh
-                     else CRDLifecycle.NOT_ON_UPGRADE)
-            for doc in request.desired.crds
-        ]
-        if any(c.action in (Action.DELETE, Action.RETAIN) for c in changes):
+        crds = _chart_crds(request, live, fresh)
+        guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and live_of(c.resource) is None]
+        if guessed:
             warnings.append(Warning(
                 "keep-from-manifest",
                 "whether Helm keeps an object that leaves the release depends on the live object's "
-                "helm.sh/resource-policy annotation; with no cluster, the previous manifest's was used",
+                "helm.sh/resource-policy annotation; where the live object was not read "
+                f"({', '.join(str(c.resource) for c in guessed[:3])}{', ...' if len(guessed) > 3 else ''}), "
+                "the previous manifest's was used",
                 Severity.INFO,
             ))
     warnings += consequences(changes)
     for reason in (*previous.dropped, *request.desired.dropped):
         warnings.append(Warning("dropped-document", reason, Severity.INFO))
-    return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled)
+    return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
+                      drift=drift, live=live.check)

@@ -18,8 +18,8 @@ import math
 from typing import Any, Iterable
 
 from deployah_plan.model import (
-    Action, ChartCRD, FieldChange, Header, HelmAction, HookDefinition, Plan, ResourceChange, ResourceRef, Summary,
-    TaskPlan, Warning,
+    Action, ChartCRD, DriftChange, FieldChange, Header, HelmAction, HookDefinition, LiveCheck, Plan, ResourceChange,
+    ResourceRef, Summary, TaskPlan, Warning,
 )
 from deployah_plan.redact import Masked, Redactor
 
@@ -89,6 +89,7 @@ def resource_change_doc(change: ResourceChange, plan: Plan, redactor: Redactor) 
         "resource": ref_doc(change.resource), "action": change.action.value, "helm_order": change.helm_order,
         "source": change.source, "reasons": _reasons(change, plan),
         "likely_rename": ref_doc(change.likely_rename) if change.likely_rename else None,
+        "ownership": change.ownership.value, "owner_release": change.owner_release,
         "fields": _fields(change.resource, change.fields, redactor),
         "ignored_fields": _fields(change.resource, change.ignored_fields, redactor),
         "ignored_by": list(change.ignored_by),
@@ -111,7 +112,8 @@ def task_doc(task: TaskPlan, redactor: Redactor) -> dict[str, Any]:
 
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
-    return {"source": crd.source, "name": crd.name, "lifecycle": crd.lifecycle.value, "will_process": crd.will_process}
+    return {"source": crd.source, "name": crd.name, "lifecycle": crd.lifecycle.value, "will_process": crd.will_process,
+            "live_differs": crd.live_differs}
 
 
 def warning_doc(warning: Warning) -> dict[str, Any]:
@@ -134,6 +136,24 @@ def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
             "ignored": summary.ignored, "has_changes": plan.has_changes}
 
 
+def live_doc(live: LiveCheck) -> dict[str, Any]:
+    return {
+        "status": live.status.value, "complete": live.complete, "reason": live.reason, "source": live.source,
+        "requests": live.requests, "apply_method": live.apply_method,
+        "unreadable": [{"api_version": g.api_version, "kind": g.kind, "namespace": g.namespace, "reason": g.reason}
+                       for g in live.unreadable],
+    }
+
+
+def drift_doc(drift: DriftChange, redactor: Redactor) -> dict[str, Any]:
+    return {
+        "resource": ref_doc(drift.resource), "kind": drift.kind.value, "effect": drift.effect.value,
+        "reason": drift.reason, "ssa": drift.ssa,
+        "fields": [{**field_change_doc(redactor.view(drift.resource, f.change)), "effect": f.effect.value, "ssa": f.ssa}
+                   for f in drift.fields],
+    }
+
+
 def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
     redactor = Redactor.for_plan(plan, show_secrets)
     return {
@@ -143,7 +163,8 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "hooks_disabled": plan.hooks_disabled,
         "changes": [resource_change_doc(c, plan, redactor) for c in plan.changes],
         "tasks": [task_doc(t, redactor) for t in plan.tasks],
-        "drift": [],  # the drift check is not built yet; see Plan.drift
+        "live": live_doc(plan.live),
+        "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],
         "warnings": [warning_doc(w) for w in plan.warnings],
         "ignored": [resource_change_doc(c, plan, redactor) for c in plan.ignored],

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from deployah_plan.model import (
-    FieldChange, Plan, ResourceChange, ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan,
+    DriftChange, FieldChange, Plan, ResourceChange, ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan,
 )
 from deployah_plan.render.text import (
-    CRD_MEANING, SIGN, TASK_SIGN, change_note, field_rows, header_lines, ignored_note, phase_title, resources_title,
-    summary_text, task_parts, task_policy,
+    CRD_MEANING, DRIFT_SIGN, EFFECT_LABEL, SIGN, TASK_SIGN, change_note, crd_note, field_rows, header_lines,
+    ignored_note, phase_title, resources_title, summary_text, task_parts, task_policy,
 )
 from deployah_plan.redact import Redactor
 
@@ -150,6 +150,23 @@ def _task_item(task: TaskPlan, plan: Plan, redactor: Redactor) -> _Item:
     return _Item([full, line])
 
 
+def _drift_item(drift: DriftChange, redactor: Redactor) -> _Item:
+    sign = DRIFT_SIGN[drift.kind]
+    head = f"{drift.resource} ({drift.kind.value}: {EFFECT_LABEL[drift.effect]})"
+    compact = f"- `{sign} {drift.kind.value}` {md(head)}"
+    body = [f"*{md(drift.reason)}*"] if drift.reason else []
+    if drift.fields:
+        rows = []
+        for field in drift.fields:
+            view = field_rows(redactor.view(drift.resource, field.change))
+            note = "; ".join(x for x in (field.effect.value, field.ssa) if x)
+            rows += [f"{sign} {text}" + (f"  [{note}]" if n == 0 and note else "") for n, (sign, text) in enumerate(view)]
+        body.append(_code_block(rows))
+    if not body:
+        return _Item([compact])
+    return _Item([_details(f"<code>{sign} {drift.kind.value}</code> {_html(head)}", body), compact])
+
+
 def _mark(severity: Severity) -> str:
     return "⚠️" if severity is Severity.WARNING else "ℹ️"
 
@@ -157,8 +174,8 @@ def _mark(severity: Severity) -> str:
 def _summary_table(plan: Plan) -> str:
     s = plan.summary
     hooks = sum(1 for t in plan.tasks if t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE)
-    heads = ["Create", "Update", "Delete", "Keep", "Hooks changed", "Ignored", "Warnings"]
-    values = [s.create, s.update, s.delete, s.retain, hooks, s.ignored,
+    heads = ["Create", "Update", "Delete", "Keep", "Hooks changed", "Ignored", "Drift", "Warnings"]
+    values = [s.create, s.update, s.delete, s.retain, hooks, s.ignored, len(plan.drift),
               sum(1 for w in plan.warnings if w.severity is Severity.WARNING)]
     return "\n".join([
         "| " + " | ".join(heads) + " |",
@@ -179,7 +196,9 @@ def _sections(plan: Plan, redactor: Redactor) -> dict[str, _Section]:
             title = f"**{md(phase_title(phase, plan))}**\n\n"
             item.forms = [title + form for form in item.forms]
         tasks.append(item)
-    crds = [_Item([f"- {md(c.name)} ({md(c.source)}): {md(CRD_MEANING[c.lifecycle])}"]) for c in plan.chart_crds]
+    drift = [_drift_item(d, redactor) for d in plan.drift]
+    crds = [_Item([f"- {md(c.name)} ({md(c.source)}): {md(CRD_MEANING[c.lifecycle] + crd_note(c))}"])
+            for c in plan.chart_crds]
     ignored = [_Item([f"- `{SIGN[c.action]} {c.action.value}` {md(str(c.resource))} "
                       f"({md(', '.join(c.ignored_by))})"]) for c in plan.ignored]
     not_checked = [_Item([f"- {md(item)}"]) for item in plan.not_checked]
@@ -187,6 +206,7 @@ def _sections(plan: Plan, redactor: Redactor) -> dict[str, _Section]:
         "warnings": _Section("#### Warnings and notes", warnings, "warning"),
         "changes": _Section(f"#### {resources_title(plan).rstrip(':')}", changes, "object"),
         "tasks": _Section("#### Tasks (Helm hooks and CronJobs), in the order Helm runs them", tasks, "task"),
+        "drift": _Section("#### Drift (live vs the previous release)", drift, "drifted object"),
         "crds": _Section("#### Chart CRDs (crds/)", crds, "chart CRD"),
         "ignored": _Section("#### Ignored (matched by ignore rules; not counted)", ignored, "ignored change"),
         "not_checked": _Section("#### Not checked", not_checked, "item"),
@@ -198,12 +218,12 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     def total() -> int:
         return sum(s.size() for s in sections.values())
 
-    for key in ("tasks", "changes"):
+    for key in ("tasks", "drift", "changes"):
         for item in reversed(sections[key].items):
             if total() <= budget:
                 break
             item.level = len(item.forms) - 1
-    for key in ("ignored", "tasks", "changes", "warnings"):
+    for key in ("ignored", "tasks", "drift", "changes", "warnings"):
         section = sections[key]
         section.shown = len(section.items)
         while total() > budget and section.shown > 0:
@@ -217,7 +237,7 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     hook_details = sum(1 for i in sections["tasks"].visible() if i.cut and i.forms[0] != i.forms[-1])
     if hook_details:
         cut.append(f"the definition changes of {_plural(hook_details, 'hook')}")
-    for key in ("changes", "tasks", "ignored", "warnings"):
+    for key in ("changes", "tasks", "drift", "ignored", "warnings"):
         section = sections[key]
         hidden = len(section.items) - len(section.visible())
         if hidden:

@@ -7,8 +7,8 @@ import re
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.model import (
-    Action, CRDLifecycle, FieldChange, FieldOp, HelmAction, Plan, ResourceChange, ResourceRef, Severity, TaskAction,
-    TaskPhase, TaskPlan,
+    Action, ChartCRD, CRDLifecycle, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, LiveStatus, Ownership, Plan,
+    ResourceChange, ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan,
 )
 from deployah_plan.redact import Masked, Redactor
 
@@ -238,11 +238,76 @@ def _header(plan: Plan, style: _Style) -> list[str]:
     return lines
 
 
+_OWNERSHIP_LABEL = {
+    Ownership.ADOPT: "adopts the live object", Ownership.UNOWNED: "FAILS: exists without Helm ownership metadata",
+    Ownership.OTHER_RELEASE: "FAILS: owned by release {owner}", Ownership.TERMINATING: "collides: being deleted",
+}
+DRIFT_SIGN = {DriftKind.MODIFIED: "~", DriftKind.MISSING: "-", DriftKind.UNEXPECTED: "+"}
+EFFECT_LABEL = {
+    DriftEffect.REVERTED: "this deploy reverts it", DriftEffect.LEFT: "this deploy leaves it",
+    DriftEffect.REMOVED: "this deploy removes it", DriftEffect.CONFLICT: "server-side apply conflict: the deploy fails",
+    DriftEffect.MIXED: "see each field",
+}
+
+
+def _ownership_label(change: Any) -> str:
+    label = _OWNERSHIP_LABEL.get(change.ownership, "")
+    if change.ownership is Ownership.ADOPT and change.owner_release:
+        label = f"takes the live object over from release {change.owner_release}"
+    return f"  [{label.format(owner=change.owner_release)}]" if label else ""
+
+
+def _live_lines(plan: Plan, style: _Style) -> list[str]:
+    live = plan.live
+    where = "" if live.source in ("", "cluster") else f" from {live.source}"
+    requests = f" in {live.requests} request{'s' if live.requests != 1 else ''}" if live.requests else ""
+    if live.status is LiveStatus.SKIPPED:
+        return [f"  drift and ownership not checked: {live.reason}"]
+    if live.status is LiveStatus.UNREACHABLE:
+        return [f"  drift and ownership not checked: {live.reason}"]
+    lines = [f"  live state read{where}{requests}"]
+    if live.status is LiveStatus.PARTIAL:
+        lines.append(f"  {style('!', '!')} PARTIAL: these could not be read, so their drift and ownership are unknown:")
+        for gap in live.unreadable:
+            scope = f" in {gap.namespace}" if gap.namespace else ""
+            lines.append(f"      {gap.kind} ({gap.api_version}){scope}: {gap.reason}")
+    return lines
+
+
+def _drift_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
+    out = ["", style("Drift (live vs the previous release):", "bold")] + _live_lines(plan, style)
+    if not plan.drift and plan.live.status in (LiveStatus.CHECKED, LiveStatus.PARTIAL):
+        out.append("  no drift" + (" in what could be read" if plan.live.status is LiveStatus.PARTIAL else ""))
+    for item in plan.drift:
+        sign = DRIFT_SIGN[item.kind]
+        out.append(f"  {style(sign, sign)} {item.resource}  ({item.kind.value}: {EFFECT_LABEL[item.effect]})")
+        if item.reason:
+            out.append(f"      {style(item.reason, 'dim')}")
+        if item.ssa:
+            out.append(f"      {item.ssa}")
+        for drifted in item.fields:
+            lines = _field_lines(item.resource, [drifted.change], redactor, style, "      ")
+            effect = drifted.effect.value if item.effect is DriftEffect.MIXED or drifted.ssa else ""
+            note = "; ".join(x for x in (effect, drifted.ssa) if x)
+            if note and lines:
+                lines[0] += f"  [{note}]"
+            out += lines
+    return out
+
+
 CRD_MEANING = {
     CRDLifecycle.PROCESS: "created on install if absent",
     CRDLifecycle.SKIP: "skipped (--skip-crds)",
     CRDLifecycle.NOT_ON_UPGRADE: "not processed: Helm never upgrades or deletes chart CRDs",
 }
+
+
+def crd_note(crd: ChartCRD) -> str:
+    if crd.live_differs and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
+        return "; the cluster's copy differs from the chart's, and this upgrade will not update it"
+    if crd.live_differs is not None and crd.lifecycle is CRDLifecycle.PROCESS:
+        return "; it already exists in the cluster, so Helm skips it"
+    return ""
 
 
 def header_lines(plan: Plan) -> list[str]:
@@ -257,7 +322,7 @@ def change_note(change: ResourceChange) -> str:
         note = f"  likely renamed {'from' if change.action is Action.CREATE else 'to'} {change.likely_rename}"
     if change.action is Action.RETAIN:
         note += "  kept in the cluster by helm.sh/resource-policy: keep, no longer managed by the release"
-    return note
+    return note + _ownership_label(change)
 
 
 def resources_title(plan: Plan) -> str:
@@ -282,7 +347,9 @@ def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
     if plan.chart_crds:
         out += ["", style("Chart CRDs (crds/):", "bold")]
         for crd in plan.chart_crds:
-            out.append(f"  {crd.name} ({crd.source}): {CRD_MEANING[crd.lifecycle]}")
+            out.append(f"  {crd.name} ({crd.source}): {CRD_MEANING[crd.lifecycle]}{crd_note(crd)}")
+    if plan.drift or plan.live.status is not LiveStatus.SKIPPED or plan.header.previous_revision or plan.live.source:
+        out += _drift_lines(plan, redactor, style)
     if plan.warnings:
         out += ["", style("Warnings and notes:", "bold")]
         for warning in plan.warnings:
@@ -293,9 +360,6 @@ def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
         for change in plan.ignored:
             out.append(f"  {style(SIGN[change.action], 'dim')} {change.resource}  "
                        f"({change.action.value}; {', '.join(change.ignored_by)})")
-    if plan.not_checked:
-        out += ["", style("Not checked:", "bold")]
-        out += [f"  - {item}" for item in plan.not_checked]
     out += ["", _summary(plan, style)]
     return "\n".join(out) + "\n"
 

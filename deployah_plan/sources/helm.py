@@ -29,8 +29,16 @@ _RECORD_TEMPLATE = (
     '"chart_version":{{with .Release.Chart}}{{with .Metadata}}{{printf "%q" .Version}}{{else}}""{{end}}{{else}}""{{end}},'
     '"manifest":{{printf "%q" .Release.Manifest}},'
     '"hooks":[{{range $i, $h := .Release.Hooks}}{{if $i}},{{end}}'
-    '{"path":{{printf "%q" $h.Path}},"manifest":{{printf "%q" $h.Manifest}}}{{end}}]}'
+    '{"path":{{printf "%q" $h.Path}},"manifest":{{printf "%q" $h.Manifest}}}{{end}}]'
+    '__APPLY_METHOD__}'
 )
+# Helm 4 records how the release was applied ("ssa" or "csa"); Helm 3's release has no such field,
+# and its template would fail on it.
+_APPLY_METHOD = ',"apply_method":{{printf "%q" .Release.ApplyMethod}}'
+
+
+def _record_template(helm_major: int) -> str:
+    return _RECORD_TEMPLATE.replace("__APPLY_METHOD__", _APPLY_METHOD if helm_major >= 4 else "")
 
 _GO_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|U[0-9a-fA-F]{8}|[av]|.)", re.S)
 
@@ -74,6 +82,7 @@ class StoredRelease:
     chart_version: str
     manifest: str
     hooks_stream: str  # the hooks as `helm get hooks` prints them
+    apply_method: str = ""  # Helm 4: "ssa" or "csa"; "" for Helm 3 (client-side apply)
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "StoredRelease":
@@ -82,7 +91,7 @@ class StoredRelease:
             name=record["name"], namespace=record["namespace"], revision=int(record["version"]),
             status=record["status"], chart_name=record.get("chart_name", ""),
             chart_version=record.get("chart_version", ""), manifest=record.get("manifest") or "",
-            hooks_stream=hooks,
+            hooks_stream=hooks, apply_method=str(record.get("apply_method") or ""),
         )
 
 
@@ -135,9 +144,10 @@ class Helm:
             raise HelmError(f"helm version printed {out!r}", "check that HELM_BIN or PATH names a real helm")
         return out.lstrip("v")
 
-    def record(self, name: str, namespace: str, revision: int | None = None) -> StoredRelease | None:
-        """One revision of a release (the newest, whatever its status, when None); None if absent."""
-        args = ["get", "all", name, "-n", namespace, "--template", _RECORD_TEMPLATE]
+    def record(self, name: str, namespace: str, revision: int | None = None, helm_major: int = 3) -> StoredRelease | None:
+        """One revision of a release (the newest, whatever its status, when None); None if absent.
+        `helm_major` 4 also reads the apply method, which Helm 3 records do not have."""
+        args = ["get", "all", name, "-n", namespace, "--template", _record_template(helm_major)]
         if revision is not None:
             args += ["--revision", str(revision)]
         try:
@@ -148,9 +158,9 @@ class Helm:
             raise
         return StoredRelease.from_record(_decode_go_json(out))
 
-    def release_state(self, name: str, namespace: str) -> ReleaseState:
+    def release_state(self, name: str, namespace: str, helm_major: int = 3) -> ReleaseState:
         """The revision `helm upgrade --install` diffs against (pkg/action/upgrade.go)."""
-        newest = self.record(name, namespace, None)
+        newest = self.record(name, namespace, None, helm_major)
         if newest is None:
             return ReleaseState(None)
         if newest.status.startswith("pending-"):
@@ -171,7 +181,7 @@ class Helm:
         deployed = [h["revision"] for h in self.history(name, namespace) if h.get("status") == "deployed"]
         if not deployed:
             return ReleaseState(newest, newest.revision)
-        current = self.record(name, namespace, max(deployed))
+        current = self.record(name, namespace, max(deployed), helm_major)
         return ReleaseState(current or newest, newest.revision)
 
     def history(self, name: str, namespace: str) -> list[dict[str, Any]]:

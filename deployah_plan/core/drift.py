@@ -1,0 +1,298 @@
+"""Drift: the previous release as Helm stored it, against the objects really in the cluster.
+
+Pure: the caller hands in parsed previous and desired objects and the live objects read.
+
+Only the declared surface is compared (`core.diff.declared_surface`): fields the previous
+manifest declares. Server defaults, `status` and bookkeeping are never drift, and keyed lists
+are matched by the same keys as the diff engine, so a reordering server shows no drift.
+
+What this deploy does to each drift, by apply method (helm-facts.md, field-level semantics):
+- client-side apply, built-in kinds: a three-way strategic merge (previous, desired, live).
+  A field the new chart declares is set to the declared value: the drift is *reverted*
+  (*left* when the live value already is the new one). A field the new chart no longer
+  declares is deleted: *removed*.
+- client-side apply, custom resources (kinds Helm's scheme does not know: the schema table
+  does not either): a JSON merge patch from the previous manifest to the new one, which never
+  looks at the live object. Drift on a field the chart does not change is *left*; a changed
+  field is set (*reverted*); a field the chart drops is *removed*. Lists are replaced whole.
+- server-side apply (Helm 4, when the release was installed with it): the declared state is
+  applied with field manager `helm`. A declared field that another manager owns (its
+  `managedFields`) and that differs is a *conflict*: the upgrade fails unless forced. A field
+  no longer declared is removed when Helm alone owned it, *left* when another manager does.
+- An object missing from the cluster is recreated when the chart still declares it (Helm
+  creates what it cannot find), else left gone. An object leaving the release is deleted
+  (*removed*), or *left* when the live object says `helm.sh/resource-policy: keep`.
+- Unexpected objects (this release's ownership annotations, not in the previous release):
+  adopted and set to the chart when the new chart declares them, else *left*.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterable, Mapping
+
+from deployah_plan.core.diff import declared_surface, diff_objects, same
+from deployah_plan.core.ownership import kept_by_policy, release_of
+from deployah_plan.core.schema import KEY_DEFAULTS, root
+from deployah_plan.kinds import group_of
+from deployah_plan.model import DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, ResourceRef
+
+Identity = tuple[str, str, str, str]
+HELM_MANAGERS = frozenset({"helm"})  # the field manager Helm applies and patches with
+_MISSING = object()
+
+
+def live_identity(obj: Mapping[str, Any]) -> Identity:
+    metadata = obj.get("metadata") or {}
+    return (group_of(str(obj.get("apiVersion", ""))), str(obj.get("kind", "")),
+            str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+
+
+def index_live(objects: Iterable[Mapping[str, Any]]) -> dict[Identity, Mapping[str, Any]]:
+    return {live_identity(obj): obj for obj in objects}
+
+
+def find_live(index: Mapping[Identity, Mapping[str, Any]], ref: ResourceRef) -> Mapping[str, Any] | None:
+    """The live object of `ref`; a custom kind the cluster serves cluster-scoped has no
+    namespace live, whatever the manifest assumed."""
+    found = index.get(ref.identity)
+    if found is None and ref.namespace:
+        found = index.get((ref.group, ref.kind, "", ref.name))
+    return found
+
+
+def is_custom(obj: Mapping[str, Any]) -> bool:
+    """A kind Helm patches with a JSON merge patch: one its scheme (and our table) does not know."""
+    return root(obj.get("apiVersion"), obj.get("kind")) is None
+
+
+# -- walking a pointer ------------------------------------------------------------------------------
+
+def _tokens(pointer: str) -> list[str]:
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")] if pointer else []
+
+
+def _key_matches(entry: Any, key: Mapping[str, Any]) -> bool:
+    return isinstance(entry, dict) and all(
+        same(entry.get(f, KEY_DEFAULTS.get(f)), v) for f, v in key.items())
+
+
+def resolve(obj: Any, change: FieldChange) -> Any:
+    """The value at the change's path in another version of the object (keyed list entries
+    found by key, set members by value), or `_MISSING`."""
+    keys = dict(change.keys)
+    tokens = _tokens(change.path)
+    node, prefix = obj, ""
+    for depth, token in enumerate(tokens):
+        prefix += "/" + token.replace("~", "~0").replace("/", "~1")
+        last = depth == len(tokens) - 1
+        if isinstance(node, dict):
+            if token not in node:
+                return _MISSING
+            node = node[token]
+        elif isinstance(node, list):
+            if prefix in keys:
+                node = next((e for e in node if _key_matches(e, keys[prefix])), _MISSING)
+            elif last and change.op in (FieldOp.ADD, FieldOp.REMOVE) and not isinstance(
+                    change.before if change.op is FieldOp.REMOVE else change.after, (dict, list)):
+                value = change.before if change.op is FieldOp.REMOVE else change.after
+                return value if any(same(value, e) for e in node) else _MISSING  # a set member
+            elif token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return _MISSING
+            if node is _MISSING:
+                return _MISSING
+        else:
+            return _MISSING
+    return node
+
+
+def _plain_at(obj: Any, tokens: list[str]) -> Any:
+    node = obj
+    for token in tokens:
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return _MISSING
+    return node
+
+
+def _merge_patch_unit(previous: Any, desired: Any, change: FieldChange) -> tuple[Any, Any]:
+    """Previous and desired values of what a JSON merge patch replaces for this path: the path
+    itself, or the first list on it (a merge patch replaces lists whole)."""
+    tokens = _tokens(change.path)
+    node, cut = previous, len(tokens)
+    for depth, token in enumerate(tokens):
+        if isinstance(node, list):
+            cut = depth
+            break
+        node = node.get(token) if isinstance(node, dict) else None
+    return _plain_at(previous, tokens[:cut]), _plain_at(desired, tokens[:cut])
+
+
+# -- server-side apply ownership ---------------------------------------------------------------------
+
+def _field_key(entry: str, key: Mapping[str, Any]) -> bool:
+    if not entry.startswith("k:"):
+        return False
+    try:
+        parsed = json.loads(entry[2:])
+    except ValueError:
+        return False
+    return isinstance(parsed, dict) and _key_matches(parsed, key) and _key_matches(
+        {**{f: KEY_DEFAULTS[f] for f in KEY_DEFAULTS if f not in parsed}, **parsed}, key)
+
+
+def _owns(fields: Any, change: FieldChange) -> bool:
+    """Whether a managedFields `fieldsV1` set holds the change's path (or an atomic value above it)."""
+    keys = dict(change.keys)
+    node, prefix = fields, ""
+    for token in _tokens(change.path):
+        if not isinstance(node, dict):
+            return False
+        if not node or set(node) == {"."}:
+            return True  # the manager owns the whole value (atomic)
+        prefix += "/" + token.replace("~", "~0").replace("/", "~1")
+        if prefix in keys:
+            node = next((v for k, v in node.items() if _field_key(k, keys[prefix])), None)
+        elif f"f:{token}" in node:
+            node = node[f"f:{token}"]
+        elif token.isdigit() and f"i:{token}" in node:
+            node = node[f"i:{token}"]
+        else:
+            value = change.before if change.op is FieldOp.REMOVE else change.after
+            node = node.get("v:" + json.dumps(value, separators=(",", ":"))) if not isinstance(value, (dict, list)) else None
+        if node is None:
+            return False
+    return True
+
+
+def field_owners(live: Mapping[str, Any], change: FieldChange) -> list[str]:
+    """Field managers other than Helm that own the change's path in the live object."""
+    entries = (live.get("metadata") or {}).get("managedFields") or []
+    owners = []
+    for entry in entries:
+        if not isinstance(entry, dict) or entry.get("manager") in HELM_MANAGERS:
+            continue
+        if _owns(entry.get("fieldsV1") or {}, change):
+            owners.append(str(entry.get("manager") or "(unnamed manager)"))
+    return sorted(set(owners))
+
+
+# -- effects --------------------------------------------------------------------------------------------
+
+def _client_side(change: FieldChange, previous: Mapping[str, Any], desired: Mapping[str, Any], custom: bool) -> DriftEffect:
+    wanted = resolve(desired, change)
+    gone_live = change.op is FieldOp.REMOVE
+    if wanted is not _MISSING and not gone_live and same(wanted, change.after):
+        return DriftEffect.LEFT  # the new chart declares the live value
+    if custom:
+        before, after = _merge_patch_unit(previous, desired, change)
+        if same(before, after) and before is not _MISSING:
+            return DriftEffect.LEFT  # the merge patch does not touch it
+    if wanted is not _MISSING:
+        return DriftEffect.REVERTED
+    return DriftEffect.LEFT if gone_live else DriftEffect.REMOVED
+
+
+def _server_side(change: FieldChange, live: Mapping[str, Any], desired: Mapping[str, Any]) -> tuple[DriftEffect, str]:
+    wanted = resolve(desired, change)
+    gone_live = change.op is FieldOp.REMOVE
+    owners = [] if gone_live else field_owners(live, change)
+    named = ", ".join(owners)
+    if wanted is not _MISSING:
+        if not gone_live and same(wanted, change.after):
+            return DriftEffect.LEFT, "server-side apply: the new chart declares the live value"
+        if owners:
+            return DriftEffect.CONFLICT, (f"server-side apply conflict: field manager {named} owns it; "
+                                          "the upgrade fails unless conflicts are forced (--force-conflicts)")
+        return DriftEffect.REVERTED, "server-side apply sets it back (no other field manager owns it)"
+    if gone_live:
+        return DriftEffect.LEFT, "server-side apply: already gone, and no longer declared"
+    if owners:
+        return DriftEffect.LEFT, f"server-side apply leaves it: field manager {named} owns it"
+    return DriftEffect.REMOVED, "server-side apply removes it: Helm owned it and no longer declares it"
+
+
+def _modified(ref: ResourceRef, previous: Mapping[str, Any], live: Mapping[str, Any],
+              desired: Mapping[str, Any] | None, ssa: bool) -> DriftChange | None:
+    changes = [c for c in diff_objects(previous, declared_surface(previous, live)) if not c.equivalent]
+    if not changes:
+        return None
+    custom = is_custom(previous)
+    if desired is None:
+        kept = kept_by_policy(live)
+        effect = DriftEffect.LEFT if kept else DriftEffect.REMOVED
+        reason = ("kept: the live object says helm.sh/resource-policy: keep" if kept
+                  else "the upgrade deletes the object")
+        return DriftChange(ref, DriftKind.MODIFIED, effect, tuple(DriftField(c, effect) for c in changes),
+                           reason=reason, live=live)
+    fields = []
+    for change in changes:
+        if ssa:
+            effect, note = _server_side(change, live, desired)
+            fields.append(DriftField(change, effect, note))
+        else:
+            fields.append(DriftField(change, _client_side(change, previous, desired, custom)))
+    if ssa:
+        reason = "server-side apply: ownership read from the live object's managedFields"
+    elif custom:
+        reason = ("a custom resource: Helm's JSON merge patch goes from the previous manifest to the new one "
+                  "and ignores live drift")
+    else:
+        reason = "three-way merge: Helm sets every field the new chart declares"
+    return DriftChange(ref, DriftKind.MODIFIED, DriftEffect.MIXED, tuple(fields), reason=reason, live=live)
+
+
+def find_drift(
+    previous: Mapping[Identity, tuple[ResourceRef, Mapping[str, Any]]],
+    desired: Mapping[Identity, tuple[ResourceRef, Mapping[str, Any]]],
+    live: Mapping[Identity, Mapping[str, Any]],
+    covered: Callable[[ResourceRef], bool],
+    release: str,
+    namespace: str,
+    apply_method: str = "",
+    not_unexpected: Iterable[Identity] = (),
+) -> list[DriftChange]:
+    """Drift of every previous object whose kind and namespace were read (`covered`), and the
+    unexpected live objects of this release. `not_unexpected`: identities that are this
+    release's but not in its manifest (its hooks)."""
+    ssa = apply_method == "ssa"
+    out: list[DriftChange] = []
+    seen: set[Identity] = set()
+    for ident, (ref, stored) in previous.items():
+        if ref.generate_name or not covered(ref):
+            continue
+        obj = find_live(live, ref)
+        if obj is not None:
+            seen.add(live_identity(obj))
+        new = desired.get(ident)
+        if obj is None:
+            effect = DriftEffect.REVERTED if new is not None else DriftEffect.LEFT
+            reason = "the upgrade creates it again" if new is not None else "it leaves the release: nothing to delete"
+            out.append(DriftChange(ref, DriftKind.MISSING, effect, reason=reason))
+            continue
+        found = _modified(ref, stored, obj, new[1] if new else None, ssa)
+        if found is not None:
+            out.append(found)
+    skip = set(previous) | set(not_unexpected) | seen
+    for ident, obj in live.items():
+        if ident in skip or release_of(obj) != (namespace, release) or _controlled(obj):
+            continue
+        metadata = obj.get("metadata") or {}
+        ref = ResourceRef(str(obj.get("apiVersion", "")), str(obj.get("kind", "")),
+                          str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+        if ident in desired:
+            effect, reason = DriftEffect.REVERTED, "the new chart declares it: Helm adopts it and applies the chart"
+        else:
+            effect, reason = DriftEffect.LEFT, "not in the new chart either: Helm does not touch it"
+        out.append(DriftChange(ref, DriftKind.UNEXPECTED, effect, reason=reason, live=obj))
+    return out
+
+
+def _controlled(obj: Mapping[str, Any]) -> bool:
+    """Made by a controller (which may copy its owner's annotations), not by Helm."""
+    refs = (obj.get("metadata") or {}).get("ownerReferences") or []
+    return any(isinstance(r, dict) and r.get("controller") for r in refs)

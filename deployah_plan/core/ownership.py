@@ -1,0 +1,106 @@
+"""Helm's ownership rules, read from live objects. Pure: the caller hands in what it read.
+
+Ownership check (pkg/action/validate.go `existingResourceConflict`, `checkOwnership`): before an
+install or upgrade creates an object that is not in the previous release, Helm GETs it. Absent:
+fine. Present: it must carry label `app.kubernetes.io/managed-by: Helm` and annotations
+`meta.helm.sh/release-name` / `meta.helm.sh/release-namespace` naming this release, or the
+action fails with "invalid ownership metadata"; with `--take-ownership` (Helm 3.17+) the check
+is skipped and the object is adopted whoever owns it. Objects already in the previous release
+are not checked. A live object with a deletionTimestamp is being deleted: creating over it
+collides (Helm would patch an object that is about to disappear).
+
+`helm.sh/resource-policy: keep` (pkg/action/resource_policy.go): the value is trimmed and
+lower-cased; only "keep" counts. On upgrade Helm reads it from the live object.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from deployah_plan.model import Ownership
+
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+MANAGED_BY_HELM = "Helm"
+RELEASE_NAME_ANNOTATION = "meta.helm.sh/release-name"
+RELEASE_NAMESPACE_ANNOTATION = "meta.helm.sh/release-namespace"
+RESOURCE_POLICY_ANNOTATION = "helm.sh/resource-policy"
+
+
+def _metadata_map(obj: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    metadata = obj.get("metadata")
+    value = metadata.get(key) if isinstance(metadata, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def kept_by_policy(obj: Mapping[str, Any] | None) -> bool:
+    """True when the object carries `helm.sh/resource-policy: keep` (trimmed, any case)."""
+    if obj is None:
+        return False
+    value = _metadata_map(obj, "annotations").get(RESOURCE_POLICY_ANNOTATION)
+    return isinstance(value, str) and value.strip().lower() == "keep"
+
+
+def kept_on_delete(manifest_obj: Mapping[str, Any], live_obj: Mapping[str, Any] | None) -> bool:
+    """Whether an upgrade leaves an object that leaves the release in the cluster: Helm reads
+    the policy from the live object; without one (not read), the manifest is the best guess."""
+    return kept_by_policy(live_obj if live_obj is not None else manifest_obj)
+
+
+def release_of(obj: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(namespace, name) of the release named by the object's Helm annotations, if any."""
+    annotations = _metadata_map(obj, "annotations")
+    name = annotations.get(RELEASE_NAME_ANNOTATION)
+    if not isinstance(name, str) or not name:
+        return None
+    namespace = annotations.get(RELEASE_NAMESPACE_ANNOTATION)
+    return (namespace if isinstance(namespace, str) else "", name)
+
+
+def terminating(obj: Mapping[str, Any]) -> bool:
+    metadata = obj.get("metadata")
+    return isinstance(metadata, dict) and bool(metadata.get("deletionTimestamp"))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The ownership check for one object to be created. `reason` is Helm's wording of what is
+    wrong (empty when nothing is); `owner_release` is "namespace/name" of another owner."""
+
+    ownership: Ownership
+    reason: str = ""
+    owner_release: str = ""
+
+
+def _require(values: Mapping[str, Any], key: str, want: str) -> str:
+    """Helm's requireValue message, or "" when the value is right."""
+    if key not in values:
+        return f'missing key "{key}": must be set to "{want}"'
+    if values[key] != want:
+        return f'key "{key}" must equal "{want}": current value is "{values[key]}"'
+    return ""
+
+
+def check_ownership(live: Mapping[str, Any] | None, release: str, namespace: str,
+                    take_ownership: bool = False) -> Verdict:
+    """What Helm's ownership check says about creating an object whose live state is `live`
+    (None: absent)."""
+    if live is None:
+        return Verdict(Ownership.ABSENT)
+    if terminating(live):
+        return Verdict(Ownership.TERMINATING, "it is being deleted (deletionTimestamp is set)")
+    owner = release_of(live)
+    other = f"{owner[0]}/{owner[1]}" if owner and owner != (namespace, release) else ""
+    labels, annotations = _metadata_map(live, "labels"), _metadata_map(live, "annotations")
+    problems = [p for p in (
+        _require(labels, MANAGED_BY_LABEL, MANAGED_BY_HELM) and f"label validation error: {_require(labels, MANAGED_BY_LABEL, MANAGED_BY_HELM)}",
+        _require(annotations, RELEASE_NAME_ANNOTATION, release) and f"annotation validation error: {_require(annotations, RELEASE_NAME_ANNOTATION, release)}",
+        _require(annotations, RELEASE_NAMESPACE_ANNOTATION, namespace) and f"annotation validation error: {_require(annotations, RELEASE_NAMESPACE_ANNOTATION, namespace)}",
+    ) if p]
+    if not problems:
+        return Verdict(Ownership.ADOPT)
+    if take_ownership:
+        return Verdict(Ownership.ADOPT, owner_release=other)
+    reason = "invalid ownership metadata; " + "; ".join(problems)
+    if other:
+        return Verdict(Ownership.OTHER_RELEASE, reason, other)
+    return Verdict(Ownership.UNOWNED, reason)

@@ -1,0 +1,300 @@
+"""Drift and ownership in the pure core: the planner given parsed manifests and a live snapshot."""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from deployah_plan.core.diff import declared_surface, diff_objects
+from deployah_plan.core.ownership import check_ownership, kept_by_policy, kept_on_delete
+from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
+from deployah_plan.manifests import split_stream
+from deployah_plan.model import (
+    DriftEffect, DriftKind, Header, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
+)
+from deployah_plan.sources.cluster import LiveSnapshot, Unreadable
+from deployah_plan.yamlkube import load_all
+
+HELM = {"app.kubernetes.io/managed-by": "Helm"}
+OWNED = {"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "shop"}
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      hostNetwork: false
+      containers:
+      - name: web
+        image: nginx:1.25
+        env: [{name: A, value: "1"}, {name: B, value: "2"}]
+        ports: [{containerPort: 80}]
+      - name: sidecar
+        image: envoy:1
+"""
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  colour: teal\n"
+SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  password: hunter2\n"
+WIDGET = "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: blue\nspec:\n  size: 2\n  colour: blue\n"
+
+
+def obj(text: str) -> dict[str, Any]:
+    (doc,) = load_all(text)
+    value: dict[str, Any] = doc.value
+    return value
+
+
+def live_of(text: str, **meta: Any) -> dict[str, Any]:
+    """What the API server would return for a manifest: namespace, bookkeeping, Helm's metadata."""
+    live = obj(text)
+    metadata = live["metadata"]
+    metadata.setdefault("namespace", "shop")
+    metadata.update(uid="u-1", resourceVersion="42", generation=3, creationTimestamp="2025-01-01T00:00:00Z",
+                    managedFields=[{"manager": "helm", "operation": "Update", "fieldsV1": {"f:metadata": {}}}])
+    metadata["labels"] = {**metadata.get("labels", {}), **HELM}
+    metadata["annotations"] = {**metadata.get("annotations", {}), **OWNED}
+    for key, value in meta.items():
+        metadata[key] = value
+    return live
+
+
+def plan(previous: list[str] | None, desired: list[str], live: list[dict[str, Any]] | LiveSnapshot | None,
+         **request: Any) -> Plan:
+    prev = split_stream("---\n".join(previous), "previous") if previous is not None else None
+    want = split_stream("---\n".join(desired), "desired")
+    snapshot = LiveSnapshot(True, tuple(live), requests=3) if isinstance(live, list) else live
+    header = Header("shop", "shop", fresh_install=prev is None)
+    return make_plan(PlanRequest(header, prev, want, live=snapshot, live_source="cluster", **request))
+
+
+def drift_of(p: Plan) -> dict[str, tuple[str, str, list[tuple[str, str, str]]]]:
+    return {d.resource.name: (d.kind.value, d.effect.value, [(f.change.path, f.change.op.value, f.effect.value)
+                                                             for f in d.fields]) for d in p.drift}
+
+
+# -- the declared surface --------------------------------------------------------------------------
+
+def test_bookkeeping_defaults_and_status_are_never_drift() -> None:
+    declared = obj(DEPLOYMENT)
+    declared["metadata"]["creationTimestamp"] = None  # as generated manifests often say
+    live = live_of(DEPLOYMENT)
+    live["status"] = {"replicas": 2}
+    container = live["spec"]["template"]["spec"]["containers"][0]
+    container.update(imagePullPolicy="IfNotPresent", terminationMessagePath="/dev/termination-log")
+    container["ports"][0]["protocol"] = "TCP"
+    del live["spec"]["template"]["spec"]["hostNetwork"]  # false is dropped by the server (omitempty)
+    live["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] = "{}"
+    live["spec"]["template"]["spec"]["containers"][0]["env"].append({"name": "INJECTED", "value": "x"})
+    assert diff_objects(declared, declared_surface(declared, live)) == []
+
+
+def test_keyed_list_reordered_by_the_server_is_not_drift() -> None:
+    declared = obj(DEPLOYMENT)
+    live = live_of(DEPLOYMENT)
+    spec = live["spec"]["template"]["spec"]
+    spec["containers"].reverse()
+    spec["containers"][1]["env"].reverse()
+    p = plan([DEPLOYMENT], [DEPLOYMENT], [live])
+    assert p.drift == () and p.live.status is LiveStatus.CHECKED
+    assert diff_objects(declared, declared_surface(declared, live)) == []
+
+
+# -- drift kinds and effects ------------------------------------------------------------------------
+
+def test_modified_field_is_reverted_by_a_three_way_merge() -> None:
+    live = live_of(DEPLOYMENT)
+    live["spec"]["replicas"] = 5
+    live["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:hotfix"
+    p = plan([DEPLOYMENT], [DEPLOYMENT], [live])
+    assert drift_of(p) == {"web": ("modified", "reverted", [
+        ("/spec/replicas", "replace", "reverted"),
+        ("/spec/template/spec/containers/0/image", "replace", "reverted")])}
+    (item,) = p.drift
+    assert item.fields[1].change.keys == (("/spec/template/spec/containers/0", {"name": "web"}),)
+    assert item.fields[0].change.before == 2 and item.fields[0].change.after == 5
+    # Drift is its own section: the plan itself has nothing to do.
+    assert p.helm_action is HelmAction.NONE and p.summary.total == 0
+
+
+def test_a_field_the_new_chart_drops_is_removed_and_one_it_now_declares_is_left() -> None:
+    live = live_of(DEPLOYMENT)
+    live["spec"]["replicas"] = 5
+    live["metadata"]["labels"]["app"] = "shop"
+    desired = DEPLOYMENT.replace("  replicas: 2\n", "").replace("labels: {app: web}\nspec", "labels: {app: shop}\nspec")
+    p = plan([DEPLOYMENT], [desired], [live])
+    assert drift_of(p)["web"] == ("modified", "mixed", [
+        ("/metadata/labels/app", "replace", "left"), ("/spec/replicas", "replace", "removed")])
+
+
+def test_missing_and_unexpected_objects() -> None:
+    stray = live_of(CONFIGMAP.replace("name: cfg", "name: stray"))
+    adopted = live_of(CONFIGMAP.replace("name: cfg", "name: back"))
+    other = live_of(CONFIGMAP.replace("name: cfg", "name: theirs"))
+    other["metadata"]["annotations"]["meta.helm.sh/release-name"] = "other"
+    copied = live_of(CONFIGMAP.replace("name: cfg", "name: copy"), ownerReferences=[{"controller": True, "name": "x"}])
+    desired = [DEPLOYMENT, CONFIGMAP.replace("name: cfg", "name: back")]
+    p = plan([DEPLOYMENT, CONFIGMAP], desired, [stray, adopted, other, copied])
+    found = drift_of(p)
+    assert found["web"] == ("missing", "reverted", [])  # still declared: helm creates it again
+    assert found["cfg"] == ("missing", "left", [])  # leaves the release: nothing to delete
+    assert found["stray"] == ("unexpected", "left", [])
+    assert found["back"] == ("unexpected", "reverted", [])
+    assert "theirs" not in found and "copy" not in found
+    # The object the plan creates is live and owned by this release: an adoption.
+    (create,) = [c for c in p.changes if c.resource.name == "back"]
+    assert create.ownership is Ownership.ADOPT
+
+
+def test_drift_on_an_object_leaving_the_release_and_keep_read_from_live() -> None:
+    live = live_of(CONFIGMAP, annotations={**OWNED, "helm.sh/resource-policy": " Keep "})
+    live["data"]["colour"] = "red"
+    p = plan([CONFIGMAP, DEPLOYMENT], [DEPLOYMENT], [live, live_of(DEPLOYMENT)])
+    assert drift_of(p)["cfg"] == ("modified", "left", [("/data/colour", "replace", "left")])
+    assert "resource-policy: keep" in p.drift[0].reason
+    live["metadata"]["annotations"].pop("helm.sh/resource-policy")
+    p = plan([CONFIGMAP, DEPLOYMENT], [DEPLOYMENT], [live, live_of(DEPLOYMENT)])
+    assert drift_of(p)["cfg"] == ("modified", "removed", [("/data/colour", "replace", "removed")])
+
+
+def test_custom_resource_drift_is_left_unless_the_chart_changes_the_field() -> None:
+    live = live_of(WIDGET)
+    live["spec"].update(size=9, colour="red")
+    desired = WIDGET.replace("colour: blue", "colour: green")
+    p = plan([WIDGET], [desired], [live])
+    assert drift_of(p)["blue"] == ("modified", "mixed", [
+        ("/spec/size", "replace", "left"), ("/spec/colour", "replace", "reverted")])
+    assert "JSON merge patch" in p.drift[0].reason
+
+
+def test_server_side_apply_conflicts_with_another_field_manager() -> None:
+    live = live_of(DEPLOYMENT)
+    live["spec"]["replicas"] = 5
+    live["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:hotfix"
+    live["metadata"]["labels"]["team"] = "a"
+    live["metadata"]["managedFields"] = [
+        {"manager": "helm", "operation": "Apply", "fieldsV1": {"f:spec": {"f:template": {"f:spec": {
+            "f:containers": {'k:{"name":"web"}': {"f:image": {}}}}}}}},
+        {"manager": "kubectl-edit", "operation": "Update", "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+    ]
+    p = plan([DEPLOYMENT], [DEPLOYMENT], [live], apply_method="ssa")
+    (item,) = p.drift
+    effects = {f.change.path: (f.effect, f.ssa) for f in item.fields}
+    assert effects["/spec/replicas"][0] is DriftEffect.CONFLICT and "kubectl-edit" in effects["/spec/replicas"][1]
+    assert effects["/spec/template/spec/containers/0/image"][0] is DriftEffect.REVERTED
+    assert item.effect is DriftEffect.MIXED
+    assert [w.code for w in p.warnings] == ["ssa-conflict"]
+    # The same drift under client-side apply: both reverted, no note.
+    p = plan([DEPLOYMENT], [DEPLOYMENT], [live], apply_method="csa")
+    assert {f.effect for f in p.drift[0].fields} == {DriftEffect.REVERTED} and not p.drift[0].fields[0].ssa
+
+
+def test_server_side_apply_leaves_a_dropped_field_another_manager_owns() -> None:
+    live = live_of(CONFIGMAP.replace("colour: teal", "colour: teal\n  size: m"))
+    live["data"].update(colour="red", size="l")
+    live["metadata"]["managedFields"] = [{"manager": "ops", "operation": "Update", "fieldsV1": {"f:data": {"f:size": {}}}}]
+    previous = CONFIGMAP.replace("colour: teal", "colour: teal\n  size: m")
+    p = plan([previous], [CONFIGMAP.replace("colour: teal", "other: x")], [live], apply_method="ssa")
+    assert drift_of(p)["cfg"][2] == [("/data/colour", "replace", "removed"), ("/data/size", "replace", "left")]
+
+
+def test_secret_drift_compares_folded_string_data() -> None:
+    live = live_of(SECRET.replace("stringData:\n  password: hunter2", "data:\n  password: aHVudGVyMg=="))
+    assert plan([SECRET], [SECRET], [live]).drift == ()
+    live["data"]["password"] = "Y2hhbmdlZA=="
+    assert drift_of(plan([SECRET], [SECRET], [live]))["db"][2] == [("/data/password", "replace", "reverted")]
+
+
+# -- coverage ---------------------------------------------------------------------------------------
+
+def test_unread_kinds_make_a_partial_check_that_names_them() -> None:
+    snapshot = LiveSnapshot(True, (live_of(CONFIGMAP),), (Unreadable("apps/v1", "Deployment", "shop", "forbidden: no"),), 4)
+    p = plan([DEPLOYMENT, CONFIGMAP], [DEPLOYMENT, CONFIGMAP], snapshot)
+    assert p.live.status is LiveStatus.PARTIAL and not p.live.complete
+    assert [(g.kind, g.namespace, g.reason) for g in p.live.unreadable] == [("Deployment", "shop", "forbidden: no")]
+    assert p.drift == ()  # the Deployment was not read: not "missing"
+
+
+def test_unreachable_and_skipped() -> None:
+    p = plan([CONFIGMAP], [CONFIGMAP], LiveSnapshot(False, error="cannot reach the cluster at x: refused"))
+    assert p.live.status is LiveStatus.UNREACHABLE and p.live.reason.startswith("cannot reach")
+    p = plan([CONFIGMAP], [CONFIGMAP], None, live_reason="--no-drift")
+    assert p.live == LiveCheck(LiveStatus.SKIPPED, "--no-drift")
+    created = plan([], [CONFIGMAP], None).changes[0]
+    assert created.ownership is Ownership.NOT_CHECKED
+
+
+def test_live_scope_names_each_kind_and_namespace_once() -> None:
+    stream = split_stream("---\n".join([DEPLOYMENT, CONFIGMAP, CONFIGMAP.replace("name: cfg", "name: b"),
+                                        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n"]), "s")
+    assert live_scope([stream], "shop") == [("apps/v1", "Deployment", "shop"), ("v1", "ConfigMap", "shop"),
+                                            ("v1", "Namespace", "")]
+
+
+def test_the_model_refuses_drift_without_a_live_state() -> None:
+    p = plan([CONFIGMAP], [CONFIGMAP], [])
+    with pytest.raises(ValueError, match="drift needs a live state"):
+        build_plan(p.header, p.helm_action, drift=plan([CONFIGMAP], [CONFIGMAP], [live_of(CONFIGMAP.replace("teal", "x"))]).drift)
+    with pytest.raises(ValueError, match="partial"):
+        build_plan(p.header, p.helm_action, live=LiveCheck(LiveStatus.PARTIAL, ""))
+
+
+# -- ownership --------------------------------------------------------------------------------------
+
+def _cm(**meta: Any) -> dict[str, Any]:
+    live = obj(CONFIGMAP)
+    live["metadata"].update(namespace="shop", **meta)
+    return live
+
+
+@pytest.mark.parametrize("live, take, ownership, owner, reason", [
+    (None, False, Ownership.ABSENT, "", ""),
+    (_cm(labels=HELM, annotations=OWNED), False, Ownership.ADOPT, "", ""),
+    (_cm(), False, Ownership.UNOWNED, "",
+     'invalid ownership metadata; label validation error: missing key "app.kubernetes.io/managed-by": must be set to '
+     '"Helm"; annotation validation error: missing key "meta.helm.sh/release-name": must be set to "shop"; annotation '
+     'validation error: missing key "meta.helm.sh/release-namespace": must be set to "shop"'),
+    (_cm(), True, Ownership.ADOPT, "", ""),
+    (_cm(labels=HELM, annotations={**OWNED, "meta.helm.sh/release-name": "other"}), False, Ownership.OTHER_RELEASE,
+     "shop/other", 'annotation validation error: key "meta.helm.sh/release-name" must equal "shop": current value is "other"'),
+    (_cm(labels=HELM, annotations={**OWNED, "meta.helm.sh/release-name": "other"}), True, Ownership.ADOPT, "shop/other", ""),
+    (_cm(labels=HELM, annotations=OWNED, deletionTimestamp="2025-01-01T00:00:00Z"), False, Ownership.TERMINATING, "",
+     "being deleted"),
+])
+def test_ownership_check(live: dict[str, Any] | None, take: bool, ownership: Ownership, owner: str, reason: str) -> None:
+    verdict = check_ownership(live, "shop", "shop", take)
+    assert verdict.ownership is ownership and verdict.owner_release == owner
+    assert reason in verdict.reason
+
+
+def test_ownership_in_the_plan_and_warnings() -> None:
+    desired = [CONFIGMAP, CONFIGMAP.replace("name: cfg", "name: mine"), CONFIGMAP.replace("name: cfg", "name: theirs"),
+               CONFIGMAP.replace("name: cfg", "name: going"), CONFIGMAP.replace("name: cfg", "name: new")]
+    theirs = _cm(labels=HELM, annotations={"meta.helm.sh/release-name": "billing", "meta.helm.sh/release-namespace": "pay"})
+    theirs["metadata"]["name"] = "theirs"
+    going = _cm(labels=HELM, annotations=OWNED, deletionTimestamp="2025-01-01T00:00:00Z")
+    going["metadata"]["name"] = "going"
+    p = plan(None, desired, [_cm(), theirs, going])
+    verdicts = {c.resource.name: (c.ownership.value, c.owner_release) for c in p.changes}
+    assert verdicts == {"cfg": ("unowned", ""), "mine": ("absent", ""), "theirs": ("other-release", "pay/billing"),
+                        "going": ("terminating", ""), "new": ("absent", "")}
+    codes = {(w.code, w.resource.name if w.resource else "") for w in p.warnings}
+    assert codes == {("ownership", "cfg"), ("ownership", "theirs"), ("collision", "going")}
+    assert any("this install fails" in w.message and "--take-ownership" in w.message for w in p.warnings)
+    taken = plan(None, desired, [_cm(), theirs, going], take_ownership=True)
+    assert {c.resource.name: c.ownership.value for c in taken.changes}["theirs"] == "adopt"
+
+
+def test_kept_by_policy() -> None:
+    assert kept_by_policy(_cm(annotations={"helm.sh/resource-policy": "  KEEP\n"}))
+    assert not kept_by_policy(_cm(annotations={"helm.sh/resource-policy": "keep-please"}))
+    assert not kept_by_policy(_cm())
+    manifest, live = _cm(annotations={"helm.sh/resource-policy": "keep"}), _cm()
+    assert kept_on_delete(manifest, None) and not kept_on_delete(manifest, live)
+    assert kept_on_delete(_cm(), copy.deepcopy(manifest))
