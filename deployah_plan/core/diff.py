@@ -158,22 +158,24 @@ class _Walker:
     def __init__(self) -> None:
         self.out: list[FieldChange] = []
         self.tokens: list[str] = []
-        self.keyed: list[tuple[int, dict[str, Any]]] = []
+        # (depth, entry, key fields): the key view is made only when a change is recorded
+        self.keyed: list[tuple[int, Mapping[str, Any], tuple[str, ...]]] = []
 
     def _pointer(self, depth: int | None = None) -> str:
         tokens = self.tokens if depth is None else self.tokens[:depth]
         return "".join("/" + escape(t) for t in tokens)
 
     def emit(self, op: FieldOp, before: Any, after: Any, **extra: Any) -> None:
-        keys = tuple((self._pointer(depth), key) for depth, key in self.keyed)
+        keys = tuple((self._pointer(depth), _key_view(entry, fields)) for depth, entry, fields in self.keyed)
         self.out.append(FieldChange(self._pointer(), op, before, after, keys, **extra))
 
-    def at(self, token: str | int, op: FieldOp, before: Any, after: Any, key: dict[str, Any] | None = None) -> None:
+    def at(self, token: str | int, op: FieldOp, before: Any, after: Any,
+           keyed: tuple[Mapping[str, Any], tuple[str, ...]] | None = None) -> None:
         self.tokens.append(str(token))
-        if key is not None:
-            self.keyed.append((len(self.tokens), key))
+        if keyed is not None:
+            self.keyed.append((len(self.tokens), *keyed))
         self.emit(op, before, after)
-        if key is not None:
+        if keyed is not None:
             self.keyed.pop()
         self.tokens.pop()
 
@@ -249,6 +251,8 @@ class _Walker:
     def keyed_list(self, a: list[Any], b: list[Any], spec: Spec) -> bool:
         """Entries matched by key; False when the entries cannot be keyed (the caller falls
         back to unkeyed matching)."""
+        if len(a) == len(b) and all(x is y or same(x, y) for x, y in zip(a, b)):
+            return True
         fields = spec.keys
         ka, kb = _list_keys(a, fields), _list_keys(b, fields)
         if ka is None or kb is None:
@@ -265,7 +269,7 @@ class _Walker:
         for j, entry in enumerate(b):
             i = pairs.get(j)
             self.tokens.append(str(j))
-            self.keyed.append((depth, _key_view(entry, fields)))
+            self.keyed.append((depth, entry, fields))
             if i is None:
                 self.emit(FieldOp.ADD, None, entry)
             elif j in renames:
@@ -278,7 +282,7 @@ class _Walker:
         renamed = set(renames.values())
         for i in removed:
             if i not in renamed:
-                self.at(i, FieldOp.REMOVE, a[i], None, _key_view(a[i], fields))
+                self.at(i, FieldOp.REMOVE, a[i], None, (a[i], fields))
         return True
 
     def set_list(self, a: list[Any], b: list[Any]) -> None:
