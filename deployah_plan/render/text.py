@@ -109,7 +109,9 @@ def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Reda
         change = redactor.view(ref, raw)
         for n, (sign, text) in enumerate(field_rows(change)):
             key = "dim" if change.equivalent or (n and text.lstrip().startswith("@@")) else sign
-            lines.append(f"{indent}{style(sign, key) if sign.strip() else sign} "
+            # Inner rows (a line diff, the changes inside a value) sit under their field, sign first.
+            where, text = (indent + "    ", text[4:]) if n else (indent, text)
+            lines.append(f"{where}{style(sign, key) if sign.strip() else sign} "
                          f"{style(text, 'dim') if key == 'dim' else text}")
     return lines
 
