@@ -233,3 +233,23 @@ def test_diff_with_a_saved_live_file(tmp_path: Path, store: Store) -> None:
     assert item["resource"]["name"] == "shop-config" and item["effect"] == "reverted"
     bad = run_plan("diff", "previous.yaml", "desired.yaml", "--live", "nope.yaml", cwd=tmp_path)
     assert bad.code == 1 and bad.err.count("\n") == 1 and "cannot read the live state file nope.yaml" in bad.err
+
+
+def test_chart_crds_compared_with_the_cluster(helm4: Path, store: Store, kube: FakeKube, tmp_path: Path) -> None:
+    _setup(store, kube)
+    crd = next(load_all((EXAMPLE / "chart-v2" / "crds" / "widgets.yaml").read_text())).value
+    installed = copy.deepcopy(crd)  # as installed by an older chart: one version fewer served
+    installed["spec"]["versions"][0]["served"] = False
+    installed["status"] = {"acceptedNames": {"kind": "Widget"}}
+    kube.put(installed)
+    kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+    args = ("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--render", "template")
+    doc = run_plan(*args, "-o", "json", helm=helm4, KUBECONFIG=kubeconfig).json()
+    assert [(c["name"], c["lifecycle"], c["live_differs"]) for c in doc["chart_crds"]] == [
+        ("widgets.shop.example.com", "not-on-upgrade", True)]
+    text = run_plan(*args, "--no-color", helm=helm4, KUBECONFIG=kubeconfig).out
+    assert "the cluster's copy differs from the chart's, and this upgrade will not update it" in text
+    kube.put(crd)  # the same as the chart's (status and server fields are not a difference)
+    doc = run_plan(*args, "-o", "json", helm=helm4, KUBECONFIG=kubeconfig).json()
+    assert doc["chart_crds"][0]["live_differs"] is False
+    _reads_only(kube)
