@@ -182,17 +182,21 @@ def _cluster_options(func: Callable[..., Any]) -> Callable[..., Any]:
 @click.argument("release")
 @click.argument("revision", type=click.IntRange(min=0), default=0, required=False)
 @click.option("--no-hooks", is_flag=True, help="As helm rollback --no-hooks: no hook runs.")
+@click.option("--no-drift", is_flag=True, help="Do not read the cluster: no drift, no ownership check.")
+@click.option("--require-cluster", is_flag=True, help="Fail when the live state cannot be read, instead of planning without it.")
 @_cluster_options
 @_plan_options
 @_output_options
-def rollback_command(release: str, revision: int, no_hooks: bool, namespace: str | None, kube_context: str | None,
+def rollback_command(release: str, revision: int, no_hooks: bool, no_drift: bool, require_cluster: bool,
+                     namespace: str | None, kube_context: str | None,
                      kubeconfig: str | None, out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
                      output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
                      show_secrets: bool, debug: bool) -> int:
     """Plan `helm rollback RELEASE [REVISION]` (REVISION omitted: the one before the current)."""
     gates = [parse_gate(g) for g in fail_on]
     rules = _ignore_rules(ignore, ignore_files)
-    options = RollbackOptions(release, revision, no_hooks, namespace, kube_context, kubeconfig, _debug_enabled(debug))
+    options = RollbackOptions(release, revision, no_hooks, no_drift, require_cluster, namespace, kube_context, kubeconfig,
+                              _debug_enabled(debug))
     return _emit(apply_ignore(plan_rollback(options), rules), output, no_color, detailed_exitcode, show_secrets,
                  gates, out)
 

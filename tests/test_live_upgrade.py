@@ -253,3 +253,33 @@ def test_chart_crds_compared_with_the_cluster(helm4: Path, store: Store, kube: F
     doc = run_plan(*args, "-o", "json", helm=helm4, KUBECONFIG=kubeconfig).json()
     assert doc["chart_crds"][0]["live_differs"] is False
     _reads_only(kube)
+
+
+def test_rollback_reads_the_live_state_too(helm: Path, store: Store, kube: FakeKube, tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop", revision=1, status="superseded")
+    store.add("shop", EXAMPLE / "chart-v2", "shop", revision=2)
+    kube.load_releases(store.path)
+    (_, current) = json.loads(store.path.read_text())
+    for doc in load_all(current["manifest"]):
+        obj: dict[str, Any] = copy.deepcopy(doc.value)
+        obj["metadata"]["namespace"] = "shop"
+        obj["metadata"]["annotations"] = {**obj["metadata"].get("annotations", {}), **OWNED}
+        if obj["kind"] == "HorizontalPodAutoscaler":  # someone marked it keep in the cluster
+            obj["metadata"]["annotations"]["helm.sh/resource-policy"] = "keep"
+        if obj["kind"] == "Secret":
+            obj["data"] = {k: base64.b64encode(v.encode()).decode() for k, v in obj.pop("stringData").items()}
+        kube.put(obj)
+    kube.put({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "shop-legacy", "namespace": "shop"},
+              "spec": {"ports": [{"port": 80}]}})  # made by hand since revision 2 deleted it
+    result = run_plan("rollback", "shop", "-n", "shop", "-o", "json", helm=helm,
+                      KUBECONFIG=str(kube.write_kubeconfig(tmp_path / "kubeconfig")))
+    assert result.code == 0, result.err
+    doc = result.json()
+    assert doc["helm_action"] == "rollback" and doc["live"]["status"] == "checked"
+    actions = {(c["resource"]["kind"], c["resource"]["name"]): (c["action"], c["ownership"]) for c in doc["changes"]}
+    assert actions[("HorizontalPodAutoscaler", "shop-web")] == ("retain", "not-checked")  # keep read from live
+    assert actions[("CronJob", "shop-cleanup")] == ("delete", "not-checked")
+    assert actions[("Service", "shop-legacy")] == ("create", "unowned")
+    assert any(w["code"] == "ownership" and "shop-legacy" in w["message"] for w in doc["warnings"])
+    assert not any(w["code"] == "keep-from-manifest" for w in doc["warnings"])
+    _reads_only(kube)

@@ -3,18 +3,21 @@
 As pkg/action/rollback.go: the current release is the newest revision whatever its status;
 the target is REVISION, or the one before the current when it is omitted (or 0), and must be
 in the history ("release has no N version"). Helm then updates the cluster from the current
-manifest to the target's, exactly as an upgrade does (creates, updates, deletes, keep), runs
-the target's pre-rollback and post-rollback hooks, and records revision current + 1. Chart
-CRDs are not touched.
+manifest to the target's, exactly as an upgrade does (creates, updates, deletes, keep read
+from the live object), runs the target's pre-rollback and post-rollback hooks, and records
+revision current + 1. Chart CRDs are not touched. With a cluster, the live state of both
+revisions' kinds is read, as for an upgrade: drift, ownership of what comes back, keep.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from deployah_plan.commands import live as live_state
 from deployah_plan.commands.stored import major, open_release, rendered
-from deployah_plan.core.planner import PlanRequest, make_plan
+from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.model import Header, HelmAction, Plan
+from deployah_plan.sources.kubeconfig import resolve_settings
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,8 @@ class RollbackOptions:
     release: str
     revision: int = 0  # 0: the revision before the current one
     no_hooks: bool = False
+    no_drift: bool = False
+    require_cluster: bool = False
     namespace: str | None = None
     kube_context: str | None = None
     kubeconfig: str | None = None
@@ -39,11 +44,17 @@ def plan_rollback(options: RollbackOptions) -> Plan:
     if back is None:
         raise ReleaseError(f"release {options.release} has no revision {wanted} to roll back to",
                            f"`helm history {options.release} -n {namespace}` lists its revisions")
+    settings = resolve_settings(namespace=namespace, context=options.kube_context, kubeconfig=options.kubeconfig)
+    skipped = live_state.skipped_reason(options.no_drift, options.require_cluster, settings)
+    previous, desired = rendered(current), rendered(back)
+    live = None if skipped else live_state.read(settings, live_scope([previous, desired], namespace))
+    live = live_state.required(live, options.require_cluster)
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=current.revision + 1, chart_name=back.chart_name, chart_version=back.chart_version,
         previous_revision=current.revision, previous_chart=f"{current.chart_name}-{current.chart_version}",
         rollback_to=back.revision, helm_version=helm_version, rendered_by="release",
     )
-    return make_plan(PlanRequest(header, rendered(current), rendered(back), major(helm_version),
-                                 action=HelmAction.ROLLBACK, hooks_disabled=options.no_hooks))
+    return make_plan(PlanRequest(header, previous, desired, major(helm_version), action=HelmAction.ROLLBACK,
+                                 hooks_disabled=options.no_hooks, live=live, live_source="cluster",
+                                 live_reason=skipped))

@@ -18,15 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from deployah_plan.commands import live as live_state
 from deployah_plan.commands.stored import connect, major, rendered
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
-from deployah_plan.errors import LiveStateError, UsageError
+from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import Header, Plan, Severity, Warning
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
-from deployah_plan.sources.cluster import KindRef, LiveSnapshot, read_live
-from deployah_plan.sources.kubeconfig import ClusterSettings, resolve_settings
+from deployah_plan.sources.kubeconfig import resolve_settings
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class UpgradeOptions:
 def _render_mode(options: UpgradeOptions) -> str:
     if options.render != "auto":
         return options.render
-    return "template" if _offline() else "server"
+    return "template" if live_state.offline() else "server"
 
 
 def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseState, namespace: str,
@@ -152,31 +152,6 @@ def _from_record(record: dict[str, Any]) -> Rendered:
                     manifest.dropped + hooks.dropped + crds.dropped)
 
 
-def _offline() -> bool:
-    """The memory driver is the offline release store: there is no cluster to ask."""
-    return os.environ.get("HELM_DRIVER", "").lower() == "memory"
-
-
-def _live_skipped(options: UpgradeOptions, settings: ClusterSettings) -> str:
-    """Why the live state is not read, or "" when it is."""
-    if options.no_drift:
-        return "--no-drift"
-    if _offline() and not settings.kubeconfig and not settings.api_server:
-        return "the release store is offline (HELM_DRIVER=memory) and no cluster is configured"
-    return ""
-
-
-def _read(settings: ClusterSettings, scope: list[tuple[str, str, str]]) -> LiveSnapshot:
-    return read_live(settings, [(KindRef(api_version, kind), namespace) for api_version, kind, namespace in scope])
-
-
-def _merge(first: LiveSnapshot, then: LiveSnapshot) -> LiveSnapshot:
-    requests = first.requests + then.requests
-    if not then.reachable:
-        return LiveSnapshot(False, requests=requests, error=then.error)
-    return LiveSnapshot(True, first.objects + then.objects, first.unreadable + then.unreadable, requests)
-
-
 def plan_upgrade(options: UpgradeOptions) -> Plan:
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
     namespace = target.namespace
@@ -185,13 +160,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     if mode == "server" and (options.kube_version or options.api_versions):
         raise UsageError("--kube-version and --api-versions only apply when rendering offline",
                          "add --render template, or drop them to use the cluster's real capabilities")
-    if options.no_drift and options.require_cluster:
-        raise UsageError("--no-drift and --require-cluster contradict each other", "drop one of them")
     settings = resolve_settings(namespace=namespace, context=options.kube_context, kubeconfig=options.kubeconfig)
-    skipped = _live_skipped(options, settings)
-    if skipped and options.require_cluster:
-        raise LiveStateError(f"--require-cluster: the live state is not read ({skipped})",
-                             "point helm at the cluster (kubeconfig, HELM_KUBECONTEXT), or drop --require-cluster")
+    skipped = live_state.skipped_reason(options.no_drift, options.require_cluster, settings)
 
     with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir, ThreadPoolExecutor(max_workers=4) as pool:
         version_call = pool.submit(helm.version)
@@ -205,7 +175,7 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         previous = rendered(state.current) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []
-        live_call = pool.submit(_read, settings, read_scope) if read_scope else None
+        live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
         notes: list[Warning] = []
         fresh = state.current is None
         if mode == "template":
@@ -233,12 +203,10 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         # Then what only the new chart has (one more discovery and LIST per new kind).
         more = [item for item in live_scope([desired], namespace) if item not in read_scope]
         if live is None:
-            live = _read(settings, more)
+            live = live_state.read(settings, more)
         elif live.reachable and more:
-            live = _merge(live, _read(settings, more))
-    if live is not None and not live.reachable and options.require_cluster:
-        raise LiveStateError(f"--require-cluster: {live.error}",
-                             "check the kube context and that the cluster is reachable, or drop --require-cluster")
+            live = live_state.merge(live, live_state.read(settings, more))
+    live = live_state.required(live, options.require_cluster)
     current = state.current
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,

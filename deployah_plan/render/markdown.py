@@ -38,13 +38,14 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 
 
 def md(text: str) -> str:
-    """Text that markdown shows as it is, on one line."""
+    """Text that markdown shows as it is, on one line. `@` becomes an entity, so a name from a
+    manifest (`@team`) never mentions, and so notifies, anyone from a pull-request comment."""
     one_line = " ".join(str(text).split())
-    return _MD_SPECIAL.sub(r"\\\1", one_line).replace("&", "&amp;")
+    return _MD_SPECIAL.sub(r"\\\1", one_line).replace("&", "&amp;").replace("@", "&#64;")
 
 
 def _html(text: str) -> str:
-    return html.escape(" ".join(str(text).split()), quote=False)
+    return html.escape(" ".join(str(text).split()), quote=False).replace("@", "&#64;")
 
 
 def _code_block(lines: Iterable[str], info: str = "diff") -> str:
