@@ -5,6 +5,7 @@ from pathlib import Path
 
 from conftest import EXAMPLE, Store, changes_of, run_plan, write_chart
 from test_bad_input import _one_line_error
+from test_cases import validate
 
 HOOKS = {
     "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  size: {{ .Values.size | quote }}\n",
@@ -34,6 +35,7 @@ def test_rollback_goes_back_to_the_previous_revision(helm: Path, store: Store) -
     result = run_plan("rollback", "shop", "-n", "shop", "-o", "json", "--detailed-exitcode", helm=helm, store=store)
     assert result.code == 2, result.err
     doc = result.json()
+    validate(doc)
     assert doc["helm_action"] == "rollback"
     assert doc["header"]["previous_revision"] == 2 and doc["header"]["rollback_to"] == 1
     assert doc["header"]["revision"] == 3
@@ -76,6 +78,7 @@ def test_uninstall_deletes_everything_in_helms_uninstall_order(helm: Path, store
     result = run_plan("uninstall", "app", "-o", "json", "--detailed-exitcode", helm=helm, store=store)
     assert result.code == 2, result.err
     doc = result.json()
+    validate(doc)
     assert doc["helm_action"] == "uninstall"
     # Uninstall order: Service before PersistentVolumeClaim before ConfigMap; keep read from the manifest.
     assert changes_of(doc) == [("delete", "Service", "app"), ("retain", "PersistentVolumeClaim", "data"),

@@ -15,6 +15,7 @@ import pytest
 from conftest import EXAMPLE, Store, assert_example_upgrade, run_plan
 from deployah_plan.yamlkube import load_all
 from kubeapi import FakeKube
+from test_cases import validate
 
 OWNED = {"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "shop"}
 
@@ -94,6 +95,7 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
                       helm=helm, KUBECONFIG=kubeconfig)
     assert result.code == 0, result.err
     doc = result.json()
+    validate(doc)
     assert_example_upgrade(doc, helm)  # drift changes neither the changes nor the summary
     helm4 = helm.parent.name.startswith("4.")
     live = doc["live"]
@@ -275,6 +277,7 @@ def test_rollback_reads_the_live_state_too(helm: Path, store: Store, kube: FakeK
                       KUBECONFIG=str(kube.write_kubeconfig(tmp_path / "kubeconfig")))
     assert result.code == 0, result.err
     doc = result.json()
+    validate(doc)
     assert doc["helm_action"] == "rollback" and doc["live"]["status"] == "checked"
     actions = {(c["resource"]["kind"], c["resource"]["name"]): (c["action"], c["ownership"]) for c in doc["changes"]}
     assert actions[("HorizontalPodAutoscaler", "shop-web")] == ("retain", "not-checked")  # keep read from live

@@ -45,4 +45,6 @@ def plan_uninstall(options: UninstallOptions) -> Plan:
         rendered_by="release",
     )
     return make_plan(PlanRequest(header, rendered(current), Rendered(), major(helm_version), warnings=tuple(notes),
-                                 action=HelmAction.UNINSTALL, hooks_disabled=options.no_hooks))
+                                 action=HelmAction.UNINSTALL, hooks_disabled=options.no_hooks,
+                                 live_reason="not needed: helm uninstall deletes what the release manifest lists "
+                                             "and reads keep from it"))
