@@ -232,11 +232,17 @@ def _shown(command: Sequence[str]) -> list[str]:
     return shown
 
 
+_LOG_LINE = re.compile(r'^(?:time=\S+ )?level=\w+ msg="((?:[^"\\]|\\.)*)"')
+
+
 def _helm_message(stderr: str) -> str:
+    """The line of helm's stderr that says what failed: its last `Error:` line, else its last
+    line, with Helm 4's structured-log wrapping (`level=INFO msg="..."`) taken off."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("Error:")]
     text = (errors[-1] if errors else (lines[-1] if lines else "no message")).removeprefix("Error:").strip()
-    return text
+    logged = _LOG_LINE.match(text)
+    return logged[1].replace('\\"', '"') if logged else text
 
 
 def _hint_for(stderr: str) -> str:
@@ -246,4 +252,4 @@ def _hint_for(stderr: str) -> str:
         return "check the chart path or reference, and --version"
     if "values" in stderr.lower() or "yaml" in stderr.lower():
         return "fix the values or template named above and plan again"
-    return "fix what helm reports above and plan again"
+    return "fix what helm reports and plan again (--debug shows the helm command)"
