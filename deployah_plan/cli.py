@@ -139,6 +139,9 @@ def main_group() -> None:
 @click.option("--no-drift", is_flag=True, help="Do not read the cluster: no drift, no ownership check.")
 @click.option("--require-cluster", is_flag=True, help="Fail when the live state cannot be read, instead of planning without it.")
 @click.option("--take-ownership", is_flag=True, help="Plan as helm upgrade --take-ownership: adopt objects whoever owns them.")
+@click.option("--server-side", type=click.Choice(["auto", "true", "false"]), default="auto", show_default=True,
+              help="Helm 4: plan server-side (true) or client-side (false) apply; auto follows the previous release.")
+@click.option("--force-conflicts", is_flag=True, help="Helm 4: as helm upgrade --force-conflicts (server-side apply).")
 @_plan_options
 @_output_options
 def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_: Sequence[str],
@@ -148,6 +151,7 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
                     api_versions: Sequence[str], skip_crds: bool, reuse_values: bool, reset_values: bool,
                     reset_then_reuse_values: bool, render: str, namespace: str | None, kube_context: str | None,
                     kubeconfig: str | None, no_drift: bool, require_cluster: bool, take_ownership: bool,
+                    server_side: str, force_conflicts: bool,
                     out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
                     output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
                     show_secrets: bool, debug: bool) -> int:
@@ -161,6 +165,7 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
         reuse_values=reuse_values, reset_values=reset_values, reset_then_reuse_values=reset_then_reuse_values,
         render=render, namespace=namespace, kube_context=kube_context, kubeconfig=kubeconfig,
         debug=_debug_enabled(debug), no_drift=no_drift, require_cluster=require_cluster, take_ownership=take_ownership,
+        server_side=server_side, force_conflicts=force_conflicts,
     )
     plan = apply_ignore(plan_upgrade(options), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)

@@ -286,3 +286,25 @@ def test_rollback_reads_the_live_state_too(helm: Path, store: Store, kube: FakeK
     assert any(w["code"] == "ownership" and "shop-legacy" in w["message"] for w in doc["warnings"])
     assert not any(w["code"] == "keep-from-manifest" for w in doc["warnings"])
     _reads_only(kube)
+
+
+def test_server_side_flags_decide_what_drift_does(helm4: Path, helm: Path, store: Store, kube: FakeKube,
+                                                 tmp_path: Path) -> None:
+    _setup(store, kube)
+    kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+    args = ("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--render", "template", "-o", "json")
+
+    def replicas(*flags: str) -> dict[str, Any]:
+        result = run_plan(*args, *flags, helm=helm4, KUBECONFIG=kubeconfig)
+        assert result.code == 0, result.err
+        (drift,) = [d for d in result.json()["drift"] if d["resource"]["kind"] == "Deployment"]
+        (field,) = drift["fields"]
+        return {"effect": field["effect"], "apply_method": result.json()["live"]["apply_method"]}
+
+    assert replicas() == {"effect": "conflict", "apply_method": "ssa"}  # auto: the release's own method
+    assert replicas("--force-conflicts") == {"effect": "reverted", "apply_method": "ssa"}
+    assert replicas("--server-side", "false") == {"effect": "reverted", "apply_method": "csa"}
+    if helm.parent.name.startswith("3."):
+        result = run_plan(*args, "--server-side", "true", helm=helm, KUBECONFIG=kubeconfig)
+        assert result.code == 1 and "--server-side and --force-conflicts are Helm 4 flags" in result.err
+    _reads_only(kube)

@@ -84,6 +84,8 @@ class UpgradeOptions:
     no_drift: bool = False  # do not read the cluster: no drift, no ownership check
     require_cluster: bool = False  # fail when the live state cannot be read
     take_ownership: bool = False  # as helm upgrade --take-ownership
+    server_side: str = "auto"  # Helm 4's --server-side: auto (the previous release's method), true, false
+    force_conflicts: bool = False  # Helm 4's --force-conflicts
 
 
 def _render_mode(options: UpgradeOptions) -> str:
@@ -225,5 +227,19 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     return make_plan(PlanRequest(
         header, previous, desired, major(helm_version), options.skip_crds, tuple(notes),
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
-        apply_method=current.apply_method if current else "",
+        apply_method=_apply_method(options, major(helm_version), current.apply_method if current else ""),
+        force_conflicts=options.force_conflicts,
     ))
+
+
+def _apply_method(options: UpgradeOptions, helm_major: int, previous: str) -> str:
+    """How this upgrade applies objects: Helm 3 client-side (""); Helm 4 as --server-side says,
+    "auto" following the previous release (pkg/action getUpgradeServerSideValue)."""
+    if helm_major < 4:
+        if options.server_side != "auto" or options.force_conflicts:
+            raise UsageError("--server-side and --force-conflicts are Helm 4 flags",
+                             "drop them, or plan with Helm 4 (HELM_BIN)")
+        return ""
+    if options.server_side == "auto":
+        return "ssa" if previous == "ssa" else "csa"
+    return "ssa" if options.server_side == "true" else "csa"

@@ -197,7 +197,8 @@ def _client_side(change: FieldChange, previous: Mapping[str, Any], desired: Mapp
     return DriftEffect.LEFT if gone_live else DriftEffect.REMOVED
 
 
-def _server_side(change: FieldChange, live: Mapping[str, Any], desired: Mapping[str, Any]) -> tuple[DriftEffect, str]:
+def _server_side(change: FieldChange, live: Mapping[str, Any], desired: Mapping[str, Any],
+                 force_conflicts: bool = False) -> tuple[DriftEffect, str]:
     wanted = resolve(desired, change)
     gone_live = change.op is FieldOp.REMOVE
     owners = [] if gone_live else field_owners(live, change)
@@ -205,6 +206,9 @@ def _server_side(change: FieldChange, live: Mapping[str, Any], desired: Mapping[
     if wanted is not _MISSING:
         if not gone_live and same(wanted, change.after):
             return DriftEffect.LEFT, "server-side apply: the new chart declares the live value"
+        if owners and force_conflicts:
+            return DriftEffect.REVERTED, (f"server-side apply sets it back: --force-conflicts takes it from field "
+                                          f"manager {named}")
         if owners:
             return DriftEffect.CONFLICT, (f"server-side apply conflict: field manager {named} owns it; "
                                           "the upgrade fails unless conflicts are forced (--force-conflicts)")
@@ -217,7 +221,7 @@ def _server_side(change: FieldChange, live: Mapping[str, Any], desired: Mapping[
 
 
 def _modified(ref: ResourceRef, previous: Mapping[str, Any], live: Mapping[str, Any],
-              desired: Mapping[str, Any] | None, ssa: bool) -> DriftChange | None:
+              desired: Mapping[str, Any] | None, ssa: bool, force_conflicts: bool = False) -> DriftChange | None:
     changes = [c for c in diff_objects(previous, declared_surface(previous, live)) if not c.equivalent]
     if not changes:
         return None
@@ -232,7 +236,7 @@ def _modified(ref: ResourceRef, previous: Mapping[str, Any], live: Mapping[str, 
     fields = []
     for change in changes:
         if ssa:
-            effect, note = _server_side(change, live, desired)
+            effect, note = _server_side(change, live, desired, force_conflicts)
             fields.append(DriftField(change, effect, note))
         else:
             fields.append(DriftField(change, _client_side(change, previous, desired, custom)))
@@ -255,6 +259,7 @@ def find_drift(
     namespace: str,
     apply_method: str = "",
     not_unexpected: Iterable[Identity] = (),
+    force_conflicts: bool = False,
 ) -> list[DriftChange]:
     """Drift of every previous object whose kind and namespace were read (`covered`), and the
     unexpected live objects of this release. `not_unexpected`: identities that are this
@@ -274,7 +279,7 @@ def find_drift(
             reason = "the upgrade creates it again" if new is not None else "it leaves the release: nothing to delete"
             out.append(DriftChange(ref, DriftKind.MISSING, effect, reason=reason))
             continue
-        found = _modified(ref, stored, obj, new[1] if new else None, ssa)
+        found = _modified(ref, stored, obj, new[1] if new else None, ssa, force_conflicts)
         if found is not None:
             out.append(found)
     skip = set(previous) | set(not_unexpected) | seen

@@ -48,6 +48,7 @@ class PlanRequest:
     live_reason: str = ""
     take_ownership: bool = False
     apply_method: str = ""
+    force_conflicts: bool = False  # helm upgrade --force-conflicts (server-side apply)
 
 
 def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
@@ -357,6 +358,7 @@ def _drift(request: PlanRequest, live: _Live,
         {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()},
         {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()},
         live.index, live.covered, request.header.release, request.header.namespace, request.apply_method, hooks,
+        request.force_conflicts,
     )
     for item in drift:
         conflicts = [f for f in item.fields if f.effect is DriftEffect.CONFLICT]
