@@ -28,9 +28,10 @@ _NO_SNAPSHOT: dict[str, Any] = {}
 
 def _unmask(value: Any) -> Any:
     if isinstance(value, dict):
-        if set(value) == {"sensitive", "length", "token"} and value["sensitive"] is True \
-                and isinstance(value["length"], int) and isinstance(value["token"], int):
-            return Masked(value["length"], value["token"])
+        # 1.0 documents have no token: equal values were not marked then.
+        if set(value) in ({"sensitive", "length", "token"}, {"sensitive", "length"}) and value["sensitive"] is True \
+                and isinstance(value["length"], int) and isinstance(value.get("token", 0), int):
+            return Masked(value["length"], value.get("token", 0))
         return {k: _unmask(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_unmask(v) for v in value]

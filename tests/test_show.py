@@ -57,7 +57,7 @@ def test_show_reads_standard_input_and_newer_minor_versions(tmp_path: Path) -> N
     result = run_plan("show", "-", "-o", "json", stdin=json.dumps(doc))
     assert result.code == 0, result.err
     validate(result.json())
-    assert result.json()["format_version"] == "1.0"
+    assert result.json()["format_version"] == "1.1"
 
 
 def test_show_refuses_what_it_cannot_read(tmp_path: Path) -> None:
@@ -79,3 +79,17 @@ def test_show_refuses_what_it_cannot_read(tmp_path: Path) -> None:
 def test_out_to_an_unwritable_path_is_one_line(tmp_path: Path) -> None:
     _one_line_error(run_plan("diff", "previous.yaml", "desired.yaml", "--out", str(tmp_path / "no" / "plan.json"), cwd=CASE),
                     "cannot write the plan", "--out")
+
+
+def test_show_reads_a_plan_written_by_format_1_0() -> None:
+    """tests/fixtures/plan-format-1.0.json was written by the first release of the format (the
+    secrets case): its masked values have no token, and it has none of 1.1's fields."""
+    saved = ROOT / "tests" / "fixtures" / "plan-format-1.0.json"
+    assert json.loads(saved.read_text())["format_version"] == "1.0"
+    text = run_plan("show", str(saved))
+    assert text.code == 0, text.err
+    assert "data.password: (sensitive, 16 bytes) -> (sensitive, 16 bytes)" in text.out
+    assert not any(s in text.out for s in SECRETS)
+    again = run_plan("show", str(saved), "-o", "json")
+    validate(again.json())
+    assert again.json()["format_version"] == "1.1"

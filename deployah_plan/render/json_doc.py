@@ -23,7 +23,7 @@ from deployah_plan.model import (
 )
 from deployah_plan.redact import Masked, Redactor
 
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"  # 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership
 
 
 def _plain(value: Any) -> Any:
