@@ -308,3 +308,16 @@ def test_server_side_flags_decide_what_drift_does(helm4: Path, helm: Path, store
         result = run_plan(*args, "--server-side", "true", helm=helm, KUBECONFIG=kubeconfig)
         assert result.code == 1 and "--server-side and --force-conflicts are Helm 4 flags" in result.err
     _reads_only(kube)
+
+
+def test_server_render_stops_where_helm_would_on_an_unowned_object(helm: Path, store: Store, kube: FakeKube,
+                                                                   tmp_path: Path) -> None:
+    """helm upgrade --dry-run=server runs Helm's own ownership check and fails on the unowned
+    HorizontalPodAutoscaler, as the upgrade would: one line, with what to do next."""
+    _setup(store, kube)
+    kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+    result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--render", "server",
+                      helm=helm, KUBECONFIG=kubeconfig)
+    assert result.code == 1 and result.out == "" and len(result.err.strip().splitlines()) == 1
+    assert "invalid ownership metadata" in result.err and "--render template" in result.err
+    _reads_only(kube)

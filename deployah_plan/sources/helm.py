@@ -248,6 +248,9 @@ def _helm_message(stderr: str) -> str:
 def _hint_for(stderr: str) -> str:
     if _UNREACHABLE.search(stderr):
         return "check your kube context and that the cluster is reachable, or plan offline with `helm plan diff`"
+    if "invalid ownership metadata" in stderr:
+        return ("the upgrade itself would fail this way; add --take-ownership to plan an adoption, "
+                "or --render template to see the whole plan with this failure as a warning")
     if "not found" in stderr and ("chart" in stderr or "path" in stderr):
         return "check the chart path or reference, and --version"
     if "values" in stderr.lower() or "yaml" in stderr.lower():
