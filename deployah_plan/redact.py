@@ -141,8 +141,8 @@ class Redactor:
 
 
 def _plan_fields(plan: Plan) -> Iterable[tuple[ResourceRef, FieldChange]]:
-    for change in plan.changes:
-        for field in change.fields:
+    for change in (*plan.changes, *plan.ignored):
+        for field in (*change.fields, *change.ignored_fields):
             yield change.resource, field
     for task in plan.tasks:
         for definition in task.definitions:
