@@ -44,6 +44,11 @@ def escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
+def tokens(pointer: str) -> list[str]:
+    """The reference tokens of a JSON Pointer, unescaped (RFC 6901 section 4)."""
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")] if pointer else []
+
+
 def same(a: Any, b: Any) -> bool:
     """Deep equality with JSON semantics (True is not 1; 1 is 1.0; NaN is NaN)."""
     if a is b:

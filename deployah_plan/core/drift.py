@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterable, Mapping
 
-from deployah_plan.core.diff import declared_surface, diff_objects, same
+from deployah_plan.core.diff import declared_surface, diff_objects, escape, same, tokens
 from deployah_plan.core.ownership import kept_by_policy, release_of
 from deployah_plan.core.schema import KEY_DEFAULTS, root
 from deployah_plan.kinds import group_of
@@ -67,10 +67,6 @@ def is_custom(obj: Mapping[str, Any]) -> bool:
 
 # -- walking a pointer ------------------------------------------------------------------------------
 
-def _tokens(pointer: str) -> list[str]:
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")] if pointer else []
-
-
 def _key_matches(entry: Any, key: Mapping[str, Any]) -> bool:
     return isinstance(entry, dict) and all(
         same(entry.get(f, KEY_DEFAULTS.get(f)), v) for f, v in key.items())
@@ -80,11 +76,11 @@ def resolve(obj: Any, change: FieldChange) -> Any:
     """The value at the change's path in another version of the object (keyed list entries
     found by key, set members by value), or `_MISSING`."""
     keys = dict(change.keys)
-    tokens = _tokens(change.path)
+    path = tokens(change.path)
     node, prefix = obj, ""
-    for depth, token in enumerate(tokens):
-        prefix += "/" + token.replace("~", "~0").replace("/", "~1")
-        last = depth == len(tokens) - 1
+    for depth, token in enumerate(path):
+        prefix += "/" + escape(token)
+        last = depth == len(path) - 1
         if isinstance(node, dict):
             if token not in node:
                 return _MISSING
@@ -107,9 +103,9 @@ def resolve(obj: Any, change: FieldChange) -> Any:
     return node
 
 
-def _plain_at(obj: Any, tokens: list[str]) -> Any:
+def _plain_at(obj: Any, path: list[str]) -> Any:
     node = obj
-    for token in tokens:
+    for token in path:
         if isinstance(node, dict) and token in node:
             node = node[token]
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
@@ -122,14 +118,14 @@ def _plain_at(obj: Any, tokens: list[str]) -> Any:
 def _merge_patch_unit(previous: Any, desired: Any, change: FieldChange) -> tuple[Any, Any]:
     """Previous and desired values of what a JSON merge patch replaces for this path: the path
     itself, or the first list on it (a merge patch replaces lists whole)."""
-    tokens = _tokens(change.path)
-    node, cut = previous, len(tokens)
-    for depth, token in enumerate(tokens):
+    path = tokens(change.path)
+    node, cut = previous, len(path)
+    for depth, token in enumerate(path):
         if isinstance(node, list):
             cut = depth
             break
         node = node.get(token) if isinstance(node, dict) else None
-    return _plain_at(previous, tokens[:cut]), _plain_at(desired, tokens[:cut])
+    return _plain_at(previous, path[:cut]), _plain_at(desired, path[:cut])
 
 
 # -- server-side apply ownership ---------------------------------------------------------------------
@@ -149,12 +145,12 @@ def _owns(fields: Any, change: FieldChange) -> bool:
     """Whether a managedFields `fieldsV1` set holds the change's path (or an atomic value above it)."""
     keys = dict(change.keys)
     node, prefix = fields, ""
-    for token in _tokens(change.path):
+    for token in tokens(change.path):
         if not isinstance(node, dict):
             return False
         if not node or set(node) == {"."}:
             return True  # the manager owns the whole value (atomic)
-        prefix += "/" + token.replace("~", "~0").replace("/", "~1")
+        prefix += "/" + escape(token)
         if prefix in keys:
             node = next((v for k, v in node.items() if _field_key(k, keys[prefix])), None)
         elif f"f:{token}" in node:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.core import quantity
+from deployah_plan.core.diff import tokens
 from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, Severity, Warning
 
 TASK_LABEL = "deployah.dev/task"
@@ -31,7 +32,8 @@ _IMMUTABLE: dict[tuple[str, str], tuple[str, ...]] = {
     ("rbac.authorization.k8s.io", "ClusterRoleBinding"): ("/roleRef",),
     ("storage.k8s.io", "StorageClass"): ("/provisioner", "/parameters", "/reclaimPolicy", "/volumeBindingMode"),
 }
-_PVC_MUTABLE = ("/spec/resources/requests/storage", "/spec/volumeAttributesClassName")
+_PVC_STORAGE = "/spec/resources/requests/storage"  # may grow, never shrink
+_PVC_MUTABLE = ("/spec/volumeAttributesClassName",)
 _DATA_LOSS = {
     ("", "PersistentVolumeClaim"): "its volume, and the data on it, goes too when the reclaim policy is Delete",
     ("", "Namespace"): "every object in the namespace is deleted with it, whether Helm manages it or not",
@@ -52,7 +54,7 @@ def _under(path: str, prefix: str) -> bool:
 
 
 def _readable(path: str) -> str:
-    return ".".join(t.replace("~1", "/").replace("~0", "~") for t in path[1:].split("/"))
+    return ".".join(tokens(path))
 
 
 def immutable_paths(change: ResourceChange) -> list[str]:
@@ -79,10 +81,11 @@ def _service_ip_released(key: tuple[str, str], change: FieldChange) -> bool:
 
 
 def _pvc_allowed(change: FieldChange) -> bool:
-    if change.path == "/spec/resources/requests/storage" and change.op is FieldOp.REPLACE:
+    """A PVC's spec is immutable but for a storage request that grows, and its volume class."""
+    if change.path == _PVC_STORAGE:
         old, new = quantity.parse(change.before), quantity.parse(change.after)
-        return old is not None and new is not None and new >= old  # a volume can only grow
-    return change.path == "/spec/volumeAttributesClassName"
+        return change.op is FieldOp.REPLACE and old is not None and new is not None and new >= old
+    return change.path in _PVC_MUTABLE
 
 
 def consequences(changes: Iterable[ResourceChange]) -> list[Warning]:

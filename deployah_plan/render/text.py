@@ -6,6 +6,7 @@ import math
 import re
 from typing import Any, Iterable, Mapping
 
+from deployah_plan.core.diff import escape, tokens
 from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, LiveStatus, Ownership, Plan,
     ResourceChange, ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan,
@@ -40,9 +41,8 @@ def readable_path(pointer: str, keys: Iterable[tuple[str, Mapping[str, Any]]] = 
         return "(whole object)"
     by_prefix = dict(keys)
     out, prefix = "", ""
-    for raw in pointer[1:].split("/"):
-        prefix += "/" + raw
-        token = raw.replace("~1", "/").replace("~0", "~")
+    for token in tokens(pointer):
+        prefix += "/" + escape(token)
         if prefix in by_prefix:
             out += f"[{_key_label(by_prefix[prefix])}]"
         elif token.isdigit():
