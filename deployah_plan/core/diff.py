@@ -49,6 +49,33 @@ def tokens(pointer: str) -> list[str]:
     return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")] if pointer else []
 
 
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+
+
+def key_label(key: Mapping[str, Any]) -> str:
+    return ",".join(f"{field}={value}" for field, value in key.items())
+
+
+def readable_path(pointer: str, keys: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> str:
+    """`/spec/containers/0/image` -> `spec.containers[0].image`, or `spec.containers[name=app].image`
+    when the entry's key is known (`keys`: pointer of each keyed entry, its key fields)."""
+    if not pointer:
+        return "(whole object)"
+    by_prefix = dict(keys)
+    out, prefix = "", ""
+    for token in tokens(pointer):
+        prefix += "/" + escape(token)
+        if prefix in by_prefix:
+            out += f"[{key_label(by_prefix[prefix])}]"
+        elif token.isdigit():
+            out += f"[{token}]"
+        elif _IDENT.match(token):
+            out += f".{token}" if out else token
+        else:
+            out += f"[{json.dumps(token)}]"
+    return out
+
+
 def same(a: Any, b: Any) -> bool:
     """Deep equality with JSON semantics (True is not 1; 1 is 1.0; NaN is NaN)."""
     if a is b:
