@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import sys
 import traceback
 from typing import Any, Callable, Sequence
@@ -40,7 +41,18 @@ def _debug_enabled(flag: bool) -> bool:
 
 
 def _use_colour(no_color: bool) -> bool:
-    return not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+    """Colour only on a terminal that draws it: not with --no-color, NO_COLOR or TERM=dumb."""
+    return (not no_color and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+            and sys.stdout.isatty())
+
+
+def _text_width() -> int | None:
+    """Wrap text at the terminal's width (COLUMNS overrides it, as shutil reads it); never when
+    the output goes to a pipe or a file, so what a script or a CI log gets does not depend on
+    the terminal it was started from."""
+    if not sys.stdout.isatty():
+        return None
+    return max(shutil.get_terminal_size().columns, 40)
 
 
 def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -97,7 +109,7 @@ def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets:
     elif output == "markdown":
         sys.stdout.write(markdown.render(plan, show_secrets))
     else:
-        sys.stdout.write(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets))
+        sys.stdout.write(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets, width=_text_width()))
     sys.stdout.flush()
     matches = check_gates(plan, list(gates))
     for match in matches:

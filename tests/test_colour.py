@@ -1,4 +1,5 @@
-"""Colour only on a terminal; --no-color and NO_COLOR turn it off."""
+"""Colour only on a terminal; --no-color, NO_COLOR and TERM=dumb turn it off. Text wraps at the
+terminal's width, and never when written to a pipe or a file."""
 from __future__ import annotations
 
 import os
@@ -7,17 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import clean_env
+from conftest import clean_env, run_plan
 
 PREVIOUS = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: one}\n"
 DESIRED = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: two}\n"
 
 
-def _on_terminal(tmp_path: Path, *args: str, **env: str) -> str:
+def _on_terminal(tmp_path: Path, *args: str, previous: str = "p.yaml", **env: str) -> str:
     (tmp_path / "p.yaml").write_text(PREVIOUS)
     (tmp_path / "d.yaml").write_text(DESIRED)
     leader, follower = pty.openpty()
-    done = subprocess.run([sys.executable, "-m", "deployah_plan", "diff", "p.yaml", "d.yaml", *args],
+    done = subprocess.run([sys.executable, "-m", "deployah_plan", "diff", previous, "d.yaml", *args],
                           stdout=follower, stderr=subprocess.PIPE, cwd=tmp_path, env=clean_env(**env))
     os.close(follower)
     chunks = []
@@ -41,3 +42,25 @@ def test_colour_on_a_terminal(tmp_path: Path) -> None:
 def test_no_color_flag_and_environment(tmp_path: Path) -> None:
     assert "\x1b[" not in _on_terminal(tmp_path, "--no-color")
     assert "\x1b[" not in _on_terminal(tmp_path, NO_COLOR="1")
+
+
+def test_term_dumb_turns_colour_off(tmp_path: Path) -> None:
+    assert "\x1b[" not in _on_terminal(tmp_path, TERM="dumb")
+
+
+def test_text_wraps_at_the_terminal_width_with_a_hanging_indent(tmp_path: Path) -> None:
+    (tmp_path / "long.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+        "data: {k: one, note: \"" + " ".join(["word"] * 30) + "\"}\n")
+    out = _on_terminal(tmp_path, "--no-color", COLUMNS="50", previous="long.yaml")
+    lines = out.replace("\r\n", "\n").splitlines()
+    assert lines and all(len(line) <= 50 for line in lines), lines
+    start = next(n for n, line in enumerate(lines) if line.startswith("      - data.note: "))
+    assert lines[start + 1].startswith("          word")  # 4 columns deeper than the line it continues
+
+
+def test_no_wrap_when_not_a_terminal(tmp_path: Path) -> None:
+    (tmp_path / "p.yaml").write_text(PREVIOUS.replace("{k: one}", "{k: one, note: \"" + "x " * 60 + "\"}"))
+    (tmp_path / "d.yaml").write_text(DESIRED)
+    out = run_plan("diff", "p.yaml", "d.yaml", cwd=tmp_path, COLUMNS="40").out
+    assert any(len(line) > 100 for line in out.splitlines())

@@ -176,7 +176,8 @@ def test_a_forbidden_kind_makes_a_partial_check(helm4: Path, store: Store, kube:
     assert not any(d["resource"]["kind"] == "ConfigMap" for d in result.json()["drift"])
     text = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--render", "template", "--no-color",
                     helm=helm4, KUBECONFIG=str(tmp_path / "kubeconfig")).out
-    assert "PARTIAL: these could not be read" in text and "ConfigMap (v1) in shop: forbidden" in text
+    assert "PARTIAL: some kinds could not be read" in text
+    assert "\n  ? drift and ownership of ConfigMap (v1) in shop: not read (forbidden: " in text  # under the header
 
 
 def _closed_port() -> int:
@@ -208,7 +209,8 @@ def test_offline_store_without_a_cluster_says_drift_was_not_checked(helm4: Path,
     result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--no-color",
                       helm=helm4, store=store, KUBECONFIG=str(tmp_path / "none"))
     assert result.code == 0, result.err
-    assert "drift and ownership not checked: the release store is offline (HELM_DRIVER=memory)" in result.out
+    assert ("? drift, ownership and resource-policy from the live objects: not checked "
+            "(the release store is offline (HELM_DRIVER=memory)") in result.out
     skipped = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json", "--no-drift",
                        helm=helm4, store=store, KUBECONFIG=str(tmp_path / "none"))
     assert skipped.json()["live"] == {"status": "skipped", "complete": False, "reason": "--no-drift", "source": "",

@@ -15,10 +15,11 @@ def test_md_escapes_markup_and_keeps_one_line() -> None:
 
 
 def _objects(count: int, image: str) -> str:
+    """ConfigMaps whose image changes differ from one another (so none is a common change)."""
     docs = []
     for i in range(count):
         docs.append(f"---\n# Source: big/templates/cm-{i:04d}.yaml\napiVersion: v1\nkind: ConfigMap\n"
-                    f"metadata: {{name: cm-{i:04d}}}\ndata: {{image: \"{image}\", index: \"{i}\"}}\n")
+                    f"metadata: {{name: cm-{i:04d}}}\ndata: {{image: \"{image}-{i}\", index: \"{i}\"}}\n")
     return "".join(docs)
 
 

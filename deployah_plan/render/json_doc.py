@@ -22,10 +22,12 @@ from deployah_plan.model import (
     ResourceRef, Summary, TaskPlan, Warning,
 )
 from deployah_plan.redact import Masked, Redactor
+from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectReport, Report, TaskReport
 
 # 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership;
-# 1.2 added predicted failures, the phases each hook runs in, and the hook counts of the summary.
-FORMAT_VERSION = "1.2"
+# 1.2 added predicted failures, the phases each hook runs in, and the hook counts of the summary;
+# 1.3 added common changes (`common_changes`, and `common` on each field change said there).
+FORMAT_VERSION = "1.3"
 
 
 def _plain(value: Any) -> Any:
@@ -64,55 +66,55 @@ def field_change_doc(change: FieldChange) -> dict[str, Any]:
     return out
 
 
-def _fields(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor) -> list[dict[str, Any]]:
-    return [field_change_doc(redactor.view(ref, f)) for f in fields]
-
-
-def _reasons(change: ResourceChange, plan: Plan) -> list[str]:
-    """Why the change has its action, in words (derived: `show` does not read it back)."""
-    if change.action is Action.CREATE:
-        return ["a new release" if plan.helm_action is HelmAction.INSTALL else "not in the previous release"]
-    if change.action in (Action.DELETE, Action.RETAIN) and plan.helm_action is HelmAction.UNINSTALL:
-        return ["the release is uninstalled"] + (["helm.sh/resource-policy: keep"] if change.action is Action.RETAIN else [])
-    if change.action is Action.DELETE:
-        return ["not in the desired release"]
-    if change.action is Action.RETAIN:
-        return ["not in the desired release", "helm.sh/resource-policy: keep"]
-    n, ignored = len(change.fields), len(change.ignored_fields)
-    out = [f"{n} field change{'s' if n != 1 else ''}"]
-    if ignored:
-        out.append(f"{ignored} field change{'s' if ignored != 1 else ''} ignored by {', '.join(change.ignored_by)}")
+def _fields(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor,
+            common: Iterable[int] = ()) -> list[dict[str, Any]]:
+    """Every field change; one also said among the common changes carries its index there."""
+    marks = list(common)
+    out = []
+    for n, f in enumerate(fields):
+        doc = field_change_doc(redactor.view(ref, f))
+        if n < len(marks) and marks[n] >= 0:
+            doc["common"] = marks[n]
+        out.append(doc)
     return out
 
 
-def resource_change_doc(change: ResourceChange, plan: Plan, redactor: Redactor) -> dict[str, Any]:
-    ident = change.resource.identity
+def resource_change_doc(item: ObjectReport, redactor: Redactor) -> dict[str, Any]:
+    change = item.change
     return {
         "resource": ref_doc(change.resource), "action": change.action.value, "helm_order": change.helm_order,
-        "source": change.source, "reasons": _reasons(change, plan),
+        "source": change.source, "reasons": list(item.reasons),
         "likely_rename": ref_doc(change.likely_rename) if change.likely_rename else None,
         "ownership": change.ownership.value, "owner_release": change.owner_release,
-        "fields": _fields(change.resource, change.fields, redactor),
+        "fields": _fields(change.resource, change.fields, redactor, item.common),
         "ignored_fields": _fields(change.resource, change.ignored_fields, redactor),
         "ignored_by": list(change.ignored_by),
-        "warnings": [w.code for w in plan.warnings if w.resource is not None and w.resource.identity == ident],
-        "predicted_failure": bool(plan.failures_of(change.resource)),
+        "warnings": [w.code for w in item.warnings],
+        "predicted_failure": bool(item.failures),
     }
 
 
-def hook_definition_doc(definition: HookDefinition, redactor: Redactor) -> dict[str, Any]:
+def hook_definition_doc(item: DefinitionReport, redactor: Redactor) -> dict[str, Any]:
+    definition = item.definition
     return {"resource": ref_doc(definition.resource), "action": definition.action.value,
-            "fields": _fields(definition.resource, definition.fields, redactor)}
+            "fields": _fields(definition.resource, definition.fields, redactor, item.common)}
 
 
-def task_doc(task: TaskPlan, redactor: Redactor) -> dict[str, Any]:
+def task_doc(item: TaskReport, redactor: Redactor) -> dict[str, Any]:
+    task = item.task
     return {
         "name": task.name, "phase": task.phase.value, "action": task.action.value, "will_run": task.will_run,
         "events": list(task.events), "weight": task.weight, "delete_policies": list(task.delete_policies),
         "resources": [ref_doc(r) for r in task.resources],
-        "definitions": [hook_definition_doc(d, redactor) for d in task.definitions],
+        "definitions": [hook_definition_doc(d, redactor) for d in item.definitions],
         "runs_in": [phase.value for phase in task.runs_in], "helm_order": task.helm_order,
     }
+
+
+def common_change_doc(item: CommonChange, redactor: Redactor) -> dict[str, Any]:
+    """A field change said once for several objects (derived: `show` finds them again)."""
+    return {**field_change_doc(redactor.view(item.first, item.change)), "at": list(item.paths),
+            "resources": [ref_doc(r) for r in item.resources], "hooks": [ref_doc(r) for r in item.hooks]}
 
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
@@ -163,18 +165,20 @@ def drift_doc(drift: DriftChange, redactor: Redactor) -> dict[str, Any]:
 
 def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
     redactor = Redactor.for_plan(plan, show_secrets)
+    report = Report.of(plan)
     return {
         "format_version": FORMAT_VERSION,
         "header": header_doc(plan.header),
         "helm_action": plan.helm_action.value,
         "hooks_disabled": plan.hooks_disabled,
-        "changes": [resource_change_doc(c, plan, redactor) for c in plan.changes],
-        "tasks": [task_doc(t, redactor) for t in plan.tasks],
+        "changes": [resource_change_doc(item, redactor) for item in report.objects],
+        "tasks": [task_doc(item, redactor) for item in report.tasks],
+        "common_changes": [common_change_doc(item, redactor) for item in report.common],
         "live": live_doc(plan.live),
         "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],
         "warnings": [warning_doc(w) for w in plan.warnings],
-        "ignored": [resource_change_doc(c, plan, redactor) for c in plan.ignored],
+        "ignored": [resource_change_doc(item, redactor) for item in report.ignored],
         "not_checked": list(plan.not_checked),
         "summary": summary_doc(plan.summary, plan),
     }

@@ -21,14 +21,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from deployah_plan.model import (
-    DriftChange, FieldChange, LiveStatus, Plan, ResourceChange, ResourceRef, Severity, TaskPlan, Warning,
-)
-from deployah_plan.render.text import (
-    CRD_MEANING, DRIFT_SIGN, EFFECT_LABEL, SIGN, TASK_SIGN, again_note, change_note, crd_note, failure_label,
-    field_rows, header_lines, ignored_note, phase_title, resources_title, summary_text, task_parts, task_policy,
-)
+from deployah_plan.model import DriftChange, FieldChange, Plan, ResourceRef, Severity, TaskPlan, Warning
 from deployah_plan.redact import Redactor
+from deployah_plan.render import words
+from deployah_plan.render.report import ObjectReport, Report, TaskRow
+from deployah_plan.render.words import SIGN, TASK_SIGN
 
 CAP = 65_000
 _RESERVE = 1_200  # room for the cut note and the "N more not shown" lines
@@ -56,7 +53,7 @@ def _code_block(lines: Iterable[str], info: str = "diff") -> str:
 
 
 def _field_block(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor) -> str:
-    return _code_block(f"{sign} {text}" for f in fields for sign, text in field_rows(redactor.view(ref, f)))
+    return _code_block(f"{sign} {text}" for f in fields for sign, text in words.diff_rows(redactor.view(ref, f)))
 
 
 def _details(summary_html: str, body: list[str]) -> str:
@@ -118,50 +115,71 @@ class _Section:
         return len(self.title) + sum(len(x) + 2 for x in self.lead) + sum(len(i.text) + 2 for i in self.visible()) + 2
 
 
-def _change_item(change: ResourceChange, plan: Plan, redactor: Redactor) -> _Item:
-    sign, ref = SIGN[change.action], str(change.resource) + change_note(change) + failure_label(change, plan)
-    n = len(change.fields)
-    count = f" ({_plural(n, 'field change')})" if n else ""  # md() and _html() drop the leading space
+def _change_item(item: ObjectReport, redactor: Redactor) -> _Item:
+    change = item.change
+    sign = SIGN[change.action]
+    alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
+    ref = str(change.resource) + words.change_note(change) + words.ownership_label(change) + alert
+    count = f" ({words.action_text(_plural(len(item.own), 'field change'), len(item.own), item.common_count)})" \
+        if item.own else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
+    compact = f"- `{sign} {change.action.value}` {md(ref + count)}"  # md() and _html() drop the leading space
+    if not item.own and not change.ignored_fields and not item.warnings and item.common_count:
+        return _Item([compact])  # only common changes: one line
     body = []
     if change.source:
         body.append(f"Source: {md(change.source)}")
-    if change.fields:
-        body.append(_field_block(change.resource, change.fields, redactor))
+    if item.own:
+        body.append(_field_block(change.resource, item.own, redactor))
     if change.ignored_fields:
-        body.append(f"*{md(ignored_note(change))}*")
-    for warning in plan.warnings:
-        if warning.resource is not None and warning.resource.identity == change.resource.identity:
-            body.append(f"{_mark(warning)} {md(warning.message)}")
+        body.append(f"*{md(words.ignored_note(change))}*")
+    for warning in item.warnings:
+        body.append(f"{_mark(warning)} {_warning_text(warning)}")
     full = _details(f"<code>{sign} {change.action.value}</code> {_html(ref + count)}", body)
-    compact = f"- `{sign} {change.action.value}` {md(ref + count)}"
     return _Item([full, compact])
 
 
-def _task_item(task: TaskPlan, plan: Plan, redactor: Redactor) -> _Item:
+def _task_item(row: TaskRow, report: Report, redactor: Redactor) -> _Item:
+    task, plan = row.tasks[0], report.plan
+    item = report.task(task)
     sign = TASK_SIGN[task.action].strip() or "="
-    line = f"- `{sign}` {md(' · '.join(task_parts(task, plan)))}"
-    policy = task_policy(task)
-    if policy:
-        line += f"<br>{md(policy)}"
-    changed = [d for d in task.definitions if d.fields]
+    line = f"- `{sign}` {md(' · '.join(words.task_parts(task, plan, item.own_count, item.common_count)))}"
+    if row.policy:
+        line += f"<br>{md(words.policy_text(row.policy, row.policy_for))}"
+    changed = [d for d in item.definitions if d.own]
     if not changed:
         return _Item([line, line])
-    blocks = [_field_block(d.resource, d.fields, redactor) for d in changed]
+    blocks = [_field_block(d.definition.resource, d.own, redactor) for d in changed]
     full = line + "\n\n" + _details(f"definition of {_html(task.name)}", blocks)
     return _Item([full, line])
 
 
+def _common_items(report: Report, redactor: Redactor) -> list[_Item]:
+    """The common changes, one block per group of objects: said once, not under each object."""
+    items = []
+    for group in report.groups:
+        rows = []
+        for n in group.changes:
+            common = report.common[n]
+            rows += [f"{sign} {text}" for sign, text in words.diff_rows(redactor.view(common.first, common.change))]
+            if common.template_copies:
+                rows.append(f"  {words.template_note(common.template_copies).strip()}")
+        head = f"**{md(words.common_heading(len(group.resources), len(group.hooks)).capitalize())}:**"
+        items.append(_Item(["\n\n".join([head, _code_block(rows)]) if len(report.groups) > 1 else _code_block(rows)]))
+    return items
+
+
 def _drift_item(drift: DriftChange, redactor: Redactor) -> _Item:
-    sign = DRIFT_SIGN[drift.kind]
-    head = f"{drift.resource} ({drift.kind.value}: {EFFECT_LABEL[drift.effect]})"
+    sign = words.DRIFT_SIGN[drift.kind]
+    head = f"{drift.resource} ({drift.kind.value}: {words.EFFECT_LABEL[drift.effect]})"
     compact = f"- `{sign} {drift.kind.value}` {md(head)}"
     body = [f"*{md(drift.reason)}*"] if drift.reason else []
     if drift.fields:
         rows = []
         for field in drift.fields:
-            view = field_rows(redactor.view(drift.resource, field.change))
+            view = words.diff_rows(redactor.view(drift.resource, field.change))
             note = "; ".join(x for x in (field.effect.value, field.ssa) if x)
-            rows += [f"{sign} {text}" + (f"  [{note}]" if n == 0 and note else "") for n, (sign, text) in enumerate(view)]
+            at = 1 if len(view) > 1 and view[0][0] == "-" and view[1][0] == "+" else 0  # after the live value
+            rows += [f"{sign} {text}" + (f"  [{note}]" if n == at and note else "") for n, (sign, text) in enumerate(view)]
         body.append(_code_block(rows))
     if not body:
         return _Item([compact])
@@ -172,12 +190,19 @@ def _mark(warning: Warning) -> str:
     return "⛔" if warning.fails else "⚠️" if warning.severity is Severity.WARNING else "ℹ️"
 
 
-def _summary_table(plan: Plan) -> str:
-    s = plan.summary
+def _warning_text(warning: Warning) -> str:
+    """A predicted failure or a data loss in bold: it must stand out in a review."""
+    text = md(warning.message)
+    return f"**{text}**" if warning.fails or warning.code == "data-loss" else text
+
+
+def _summary_table(report: Report) -> str:
+    s = report.plan.summary
     heads = ["Create", "Update", "Delete", "Keep", "Hooks run", "Predicted failures", "Ignored", "Drift", "Warnings"]
-    drift = f"{len(plan.drift):,}" if plan.live.status in (LiveStatus.CHECKED, LiveStatus.PARTIAL) else "not checked"
-    values = [f"{v:,}" for v in (s.create, s.update, s.delete, s.retain, s.hooks_run, s.failures, s.ignored)]
-    values += [drift, f"{sum(1 for w in plan.warnings if w.severity is Severity.WARNING):,}"]
+    drift = "not checked" if report.drift_count is None else f"{report.drift_count:,}"
+    failures = f"**{s.failures:,}**" if s.failures else "0"
+    values = [f"{v:,}" for v in (s.create, s.update, s.delete, s.retain, s.hooks_run)]
+    values += [failures, f"{s.ignored:,}", drift, f"{report.warning_count:,}"]
     return "\n".join([
         "| " + " | ".join(heads) + " |",
         "|" + "---:|" * len(heads),
@@ -185,34 +210,42 @@ def _summary_table(plan: Plan) -> str:
     ])
 
 
-def _sections(plan: Plan, redactor: Redactor) -> dict[str, _Section]:
-    warnings = [_Item([f"- {_mark(w)} {md(w.message)}"]) for w in plan.warnings]
-    changes = [_change_item(c, plan, redactor) for c in plan.changes]
+def _sections(report: Report, redactor: Redactor) -> dict[str, _Section]:
+    plan = report.plan
+    warnings = [_Item([f"- {_mark(w)} {_warning_text(w)}"]) for w in plan.warnings]
+    common = _common_items(report, redactor)
+    changes = [_change_item(item, redactor) for item in report.objects]
     tasks: list[_Item] = []
-    for phase, group in plan.task_groups():
-        for n, task in enumerate(group):
-            again = again_note(task, phase)
-            item = _Item([f"- {md(task.name + '  weight ' + str(task.weight) + '  ' + again)}"]) if again \
-                else _task_item(task, plan, redactor)
+    for phase, rows in report.phases():
+        for n, row in enumerate(rows):
+            again = words.again_text([t.name for t in row.tasks], [t.weight for t in row.tasks], row.again)
+            item = _Item([f"- {md(again)}"]) if row.again else _task_item(row, report, redactor)
             if n == 0:
-                title = f"**{md(phase_title(phase, plan))}**\n\n"
+                title = f"**{md(words.phase_title(phase, plan))}**\n\n"
                 item.forms = [title + form for form in item.forms]
             tasks.append(item)
     drift = [_drift_item(d, redactor) for d in plan.drift]
-    crds = [_Item([f"- {md(c.name)} ({md(c.source)}): {md(CRD_MEANING[c.lifecycle] + crd_note(c))}"])
+    crds = [_Item([f"- {md(c.name)} ({md(c.source)}): {md(words.CRD_MEANING[c.lifecycle] + words.crd_note(c))}"])
             for c in plan.chart_crds]
     ignored = [_Item([f"- `{SIGN[c.action]} {c.action.value}` {md(str(c.resource))} "
                       f"({md(', '.join(c.ignored_by))})"]) for c in plan.ignored]
     not_checked = [_Item([f"- {md(item)}"]) for item in plan.not_checked]
     return {
-        "warnings": _Section("#### Warnings and notes", warnings, "warning"),
-        "changes": _Section(f"#### {resources_title(plan).rstrip(':')}", changes, "object"),
-        "tasks": _Section("#### Tasks (Helm hooks and CronJobs), in the order Helm runs them", tasks, "task"),
-        "drift": _Section("#### Drift (live vs the previous release)", drift, "drifted object"),
-        "crds": _Section("#### Chart CRDs (crds/)", crds, "chart CRD"),
-        "ignored": _Section("#### Ignored (matched by ignore rules; not counted)", ignored, "ignored change"),
-        "not_checked": _Section("#### Not checked", not_checked, "item"),
+        "warnings": _Section(_title(words.WARNINGS_TITLE), warnings, "warning"),
+        "common": _Section(_title(words.common_title(
+            words.common_heading(len(report.groups[0].resources), len(report.groups[0].hooks))
+            if len(report.groups) == 1 else "")), common, "group of common changes"),
+        "changes": _Section(_title(words.resources_title(plan)), changes, "object"),
+        "tasks": _Section(_title(words.TASKS_TITLE), tasks, "task"),
+        "drift": _Section(_title(words.DRIFT_TITLE), drift, "drifted object"),
+        "crds": _Section(_title(words.CRDS_TITLE), crds, "chart CRD"),
+        "ignored": _Section(_title(words.IGNORED_TITLE), ignored, "ignored change"),
+        "not_checked": _Section(_title(words.NOT_CHECKED_TITLE), not_checked, "item"),
     }
+
+
+def _title(title: str) -> str:
+    return f"#### {title.rstrip(':')}"
 
 
 def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
@@ -225,7 +258,7 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
             if total() <= budget:
                 break
             item.level = len(item.forms) - 1
-    for key in ("ignored", "tasks", "drift", "changes", "warnings"):
+    for key in ("ignored", "tasks", "drift", "changes", "warnings", "common"):
         section = sections[key]
         section.shown = len(section.items)
         while total() > budget and section.shown > 0:
@@ -239,7 +272,7 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     hook_details = sum(1 for i in sections["tasks"].visible() if i.cut and i.forms[0] != i.forms[-1])
     if hook_details:
         cut.append(f"the definition changes of {_plural(hook_details, 'hook')}")
-    for key in ("changes", "tasks", "drift", "ignored", "warnings"):
+    for key in ("changes", "tasks", "drift", "ignored", "warnings", "common"):
         section = sections[key]
         hidden = len(section.items) - len(section.visible())
         if hidden:
@@ -247,15 +280,17 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     return cut
 
 
-def render(plan: Plan, show_secrets: bool = False) -> str:
-    title, *rest = header_lines(plan)
+def render(plan: Plan, show_secrets: bool = False, fold: bool = True) -> str:
+    """The plan as a comment; `fold=False` repeats common changes under every object."""
+    report = Report.of(plan, fold)
+    title, *rest = words.header_lines(plan)
     head = "\n\n".join([
         f"### {md(title)}",
         "\n".join(f"- {md(line)}" for line in rest),
-        _summary_table(plan),
-        f"**{md(summary_text(plan))}**",
+        _summary_table(report),
+        f"**{md(words.summary_text(plan))}**",
     ])
-    sections = _sections(plan, Redactor.for_plan(plan, show_secrets))
+    sections = _sections(report, Redactor.for_plan(plan, show_secrets))
     full = sum(s.size() for s in sections.values()) + len(head)
     cut = _fit(sections, CAP - len(head) - _RESERVE) if full > CAP - _RESERVE else []
     parts = [head]

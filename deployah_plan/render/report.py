@@ -1,0 +1,273 @@
+"""What the writers show, decided once: a presentation model built from the plan.
+
+The plan says what Helm will do; the report decides how a reader sees it, once for text,
+markdown and JSON alike (as terraform's jsonformat separates computing the difference from
+rendering it): which field changes are common to several objects and said once, what is left
+as each object's own, the warnings and predicted failures about each object, why each change
+has its action, and whether the live state was read. The writers only word and lay out what
+is here (render/words.py holds the words they share).
+
+Common changes: the same field change (same path, op, before and after) on two or more
+updated objects or hook definitions, typically a chart bump's `helm.sh/chart` and
+`app.kubernetes.io/version` labels. A pod template's copy of a label
+(`/spec/template/metadata/labels/...`, or a CronJob's `/spec/jobTemplate/spec/template/...`)
+with the same before and after is the same change as the object's own label. Secret values,
+line diffs, inner changes and equivalent quantities are never folded. JSON keeps every field
+change and adds the grouping.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from deployah_plan.model import (
+    Action, FieldChange, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
+    TaskAction, TaskPhase, TaskPlan, Warning,
+)
+from deployah_plan.redact import sensitive_path
+from deployah_plan.render import words
+
+# A pod template's labels (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job; CronJob's job template).
+_TEMPLATE_LABEL = re.compile(r"^/spec(?:/jobTemplate/spec)?/template(/metadata/labels/.+)$")
+_Key = tuple[str, str, str, str, str]
+
+
+@dataclass(frozen=True)
+class CommonChange:
+    """One field change said once for every object it is on. `change` is the first object's,
+    with the object's own path when a pod template copy folded into it; `paths` names every
+    pointer it sits at; `template_copies` counts the objects whose pod template has it."""
+
+    change: FieldChange
+    resources: tuple[ResourceRef, ...]
+    hooks: tuple[ResourceRef, ...]
+    paths: tuple[str, ...]
+    template_copies: int
+    first: ResourceRef  # the object `change` was taken from (for the Redactor)
+
+
+@dataclass(frozen=True)
+class CommonGroup:
+    """Common changes on the same objects, said under one heading."""
+
+    resources: tuple[ResourceRef, ...]
+    hooks: tuple[ResourceRef, ...]
+    changes: tuple[int, ...]  # indices into Report.common
+
+
+@dataclass(frozen=True)
+class ObjectReport:
+    """One resource change as shown: its own field changes (`common[i]` is the index in
+    Report.common of `change.fields[i]`, or -1 when it is the object's own)."""
+
+    change: ResourceChange
+    own: tuple[FieldChange, ...]
+    common: tuple[int, ...]
+    warnings: tuple[Warning, ...]
+    failures: tuple[Warning, ...]
+    reasons: tuple[str, ...]
+
+    @property
+    def common_count(self) -> int:
+        """How many distinct common changes it has (a label and its pod-template copy are one)."""
+        return len({i for i in self.common if i >= 0})
+
+
+@dataclass(frozen=True)
+class DefinitionReport:
+    definition: HookDefinition
+    own: tuple[FieldChange, ...]
+    common: tuple[int, ...]
+
+    @property
+    def common_count(self) -> int:
+        return len({i for i in self.common if i >= 0})
+
+
+@dataclass(frozen=True)
+class TaskReport:
+    task: TaskPlan
+    definitions: tuple[DefinitionReport, ...]
+
+    @property
+    def common_count(self) -> int:
+        return sum(d.common_count for d in self.definitions)
+
+    @property
+    def own_count(self) -> int:
+        return sum(len(d.own) for d in self.definitions)
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    """One entry of a phase as shown: a task, or consecutive hooks that run again (`again` says
+    what happens to them, said once). `policy` is said after this row for it and the rows
+    before it that share it (`policy_for` of them), so consecutive hooks with the same events
+    and delete policy say them once."""
+
+    tasks: tuple[TaskPlan, ...]
+    again: str = ""
+    policy: str = ""
+    policy_for: int = 1
+
+
+@dataclass(frozen=True)
+class Report:
+    plan: Plan
+    objects: tuple[ObjectReport, ...]
+    ignored: tuple[ObjectReport, ...]
+    tasks: tuple[TaskReport, ...]  # in plan.tasks order
+    common: tuple[CommonChange, ...]
+    groups: tuple[CommonGroup, ...]
+
+    @property
+    def drift_read(self) -> bool:
+        """Drift applies only when the live state was read (wholly or in part)."""
+        return self.plan.live.status in (LiveStatus.CHECKED, LiveStatus.PARTIAL)
+
+    @property
+    def drift_count(self) -> int | None:
+        """Drifted objects, or None when drift was not checked (never 0 for "not read")."""
+        return len(self.plan.drift) if self.drift_read else None
+
+    @property
+    def warning_count(self) -> int:
+        return sum(1 for w in self.plan.warnings if w.severity is Severity.WARNING)
+
+    def phases(self) -> tuple[tuple[TaskPhase, tuple[TaskRow, ...]], ...]:
+        """Each phase's rows, in Helm's run order (`Plan.task_groups`)."""
+        out = []
+        for phase, tasks in self.plan.task_groups():
+            rows: list[TaskRow] = []
+            for task in tasks:
+                again = words.again_note(task, phase)
+                if again:
+                    if rows and rows[-1].again == again:
+                        rows[-1] = TaskRow(rows[-1].tasks + (task,), again)
+                    else:
+                        rows.append(TaskRow((task,), again))
+                    continue
+                policy = words.task_policy(task)
+                last = rows[-1] if rows else None
+                if (policy and last is not None and not last.again and last.policy == policy
+                        and not any(d.own for d in self.task(last.tasks[0]).definitions)):
+                    rows[-1] = TaskRow(last.tasks, policy="", policy_for=0)
+                    rows.append(TaskRow((task,), policy=policy, policy_for=last.policy_for + 1))
+                else:
+                    rows.append(TaskRow((task,), policy=policy))
+            out.append((phase, tuple(rows)))
+        return tuple(out)
+
+    def task(self, task: TaskPlan) -> TaskReport:
+        """The report of one of the plan's tasks (as `Plan.task_groups` hands them out)."""
+        for item in self.tasks:
+            if item.task is task:
+                return item
+        raise KeyError(task.name)
+
+    @classmethod
+    def of(cls, plan: Plan, fold: bool = True) -> "Report":
+        """The report of a plan; `fold=False` keeps every field change under its object."""
+        index = _common_index(plan) if fold else {}
+        keys = list(index)
+        common = tuple(index[k] for k in keys)
+        position = {k: n for n, k in enumerate(keys)}
+
+        def split(ref: ResourceRef, fields: tuple[FieldChange, ...]) -> tuple[tuple[FieldChange, ...], tuple[int, ...]]:
+            marks = []
+            for f in fields:
+                key = _key(ref, f)
+                marks.append(position[key] if key is not None and key in position else -1)
+            return tuple(f for f, m in zip(fields, marks) if m < 0), tuple(marks)
+
+        def object_report(change: ResourceChange, folded: bool) -> ObjectReport:
+            own, marks = split(change.resource, change.fields) if folded else (change.fields, (-1,) * len(change.fields))
+            ident = change.resource.identity
+            warnings = tuple(w for w in plan.warnings if w.resource is not None and w.resource.identity == ident)
+            return ObjectReport(change, own, marks, warnings, plan.failures_of(change.resource), _reasons(change, plan))
+
+        tasks = []
+        for task in plan.tasks:
+            defs = []
+            for d in task.definitions:
+                own, marks = split(d.resource, d.fields)
+                defs.append(DefinitionReport(d, own, marks))
+            tasks.append(TaskReport(task, tuple(defs)))
+        groups: dict[tuple[tuple[ResourceRef, ...], tuple[ResourceRef, ...]], list[int]] = {}
+        for n, item in enumerate(common):
+            groups.setdefault((item.resources, item.hooks), []).append(n)
+        return cls(
+            plan=plan,
+            objects=tuple(object_report(c, True) for c in plan.changes),
+            ignored=tuple(object_report(c, False) for c in plan.ignored),
+            tasks=tuple(tasks),
+            common=common,
+            groups=tuple(CommonGroup(r, h, tuple(ns)) for (r, h), ns in groups.items()),
+        )
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _key(ref: ResourceRef, change: FieldChange) -> _Key | None:
+    """What makes two field changes the same change, or None when this one is never folded."""
+    if change.lines or change.parts or change.equivalent or sensitive_path(ref, change.path):
+        return None
+    match = _TEMPLATE_LABEL.match(change.path)
+    path = match.group(1) if match else change.path
+    return (path, change.op.value, _canonical(change.before), _canonical(change.after),
+            _canonical([[p, dict(k)] for p, k in change.keys]))
+
+
+def _common_index(plan: Plan) -> dict[_Key, CommonChange]:
+    """Every field change found on two or more objects, in order of first appearance."""
+    seen: dict[_Key, list[tuple[ResourceRef, bool, FieldChange]]] = {}
+    objects: list[tuple[ResourceRef, bool, tuple[FieldChange, ...]]] = [
+        (c.resource, False, c.fields) for c in plan.changes if c.action is Action.UPDATE]
+    objects += [(d.resource, True, d.fields) for t in plan.tasks for d in t.definitions
+                if d.action is TaskAction.UPDATE]
+    for ref, is_hook, fields in objects:
+        for f in fields:
+            key = _key(ref, f)
+            if key is not None:
+                seen.setdefault(key, []).append((ref, is_hook, f))
+    out: dict[_Key, CommonChange] = {}
+    for key, hits in seen.items():
+        refs = list(dict.fromkeys((ref.identity, is_hook) for ref, is_hook, _ in hits))
+        if len(refs) < 2:
+            continue
+        first_ref, _, first = hits[0]
+        by_ident = {(ref.identity, is_hook): ref for ref, is_hook, _ in hits}
+        templates = {ref.identity for ref, _, f in hits if f.path != key[0]}
+        out[key] = CommonChange(
+            change=FieldChange(key[0], first.op, first.before, first.after, keys=first.keys),
+            resources=tuple(by_ident[r] for r in refs if not r[1]),
+            hooks=tuple(by_ident[r] for r in refs if r[1]),
+            paths=tuple(dict.fromkeys(f.path for _, _, f in hits)),
+            template_copies=len(templates),
+            first=first_ref,
+        )
+    return out
+
+
+def _reasons(change: ResourceChange, plan: Plan) -> tuple[str, ...]:
+    """Why the change has its action, in words."""
+    if change.action is Action.CREATE:
+        return ("a new release" if plan.helm_action is HelmAction.INSTALL else "not in the previous release",)
+    if change.action in (Action.DELETE, Action.RETAIN) and plan.helm_action is HelmAction.UNINSTALL:
+        return ("the release is uninstalled",) + (("helm.sh/resource-policy: keep",) if change.action is Action.RETAIN else ())
+    if change.action is Action.DELETE:
+        return ("not in the desired release",)
+    if change.action is Action.RETAIN:
+        return ("not in the desired release", "helm.sh/resource-policy: keep")
+    n, ignored = len(change.fields), len(change.ignored_fields)
+    out = [f"{n} field change{'s' if n != 1 else ''}"]
+    if ignored:
+        out.append(f"{ignored} field change{'s' if ignored != 1 else ''} ignored by {', '.join(change.ignored_by)}")
+    return tuple(out)
+
+
+__all__ = ["CommonChange", "CommonGroup", "DefinitionReport", "ObjectReport", "Report", "TaskReport", "TaskRow"]

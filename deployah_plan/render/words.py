@@ -1,0 +1,418 @@
+"""The words every writer shares: signs, titles, the summary sentence, task lines, and how a
+value is shown (shortened around what differs, so a reviewer always sees the change).
+
+Text and markdown both say these; the JSON document keeps the facts they come from. Nothing
+here decides anything about the plan (render/report.py does); it only words what is decided.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable
+
+from deployah_plan.core.diff import key_label, readable_path
+from deployah_plan.model import (
+    Action, ChartCRD, CRDLifecycle, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, Ownership, Plan,
+    ResourceChange, TaskAction, TaskPhase, TaskPlan, Warning,
+)
+from deployah_plan.redact import Masked
+
+SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.RETAIN: "=",
+        FieldOp.ADD: "+", FieldOp.REMOVE: "-", FieldOp.REPLACE: "~", FieldOp.REORDER: "~", FieldOp.RENAME: "~"}
+EQUIVALENT_SIGN = "="  # two spellings of one quantity: drawn apart from real changes
+VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction.NONE: "upgrade",
+        HelmAction.ROLLBACK: "rollback", HelmAction.UNINSTALL: "uninstall"}
+MAX_VALUE = 72  # the longest value a line shows
+CONTEXT = 12  # characters kept on each side of what differs in a shortened value
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+# -- values -----------------------------------------------------------------------------------
+
+def value_text(value: Any) -> str:
+    """A value in full, as JSON (a masked value and a multi-line string say what they are)."""
+    if isinstance(value, Masked):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        value = str(value)  # as the JSON document keeps it, so a saved plan shows the same
+    if isinstance(value, str) and "\n" in value.rstrip("\n"):
+        return f"({value.count(chr(10)) + (0 if value.endswith(chr(10)) else 1)} lines)"
+    return json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
+
+
+def shorten(text: str, limit: int = MAX_VALUE) -> str:
+    """A lone value (added or removed): its start, cut at `limit`."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _window(text: str, start: int, end: int, limit: int) -> str:
+    """`text` cut to at most `limit` characters, always showing text[start:end] from its start
+    (what differs), with CONTEXT on each side and as much of the value's beginning as fits."""
+    lo, hi = max(0, start - CONTEXT), min(len(text), end + CONTEXT)
+    if hi - lo + 2 > limit:  # what differs is itself long: show its start, which differs
+        hi = lo + max(limit - 2, start - lo + 1)
+    middle = text[lo:hi] + ("…" if hi < len(text) else "")
+    if lo == 0:
+        return middle
+    room = limit - len(middle) - 1
+    head = text[:room] if room > 0 and lo > room else text[:lo] if lo <= room else ""
+    return head + ("" if len(head) == lo else "…") + middle
+
+
+def shorten_pair(before: str, after: str, limit: int = MAX_VALUE) -> tuple[str, str]:
+    """Two values of one field, each cut around the part that differs: the common prefix and
+    suffix are elided, keeping CONTEXT characters, so a change in the last characters of a
+    long value (an image digest) still shows on both sides."""
+    if len(before) <= limit and len(after) <= limit:
+        return before, after
+    prefix = 0
+    for x, y in zip(before, after):
+        if x != y:
+            break
+        prefix += 1
+    suffix = 0
+    room = min(len(before), len(after)) - prefix
+    while suffix < room and before[-1 - suffix] == after[-1 - suffix]:
+        suffix += 1
+    return (_window(before, prefix, len(before) - suffix, limit) if len(before) > limit else before,
+            _window(after, prefix, len(after) - suffix, limit) if len(after) > limit else after)
+
+
+def _labels(labels: Any) -> str:
+    return ", ".join(key_label(x) if isinstance(x, dict) else f"#{x}" for x in labels)
+
+
+PARTS = {"json": "JSON", "yaml": "YAML", "entries": "an atomic list, replaced as a whole"}
+EQUIVALENT_NOTE = " (the same quantity: not a change)"
+
+
+def field_body(change: FieldChange, path: str) -> str:
+    """One field change on one line: `path: before -> after` (text's form)."""
+    if change.op is FieldOp.ADD:
+        return f"{path}: {shorten(value_text(change.after))}"
+    if change.op is FieldOp.REMOVE:
+        return f"{path}: {shorten(value_text(change.before))}"
+    if change.op is FieldOp.REORDER:
+        return f"{path}: reordered: {_labels(change.before)} -> {_labels(change.after)}"
+    if change.op is FieldOp.RENAME:
+        return f"{path}: renamed from {key_label(change.before)}"
+    if change.lines or change.parts:
+        return f"{path}{f' ({PARTS[change.parts_of]})' if change.parts else ''}:"
+    before, after = shorten_pair(value_text(change.before), value_text(change.after))
+    return f"{path}: {before} -> {after}{EQUIVALENT_NOTE if change.equivalent else ''}"
+
+
+def field_sign(change: FieldChange) -> str:
+    return EQUIVALENT_SIGN if change.equivalent else SIGN[change.op]
+
+
+def inner_rows(change: FieldChange) -> list[tuple[str, str]]:
+    """A change's line diff or inner changes as (sign, text), indented under it."""
+    rows = []
+    for line in change.lines:
+        mark = line[:1] if line[:1] in "+-" else " "
+        rows.append((mark, "    " + (line if line.startswith("@@") else line[1:])))
+    for part in change.parts:
+        path = readable_path(part.path, part.keys) if part.path else "(whole value)"
+        rows += [(sign, "    " + text) for sign, text in field_rows(part, path)[:1]]
+    return rows
+
+
+def field_rows(change: FieldChange, path: str | None = None) -> list[tuple[str, str]]:
+    """A field change (already seen through the Redactor) as rows of (sign, text): the change,
+    then its line diff or inner changes, indented."""
+    where = readable_path(change.path, change.keys) if path is None else path
+    return [(field_sign(change), field_body(change, where)), *inner_rows(change)]
+
+
+def diff_rows(change: FieldChange, path: str | None = None) -> list[tuple[str, str]]:
+    """The same rows as a unified diff draws them, for a `diff` code block that GitHub and
+    GitLab colour: a replaced value is a `-` line and a `+` line; an equivalent quantity is a
+    context line; reorders and renames keep `~` (not coloured)."""
+    where = readable_path(change.path, change.keys) if path is None else path
+    if change.op is FieldOp.REPLACE and not (change.lines or change.parts):
+        before, after = shorten_pair(value_text(change.before), value_text(change.after))
+        if change.equivalent:
+            return [(" ", f"{where}: {before} -> {after}{EQUIVALENT_NOTE}")]
+        return [("-", f"{where}: {before}"), ("+", f"{where}: {after}")]
+    rows = [(field_sign(change), field_body(change, where))]
+    for part in change.parts:
+        inner = readable_path(part.path, part.keys) if part.path else "(whole value)"
+        rows += [(sign, "    " + text) for sign, text in diff_rows(part, inner)]
+    if change.lines:
+        rows += inner_rows(change)
+    return rows
+
+
+# -- the summary --------------------------------------------------------------------------------
+
+def hooks_text(plan: Plan) -> str:
+    """What the hooks do, counting those that run on this action apart from definitions that
+    only change what the release stores."""
+    s, verb = plan.summary, VERB[plan.helm_action]
+    parts = []
+    if s.hooks_run:
+        changed = f" ({s.hooks_changed} changed)" if s.hooks_changed else ""
+        parts.append(f"{plural(s.hooks_run, 'hook')} run{'s' if s.hooks_run == 1 else ''}{changed}")
+    if s.hooks_stored:
+        parts.append(f"{plural(s.hooks_stored, 'hook definition')} change{'s' if s.hooks_stored == 1 else ''} "
+                     f"without running on {verb} (stored in the release)")
+    return "; ".join(parts) + "." if parts else ""
+
+
+def failures_text(plan: Plan) -> str:
+    n = plan.summary.failures
+    if not n:
+        return ""
+    return f"{plural(n, 'predicted failure')}: this {VERB[plan.helm_action]} would fail."
+
+
+def summary_text(plan: Plan) -> str:
+    """The last line of the plan."""
+    s = plan.summary
+    fails = failures_text(plan)
+    if plan.helm_action is HelmAction.NONE:
+        runs = s.hooks_run
+        run_hooks = f"{runs} upgrade hook{'s' if runs != 1 else ''}"
+        if not plan.header.previous_revision:
+            text = f"No changes. An upgrade would still run {run_hooks}." if runs else "No changes."
+        else:
+            extra = f" and run {run_hooks}" if runs else ""
+            text = f"No changes. helm upgrade would still record revision {plan.header.revision}{extra}."
+        return f"{text} {fails}" if fails else text
+    text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
+    if s.retain:
+        text = text[:-1] + f", {s.retain} to keep."
+    hooks = hooks_text(plan)
+    if hooks:
+        text += " " + hooks[0].upper() + hooks[1:]
+    if s.ignored:
+        text += f" {s.ignored} ignored."
+    if fails:
+        text += " " + fails
+    return text
+
+
+def header_lines(plan: Plan) -> list[str]:
+    """The title, then what the plan is planned from and how it was rendered."""
+    h = plan.header
+    context = f" (context {h.kube_context})" if h.kube_context else ""
+    lines = [f"helm plan: {VERB[plan.helm_action]} release {h.release} in namespace {h.namespace}{context}"]
+    chart = f"{h.chart_name} {h.chart_version}".strip()
+    if plan.helm_action is HelmAction.ROLLBACK:
+        back = f"{h.chart_name}-{h.chart_version}" if h.chart_name else "unknown chart"
+        lines.append(f"from revision {h.previous_revision} ({h.previous_chart or 'unknown chart'}) back to revision "
+                     f"{h.rollback_to} ({back}); this would create revision {h.revision}")
+        return lines
+    if plan.helm_action is HelmAction.UNINSTALL:
+        lines.append(f"chart {h.previous_chart or '(unknown)'} at revision {h.previous_revision}: every resource of "
+                     "the release is removed")
+        return lines
+    if h.fresh_install:
+        lines.append(f"chart {chart or '(unknown)'}; a fresh install, creating revision {h.revision}")
+    elif not h.previous_revision:
+        lines.append("an upgrade from the given previous manifest")
+    else:
+        was = f", from {h.previous_chart}" if h.previous_chart else ""
+        lines.append(f"chart {chart or '(unknown)'}{was} at revision {h.previous_revision}; this would create revision {h.revision}")
+    how = {"template": "helm template (offline)", "server": "helm upgrade --dry-run=server",
+           "files": "the given files"}.get(h.rendered_by, h.rendered_by)
+    helm = f", Helm {h.helm_version}" if h.helm_version else ""
+    lines.append(f"desired state rendered by {how}{helm}")
+    return lines
+
+
+def resources_title(plan: Plan) -> str:
+    return f"Resources, in the order Helm {'deletes' if plan.helm_action is HelmAction.UNINSTALL else 'applies'} them:"
+
+
+TASKS_TITLE = "Tasks (Helm hooks and CronJobs), in the order Helm runs them:"
+DRIFT_TITLE = "Drift (live vs the previous release):"
+CRDS_TITLE = "Chart CRDs (crds/):"
+WARNINGS_TITLE = "Warnings and notes:"
+IGNORED_TITLE = "Ignored (matched by ignore rules; not counted):"
+NOT_CHECKED_TITLE = "Not checked:"
+
+
+def common_heading(resources: int, hooks: int) -> str:
+    """"on 13 resources and 7 hooks": the objects a group of common changes is on."""
+    parts = [plural(resources, "resource")] if resources else []
+    if hooks:
+        parts.append(plural(hooks, "hook"))
+    return "on " + " and ".join(parts)
+
+
+def common_title(only_group: str = "") -> str:
+    """The title of the common changes; with a single group, its heading is in the title."""
+    where = f" {only_group}" if only_group else ""
+    return f"Common changes{where} (said once here, not under each object):"
+
+
+def template_note(count: int) -> str:
+    """For a common label change: how many objects carry it in their pod template too."""
+    return f"  (also in the pod template of {count})" if count else ""
+
+
+def action_text(action: str, own: int, common: int) -> str:
+    """An object's action, and how many of its field changes are said once among the common
+    changes: "update: only common changes", "update, and 2 common changes"."""
+    if not common:
+        return action
+    return f"{action}: only common changes" if not own else f"{action}, and {plural(common, 'common change')}"
+
+
+def policy_text(policy: str, rows: int) -> str:
+    """A delete policy said once for the `rows` hooks above it."""
+    return policy if rows < 2 else f"these {rows} hooks: {policy}"
+
+
+def again_text(names: list[str], weights: list[int], again: str) -> str:
+    """Hooks shown again in a second phase, in one line."""
+    weight = f"  weight {weights[0]}" if len(set(weights)) == 1 else ""
+    listed = ", ".join(names if weight else [f"{n} (weight {w})" for n, w in zip(names, weights)])
+    return f"{listed}{weight}  {again}"
+
+
+# -- objects ------------------------------------------------------------------------------------
+
+_OWNERSHIP_LABEL = {
+    Ownership.ADOPT: "adopts the live object", Ownership.UNOWNED: "FAILS: exists without Helm ownership metadata",
+    Ownership.OTHER_RELEASE: "FAILS: owned by release {owner}", Ownership.TERMINATING: "collides: being deleted",
+}
+
+
+def ownership_label(change: ResourceChange) -> str:
+    label = _OWNERSHIP_LABEL.get(change.ownership, "")
+    if change.ownership is Ownership.ADOPT and change.owner_release:
+        label = f"takes the live object over from release {change.owner_release}"
+    return f"  [{label.format(owner=change.owner_release)}]" if label else ""
+
+
+def change_note(change: ResourceChange) -> str:
+    """What the line of a changed object adds after its action: a likely rename, why it is kept."""
+    note = ""
+    if change.likely_rename is not None:
+        note = f"  likely renamed {'from' if change.action is Action.CREATE else 'to'} {change.likely_rename}"
+    if change.action is Action.RETAIN:
+        note += "  kept in the cluster by helm.sh/resource-policy: keep, no longer managed by the release"
+    return note
+
+
+_FAILURE_WORDS = {"immutable": "changes an immutable field", "collision": "collides with a deletion",
+                  "ssa-conflict": "server-side apply conflict"}
+
+
+def failure_label(failures: Iterable[Warning]) -> str:
+    """A predicted failure on the object's own line, as terraform marks "forces replacement"."""
+    codes = [w.code for w in failures if w.code != "ownership"]  # ownership has its own label
+    if not codes:
+        return ""
+    return "  [FAILS: " + "; ".join(dict.fromkeys(_FAILURE_WORDS.get(c, c) for c in codes)) + "]"
+
+
+def data_loss_label(warnings: Iterable[Warning]) -> str:
+    return "  [DATA LOSS]" if any(w.code == "data-loss" for w in warnings) else ""
+
+
+def ignored_note(change: ResourceChange) -> str:
+    n = len(change.ignored_fields)
+    return f"{n} field change{'s' if n != 1 else ''} ignored by {', '.join(change.ignored_by)}"
+
+
+# -- tasks --------------------------------------------------------------------------------------
+
+POLICY_MEANING = {
+    "before-hook-creation": "the old hook object is deleted before the new one is created",
+    "hook-succeeded": "deleted once it succeeds",
+    "hook-failed": "deleted if it fails",
+}
+TASK_SIGN = {TaskAction.CREATE: "+", TaskAction.UPDATE: "~", TaskAction.DELETE: "-", TaskAction.UNCHANGED: " "}
+_EVENT_OF = {TaskPhase.PRE_DEPLOY: "pre", TaskPhase.POST_DEPLOY: "post"}
+
+
+def _event(plan: Plan) -> str:
+    return "delete" if plan.helm_action is HelmAction.UNINSTALL else VERB[plan.helm_action]
+
+
+def phase_title(phase: TaskPhase, plan: Plan) -> str:
+    verb = VERB[plan.helm_action]
+    event = _event(plan)
+    return {
+        TaskPhase.PRE_DEPLOY: f"Before the {verb} (pre-{event} hooks):",
+        TaskPhase.POST_DEPLOY: f"After the {verb} (post-{event} hooks):",
+        TaskPhase.SCHEDULE: "Scheduled (CronJobs, applied as resources above):",
+        TaskPhase.OTHER: f"Not part of this {verb}:",
+    }[phase]
+
+
+def run_label(task: TaskPlan, plan: Plan) -> str:
+    if task.phase is TaskPhase.SCHEDULE:
+        return ""
+    if task.action is TaskAction.DELETE:
+        return "removed from the chart, will not run"
+    if task.will_run:
+        if len(task.runs_in) > 1:
+            return "will run " + " and ".join(_EVENT_OF[p] + "-" + _event(plan) for p in task.runs_in)
+        return "will run"
+    if task.events == ("test",):
+        return "runs only under helm test"
+    if plan.hooks_disabled:
+        return "will not run (--no-hooks)"
+    stored = "; stored in the release" if task.action is not TaskAction.UNCHANGED else ""
+    return f"will not run on {VERB[plan.helm_action]} (events: {','.join(task.events)}){stored}"
+
+
+def task_parts(task: TaskPlan, plan: Plan, own: int = 0, common: int = 0) -> list[str]:
+    """The words of a task's line: name, weight, whether it runs, action (and how many of its
+    definition changes are said once among the common changes)."""
+    parts = [f"{task.name}"]
+    if task.phase is not TaskPhase.SCHEDULE:
+        parts.append(f"weight {task.weight}")
+    label = run_label(task, plan)
+    if label:
+        parts.append(label)
+    parts.append(f"({action_text(task.action.value, own, common)})")
+    return parts
+
+
+def task_policy(task: TaskPlan) -> str:
+    """A hook's events and delete policies, with what each policy means ("" for other tasks)."""
+    if task.phase not in (TaskPhase.PRE_DEPLOY, TaskPhase.POST_DEPLOY) or task.action is TaskAction.DELETE:
+        return ""
+    meanings = [f"{p}: {POLICY_MEANING[p]}" if p in POLICY_MEANING else p for p in task.delete_policies]
+    return f"events {','.join(task.events)}; delete policy " + "; ".join(meanings)
+
+
+def again_note(task: TaskPlan, phase: TaskPhase) -> str:
+    """For a hook shown a second time (it runs in two phases): what happens, once."""
+    if len(task.runs_in) < 2 or phase is task.runs_in[0]:
+        return ""
+    recreate = ("deleted and created again (before-hook-creation)" if "before-hook-creation" in task.delete_policies
+                else "created again")
+    return f"runs again: {recreate}; see above"
+
+
+# -- drift and chart CRDs ---------------------------------------------------------------------
+
+DRIFT_SIGN = {DriftKind.MODIFIED: "~", DriftKind.MISSING: "-", DriftKind.UNEXPECTED: "+"}
+EFFECT_LABEL = {
+    DriftEffect.REVERTED: "this deploy reverts it", DriftEffect.LEFT: "this deploy leaves it",
+    DriftEffect.REMOVED: "this deploy removes it", DriftEffect.CONFLICT: "server-side apply conflict: the deploy fails",
+    DriftEffect.MIXED: "see each field",
+}
+CRD_MEANING = {
+    CRDLifecycle.PROCESS: "created on install if absent",
+    CRDLifecycle.SKIP: "skipped (--skip-crds)",
+    CRDLifecycle.NOT_ON_UPGRADE: "not processed: Helm never upgrades or deletes chart CRDs",
+}
+
+
+def crd_note(crd: ChartCRD) -> str:
+    if crd.live_differs and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
+        return "; the cluster's copy differs from the chart's, and this upgrade will not update it"
+    if crd.live_differs is not None and crd.lifecycle is CRDLifecycle.PROCESS:
+        return "; it already exists in the cluster, so Helm skips it"
+    return ""
