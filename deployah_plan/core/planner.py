@@ -97,8 +97,24 @@ class _Identifier:
                 )
             if ref.kind == "Secret" and ref.group == "" and "stringData" in doc.obj:
                 doc = replace(doc, obj=fold_string_data(doc.obj))
+            doc = self._with_namespace(doc, ref)
             found[ref_id] = (ref, doc)
         return found
+
+    @staticmethod
+    def _with_namespace(doc: Document, ref: ResourceRef) -> Document:
+        """The object as Helm sends it: its resource builder gives a namespaced object without
+        `metadata.namespace` the release namespace (pkg/kube `buildResourceList`,
+        `NamespaceParam(...).DefaultNamespace()`), and the API server drops the namespace of a
+        cluster-scoped one. So neither spelling is a change."""
+        metadata = doc.obj["metadata"]
+        if metadata.get("namespace") == (ref.namespace or None) or (not ref.namespace and "namespace" not in metadata):
+            return doc
+        if ref.namespace:
+            metadata = {**metadata, "namespace": ref.namespace}
+        else:
+            metadata = {k: v for k, v in metadata.items() if k != "namespace"}
+        return replace(doc, obj={**doc.obj, "metadata": metadata})
 
 
 LiveOf = Callable[[ResourceRef], "Mapping[str, Any] | None"]
