@@ -105,14 +105,25 @@ def hook_definition_doc(definition: HookDefinition, redactor: Redactor) -> dict[
             "fields": _fields(definition.resource, definition.fields, redactor)}
 
 
-def task_doc(task: TaskPlan, redactor: Redactor) -> dict[str, Any]:
+def task_doc(task: TaskPlan, redactor: Redactor, positions: dict[tuple[int, str], int]) -> dict[str, Any]:
     return {
         "name": task.name, "phase": task.phase.value, "action": task.action.value, "will_run": task.will_run,
         "events": list(task.events), "weight": task.weight, "delete_policies": list(task.delete_policies),
         "resources": [ref_doc(r) for r in task.resources],
         "definitions": [hook_definition_doc(d, redactor) for d in task.definitions],
-        "runs_in": [phase.value for phase in task.runs_in], "helm_order": task.helm_order,
+        "runs": [{"phase": phase.value, "position": positions[(id(task), phase.value)]} for phase in task.runs_in],
+        "helm_order": task.helm_order,
     }
+
+
+def _run_positions(plan: Plan) -> dict[tuple[int, str], int]:
+    """Each running task's place (from 1) in Helm's run order within each phase it runs in."""
+    out: dict[tuple[int, str], int] = {}
+    for phase, tasks in plan.task_groups():
+        running = [t for t in tasks if phase in t.runs_in]
+        for position, task in enumerate(running, 1):
+            out[(id(task), phase.value)] = position
+    return out
 
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
@@ -163,13 +174,14 @@ def drift_doc(drift: DriftChange, redactor: Redactor) -> dict[str, Any]:
 
 def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
     redactor = Redactor.for_plan(plan, show_secrets)
+    positions = _run_positions(plan)
     return {
         "format_version": FORMAT_VERSION,
         "header": header_doc(plan.header),
         "helm_action": plan.helm_action.value,
         "hooks_disabled": plan.hooks_disabled,
         "changes": [resource_change_doc(c, plan, redactor) for c in plan.changes],
-        "tasks": [task_doc(t, redactor) for t in plan.tasks],
+        "tasks": [task_doc(t, redactor, positions) for t in plan.tasks],
         "live": live_doc(plan.live),
         "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],

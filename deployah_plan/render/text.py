@@ -185,8 +185,7 @@ def run_label(task: TaskPlan, plan: Plan) -> str:
         return "runs only under helm test"
     if plan.hooks_disabled:
         return "will not run (--no-hooks)"
-    stored = "; stored in the release" if task.action is not TaskAction.UNCHANGED else ""
-    return f"will not run on {VERB[plan.helm_action]} (events: {','.join(task.events)}){stored}"
+    return f"will not run on {VERB[plan.helm_action]} (events: {','.join(task.events)})"
 
 
 def task_parts(task: TaskPlan, plan: Plan) -> list[str]:
@@ -197,8 +196,15 @@ def task_parts(task: TaskPlan, plan: Plan) -> list[str]:
     label = run_label(task, plan)
     if label:
         parts.append(label)
-    parts.append(f"({task.action.value})")
+    if task.phase is not TaskPhase.SCHEDULE and not task.will_run and task.action is not TaskAction.UNCHANGED:
+        parts.append(f"({STORED[task.action]})")  # changes only what the release stores
+    else:
+        parts.append(f"({task.action.value})")
     return parts
+
+
+STORED = {TaskAction.CREATE: "definition added", TaskAction.UPDATE: "definition changed",
+          TaskAction.DELETE: "definition removed"}
 
 
 def task_policy(task: TaskPlan) -> str:
