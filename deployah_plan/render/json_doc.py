@@ -24,7 +24,8 @@ from deployah_plan.model import (
 from deployah_plan.redact import Masked, Redactor
 
 # 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership;
-# 1.2 added predicted failures, the phases each hook runs in, and the hook counts of the summary.
+# 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
+# whether a chart CRD changed in the chart.
 FORMAT_VERSION = "1.2"
 
 
@@ -128,7 +129,7 @@ def _run_positions(plan: Plan) -> dict[tuple[int, str], int]:
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
     return {"source": crd.source, "name": crd.name, "lifecycle": crd.lifecycle.value, "will_process": crd.will_process,
-            "live_differs": crd.live_differs}
+            "live_differs": crd.live_differs, "chart_changed": crd.chart_changed}
 
 
 def warning_doc(warning: Warning) -> dict[str, Any]:
