@@ -27,9 +27,10 @@ REAL_CHANGES = [
     "+ spec.template.spec.containers[name=create].securityContext.runAsGroup: 65532",
     "+ spec.template.spec.containers[name=patch].securityContext.runAsGroup: 65532",
 ]
-# Measured before common changes were folded (commit 6e3c3bf, JSON 1.2), with ARGS: the text
+# Measured before common changes were folded (commits 6e3c3bf and eae3b21, JSON 1.2), with ARGS: the text
 # plan was 96 lines, 46 of them the two label bumps, and the markdown comment 11,163 characters
-# (`git archive 6e3c3bf | tar -x -C /tmp/old; PYTHONPATH=/tmp/old python -m deployah_plan ...`).
+# (`git archive eae3b21 | tar -x -C /tmp/old; PYTHONPATH=/tmp/old python -m deployah_plan ...`);
+# format-1.2.json is what eae3b21 printed with -o json.
 MAIN_TEXT_LINES = 96
 MAIN_MARKDOWN_CHARS = 11_163
 LABEL_LINES = 46
@@ -93,7 +94,7 @@ def _without_additions(doc: Any) -> Any:
 
 def test_json_keeps_every_field_change_and_only_adds_the_grouping() -> None:
     doc = json.loads(_out("json"))
-    old = json.loads((CASE / "format-1.2.json").read_text())  # written by 6e3c3bf, format 1.2
+    old = json.loads((CASE / "format-1.2.json").read_text())  # written by eae3b21, format 1.2
     assert doc["format_version"] == "1.3"
     assert _without_additions(doc) == {**old, "format_version": "1.3"}
     common = doc["common_changes"]

@@ -18,14 +18,14 @@ import math
 from typing import Any, Iterable
 
 from deployah_plan.model import (
-    Action, ChartCRD, DriftChange, FieldChange, Header, HelmAction, HookDefinition, LiveCheck, Plan, ResourceChange,
-    ResourceRef, Summary, TaskPlan, Warning,
+    ChartCRD, DriftChange, FieldChange, Header, LiveCheck, Plan, ResourceRef, Summary, Warning,
 )
 from deployah_plan.redact import Masked, Redactor
 from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectReport, Report, TaskReport
 
 # 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership;
-# 1.2 added predicted failures, the phases each hook runs in, and the hook counts of the summary;
+# 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
+# whether a chart CRD changed in the chart;
 # 1.3 added common changes (`common_changes`, and `common` on each field change said there).
 FORMAT_VERSION = "1.3"
 
@@ -100,15 +100,26 @@ def hook_definition_doc(item: DefinitionReport, redactor: Redactor) -> dict[str,
             "fields": _fields(definition.resource, definition.fields, redactor, item.common)}
 
 
-def task_doc(item: TaskReport, redactor: Redactor) -> dict[str, Any]:
+def task_doc(item: TaskReport, redactor: Redactor, positions: dict[tuple[int, str], int]) -> dict[str, Any]:
     task = item.task
     return {
         "name": task.name, "phase": task.phase.value, "action": task.action.value, "will_run": task.will_run,
         "events": list(task.events), "weight": task.weight, "delete_policies": list(task.delete_policies),
         "resources": [ref_doc(r) for r in task.resources],
         "definitions": [hook_definition_doc(d, redactor) for d in item.definitions],
-        "runs_in": [phase.value for phase in task.runs_in], "helm_order": task.helm_order,
+        "runs": [{"phase": phase.value, "position": positions[(id(task), phase.value)]} for phase in task.runs_in],
+        "helm_order": task.helm_order,
     }
+
+
+def _run_positions(plan: Plan) -> dict[tuple[int, str], int]:
+    """Each running task's place (from 1) in Helm's run order within each phase it runs in."""
+    out: dict[tuple[int, str], int] = {}
+    for phase, tasks in plan.task_groups():
+        running = [t for t in tasks if phase in t.runs_in]
+        for position, task in enumerate(running, 1):
+            out[(id(task), phase.value)] = position
+    return out
 
 
 def common_change_doc(item: CommonChange, redactor: Redactor) -> dict[str, Any]:
@@ -119,7 +130,7 @@ def common_change_doc(item: CommonChange, redactor: Redactor) -> dict[str, Any]:
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
     return {"source": crd.source, "name": crd.name, "lifecycle": crd.lifecycle.value, "will_process": crd.will_process,
-            "live_differs": crd.live_differs}
+            "live_differs": crd.live_differs, "chart_changed": crd.chart_changed}
 
 
 def warning_doc(warning: Warning) -> dict[str, Any]:
@@ -166,13 +177,14 @@ def drift_doc(drift: DriftChange, redactor: Redactor) -> dict[str, Any]:
 def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
     redactor = Redactor.for_plan(plan, show_secrets)
     report = Report.of(plan)
+    positions = _run_positions(plan)
     return {
         "format_version": FORMAT_VERSION,
         "header": header_doc(plan.header),
         "helm_action": plan.helm_action.value,
         "hooks_disabled": plan.hooks_disabled,
         "changes": [resource_change_doc(item, redactor) for item in report.objects],
-        "tasks": [task_doc(item, redactor) for item in report.tasks],
+        "tasks": [task_doc(item, redactor, positions) for item in report.tasks],
         "common_changes": [common_change_doc(item, redactor) for item in report.common],
         "live": live_doc(plan.live),
         "drift": [drift_doc(d, redactor) for d in plan.drift],

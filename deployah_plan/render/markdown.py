@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from deployah_plan.model import DriftChange, FieldChange, Plan, ResourceRef, Severity, TaskPlan, Warning
+from deployah_plan.model import DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
 from deployah_plan.render.report import ObjectReport, Report, TaskRow
@@ -170,14 +170,14 @@ def _common_items(report: Report, redactor: Redactor) -> list[_Item]:
 
 def _drift_item(drift: DriftChange, redactor: Redactor) -> _Item:
     sign = words.DRIFT_SIGN[drift.kind]
-    head = f"{drift.resource} ({drift.kind.value}: {words.EFFECT_LABEL[drift.effect]})"
+    head = f"{drift.resource} ({words.drift_label(drift)})"
     compact = f"- `{sign} {drift.kind.value}` {md(head)}"
     body = [f"*{md(drift.reason)}*"] if drift.reason else []
     if drift.fields:
         rows = []
         for field in drift.fields:
             view = words.diff_rows(redactor.view(drift.resource, field.change))
-            note = "; ".join(x for x in (field.effect.value, field.ssa) if x)
+            note = "; ".join(x for x in (words.FIELD_EFFECT[field.effect], field.ssa) if x)
             at = 1 if len(view) > 1 and view[0][0] == "-" and view[1][0] == "+" else 0  # after the live value
             rows += [f"{sign} {text}" + (f"  [{note}]" if n == at and note else "") for n, (sign, text) in enumerate(view)]
         body.append(_code_block(rows))

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from deployah_plan.model import (
     Action, FieldChange, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
@@ -121,6 +121,9 @@ class Report:
     tasks: tuple[TaskReport, ...]  # in plan.tasks order
     common: tuple[CommonChange, ...]
     groups: tuple[CommonGroup, ...]
+    # Each task's report by the identity of the plan's task object (the report holds the plan,
+    # so those objects live as long as it does).
+    by_task: Mapping[int, TaskReport] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def drift_read(self) -> bool:
@@ -162,10 +165,7 @@ class Report:
 
     def task(self, task: TaskPlan) -> TaskReport:
         """The report of one of the plan's tasks (as `Plan.task_groups` hands them out)."""
-        for item in self.tasks:
-            if item.task is task:
-                return item
-        raise KeyError(task.name)
+        return self.by_task[id(task)]
 
     @classmethod
     def of(cls, plan: Plan, fold: bool = True) -> "Report":
@@ -182,11 +182,16 @@ class Report:
                 marks.append(position[key] if key is not None and key in position else -1)
             return tuple(f for f, m in zip(fields, marks) if m < 0), tuple(marks)
 
+        about: dict[tuple[str, str, str, str], list[Warning]] = {}
+        for w in plan.warnings:  # once, not once per object: a plan may hold thousands of each
+            if w.resource is not None:
+                about.setdefault(w.resource.identity, []).append(w)
+
         def object_report(change: ResourceChange, folded: bool) -> ObjectReport:
             own, marks = split(change.resource, change.fields) if folded else (change.fields, (-1,) * len(change.fields))
-            ident = change.resource.identity
-            warnings = tuple(w for w in plan.warnings if w.resource is not None and w.resource.identity == ident)
-            return ObjectReport(change, own, marks, warnings, plan.failures_of(change.resource), _reasons(change, plan))
+            warnings = tuple(about.get(change.resource.identity, ()))
+            failures = tuple(w for w in warnings if w.fails)  # Plan.failures_of, from the index
+            return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan))
 
         tasks = []
         for task in plan.tasks:
@@ -205,6 +210,7 @@ class Report:
             tasks=tuple(tasks),
             common=common,
             groups=tuple(CommonGroup(r, h, tuple(ns)) for (r, h), ns in groups.items()),
+            by_task={id(item.task): item for item in tasks},
         )
 
 
@@ -263,10 +269,10 @@ def _reasons(change: ResourceChange, plan: Plan) -> tuple[str, ...]:
         return ("not in the desired release",)
     if change.action is Action.RETAIN:
         return ("not in the desired release", "helm.sh/resource-policy: keep")
-    n, ignored = len(change.fields), len(change.ignored_fields)
+    n = len(change.fields)
     out = [f"{n} field change{'s' if n != 1 else ''}"]
-    if ignored:
-        out.append(f"{ignored} field change{'s' if ignored != 1 else ''} ignored by {', '.join(change.ignored_by)}")
+    if change.ignored_fields:
+        out.append(words.ignored_note(change))
     return tuple(out)
 
 

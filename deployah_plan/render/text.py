@@ -121,16 +121,16 @@ def _drift_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
         out.append("  no drift" + (" in what could be read" if plan.live.status is LiveStatus.PARTIAL else ""))
     for item in plan.drift:
         sign = words.DRIFT_SIGN[item.kind]
-        effect = words.EFFECT_LABEL[item.effect]
-        out.append(f"  {style(sign, sign)} {item.resource}  ({item.kind.value}: "
-                   f"{style(effect, 'alert') if item.effect is DriftEffect.CONFLICT else effect})")
+        label = words.drift_label(item)
+        out.append(f"  {style(sign, sign)} {item.resource}  "
+                   f"({style(label, 'alert') if item.effect is DriftEffect.CONFLICT else label})")
         if item.reason:
             out.append(f"      {style(item.reason, 'dim')}")
         if item.ssa:
             out.append(f"      {item.ssa}")
         for drifted in item.fields:
             lines = _field_lines(item.resource, [drifted.change], redactor, style, "      ")
-            field_effect = drifted.effect.value if item.effect is DriftEffect.MIXED or drifted.ssa else ""
+            field_effect = words.FIELD_EFFECT[drifted.effect] if item.effect is DriftEffect.MIXED or drifted.ssa else ""
             note = "; ".join(x for x in (field_effect, drifted.ssa) if x)
             if note and lines:
                 lines[0] += f"  [{note}]"
