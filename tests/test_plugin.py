@@ -29,12 +29,6 @@ def _verify_off(helm: Path) -> list[str]:
     return ["--verify=false"] if helm.parent.name.startswith("4.") else []
 
 
-@pytest.fixture(scope="session")
-def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One helm cache for the tests that only use the plugin: its environment is made once."""
-    return tmp_path_factory.mktemp("helm-cache")
-
-
 def _checkout(tmp_path: Path) -> Path:
     """A git checkout of this project (its files as they are now, ignored ones left out), as a
     user has one."""
