@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import EXAMPLE, ROOT, clean_env, write_chart
+from conftest import EXAMPLE, ROOT, clean_env, run_plan, write_chart
 
 WORKFLOWS = sorted((ROOT / "examples" / "github").glob("*.yml"))
 GITLAB = ROOT / "examples" / "gitlab" / ".gitlab-ci.yml"
@@ -188,3 +188,17 @@ def test_gitlab_job() -> None:
     _bash_syntax(script)
     assert "-o gitlab > tfplan.json" in script and "--detailed-exitcode" in script
     assert job["cache"]["paths"] == [".cache/helm/helm-plan"] and "$CI_PROJECT_DIR/.cache/helm" in job["variables"]["HELM_CACHE_HOME"]
+
+
+def test_gitlab_report_from_a_saved_plan(tmp_path: Path) -> None:
+    previous, desired = tmp_path / "previous.yaml", tmp_path / "desired.yaml"
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  a: '{value}'\n"
+    previous.write_text(config.format(name="kept", value=1) + "---\n" + config.format(name="gone", value=1))
+    desired.write_text(config.format(name="kept", value=2) + "---\n" + config.format(name="new-1", value=1)
+                       + "---\n" + config.format(name="new-2", value=1))
+    saved = tmp_path / "plan.json"
+    made = run_plan("diff", str(previous), str(desired), "--release", "r", "-o", "gitlab", "--out", str(saved))
+    assert made.code == 0, made.err
+    assert made.out == '{"create": 2, "update": 1, "delete": 1}\n'
+    shown = run_plan("show", str(saved), "-o", "gitlab")
+    assert shown.code == 0 and shown.out == made.out
