@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import stat
+import tempfile
 import sys
 import time
 from pathlib import Path
@@ -210,9 +211,9 @@ def test_client_certificate_data_and_ca_data(tls_kube: FakeKube, ca: CertAuthori
     pair = ca.client("bob")
     cluster = {"server": tls_kube.url, "certificate-authority-data": _b64(ca.ca.read_bytes())}
     user = {"client-certificate-data": _b64(pair.cert.read_bytes()), "client-key-data": _b64(pair.key.read_bytes())}
-    before = set(Path("/tmp").glob("helm-plan-*"))
+    before = set(Path(tempfile.gettempdir()).glob("helm-plan-tls-*"))
     _assert_read(_read(_kubeconfig(tmp_path / "kc", cluster, user)), tls_kube)
-    assert set(Path("/tmp").glob("helm-plan-*")) <= before  # the key written for ssl is gone
+    assert set(Path(tempfile.gettempdir()).glob("helm-plan-tls-*")) <= before  # the key written for ssl is gone
 
 
 def test_wrong_client_certificate_is_refused(tls_kube: FakeKube, ca: CertAuthority, tmp_path: Path) -> None:

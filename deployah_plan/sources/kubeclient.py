@@ -292,7 +292,7 @@ def _tls_context(cluster: _Entry, settings: ClusterSettings, credential: _Creden
     if credential.cert_pem:
         # ssl loads a certificate chain only from files: write them to a private folder that
         # is gone once they are loaded.
-        with tempfile.TemporaryDirectory(prefix="helm-plan-") as folder:
+        with tempfile.TemporaryDirectory(prefix="helm-plan-tls-") as folder:
             cert, key = Path(folder, "cert.pem"), Path(folder, "key.pem")
             for path, data in ((cert, credential.cert_pem), (key, credential.key_pem)):
                 path.touch(mode=0o600)
