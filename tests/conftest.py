@@ -34,6 +34,12 @@ def helm(request: pytest.FixtureRequest) -> Path:
     return _fetch(request.param)
 
 
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One helm cache for the tests that only use the plugin: its environment is made once."""
+    return tmp_path_factory.mktemp("helm-cache")
+
+
 @dataclass
 class Result:
     code: int
