@@ -31,7 +31,7 @@ from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.model import Plan
-from deployah_plan.render import json_doc, markdown, text
+from deployah_plan.render import gitlab, json_doc, markdown, text
 
 EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_GATE = 0, 1, 2, 3
 
@@ -58,8 +58,9 @@ def _text_width() -> int | None:
 def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The flags every command that prints a plan takes."""
     for option in reversed([
-        click.option("-o", "--output", type=click.Choice(["text", "json", "markdown"]), default="text",
-                     show_default=True, help="How to print the plan (markdown: for a pull-request comment)."),
+        click.option("-o", "--output", type=click.Choice(["text", "json", "markdown", "gitlab"]), default="text",
+                     show_default=True, help="How to print the plan (markdown: for a pull-request comment; "
+                                             "gitlab: the counts GitLab's merge-request widget reads)."),
         click.option("--detailed-exitcode", is_flag=True,
                      help="Exit 0 when nothing changes, 2 when something does (ignored changes do not count), 1 on error."),
         click.option("--fail-on", "fail_on", multiple=True, metavar="GATE",
@@ -108,6 +109,8 @@ def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets:
         sys.stdout.write(json_doc.render(plan, show_secrets))
     elif output == "markdown":
         sys.stdout.write(markdown.render(plan, show_secrets))
+    elif output == "gitlab":
+        sys.stdout.write(gitlab.render(plan))
     else:
         sys.stdout.write(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets, width=_text_width()))
     sys.stdout.flush()
