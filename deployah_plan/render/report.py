@@ -31,7 +31,7 @@ from deployah_plan.render import words
 
 # A pod template's labels (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job; CronJob's job template).
 _TEMPLATE_LABEL = re.compile(r"^/spec(?:/jobTemplate/spec)?/template(/metadata/labels/.+)$")
-_Key = tuple[str, str, str, str, str]
+_Key = tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,7 @@ class Report:
     @classmethod
     def of(cls, plan: Plan, fold: bool = True) -> "Report":
         """The report of a plan; `fold=False` keeps every field change under its object."""
-        index = _common_index(plan) if fold else {}
+        index, keyed = _common_index(plan) if fold else ({}, {})
         keys = list(index)
         common = tuple(index[k] for k in keys)
         position = {k: n for n, k in enumerate(keys)}
@@ -178,8 +178,8 @@ class Report:
         def split(ref: ResourceRef, fields: tuple[FieldChange, ...]) -> tuple[tuple[FieldChange, ...], tuple[int, ...]]:
             marks = []
             for f in fields:
-                key = _key(ref, f)
-                marks.append(position[key] if key is not None and key in position else -1)
+                key = keyed.get(id(f))
+                marks.append(position.get(key, -1) if key is not None else -1)
             return tuple(f for f, m in zip(fields, marks) if m < 0), tuple(marks)
 
         about: dict[tuple[str, str, str, str], list[Warning]] = {}
@@ -214,7 +214,10 @@ class Report:
         )
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: Any) -> Any:
+    """A hashable stand-in for a value: equal for equal values (a bool is not an int)."""
+    if value is None or isinstance(value, (str, int, float)):
+        return (type(value).__name__, value)
     return json.dumps(value, sort_keys=True, default=str)
 
 
@@ -225,12 +228,14 @@ def _key(ref: ResourceRef, change: FieldChange) -> _Key | None:
     match = _TEMPLATE_LABEL.match(change.path)
     path = match.group(1) if match else change.path
     return (path, change.op.value, _canonical(change.before), _canonical(change.after),
-            _canonical([[p, dict(k)] for p, k in change.keys]))
+            _canonical([[p, dict(k)] for p, k in change.keys]) if change.keys else "")
 
 
-def _common_index(plan: Plan) -> dict[_Key, CommonChange]:
-    """Every field change found on two or more objects, in order of first appearance."""
+def _common_index(plan: Plan) -> tuple[dict[_Key, CommonChange], dict[int, _Key]]:
+    """Every field change found on two or more objects, in order of first appearance; and the
+    key of each field change that can fold, by the identity of the FieldChange object."""
     seen: dict[_Key, list[tuple[ResourceRef, bool, FieldChange]]] = {}
+    keyed: dict[int, _Key] = {}
     objects: list[tuple[ResourceRef, bool, tuple[FieldChange, ...]]] = [
         (c.resource, False, c.fields) for c in plan.changes if c.action is Action.UPDATE]
     objects += [(d.resource, True, d.fields) for t in plan.tasks for d in t.definitions
@@ -240,6 +245,7 @@ def _common_index(plan: Plan) -> dict[_Key, CommonChange]:
             key = _key(ref, f)
             if key is not None:
                 seen.setdefault(key, []).append((ref, is_hook, f))
+                keyed[id(f)] = key
     out: dict[_Key, CommonChange] = {}
     for key, hits in seen.items():
         refs = list(dict.fromkeys((ref.identity, is_hook) for ref, is_hook, _ in hits))
@@ -256,7 +262,7 @@ def _common_index(plan: Plan) -> dict[_Key, CommonChange]:
             template_copies=len(templates),
             first=first_ref,
         )
-    return out
+    return out, keyed
 
 
 def _reasons(change: ResourceChange, plan: Plan) -> tuple[str, ...]:
