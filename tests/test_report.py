@@ -98,11 +98,15 @@ def test_json_keeps_every_field_change_and_only_adds_the_grouping() -> None:
     assert doc["format_version"] == "1.3"
     assert _without_additions(doc) == {**old, "format_version": "1.3"}
     common = doc["common_changes"]
-    assert [(c["path"], c["before"], c["after"], len(c["resources"]), len(c["hooks"])) for c in common] == [
+    assert [(c["path"], c["before"], c["after"], len(c["changes"]), len(c["tasks"])) for c in common] == [
         ("/metadata/labels/helm.sh~1chart", "ingress-nginx-4.10.0", "ingress-nginx-4.12.0", 13, 7),
         ("/metadata/labels/app.kubernetes.io~1version", "1.10.0", "1.12.0", 13, 7),
     ]
     assert common[0]["at"] == ["/metadata/labels/helm.sh~1chart", "/spec/template/metadata/labels/helm.sh~1chart"]
+    for n, item in enumerate(common):  # the objects it names carry it, marked with its index
+        assert all(any(f.get("common") == n for f in doc["changes"][i]["fields"]) for i in item["changes"])
+        assert all(any(f.get("common") == n for d in doc["tasks"][i]["definitions"] for f in d["fields"])
+                   for i in item["tasks"])
     deployment = next(c for c in doc["changes"] if c["resource"]["kind"] == "Deployment")
     assert [f.get("common") for f in deployment["fields"]] == [0, 1, 0, 1, None, None]
 

@@ -122,10 +122,18 @@ def _run_positions(plan: Plan) -> dict[tuple[int, str], int]:
     return out
 
 
-def common_change_doc(item: CommonChange, redactor: Redactor) -> dict[str, Any]:
-    """A field change said once for several objects (derived: `show` finds them again)."""
+def common_change_docs(report: Report, redactor: Redactor) -> list[dict[str, Any]]:
+    """The field changes said once for several objects (derived: `show` finds them again). The
+    objects are named by their place in `changes` and `tasks`, which keeps a big plan small."""
+    changes = {o.change.resource.identity: n for n, o in enumerate(report.objects)}
+    tasks = {d.definition.resource.identity: n for n, t in enumerate(report.tasks) for d in t.definitions}
+    return [_common_doc(item, redactor, changes, tasks) for item in report.common]
+
+
+def _common_doc(item: CommonChange, redactor: Redactor, changes: dict[tuple[str, str, str, str], int],
+                tasks: dict[tuple[str, str, str, str], int]) -> dict[str, Any]:
     return {**field_change_doc(redactor.view(item.first, item.change)), "at": list(item.paths),
-            "resources": [ref_doc(r) for r in item.resources], "hooks": [ref_doc(r) for r in item.hooks]}
+            "changes": [changes[r.identity] for r in item.resources], "tasks": [tasks[r.identity] for r in item.hooks]}
 
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
@@ -185,7 +193,7 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "hooks_disabled": plan.hooks_disabled,
         "changes": [resource_change_doc(item, redactor) for item in report.objects],
         "tasks": [task_doc(item, redactor, positions) for item in report.tasks],
-        "common_changes": [common_change_doc(item, redactor) for item in report.common],
+        "common_changes": common_change_docs(report, redactor),
         "live": live_doc(plan.live),
         "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],
