@@ -23,7 +23,9 @@ from deployah_plan.model import (
 )
 from deployah_plan.redact import Masked, Redactor
 
-FORMAT_VERSION = "1.1"  # 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership
+# 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership;
+# 1.2 the `inputs` record of a plan saved with --out (deployah_plan/inputs.py), for `helm plan verify`
+FORMAT_VERSION = "1.2"
 
 
 def _plain(value: Any) -> Any:
@@ -173,5 +175,9 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
     }
 
 
+def dumps(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
 def render(plan: Plan, show_secrets: bool = False) -> str:
-    return json.dumps(document(plan, show_secrets), indent=2, ensure_ascii=False) + "\n"
+    return dumps(document(plan, show_secrets))
