@@ -293,7 +293,14 @@ def verify_command(saved: str, command: Sequence[str], strict: bool, check_only:
     """Plan again with the inputs a plan saved with --out records, and exit 0 if the plan is the
     same, 4 if it moved (saying what moved). Given a helm command after `--`, check that its flags
     are the plan's, and run it only when the plan still holds; its exit code is passed through."""
-    return verify_plan(main_group, VerifyOptions(saved, tuple(command), strict, check_only, _debug_enabled(debug)))
+    rest = list(command)
+    while rest and rest[0] != "--" and rest[0].startswith("-"):  # verify's own flags, after PLAN.json
+        flag = rest.pop(0)
+        if flag not in ("--strict", "--check-only", "--debug"):
+            raise UsageError(f"verify has no flag {flag}", "write the helm command after `--`")
+        strict, check_only, debug = strict or flag == "--strict", check_only or flag == "--check-only", \
+            debug or flag == "--debug"
+    return verify_plan(main_group, VerifyOptions(saved, tuple(rest), strict, check_only, _debug_enabled(debug)))
 
 
 @main_group.command("schema")
