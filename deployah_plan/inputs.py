@@ -1,7 +1,7 @@
 """The inputs record of a saved plan: what `helm plan verify` needs to make the plan again, and
 to say what moved since.
 
-A plan saved with `--out` carries an `inputs` object beside the plan (format 1.2):
+A plan saved with `--out` carries an `inputs` object beside the plan (format 1.3):
 
 - `command` and `argv`: the command line after the program name, as typed, except that the
   values of `--set`, `--set-string`, `--set-json` and `--set-literal` become a digest (their

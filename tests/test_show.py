@@ -6,6 +6,7 @@ from pathlib import Path
 
 import jsonschema
 
+from deployah_plan.render.json_doc import FORMAT_VERSION
 from conftest import ROOT, run_plan
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from test_bad_input import _one_line_error

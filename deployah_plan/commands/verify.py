@@ -23,7 +23,7 @@ the helm running the plugin (HELM_BIN).
 Without a command, the recorded command line is planned again; one recorded with --set values
 or credentials cannot be (the record keeps only digests), and verify says to pass the command.
 
-Refused, exit 1: a file without an inputs record (written by -o json, or before format 1.2),
+Refused, exit 1: a file without an inputs record (written by -o json, or before format 1.3),
 a plan from `helm plan diff` (made from files, it says nothing about the release or the
 cluster: verifying it would only say the files did not change), a record or plan edited after
 it was written (the seal does not match), and a command whose flags are not the plan's.
@@ -85,7 +85,7 @@ def read(path: str) -> SavedPlan:
     record = doc.get("inputs")
     if not isinstance(record, dict):
         raise UsageError(f"{path} has no inputs record, so it cannot be made again (it was written by -o json, "
-                         "or by a helm plan older than format 1.2)", "save the plan with --out FILE")
+                         "or by a helm plan older than format 1.3)", "save the plan with --out FILE")
     try:
         command = str(record["command"])
         digester = inputs.Digester.of(str(record["digest"]["salt"]), bool(record["digest"]["keyed"]))

@@ -24,8 +24,9 @@ from deployah_plan.model import (
 from deployah_plan.redact import Masked, Redactor
 
 # 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership;
-# 1.2 the `inputs` record of a plan saved with --out (deployah_plan/inputs.py), for `helm plan verify`
-FORMAT_VERSION = "1.2"
+# 1.2 added predicted failures, the phases each hook runs in, and the hook counts of the summary;
+# 1.3 the `inputs` record of a plan saved with --out (deployah_plan/inputs.py), for `helm plan verify`.
+FORMAT_VERSION = "1.3"
 
 
 def _plain(value: Any) -> Any:
@@ -96,6 +97,7 @@ def resource_change_doc(change: ResourceChange, plan: Plan, redactor: Redactor) 
         "ignored_fields": _fields(change.resource, change.ignored_fields, redactor),
         "ignored_by": list(change.ignored_by),
         "warnings": [w.code for w in plan.warnings if w.resource is not None and w.resource.identity == ident],
+        "predicted_failure": bool(plan.failures_of(change.resource)),
     }
 
 
@@ -110,6 +112,7 @@ def task_doc(task: TaskPlan, redactor: Redactor) -> dict[str, Any]:
         "events": list(task.events), "weight": task.weight, "delete_policies": list(task.delete_policies),
         "resources": [ref_doc(r) for r in task.resources],
         "definitions": [hook_definition_doc(d, redactor) for d in task.definitions],
+        "runs_in": [phase.value for phase in task.runs_in], "helm_order": task.helm_order,
     }
 
 
@@ -120,7 +123,8 @@ def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
 
 def warning_doc(warning: Warning) -> dict[str, Any]:
     return {"code": warning.code, "severity": warning.severity.value, "message": warning.message,
-            "resource": ref_doc(warning.resource) if warning.resource else None}
+            "resource": ref_doc(warning.resource) if warning.resource else None,
+            "predicted_failure": warning.fails}
 
 
 def header_doc(h: Header) -> dict[str, Any]:
@@ -135,7 +139,9 @@ def header_doc(h: Header) -> dict[str, Any]:
 
 def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
     return {"create": summary.create, "update": summary.update, "delete": summary.delete, "retain": summary.retain,
-            "ignored": summary.ignored, "has_changes": plan.has_changes}
+            "ignored": summary.ignored, "has_changes": plan.has_changes,
+            "predicted_failures": summary.failures, "hooks_run": summary.hooks_run,
+            "hooks_changed": summary.hooks_changed, "hooks_stored": summary.hooks_stored}
 
 
 def live_doc(live: LiveCheck) -> dict[str, Any]:

@@ -3,20 +3,18 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any, Iterable, Mapping
 
-from deployah_plan.core.diff import escape, tokens
+from deployah_plan.core.diff import key_label, readable_path
 from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, LiveStatus, Ownership, Plan,
     ResourceChange, ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan,
 )
 from deployah_plan.redact import Masked, Redactor
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.RETAIN: "=",
         FieldOp.ADD: "+", FieldOp.REMOVE: "-", FieldOp.REPLACE: "~", FieldOp.REORDER: "~", FieldOp.RENAME: "~"}
-_COLOUR = {"+": "32", "~": "33", "-": "31", "=": "36", "!": "33", "bold": "1", "dim": "2"}
+_COLOUR = {"+": "32", "~": "33", "-": "31", "=": "36", "!": "33", "X": "1;31", "bold": "1", "dim": "2"}
 VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction.NONE: "upgrade",
         HelmAction.ROLLBACK: "rollback", HelmAction.UNINSTALL: "uninstall"}
 _MAX_VALUE = 72
@@ -28,30 +26,6 @@ class _Style:
 
     def __call__(self, text: str, key: str) -> str:
         return f"\x1b[{_COLOUR[key]}m{text}\x1b[0m" if self.colour and key in _COLOUR else text
-
-
-def _key_label(key: Mapping[str, Any]) -> str:
-    return ",".join(f"{field}={value}" for field, value in key.items())
-
-
-def readable_path(pointer: str, keys: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> str:
-    """`/spec/containers/0/image` -> `spec.containers[0].image`, or `spec.containers[name=app].image`
-    when the entry's key is known."""
-    if not pointer:
-        return "(whole object)"
-    by_prefix = dict(keys)
-    out, prefix = "", ""
-    for token in tokens(pointer):
-        prefix += "/" + escape(token)
-        if prefix in by_prefix:
-            out += f"[{_key_label(by_prefix[prefix])}]"
-        elif token.isdigit():
-            out += f"[{token}]"
-        elif _IDENT.match(token):
-            out += f".{token}" if out else token
-        else:
-            out += f"[{json.dumps(token)}]"
-    return out
 
 
 def _value(value: Any) -> str:
@@ -68,7 +42,7 @@ def _value(value: Any) -> str:
 
 
 def _labels(labels: Any) -> str:
-    return ", ".join(_key_label(x) if isinstance(x, dict) else f"#{x}" for x in labels)
+    return ", ".join(key_label(x) if isinstance(x, dict) else f"#{x}" for x in labels)
 
 
 _PARTS = {"json": "JSON", "yaml": "YAML", "entries": "an atomic list, replaced as a whole"}
@@ -82,7 +56,7 @@ def _field_body(change: FieldChange, path: str) -> str:
     if change.op is FieldOp.REORDER:
         return f"{path}: reordered: {_labels(change.before)} -> {_labels(change.after)}"
     if change.op is FieldOp.RENAME:
-        return f"{path}: renamed from {_key_label(change.before)}"
+        return f"{path}: renamed from {key_label(change.before)}"
     if change.lines or change.parts:
         return f"{path}{f' ({_PARTS[change.parts_of]})' if change.parts else ''}:"
     suffix = " (the same quantity: not a change)" if change.equivalent else ""
@@ -121,24 +95,54 @@ def ignored_note(change: ResourceChange) -> str:
     return f"{n} field change{'s' if n != 1 else ''} ignored by {', '.join(change.ignored_by)}"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def hooks_text(plan: Plan) -> str:
+    """What the hooks do, counting those that run on this action apart from definitions that
+    only change what the release stores."""
+    s, verb = plan.summary, VERB[plan.helm_action]
+    parts = []
+    if s.hooks_run:
+        changed = f" ({s.hooks_changed} changed)" if s.hooks_changed else ""
+        parts.append(f"{_plural(s.hooks_run, 'hook')} run{'s' if s.hooks_run == 1 else ''}{changed}")
+    if s.hooks_stored:
+        parts.append(f"{_plural(s.hooks_stored, 'hook definition')} change{'s' if s.hooks_stored == 1 else ''} "
+                     f"without running on {verb} (stored in the release)")
+    return "; ".join(parts) + "." if parts else ""
+
+
+def failures_text(plan: Plan) -> str:
+    n = plan.summary.failures
+    if not n:
+        return ""
+    return f"{_plural(n, 'predicted failure')}: this {VERB[plan.helm_action]} would fail."
+
+
 def summary_text(plan: Plan) -> str:
     """The last line of the plan, without styling: shared with markdown."""
     s = plan.summary
+    fails = failures_text(plan)
     if plan.helm_action is HelmAction.NONE:
-        runs = sum(1 for t in plan.tasks if t.will_run)
+        runs = s.hooks_run
         run_hooks = f"{runs} upgrade hook{'s' if runs != 1 else ''}"
         if not plan.header.previous_revision:
-            return f"No changes. An upgrade would still run {run_hooks}." if runs else "No changes."
-        extra = f" and run {run_hooks}" if runs else ""
-        return f"No changes. helm upgrade would still record revision {plan.header.revision}{extra}."
+            text = f"No changes. An upgrade would still run {run_hooks}." if runs else "No changes."
+        else:
+            extra = f" and run {run_hooks}" if runs else ""
+            text = f"No changes. helm upgrade would still record revision {plan.header.revision}{extra}."
+        return f"{text} {fails}" if fails else text
     text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
     if s.retain:
         text = text[:-1] + f", {s.retain} to keep."
-    hooks = sum(1 for t in plan.tasks if t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE)
+    hooks = hooks_text(plan)
     if hooks:
-        text += f" {hooks} hook{'s' if hooks != 1 else ''} changed."
+        text += " " + hooks[0].upper() + hooks[1:]
     if s.ignored:
         text += f" {s.ignored} ignored."
+    if fails:
+        text += " " + fails
     return text
 
 
@@ -148,6 +152,13 @@ POLICY_MEANING = {
     "hook-failed": "deleted if it fails",
 }
 TASK_SIGN = {TaskAction.CREATE: "+", TaskAction.UPDATE: "~", TaskAction.DELETE: "-", TaskAction.UNCHANGED: " "}
+
+
+_EVENT_OF = {TaskPhase.PRE_DEPLOY: "pre", TaskPhase.POST_DEPLOY: "post"}
+
+
+def _event(plan: Plan) -> str:
+    return "delete" if plan.helm_action is HelmAction.UNINSTALL else VERB[plan.helm_action]
 
 
 def phase_title(phase: TaskPhase, plan: Plan) -> str:
@@ -167,12 +178,15 @@ def run_label(task: TaskPlan, plan: Plan) -> str:
     if task.action is TaskAction.DELETE:
         return "removed from the chart, will not run"
     if task.will_run:
+        if len(task.runs_in) > 1:
+            return "will run " + " and ".join(_EVENT_OF[p] + "-" + _event(plan) for p in task.runs_in)
         return "will run"
     if task.events == ("test",):
         return "runs only under helm test"
     if plan.hooks_disabled:
         return "will not run (--no-hooks)"
-    return f"will not run on {VERB[plan.helm_action]} (events: {','.join(task.events)})"
+    stored = "; stored in the release" if task.action is not TaskAction.UNCHANGED else ""
+    return f"will not run on {VERB[plan.helm_action]} (events: {','.join(task.events)}){stored}"
 
 
 def task_parts(task: TaskPlan, plan: Plan) -> list[str]:
@@ -195,20 +209,31 @@ def task_policy(task: TaskPlan) -> str:
     return f"events {','.join(task.events)}; delete policy " + "; ".join(meanings)
 
 
+def again_note(task: TaskPlan, phase: TaskPhase) -> str:
+    """For a hook shown a second time (it runs in two phases): what happens, once."""
+    if len(task.runs_in) < 2 or phase is task.runs_in[0]:
+        return ""
+    recreate = ("deleted and created again (before-hook-creation)" if "before-hook-creation" in task.delete_policies
+                else "created again")
+    return f"runs again: {recreate}; see above"
+
+
 def _task_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
     out: list[str] = []
-    phase: TaskPhase | None = None
-    for task in plan.tasks:
-        if task.phase is not phase:
-            phase = task.phase
-            out.append(f"  {phase_title(phase, plan)}")
-        sign = TASK_SIGN[task.action]
-        out.append(f"    {style(sign, sign) if sign.strip() else sign} " + "  ".join(task_parts(task, plan)))
-        policy = task_policy(task)
-        if policy:
-            out.append(f"        {policy}")
-        for definition in task.definitions:
-            out += _field_lines(definition.resource, definition.fields, redactor, style, "        ")
+    for phase, tasks in plan.task_groups():
+        out.append(f"  {phase_title(phase, plan)}")
+        for task in tasks:
+            sign = TASK_SIGN[task.action]
+            again = again_note(task, phase)
+            if again:
+                out.append(f"      {task.name}  weight {task.weight}  {again}")
+                continue
+            out.append(f"    {style(sign, sign) if sign.strip() else sign} " + "  ".join(task_parts(task, plan)))
+            policy = task_policy(task)
+            if policy:
+                out.append(f"        {policy}")
+            for definition in task.definitions:
+                out += _field_lines(definition.resource, definition.fields, redactor, style, "        ")
     return out
 
 
@@ -317,6 +342,16 @@ def header_lines(plan: Plan) -> list[str]:
     return [line.strip() for line in _header(plan, _Style(False))]
 
 
+def failure_label(change: ResourceChange, plan: Plan) -> str:
+    """A predicted failure on the object's own line, as terraform marks "forces replacement"."""
+    codes = [w.code for w in plan.failures_of(change.resource) if w.code != "ownership"]  # ownership has its label
+    if not codes:
+        return ""
+    words = {"immutable": "changes an immutable field", "collision": "collides with a deletion",
+             "ssa-conflict": "server-side apply conflict"}
+    return "  [FAILS: " + "; ".join(dict.fromkeys(words.get(c, c) for c in codes)) + "]"
+
+
 def change_note(change: ResourceChange) -> str:
     """What the line of a changed object adds after its action: a likely rename, a keep."""
     note = ""
@@ -339,7 +374,8 @@ def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
         out += ["", style(resources_title(plan), "bold")]
         for change in plan.changes:
             sign = SIGN[change.action]
-            out.append(f"  {style(sign, sign)} {change.resource}  ({change.action.value}){change_note(change)}")
+            out.append(f"  {style(sign, sign)} {change.resource}  ({change.action.value}){change_note(change)}"
+                       f"{failure_label(change, plan)}")
             out += _field_lines(change.resource, change.fields, redactor, style, "      ")
             if change.ignored_fields:
                 out.append(f"      {style('(' + ignored_note(change) + ')', 'dim')}")
@@ -355,8 +391,8 @@ def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
     if plan.warnings:
         out += ["", style("Warnings and notes:", "bold")]
         for warning in plan.warnings:
-            mark = "!" if warning.severity is Severity.WARNING else "i"
-            out.append(f"  {style(mark, '!') if mark == '!' else mark} {warning.message}")
+            mark = "X" if warning.fails else "!" if warning.severity is Severity.WARNING else "i"
+            out.append(f"  {style(mark, mark)} {warning.message}")
     if plan.ignored:
         out += ["", style("Ignored (matched by ignore rules; not counted):", "bold")]
         for change in plan.ignored:
