@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from conftest import EXAMPLE, Result, Store, clean_env, run_plan
+from conftest import EXAMPLE, ROOT, Result, Store, clean_env, run_plan
 from deployah_plan.yamlkube import load_all
 from kubeapi import FakeKube
 from test_cases import validate
@@ -258,3 +258,32 @@ def test_drift_moves_are_caught_and_the_command_runs_only_when_the_plan_holds(
     assert "holds" in ran.out and "running helm upgrade" in ran.err
     assert "UPGRADE FAILED" in ran.err or "INSTALLATION FAILED" in ran.err or "read-only" in ran.err
     assert len(kube.writes()) == 2 * attempted  # helm ran the command: its writes reached the server
+
+
+def test_through_helm_as_a_plugin(helm: Path, store: Store, chart: Path, tmp_path: Path) -> None:
+    """As a deploy job runs it: helm takes its global flags (-n) out of the plugin's arguments,
+    after `--` too, and hands them over as HELM_NAMESPACE; the record holds the namespace as
+    resolved, so the command without -n is still the reviewed one."""
+    home = tmp_path / "helm-home"
+    env = clean_env(HELM_DATA_HOME=str(home / "data"), HELM_CONFIG_HOME=str(home / "config"),
+                    HELM_CACHE_HOME=str(home / "cache"), HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path))
+    env.pop("PYTHONPATH")
+    installed = subprocess.run([str(helm), "plugin", "install", str(ROOT)], env=env, capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stderr
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+
+    def helm_plan(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(helm), "plan", *args], env=env, capture_output=True, text=True, cwd=tmp_path)
+
+    made = helm_plan("upgrade", "shop", "shop", "-n", "shop", "--set", "logLevel=WARN", "--out", "plan.json")
+    assert made.returncode == 0, made.stderr
+    record = json.loads((tmp_path / "plan.json").read_text())["inputs"]
+    assert record["namespace"] == "shop" and "-n" not in record["argv"]  # helm took it
+    ok = helm_plan("verify", "plan.json", "--check-only", "--", "helm", "upgrade", "shop", "shop", "-n", "shop",
+                   "--set", "logLevel=WARN")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "holds" in ok.stdout
+    elsewhere = helm_plan("verify", "plan.json", "--check-only", "--", "helm", "upgrade", "shop", "shop", "-n", "other",
+                          "--set", "logLevel=WARN")
+    assert elsewhere.returncode != 0 and "no longer holds" in elsewhere.stdout
+    assert "namespace: shop then, other now" in elsewhere.stdout
