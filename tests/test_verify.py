@@ -287,3 +287,27 @@ def test_through_helm_as_a_plugin(helm: Path, store: Store, chart: Path, tmp_pat
                           "--set", "logLevel=WARN")
     assert elsewhere.returncode != 0 and "no longer holds" in elsewhere.stdout
     assert "namespace: shop then, other now" in elsewhere.stdout
+
+
+def test_a_rollback_plan_verifies_and_catches_a_new_revision(helm: Path, store: Store, tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop", status="superseded")
+    store.add("shop", EXAMPLE / "chart-v2", "shop", revision=2)
+    made = run_plan("rollback", "shop", "1", "-n", "shop", "--out", str(tmp_path / "plan.json"), helm=helm, store=store)
+    assert made.code == 0, made.err
+    record = json.loads((tmp_path / "plan.json").read_text())["inputs"]
+    assert record["command"] == "rollback" and record["previous"]["revision"] == 2 and record["chart"] is None
+
+    def verify(*args: str) -> Result:
+        return run_plan("verify", "plan.json", *args, helm=helm, store=store, cwd=tmp_path)
+
+    _holds(verify())
+    _holds(verify("--check-only", "--", "helm", "rollback", "shop", "1", "-n", "shop"))
+    other = verify("--check-only", "--", "helm", "rollback", "shop", "-n", "shop")
+    assert other.code == 1 and "REVISION differs from the reviewed plan: the plan has 1, the command 0" in other.err
+    releases = json.loads(store.path.read_text())
+    releases[1]["info"]["status"] = "superseded"
+    store.path.write_text(json.dumps(releases))
+    store.add("shop", EXAMPLE / "chart-v1", "shop", revision=3)  # rolled back by someone else meanwhile
+    moved = verify()
+    _no_longer_holds(moved, "revision")
+    assert "planned against revision 2 (newest 2); now revision 3 (newest 3)" in moved.out
