@@ -47,7 +47,7 @@ import secrets
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import click
 
@@ -252,6 +252,9 @@ class Recorder:
     digester: Digester
     facts: dict[str, Any] = field(default_factory=dict)
     sink: list[Any] | None = None
+    # What the digests are taken of, kept by reference: they are computed only when a record is
+    # made (--out, verify), so a plan that is only printed pays nothing for them.
+    later: dict[str, Callable[[], Any]] = field(default_factory=dict)
 
     def record(self, command: click.Command, params: dict[str, Any], header: Any) -> dict[str, Any]:
         """The inputs record, unsealed, from what the command read and its parsed params."""
@@ -261,6 +264,7 @@ class Recorder:
                 paths = [part.split("=", 1)[1] for part in str(item).split(",") if "=" in part] \
                     if name == "set_file" else [str(item)]
                 files += [{"flag": flag, "path": path, "digest": _file_digest(self.digester, path)} for path in paths]
+        facts = {**self.facts, **{key: make() for key, make in self.later.items()}}
         return {
             "command": self.argv[0] if self.argv else "",
             "argv": redact_argv(command, self.argv, self.digester),
@@ -269,11 +273,11 @@ class Recorder:
             "kube_context": header.kube_context,
             "namespace": header.namespace,
             "release": header.release,
-            "chart": self.facts.get("chart"),
+            "chart": facts.get("chart"),
             "files": files,
-            "previous": self.facts.get("previous"),
-            "render": self.facts.get("render", ""),
-            "live": self.facts.get("live", {"read": False}),
+            "previous": facts.get("previous"),
+            "render": facts.get("render", ""),
+            "live": facts.get("live", {"read": False}),
             "digest": self.digester.describe(),
         }
 
@@ -295,8 +299,8 @@ def current() -> Recorder | None:
 
 
 def chart(ref: str, path: str) -> None:
-    """The chart as given, and as rendered (a pulled chart lives in a temporary folder: call
-    this before it goes)."""
+    """The chart as given, and as rendered. Digested at once: a pulled chart lives in a
+    temporary folder (a folder of a few thousand lines digests in milliseconds)."""
     rec = current()
     if rec is not None:
         rec.facts["chart"] = {"ref": ref, "digest": chart_digest(rec.digester, path)}
@@ -306,22 +310,25 @@ def previous(stored: Any, newest_revision: int) -> None:
     """The revision planned against (a StoredRelease, or None when there is none)."""
     rec = current()
     if rec is not None:
-        rec.facts["previous"] = None if stored is None else {
+        digester = rec.digester
+        rec.later["previous"] = lambda: None if stored is None else {
             "revision": stored.revision, "newest_revision": newest_revision,
-            "digest": rec.digester.digest(canonical([stored.manifest, stored.hooks_stream])),
+            "digest": digester.digest(canonical([stored.manifest, stored.hooks_stream])),
         }
 
 
 def desired(rendered: Rendered | None) -> None:
     rec = current()
     if rec is not None:
-        rec.facts["render"] = rendered_digest(rec.digester, rendered)
+        digester = rec.digester
+        rec.later["render"] = lambda: rendered_digest(digester, rendered)
 
 
 def live(snapshot: Any, release: str, streams: Sequence[Rendered | None]) -> None:
     rec = current()
     if rec is not None:
-        rec.facts["live"] = live_record(rec.digester, snapshot, release, streams)
+        digester, kept = rec.digester, list(streams)
+        rec.later["live"] = lambda: live_record(digester, snapshot, release, kept)
 
 
 def seal(digester: Digester, document: dict[str, Any]) -> str:
