@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from deployah_plan import inputs
 from deployah_plan.commands import live as live_state
 from deployah_plan.commands.stored import connect, major, rendered
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
@@ -174,6 +175,7 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         helm_version = version_call.result()
         state = state_call.result()
         chart = chart_call.result()
+        inputs.chart(options.chart, chart.path)
         previous = rendered(state.current) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []
@@ -210,6 +212,9 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             live = live_state.merge(live, live_state.read(settings, more))
     live = live_state.required(live, options.require_cluster)
     current = state.current
+    inputs.previous(current, state.newest_revision)
+    inputs.desired(desired)
+    inputs.live(live, options.release, [previous, desired])
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=state.newest_revision + 1, fresh_install=fresh,
