@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import gzip
 import json
+import re
 from importlib import resources
 from typing import Any, Mapping
 
@@ -80,7 +81,7 @@ class ApiTable:
         group = group_of(api_version)
         found = [g.split(" ")[0] for g in self.kinds if g.endswith(f" {kind}") and g != gvk
                  and group_of(g.split(" ")[0]) == group and self.served(g, minor)]
-        return sorted(found, key=lambda v: ("alpha" in v, "beta" in v, v))
+        return sorted(found, key=_preference)
 
     def root(self, gvk: Gvk) -> str | None:
         span = self.kinds.get(gvk)
@@ -88,6 +89,12 @@ class ApiTable:
 
     def types_at(self, minor: int) -> dict[str, Any]:
         return _types_at(self, self.clamp(minor))
+
+
+def _preference(api_version: str) -> tuple[bool, bool, list[int]]:
+    """Stable before beta before alpha, then the newest (`v2` before `v1`)."""
+    version = api_version.rsplit("/", 1)[-1]
+    return ("alpha" in version, "beta" in version, [-int(n) for n in re.findall(r"[0-9]+", version)])
 
 
 def _minor(version: str) -> int:
