@@ -9,7 +9,8 @@ Invariants (a `ValueError` names the one broken):
 - A create has `after` and no `before`; a delete or retain has `before` and no `after`; an
   update has both, and at least one field change that is not merely `equivalent`.
 - No two changes, and no two task definitions, share a logical identity
-  (group, kind, namespace, name; the apiVersion is not part of it).
+  (group, kind, namespace, name; the apiVersion is not part of it). Two that differ only by
+  group name it when shown (`ResourceRef.show_group`, derived).
 - `HelmAction.INSTALL` if and only if `header.fresh_install`; an install only creates; an
   uninstall only deletes or retains.
 - `HelmAction.NONE` has no resource changes and only unchanged tasks (a changed hook of any
@@ -38,7 +39,7 @@ reader may see.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.kinds import group_of
@@ -146,6 +147,9 @@ class ResourceRef:
     namespace: str
     name: str
     generate_name: str = ""
+    # Name the group too: set where two objects of one plan differ only by API group
+    # (extensions and networking.k8s.io Ingresses); see `disambiguate`.
+    show_group: bool = field(default=False, compare=False)
 
     @property
     def group(self) -> str:
@@ -159,7 +163,8 @@ class ResourceRef:
     def __str__(self) -> str:
         name = self.name or f"{self.generate_name}*"
         where = f"{self.namespace}/" if self.namespace else ""
-        return f"{self.kind}/{where}{name}" if not self.namespace else f"{self.kind} {where}{name}"
+        kind = f"{self.kind}.{self.group or 'core'}" if self.show_group else self.kind
+        return f"{kind}/{where}{name}" if not self.namespace else f"{kind} {where}{name}"
 
 
 @dataclass(frozen=True)
@@ -254,6 +259,9 @@ class ChartCRD:
     # The cluster's copy differs from the chart's (an upgrade leaves it as it is); None when
     # the live state was not read or has no such CRD.
     live_differs: bool | None = None
+    # The chart's copy changed since the previous render (a diff of two renders with their
+    # crds/); None when the previous copy is not known. Helm still leaves it alone on upgrade.
+    chart_changed: bool | None = None
 
     @property
     def will_process(self) -> bool:
@@ -372,7 +380,9 @@ class Plan:
         if self.helm_action in (HelmAction.INSTALL, HelmAction.UNINSTALL):
             return True
         hooks = any(t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE for t in self.tasks)
-        return bool(self.changes) or hooks
+        # A chart CRD that changed is something to act on, though Helm will not apply it.
+        crds = any(c.chart_changed for c in self.chart_crds)
+        return bool(self.changes) or hooks or crds
 
     def failures_of(self, ref: ResourceRef) -> tuple["Warning", ...]:
         """The predicted failures about one object."""
@@ -397,6 +407,23 @@ HOOK_EVENTS = {
     HelmAction.ROLLBACK: ("pre-rollback", "post-rollback"),
     HelmAction.UNINSTALL: ("pre-delete", "post-delete"),
 }
+
+
+def disambiguate(changes: Iterable[ResourceChange]) -> list[ResourceChange]:
+    """The changes, with `show_group` set on every object that another one of them matches in
+    kind, namespace and name but not in group, so that no two rows read the same."""
+    changes = list(changes)
+    groups: dict[tuple[str, str, str], set[str]] = {}
+    for change in changes:
+        ref = change.resource
+        groups.setdefault((ref.kind, ref.namespace, ref.name), set()).add(ref.group)
+    out = []
+    for change in changes:
+        ref = change.resource
+        if len(groups[(ref.kind, ref.namespace, ref.name)]) > 1 and not ref.show_group:
+            change = replace(change, resource=replace(ref, show_group=True))
+        out.append(change)
+    return out
 
 
 def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Iterable[Warning] = (),
@@ -520,8 +547,10 @@ def build_plan(
     """The one constructor of a Plan; see the module docstring for what it checks."""
     if not isinstance(helm_action, HelmAction):
         raise ValueError(f"helm action {helm_action!r} is not a HelmAction")
-    change_list = sorted(changes, key=lambda c: (c.helm_order, c.resource))
-    ignored_list = sorted(ignored, key=lambda c: (c.helm_order, c.resource))
+    given, set_aside = list(changes), list(ignored)
+    named = disambiguate([*given, *set_aside])
+    change_list = sorted(named[:len(given)], key=lambda c: (c.helm_order, c.resource))
+    ignored_list = sorted(named[len(given):], key=lambda c: (c.helm_order, c.resource))
     seen: dict[tuple[str, str, str, str], ResourceRef] = {}
     for change, is_ignored in [*((c, False) for c in change_list), *((c, True) for c in ignored_list)]:
         _check_change(change, is_ignored)

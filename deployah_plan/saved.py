@@ -92,7 +92,8 @@ def task_of(doc: dict[str, Any]) -> TaskPlan:
 
 
 def chart_crd_of(doc: dict[str, Any]) -> ChartCRD:
-    return ChartCRD(doc["source"], doc["name"], CRDLifecycle(doc["lifecycle"]), doc.get("live_differs"))
+    return ChartCRD(doc["source"], doc["name"], CRDLifecycle(doc["lifecycle"]), doc.get("live_differs"),
+                    doc.get("chart_changed"))
 
 
 def live_of(doc: dict[str, Any]) -> LiveCheck:

@@ -18,7 +18,7 @@ from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
     HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, TaskAction,
-    TaskPhase, TaskPlan, Warning, build_plan,
+    TaskPhase, TaskPlan, Warning, build_plan, disambiguate,
 )
 from deployah_plan.redact import fold_string_data
 
@@ -101,8 +101,24 @@ class _Identifier:
                 )
             if ref.kind == "Secret" and ref.group == "" and "stringData" in doc.obj:
                 doc = replace(doc, obj=fold_string_data(doc.obj))
+            doc = self._with_namespace(doc, ref)
             found[ref_id] = (ref, doc)
         return found
+
+    @staticmethod
+    def _with_namespace(doc: Document, ref: ResourceRef) -> Document:
+        """The object as Helm sends it: its resource builder gives a namespaced object without
+        `metadata.namespace` the release namespace (pkg/kube `buildResourceList`,
+        `NamespaceParam(...).DefaultNamespace()`), and the API server drops the namespace of a
+        cluster-scoped one. So neither spelling is a change."""
+        metadata = doc.obj["metadata"]
+        if metadata.get("namespace") == (ref.namespace or None) or (not ref.namespace and "namespace" not in metadata):
+            return doc
+        if ref.namespace:
+            metadata = {**metadata, "namespace": ref.namespace}
+        else:
+            metadata = {k: v for k, v in metadata.items() if k != "namespace"}
+        return replace(doc, obj={**doc.obj, "metadata": metadata})
 
 
 LiveOf = Callable[[ResourceRef], "Mapping[str, Any] | None"]
@@ -162,13 +178,18 @@ def _quantities(fields: Iterable[FieldChange]) -> str:
     return ", ".join(f"{f.path.rsplit('/', 1)[-1]} {f.before} = {f.after}" for f in fields)
 
 
-_RENAME_SIMILARITY = 0.8  # share of equal leaves (name aside) for a delete and a create to look like one object
+_RENAME_SIMILARITY = 0.8  # share of equal leaves of the content for a delete and a create to look like one object
 
 
 def _content(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """An object without what a rename changes anyway (its name, and Helm's bookkeeping)."""
-    meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in ("name", "namespace")}
-    return {**obj, "metadata": meta}
+    """What makes an object the same object under another name: its body (spec, data, rules...).
+    Metadata moves with a rename (name, labels that carry it, a finalizer added), so it counts
+    only for an object that has no body."""
+    body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata", "status")}
+    if body:
+        return body
+    meta = obj.get("metadata") or {}
+    return {"labels": meta.get("labels") or {}, "annotations": meta.get("annotations") or {}}
 
 
 def _link_renames(changes: list[ResourceChange]) -> list[ResourceChange]:
@@ -391,8 +412,11 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
     """The chart's crds/: what this action does with each, and whether the cluster's copy
     differs from the chart's (then an upgrade leaves it as it is)."""
     out = []
+    before = {str(d.obj["metadata"].get("name", "")): d.obj for d in (request.previous.crds if request.previous else ())}
     for doc in request.desired.crds:
         name = str(doc.obj["metadata"].get("name", ""))
+        old = before.get(name)
+        changed = None if old is None or fresh else bool([f for f in diff_objects(old, doc.obj) if not f.equivalent])
         if fresh:
             lifecycle = CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS
         else:
@@ -402,7 +426,7 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
         if live.covered(ref):
             found = find_live(live.index, ref)
             live_differs = None if found is None else bool(diff_objects(declared_surface(doc.obj, found), doc.obj))
-        out.append(ChartCRD(doc.source, name, lifecycle, live_differs))
+        out.append(ChartCRD(doc.source, name, lifecycle, live_differs, changed))
     return out
 
 
@@ -472,7 +496,7 @@ def make_plan(request: PlanRequest) -> Plan:
         def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
             return find_live(live.index, ref) if live.covered(ref) else None
 
-        changes = _resource_changes(prev_resources, want_resources, rank, warnings, live_of)
+        changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of))
         changes = _ownership(changes, live, request, warnings)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
@@ -483,7 +507,15 @@ def make_plan(request: PlanRequest) -> Plan:
             action = provisional
         tasks += _schedule_tasks(changes, want_resources)
         crds = _chart_crds(request, live, fresh)
-        guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and live_of(c.resource) is None]
+        for crd in crds:
+            if crd.chart_changed:
+                warnings.append(Warning(
+                    "crd-not-upgraded",
+                    f"chart CRD {crd.name} ({crd.source}) changed in the chart, but Helm never upgrades the chart's "
+                    "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it",
+                ))
+        # Only objects whose live state was not read: one read and found missing is gone already.
+        guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and not live.covered(c.resource)]
         if guessed:
             warnings.append(Warning(
                 "keep-from-manifest",

@@ -25,8 +25,8 @@ from deployah_plan.model import (
     DriftChange, FieldChange, LiveStatus, Plan, ResourceChange, ResourceRef, Severity, TaskPlan, Warning,
 )
 from deployah_plan.render.text import (
-    CRD_MEANING, DRIFT_SIGN, EFFECT_LABEL, SIGN, TASK_SIGN, again_note, change_note, crd_note, failure_label,
-    field_rows, header_lines, ignored_note, phase_title, resources_title, summary_text, task_parts, task_policy,
+    CRD_MEANING, DRIFT_SIGN, FIELD_EFFECT, SIGN, TASK_SIGN, again_note, change_note, crd_note, failure_label,
+    drift_label, field_rows, header_lines, ignored_note, phase_title, resources_title, summary_text, task_parts, task_policy,
 )
 from deployah_plan.redact import Redactor
 
@@ -153,14 +153,14 @@ def _task_item(task: TaskPlan, plan: Plan, redactor: Redactor) -> _Item:
 
 def _drift_item(drift: DriftChange, redactor: Redactor) -> _Item:
     sign = DRIFT_SIGN[drift.kind]
-    head = f"{drift.resource} ({drift.kind.value}: {EFFECT_LABEL[drift.effect]})"
+    head = f"{drift.resource} ({drift_label(drift)})"
     compact = f"- `{sign} {drift.kind.value}` {md(head)}"
     body = [f"*{md(drift.reason)}*"] if drift.reason else []
     if drift.fields:
         rows = []
         for field in drift.fields:
             view = field_rows(redactor.view(drift.resource, field.change))
-            note = "; ".join(x for x in (field.effect.value, field.ssa) if x)
+            note = "; ".join(x for x in (FIELD_EFFECT[field.effect], field.ssa) if x)
             rows += [f"{sign} {text}" + (f"  [{note}]" if n == 0 and note else "") for n, (sign, text) in enumerate(view)]
         body.append(_code_block(rows))
     if not body:

@@ -6,8 +6,9 @@ import math
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.core.diff import key_label, readable_path
+from deployah_plan.core.drift import DELETED_REASON, KEPT_REASON
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, LiveStatus, Ownership, Plan,
+    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, LiveStatus, Ownership, Plan,
     ResourceChange, ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan,
 )
 from deployah_plan.redact import Masked, Redactor
@@ -120,15 +121,22 @@ def failures_text(plan: Plan) -> str:
     return f"{_plural(n, 'predicted failure')}: this {VERB[plan.helm_action]} would fail."
 
 
+def crds_text(plan: Plan) -> str:
+    n = sum(1 for c in plan.chart_crds if c.chart_changed)
+    return f"{_plural(n, 'chart CRD')} changed that Helm will not apply (see the warnings)." if n else ""
+
+
 def summary_text(plan: Plan) -> str:
     """The last line of the plan, without styling: shared with markdown."""
     s = plan.summary
-    fails = failures_text(plan)
+    fails = " ".join(x for x in (crds_text(plan), failures_text(plan)) if x)
     if plan.helm_action is HelmAction.NONE:
         runs = s.hooks_run
         run_hooks = f"{runs} upgrade hook{'s' if runs != 1 else ''}"
         if not plan.header.previous_revision:
             text = f"No changes. An upgrade would still run {run_hooks}." if runs else "No changes."
+            if fails:
+                text = text.replace("No changes.", "No changes to the release.")
         else:
             extra = f" and run {run_hooks}" if runs else ""
             text = f"No changes. helm upgrade would still record revision {plan.header.revision}{extra}."
@@ -185,8 +193,7 @@ def run_label(task: TaskPlan, plan: Plan) -> str:
         return "runs only under helm test"
     if plan.hooks_disabled:
         return "will not run (--no-hooks)"
-    stored = "; stored in the release" if task.action is not TaskAction.UNCHANGED else ""
-    return f"will not run on {VERB[plan.helm_action]} (events: {','.join(task.events)}){stored}"
+    return f"will not run on {VERB[plan.helm_action]} (events: {','.join(task.events)})"
 
 
 def task_parts(task: TaskPlan, plan: Plan) -> list[str]:
@@ -197,8 +204,15 @@ def task_parts(task: TaskPlan, plan: Plan) -> list[str]:
     label = run_label(task, plan)
     if label:
         parts.append(label)
-    parts.append(f"({task.action.value})")
+    if task.phase is not TaskPhase.SCHEDULE and not task.will_run and task.action is not TaskAction.UNCHANGED:
+        parts.append(f"({STORED[task.action]})")  # changes only what the release stores
+    else:
+        parts.append(f"({task.action.value})")
     return parts
+
+
+STORED = {TaskAction.CREATE: "definition added", TaskAction.UPDATE: "definition changed",
+          TaskAction.DELETE: "definition removed"}
 
 
 def task_policy(task: TaskPlan) -> str:
@@ -271,10 +285,32 @@ _OWNERSHIP_LABEL = {
 }
 DRIFT_SIGN = {DriftKind.MODIFIED: "~", DriftKind.MISSING: "-", DriftKind.UNEXPECTED: "+"}
 EFFECT_LABEL = {
-    DriftEffect.REVERTED: "this deploy reverts it", DriftEffect.LEFT: "this deploy leaves it",
-    DriftEffect.REMOVED: "this deploy removes it", DriftEffect.CONFLICT: "server-side apply conflict: the deploy fails",
+    DriftEffect.REVERTED: "this deploy sets it back to the chart's value",
+    DriftEffect.LEFT: "this deploy leaves the live value as it is",
+    DriftEffect.REMOVED: "the new chart no longer declares it: this deploy deletes it from the live object",
+    DriftEffect.CONFLICT: "server-side apply conflict: the deploy fails",
     DriftEffect.MIXED: "see each field",
 }
+FIELD_EFFECT = {
+    DriftEffect.REVERTED: "set back", DriftEffect.LEFT: "left as it is",
+    DriftEffect.REMOVED: "deleted: no longer declared", DriftEffect.CONFLICT: "conflict",
+    DriftEffect.MIXED: "mixed",
+}
+
+
+def drift_label(item: DriftChange) -> str:
+    """What this deploy does about one drifted object, in words that cannot be misread."""
+    if item.kind is DriftKind.MISSING:
+        return ("missing live: this deploy creates it again" if item.effect is DriftEffect.REVERTED
+                else "missing live: it leaves the release, nothing to do")
+    if item.kind is DriftKind.UNEXPECTED:
+        return ("not in the release: the new chart declares it, so this deploy adopts it and applies the chart"
+                if item.effect is DriftEffect.REVERTED else "not in the release: this deploy leaves it alone")
+    if item.reason == DELETED_REASON:
+        return "modified live: this deploy deletes the object"
+    if item.reason == KEPT_REASON:
+        return "modified live: the object leaves the release but is kept (resource-policy: keep), as it is"
+    return f"modified live: {EFFECT_LABEL[item.effect]}"
 
 
 def _ownership_label(change: Any) -> str:
@@ -307,14 +343,14 @@ def _drift_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
         out.append("  no drift" + (" in what could be read" if plan.live.status is LiveStatus.PARTIAL else ""))
     for item in plan.drift:
         sign = DRIFT_SIGN[item.kind]
-        out.append(f"  {style(sign, sign)} {item.resource}  ({item.kind.value}: {EFFECT_LABEL[item.effect]})")
+        out.append(f"  {style(sign, sign)} {item.resource}  ({drift_label(item)})")
         if item.reason:
             out.append(f"      {style(item.reason, 'dim')}")
         if item.ssa:
             out.append(f"      {item.ssa}")
         for drifted in item.fields:
             lines = _field_lines(item.resource, [drifted.change], redactor, style, "      ")
-            effect = drifted.effect.value if item.effect is DriftEffect.MIXED or drifted.ssa else ""
+            effect = FIELD_EFFECT[drifted.effect] if item.effect is DriftEffect.MIXED or drifted.ssa else ""
             note = "; ".join(x for x in (effect, drifted.ssa) if x)
             if note and lines:
                 lines[0] += f"  [{note}]"
@@ -330,6 +366,8 @@ CRD_MEANING = {
 
 
 def crd_note(crd: ChartCRD) -> str:
+    if crd.chart_changed and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
+        return "; CHANGED in the chart, and this upgrade will not apply it: apply it yourself"
     if crd.live_differs and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
         return "; the cluster's copy differs from the chart's, and this upgrade will not update it"
     if crd.live_differs is not None and crd.lifecycle is CRDLifecycle.PROCESS:
