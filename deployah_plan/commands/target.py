@@ -64,9 +64,10 @@ def served_api_versions(version: str) -> list[str]:
 
 
 def offline_target(version: str, source: str, *, strict_fields: bool, validate_fields: bool,
-                   client_side_hooks: bool, create_namespace: bool = False) -> Target:
+                   client_side_hooks: bool, create_namespace: bool = False, render_defaults: bool = False) -> Target:
     return Target(version, source, table(), strict_fields=strict_fields, validate_fields=validate_fields,
-                  client_side_hooks=client_side_hooks, create_namespace=create_namespace)
+                  client_side_hooks=client_side_hooks, create_namespace=create_namespace,
+                  render_defaults=render_defaults)
 
 
 def api_versions(streams: Iterable[Rendered | None]) -> list[str]:

@@ -190,8 +190,9 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             args = _values_for_template(helm, options, state, namespace, workdir, notes)
             if options.kube_version:
                 args += ["--kube-version", options.kube_version]
-            render_version = options.kube_version or (default_call.result() if default_call else "")
-            for api in dict.fromkeys([*options.api_versions, *targets.served_api_versions(render_version)]):
+            # With an explicit --kube-version, render as a cluster of that version would (its API
+            # versions in .Capabilities); helm template's own defaults otherwise.
+            for api in dict.fromkeys([*options.api_versions, *targets.served_api_versions(options.kube_version or "")]):
                 args += ["--api-versions", api]
             text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh)
             desired = split_stream(text, "helm template")
@@ -256,8 +257,9 @@ def _target(options: UpgradeOptions, settings: Any, mode: str, skipped: str, str
             return found
     if options.kube_version:
         return targets.offline_target(options.kube_version.lstrip("v"), "from --kube-version", **flags)
-    if kube_default:
-        return targets.offline_target(kube_default, "helm template's default; set it with --kube-version", **flags)
+    if kube_default:  # helm's offline capabilities: a chart may pick another apiVersion against a real cluster
+        return targets.offline_target(kube_default, "helm template's default; set it with --kube-version", **flags,
+                                      render_defaults=True)
     return None
 
 

@@ -77,6 +77,10 @@ class Target:
     strict_fields: bool = False
     validate_fields: bool = True  # False: --disable-openapi-validation
     client_side_hooks: bool = True  # hooks are created with a POST (not server-side apply)
+    # Rendered with helm template's default capabilities, not the target's: a chart that picks
+    # its apiVersion by capability renders another one against a real cluster, so a kind not
+    # served is a warning here, not a predicted failure.
+    render_defaults: bool = False
 
     @property
     def minor(self) -> int:
@@ -319,6 +323,13 @@ class _Predictor:
         if item.what == "previous release":
             fix = (f"the previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), "
                    f"and the chart must {fix}")
+        if self.target.render_defaults:
+            self.warnings.append(Warning(
+                "api-not-served", f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
+                f"rendered with helm's offline capabilities, a chart may pick another apiVersion against a real "
+                f"cluster: plan with --kube-version or a cluster to know whether Helm fails; {fix}",
+                Severity.WARNING, item.ref))
+            return
         self.fail("api-not-served", item, f"{api_version} {kind} is not served by {self.target.judged}{when}: "
                   f"Helm fails with \"no matches for kind {kind} in version {api_version}\"; {fix}")
 
