@@ -160,6 +160,8 @@ def main_group() -> None:
 @click.option("--server-side", type=click.Choice(["auto", "true", "false"]), default="auto", show_default=True,
               help="Helm 4: plan server-side (true) or client-side (false) apply; auto follows the previous release.")
 @click.option("--force-conflicts", is_flag=True, help="Helm 4: as helm upgrade --force-conflicts (server-side apply).")
+@click.option("--disable-openapi-validation", is_flag=True,
+              help="As helm's: unknown fields are dropped instead of rejected (no strict field validation).")
 @_plan_options
 @_output_options
 def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_: Sequence[str],
@@ -169,7 +171,7 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
                     api_versions: Sequence[str], skip_crds: bool, reuse_values: bool, reset_values: bool,
                     reset_then_reuse_values: bool, render: str, namespace: str | None, kube_context: str | None,
                     kubeconfig: str | None, no_drift: bool, require_cluster: bool, take_ownership: bool,
-                    server_side: str, force_conflicts: bool,
+                    server_side: str, force_conflicts: bool, disable_openapi_validation: bool,
                     out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
                     output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
                     show_secrets: bool, debug: bool) -> int:
@@ -184,6 +186,7 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
         render=render, namespace=namespace, kube_context=kube_context, kubeconfig=kubeconfig,
         debug=_debug_enabled(debug), no_drift=no_drift, require_cluster=require_cluster, take_ownership=take_ownership,
         server_side=server_side, force_conflicts=force_conflicts,
+        disable_openapi_validation=disable_openapi_validation,
     )
     plan = apply_ignore(plan_upgrade(options), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
@@ -260,17 +263,23 @@ def uninstall_command(release: str, no_hooks: bool, keep_history: bool, namespac
 @click.option("--take-ownership", is_flag=True, help="Plan as helm upgrade --take-ownership.")
 @click.option("--apply-method", type=click.Choice(["csa", "ssa"]), default="csa", show_default=True,
               help="How the release was applied: client-side (Helm 3) or server-side (Helm 4 default).")
+@click.option("--kube-version", metavar="V", help="Judge the objects against this Kubernetes version: kinds it "
+              "serves, their schemas (predicted failures).")
+@click.option("--disable-openapi-validation", is_flag=True,
+              help="As helm's: unknown fields are dropped instead of rejected (with --kube-version).")
 @_plan_options
 @_output_options
 def diff_command(previous: str, desired: str, release: str, namespace: str | None, action: str, kind_order: str,
-                 skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str, out: str | None,
+                 skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str,
+                 kube_version: str | None, disable_openapi_validation: bool, out: str | None,
                  ignore: Sequence[str], ignore_files: Sequence[str], output: str, detailed_exitcode: bool,
                  fail_on: Sequence[str], no_color: bool, show_secrets: bool, debug: bool) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
     gates = [parse_gate(g) for g in fail_on]
     rules = _ignore_rules(ignore, ignore_files)
     options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
-                          action, kind_order, skip_crds, live, take_ownership, apply_method)
+                          action, kind_order, skip_crds, live, take_ownership, apply_method, kube_version,
+                          disable_openapi_validation)
     plan = apply_ignore(plan_diff(options), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
 
