@@ -238,7 +238,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     if state.replaces_uninstalled:
         notes.append(Warning("reinstall", f"release {options.release} was uninstalled with its history kept: "
                              "helm upgrade --install installs it again", Severity.INFO))
-    apply_method = _apply_method(options, major(helm_version), current.apply_method if current else "")
+    apply_method = _apply_method(options, major(helm_version), current.apply_method if current else "",
+                                 fresh=current is None)
     judge = _target(options, settings, mode, skipped, [previous, desired], namespace, major(helm_version),
                      apply_method, fresh, kube_default)
     return make_plan(PlanRequest(
@@ -268,14 +269,18 @@ def _target(options: UpgradeOptions, settings: Any, mode: str, skipped: str, str
     return None
 
 
-def _apply_method(options: UpgradeOptions, helm_major: int, previous: str) -> str:
+def _apply_method(options: UpgradeOptions, helm_major: int, previous: str, fresh: bool = False) -> str:
     """How this upgrade applies objects: Helm 3 client-side (""); Helm 4 as --server-side says,
-    "auto" following the previous release (pkg/action getUpgradeServerSideValue)."""
+    "auto" following the previous release (pkg/action getUpgradeServerSideValue). A fresh
+    install (`upgrade --install` of a release that does not exist) is server-side unless
+    --server-side=false (pkg/cmd/upgrade.go: instClient.ServerSideApply = ... != "false")."""
     if helm_major < 4:
         if options.server_side != "auto" or options.force_conflicts:
             raise UsageError("--server-side and --force-conflicts are Helm 4 flags",
                              "drop them, or plan with Helm 4 (HELM_BIN)")
         return ""
+    if fresh:
+        return "csa" if options.server_side == "false" else "ssa"
     if options.server_side == "auto":
         return "ssa" if previous == "ssa" else "csa"
     return "ssa" if options.server_side == "true" else "csa"
