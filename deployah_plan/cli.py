@@ -6,6 +6,7 @@ Exit codes (the README has the same table):
     1  an error; one line on stderr says what is wrong and what to do next
     2  with --detailed-exitcode only: something would change (ignored changes do not count)
     3  a --fail-on gate matched; stderr names each gate and what matched it
+    4  helm plan verify: the saved plan no longer holds (what moved is printed)
 
 An error wins over everything; a matched gate wins over 2, so a CI job that passes both
 --detailed-exitcode and --fail-on sees 3 when a gate matches, else 2 or 0. The plan is
@@ -22,11 +23,13 @@ from typing import Any, Callable, Sequence
 
 import click
 
+from deployah_plan import inputs
 from deployah_plan.commands.diff import DiffOptions, plan_diff
 from deployah_plan.commands.rollback import RollbackOptions, plan_rollback
 from deployah_plan.commands.show import read_saved_plan, schema_text, write_saved_plan
 from deployah_plan.commands.uninstall import UninstallOptions, plan_uninstall
 from deployah_plan.commands.upgrade import UpgradeOptions, ValueFlags, plan_upgrade
+from deployah_plan.commands.verify import VerifyOptions, verify_plan
 from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import PlanError, UsageError
@@ -102,9 +105,19 @@ def _ignore_rules(flags: Sequence[str], files: Sequence[str]) -> list[IgnoreRule
 
 def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool, gates: Sequence[Gate],
           out: str | None = None) -> int:
-    """Print the plan (and save it), then check the gates: the exit code of every plan command."""
+    """Print the plan (and save it, with its inputs record), then check the gates: the exit code
+    of every plan command. While `helm plan verify` makes a plan again, the plan is handed to it
+    instead."""
+    recorder = inputs.current()
+    if recorder is not None and recorder.sink is not None:
+        recorder.sink.append(plan)
+        return EXIT_OK
     if out:
-        write_saved_plan(out, plan, show_secrets)
+        record = None
+        if recorder is not None:
+            ctx = click.get_current_context()
+            record = recorder.record(ctx.command, ctx.params, plan.header)
+        write_saved_plan(out, plan, show_secrets, record, recorder.digester if recorder else None)
     if output == "json":
         sys.stdout.write(json_doc.render(plan, show_secrets))
     elif output == "markdown":
@@ -159,6 +172,8 @@ def main_group() -> None:
 @click.option("--server-side", type=click.Choice(["auto", "true", "false"]), default="auto", show_default=True,
               help="Helm 4: plan server-side (true) or client-side (false) apply; auto follows the previous release.")
 @click.option("--force-conflicts", is_flag=True, help="Helm 4: as helm upgrade --force-conflicts (server-side apply).")
+@click.option("--disable-openapi-validation", is_flag=True,
+              help="As helm's: unknown fields are dropped instead of rejected (no strict field validation).")
 @_plan_options
 @_output_options
 def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_: Sequence[str],
@@ -168,7 +183,7 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
                     api_versions: Sequence[str], skip_crds: bool, reuse_values: bool, reset_values: bool,
                     reset_then_reuse_values: bool, render: str, namespace: str | None, kube_context: str | None,
                     kubeconfig: str | None, no_drift: bool, require_cluster: bool, take_ownership: bool,
-                    server_side: str, force_conflicts: bool,
+                    server_side: str, force_conflicts: bool, disable_openapi_validation: bool,
                     out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
                     output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
                     show_secrets: bool, debug: bool) -> int:
@@ -183,6 +198,7 @@ def upgrade_command(release: str, chart: str, values_files: Sequence[str], set_:
         render=render, namespace=namespace, kube_context=kube_context, kubeconfig=kubeconfig,
         debug=_debug_enabled(debug), no_drift=no_drift, require_cluster=require_cluster, take_ownership=take_ownership,
         server_side=server_side, force_conflicts=force_conflicts,
+        disable_openapi_validation=disable_openapi_validation,
     )
     plan = apply_ignore(plan_upgrade(options), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
@@ -259,17 +275,23 @@ def uninstall_command(release: str, no_hooks: bool, keep_history: bool, namespac
 @click.option("--take-ownership", is_flag=True, help="Plan as helm upgrade --take-ownership.")
 @click.option("--apply-method", type=click.Choice(["csa", "ssa"]), default="csa", show_default=True,
               help="How the release was applied: client-side (Helm 3) or server-side (Helm 4 default).")
+@click.option("--kube-version", metavar="V", help="Judge the objects against this Kubernetes version: kinds it "
+              "serves, their schemas (predicted failures).")
+@click.option("--disable-openapi-validation", is_flag=True,
+              help="As helm's: unknown fields are dropped instead of rejected (with --kube-version).")
 @_plan_options
 @_output_options
 def diff_command(previous: str, desired: str, release: str, namespace: str | None, action: str, kind_order: str,
-                 skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str, out: str | None,
+                 skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str,
+                 kube_version: str | None, disable_openapi_validation: bool, out: str | None,
                  ignore: Sequence[str], ignore_files: Sequence[str], output: str, detailed_exitcode: bool,
                  fail_on: Sequence[str], no_color: bool, show_secrets: bool, debug: bool) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
     gates = [parse_gate(g) for g in fail_on]
     rules = _ignore_rules(ignore, ignore_files)
     options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
-                          action, kind_order, skip_crds, live, take_ownership, apply_method)
+                          action, kind_order, skip_crds, live, take_ownership, apply_method, kube_version,
+                          disable_openapi_validation)
     plan = apply_ignore(plan_diff(options), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
 
@@ -285,6 +307,26 @@ def show_command(saved: str, output: str, detailed_exitcode: bool, fail_on: Sequ
     work as on the original run; ignore rules were applied when the plan was made."""
     gates = [parse_gate(g) for g in fail_on]
     return _emit(read_saved_plan(saved), output, no_color, detailed_exitcode, show_secrets, gates)
+
+
+@main_group.command("verify", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("saved", metavar="PLAN.json")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- helm upgrade ...]")
+@click.option("--strict", is_flag=True, help="Also fail when an input moved (chart, values, live state) but the plan is the same.")
+@click.option("--check-only", is_flag=True, help="Check the plan and the command's flags, but do not run the command.")
+@click.option("--debug", is_flag=True, help="Print each helm call, and the traceback of an unexpected failure.")
+def verify_command(saved: str, command: Sequence[str], strict: bool, check_only: bool, debug: bool) -> int:
+    """Plan again with the inputs a plan saved with --out records, and exit 0 if the plan is the
+    same, 4 if it moved (saying what moved). Given a helm command after `--`, check that its flags
+    are the plan's, and run it only when the plan still holds; its exit code is passed through."""
+    rest = list(command)
+    while rest and rest[0] != "--" and rest[0].startswith("-"):  # verify's own flags, after PLAN.json
+        flag = rest.pop(0)
+        if flag not in ("--strict", "--check-only", "--debug"):
+            raise UsageError(f"verify has no flag {flag}", "write the helm command after `--`")
+        strict, check_only, debug = strict or flag == "--strict", check_only or flag == "--check-only", \
+            debug or flag == "--debug"
+    return verify_plan(main_group, VerifyOptions(saved, tuple(rest), strict, check_only, _debug_enabled(debug)))
 
 
 @main_group.command("schema")
@@ -311,7 +353,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: list[str]) -> int:
     debug = _debug_enabled("--debug" in args)
     try:
-        result = main_group.main(args=args, prog_name="helm plan", standalone_mode=False)
+        with inputs.recording(inputs.Recorder(args, inputs.Digester.new())):
+            result = main_group.main(args=args, prog_name="helm plan", standalone_mode=False)
     except click.exceptions.Exit as done:
         return done.exit_code
     except click.exceptions.Abort:

@@ -12,7 +12,9 @@ default Secret storage driver, with nothing patched. What it serves, and why:
   helm validates the rendered objects against it (unless --disable-openapi-validation), and
   a 404 there fails the dry run with "failed to download openapi"; an empty document holds no
   schema, so nothing is rejected. /openapi/v3 answers 404: client-go asks it whether the server
-  does field validation, and falls back to v2 when it is missing.
+  does field validation, and falls back to v2 when it is missing. Given `openapi` (group
+  version path, e.g. "apis/apps/v1", to its `components.schemas`), it serves the v3 index and
+  one document per group version instead, as a real server does.
 - objects, read-only, from an in-memory store: GET one object (a 404 Status when it is
   missing, which `lookup` turns into an empty map and helm's conflict check into "free"), and
   LIST with a labelSelector (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`;
@@ -137,9 +139,12 @@ class FakeKube:
     """The store, the request log and the server thread. Use it as a context manager."""
 
     def __init__(self, namespace: str = "default", context: str = "fake",
-                 custom: list[tuple[str, str, str, bool]] | None = None, tls: CertAuthority | None = None) -> None:
+                 custom: list[tuple[str, str, str, bool]] | None = None, tls: CertAuthority | None = None,
+                 openapi: dict[str, dict[str, Any]] | None = None) -> None:
         """`custom`: more (groupVersion, plural, kind, namespaced) to serve, as installed CRDs do.
-        `tls`: serve HTTPS with this CA's server certificate, and accept its client certificates."""
+        `tls`: serve HTTPS with this CA's server certificate, and accept its client certificates.
+        `openapi`: the OpenAPI v3 schemas to serve, per group version path."""
+        self.openapi = openapi
         self.namespace, self.context = namespace, context
         self.resources = RESOURCES + list(custom or [])
         self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}  # (gv, plural, ns, name)
@@ -260,6 +265,13 @@ class FakeKube:
             return 200, b""  # an empty protobuf openapi_v2.Document: no schema, so no validation errors
         if path == "/version":
             return 200, KUBE_VERSION
+        if path.startswith("/openapi/v3") and self.openapi is not None:
+            if path == "/openapi/v3":
+                return 200, {"paths": {gv: {"serverRelativeURL": f"/openapi/v3/{gv}?hash=0"} for gv in self.openapi}}
+            schemas = self.openapi.get(path.removeprefix("/openapi/v3/"))
+            if schemas is None:
+                return 404, status(404, "NotFound", "the server could not find the requested resource")
+            return 200, {"openapi": "3.0.0", "components": {"schemas": schemas}}
         if path == "/api":
             return 200, {"kind": "APIVersions", "versions": ["v1"],
                          "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}

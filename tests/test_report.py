@@ -27,10 +27,11 @@ REAL_CHANGES = [
     "+ spec.template.spec.containers[name=create].securityContext.runAsGroup: 65532",
     "+ spec.template.spec.containers[name=patch].securityContext.runAsGroup: 65532",
 ]
-# Measured before common changes were folded (commits 6e3c3bf and eae3b21, JSON 1.2), with ARGS: the text
-# plan was 96 lines, 46 of them the two label bumps, and the markdown comment 11,163 characters
-# (`git archive eae3b21 | tar -x -C /tmp/old; PYTHONPATH=/tmp/old python -m deployah_plan ...`);
-# format-1.2.json is what eae3b21 printed with -o json.
+# Measured before common changes were folded (commits 6e3c3bf, eae3b21 and 2806dc2 gave the
+# same; JSON 1.2, then 1.3), with ARGS: the text plan was 96 lines, 46 of them the two label
+# bumps, and the markdown comment 11,163 characters
+# (`git archive 2806dc2 | tar -x -C /tmp/old; PYTHONPATH=/tmp/old python -m deployah_plan ...`);
+# format-1.3.json is what 2806dc2 printed with -o json.
 MAIN_TEXT_LINES = 96
 MAIN_MARKDOWN_CHARS = 11_163
 LABEL_LINES = 46
@@ -84,7 +85,7 @@ def test_markdown_folds_and_is_half_as_long() -> None:
 
 
 def _without_additions(doc: Any) -> Any:
-    """A 1.3 document as 1.2 wrote it: without `common_changes` and the `common` marks."""
+    """A 1.4 document as 1.3 wrote it: without `common_changes` and the `common` marks."""
     if isinstance(doc, dict):
         return {k: _without_additions(v) for k, v in doc.items() if k not in ("common_changes", "common")}
     if isinstance(doc, list):
@@ -94,9 +95,9 @@ def _without_additions(doc: Any) -> Any:
 
 def test_json_keeps_every_field_change_and_only_adds_the_grouping() -> None:
     doc = json.loads(_out("json"))
-    old = json.loads((CASE / "format-1.2.json").read_text())  # written by eae3b21, format 1.2
-    assert doc["format_version"] == "1.3"
-    assert _without_additions(doc) == {**old, "format_version": "1.3"}
+    old = json.loads((CASE / "format-1.3.json").read_text())  # written by 2806dc2, format 1.3
+    assert doc["format_version"] == "1.4"
+    assert _without_additions(doc) == {**old, "format_version": "1.4"}
     common = doc["common_changes"]
     assert [(c["path"], c["before"], c["after"], len(c["changes"]), len(c["tasks"])) for c in common] == [
         ("/metadata/labels/helm.sh~1chart", "ingress-nginx-4.10.0", "ingress-nginx-4.12.0", 13, 7),

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from deployah_plan import inputs
 from deployah_plan.commands import live as live_state
+from deployah_plan.commands import target as targets
 from deployah_plan.commands.stored import connect, major, rendered
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import UsageError
@@ -86,6 +88,7 @@ class UpgradeOptions:
     take_ownership: bool = False  # as helm upgrade --take-ownership
     server_side: str = "auto"  # Helm 4's --server-side: auto (the previous release's method), true, false
     force_conflicts: bool = False  # Helm 4's --force-conflicts
+    disable_openapi_validation: bool = False  # as helm's: no strict field validation
 
 
 def _render_mode(options: UpgradeOptions) -> str:
@@ -164,6 +167,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                          "add --render template, or drop them to use the cluster's real capabilities")
     settings = resolve_settings(namespace=namespace, context=options.kube_context, kubeconfig=options.kubeconfig)
     skipped = live_state.skipped_reason(options.no_drift, options.require_cluster, settings)
+    if options.kube_version:
+        targets.check_version(options.kube_version)
 
     with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir, ThreadPoolExecutor(max_workers=4) as pool:
         version_call = pool.submit(helm.version)
@@ -171,9 +176,12 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                                                             major(version_call.result())))
         chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
                                  options.repo, options.devel)
+        default_call = (pool.submit(targets.helm_default_version, helm)
+                        if mode == "template" and not options.kube_version else None)
         helm_version = version_call.result()
         state = state_call.result()
         chart = chart_call.result()
+        inputs.chart(options.chart, chart.path)
         previous = rendered(state.current) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []
@@ -184,7 +192,9 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             args = _values_for_template(helm, options, state, namespace, workdir, notes)
             if options.kube_version:
                 args += ["--kube-version", options.kube_version]
-            for api in options.api_versions:
+            # With an explicit --kube-version, render as a cluster of that version would (its API
+            # versions in .Capabilities); helm template's own defaults otherwise.
+            for api in dict.fromkeys([*options.api_versions, *targets.served_api_versions(options.kube_version or "")]):
                 args += ["--api-versions", api]
             text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh)
             desired = split_stream(text, "helm template")
@@ -200,6 +210,7 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                     args.append(flag)
             desired = _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
         live = live_call.result() if live_call else None
+        kube_default = default_call.result() if default_call else ""  # done before the render
 
     if not skipped:
         # Then what only the new chart has (one more discovery and LIST per new kind).
@@ -210,6 +221,9 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             live = live_state.merge(live, live_state.read(settings, more))
     live = live_state.required(live, options.require_cluster)
     current = state.current
+    inputs.previous(current, state.newest_revision)
+    inputs.desired(desired)
+    inputs.live(live, options.release, [previous, desired])
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=state.newest_revision + 1, fresh_install=fresh,
@@ -224,22 +238,49 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     if state.replaces_uninstalled:
         notes.append(Warning("reinstall", f"release {options.release} was uninstalled with its history kept: "
                              "helm upgrade --install installs it again", Severity.INFO))
+    apply_method = _apply_method(options, major(helm_version), current.apply_method if current else "",
+                                 fresh=current is None)
+    judge = _target(options, settings, mode, skipped, [previous, desired], namespace, major(helm_version),
+                     apply_method, fresh, kube_default)
     return make_plan(PlanRequest(
         header, previous, desired, major(helm_version), options.skip_crds, tuple(notes),
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
-        apply_method=_apply_method(options, major(helm_version), current.apply_method if current else ""),
-        force_conflicts=options.force_conflicts,
+        apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
     ))
 
 
-def _apply_method(options: UpgradeOptions, helm_major: int, previous: str) -> str:
+def _target(options: UpgradeOptions, settings: Any, mode: str, skipped: str, streams: list[Rendered | None],
+            namespace: str, helm_major: int, apply_method: str, fresh: bool, kube_default: str) -> targets.Target | None:
+    """What the objects are judged against: the cluster when it is read (or rendered against),
+    else --kube-version, else the version helm template assumed. Strict field validation is
+    Helm 4's server-side apply (an install's default, an upgrade's when the release used it)."""
+    ssa = helm_major >= 4 and (apply_method == "ssa" or (fresh and options.server_side != "false"))
+    flags = dict(strict_fields=ssa and not options.disable_openapi_validation,
+                 validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa)
+    if mode == "server" or not skipped:
+        found = targets.cluster_target(settings, streams, namespace, **flags)
+        if found is not None:
+            return found
+    if options.kube_version:
+        return targets.offline_target(options.kube_version.lstrip("v"), "from --kube-version", **flags)
+    if kube_default:  # helm's offline capabilities: a chart may pick another apiVersion against a real cluster
+        return targets.offline_target(kube_default, "helm template's default; set it with --kube-version", **flags,
+                                      render_defaults=True)
+    return None
+
+
+def _apply_method(options: UpgradeOptions, helm_major: int, previous: str, fresh: bool = False) -> str:
     """How this upgrade applies objects: Helm 3 client-side (""); Helm 4 as --server-side says,
-    "auto" following the previous release (pkg/action getUpgradeServerSideValue)."""
+    "auto" following the previous release (pkg/action getUpgradeServerSideValue). A fresh
+    install (`upgrade --install` of a release that does not exist) is server-side unless
+    --server-side=false (pkg/cmd/upgrade.go: instClient.ServerSideApply = ... != "false")."""
     if helm_major < 4:
         if options.server_side != "auto" or options.force_conflicts:
             raise UsageError("--server-side and --force-conflicts are Helm 4 flags",
                              "drop them, or plan with Helm 4 (HELM_BIN)")
         return ""
+    if fresh:
+        return "csa" if options.server_side == "false" else "ssa"
     if options.server_side == "auto":
         return "ssa" if previous == "ssa" else "csa"
     return "ssa" if options.server_side == "true" else "csa"
