@@ -31,6 +31,7 @@ from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, pars
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.model import Plan
 from deployah_plan.render import json_doc, markdown, text
+from deployah_plan.sources.files import Inputs, describe
 
 EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_GATE = 0, 1, 2, 3
 
@@ -75,15 +76,11 @@ def _plan_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _ignore_rules(flags: Sequence[str], files: Sequence[str]) -> list[IgnoreRule]:
+def _ignore_rules(flags: Sequence[str], files: Sequence[str], inputs: Inputs | None = None) -> list[IgnoreRule]:
     rules = [parse_flag(flag, i) for i, flag in enumerate(flags, 1)]
     for name in files:
-        try:
-            with open(name, encoding="utf-8") as handle:
-                content = handle.read()
-        except OSError as err:
-            raise UsageError(f"cannot read ignore file {name}: {err.strerror or err}", "check the --ignore-file path") from None
-        rules += parse_file(content, name)
+        content = (inputs or Inputs()).read(name, "ignore file", "check the --ignore-file path")
+        rules += parse_file(content, describe(name))
     return rules
 
 
@@ -250,10 +247,11 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
                  fail_on: Sequence[str], no_color: bool, show_secrets: bool, debug: bool) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
     gates = [parse_gate(g) for g in fail_on]
-    rules = _ignore_rules(ignore, ignore_files)
+    inputs = Inputs()
+    rules = _ignore_rules(ignore, ignore_files, inputs)
     options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
                           action, kind_order, skip_crds, live, take_ownership, apply_method)
-    plan = apply_ignore(plan_diff(options), rules)
+    plan = apply_ignore(plan_diff(options, inputs), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
 
 

@@ -5,13 +5,13 @@ prints. Reading it needs no helm and no cluster (deployah_plan/saved.py does the
 """
 from __future__ import annotations
 
-import sys
 from importlib import resources
 
 from deployah_plan import saved
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Plan
 from deployah_plan.render import json_doc
+from deployah_plan.sources.files import Inputs, describe
 
 
 def write_saved_plan(path: str, plan: Plan, show_secrets: bool) -> None:
@@ -23,16 +23,8 @@ def write_saved_plan(path: str, plan: Plan, show_secrets: bool) -> None:
 
 
 def read_saved_plan(path: str) -> Plan:
-    if path == "-":
-        return saved.load(sys.stdin.read(), "standard input")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            content = handle.read()
-    except FileNotFoundError:
-        raise UsageError(f"saved plan {path} not found", "write one with `helm plan ... --out FILE`") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise UsageError(f"cannot read {path}: {err}", "pass a file written by `helm plan ... --out FILE`") from None
-    return saved.load(content, path)
+    content = Inputs().read(path, "saved plan", "pass a file written by `helm plan ... --out FILE`")
+    return saved.load(content, describe(path))
 
 
 def schema_text() -> str:

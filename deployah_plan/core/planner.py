@@ -283,7 +283,7 @@ class _Live:
             return
         self.index = index_live(live.objects)
         if request.live_source == "cluster":
-            gaps = [LiveGap(u.api_version, u.kind, u.namespace, u.reason) for u in live.unreadable]
+            gaps = list(live.unreadable)
             blocked = {(group_of(g.api_version), g.kind, g.namespace) for g in gaps}
             for api_version, kind, namespace in scope:
                 group = group_of(api_version)
