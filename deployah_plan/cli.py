@@ -84,18 +84,33 @@ def _ignore_rules(flags: Sequence[str], files: Sequence[str], inputs: Inputs | N
     return rules
 
 
+def _print(document: str) -> None:
+    """Write the plan to standard output; a full disk or a closed pipe is an error, in one line."""
+    try:
+        sys.stdout.write(document)
+        sys.stdout.flush()
+    except OSError as err:
+        # What could not be written stays in the buffer, and the interpreter would try to
+        # flush it again on exit: point standard output at nothing first.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        raise UsageError(f"cannot write the plan to standard output: {err.strerror or err}",
+                         "check where standard output goes (a full disk, a closed pipe), or save it with --out FILE") from None
+
+
 def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool, gates: Sequence[Gate],
           out: str | None = None) -> int:
     """Print the plan (and save it), then check the gates: the exit code of every plan command."""
     if out:
         write_saved_plan(out, plan, show_secrets)
     if output == "json":
-        sys.stdout.write(json_doc.render(plan, show_secrets))
+        _print(json_doc.render(plan, show_secrets))
     elif output == "markdown":
-        sys.stdout.write(markdown.render(plan, show_secrets))
+        _print(markdown.render(plan, show_secrets))
     else:
-        sys.stdout.write(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets))
-    sys.stdout.flush()
+        _print(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets))
     matches = check_gates(plan, list(gates))
     for match in matches:
         click.echo(f"helm plan: {match}", err=True)

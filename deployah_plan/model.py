@@ -482,6 +482,8 @@ def build_plan(
     for change, is_ignored in [*((c, False) for c in change_list), *((c, True) for c in ignored_list)]:
         _check_change(change, is_ignored)
         _check_ownership(change)
+        if change.resource.generate_name:
+            continue  # each generateName object is a new object: two of them are two creates
         if change.resource.identity in seen:
             raise ValueError(f"two changes for one object: {seen[change.resource.identity]} and {change.resource}")
         seen[change.resource.identity] = change.resource

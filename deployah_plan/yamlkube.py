@@ -92,9 +92,12 @@ _INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
 _DECIMAL_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?\Z")
 
 
+_MAX_INT_TEXT = 70  # "-0b" and 64 binary digits: any longer text is out of 64-bit range
+
+
 def _go_int(text: str) -> int | None:
     """strconv.ParseInt(text, 0, 64), falling back to ParseUint, as go-yaml v2 does."""
-    if not _GO_INT.match(text):
+    if len(text.lstrip("+-").lstrip("0")) > _MAX_INT_TEXT or not _GO_INT.match(text):
         return None
     sign = -1 if text[0] == "-" else 1
     digits = text.lstrip("+-")
@@ -126,8 +129,10 @@ def resolve_plain(text: str) -> Any:
             if number is not None:
                 return number
             if _YAML_STYLE_FLOAT.match(plain):
-                return float(plain)
-            if plain.startswith(("0b", "-0b")):
+                real = float(plain)
+                # strconv.ParseFloat fails out of range (1e999), and go-yaml then keeps the text.
+                return real if not math.isinf(real) else text
+            if plain.startswith(("0b", "-0b")) and len(plain) <= _MAX_INT_TEXT:
                 try:
                     return int(plain.replace("0b", "", 1), 2)
                 except ValueError:

@@ -58,11 +58,15 @@ def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
         for doc in (*stream.crds, *stream.resources, *stream.hooks):
             obj = doc.obj
             if obj.get("kind") == "CustomResourceDefinition" and group_of(obj["apiVersion"]) == "apiextensions.k8s.io":
-                spec = obj.get("spec") or {}
-                names = spec.get("names") or {}
+                spec = obj.get("spec")
+                names = spec.get("names") if isinstance(spec, dict) else None
                 if isinstance(spec, dict) and spec.get("scope") == "Cluster" and isinstance(names, dict):
                     scoped.add((str(spec.get("group", "")), str(names.get("kind", ""))))
     return scoped
+
+
+def _json_type(value: Any) -> str:
+    return {str: "string", bool: "boolean", int: "number", float: "number", list: "list"}.get(type(value), "value")
 
 
 class _Identifier:
@@ -96,6 +100,11 @@ class _Identifier:
                     "Helm cannot install both; rename one or remove the duplicate",
                 )
             if ref.kind == "Secret" and ref.group == "" and "stringData" in doc.obj:
+                data = doc.obj.get("data")
+                if data is not None and not isinstance(data, dict):
+                    # The API server decodes data as map[string][]byte: it refuses anything else.
+                    raise ManifestError(f"{doc.where}: Secret {ref.name} has data that is a {_json_type(data)}, "
+                                        "not a map of keys to base64 values", "the API server refuses it; fix the template")
                 doc = replace(doc, obj=fold_string_data(doc.obj))
             found[ref_id] = (ref, doc)
         return found
