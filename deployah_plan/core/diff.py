@@ -88,20 +88,24 @@ def _digest(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, allow_nan=True)
 
 
-def _leaves(value: Any, prefix: str = "") -> Iterable[tuple[str, str]]:
-    if isinstance(value, dict):
-        for key, child in value.items():
-            yield from _leaves(child, f"{prefix}/{key}")
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            yield from _leaves(child, f"{prefix}/{index}")
-    else:
-        yield prefix, _digest(value)
+def leaves(value: Any) -> list[tuple[str, str]]:
+    """Every leaf of a value as (path, digest of its value), walked without recursion."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        prefix, current = stack.pop()
+        if isinstance(current, dict):
+            stack.extend((f"{prefix}/{key}", child) for key, child in current.items())
+        elif isinstance(current, list):
+            stack.extend((f"{prefix}/{index}", child) for index, child in enumerate(current))
+        else:
+            out.append((prefix, _digest(current)))
+    return out
 
 
 def similarity(a: Any, b: Any) -> float:
     """Share of leaves (path and value) two values have in common, 0 to 1."""
-    left, right = set(_leaves(a)), set(_leaves(b))
+    left, right = set(leaves(a)), set(leaves(b))
     if not left and not right:
         return 1.0
     return 2 * len(left & right) / (len(left) + len(right))
