@@ -21,8 +21,11 @@ from deployah_plan.model import (
 )
 from deployah_plan.redact import Masked, sensitive_path
 from deployah_plan.render.json_doc import FORMAT_VERSION
+from deployah_plan.yamlkube import MAX_DEPTH, too_deep
 
 _T = TypeVar("_T")
+# A plan nests a few levels (changes, fields, parts) above values that nest at most MAX_DEPTH.
+_MAX_DOCUMENT_DEPTH = MAX_DEPTH + 16
 _NO_SNAPSHOT: dict[str, Any] = {}
 
 
@@ -151,6 +154,10 @@ def load(text: str, where: str) -> Plan:
         doc = json.loads(text)
     except ValueError as err:
         raise UsageError(f"{where} is not JSON ({err})", hint) from None
+    except RecursionError:
+        doc = None  # nested far too deep: refused just below
+    if doc is None or too_deep(doc, _MAX_DOCUMENT_DEPTH):
+        raise UsageError(f"{where} nests deeper than a plan document can ({_MAX_DOCUMENT_DEPTH} levels)", hint)
     version = doc.get("format_version") if isinstance(doc, dict) else None
     if not isinstance(version, str):
         raise UsageError(f"{where} is not a helm plan document (no format_version)", hint)
