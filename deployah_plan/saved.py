@@ -1,6 +1,8 @@
 """Reading a saved JSON plan back into a Plan, for `helm plan show`.
 
-The mirror of render/json_doc.py: one function per model type. The plan is rebuilt through
+The document is input, so it is checked against the published schema first (plan_schema.py):
+a wrong type is one line naming where. Then the mirror of render/json_doc.py: one function
+per model type. The plan is rebuilt through
 `build_plan`, so what the document derives (summary, will_run, reasons, has_changes) is derived
 again, not trusted. A document of a major version we do not know is refused; a newer minor
 version only adds fields, which are skipped.
@@ -19,6 +21,7 @@ from deployah_plan.model import (
     HelmAction, HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
+from deployah_plan.plan_schema import first_error
 from deployah_plan.redact import Masked, sensitive_path
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from deployah_plan.yamlkube import MAX_DEPTH, too_deep
@@ -165,6 +168,9 @@ def load(text: str, where: str) -> Plan:
     if version.split(".")[0] != major:
         raise UsageError(f"{where} has format version {version}, and this helm plan reads only {major}.x",
                          "show it with the helm plan version that wrote it, or plan again")
+    problem = first_error(doc)
+    if problem:
+        raise UsageError(f"{where} is not a valid helm plan document: {problem}", hint)
     try:
         return plan_of(doc)
     except (KeyError, TypeError, ValueError, AttributeError) as err:

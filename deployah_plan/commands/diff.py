@@ -48,6 +48,11 @@ def _helm_major(kind_order: str) -> tuple[int, str]:
 def plan_diff(options: DiffOptions, inputs: Inputs | None = None) -> Plan:
     """The plan from the files; `inputs` is the command's reader (it knows whether an ignore
     file already took standard input)."""
+    # Helm refuses longer names (chartutil.ValidateReleaseName: 53; a namespace is a DNS label).
+    for value, flag, most in ((options.release, "--release", 53), (options.namespace, "-n", 63)):
+        if len(value) > most:
+            raise UsageError(f"{flag} is {len(value):,} characters long, and Helm allows at most {most}",
+                             f"pass a shorter {flag}")
     inputs = inputs or Inputs()
     previous_text = inputs.read(options.previous, "PREVIOUS manifest", _MANIFEST_HINT)
     desired_text = inputs.read(options.desired, "DESIRED manifest", _MANIFEST_HINT)
