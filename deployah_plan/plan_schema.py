@@ -62,27 +62,30 @@ class _Invalid(Exception):
 Check = Callable[[Any], None]
 
 
-def first_error(document: Any) -> str | None:
-    """Where and how `document` breaks the plan schema (one line), or None when it does not."""
+def first_error(document: Any, required: bool = True) -> str | None:
+    """Where and how `document` breaks the plan schema (one line), or None when it does not.
+    `required=False` checks only what is there: a document of an older minor version lacks
+    the fields later ones added (the reader gives them their defaults)."""
     try:
-        _compiled()(document)
+        _compiled(required)(document)
     except _Invalid as err:
         return f"at {_pointer(err.path[::-1])}: {err.message}"
     return None
 
 
-@lru_cache(maxsize=1)
-def _compiled() -> Check:
+@lru_cache(maxsize=2)
+def _compiled(required: bool) -> Check:
     root = schema()
-    return _Compiler(root).compile(root)
+    return _Compiler(root, required).compile(root)
 
 
 class _Compiler:
     """Turns each schema node into one function, once: checking a large plan then costs a
     few calls per JSON node, and the values inside field changes (any JSON) cost nothing."""
 
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, Any], required: bool) -> None:
         self.root = root
+        self.required = required
         self.refs: dict[str, Check] = {}
 
     def ref(self, target: str) -> Check:
@@ -152,7 +155,7 @@ class _Compiler:
         return every
 
     def _object_check(self, rule: Mapping[str, Any]) -> Check:
-        required = tuple(rule.get("required", ()))
+        required = tuple(rule.get("required", ())) if self.required else ()
         properties = {key: self.compile(sub) for key, sub in rule.get("properties", {}).items()}
         extra_rule = rule.get("additionalProperties", True)
         extra: Check | bool = extra_rule if isinstance(extra_rule, bool) else self.compile(extra_rule)

@@ -168,7 +168,9 @@ def load(text: str, where: str) -> Plan:
     if version.split(".")[0] != major:
         raise UsageError(f"{where} has format version {version}, and this helm plan reads only {major}.x",
                          "show it with the helm plan version that wrote it, or plan again")
-    problem = first_error(doc)
+    minor = version.split(".")[1] if version.count(".") == 1 else ""
+    current = FORMAT_VERSION.split(".")[1]
+    problem = first_error(doc, required=not (minor.isdigit() and len(minor) < 6 and int(minor) < int(current)))
     if problem:
         raise UsageError(f"{where} is not a valid helm plan document: {problem}", hint)
     try:
