@@ -40,6 +40,14 @@ def _debug_enabled(flag: bool) -> bool:
     return flag or os.environ.get("HELM_DEBUG", "").lower() in ("1", "true")
 
 
+def _remember_debug(ctx: click.Context, _param: click.Parameter, flag: bool) -> bool:
+    """Keeps the --debug decision where `_run` finds it if the command fails: the flag is read
+    once, by click, and HELM_DEBUG (helm's own --debug) once, here."""
+    if isinstance(ctx.obj, dict):
+        ctx.obj["debug"] = _debug_enabled(flag)
+    return flag
+
+
 def _use_colour(no_color: bool) -> bool:
     return not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
 
@@ -56,7 +64,8 @@ def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
                           "(delete:PersistentVolumeClaim), crd, drift, ownership, immutable, warning:CODE."),
         click.option("--no-color", "--no-colour", "no_color", is_flag=True, help="Never colour the text output (NO_COLOR is honoured too)."),
         click.option("--show-secrets", is_flag=True, help="Print Secret values instead of hiding them."),
-        click.option("--debug", is_flag=True, help="Print each helm call, and the traceback of an unexpected failure."),
+        click.option("--debug", is_flag=True, callback=_remember_debug,
+                     help="Print each helm call, and the traceback of an unexpected failure."),
     ]):
         func = option(func)
     return func
@@ -265,7 +274,7 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
     inputs = Inputs()
     rules = _ignore_rules(ignore, ignore_files, inputs)
     options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
-                          action, kind_order, skip_crds, live, take_ownership, apply_method)
+                          action, kind_order, skip_crds, live, take_ownership, apply_method, _debug_enabled(debug))
     plan = apply_ignore(plan_diff(options, inputs), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
 
@@ -305,9 +314,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: list[str]) -> int:
-    debug = _debug_enabled("--debug" in args)
+    state: dict[str, bool] = {}  # filled by the --debug option's callback once click parses it
     try:
-        result = main_group.main(args=args, prog_name="helm plan", standalone_mode=False)
+        result = main_group.main(args=args, prog_name="helm plan", standalone_mode=False, obj=state)
     except click.exceptions.Exit as done:
         return done.exit_code
     except click.exceptions.Abort:
@@ -329,7 +338,7 @@ def _run(args: list[str]) -> int:
         click.echo("helm plan: interrupted", err=True)
         return 130
     except Exception as err:  # a bug: say so in one line, with the traceback only on request
-        if debug:
+        if state.get("debug", _debug_enabled(False)):
             traceback.print_exc()
         click.echo(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the traceback, "
                    "and please report it)", err=True)

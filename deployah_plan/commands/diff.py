@@ -29,17 +29,18 @@ class DiffOptions:
     live: str | None = None  # a saved live state file (- : standard input)
     take_ownership: bool = False
     apply_method: str = "csa"  # csa | ssa: how the release was installed (Helm 4)
+    debug: bool = False  # print the helm call (`helm version`, for the kind order)
 
 
 _MANIFEST_HINT = "pass a rendered manifest file (YAML text), or - to read standard input"
 
 
-def _helm_major(kind_order: str) -> tuple[int, str]:
+def _helm_major(kind_order: str, debug: bool) -> tuple[int, str]:
     """Helm 4 adds webhook kinds to its order; ask the helm at hand when not told."""
     if kind_order in ("helm3", "helm4"):
         return int(kind_order[-1]), ""
     try:
-        version = Helm.find().version()
+        version = Helm.find(debug=debug).version()
     except PlanError:  # no working helm is fine here: the files are all we need
         return 3, ""
     return int(version.split(".")[0]), version
@@ -63,7 +64,7 @@ def plan_diff(options: DiffOptions, inputs: Inputs | None = None) -> Plan:
     if fresh and not empty:
         raise UsageError("--action install was given but PREVIOUS holds objects", "drop --action install, or pass an empty PREVIOUS")
     live = load_live_file(options.live, inputs) if options.live else None
-    major, version = _helm_major(options.kind_order)
+    major, version = _helm_major(options.kind_order, options.debug)
     header = Header(release=options.release, namespace=options.namespace, revision=1 if fresh else 0,
                     fresh_install=fresh, helm_version=version, rendered_by="files")
     return make_plan(PlanRequest(
