@@ -96,7 +96,7 @@ def load_live_file(path: str | Path, inputs: Inputs | None = None) -> LiveSnapsh
     """Live state saved earlier (`-` reads standard input), for plans made without a cluster;
     `inputs` is the command's reader, when other inputs may have taken standard input."""
     origin = str(path)
-    text = (inputs or Inputs()).read(origin, "the live state file", "check the path of the live state file",
+    text = (inputs or Inputs()).read(origin, "live state file", "check the path of the live state file",
                                      LiveStateError)
     objects: list[dict[str, Any]] = []
     try:

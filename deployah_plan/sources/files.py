@@ -39,7 +39,7 @@ class Inputs:
 
     def read(self, path: str, what: str, hint: str, error: type[PlanError] = UsageError) -> str:
         """The text of `path` (`-`: standard input); `what` names the input in messages
-        ("manifest file", "ignore file"), `hint` is the next step when it cannot be read."""
+        ("ignore file", "live state file"), `hint` is the next step when it cannot be read."""
         if path == "-":
             if self._stdin_taken_by:
                 raise UsageError(f"the {self._stdin_taken_by} and the {what} both read standard input",
@@ -52,12 +52,12 @@ class Inputs:
                 with open(path, "rb") as handle:
                     data = self._bounded(handle, path, what, error)
             except OSError as err:  # missing, a directory, no permission: the system's own words
-                raise error(f"cannot read {what} {path}: {err.strerror or err}", hint) from None
+                raise error(f"cannot read the {what} {path}: {err.strerror or err}", hint) from None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as err:
             line = data.count(b"\n", 0, err.start) + 1
-            raise error(f"{what} {describe(path)} is not UTF-8 text (byte 0x{data[err.start]:02x} on line {line})",
+            raise error(f"the {what} {describe(path)} is not UTF-8 text (byte 0x{data[err.start]:02x} on line {line})",
                         "save it as UTF-8") from None
 
     @staticmethod
@@ -65,9 +65,9 @@ class Inputs:
         try:
             data = stream.read(MAX_INPUT_BYTES + 1)
         except OSError as err:
-            raise error(f"cannot read {what} {describe(path)}: {err.strerror or err}",
+            raise error(f"cannot read the {what} {describe(path)}: {err.strerror or err}",
                         "pass a regular file or a pipe") from None
         if len(data) > MAX_INPUT_BYTES:
-            raise error(f"{what} {describe(path)} is larger than {MAX_INPUT_BYTES // 2**20} MiB, the most helm plan reads",
+            raise error(f"the {what} {describe(path)} is larger than {MAX_INPUT_BYTES // 2**20} MiB, the most helm plan reads",
                         "pass the file itself (not a device); split a larger input")
         return data
