@@ -9,6 +9,7 @@ with --require-cluster).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import binascii
 import json
 import os
@@ -242,6 +243,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                                  fresh=current is None)
     judge = _target(options, settings, mode, skipped, [previous, desired], namespace, major(helm_version),
                      apply_method, fresh, kube_default)
+    if judge is not None and judge.requests and live is not None:
+        live = dataclasses.replace(live, requests=live.requests + judge.requests)  # every request is counted
     return make_plan(PlanRequest(
         header, previous, desired, major(helm_version), options.skip_crds, tuple(notes),
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,

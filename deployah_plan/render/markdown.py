@@ -96,13 +96,15 @@ class _Section:
             return ""
         parts = [self.title, *self.lead]
         previous_is_list = False
-        body = ""
+        pieces: list[str] = []
         for item in self.visible():
             is_list = item.text.startswith("- ")
-            body += ("\n" if previous_is_list and is_list else "\n\n" if body else "") + item.text
+            if pieces:
+                pieces.append("\n" if previous_is_list and is_list else "\n\n")
+            pieces.append(item.text)
             previous_is_list = is_list
-        if body:
-            parts.append(body)
+        if pieces:
+            parts.append("".join(pieces))
         hidden = len(self.items) - len(self.visible())
         if hidden:
             parts.append(f"*… and {hidden:,} more {self.what}{'' if hidden == 1 else 's'}, not shown here (see the JSON plan).*")
@@ -250,19 +252,22 @@ def _title(title: str) -> str:
 
 def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     """Cut detail, least important first, until the sections fit; says what was cut."""
-    def total() -> int:
-        return sum(s.size() for s in sections.values())
-
+    # The running total is kept up to date item by item (as size() would compute it), so the
+    # cutting is linear in the number of items.
+    total = sum(s.size() for s in sections.values())
     for key in ("tasks", "drift", "changes"):
         for item in reversed(sections[key].items):
-            if total() <= budget:
+            if total <= budget:
                 break
+            before = len(item.text)
             item.level = len(item.forms) - 1
+            total += len(item.text) - before
     for key in ("ignored", "tasks", "drift", "changes", "warnings", "common"):
         section = sections[key]
         section.shown = len(section.items)
-        while total() > budget and section.shown > 0:
+        while total > budget and section.shown > 0:
             section.shown -= 1
+            total -= len(section.items[section.shown].text) + 2
         if section.shown == len(section.items):
             section.shown = -1
     cut = []
@@ -280,10 +285,17 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     return cut
 
 
+_HEADER_LINE = 1_000  # a header line longer than this (a 100,000-character release name) is clipped
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= _HEADER_LINE else line[: _HEADER_LINE - 1] + "…"
+
+
 def render(plan: Plan, show_secrets: bool = False, fold: bool = True) -> str:
     """The plan as a comment; `fold=False` repeats common changes under every object."""
     report = Report.of(plan, fold)
-    title, *rest = words.header_lines(plan)
+    title, *rest = (_clip(line) for line in words.header_lines(plan))
     head = "\n\n".join([
         f"### {md(title)}",
         "\n".join(f"- {md(line)}" for line in rest),
