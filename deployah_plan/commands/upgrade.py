@@ -12,6 +12,7 @@ import base64
 import binascii
 import json
 import os
+import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,12 +21,15 @@ from typing import Any, Sequence
 
 from deployah_plan.commands import live as live_state
 from deployah_plan.commands.stored import connect, major, rendered
+from deployah_plan.commands import upgrade_flags as flags
+from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import Header, Plan, Severity, Warning
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
+from deployah_plan.sources.cluster import LiveSnapshot
 from deployah_plan.sources.kubeconfig import resolve_settings
 
 
@@ -86,6 +90,8 @@ class UpgradeOptions:
     take_ownership: bool = False  # as helm upgrade --take-ownership
     server_side: str = "auto"  # Helm 4's --server-side: auto (the previous release's method), true, false
     force_conflicts: bool = False  # Helm 4's --force-conflicts
+    source: ChartSource = field(default_factory=ChartSource)
+    deploy: DeployFlags = field(default_factory=DeployFlags)
 
 
 def _render_mode(options: UpgradeOptions) -> str:
@@ -146,6 +152,16 @@ def _crds_stream(record: dict[str, Any]) -> str:
     return out
 
 
+_SEPARATOR = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
+
+
+def _crds_as_sources(text: str, chart_name: str) -> str:
+    """`helm show crds` output as `helm template --include-crds` prints the CRDs: each document
+    under a `# Source: <chart>/crds/...` line, which is how chart CRDs are told apart."""
+    docs = [doc.strip("\n") for doc in _SEPARATOR.split(text) if doc.strip()]
+    return "".join(f"---\n# Source: {chart_name}/crds/(helm show crds)\n{doc}\n" for doc in docs)
+
+
 def _from_record(record: dict[str, Any]) -> Rendered:
     manifest = split_stream(record.get("manifest") or "", "helm upgrade --dry-run=server")
     hooks = split_stream(hooks_stream(record.get("hooks") or []), "helm upgrade --dry-run=server hooks")
@@ -157,7 +173,13 @@ def _from_record(record: dict[str, Any]) -> Rendered:
 def plan_upgrade(options: UpgradeOptions) -> Plan:
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
     namespace = target.namespace
+    deploy = options.deploy
     options.values.check_files()
+    flags.check_dry_run(deploy.dry_run)
+    labels = flags.parse_labels(deploy.labels)
+    if deploy.history_max is not None and deploy.history_max < 0:
+        raise UsageError("--history-max must be 0 (no limit) or more", "give a number of revisions to keep")
+    history_max = flags.HISTORY_MAX_DEFAULT if deploy.history_max is None else deploy.history_max
     mode = _render_mode(options)
     if mode == "server" and (options.kube_version or options.api_versions):
         raise UsageError("--kube-version and --api-versions only apply when rendering offline",
@@ -170,15 +192,21 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         state_call = pool.submit(lambda: helm.release_state(options.release, namespace,
                                                             major(version_call.result())))
         chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
-                                 options.repo, options.devel)
+                                 options.repo, options.devel, options.source.pull_args())
         helm_version = version_call.result()
+        helm_major = major(helm_version)
+        notes: list[Warning] = flags.check_for_helm(deploy, options.server_side, options.force_conflicts,
+                                                    helm_major, helm_version)
         state = state_call.result()
+        # Helm prunes old records when it writes the new one; only a history at least as long as
+        # the limit can lose one, and the newest revision number bounds the history's length.
+        history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
+                        if history_max > 0 and state.newest_revision >= history_max - 1 else None)
         chart = chart_call.result()
         previous = rendered(state.current) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []
         live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
-        notes: list[Warning] = []
         fresh = state.current is None
         if mode == "template":
             args = _values_for_template(helm, options, state, namespace, workdir, notes)
@@ -186,7 +214,15 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                 args += ["--kube-version", options.kube_version]
             for api in options.api_versions:
                 args += ["--api-versions", api]
-            text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh)
+            args += deploy.render_args(server=False)
+            # Helm 3's `helm template --include-crds` sends the chart's CRDs through the
+            # post-renderer, which an install never does (it creates them from crds/ first), and
+            # the post-renderer may drop the `# Source:` lines that mark them: read them apart.
+            apart = bool(deploy.post_renderer) and helm_major < 4
+            text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh,
+                                 include_crds=not apart)
+            if apart:
+                text = _crds_as_sources(helm.show_crds(chart.path), chart.name) + text
             desired = split_stream(text, "helm template")
             if chart.calls_lookup:
                 notes.append(Warning("lookup-offline", f"chart {chart.name} calls `lookup`, which returns nothing when "
@@ -198,18 +234,29 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                              ("--skip-crds", options.skip_crds)):
                 if on:
                     args.append(flag)
+            args += deploy.render_args(server=True)
             desired = _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
         live = live_call.result() if live_call else None
+        history = history_call.result() if history_call else []
 
+    # Whether the release namespace exists matters to an install only.
+    namespace_ref = ("v1", "Namespace", "")
     if not skipped:
         # Then what only the new chart has (one more discovery and LIST per new kind).
         more = [item for item in live_scope([desired], namespace) if item not in read_scope]
+        if fresh and namespace_ref not in more and namespace_ref not in read_scope:
+            more.append(namespace_ref)
         if live is None:
             live = live_state.read(settings, more)
         elif live.reachable and more:
             live = live_state.merge(live, live_state.read(settings, more))
     live = live_state.required(live, options.require_cluster)
+    desired, more_notes = flags.namespace_notes(deploy, fresh, namespace, _namespace_exists(live, namespace), desired)
+    notes += more_notes
     current = state.current
+    pruned = flags.pruned_revisions(history, history_max)
+    notes += flags.behaviour_notes(deploy, helm_major, fresh, current.revision if current else 0, desired, labels,
+                                   pruned, history_max)
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=state.newest_revision + 1, fresh_install=fresh,
@@ -225,11 +272,22 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         notes.append(Warning("reinstall", f"release {options.release} was uninstalled with its history kept: "
                              "helm upgrade --install installs it again", Severity.INFO))
     return make_plan(PlanRequest(
-        header, previous, desired, major(helm_version), options.skip_crds, tuple(notes),
+        header, previous, desired, helm_major, options.skip_crds, tuple(notes),
+        hooks_disabled=deploy.no_hooks,
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
-        apply_method=_apply_method(options, major(helm_version), current.apply_method if current else ""),
+        apply_method=_apply_method(options, helm_major, current.apply_method if current else ""),
         force_conflicts=options.force_conflicts,
     ))
+
+
+def _namespace_exists(live: LiveSnapshot | None, namespace: str) -> bool | None:
+    """Whether the live read found the namespace; None when Namespaces were not read."""
+    if live is None or not live.reachable:
+        return None
+    if any(u.kind == "Namespace" for u in live.unreadable):
+        return None
+    namespaces = [o for o in live.objects if o.get("kind") == "Namespace"]
+    return any((o.get("metadata") or {}).get("name") == namespace for o in namespaces)
 
 
 def _apply_method(options: UpgradeOptions, helm_major: int, previous: str) -> str:
