@@ -152,6 +152,15 @@ def _crds_stream(record: dict[str, Any]) -> str:
     return out
 
 
+def _after_progress(text: str) -> str:
+    """`helm template --dependency-update` prints its progress ("Saving 1 charts") on standard
+    output before the manifests, each of which starts with `---`: drop what comes before."""
+    if text.startswith("---"):
+        return text
+    at = text.find("\n---")
+    return text[at + 1:] if at >= 0 else ""
+
+
 _SEPARATOR = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
 
 
@@ -221,8 +230,10 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             apart = bool(deploy.post_renderer) and helm_major < 4
             text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh,
                                  include_crds=not apart)
+            if deploy.dependency_update:
+                text = _after_progress(text)
             if apart:
-                text = _crds_as_sources(helm.show_crds(chart.path), chart.name) + text
+                text = _crds_as_sources(helm.show_crds(chart.path), chart.name) + "---\n" + text
             desired = split_stream(text, "helm template")
             if chart.calls_lookup:
                 notes.append(Warning("lookup-offline", f"chart {chart.name} calls `lookup`, which returns nothing when "

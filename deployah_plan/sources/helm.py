@@ -207,6 +207,8 @@ class Helm:
     def dry_run_upgrade(self, name: str, chart: str, namespace: str, args: Sequence[str]) -> dict[str, Any]:
         out = self.run(["upgrade", "--install", name, chart, "-n", namespace, "--dry-run=server", "-o", "json", *args],
                        what="helm upgrade --dry-run=server")
+        if not out.startswith("{") and "\n{" in out:
+            out = out[out.index("\n{") + 1:]  # after --dependency-update's progress lines
         try:
             record = json.loads(out)
         except json.JSONDecodeError:
@@ -220,7 +222,11 @@ class Helm:
         return self.run(["show", "crds", chart], what="helm show crds")
 
     def pull(self, chart: str, destination: str, args: Sequence[str]) -> None:
-        self.run(["pull", chart, "-d", destination, *args], what=f"fetching chart {chart}")
+        try:
+            self.run(["pull", chart, "-d", destination, *args], what=f"fetching chart {chart}")
+        except HelmError as err:
+            raise HelmError(err.message, "check the chart reference, --repo and --version, and the repository flags "
+                            "(--username/--password, --ca-file, --plain-http)") from None
 
 
 _VALUE_FLAGS = frozenset({"--set", "--set-string", "--set-json", "--set-literal"})
@@ -249,8 +255,11 @@ def _helm_message(stderr: str) -> str:
     """The line of helm's stderr that says what failed: its last `Error:` line, else its last
     line, with Helm 4's structured-log wrapping (`level=INFO msg="..."`) taken off."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("Error:")]
-    text = (errors[-1] if errors else (lines[-1] if lines else "no message")).removeprefix("Error:").strip()
+    errors = [i for i, line in enumerate(lines) if line.startswith("Error:")]
+    text = (lines[errors[-1]] if errors else (lines[-1] if lines else "no message")).removeprefix("Error:").strip()
+    if errors and text.endswith(":"):
+        # A message that goes on below (a values schema failure lists chart and field, one a line).
+        text += " " + " ".join(lines[errors[-1] + 1:errors[-1] + 6])
     logged = _LOG_LINE.match(text)
     return logged[1].replace('\\"', '"') if logged else text
 
