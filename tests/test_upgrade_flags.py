@@ -275,6 +275,11 @@ def test_create_namespace_with_a_cluster(helm: Path, tmp_path: Path) -> None:
         assert "Namespace" not in [c["resource"]["kind"] for c in present["changes"]]
         assert "already exists" in _codes(present)["namespace-exists"]
         assert "namespace-missing" not in _codes(run_plan(*args, helm=helm, KUBECONFIG=kubeconfig).json())
+        # Namespaces that cannot be listed: nothing is predicted, and the release's own live
+        # check stays complete (the namespace is not one of its objects).
+        kube.forbid("namespaces")
+        unknown = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig).json()
+        assert "namespace-missing" not in _codes(unknown) and unknown["live"]["complete"] is True
         assert {r.method for r in kube.requests} == {"GET"}
 
 

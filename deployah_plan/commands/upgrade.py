@@ -250,19 +250,24 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         live = live_call.result() if live_call else None
         history = history_call.result() if history_call else []
 
-    # Whether the release namespace exists matters to an install only.
-    namespace_ref = ("v1", "Namespace", "")
     if not skipped:
         # Then what only the new chart has (one more discovery and LIST per new kind).
         more = [item for item in live_scope([desired], namespace) if item not in read_scope]
-        if fresh and namespace_ref not in more and namespace_ref not in read_scope:
-            more.append(namespace_ref)
         if live is None:
             live = live_state.read(settings, more)
         elif live.reachable and more:
             live = live_state.merge(live, live_state.read(settings, more))
     live = live_state.required(live, options.require_cluster)
-    desired, more_notes = flags.namespace_notes(deploy, fresh, namespace, _namespace_exists(live, namespace), desired)
+    # Whether the release namespace exists matters to an install only. It is read on its own:
+    # it joins the plan's live state only when the plan creates it (--create-namespace).
+    namespaces = None
+    if fresh and live is not None and live.reachable:
+        namespaces = live_state.read(settings, [("v1", "Namespace", "")])
+    planned, more_notes = flags.namespace_notes(deploy, fresh, namespace, _namespace_exists(namespaces, namespace),
+                                                desired)
+    if planned is not desired and namespaces is not None and live is not None:
+        live = live_state.merge(live, namespaces)
+    desired = planned
     notes += more_notes
     current = state.current
     pruned = flags.pruned_revisions(history, history_max)
@@ -304,10 +309,7 @@ def _namespace_exists(live: LiveSnapshot | None, namespace: str) -> bool | None:
 def _apply_method(options: UpgradeOptions, helm_major: int, previous: str) -> str:
     """How this upgrade applies objects: Helm 3 client-side (""); Helm 4 as --server-side says,
     "auto" following the previous release (pkg/action getUpgradeServerSideValue)."""
-    if helm_major < 4:
-        if options.server_side != "auto" or options.force_conflicts:
-            raise UsageError("--server-side and --force-conflicts are Helm 4 flags",
-                             "drop them, or plan with Helm 4 (HELM_BIN)")
+    if helm_major < 4:  # Helm 3 has neither flag: upgrade_flags.check_for_helm refused them
         return ""
     if options.server_side == "auto":
         return "ssa" if previous == "ssa" else "csa"
