@@ -180,6 +180,26 @@ def test_no_hooks_line_and_helm_output_name(helm: Path, installed: dict[str, str
     assert table.out.startswith("helm plan: upgrade release shop in namespace shop")
 
 
+def test_kustomize_post_renderer_line(helm: Path, installed: dict[str, str], store: Store,
+                                      tmp_path_factory: pytest.TempPathFactory) -> None:
+    # As a kustomize post-renderer is used: a script next to the chart, given by a relative path
+    # (Helm 3), or a postrenderer plugin installed into the same helm (Helm 4).
+    work = tmp_path_factory.mktemp("kustomize")
+    home = {k: installed[k] for k in ("HELM_DATA_HOME", "HELM_CONFIG_HOME", "HELM_CACHE_HOME")}
+    renderer = _post_renderer(helm, work, home)
+    if not _helm4(helm):
+        renderer = "./" + Path(renderer).name
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    result = helm_plan(helm, installed, f"helm plan upgrade --install shop {EXAMPLE / 'chart-v2'} -n shop "
+                       f"--post-renderer {renderer} --post-renderer-args team=shop -o json", store, cwd=work)
+    assert result.code == 0, result.err
+    doc = result.json()
+    web = next(c for c in doc["changes"] if c["resource"]["name"] == "shop-web" and c["resource"]["kind"] == "Deployment")
+    assert ("/metadata/labels/team", "add", "shop") in [(f["path"], f["op"], f.get("after")) for f in web["fields"]]
+    hpa = next(c for c in doc["changes"] if c["resource"]["kind"] == "HorizontalPodAutoscaler")
+    assert hpa["action"] == "create"
+
+
 def test_a_flag_of_the_other_helm_is_refused_in_one_line(helm: Path, installed: dict[str, str], store: Store) -> None:
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     other = "--atomic" if _helm4(helm) else "--force-replace"
