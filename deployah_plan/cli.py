@@ -27,7 +27,7 @@ from deployah_plan.commands.show import read_saved_plan, schema_text, write_save
 from deployah_plan.commands.uninstall import UninstallOptions, plan_uninstall
 from deployah_plan.commands.upgrade import UpgradeOptions, ValueFlags, plan_upgrade
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
-from deployah_plan.core.gates import Gate, check_gates, parse_gate
+from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
@@ -105,6 +105,8 @@ def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets:
     matches = check_gates(plan, list(gates))
     for match in matches:
         click.echo(f"helm plan: {match}", err=True)
+    for line in unevaluated(plan, list(gates)):
+        click.echo(f"helm plan: {line}", err=True)
     if matches:
         return EXIT_GATE
     return EXIT_CHANGES if detailed and plan.has_changes else EXIT_OK

@@ -82,3 +82,50 @@ CLUSTER_SCOPED: frozenset[tuple[str, str]] = frozenset({
     ("authorization.k8s.io", "SelfSubjectAccessReview"),
     ("authorization.k8s.io", "SelfSubjectRulesReview"),
 })
+
+
+# How kubectl users name built-in kinds: `kubectl api-resources` short names and plurals.
+# Matched without case; any kind also answers to its lower-case name and plural.
+KIND_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "Pod": ("po", "pods"), "Service": ("svc", "services"), "ConfigMap": ("cm", "configmaps"),
+    "Secret": ("secrets",), "ServiceAccount": ("sa", "serviceaccounts"), "Namespace": ("ns", "namespaces"),
+    "PersistentVolumeClaim": ("pvc", "pvcs", "persistentvolumeclaims"),
+    "PersistentVolume": ("pv", "pvs", "persistentvolumes"), "Endpoints": ("ep", "endpoints"),
+    "ReplicationController": ("rc", "replicationcontrollers"), "LimitRange": ("limits", "limitranges"),
+    "ResourceQuota": ("quota", "resourcequotas"), "Node": ("no", "nodes"), "Event": ("ev", "events"),
+    "Deployment": ("deploy", "deployments"), "StatefulSet": ("sts", "statefulsets"),
+    "DaemonSet": ("ds", "daemonsets"), "ReplicaSet": ("rs", "replicasets"),
+    "Job": ("jobs",), "CronJob": ("cj", "cronjobs"),
+    "HorizontalPodAutoscaler": ("hpa", "horizontalpodautoscalers"),
+    "Ingress": ("ing", "ingresses"), "IngressClass": ("ingressclasses",),
+    "NetworkPolicy": ("netpol", "networkpolicies"),
+    "PodDisruptionBudget": ("pdb", "pdbs", "poddisruptionbudgets"),
+    "PodSecurityPolicy": ("psp", "podsecuritypolicies"), "PriorityClass": ("pc", "priorityclasses"),
+    "StorageClass": ("sc", "storageclasses"), "CSIDriver": ("csidrivers",),
+    "CustomResourceDefinition": ("crd", "crds", "customresourcedefinitions"),
+    "APIService": ("apiservices",), "CertificateSigningRequest": ("csr", "certificatesigningrequests"),
+    "Role": ("roles",), "RoleBinding": ("rolebindings",), "ClusterRole": ("clusterroles",),
+    "ClusterRoleBinding": ("clusterrolebindings",),
+    "MutatingWebhookConfiguration": ("mutatingwebhookconfigurations",),
+    "ValidatingWebhookConfiguration": ("validatingwebhookconfigurations",),
+    "RuntimeClass": ("runtimeclasses",), "EndpointSlice": ("endpointslices",), "Lease": ("leases",),
+}
+_ALIAS_TO_KIND: Mapping[str, str] = {
+    **{kind.lower(): kind for kind in KIND_ALIASES},
+    **{alias: kind for kind, aliases in KIND_ALIASES.items() for alias in aliases},
+}
+
+
+def canonical_kind(name: str) -> str | None:
+    """The built-in kind a kubectl-style name means (`pvc`, `Deployments`, `svc`), or None."""
+    return _ALIAS_TO_KIND.get(name.lower())
+
+
+def kind_answers_to(kind: str, name: str) -> bool:
+    """Whether `name` names `kind` as kubectl would take it: the kind itself or its plural in any
+    case, or a built-in short name."""
+    lowered, wanted = name.lower(), kind.lower()
+    if canonical_kind(name) == kind:
+        return True
+    plurals = (wanted + "s", wanted + "es", wanted[:-1] + "ies" if wanted.endswith("y") else wanted)
+    return lowered == wanted or lowered in plurals

@@ -70,19 +70,32 @@ class Rendered:
 
 
 class _SourceIndex:
-    """Maps a line of the stream to the `# Source:` comment of the document holding it."""
+    """Maps a line of the stream to the `# Source:` comment of the document holding it.
+
+    `helm template` prints each template document as `---`, `# Source: <path>`, the document;
+    a chart CRD file is printed whole under one `# Source:` line (pkg/action/install.go), and it
+    may itself start with `---` and hold several documents. So a `# Source:` comment names:
+    - for a path under a chart's crds/: every document up to the next `# Source:` comment;
+    - otherwise: the documents up to a `---` that follows content (a `---` right after the
+      comment starts the same document), so a stream without comments is never misnamed.
+    """
 
     def __init__(self, text: str) -> None:
         self._sources: list[tuple[int, str]] = []
         self._separators: list[int] = []
-        line, offset = 0, 0
+        line, offset, last_end = 0, 0, 0
+        content_since_source, whole_file = False, False
         for match in _MARKER_LINE.finditer(text):
             line += text.count("\n", offset, match.start())
             offset = match.start()
+            content_since_source = content_since_source or _has_content(text, last_end, match.start())
+            last_end = match.end()
             if match.group(1) is not None:
                 self._sources.append((line, match.group(1)))
-            else:
+                content_since_source, whole_file = False, is_chart_crd_source(match.group(1))
+            elif not whole_file and (content_since_source or not self._sources):
                 self._separators.append(line)
+                content_since_source = False
         self._source_lines = [line for line, _ in self._sources]
 
     def source_at(self, line: int) -> str:
@@ -94,6 +107,11 @@ class _SourceIndex:
         if j >= 0 and self._separators[j] > source_line:
             return ""  # a separator stands between that comment and this line
         return path
+
+
+def _has_content(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] has a line that is neither blank nor a comment."""
+    return any(part.strip() and not part.lstrip().startswith("#") for part in text[start:end].splitlines())
 
 
 def _annotation(obj: Mapping[str, Any], key: str) -> str | None:

@@ -9,15 +9,21 @@ Invariants (a `ValueError` names the one broken):
 - A create has `after` and no `before`; a delete or retain has `before` and no `after`; an
   update has both, and at least one field change that is not merely `equivalent`.
 - No two changes, and no two task definitions, share a logical identity
-  (group, kind, namespace, name; the apiVersion is not part of it).
+  (group, kind, namespace, name; the apiVersion is not part of it). Two that differ only by
+  group name it when shown (`ResourceRef.show_group`, derived).
 - `HelmAction.INSTALL` if and only if `header.fresh_install`; an install only creates; an
   uninstall only deletes or retains.
 - `HelmAction.NONE` has no resource changes and only unchanged tasks (a changed hook of any
   event is stored in the release, so it makes an upgrade).
-- Changes are ordered by `helm_order`; tasks by phase, then Helm's run order (weight, then the
-  hook object's name).
+- Changes are ordered by `helm_order`; tasks by phase, then Helm's run order: weight, then the
+  hook object's name, then `helm_order` (Helm pre-sorts hooks by kind in install order and
+  sorts them stably by weight and name: pkg/action/hooks.go, releaseutil sortHooksByKind).
 - A task runs (`will_run`) only when one of its events belongs to the action and hooks are not
   disabled (`--no-hooks`); `test` hooks and scheduled tasks never run as part of an action.
+  `runs_in` names every phase it runs in (a hook with both pre-upgrade and post-upgrade runs
+  twice, re-created in between); `Plan.task_groups` lists each phase's tasks in run order.
+- A warning that `fails` is a predicted failure of the whole action (severity warning); the
+  summary counts them, and `Plan.failures_of` gives the ones about one object.
 - Ignored changes (matched whole by an ignore rule) sit in `ignored`, never in `changes`, and
   count only in `summary.ignored`. A change in `changes` may carry `ignored_fields`; an update
   there still needs at least one field change that is not ignored.
@@ -33,7 +39,7 @@ reader may see.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.kinds import group_of
@@ -141,6 +147,9 @@ class ResourceRef:
     namespace: str
     name: str
     generate_name: str = ""
+    # Name the group too: set where two objects of one plan differ only by API group
+    # (extensions and networking.k8s.io Ingresses); see `disambiguate`.
+    show_group: bool = field(default=False, compare=False)
 
     @property
     def group(self) -> str:
@@ -154,7 +163,8 @@ class ResourceRef:
     def __str__(self) -> str:
         name = self.name or f"{self.generate_name}*"
         where = f"{self.namespace}/" if self.namespace else ""
-        return f"{self.kind}/{where}{name}" if not self.namespace else f"{self.kind} {where}{name}"
+        kind = f"{self.kind}.{self.group or 'core'}" if self.show_group else self.kind
+        return f"{kind}/{where}{name}" if not self.namespace else f"{kind} {where}{name}"
 
 
 @dataclass(frozen=True)
@@ -188,6 +198,7 @@ class Warning:
     message: str
     severity: Severity = Severity.WARNING
     resource: ResourceRef | None = None
+    fails: bool = False  # a predicted failure: Helm stops on it and the action does not complete
 
 
 @dataclass(frozen=True)
@@ -234,6 +245,10 @@ class TaskPlan:
     definitions: tuple[HookDefinition, ...] = ()
     resources: tuple[ResourceRef, ...] = ()
     will_run: bool = False  # derived by build_plan; a supplied value is ignored
+    # Position among the hooks after Helm's pre-sort by kind (install order, stable); the last
+    # tie-breaker of the run order. Set by the planner.
+    helm_order: int = 0
+    runs_in: tuple[TaskPhase, ...] = ()  # derived by build_plan: every phase it runs in on this action
 
 
 @dataclass(frozen=True)
@@ -244,6 +259,9 @@ class ChartCRD:
     # The cluster's copy differs from the chart's (an upgrade leaves it as it is); None when
     # the live state was not read or has no such CRD.
     live_differs: bool | None = None
+    # The chart's copy changed since the previous render (a diff of two renders with their
+    # crds/); None when the previous copy is not known. Helm still leaves it alone on upgrade.
+    chart_changed: bool | None = None
 
     @property
     def will_process(self) -> bool:
@@ -330,6 +348,10 @@ class Summary:
     delete: int = 0
     retain: int = 0
     ignored: int = 0  # whole changes an ignore rule matched; not part of the total
+    failures: int = 0  # predicted failures: warnings that stop the action
+    hooks_run: int = 0  # hooks that run on this action
+    hooks_changed: int = 0  # of those, hooks whose definition changes
+    hooks_stored: int = 0  # hook definitions that change but do not run on this action (only stored)
 
     @property
     def total(self) -> int:
@@ -358,7 +380,22 @@ class Plan:
         if self.helm_action in (HelmAction.INSTALL, HelmAction.UNINSTALL):
             return True
         hooks = any(t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE for t in self.tasks)
-        return bool(self.changes) or hooks
+        # A chart CRD that changed is something to act on, though Helm will not apply it.
+        crds = any(c.chart_changed for c in self.chart_crds)
+        return bool(self.changes) or hooks or crds
+
+    def failures_of(self, ref: ResourceRef) -> tuple["Warning", ...]:
+        """The predicted failures about one object."""
+        return tuple(w for w in self.warnings if w.fails and w.resource is not None and w.resource.identity == ref.identity)
+
+    def task_groups(self) -> tuple[tuple[TaskPhase, tuple[TaskPlan, ...]], ...]:
+        """Tasks by phase, each phase in Helm's run order. A hook that runs in several phases
+        is listed in each; one that does not run sits under the phase its events name."""
+        groups: dict[TaskPhase, list[TaskPlan]] = {phase: [] for phase in _PHASE_ORDER}
+        for task in sorted(self.tasks, key=_helm_run_order):
+            for phase in task.runs_in or (task.phase,):
+                groups[phase].append(task)
+        return tuple((phase, tuple(tasks)) for phase, tasks in groups.items() if tasks)
 
 
 _PHASE_ORDER = {TaskPhase.PRE_DEPLOY: 0, TaskPhase.POST_DEPLOY: 1, TaskPhase.SCHEDULE: 2, TaskPhase.OTHER: 3}
@@ -372,11 +409,36 @@ HOOK_EVENTS = {
 }
 
 
-def summarize(changes: Iterable[ResourceChange], ignored: int = 0) -> Summary:
+def disambiguate(changes: Iterable[ResourceChange]) -> list[ResourceChange]:
+    """The changes, with `show_group` set on every object that another one of them matches in
+    kind, namespace and name but not in group, so that no two rows read the same."""
+    changes = list(changes)
+    groups: dict[tuple[str, str, str], set[str]] = {}
+    for change in changes:
+        ref = change.resource
+        groups.setdefault((ref.kind, ref.namespace, ref.name), set()).add(ref.group)
+    out = []
+    for change in changes:
+        ref = change.resource
+        if len(groups[(ref.kind, ref.namespace, ref.name)]) > 1 and not ref.show_group:
+            change = replace(change, resource=replace(ref, show_group=True))
+        out.append(change)
+    return out
+
+
+def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Iterable[Warning] = (),
+              tasks: Iterable[TaskPlan] = ()) -> Summary:
     counts = {Action.CREATE: 0, Action.UPDATE: 0, Action.DELETE: 0, Action.RETAIN: 0}
     for change in changes:
         counts[change.action] += 1
-    return Summary(counts[Action.CREATE], counts[Action.UPDATE], counts[Action.DELETE], counts[Action.RETAIN], ignored)
+    hooks = [t for t in tasks if t.phase is not TaskPhase.SCHEDULE]
+    return Summary(
+        counts[Action.CREATE], counts[Action.UPDATE], counts[Action.DELETE], counts[Action.RETAIN], ignored,
+        failures=sum(1 for w in warnings if w.fails),
+        hooks_run=sum(1 for t in hooks if t.will_run),
+        hooks_changed=sum(1 for t in hooks if t.will_run and t.action is not TaskAction.UNCHANGED),
+        hooks_stored=sum(1 for t in hooks if not t.will_run and t.action is not TaskAction.UNCHANGED),
+    )
 
 
 def _check_change(change: ResourceChange, ignored: bool = False) -> None:
@@ -449,16 +511,25 @@ def _drift_effect(item: DriftChange) -> DriftChange:
     return replace(item, effect=effects.pop() if len(effects) == 1 else DriftEffect.MIXED)
 
 
-def _will_run(task: TaskPlan, action: HelmAction, hooks_disabled: bool) -> bool:
+def _runs_in(task: TaskPlan, action: HelmAction, hooks_disabled: bool) -> tuple[TaskPhase, ...]:
+    """The phases a hook runs in on this action: Helm runs, for each event of the action, every
+    hook that lists it (pkg/action/hooks.go execHook)."""
     if hooks_disabled or task.action is TaskAction.DELETE or task.phase in (TaskPhase.SCHEDULE, TaskPhase.OTHER):
-        return False
-    return bool(set(HOOK_EVENTS[action]).intersection(task.events))
+        return ()
+    pre, post = HOOK_EVENTS[action]
+    return tuple(phase for phase, event in ((TaskPhase.PRE_DEPLOY, pre), (TaskPhase.POST_DEPLOY, post))
+                 if event in task.events)
 
 
-def _run_order(task: TaskPlan) -> tuple[int, int, str, str]:
-    """Phase, then Helm's hook order: weight, then the hook object's name."""
+def _helm_run_order(task: TaskPlan) -> tuple[int, str, int, str]:
+    """Helm's hook order within one event: weight, then the hook object's name, then the kind
+    pre-sort (`helm_order`)."""
     name = task.resources[0].name if task.resources else task.name
-    return (_PHASE_ORDER[task.phase], task.weight, name, task.name)
+    return (task.weight, name, task.helm_order, task.name)
+
+
+def _run_order(task: TaskPlan) -> tuple[int, tuple[int, str, int, str]]:
+    return (_PHASE_ORDER[task.phase], _helm_run_order(task))
 
 
 def build_plan(
@@ -476,8 +547,10 @@ def build_plan(
     """The one constructor of a Plan; see the module docstring for what it checks."""
     if not isinstance(helm_action, HelmAction):
         raise ValueError(f"helm action {helm_action!r} is not a HelmAction")
-    change_list = sorted(changes, key=lambda c: (c.helm_order, c.resource))
-    ignored_list = sorted(ignored, key=lambda c: (c.helm_order, c.resource))
+    given, set_aside = list(changes), list(ignored)
+    named = disambiguate([*given, *set_aside])
+    change_list = sorted(named[:len(given)], key=lambda c: (c.helm_order, c.resource))
+    ignored_list = sorted(named[len(given):], key=lambda c: (c.helm_order, c.resource))
     seen: dict[tuple[str, str, str, str], ResourceRef] = {}
     for change, is_ignored in [*((c, False) for c in change_list), *((c, True) for c in ignored_list)]:
         _check_change(change, is_ignored)
@@ -491,7 +564,10 @@ def build_plan(
         raise ValueError("an install can only create")
     if helm_action is HelmAction.UNINSTALL and any(c.action not in (Action.DELETE, Action.RETAIN) for c in change_list):
         raise ValueError("an uninstall can only delete or retain")
-    task_list = [replace(t, will_run=_will_run(t, helm_action, hooks_disabled)) for t in tasks]
+    task_list = []
+    for t in tasks:
+        runs_in = _runs_in(t, helm_action, hooks_disabled)
+        task_list.append(replace(t, will_run=bool(runs_in), runs_in=runs_in))
     for task in task_list:
         if not isinstance(task.phase, TaskPhase) or not isinstance(task.action, TaskAction):
             raise ValueError(f"task {task.name}: bad phase or action")
@@ -501,14 +577,18 @@ def build_plan(
     live = live if live is not None else LiveCheck()
     drift_list = sorted((_drift_effect(d) for d in drift), key=lambda d: (d.resource.identity, d.resource))
     _check_live(live, drift_list)
+    warning_list = tuple(warnings)
+    for warning in warning_list:
+        if warning.fails and warning.severity is not Severity.WARNING:
+            raise ValueError(f"a predicted failure is a warning, not {warning.severity.value}: {warning.code}")
     return Plan(
         header=header,
         helm_action=helm_action,
         changes=tuple(change_list),
         tasks=tuple(task_list),
         chart_crds=tuple(chart_crds),
-        warnings=tuple(warnings),
-        summary=summarize(change_list, len(ignored_list)),
+        warnings=warning_list,
+        summary=summarize(change_list, len(ignored_list), warning_list, task_list),
         ignored=tuple(ignored_list),
         not_checked=_not_checked(live),
         hooks_disabled=hooks_disabled,

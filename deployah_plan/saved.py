@@ -87,11 +87,13 @@ def task_of(doc: dict[str, Any]) -> TaskPlan:
         events=tuple(doc["events"]), weight=doc["weight"], delete_policies=tuple(doc["delete_policies"]),
         definitions=tuple(hook_definition_of(d) for d in doc["definitions"]),
         resources=tuple(ref_of(r) for r in doc["resources"]),
+        helm_order=int(doc.get("helm_order", 0)),
     )
 
 
 def chart_crd_of(doc: dict[str, Any]) -> ChartCRD:
-    return ChartCRD(doc["source"], doc["name"], CRDLifecycle(doc["lifecycle"]), doc.get("live_differs"))
+    return ChartCRD(doc["source"], doc["name"], CRDLifecycle(doc["lifecycle"]), doc.get("live_differs"),
+                    doc.get("chart_changed"))
 
 
 def live_of(doc: dict[str, Any]) -> LiveCheck:
@@ -114,7 +116,7 @@ def drift_of(doc: dict[str, Any]) -> DriftChange:
 
 def warning_of(doc: dict[str, Any]) -> Warning:
     return Warning(doc["code"], doc["message"], Severity(doc["severity"]),
-                   ref_of(doc["resource"]) if doc.get("resource") else None)
+                   ref_of(doc["resource"]) if doc.get("resource") else None, bool(doc.get("predicted_failure", False)))
 
 
 def header_of(doc: dict[str, Any]) -> Header:

@@ -9,7 +9,7 @@ from conftest import ROOT, run_plan
 from deployah_plan.core.gates import check_gates, parse_gate
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, Header, HelmAction, ResourceChange, ResourceRef, Warning, build_plan,
+    Action, ChartCRD, CRDLifecycle, Header, HelmAction, ResourceChange, ResourceRef, Severity, Warning, build_plan,
 )
 from test_bad_input import _one_line_error
 
@@ -51,26 +51,53 @@ def test_crd_and_warning_gates() -> None:
         [ResourceChange(crd, Action.CREATE, None, {})],
         chart_crds=[ChartCRD("app/crds/a.yaml", "a.example.com", CRDLifecycle.PROCESS),
                     ChartCRD("app/crds/b.yaml", "b.example.com", CRDLifecycle.SKIP)],
-        warnings=[Warning("immutable-field", "spec.selector cannot change"), Warning("ownership", "owned by x"),
+        warnings=[Warning("immutable-field", "spec.selector cannot change", fails=True),
+                  Warning("ownership", "owned by x", fails=True),
+                  Warning("ownership", "adopted into r", Severity.INFO),  # a harmless adoption
                   Warning("dropped-document", "skipped")],
     )
     matched = {m.gate.text: m.matched for m in check_gates(plan, [parse_gate(g) for g in (
-        "crd", "immutable", "ownership", "warning:dropped-document", "drift", "warning:immutable")])}
+        "crd", "immutable", "ownership", "warning:dropped-document", "drift", "warning:immutable", "failure")])}
     assert matched == {
         "crd": ("create CustomResourceDefinition/widgets.example.com", "chart CRD a.example.com (app/crds/a.yaml)"),
         "immutable": ("immutable-field: spec.selector cannot change",),
         "ownership": ("ownership: owned by x",),
         "warning:dropped-document": ("dropped-document: skipped",),
         "warning:immutable": ("immutable-field: spec.selector cannot change",),
+        "failure": ("immutable-field: spec.selector cannot change", "ownership: owned by x"),
     }
+    assert plan.summary.failures == 2
 
 
-@pytest.mark.parametrize("gate", ["explode", "crd:x", "warning", "delete:"])
+@pytest.mark.parametrize("gate", ["delete:PersistentVolumeClaim", "delete:persistentvolumeclaim", "delete:pvc",
+                                  "delete:PVC", "delete:persistentvolumeclaims", "DELETE:pvcs"])
+def test_kinds_are_matched_as_kubectl_users_type_them(gate: str) -> None:
+    code, _, err = _diff("--fail-on", gate)
+    assert code == 3 and "delete PersistentVolumeClaim shop/shop-data" in err
+
+
+def test_a_kind_alias_never_matches_another_kind() -> None:
+    assert _diff("--fail-on", "delete:services")[0] == 3  # the Service
+    assert _diff("--fail-on", "delete:cm")[0] == 0
+    assert _diff("--fail-on", "update:deploy.apps")[0] == 3
+    assert _diff("--fail-on", "update:deploy.extensions")[0] == 0
+
+
+def test_a_gate_that_cannot_be_evaluated_says_so() -> None:
+    code, _, err = _diff("--fail-on", "drift")
+    assert code == 0
+    assert err.startswith("helm plan: --fail-on drift: not evaluated: the live state was not read")
+
+
+@pytest.mark.parametrize("gate", ["explode", "warning", "deletes"])
 def test_unknown_gates_are_refused(gate: str) -> None:
-    if gate == "delete:":
-        assert parse_gate(gate).argument == ""  # delete: is delete
-        return
     with pytest.raises(UsageError, match="unknown --fail-on gate"):
         parse_gate(gate)
     _one_line_error(run_plan("diff", "previous.yaml", "desired.yaml", "--fail-on", gate, cwd=CASE),
-                    "unknown --fail-on gate", "delete:PersistentVolumeClaim")
+                    "unknown --fail-on gate", "delete:pvc")
+
+
+def test_a_gate_without_arguments_refuses_one() -> None:
+    with pytest.raises(UsageError, match="crd takes no argument"):
+        parse_gate("crd:x")
+    assert parse_gate("delete:").argument == ""  # delete: is delete

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import jsonschema
 
+from deployah_plan.render.json_doc import FORMAT_VERSION
 from conftest import ROOT, run_plan
 from test_bad_input import _one_line_error
 from test_cases import validate
@@ -57,7 +58,7 @@ def test_show_reads_standard_input_and_newer_minor_versions(tmp_path: Path) -> N
     result = run_plan("show", "-", "-o", "json", stdin=json.dumps(doc))
     assert result.code == 0, result.err
     validate(result.json())
-    assert result.json()["format_version"] == "1.1"
+    assert result.json()["format_version"] == FORMAT_VERSION
 
 
 def test_show_refuses_what_it_cannot_read(tmp_path: Path) -> None:
@@ -92,4 +93,4 @@ def test_show_reads_a_plan_written_by_format_1_0() -> None:
     assert not any(s in text.out for s in SECRETS)
     again = run_plan("show", str(saved), "-o", "json")
     validate(again.json())
-    assert again.json()["format_version"] == "1.1"
+    assert again.json()["format_version"] == FORMAT_VERSION

@@ -289,6 +289,7 @@ def test_create_namespace_with_a_cluster(helm: Path, tmp_path: Path) -> None:
         failing = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig).json()
         assert "Namespace" not in [c["resource"]["kind"] for c in failing["changes"]]
         assert _codes(failing)["namespace-missing"].startswith("namespace shop does not exist: the install will fail")
+        assert [w["predicted_failure"] for w in failing["warnings"] if w["code"] == "namespace-missing"] == [True]
         # Present: helm leaves it (install.go ignores AlreadyExists), so no create.
         kube.put({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}})
         present = run_plan(*args, "--create-namespace", helm=helm, KUBECONFIG=kubeconfig).json()

@@ -40,7 +40,7 @@ def plan_rollback(options: RollbackOptions) -> Plan:
                                                        options.kubeconfig, options.debug)
     namespace = target.namespace
     wanted = options.revision or current.revision - 1
-    back = helm.record(options.release, namespace, wanted) if wanted > 0 else None
+    back = helm.record(options.release, namespace, wanted, major(helm_version)) if wanted > 0 else None
     if back is None:
         raise ReleaseError(f"release {options.release} has no revision {wanted} to roll back to",
                            f"`helm history {options.release} -n {namespace}` lists its revisions")
@@ -55,6 +55,9 @@ def plan_rollback(options: RollbackOptions) -> Plan:
         previous_revision=current.revision, previous_chart=f"{current.chart_name}-{current.chart_version}",
         rollback_to=back.revision, helm_version=helm_version, rendered_by="release",
     )
+    # Helm 4's rollback applies as the target revision was applied (--server-side auto:
+    # pkg/action/rollback.go, getUpgradeServerSideValue with the target's ApplyMethod).
+    apply_method = ("ssa" if back.apply_method == "ssa" else "csa") if major(helm_version) >= 4 else ""
     return make_plan(PlanRequest(header, previous, desired, major(helm_version), action=HelmAction.ROLLBACK,
                                  hooks_disabled=options.no_hooks, live=live, live_source="cluster",
-                                 live_reason=skipped))
+                                 live_reason=skipped, apply_method=apply_method))

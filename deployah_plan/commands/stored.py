@@ -2,8 +2,6 @@
 turned into parsed streams for the planning core."""
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.sources.helm import Helm, StoredRelease
@@ -29,10 +27,10 @@ def rendered(release: StoredRelease) -> Rendered:
     return Rendered(manifest.resources, hooks.hooks + manifest.hooks, (), manifest.dropped + hooks.dropped)
 
 
-def newest(helm: Helm, release: str, namespace: str) -> StoredRelease:
+def newest(helm: Helm, release: str, namespace: str, helm_major: int) -> StoredRelease:
     """The newest revision, whatever its status (what `helm rollback` and `helm uninstall`
-    start from); a one-line error when there is none."""
-    current = helm.record(release, namespace)
+    start from); a one-line error when there is none. `helm_major` 4 reads the apply method."""
+    current = helm.record(release, namespace, None, helm_major)
     if current is None:
         raise ReleaseError(f"release {release} not found in namespace {namespace}",
                            f"check the name and the namespace; `helm list -n {namespace}` lists the releases")
@@ -41,12 +39,11 @@ def newest(helm: Helm, release: str, namespace: str) -> StoredRelease:
 
 def open_release(release: str, namespace: str | None, kube_context: str | None, kubeconfig: str | None,
                  debug: bool) -> tuple[Helm, KubeTarget, StoredRelease, str]:
-    """helm, where the release is, its newest revision and helm's version (read in parallel)."""
+    """helm, where the release is, its newest revision and helm's version. The version comes
+    first: a Helm 4 record carries the apply method, which a Helm 3 template cannot read."""
     helm, target = connect(namespace, kube_context, kubeconfig, debug)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        version_call = pool.submit(helm.version)
-        current = newest(helm, release, target.namespace)
-        return helm, target, current, version_call.result()
+    helm_version = helm.version()
+    return helm, target, newest(helm, release, target.namespace, major(helm_version)), helm_version
 
 
 def major(helm_version: str) -> int:

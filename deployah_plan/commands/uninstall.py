@@ -46,5 +46,6 @@ def plan_uninstall(options: UninstallOptions) -> Plan:
     )
     return make_plan(PlanRequest(header, rendered(current), Rendered(), major(helm_version), warnings=tuple(notes),
                                  action=HelmAction.UNINSTALL, hooks_disabled=options.no_hooks,
+                                 apply_method=current.apply_method,
                                  live_reason="not needed: helm uninstall deletes what the release manifest lists "
                                              "and reads keep from it"))

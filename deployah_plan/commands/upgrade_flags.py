@@ -221,7 +221,7 @@ def namespace_notes(deploy: DeployFlags, fresh: bool, namespace: str, exists: bo
         if _has_namespace_template(desired, namespace):
             return desired, [Warning("namespace-twice", f"--create-namespace creates namespace {namespace} before "
                                      "the release, and the chart declares it too: creating the chart's copy will "
-                                     "fail with \"already exists\"")]
+                                     "fail with \"already exists\"", fails=True)]
         note = ("--create-namespace: helm creates namespace " + namespace + " before installing; it is not part "
                 "of the release, and helm uninstall leaves it")
         if exists is None:
@@ -229,7 +229,8 @@ def namespace_notes(deploy: DeployFlags, fresh: bool, namespace: str, exists: bo
         return with_namespace(desired, namespace), [Warning("create-namespace", note, Severity.INFO)]
     if exists is False and not _has_namespace_template(desired, namespace):
         return desired, [Warning("namespace-missing", f"namespace {namespace} does not exist: the install will fail "
-                                 "(namespaces \"" + namespace + "\" not found); add --create-namespace")]
+                                 "(namespaces \"" + namespace + "\" not found); add --create-namespace",
+                                 fails=True)]
     return desired, []
 
 

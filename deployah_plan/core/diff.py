@@ -49,6 +49,33 @@ def tokens(pointer: str) -> list[str]:
     return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")] if pointer else []
 
 
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+
+
+def key_label(key: Mapping[str, Any]) -> str:
+    return ",".join(f"{field}={value}" for field, value in key.items())
+
+
+def readable_path(pointer: str, keys: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> str:
+    """`/spec/containers/0/image` -> `spec.containers[0].image`, or `spec.containers[name=app].image`
+    when the entry's key is known (`keys`: pointer of each keyed entry, its key fields)."""
+    if not pointer:
+        return "(whole object)"
+    by_prefix = dict(keys)
+    out, prefix = "", ""
+    for token in tokens(pointer):
+        prefix += "/" + escape(token)
+        if prefix in by_prefix:
+            out += f"[{key_label(by_prefix[prefix])}]"
+        elif token.isdigit():
+            out += f"[{token}]"
+        elif _IDENT.match(token):
+            out += f".{token}" if out else token
+        else:
+            out += f"[{json.dumps(token)}]"
+    return out
+
+
 def same(a: Any, b: Any) -> bool:
     """Deep equality with JSON semantics (True is not 1; 1 is 1.0; NaN is NaN)."""
     if a is b:
@@ -210,15 +237,36 @@ class _Walker:
             if key in b:
                 vb = b[key]
                 if va is not vb:
-                    self.value(va, vb, fields.get(key) if fields is not None else value_spec)
-            else:
+                    child = fields.get(key) if fields is not None else value_spec
+                    if va is None or vb is None:
+                        self.absent(va, vb, child)
+                    else:
+                        self.value(va, vb, child)
+            elif va is not None:
                 self.emit(FieldOp.REMOVE, va, None)
             tokens.pop()
         for key, vb in b.items():
-            if key not in a:
+            if key not in a and vb is not None:
                 tokens.append(key)
                 self.emit(FieldOp.ADD, None, vb)
                 tokens.pop()
+
+    def absent(self, a: Any, b: Any, spec: Spec | None) -> None:
+        """A map value that is null on one side. The API server never stores a null field
+        (decoding drops it), so null is the field left out: a map or list going to null is its
+        entries removed, one coming from null its entries added (an empty one is added or
+        removed whole, as when the field is left out)."""
+        present = a if b is None else b
+        if present is None:
+            return
+        if type(present) is dict and present:
+            self.mapping(a or {}, b or {}, spec)
+        elif type(present) is list and present:
+            self.sequence(a or [], b or [], spec)
+        elif b is None:
+            self.emit(FieldOp.REMOVE, a, None)
+        else:
+            self.emit(FieldOp.ADD, None, b)
 
     def string(self, a: str, b: str) -> None:
         if "\n" in a or "\n" in b or a.lstrip()[:1] in ("{", "["):

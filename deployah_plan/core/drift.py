@@ -177,6 +177,10 @@ def field_owners(live: Mapping[str, Any], change: FieldChange) -> list[str]:
     return sorted(set(owners))
 
 
+KEPT_REASON = "kept: the live object says helm.sh/resource-policy: keep"
+DELETED_REASON = "the upgrade deletes the object"
+
+
 # -- effects --------------------------------------------------------------------------------------------
 
 def _client_side(change: FieldChange, previous: Mapping[str, Any], desired: Mapping[str, Any], custom: bool) -> DriftEffect:
@@ -225,8 +229,7 @@ def _modified(ref: ResourceRef, previous: Mapping[str, Any], live: Mapping[str, 
     if desired is None:
         kept = kept_by_policy(live)
         effect = DriftEffect.LEFT if kept else DriftEffect.REMOVED
-        reason = ("kept: the live object says helm.sh/resource-policy: keep" if kept
-                  else "the upgrade deletes the object")
+        reason = KEPT_REASON if kept else DELETED_REASON
         return DriftChange(ref, DriftKind.MODIFIED, effect, tuple(DriftField(c, effect) for c in changes),
                            reason=reason, live=live)
     fields = []

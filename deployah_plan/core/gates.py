@@ -3,15 +3,20 @@
 A gate is `WHAT` or `WHAT:KIND` (KIND may be `Kind.group` to name the group too):
 
     create, update, delete,  a resource change of that action (`delete:PersistentVolumeClaim`;
-    retain                   retain: left in the cluster by helm.sh/resource-policy: keep)
+    retain                   retain: left in the cluster by helm.sh/resource-policy: keep). KIND is
+                             matched as kubectl users type it: any case, plural, or a short
+                             name (`delete:pvc`, `update:deployments`, `delete:Ingress.networking.k8s.io`)
+    failure                  any predicted failure (the action would stop: immutable field,
+                             ownership conflict, collision, server-side apply conflict)
     crd                      a CustomResourceDefinition is created, updated or deleted, or the
                              chart's crds/ will be created by this install
-    drift                    the live cluster differs from the previous release
-    ownership                an ownership failure or adoption, a collision with an object being
-                             deleted, or a server-side apply conflict (warning codes `ownership`,
-                             `collision`, `ssa-conflict`, and `ownership-...`)
-    immutable                an update of an immutable field (code `immutable` or `immutable-...`)
-    warning:CODE             any warning with that code (or of that family)
+    drift                    the live cluster differs from the previous release; a plan that did
+                             not read the live state cannot evaluate it (`unevaluated` says so)
+    ownership                a predicted ownership failure: no Helm metadata, another release's
+                             object, a collision with an object being deleted, or a server-side
+                             apply conflict (an adoption by this release is not a failure)
+    immutable                an update of an immutable field (a predicted failure)
+    warning:CODE             any warning with that code (or of that family), failure or not
 
 Only what the plan would really do is matched: ignored changes never match a gate. Gates read
 only what a saved JSON plan keeps, so `helm plan show --fail-on` gives the same answer.
@@ -21,13 +26,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deployah_plan.errors import UsageError
-from deployah_plan.model import Action, CRDLifecycle, Plan, ResourceRef
+from deployah_plan.kinds import kind_answers_to
+from deployah_plan.model import Action, CRDLifecycle, LiveStatus, Plan, ResourceRef
 
 _ACTIONS = {"create": Action.CREATE, "update": Action.UPDATE, "delete": Action.DELETE, "retain": Action.RETAIN}
 _WARNING_FAMILIES = ("ownership", "immutable")
 # Warning codes that belong to a gate family besides the family's own name.
 _ALSO = {"ownership": ("collision", "ssa-conflict")}
-_NAMES = (*_ACTIONS, "crd", "drift", *_WARNING_FAMILIES, "warning:CODE")
+_NAMES = (*_ACTIONS, "failure", "crd", "drift", *_WARNING_FAMILIES, "warning:CODE")
 
 
 @dataclass(frozen=True)
@@ -48,19 +54,25 @@ class GateMatch:
 
 
 def parse_gate(text: str) -> Gate:
-    what, _, argument = text.strip().partition(":")
-    if what in _ACTIONS or (what == "warning" and argument):
-        return Gate(text, what, argument)
-    if what in ("crd", "drift", *_WARNING_FAMILIES) and not argument:
-        return Gate(text, what)
-    raise UsageError(f"unknown --fail-on gate {text!r}", f"use one of {', '.join(_NAMES)}, or ACTION:KIND such as delete:PersistentVolumeClaim")
+    what, colon, argument = text.strip().partition(":")
+    what = what.lower()
+    if what in _ACTIONS:
+        return Gate(text, what, argument.strip())
+    if what == "warning" and argument.strip():
+        return Gate(text, what, argument.strip())
+    if what in ("failure", "failures", "crd", "drift", *_WARNING_FAMILIES) and not colon:
+        return Gate(text, what.rstrip("s") if what == "failures" else what)
+    if what in ("crd", "drift", "failure", *_WARNING_FAMILIES):
+        raise UsageError(f"--fail-on {text!r}: {what} takes no argument", f"write --fail-on {what}")
+    raise UsageError(f"unknown --fail-on gate {text!r}",
+                     f"use one of {', '.join(_NAMES)}, or ACTION:KIND such as delete:pvc or update:Deployment.apps")
 
 
 def _kind_matches(ref: ResourceRef, argument: str) -> bool:
     if not argument:
         return True
     kind, _, group = argument.partition(".")
-    return ref.kind == kind and (not group or ref.group == group)
+    return kind_answers_to(ref.kind, kind) and (not group or ref.group == group.lower())
 
 
 def _family(code: str, family: str) -> bool:
@@ -77,8 +89,23 @@ def _matches(gate: Gate, plan: Plan) -> list[str]:
         return changed + [f"chart CRD {c.name} ({c.source})" for c in plan.chart_crds if c.lifecycle is CRDLifecycle.PROCESS]
     if gate.what == "drift":
         return [f"{d.kind.value} {d.resource}" for d in plan.drift]
-    family = gate.argument if gate.what == "warning" else gate.what
-    return [f"{w.code}: {w.message}" for w in plan.warnings if _family(w.code, family)]
+    if gate.what == "failure":
+        return [f"{w.code}: {w.message}" for w in plan.warnings if w.fails]
+    if gate.what == "warning":
+        return [f"{w.code}: {w.message}" for w in plan.warnings if _family(w.code, gate.argument)]
+    return [f"{w.code}: {w.message}" for w in plan.warnings if w.fails and _family(w.code, gate.what)]
+
+
+def unevaluated(plan: Plan, gates: list[Gate]) -> list[str]:
+    """Gates this plan cannot answer, one line each: a gate that matches nothing here may still
+    match the real deploy. The drift gate needs the live state."""
+    out = []
+    for gate in gates:
+        if gate.what == "drift" and plan.live.status not in (LiveStatus.CHECKED, LiveStatus.PARTIAL):
+            out.append(f"--fail-on {gate.text}: not evaluated: the live state was not read ({plan.live.reason})")
+        elif gate.what in ("ownership", "failure") and plan.live.status not in (LiveStatus.CHECKED, LiveStatus.PARTIAL):
+            out.append(f"--fail-on {gate.text}: ownership and drift conflicts not evaluated: the live state was not read")
+    return out
 
 
 def check_gates(plan: Plan, gates: list[Gate]) -> list[GateMatch]:
@@ -91,4 +118,4 @@ def check_gates(plan: Plan, gates: list[Gate]) -> list[GateMatch]:
     return out
 
 
-__all__ = ["Gate", "GateMatch", "check_gates", "parse_gate"]
+__all__ = ["Gate", "GateMatch", "check_gates", "parse_gate", "unevaluated"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.core import quantity
-from deployah_plan.core.diff import tokens
+from deployah_plan.core.diff import readable_path
 from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, Severity, Warning
 
 TASK_LABEL = "deployah.dev/task"
@@ -53,24 +53,25 @@ def _under(path: str, prefix: str) -> bool:
     return path == prefix or path.startswith(prefix + "/")
 
 
-def _readable(path: str) -> str:
-    return ".".join(tokens(path))
-
-
 def immutable_paths(change: ResourceChange) -> list[str]:
-    """The fields an update changes that the API server will not let it change."""
+    """The fields an update changes that the API server will not let it change (pointers)."""
+    return [f.path for f in immutable_fields(change)]
+
+
+def immutable_fields(change: ResourceChange) -> list[FieldChange]:
+    """The field changes of an update that the API server will not let it make."""
     if change.action is not Action.UPDATE or change.before is None:
         return []
     key = (change.resource.group, change.resource.kind)
     real = [f for f in change.fields if not f.equivalent]
-    hits: list[str] = []
+    hits: list[FieldChange] = []
     if key in _IMMUTABLE:
         for prefix in _IMMUTABLE[key]:
-            hits += [f.path for f in real if _under(f.path, prefix) and not _service_ip_released(key, f)]
+            hits += [f for f in real if _under(f.path, prefix) and not _service_ip_released(key, f)]
     elif key == ("", "PersistentVolumeClaim"):
-        hits += [f.path for f in real if _under(f.path, "/spec") and not _pvc_allowed(f)]
+        hits += [f for f in real if _under(f.path, "/spec") and not _pvc_allowed(f)]
     elif key in (("", "ConfigMap"), ("", "Secret")) and change.before.get("immutable") is True:
-        hits += [f.path for f in real if f.path.startswith(("/data", "/binaryData", "/stringData", "/immutable"))]
+        hits += [f for f in real if f.path.startswith(("/data", "/binaryData", "/stringData", "/immutable"))]
     return hits
 
 
@@ -93,14 +94,14 @@ def consequences(changes: Iterable[ResourceChange]) -> list[Warning]:
     out: list[Warning] = []
     for change in changes:
         ref = change.resource
-        paths = immutable_paths(change)
+        paths = immutable_fields(change)
         if paths:
-            shown = ", ".join(dict.fromkeys(_readable(p) for p in paths))
+            shown = ", ".join(dict.fromkeys(readable_path(f.path, f.keys) for f in paths))
             out.append(Warning(
                 "immutable",
                 f"{ref}: this upgrade will fail: it changes immutable field{'s' if len(paths) > 1 else ''} {shown}; "
                 "the object must be deleted and created again (or given a new name)",
-                Severity.WARNING, ref,
+                Severity.WARNING, ref, fails=True,
             ))
         loss = _DATA_LOSS.get((ref.group, ref.kind))
         if change.action is Action.DELETE and loss:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from deployah_plan.core.diff import declared_surface, diff_objects, similarity
+from deployah_plan.core.diff import declared_surface, diff_objects, readable_path, similarity
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
@@ -17,7 +17,7 @@ from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
     HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, TaskAction,
-    TaskPhase, TaskPlan, Warning, build_plan,
+    TaskPhase, TaskPlan, Warning, build_plan, disambiguate,
 )
 from deployah_plan.redact import fold_string_data
 
@@ -97,8 +97,24 @@ class _Identifier:
                 )
             if ref.kind == "Secret" and ref.group == "" and "stringData" in doc.obj:
                 doc = replace(doc, obj=fold_string_data(doc.obj))
+            doc = self._with_namespace(doc, ref)
             found[ref_id] = (ref, doc)
         return found
+
+    @staticmethod
+    def _with_namespace(doc: Document, ref: ResourceRef) -> Document:
+        """The object as Helm sends it: its resource builder gives a namespaced object without
+        `metadata.namespace` the release namespace (pkg/kube `buildResourceList`,
+        `NamespaceParam(...).DefaultNamespace()`), and the API server drops the namespace of a
+        cluster-scoped one. So neither spelling is a change."""
+        metadata = doc.obj["metadata"]
+        if metadata.get("namespace") == (ref.namespace or None) or (not ref.namespace and "namespace" not in metadata):
+            return doc
+        if ref.namespace:
+            metadata = {**metadata, "namespace": ref.namespace}
+        else:
+            metadata = {k: v for k, v in metadata.items() if k != "namespace"}
+        return replace(doc, obj={**doc.obj, "metadata": metadata})
 
 
 LiveOf = Callable[[ResourceRef], "Mapping[str, Any] | None"]
@@ -158,13 +174,18 @@ def _quantities(fields: Iterable[FieldChange]) -> str:
     return ", ".join(f"{f.path.rsplit('/', 1)[-1]} {f.before} = {f.after}" for f in fields)
 
 
-_RENAME_SIMILARITY = 0.8  # share of equal leaves (name aside) for a delete and a create to look like one object
+_RENAME_SIMILARITY = 0.8  # share of equal leaves of the content for a delete and a create to look like one object
 
 
 def _content(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """An object without what a rename changes anyway (its name, and Helm's bookkeeping)."""
-    meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in ("name", "namespace")}
-    return {**obj, "metadata": meta}
+    """What makes an object the same object under another name: its body (spec, data, rules...).
+    Metadata moves with a rename (name, labels that carry it, a finalizer added), so it counts
+    only for an object that has no body."""
+    body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata", "status")}
+    if body:
+        return body
+    meta = obj.get("metadata") or {}
+    return {"labels": meta.get("labels") or {}, "annotations": meta.get("annotations") or {}}
 
 
 def _link_renames(changes: list[ResourceChange]) -> list[ResourceChange]:
@@ -210,9 +231,19 @@ def _hook_tasks(
     previous: Mapping[Identity, tuple[ResourceRef, Document]],
     desired: Mapping[Identity, tuple[ResourceRef, Document]],
     action: HelmAction,
+    rank: Mapping[str, int],
 ) -> list[TaskPlan]:
+    """Hooks as tasks. Helm stores a release's hooks sorted by kind in install order (stable:
+    releaseutil sortHooksByKind); that order is each task's `helm_order`, the last tie-breaker
+    after weight and name when hooks run."""
+    def kind_first(ident: Identity, stream: Mapping[Identity, tuple[ResourceRef, Document]]) -> tuple[tuple[int, str], int]:
+        ref, doc = stream[ident]
+        return sort_key(ref.kind, rank), doc.position
+
+    order = sorted(desired, key=lambda i: kind_first(i, desired))
+    order += sorted((i for i in previous if i not in desired), key=lambda i: kind_first(i, previous))
     tasks: list[TaskPlan] = []
-    for ident in [*desired, *(i for i in previous if i not in desired)]:
+    for helm_order, ident in enumerate(order):
         new, old = desired.get(ident), previous.get(ident)
         ref, doc = new or old  # type: ignore[misc]
         hook: Hook = doc.hook  # type: ignore[assignment]
@@ -236,6 +267,7 @@ def _hook_tasks(
             delete_policies=hook.delete_policies or ("before-hook-creation",),
             definitions=(definition,),
             resources=(ref,),
+            helm_order=helm_order,
         ))
     return tasks
 
@@ -338,13 +370,15 @@ def _ownership_warning(ref: ResourceRef, verdict: Verdict, release: str, verb: s
         return Warning("ownership", text, Severity.INFO, ref)
     if verdict.ownership is Ownership.UNOWNED:
         return Warning("ownership", f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
-                       f"({verdict.reason}); add --take-ownership to adopt it, or delete it first", Severity.WARNING, ref)
+                       f"({verdict.reason}); add --take-ownership to adopt it, or delete it first", Severity.WARNING, ref,
+                       fails=True)
     if verdict.ownership is Ownership.OTHER_RELEASE:
         return Warning("ownership", f"{ref} belongs to release {verdict.owner_release}: this {verb} fails "
-                       f"({verdict.reason}); add --take-ownership to take it over", Severity.WARNING, ref)
+                       f"({verdict.reason}); add --take-ownership to take it over", Severity.WARNING, ref, fails=True)
     if verdict.ownership is Ownership.TERMINATING:
         return Warning("collision", f"{ref} is being deleted in the cluster (deletionTimestamp set): creating it "
-                       "collides with the deletion; wait for it to finish, then deploy", Severity.WARNING, ref)
+                       "collides with the deletion; wait for it to finish, then deploy", Severity.WARNING, ref,
+                       fails=True)
     return None
 
 
@@ -363,10 +397,10 @@ def _drift(request: PlanRequest, live: _Live,
     for item in drift:
         conflicts = [f for f in item.fields if f.effect is DriftEffect.CONFLICT]
         if conflicts:
-            paths = ", ".join(f.change.path for f in conflicts)
+            paths = ", ".join(readable_path(f.change.path, f.change.keys) for f in conflicts)
             notes.append(Warning("ssa-conflict", f"{item.resource}: server-side apply conflicts on {paths} "
                                  "(owned by another field manager): the upgrade fails unless conflicts are forced",
-                                 Severity.WARNING, item.resource))
+                                 Severity.WARNING, item.resource, fails=True))
     return drift
 
 
@@ -374,8 +408,11 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
     """The chart's crds/: what this action does with each, and whether the cluster's copy
     differs from the chart's (then an upgrade leaves it as it is)."""
     out = []
+    before = {str(d.obj["metadata"].get("name", "")): d.obj for d in (request.previous.crds if request.previous else ())}
     for doc in request.desired.crds:
         name = str(doc.obj["metadata"].get("name", ""))
+        old = before.get(name)
+        changed = None if old is None or fresh else bool([f for f in diff_objects(old, doc.obj) if not f.equivalent])
         if fresh:
             lifecycle = CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS
         else:
@@ -385,7 +422,7 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
         if live.covered(ref):
             found = find_live(live.index, ref)
             live_differs = None if found is None else bool(diff_objects(declared_surface(doc.obj, found), doc.obj))
-        out.append(ChartCRD(doc.source, name, lifecycle, live_differs))
+        out.append(ChartCRD(doc.source, name, lifecycle, live_differs, changed))
     return out
 
 
@@ -409,7 +446,7 @@ def make_plan(request: PlanRequest) -> Plan:
         # keep is read from the manifest, as `helm uninstall` reads it.
         action = HelmAction.UNINSTALL
         changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)))
-        tasks = _hook_tasks(prev_hooks, prev_hooks, action)
+        tasks = _hook_tasks(prev_hooks, prev_hooks, action, kind_rank(install_order(request.helm_major)))
         warnings.append(Warning("crds-untouched", "CRDs installed from the chart's crds/ directory are never "
                                 "deleted by helm uninstall", Severity.INFO))
     else:
@@ -418,18 +455,26 @@ def make_plan(request: PlanRequest) -> Plan:
         def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
             return find_live(live.index, ref) if live.covered(ref) else None
 
-        changes = _resource_changes(prev_resources, want_resources, rank, warnings, live_of)
+        changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of))
         changes = _ownership(changes, live, request, warnings)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
-        tasks = _hook_tasks(prev_hooks, want_hooks, provisional)
+        tasks = _hook_tasks(prev_hooks, want_hooks, provisional, rank)
         if provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks):
             action = HelmAction.NONE
         else:
             action = provisional
         tasks += _schedule_tasks(changes, want_resources)
         crds = _chart_crds(request, live, fresh)
-        guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and live_of(c.resource) is None]
+        for crd in crds:
+            if crd.chart_changed:
+                warnings.append(Warning(
+                    "crd-not-upgraded",
+                    f"chart CRD {crd.name} ({crd.source}) changed in the chart, but Helm never upgrades the chart's "
+                    "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it",
+                ))
+        # Only objects whose live state was not read: one read and found missing is gone already.
+        guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and not live.covered(c.resource)]
         if guessed:
             warnings.append(Warning(
                 "keep-from-manifest",

@@ -23,7 +23,10 @@ from deployah_plan.model import (
 )
 from deployah_plan.redact import Masked, Redactor
 
-FORMAT_VERSION = "1.1"  # 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership
+# 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership;
+# 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
+# whether a chart CRD changed in the chart.
+FORMAT_VERSION = "1.2"
 
 
 def _plain(value: Any) -> Any:
@@ -94,6 +97,7 @@ def resource_change_doc(change: ResourceChange, plan: Plan, redactor: Redactor) 
         "ignored_fields": _fields(change.resource, change.ignored_fields, redactor),
         "ignored_by": list(change.ignored_by),
         "warnings": [w.code for w in plan.warnings if w.resource is not None and w.resource.identity == ident],
+        "predicted_failure": bool(plan.failures_of(change.resource)),
     }
 
 
@@ -102,23 +106,36 @@ def hook_definition_doc(definition: HookDefinition, redactor: Redactor) -> dict[
             "fields": _fields(definition.resource, definition.fields, redactor)}
 
 
-def task_doc(task: TaskPlan, redactor: Redactor) -> dict[str, Any]:
+def task_doc(task: TaskPlan, redactor: Redactor, positions: dict[tuple[int, str], int]) -> dict[str, Any]:
     return {
         "name": task.name, "phase": task.phase.value, "action": task.action.value, "will_run": task.will_run,
         "events": list(task.events), "weight": task.weight, "delete_policies": list(task.delete_policies),
         "resources": [ref_doc(r) for r in task.resources],
         "definitions": [hook_definition_doc(d, redactor) for d in task.definitions],
+        "runs": [{"phase": phase.value, "position": positions[(id(task), phase.value)]} for phase in task.runs_in],
+        "helm_order": task.helm_order,
     }
+
+
+def _run_positions(plan: Plan) -> dict[tuple[int, str], int]:
+    """Each running task's place (from 1) in Helm's run order within each phase it runs in."""
+    out: dict[tuple[int, str], int] = {}
+    for phase, tasks in plan.task_groups():
+        running = [t for t in tasks if phase in t.runs_in]
+        for position, task in enumerate(running, 1):
+            out[(id(task), phase.value)] = position
+    return out
 
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
     return {"source": crd.source, "name": crd.name, "lifecycle": crd.lifecycle.value, "will_process": crd.will_process,
-            "live_differs": crd.live_differs}
+            "live_differs": crd.live_differs, "chart_changed": crd.chart_changed}
 
 
 def warning_doc(warning: Warning) -> dict[str, Any]:
     return {"code": warning.code, "severity": warning.severity.value, "message": warning.message,
-            "resource": ref_doc(warning.resource) if warning.resource else None}
+            "resource": ref_doc(warning.resource) if warning.resource else None,
+            "predicted_failure": warning.fails}
 
 
 def header_doc(h: Header) -> dict[str, Any]:
@@ -133,7 +150,9 @@ def header_doc(h: Header) -> dict[str, Any]:
 
 def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
     return {"create": summary.create, "update": summary.update, "delete": summary.delete, "retain": summary.retain,
-            "ignored": summary.ignored, "has_changes": plan.has_changes}
+            "ignored": summary.ignored, "has_changes": plan.has_changes,
+            "predicted_failures": summary.failures, "hooks_run": summary.hooks_run,
+            "hooks_changed": summary.hooks_changed, "hooks_stored": summary.hooks_stored}
 
 
 def live_doc(live: LiveCheck) -> dict[str, Any]:
@@ -156,13 +175,14 @@ def drift_doc(drift: DriftChange, redactor: Redactor) -> dict[str, Any]:
 
 def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
     redactor = Redactor.for_plan(plan, show_secrets)
+    positions = _run_positions(plan)
     return {
         "format_version": FORMAT_VERSION,
         "header": header_doc(plan.header),
         "helm_action": plan.helm_action.value,
         "hooks_disabled": plan.hooks_disabled,
         "changes": [resource_change_doc(c, plan, redactor) for c in plan.changes],
-        "tasks": [task_doc(t, redactor) for t in plan.tasks],
+        "tasks": [task_doc(t, redactor, positions) for t in plan.tasks],
         "live": live_doc(plan.live),
         "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from deployah_plan.model import (
-    DriftChange, FieldChange, Plan, ResourceChange, ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan,
+    DriftChange, FieldChange, LiveStatus, Plan, ResourceChange, ResourceRef, Severity, TaskPlan, Warning,
 )
 from deployah_plan.render.text import (
-    CRD_MEANING, DRIFT_SIGN, EFFECT_LABEL, SIGN, TASK_SIGN, change_note, crd_note, field_rows, header_lines,
-    ignored_note, phase_title, resources_title, summary_text, task_parts, task_policy,
+    CRD_MEANING, DRIFT_SIGN, FIELD_EFFECT, SIGN, TASK_SIGN, again_note, change_note, crd_note, failure_label,
+    drift_label, field_rows, header_lines, ignored_note, phase_title, resources_title, summary_text, task_parts, task_policy,
 )
 from deployah_plan.redact import Redactor
 
@@ -119,7 +119,7 @@ class _Section:
 
 
 def _change_item(change: ResourceChange, plan: Plan, redactor: Redactor) -> _Item:
-    sign, ref = SIGN[change.action], str(change.resource) + change_note(change)
+    sign, ref = SIGN[change.action], str(change.resource) + change_note(change) + failure_label(change, plan)
     n = len(change.fields)
     count = f" ({_plural(n, 'field change')})" if n else ""  # md() and _html() drop the leading space
     body = []
@@ -131,7 +131,7 @@ def _change_item(change: ResourceChange, plan: Plan, redactor: Redactor) -> _Ite
         body.append(f"*{md(ignored_note(change))}*")
     for warning in plan.warnings:
         if warning.resource is not None and warning.resource.identity == change.resource.identity:
-            body.append(f"{_mark(warning.severity)} {md(warning.message)}")
+            body.append(f"{_mark(warning)} {md(warning.message)}")
     full = _details(f"<code>{sign} {change.action.value}</code> {_html(ref + count)}", body)
     compact = f"- `{sign} {change.action.value}` {md(ref + count)}"
     return _Item([full, compact])
@@ -153,14 +153,14 @@ def _task_item(task: TaskPlan, plan: Plan, redactor: Redactor) -> _Item:
 
 def _drift_item(drift: DriftChange, redactor: Redactor) -> _Item:
     sign = DRIFT_SIGN[drift.kind]
-    head = f"{drift.resource} ({drift.kind.value}: {EFFECT_LABEL[drift.effect]})"
+    head = f"{drift.resource} ({drift_label(drift)})"
     compact = f"- `{sign} {drift.kind.value}` {md(head)}"
     body = [f"*{md(drift.reason)}*"] if drift.reason else []
     if drift.fields:
         rows = []
         for field in drift.fields:
             view = field_rows(redactor.view(drift.resource, field.change))
-            note = "; ".join(x for x in (field.effect.value, field.ssa) if x)
+            note = "; ".join(x for x in (FIELD_EFFECT[field.effect], field.ssa) if x)
             rows += [f"{sign} {text}" + (f"  [{note}]" if n == 0 and note else "") for n, (sign, text) in enumerate(view)]
         body.append(_code_block(rows))
     if not body:
@@ -168,35 +168,36 @@ def _drift_item(drift: DriftChange, redactor: Redactor) -> _Item:
     return _Item([_details(f"<code>{sign} {drift.kind.value}</code> {_html(head)}", body), compact])
 
 
-def _mark(severity: Severity) -> str:
-    return "⚠️" if severity is Severity.WARNING else "ℹ️"
+def _mark(warning: Warning) -> str:
+    return "⛔" if warning.fails else "⚠️" if warning.severity is Severity.WARNING else "ℹ️"
 
 
 def _summary_table(plan: Plan) -> str:
     s = plan.summary
-    hooks = sum(1 for t in plan.tasks if t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE)
-    heads = ["Create", "Update", "Delete", "Keep", "Hooks changed", "Ignored", "Drift", "Warnings"]
-    values = [s.create, s.update, s.delete, s.retain, hooks, s.ignored, len(plan.drift),
-              sum(1 for w in plan.warnings if w.severity is Severity.WARNING)]
+    heads = ["Create", "Update", "Delete", "Keep", "Hooks run", "Predicted failures", "Ignored", "Drift", "Warnings"]
+    drift = f"{len(plan.drift):,}" if plan.live.status in (LiveStatus.CHECKED, LiveStatus.PARTIAL) else "not checked"
+    values = [f"{v:,}" for v in (s.create, s.update, s.delete, s.retain, s.hooks_run, s.failures, s.ignored)]
+    values += [drift, f"{sum(1 for w in plan.warnings if w.severity is Severity.WARNING):,}"]
     return "\n".join([
         "| " + " | ".join(heads) + " |",
         "|" + "---:|" * len(heads),
-        "| " + " | ".join(f"{v:,}" for v in values) + " |",
+        "| " + " | ".join(values) + " |",
     ])
 
 
 def _sections(plan: Plan, redactor: Redactor) -> dict[str, _Section]:
-    warnings = [_Item([f"- {_mark(w.severity)} {md(w.message)}"]) for w in plan.warnings]
+    warnings = [_Item([f"- {_mark(w)} {md(w.message)}"]) for w in plan.warnings]
     changes = [_change_item(c, plan, redactor) for c in plan.changes]
     tasks: list[_Item] = []
-    phase: TaskPhase | None = None
-    for task in plan.tasks:
-        item = _task_item(task, plan, redactor)
-        if task.phase is not phase:
-            phase = task.phase
-            title = f"**{md(phase_title(phase, plan))}**\n\n"
-            item.forms = [title + form for form in item.forms]
-        tasks.append(item)
+    for phase, group in plan.task_groups():
+        for n, task in enumerate(group):
+            again = again_note(task, phase)
+            item = _Item([f"- {md(task.name + '  weight ' + str(task.weight) + '  ' + again)}"]) if again \
+                else _task_item(task, plan, redactor)
+            if n == 0:
+                title = f"**{md(phase_title(phase, plan))}**\n\n"
+                item.forms = [title + form for form in item.forms]
+            tasks.append(item)
     drift = [_drift_item(d, redactor) for d in plan.drift]
     crds = [_Item([f"- {md(c.name)} ({md(c.source)}): {md(CRD_MEANING[c.lifecycle] + crd_note(c))}"])
             for c in plan.chart_crds]

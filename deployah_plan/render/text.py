@@ -3,20 +3,19 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any, Iterable, Mapping
 
-from deployah_plan.core.diff import escape, tokens
+from deployah_plan.core.diff import key_label, readable_path
+from deployah_plan.core.drift import DELETED_REASON, KEPT_REASON
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, LiveStatus, Ownership, Plan,
+    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, LiveStatus, Ownership, Plan,
     ResourceChange, ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan,
 )
 from deployah_plan.redact import Masked, Redactor
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.RETAIN: "=",
         FieldOp.ADD: "+", FieldOp.REMOVE: "-", FieldOp.REPLACE: "~", FieldOp.REORDER: "~", FieldOp.RENAME: "~"}
-_COLOUR = {"+": "32", "~": "33", "-": "31", "=": "36", "!": "33", "bold": "1", "dim": "2"}
+_COLOUR = {"+": "32", "~": "33", "-": "31", "=": "36", "!": "33", "X": "1;31", "bold": "1", "dim": "2"}
 VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction.NONE: "upgrade",
         HelmAction.ROLLBACK: "rollback", HelmAction.UNINSTALL: "uninstall"}
 _MAX_VALUE = 72
@@ -28,30 +27,6 @@ class _Style:
 
     def __call__(self, text: str, key: str) -> str:
         return f"\x1b[{_COLOUR[key]}m{text}\x1b[0m" if self.colour and key in _COLOUR else text
-
-
-def _key_label(key: Mapping[str, Any]) -> str:
-    return ",".join(f"{field}={value}" for field, value in key.items())
-
-
-def readable_path(pointer: str, keys: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> str:
-    """`/spec/containers/0/image` -> `spec.containers[0].image`, or `spec.containers[name=app].image`
-    when the entry's key is known."""
-    if not pointer:
-        return "(whole object)"
-    by_prefix = dict(keys)
-    out, prefix = "", ""
-    for token in tokens(pointer):
-        prefix += "/" + escape(token)
-        if prefix in by_prefix:
-            out += f"[{_key_label(by_prefix[prefix])}]"
-        elif token.isdigit():
-            out += f"[{token}]"
-        elif _IDENT.match(token):
-            out += f".{token}" if out else token
-        else:
-            out += f"[{json.dumps(token)}]"
-    return out
 
 
 def _value(value: Any) -> str:
@@ -68,7 +43,7 @@ def _value(value: Any) -> str:
 
 
 def _labels(labels: Any) -> str:
-    return ", ".join(_key_label(x) if isinstance(x, dict) else f"#{x}" for x in labels)
+    return ", ".join(key_label(x) if isinstance(x, dict) else f"#{x}" for x in labels)
 
 
 _PARTS = {"json": "JSON", "yaml": "YAML", "entries": "an atomic list, replaced as a whole"}
@@ -82,7 +57,7 @@ def _field_body(change: FieldChange, path: str) -> str:
     if change.op is FieldOp.REORDER:
         return f"{path}: reordered: {_labels(change.before)} -> {_labels(change.after)}"
     if change.op is FieldOp.RENAME:
-        return f"{path}: renamed from {_key_label(change.before)}"
+        return f"{path}: renamed from {key_label(change.before)}"
     if change.lines or change.parts:
         return f"{path}{f' ({_PARTS[change.parts_of]})' if change.parts else ''}:"
     suffix = " (the same quantity: not a change)" if change.equivalent else ""
@@ -121,24 +96,61 @@ def ignored_note(change: ResourceChange) -> str:
     return f"{n} field change{'s' if n != 1 else ''} ignored by {', '.join(change.ignored_by)}"
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def hooks_text(plan: Plan) -> str:
+    """What the hooks do, counting those that run on this action apart from definitions that
+    only change what the release stores."""
+    s, verb = plan.summary, VERB[plan.helm_action]
+    parts = []
+    if s.hooks_run:
+        changed = f" ({s.hooks_changed} changed)" if s.hooks_changed else ""
+        parts.append(f"{_plural(s.hooks_run, 'hook')} run{'s' if s.hooks_run == 1 else ''}{changed}")
+    if s.hooks_stored:
+        parts.append(f"{_plural(s.hooks_stored, 'hook definition')} change{'s' if s.hooks_stored == 1 else ''} "
+                     f"without running on {verb} (stored in the release)")
+    return "; ".join(parts) + "." if parts else ""
+
+
+def failures_text(plan: Plan) -> str:
+    n = plan.summary.failures
+    if not n:
+        return ""
+    return f"{_plural(n, 'predicted failure')}: this {VERB[plan.helm_action]} would fail."
+
+
+def crds_text(plan: Plan) -> str:
+    n = sum(1 for c in plan.chart_crds if c.chart_changed)
+    return f"{_plural(n, 'chart CRD')} changed that Helm will not apply (see the warnings)." if n else ""
+
+
 def summary_text(plan: Plan) -> str:
     """The last line of the plan, without styling: shared with markdown."""
     s = plan.summary
+    fails = " ".join(x for x in (crds_text(plan), failures_text(plan)) if x)
     if plan.helm_action is HelmAction.NONE:
-        runs = sum(1 for t in plan.tasks if t.will_run)
+        runs = s.hooks_run
         run_hooks = f"{runs} upgrade hook{'s' if runs != 1 else ''}"
         if not plan.header.previous_revision:
-            return f"No changes. An upgrade would still run {run_hooks}." if runs else "No changes."
-        extra = f" and run {run_hooks}" if runs else ""
-        return f"No changes. helm upgrade would still record revision {plan.header.revision}{extra}."
+            text = f"No changes. An upgrade would still run {run_hooks}." if runs else "No changes."
+            if fails:
+                text = text.replace("No changes.", "No changes to the release.")
+        else:
+            extra = f" and run {run_hooks}" if runs else ""
+            text = f"No changes. helm upgrade would still record revision {plan.header.revision}{extra}."
+        return f"{text} {fails}" if fails else text
     text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
     if s.retain:
         text = text[:-1] + f", {s.retain} to keep."
-    hooks = sum(1 for t in plan.tasks if t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE)
+    hooks = hooks_text(plan)
     if hooks:
-        text += f" {hooks} hook{'s' if hooks != 1 else ''} changed."
+        text += " " + hooks[0].upper() + hooks[1:]
     if s.ignored:
         text += f" {s.ignored} ignored."
+    if fails:
+        text += " " + fails
     return text
 
 
@@ -148,6 +160,13 @@ POLICY_MEANING = {
     "hook-failed": "deleted if it fails",
 }
 TASK_SIGN = {TaskAction.CREATE: "+", TaskAction.UPDATE: "~", TaskAction.DELETE: "-", TaskAction.UNCHANGED: " "}
+
+
+_EVENT_OF = {TaskPhase.PRE_DEPLOY: "pre", TaskPhase.POST_DEPLOY: "post"}
+
+
+def _event(plan: Plan) -> str:
+    return "delete" if plan.helm_action is HelmAction.UNINSTALL else VERB[plan.helm_action]
 
 
 def phase_title(phase: TaskPhase, plan: Plan) -> str:
@@ -167,6 +186,8 @@ def run_label(task: TaskPlan, plan: Plan) -> str:
     if task.action is TaskAction.DELETE:
         return "removed from the chart, will not run"
     if task.will_run:
+        if len(task.runs_in) > 1:
+            return "will run " + " and ".join(_EVENT_OF[p] + "-" + _event(plan) for p in task.runs_in)
         return "will run"
     if task.events == ("test",):
         return "runs only under helm test"
@@ -183,8 +204,15 @@ def task_parts(task: TaskPlan, plan: Plan) -> list[str]:
     label = run_label(task, plan)
     if label:
         parts.append(label)
-    parts.append(f"({task.action.value})")
+    if task.phase is not TaskPhase.SCHEDULE and not task.will_run and task.action is not TaskAction.UNCHANGED:
+        parts.append(f"({STORED[task.action]})")  # changes only what the release stores
+    else:
+        parts.append(f"({task.action.value})")
     return parts
+
+
+STORED = {TaskAction.CREATE: "definition added", TaskAction.UPDATE: "definition changed",
+          TaskAction.DELETE: "definition removed"}
 
 
 def task_policy(task: TaskPlan) -> str:
@@ -195,20 +223,31 @@ def task_policy(task: TaskPlan) -> str:
     return f"events {','.join(task.events)}; delete policy " + "; ".join(meanings)
 
 
+def again_note(task: TaskPlan, phase: TaskPhase) -> str:
+    """For a hook shown a second time (it runs in two phases): what happens, once."""
+    if len(task.runs_in) < 2 or phase is task.runs_in[0]:
+        return ""
+    recreate = ("deleted and created again (before-hook-creation)" if "before-hook-creation" in task.delete_policies
+                else "created again")
+    return f"runs again: {recreate}; see above"
+
+
 def _task_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
     out: list[str] = []
-    phase: TaskPhase | None = None
-    for task in plan.tasks:
-        if task.phase is not phase:
-            phase = task.phase
-            out.append(f"  {phase_title(phase, plan)}")
-        sign = TASK_SIGN[task.action]
-        out.append(f"    {style(sign, sign) if sign.strip() else sign} " + "  ".join(task_parts(task, plan)))
-        policy = task_policy(task)
-        if policy:
-            out.append(f"        {policy}")
-        for definition in task.definitions:
-            out += _field_lines(definition.resource, definition.fields, redactor, style, "        ")
+    for phase, tasks in plan.task_groups():
+        out.append(f"  {phase_title(phase, plan)}")
+        for task in tasks:
+            sign = TASK_SIGN[task.action]
+            again = again_note(task, phase)
+            if again:
+                out.append(f"      {task.name}  weight {task.weight}  {again}")
+                continue
+            out.append(f"    {style(sign, sign) if sign.strip() else sign} " + "  ".join(task_parts(task, plan)))
+            policy = task_policy(task)
+            if policy:
+                out.append(f"        {policy}")
+            for definition in task.definitions:
+                out += _field_lines(definition.resource, definition.fields, redactor, style, "        ")
     return out
 
 
@@ -246,10 +285,32 @@ _OWNERSHIP_LABEL = {
 }
 DRIFT_SIGN = {DriftKind.MODIFIED: "~", DriftKind.MISSING: "-", DriftKind.UNEXPECTED: "+"}
 EFFECT_LABEL = {
-    DriftEffect.REVERTED: "this deploy reverts it", DriftEffect.LEFT: "this deploy leaves it",
-    DriftEffect.REMOVED: "this deploy removes it", DriftEffect.CONFLICT: "server-side apply conflict: the deploy fails",
+    DriftEffect.REVERTED: "this deploy sets it back to the chart's value",
+    DriftEffect.LEFT: "this deploy leaves the live value as it is",
+    DriftEffect.REMOVED: "the new chart no longer declares it: this deploy deletes it from the live object",
+    DriftEffect.CONFLICT: "server-side apply conflict: the deploy fails",
     DriftEffect.MIXED: "see each field",
 }
+FIELD_EFFECT = {
+    DriftEffect.REVERTED: "set back", DriftEffect.LEFT: "left as it is",
+    DriftEffect.REMOVED: "deleted: no longer declared", DriftEffect.CONFLICT: "conflict",
+    DriftEffect.MIXED: "mixed",
+}
+
+
+def drift_label(item: DriftChange) -> str:
+    """What this deploy does about one drifted object, in words that cannot be misread."""
+    if item.kind is DriftKind.MISSING:
+        return ("missing live: this deploy creates it again" if item.effect is DriftEffect.REVERTED
+                else "missing live: it leaves the release, nothing to do")
+    if item.kind is DriftKind.UNEXPECTED:
+        return ("not in the release: the new chart declares it, so this deploy adopts it and applies the chart"
+                if item.effect is DriftEffect.REVERTED else "not in the release: this deploy leaves it alone")
+    if item.reason == DELETED_REASON:
+        return "modified live: this deploy deletes the object"
+    if item.reason == KEPT_REASON:
+        return "modified live: the object leaves the release but is kept (resource-policy: keep), as it is"
+    return f"modified live: {EFFECT_LABEL[item.effect]}"
 
 
 def _ownership_label(change: Any) -> str:
@@ -282,14 +343,14 @@ def _drift_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
         out.append("  no drift" + (" in what could be read" if plan.live.status is LiveStatus.PARTIAL else ""))
     for item in plan.drift:
         sign = DRIFT_SIGN[item.kind]
-        out.append(f"  {style(sign, sign)} {item.resource}  ({item.kind.value}: {EFFECT_LABEL[item.effect]})")
+        out.append(f"  {style(sign, sign)} {item.resource}  ({drift_label(item)})")
         if item.reason:
             out.append(f"      {style(item.reason, 'dim')}")
         if item.ssa:
             out.append(f"      {item.ssa}")
         for drifted in item.fields:
             lines = _field_lines(item.resource, [drifted.change], redactor, style, "      ")
-            effect = drifted.effect.value if item.effect is DriftEffect.MIXED or drifted.ssa else ""
+            effect = FIELD_EFFECT[drifted.effect] if item.effect is DriftEffect.MIXED or drifted.ssa else ""
             note = "; ".join(x for x in (effect, drifted.ssa) if x)
             if note and lines:
                 lines[0] += f"  [{note}]"
@@ -305,6 +366,8 @@ CRD_MEANING = {
 
 
 def crd_note(crd: ChartCRD) -> str:
+    if crd.chart_changed and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
+        return "; CHANGED in the chart, and this upgrade will not apply it: apply it yourself"
     if crd.live_differs and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
         return "; the cluster's copy differs from the chart's, and this upgrade will not update it"
     if crd.live_differs is not None and crd.lifecycle is CRDLifecycle.PROCESS:
@@ -315,6 +378,16 @@ def crd_note(crd: ChartCRD) -> str:
 def header_lines(plan: Plan) -> list[str]:
     """The header without styling: shared with markdown."""
     return [line.strip() for line in _header(plan, _Style(False))]
+
+
+def failure_label(change: ResourceChange, plan: Plan) -> str:
+    """A predicted failure on the object's own line, as terraform marks "forces replacement"."""
+    codes = [w.code for w in plan.failures_of(change.resource) if w.code != "ownership"]  # ownership has its label
+    if not codes:
+        return ""
+    words = {"immutable": "changes an immutable field", "collision": "collides with a deletion",
+             "ssa-conflict": "server-side apply conflict"}
+    return "  [FAILS: " + "; ".join(dict.fromkeys(words.get(c, c) for c in codes)) + "]"
 
 
 def change_note(change: ResourceChange) -> str:
@@ -339,7 +412,8 @@ def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
         out += ["", style(resources_title(plan), "bold")]
         for change in plan.changes:
             sign = SIGN[change.action]
-            out.append(f"  {style(sign, sign)} {change.resource}  ({change.action.value}){change_note(change)}")
+            out.append(f"  {style(sign, sign)} {change.resource}  ({change.action.value}){change_note(change)}"
+                       f"{failure_label(change, plan)}")
             out += _field_lines(change.resource, change.fields, redactor, style, "      ")
             if change.ignored_fields:
                 out.append(f"      {style('(' + ignored_note(change) + ')', 'dim')}")
@@ -355,8 +429,8 @@ def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
     if plan.warnings:
         out += ["", style("Warnings and notes:", "bold")]
         for warning in plan.warnings:
-            mark = "!" if warning.severity is Severity.WARNING else "i"
-            out.append(f"  {style(mark, '!') if mark == '!' else mark} {warning.message}")
+            mark = "X" if warning.fails else "!" if warning.severity is Severity.WARNING else "i"
+            out.append(f"  {style(mark, mark)} {warning.message}")
     if plan.ignored:
         out += ["", style("Ignored (matched by ignore rules; not counted):", "bold")]
         for change in plan.ignored:
