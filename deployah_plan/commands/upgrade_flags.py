@@ -15,6 +15,7 @@ from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.model import Severity, Warning
 
+
 @dataclass(frozen=True)
 class ChartSource:
     """`helm upgrade`'s repository flags (pkg/cmd/flags.go addChartPathOptionsFlags), given to
@@ -101,7 +102,6 @@ class DeployFlags:
             if on:
                 out.append(flag)
         return out
-
 
 
 # Labels Helm keeps for itself on a release record (pkg/storage/driver/util.go systemLabels);
