@@ -1,0 +1,260 @@
+"""Real public charts (tests/charts/), planned through the plugin installed into real helm, on
+Helm 3 and Helm 4, against a real release record.
+
+What the plan must say is derived here from Helm's own output, not from the planner:
+- the previous release is what `helm install --dry-run=client -o json` (Helm 4) records, and
+  the desired one is the same record for the new chart: Helm itself splits manifest and hooks,
+  writes the manifest in its install order and stores the hooks pre-sorted by kind;
+- identity is group, kind, namespace (the release's when the object names none; none for a
+  cluster-scoped kind) and name; an object is updated when its content differs once null fields
+  are taken as absent (the API server never stores a null);
+- hooks run per event as Helm's execHook runs them: the stored hooks that list the event,
+  sorted stably by weight, then name;
+- chart CRDs are the documents of the chart's crds/ files, never applied on upgrade;
+- applying the plan's field changes to the previous object gives the desired one.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import yaml
+
+from conftest import ROOT, clean_env
+from deployah_plan.model import FieldChange, FieldOp
+from test_diff_engine import _no_nulls, apply, normalised
+
+CHARTS = ROOT / "tests" / "charts"
+# Kinds these charts use that live outside namespaces (Kubernetes API reference).
+CLUSTER_SCOPED = {"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "IngressClass", "Namespace",
+                  "PriorityClass", "StorageClass", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+                  "APIService", "PersistentVolume"}
+# argo-cd stamps its admin password's mtime with `now`; fixing it makes the chart deterministic.
+EXTRA = {"argo-cd": ["--set", "configs.secret.argocdServerAdminPasswordMtime=2025-01-01T00:00:00Z"]}
+
+
+@dataclass
+class Case:
+    name: str
+    release: str
+    namespace: str
+    values_prev: list[str] = field(default_factory=list)
+    values_next: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, name: str) -> "Case":
+        spec = yaml.safe_load((CHARTS / name / "case.yaml").read_text())
+        common = [str(CHARTS / name / v) for v in spec.get("values", [])]
+        return cls(name, spec["release"], spec["namespace"],
+                   common + [str(CHARTS / name / v) for v in spec.get("values_prev", [])],
+                   common + [str(CHARTS / name / v) for v in spec.get("values_next", [])])
+
+    def flags(self, side: str) -> list[str]:
+        values = self.values_prev if side == "prev" else self.values_next
+        return [arg for path in values for arg in ("-f", path)] + EXTRA.get(self.name, [])
+
+
+CASES = [Case.load(name) for name in ("traefik", "argo-cd", "kube-state-metrics")]
+
+
+def _record(helm4: Path, case: Case, side: str) -> dict[str, Any]:
+    done = subprocess.run([str(helm4), "install", case.release, str(CHARTS / case.name / side), "-n", case.namespace,
+                           "--dry-run=client", "-o", "json", *case.flags(side)],
+                          capture_output=True, text=True, env=clean_env())
+    assert done.returncode == 0, done.stderr
+    record: dict[str, Any] = json.loads(done.stdout)
+    return record
+
+
+@pytest.fixture(scope="module")
+def records(helm4: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(case.name, side): _record(helm4, case, side) for case in CASES for side in ("prev", "next")}
+
+
+@pytest.fixture(scope="module")
+def plugin(helm: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """helm with the plugin installed (`helm plugin install`), once per helm."""
+    home = tmp_path_factory.mktemp("helm-home")
+    env = clean_env(HELM_DATA_HOME=str(home / "data"), HELM_CONFIG_HOME=str(home / "config"),
+                    HELM_CACHE_HOME=str(home / "cache"), PATH=os.environ["PATH"])
+    env.pop("PYTHONPATH")
+    installed = subprocess.run([str(helm), "plugin", "install", str(ROOT)], env=env, capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stderr
+    return env
+
+
+def _plan(helm: Path, env: dict[str, str], store: Path, case: Case, chart: str, side: str,
+          *flags: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(helm), "plan", "upgrade", case.release, str(CHARTS / case.name / chart), "-n", case.namespace,
+         *case.flags(side), "-o", "json", "--show-secrets", *flags],
+        env={**env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)}, capture_output=True, text=True)
+
+
+def _store(tmp_path: Path, records: list[dict[str, Any]]) -> Path:
+    """A memory-driver store holding `records` as deployed revisions 1, 2, ..."""
+    stored = []
+    for revision, record in enumerate(records, 1):
+        stored.append({**record, "version": revision, "info": {**record["info"], "status": "deployed"}})
+    path = tmp_path / "releases.json"
+    path.write_text(json.dumps(stored))
+    return path
+
+
+# --- Helm's rules applied to Helm's records ---------------------------------------------------
+
+Identity = tuple[str, str, str, str]
+
+
+def _identity(obj: dict[str, Any], namespace: str) -> Identity:
+    group = obj["apiVersion"].rpartition("/")[0]
+    ns = "" if obj["kind"] in CLUSTER_SCOPED else (obj["metadata"].get("namespace") or namespace)
+    return group, obj["kind"], ns, obj["metadata"]["name"]
+
+
+def _objects(manifest: str, namespace: str) -> dict[Identity, dict[str, Any]]:
+    """The release manifest's objects in Helm's order, as the API server would hold them: the
+    namespace Helm gives, no null fields."""
+    out = {}
+    for doc in yaml.safe_load_all(manifest):
+        if not doc:
+            continue
+        ident = _identity(doc, namespace)
+        doc = _no_nulls(doc)
+        if ident[2]:
+            doc["metadata"]["namespace"] = ident[2]
+        else:
+            doc["metadata"].pop("namespace", None)
+        out[ident] = doc
+    return out
+
+
+def _runs(record: dict[str, Any], event: str) -> list[str]:
+    hooks = [h for h in record.get("hooks") or [] if event in h["events"]]  # the stored order: kind first
+    return [f"{h['kind']}/{h['name']}" for h in sorted(hooks, key=lambda h: (h.get("weight", 0), h["name"]))]
+
+
+def _chart_crds(helm4: Path, chart: Path) -> list[str]:
+    """The CRDs Helm loads from the chart's crds/ (`helm show crds`: .helmignore applies)."""
+    done = subprocess.run([str(helm4), "show", "crds", str(chart)], capture_output=True, text=True, env=clean_env())
+    assert done.returncode == 0, done.stderr
+    return [d["metadata"]["name"] for d in yaml.safe_load_all(done.stdout) if d]
+
+
+def _planned(doc: dict[str, Any]) -> dict[Identity, dict[str, Any]]:
+    return {(c["resource"]["api_version"].rpartition("/")[0], c["resource"]["kind"], c["resource"]["namespace"],
+             c["resource"]["name"]): c for c in doc["changes"]}
+
+
+def _phase(doc: dict[str, Any], phase: str) -> list[str]:
+    placed = [(r["position"], t["name"]) for t in doc["tasks"] for r in t["runs"] if r["phase"] == phase]
+    return [name for _, name in sorted(placed)]
+
+
+def _field_changes(change: dict[str, Any]) -> list[FieldChange]:
+    return [FieldChange(f["path"], FieldOp(f["op"]), f["before"], f["after"],
+                        keys=tuple((p, k) for p, k in (f.get("keys") or {}).items())) for f in change["fields"]]
+
+
+def _check_upgrade(doc: dict[str, Any], case: Case, before: dict[str, Any], after: dict[str, Any]) -> None:
+    previous, desired = _objects(before["manifest"], case.namespace), _objects(after["manifest"], case.namespace)
+    planned = _planned(doc)
+    creates = [i for i in desired if i not in previous]
+    updates = [i for i in desired if i in previous and previous[i] != desired[i]]
+    deletes = [i for i in previous if i not in desired]
+    want = [("create", i) for i in creates] + [("update", i) for i in updates]
+    # Helm applies in the order of its manifest (install kind order), then deletes in the previous one's.
+    want = sorted(want, key=lambda item: list(desired).index(item[1])) + [("delete", i) for i in deletes]
+    assert [(c["action"], ident) for ident, c in planned.items()] == want
+    assert doc["summary"]["create"] == len(creates) and doc["summary"]["update"] == len(updates)
+    assert doc["summary"]["delete"] + doc["summary"]["retain"] == len(deletes)
+    for ident in updates:
+        got = apply(previous[ident], _field_changes(planned[ident]))
+        assert normalised(got) == normalised(desired[ident]), ident
+
+
+# --- the tests --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_an_upgrade_of_a_real_chart_is_what_helm_does(case: Case, helm: Path, helm4: Path, plugin: dict[str, str],
+                                                      records: dict[tuple[str, str], dict[str, Any]],
+                                                      tmp_path: Path) -> None:
+    before, after = records[(case.name, "prev")], records[(case.name, "next")]
+    store = _store(tmp_path, [before])
+    result = _plan(helm, plugin, store, case, "next", "next", "--detailed-exitcode")
+    assert result.returncode == 2, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["helm_action"] == "upgrade"
+    _check_upgrade(doc, case, before, after)
+    assert [c["name"] for c in doc["chart_crds"]] == _chart_crds(helm4, CHARTS / case.name / "next")
+    assert {c["lifecycle"] for c in doc["chart_crds"]} <= {"not-on-upgrade"}
+    # chart crds/ never become resources (argo-cd's CRDs under templates/crds/ are resources)
+    assert not any(re.match(r"[^/]+(/charts/[^/]+)*/crds/", c["source"]) for c in doc["changes"])
+    for event, phase in (("pre-upgrade", "preDeploy"), ("post-upgrade", "postDeploy")):
+        assert _phase(doc, phase) == _runs(after, event), phase
+    upgrade_hooks = [h for h in after.get("hooks") or [] if {"pre-upgrade", "post-upgrade"} & set(h["events"])]
+    assert doc["summary"]["hooks_run"] == len(upgrade_hooks)
+    assert doc["summary"]["predicted_failures"] == 0
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_a_no_op_upgrade_of_a_real_chart_plans_no_changes(case: Case, helm: Path, helm4: Path, plugin: dict[str, str],
+                                                         records: dict[tuple[str, str], dict[str, Any]],
+                                                         tmp_path: Path) -> None:
+    before = records[(case.name, "prev")]
+    store = _store(tmp_path, [before])
+    result = _plan(helm, plugin, store, case, "prev", "prev", "--detailed-exitcode")
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["helm_action"] == "none" and doc["changes"] == []
+    assert [c["name"] for c in doc["chart_crds"]] == _chart_crds(helm4, CHARTS / case.name / "prev")
+    assert doc["summary"]["hooks_run"] == sum(1 for h in before.get("hooks") or [] if "pre-upgrade" in h["events"]
+                                             or "post-upgrade" in h["events"])
+
+
+def test_installing_a_chart_with_crds_creates_them_first_and_never_as_resources(
+        helm: Path, helm4: Path, plugin: dict[str, str], records: dict[tuple[str, str], dict[str, Any]],
+        tmp_path: Path) -> None:
+    case = CASES[0]  # traefik: 25 CRD files, each starting with ---
+    store = _store(tmp_path, [])
+    result = _plan(helm, plugin, store, case, "next", "next")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["helm_action"] == "install"
+    crds = _chart_crds(helm4, CHARTS / case.name / "next")
+    assert len(crds) == 25 and [c["name"] for c in doc["chart_crds"]] == crds
+    assert {c["lifecycle"] for c in doc["chart_crds"]} == {"process"}
+    desired = _objects(records[(case.name, "next")]["manifest"], case.namespace)
+    assert [ident for ident in _planned(doc)] == list(desired)  # Helm's install order, CRDs apart
+    assert _phase(doc, "preDeploy") == _runs(records[(case.name, "next")], "pre-install")
+
+
+def _changed_paths(doc: dict[str, Any], kind: str, name: str) -> Iterator[str]:
+    for change in doc["changes"]:
+        if (change["resource"]["kind"], change["resource"]["name"]) == (kind, name):
+            yield from (f["path"] for f in change["fields"])
+
+
+def test_a_field_that_goes_from_null_to_absent_is_no_change(helm: Path, plugin: dict[str, str],
+                                                            records: dict[tuple[str, str], dict[str, Any]],
+                                                            tmp_path: Path) -> None:
+    """kube-state-metrics 7 renders `httpHeaders:` (null) in its probes; 8 leaves it out."""
+    case = CASES[2]
+    before, after = records[(case.name, "prev")], records[(case.name, "next")]
+
+    def probe(record: dict[str, Any]) -> dict[str, Any]:
+        deployment = next(d for d in yaml.safe_load_all(record["manifest"]) if d and d["kind"] == "Deployment")
+        http_get: dict[str, Any] = deployment["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]["httpGet"]
+        return http_get
+
+    assert "httpHeaders" in probe(before) and probe(before)["httpHeaders"] is None
+    assert "httpHeaders" not in probe(after)
+    result = _plan(helm, plugin, _store(tmp_path, [before]), case, "next", "next")
+    doc = json.loads(result.stdout)
+    assert not [p for p in _changed_paths(doc, "Deployment", "ksm-kube-state-metrics") if "httpHeaders" in p]
