@@ -233,7 +233,9 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             if deploy.dependency_update:
                 text = _after_progress(text)
             if apart:
-                text = _crds_as_sources(helm.show_crds(chart.path), chart.name) + "---\n" + text
+                # After the rest: documents that lost their `# Source:` line must not follow a
+                # crds/ one, or they would be read as part of that file.
+                text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
             desired = split_stream(text, "helm template")
             if chart.calls_lookup:
                 notes.append(Warning("lookup-offline", f"chart {chart.name} calls `lookup`, which returns nothing when "
