@@ -6,6 +6,7 @@ Exit codes (the README has the same table):
     1  an error; one line on stderr says what is wrong and what to do next
     2  with --detailed-exitcode only: something would change (ignored changes do not count)
     3  a --fail-on gate matched; stderr names each gate and what matched it
+    4  helm plan verify: the saved plan no longer holds (what moved is printed)
 
 An error wins over everything; a matched gate wins over 2, so a CI job that passes both
 --detailed-exitcode and --fail-on sees 3 when a gate matches, else 2 or 0. The plan is
@@ -21,18 +22,20 @@ from typing import Any, Callable, Sequence
 
 import click
 
+from deployah_plan import inputs
 from deployah_plan.commands.diff import DiffOptions, plan_diff
 from deployah_plan.commands.rollback import RollbackOptions, plan_rollback
 from deployah_plan.commands.show import read_saved_plan, schema_text, write_saved_plan
 from deployah_plan.commands.uninstall import UninstallOptions, plan_uninstall
 from deployah_plan.commands.upgrade import UpgradeOptions, ValueFlags, plan_upgrade
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
+from deployah_plan.commands.verify import VerifyOptions, verify_plan
 from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.model import Plan
-from deployah_plan.render import json_doc, markdown, text
+from deployah_plan.render import gitlab, json_doc, markdown, text
 
 EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_GATE = 0, 1, 2, 3
 
@@ -48,9 +51,10 @@ def _use_colour(no_color: bool) -> bool:
 def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The flags every command that prints a plan takes."""
     for option in reversed([
-        click.option("-o", "--output", type=click.Choice(["text", "json", "markdown", "table"]), default="text",
+        click.option("-o", "--output", type=click.Choice(["text", "json", "markdown", "gitlab", "table"]), default="text",
                      show_default=True, help="How to print the plan (markdown: for a pull-request comment; "
-                     "table, helm's default, is text)."),
+                                             "gitlab: the counts GitLab's merge-request widget reads; "
+                                             "table, helm's default, is text)."),
         click.option("--detailed-exitcode", is_flag=True,
                      help="Exit 0 when nothing changes, 2 when something does (ignored changes do not count), 1 on error."),
         click.option("--fail-on", "fail_on", multiple=True, metavar="GATE",
@@ -92,13 +96,25 @@ def _ignore_rules(flags: Sequence[str], files: Sequence[str]) -> list[IgnoreRule
 
 def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool, gates: Sequence[Gate],
           out: str | None = None) -> int:
-    """Print the plan (and save it), then check the gates: the exit code of every plan command."""
+    """Print the plan (and save it, with its inputs record), then check the gates: the exit code
+    of every plan command. While `helm plan verify` makes a plan again, the plan is handed to it
+    instead."""
+    recorder = inputs.current()
+    if recorder is not None and recorder.sink is not None:
+        recorder.sink.append(plan)
+        return EXIT_OK
     if out:
-        write_saved_plan(out, plan, show_secrets)
+        record = None
+        if recorder is not None:
+            ctx = click.get_current_context()
+            record = recorder.record(ctx.command, ctx.params, plan.header)
+        write_saved_plan(out, plan, show_secrets, record, recorder.digester if recorder else None)
     if output == "json":  # (-o table, pasted from a helm command line, prints text)
         sys.stdout.write(json_doc.render(plan, show_secrets))
     elif output == "markdown":
         sys.stdout.write(markdown.render(plan, show_secrets))
+    elif output == "gitlab":
+        sys.stdout.write(gitlab.render(plan))
     else:
         sys.stdout.write(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets))
     sys.stdout.flush()
@@ -229,7 +245,8 @@ _UPGRADE_EXAMPLES = """
 @click.option("--skip-schema-validation", is_flag=True, help="Do not check values against values.schema.json.")
 @click.option("--enable-dns", is_flag=True, help="Let templates look up DNS names.")
 @click.option("--disable-openapi-validation", is_flag=True,
-              help="Do not validate the objects against the cluster's OpenAPI schema (server render).")
+              help="Do not validate the objects against the cluster's OpenAPI schema (unknown fields are dropped, "
+                   "not rejected).")
 @click.option("--skip-crds", is_flag=True, help="Do not install the chart's crds/ on an install.")
 @click.option("-i", "--install", is_flag=True, help="Install when the release does not exist (always planned so).")
 @click.option("--no-hooks", is_flag=True, help="Run no hooks.")
@@ -284,6 +301,7 @@ def upgrade_command(**params: Any) -> int:
         namespace=p["namespace"], kube_context=p["kube_context"], kubeconfig=p["kubeconfig"],
         debug=_debug_enabled(p["debug"]), no_drift=p["no_drift"], require_cluster=p["require_cluster"],
         take_ownership=p["take_ownership"], server_side=p["server_side"], force_conflicts=p["force_conflicts"],
+        disable_openapi_validation=p["disable_openapi_validation"],
         source=ChartSource(p["username"], p["password"], p["ca_file"], p["cert_file"], p["key_file"],
                            p["insecure_skip_tls_verify"], p["plain_http"], p["pass_credentials"], p["verify"],
                            p["keyring"]),
@@ -292,7 +310,7 @@ def upgrade_command(**params: Any) -> int:
             post_renderer=p["post_renderer"], post_renderer_args=p["post_renderer_args"], force=p["force"],
             force_replace=p["force_replace"], history_max=p["history_max"], labels=p["labels"],
             dependency_update=p["dependency_update"], skip_schema_validation=p["skip_schema_validation"],
-            disable_openapi_validation=p["disable_openapi_validation"], enable_dns=p["enable_dns"],
+            enable_dns=p["enable_dns"],
             description=p["description"], wait=wait, wait_for_jobs=p["wait_for_jobs"], atomic=p["atomic"],
             rollback_on_failure=p["rollback_on_failure"], timeout=p["timeout"], cleanup_on_fail=p["cleanup_on_fail"],
             dry_run=dry_run, render_subchart_notes=p["render_subchart_notes"], hide_notes=p["hide_notes"],
@@ -377,17 +395,23 @@ helm template shop ./chart --include-crds | {prog} diff previous.yaml - --releas
 @click.option("--take-ownership", is_flag=True, help="Plan as helm upgrade --take-ownership.")
 @click.option("--apply-method", type=click.Choice(["csa", "ssa"]), default="csa", show_default=True,
               help="How the release was applied: client-side (Helm 3) or server-side (Helm 4 default).")
+@click.option("--kube-version", metavar="V", help="Judge the objects against this Kubernetes version: kinds it "
+              "serves, their schemas (predicted failures).")
+@click.option("--disable-openapi-validation", is_flag=True,
+              help="As helm's: unknown fields are dropped instead of rejected (with --kube-version).")
 @_plan_options
 @_output_options
 def diff_command(previous: str, desired: str, release: str, namespace: str | None, action: str, kind_order: str,
-                 skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str, out: str | None,
+                 skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str,
+                 kube_version: str | None, disable_openapi_validation: bool, out: str | None,
                  ignore: Sequence[str], ignore_files: Sequence[str], output: str, detailed_exitcode: bool,
                  fail_on: Sequence[str], no_color: bool, show_secrets: bool, debug: bool) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
     gates = [parse_gate(g) for g in fail_on]
     rules = _ignore_rules(ignore, ignore_files)
     options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
-                          action, kind_order, skip_crds, live, take_ownership, apply_method)
+                          action, kind_order, skip_crds, live, take_ownership, apply_method, kube_version,
+                          disable_openapi_validation)
     plan = apply_ignore(plan_diff(options), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
 
@@ -408,6 +432,32 @@ def show_command(saved: str, output: str, detailed_exitcode: bool, fail_on: Sequ
     work as on the original run; ignore rules were applied when the plan was made."""
     gates = [parse_gate(g) for g in fail_on]
     return _emit(read_saved_plan(saved), output, no_color, detailed_exitcode, show_secrets, gates)
+
+
+@main_group.command("verify", cls=GroupedCommand, short_help="Check that a saved plan still holds, then deploy.",
+                    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+                    examples="""
+{prog} upgrade shop ./chart -n shop --out plan.json          # reviewed and approved
+{prog} verify plan.json                                      # exit 4 if the plan moved
+{prog} verify plan.json -- helm upgrade shop ./chart -n shop # run it only if it still holds
+""")
+@click.argument("saved", metavar="PLAN.json")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- helm upgrade ...]")
+@click.option("--strict", is_flag=True, help="Also fail when an input moved (chart, values, live state) but the plan is the same.")
+@click.option("--check-only", is_flag=True, help="Check the plan and the command's flags, but do not run the command.")
+@click.option("--debug", is_flag=True, help="Print each helm call, and the traceback of an unexpected failure.")
+def verify_command(saved: str, command: Sequence[str], strict: bool, check_only: bool, debug: bool) -> int:
+    """Plan again with the inputs a plan saved with --out records, and exit 0 if the plan is the
+    same, 4 if it moved (saying what moved). Given a helm command after `--`, check that its flags
+    are the plan's, and run it only when the plan still holds; its exit code is passed through."""
+    rest = list(command)
+    while rest and rest[0] != "--" and rest[0].startswith("-"):  # verify's own flags, after PLAN.json
+        flag = rest.pop(0)
+        if flag not in ("--strict", "--check-only", "--debug"):
+            raise UsageError(f"verify has no flag {flag}", "write the helm command after `--`")
+        strict, check_only, debug = strict or flag == "--strict", check_only or flag == "--check-only", \
+            debug or flag == "--debug"
+    return verify_plan(main_group, VerifyOptions(saved, tuple(rest), strict, check_only, _debug_enabled(debug)))
 
 
 @main_group.command("schema", cls=GroupedCommand, short_help="Print the JSON Schema of the JSON plan.",
@@ -437,7 +487,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: list[str]) -> int:
     debug = _debug_enabled("--debug" in args)
     try:
-        result = main_group.main(args=args, prog_name=prog_name(), standalone_mode=False)
+        with inputs.recording(inputs.Recorder(args, inputs.Digester.new())):
+            result = main_group.main(args=args, prog_name=prog_name(), standalone_mode=False)
     except click.exceptions.Exit as done:
         return done.exit_code
     except click.exceptions.Abort:

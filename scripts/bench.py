@@ -11,6 +11,8 @@ Printed, each measured in this one run (best of --repeat):
 - DeepDiff ÷ diff: DeepDiff over the paired objects ÷ the plan's own field diff of them (with
   the kinds' list keys, as the plan runs it);
 - 6,000 ÷ 600: plan time at 6,000 objects ÷ plan time at 600 (10 would be linear);
+- validating plan ÷ parse: the same command with `--kube-version 1.34 --apply-method ssa`
+  (every created or changed object checked against the schema: core/validate.py);
 - peak memory of `helm-plan diff` at 6,000 objects, in its own process.
 """
 from __future__ import annotations
@@ -99,7 +101,15 @@ def measure(objects: int, work: Path, repeat: int, deep: bool) -> dict[str, floa
             if cli.main(command) != 0:
                 sys.exit("bench: helm-plan diff failed")
 
-    figures = {"parse": best(repeat, parse), "plan": best(repeat, plan)}
+    def validating_plan() -> None:
+        """The same, judged against Kubernetes 1.34 with strict field validation (core.validate)."""
+        with open(out.with_suffix(".v.json"), "w") as sink, contextlib.redirect_stdout(sink):
+            if cli.main([*command, "--kube-version", "1.34", "--apply-method", "ssa"]) != 0:
+                sys.exit("bench: helm-plan diff --kube-version failed")
+
+    figures = {"parse": best(repeat, parse), "plan": best(repeat, plan), "vplan": best(repeat, validating_plan)}
+    if load(out.with_suffix(".v.json").read_text(), "v").summary.failures:
+        sys.exit("bench: the synthetic release should not be predicted to fail")
     summary = load(out.read_text(), str(out)).summary
     figures["updates"] = summary.update
     figures["deletes"] = summary.delete
@@ -139,6 +149,9 @@ def main() -> int:
         ("parse (PyYAML CSafeLoader), 6,000", f"{large['parse']:.3f} s", ""),
         ("plan, 6,000", f"{large['plan']:.3f} s", ""),
         ("plan ÷ parse at 6,000", f"{large['plan'] / large['parse']:.2f}", "target ≤ 1.3"),
+        ("validating plan (--kube-version), 6,000", f"{large['vplan']:.3f} s", ""),
+        ("validating plan ÷ parse at 6,000", f"{large['vplan'] / large['parse']:.2f}", "target ≤ 1.3"),
+        ("validating plan 6,000 ÷ 600", f"{large['vplan'] / small['vplan']:.1f}", "target ≤ 11"),
         ("DeepDiff ÷ plan's diff at 6,000", f"{large['deepdiff'] / large['diff']:.0f}",
          f"target ≥ 50 ({large['deepdiff']:.2f} s vs {large['diff']:.3f} s)"),
         ("plan 6,000 ÷ plan 600", f"{large['plan'] / small['plan']:.1f}", f"target ≤ 11 (600: {small['plan']:.3f} s)"),

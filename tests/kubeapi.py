@@ -12,7 +12,9 @@ default Secret storage driver, with nothing patched. What it serves, and why:
   helm validates the rendered objects against it (unless --disable-openapi-validation), and
   a 404 there fails the dry run with "failed to download openapi"; an empty document holds no
   schema, so nothing is rejected. /openapi/v3 answers 404: client-go asks it whether the server
-  does field validation, and falls back to v2 when it is missing.
+  does field validation, and falls back to v2 when it is missing. Given `openapi` (group
+  version path, e.g. "apis/apps/v1", to its `components.schemas`), it serves the v3 index and
+  one document per group version instead, as a real server does.
 - objects, read-only, from an in-memory store: GET one object (a 404 Status when it is
   missing, which `lookup` turns into an empty map and helm's conflict check into "free"), and
   LIST with a labelSelector (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`;
@@ -22,6 +24,12 @@ default Secret storage driver, with nothing patched. What it serves, and why:
 - `forbid(plural, namespace)` makes a resource answer 403 Forbidden, everywhere or in one
   namespace, as a missing RBAC permission does. `require_token(token)` makes every request
   without `Authorization: Bearer <token>` answer 401 Unauthorized.
+- `require_client_cert(name)`: over TLS (`FakeKube(tls=make_ca(...))`, tests/tlsfiles.py),
+  every request without a client certificate whose common name is `name` answers 401; the
+  name of the certificate a request came with is kept in its `client` field.
+  `require_authorization(value)` is `require_token` for any Authorization header (Basic).
+- `Proxy`: an HTTP CONNECT proxy on loopback that tunnels to the server and records where
+  it was asked to go, for kubeconfigs with `proxy-url`.
 - writes: none. POST, PUT, PATCH and DELETE answer 405; a plan must never write, and every
   request is kept in `requests` so a test can assert that (`writes()`).
 
@@ -39,6 +47,10 @@ import base64
 import gzip
 import json
 import re
+import select
+import socket
+import socketserver
+import ssl
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -46,6 +58,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Iterator
 from urllib.parse import parse_qs, urlsplit
+
+from tlsfiles import CertAuthority
 
 # (groupVersion, plural, kind, namespaced): enough kinds for typical charts and Helm's kind order.
 RESOURCES: list[tuple[str, str, str, bool]] = [
@@ -76,6 +90,7 @@ class Request:
     path: str
     query: dict[str, list[str]]
     headers: tuple[tuple[str, str], ...] = ()  # as received, repeated headers kept
+    client: str = ""  # the common name of the TLS client certificate, if one was sent
 
     def header(self, name: str) -> list[str]:
         """Every value of one header (case-insensitive), in the order received."""
@@ -124,14 +139,20 @@ class FakeKube:
     """The store, the request log and the server thread. Use it as a context manager."""
 
     def __init__(self, namespace: str = "default", context: str = "fake",
-                 custom: list[tuple[str, str, str, bool]] | None = None) -> None:
-        """`custom`: more (groupVersion, plural, kind, namespaced) to serve, as installed CRDs do."""
+                 custom: list[tuple[str, str, str, bool]] | None = None, tls: CertAuthority | None = None,
+                 openapi: dict[str, dict[str, Any]] | None = None) -> None:
+        """`custom`: more (groupVersion, plural, kind, namespaced) to serve, as installed CRDs do.
+        `tls`: serve HTTPS with this CA's server certificate, and accept its client certificates.
+        `openapi`: the OpenAPI v3 schemas to serve, per group version path."""
+        self.openapi = openapi
         self.namespace, self.context = namespace, context
         self.resources = RESOURCES + list(custom or [])
         self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}  # (gv, plural, ns, name)
         self.requests: list[Request] = []
         self.forbidden: set[tuple[str, str | None]] = set()  # (plural, namespace or None: everywhere)
-        self.token: str | None = None
+        self.authorization: str | None = None
+        self.client_cert: str | None = None
+        self.tls = tls
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
 
@@ -173,7 +194,15 @@ class FakeKube:
 
     def require_token(self, token: str) -> None:
         """Answer 401 Unauthorized unless a request carries `Authorization: Bearer <token>`."""
-        self.token = token
+        self.authorization = f"Bearer {token}"
+
+    def require_authorization(self, value: str) -> None:
+        """Answer 401 Unauthorized unless a request carries `Authorization: <value>`."""
+        self.authorization = value
+
+    def require_client_cert(self, name: str) -> None:
+        """Answer 401 Unauthorized unless a request came with a client certificate for `name`."""
+        self.client_cert = name
 
     def writes(self) -> list[Request]:
         """Requests that could change something: any non-GET, or any dryRun request."""
@@ -183,7 +212,7 @@ class FakeKube:
     @property
     def url(self) -> str:
         assert self._server is not None, "not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self._server.server_address[1]}"
 
     def write_kubeconfig(self, path: Path, url: str | None = None) -> Path:
         """A kubeconfig whose current context points at this server (or at `url`)."""
@@ -204,6 +233,12 @@ class FakeKube:
             kube = fake
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if self.tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(str(self.tls.server.cert), str(self.tls.server.key))
+            context.load_verify_locations(cafile=str(self.tls.ca))
+            context.verify_mode = ssl.CERT_OPTIONAL  # a client certificate is one way to log in
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
@@ -215,12 +250,14 @@ class FakeKube:
 
     # -- answering ----------------------------------------------------------------------------
     def answer(self, method: str, path: str, query: dict[str, list[str]],
-               headers: tuple[tuple[str, str], ...] = ()) -> tuple[int, dict[str, Any] | bytes]:
+               headers: tuple[tuple[str, str], ...] = (), client: str = "") -> tuple[int, dict[str, Any] | bytes]:
         """The status code and body (a JSON document, or raw bytes) for one request."""
-        request = Request(method, path, query, headers)
+        request = Request(method, path, query, headers, client)
         with self._lock:
             self.requests.append(request)
-        if self.token is not None and request.header("Authorization") != [f"Bearer {self.token}"]:
+        if self.authorization is not None and request.header("Authorization") != [self.authorization]:
+            return 401, status(401, "Unauthorized", "Unauthorized")
+        if self.client_cert is not None and client != self.client_cert:
             return 401, status(401, "Unauthorized", "Unauthorized")
         if method != "GET":
             return 405, status(405, "MethodNotAllowed", f"this fake cluster is read-only: {method} {path}")
@@ -228,6 +265,13 @@ class FakeKube:
             return 200, b""  # an empty protobuf openapi_v2.Document: no schema, so no validation errors
         if path == "/version":
             return 200, KUBE_VERSION
+        if path.startswith("/openapi/v3") and self.openapi is not None:
+            if path == "/openapi/v3":
+                return 200, {"paths": {gv: {"serverRelativeURL": f"/openapi/v3/{gv}?hash=0"} for gv in self.openapi}}
+            schemas = self.openapi.get(path.removeprefix("/openapi/v3/"))
+            if schemas is None:
+                return 404, status(404, "NotFound", "the server could not find the requested resource")
+            return 200, {"openapi": "3.0.0", "components": {"schemas": schemas}}
         if path == "/api":
             return 200, {"kind": "APIVersions", "versions": ["v1"],
                          "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}
@@ -286,7 +330,11 @@ class _Handler(BaseHTTPRequestHandler):
         if length:
             self.rfile.read(length)
         url = urlsplit(self.path)
-        code, body = self.kube.answer(self.command, url.path, parse_qs(url.query), tuple(self.headers.items()))
+        client = ""
+        if isinstance(self.connection, ssl.SSLSocket):
+            peer = self.connection.getpeercert() or {}
+            client = next((v for rdn in peer.get("subject", ()) for k, v in rdn if k == "commonName"), "")
+        code, body = self.kube.answer(self.command, url.path, parse_qs(url.query), tuple(self.headers.items()), client)
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/octet-stream" if isinstance(body, bytes) else "application/json")
@@ -298,3 +346,55 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: the tests read `requests`
         pass
+
+
+class Proxy:
+    """An HTTP CONNECT proxy on loopback (the kind `proxy-url` names): it tunnels each CONNECT
+    to its target and keeps the targets in `tunnels`. Use it as a context manager."""
+
+    def __init__(self) -> None:
+        self.tunnels: list[str] = []
+        self._server: socketserver.ThreadingTCPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "not started"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self) -> "Proxy":
+        proxy = self
+
+        class Tunnel(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                line = self.rfile.readline().decode("latin-1")
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass
+                method, target, _ = (line.split() + ["", "", ""])[:3]
+                if method != "CONNECT":
+                    self.wfile.write(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
+                    return
+                proxy.tunnels.append(target)
+                host, _, port = target.rpartition(":")
+                with socket.create_connection((host, int(port))) as upstream:
+                    self.wfile.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    self.wfile.flush()
+                    ends = [self.connection, upstream]
+                    while True:
+                        ready, _, _ = select.select(ends, [], [], 5)
+                        if not ready:
+                            return
+                        for end in ready:
+                            data = end.recv(65536)
+                            if not data:
+                                return
+                            (upstream if end is self.connection else self.connection).sendall(data)
+
+        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Tunnel)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()

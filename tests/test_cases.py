@@ -79,7 +79,11 @@ def test_case(case: Path, tmp_path: Path) -> None:
         _check(case, golden, result.out)
         if output == "json":
             validate(result.json())
-            assert saved.read_text() == result.out  # --out writes exactly what -o json prints
+            # --out writes what -o json prints, plus the inputs record that helm plan verify reads
+            written = json.loads(saved.read_text())
+            assert written.pop("inputs")["command"] == "diff"
+            assert json.dumps(written, indent=2, ensure_ascii=False) + "\n" == result.out
+            validate(json.loads(saved.read_text()))
     assert len(codes) == 1  # the exit code does not depend on the output format
     for output, golden in FORMATS.items():
         shown = run_plan("show", str(saved), "-o", output, *[a for a in args if a == "--show-secrets"])

@@ -38,7 +38,7 @@ def test_chart_version_from_a_repository(helm: Path, store: Store, chart_repo: s
     doc = run_plan("upgrade", "shop", "shop", "--repo", chart_repo, "--version", "0.2.0", "-n", "shop", "-o", "json",
                    helm=helm, store=store, **home).json()
     assert doc["header"]["chart"] == {"name": "shop", "version": "0.2.0"}
-    assert doc["summary"] == {"create": 2, "update": 3, "delete": 1, "retain": 0, "ignored": 0, "has_changes": True}
+    assert doc["summary"].items() >= {"create": 2, "update": 3, "delete": 1, "retain": 0, "ignored": 0, "has_changes": True}.items()
     same = run_plan("upgrade", "shop", "shop", "--repo", chart_repo, "--version", "0.1.0", "-n", "shop", "-o", "json",
                     helm=helm, store=store, **home).json()
     assert same["helm_action"] == "none"

@@ -139,9 +139,9 @@ def test_identity_ignores_api_version_and_defaults_namespace(tmp_path: Path) -> 
     doc = run_plan("diff", _write(tmp_path, "p.yaml", previous), _write(tmp_path, "d.yaml", desired),
                    "-n", "prod", "-o", "json").json()
     assert [c["action"] for c in doc["changes"]] == ["update"]
+    # The namespace Helm gives an object that names none (-n prod) is no change.
     assert doc["changes"][0]["fields"] == [
         {"path": "/apiVersion", "op": "replace", "before": "apps/v1beta2", "after": "apps/v1"},
-        {"path": "/metadata/namespace", "op": "add", "before": None, "after": "prod"},
     ]
 
 

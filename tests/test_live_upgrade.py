@@ -143,7 +143,7 @@ def test_take_ownership_and_the_text_output(helm4: Path, store: Store, kube: Fak
     out = result.out
     assert "+ HorizontalPodAutoscaler shop/shop-web  (create)  [adopts the live object]" in out
     assert "Drift (live vs the previous release):" in out
-    assert "- Service shop/shop-legacy  (missing: this deploy leaves it)" in out
+    assert "- Service shop/shop-legacy  (missing live: it leaves the release, nothing to do)" in out
     assert "~ /data/password" not in out and "data.password: (sensitive #" in out
     assert "typed-by-hand" not in out
     _reads_only(kube)

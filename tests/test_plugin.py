@@ -1,41 +1,189 @@
-"""The plugin installed into real helm with `helm plugin install`, run as a user runs it."""
+"""The plugin installed into real helm with `helm plugin install`, run as a user runs it, and its
+life cycle: where its Python environment lives, what update and uninstall do to it, and what a
+failed build leaves."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from conftest import EXAMPLE, ROOT, Store, clean_env
 
 
-def test_helm_plugin_install_then_helm_plan(helm: Path, store: Store, tmp_path: Path) -> None:
-    home = tmp_path / "helm-home"
-    env = clean_env(
-        HELM_DATA_HOME=str(home / "data"), HELM_CONFIG_HOME=str(home / "config"), HELM_CACHE_HOME=str(home / "cache"),
-        HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path),
-        PATH=os.environ["PATH"],
-    )
+def _helm_env(home: Path, cache: Path | None = None, **extra: str) -> dict[str, str]:
+    env = clean_env(HELM_DATA_HOME=str(home / "data"), HELM_CONFIG_HOME=str(home / "config"),
+                    HELM_CACHE_HOME=str(cache or home / "cache"), PATH=os.environ["PATH"], **extra)
     env.pop("PYTHONPATH")
-    installed = subprocess.run([str(helm), "plugin", "install", str(ROOT)], env=env, capture_output=True, text=True)
+    return env
+
+
+def _run(*args: str | Path, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(a) for a in args], env=env, capture_output=True, text=True, cwd=cwd)
+
+
+def _verify_off(helm: Path) -> list[str]:
+    """Helm 4 verifies plugin sources and refuses one it cannot verify (a git repository)."""
+    return ["--verify=false"] if helm.parent.name.startswith("4.") else []
+
+
+def _checkout(tmp_path: Path) -> Path:
+    """A git checkout of this project (its files as they are now, ignored ones left out), as a
+    user has one."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.split("\0")
+    checkout = tmp_path / "helm-plan"
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, checkout / name)
+    _git(checkout, "init", "-q")
+    _commit(checkout, "the project")
+    return checkout
+
+
+def _git(folder: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t.invalid", *args], cwd=folder, check=True,
+                   capture_output=True)
+
+
+def _commit(folder: Path, message: str) -> None:
+    _git(folder, "add", "-A")
+    _git(folder, "commit", "-qm", message)
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if ".git" not in p.parts)
+
+
+def test_helm_plugin_install_then_helm_plan(helm: Path, store: Store, tmp_path: Path, shared_cache: Path) -> None:
+    env = _helm_env(tmp_path / "helm-home", shared_cache, HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path))
+    installed = _run(helm, "plugin", "install", ROOT, env=env)
     assert installed.returncode == 0, installed.stderr
-    listed = subprocess.run([str(helm), "plugin", "list"], env=env, capture_output=True, text=True)
+    listed = _run(helm, "plugin", "list", env=env)
     assert "plan" in listed.stdout
 
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     # helm consumes its global -n and hands it to the plugin as HELM_NAMESPACE.
-    result = subprocess.run([str(helm), "plan", "upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop",
-                             "--detailed-exitcode"], env=env, capture_output=True, text=True, cwd=tmp_path)
+    result = _run(helm, "plan", "upgrade", "shop", EXAMPLE / "chart-v2", "-n", "shop", "--detailed-exitcode",
+                  env=env, cwd=tmp_path)
     assert result.returncode == 2, result.stderr
     assert "helm plan: upgrade release shop in namespace shop" in result.stdout
     assert f"Helm {helm.parent.name}" in result.stdout  # the plugin used the helm that ran it (HELM_BIN)
     assert "Plan: 2 to create, 3 to update, 1 to delete." in result.stdout
 
-    same = subprocess.run([str(helm), "plan", "upgrade", "shop", str(EXAMPLE / "chart-v1"), "--namespace", "shop",
-                           "--detailed-exitcode", "-o", "json"], env=env, capture_output=True, text=True)
+    same = _run(helm, "plan", "upgrade", "shop", EXAMPLE / "chart-v1", "--namespace", "shop",
+                "--detailed-exitcode", "-o", "json", env=env)
     assert same.returncode == 0, same.stderr
     assert '"helm_action": "none"' in same.stdout
 
-    bad = subprocess.run([str(helm), "plan", "upgrade", "shop", str(tmp_path / "missing")], env=env,
-                         capture_output=True, text=True)
+    bad = _run(helm, "plan", "upgrade", "shop", tmp_path / "missing", env=env)
     assert bad.returncode == 1
     assert "helm plan: error: chart" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
+    """From git: the environment is made once under helm's cache, kept by an update with the same
+    dependencies, replaced when they change, and removed by uninstall."""
+    checkout = _checkout(tmp_path)
+    home, cache = tmp_path / "home", tmp_path / "home" / "cache"
+    env = _helm_env(home)
+    installed = _run(helm, "plugin", "install", f"file://{checkout}", *_verify_off(helm), env=env)
+    assert installed.returncode == 0, installed.stderr
+    plugin = home / "data" / "plugins" / "helm-plan"
+    assert plugin.is_dir() and not plugin.is_symlink()
+    (first,) = (cache / "helm-plan").iterdir()
+    assert first.name.startswith("env-") and (first / "bin" / "python").exists()
+    assert not list(first.glob("lib/python*/site-packages/pip"))  # made without a pip of its own
+    assert _files(plugin) == _files(checkout)  # nothing made in the plugin folder
+    python_bin = first / "bin" / "python"
+    made = python_bin.lstat().st_mtime_ns
+
+    ran = _run(helm, "plan", "schema", env=env)
+    assert ran.returncode == 0 and '"$id"' in ran.stdout and ran.stderr == ""
+
+    # A new commit with the same dependencies: the update hook finds the environment.
+    (checkout / "NOTES.md").write_text("a change that is not a dependency\n")
+    _commit(checkout, "notes")
+    updated = _run(helm, "plugin", "update", "plan", env=env)
+    assert updated.returncode == 0, updated.stderr
+    assert (plugin / "NOTES.md").is_file()
+    assert [p.name for p in (cache / "helm-plan").iterdir()] == [first.name]
+    assert python_bin.lstat().st_mtime_ns == made  # not rebuilt
+    ran = _run(helm, "plan", "schema", env=env)
+    assert ran.returncode == 0 and "making its Python environment" not in ran.stderr
+
+    # New dependencies: a new environment, and the old one goes.
+    pyproject = checkout / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('    "click>=8.1",\n', '    "click>=8.1.3",\n'))
+    _commit(checkout, "a new dependency range")
+    updated = _run(helm, "plugin", "update", "plan", env=env)
+    assert updated.returncode == 0, updated.stderr
+    (second,) = (cache / "helm-plan").iterdir()
+    assert second.name != first.name and "click>=8.1.3" in (second / "requirements.txt").read_text()
+
+    removed = _run(helm, "plugin", "uninstall", "plan", env=env)
+    assert removed.returncode == 0, removed.stderr
+    assert not plugin.exists() and not (cache / "helm-plan").exists()
+
+
+def test_local_install_leaves_the_checkout_as_it_was(helm: Path, tmp_path: Path) -> None:
+    checkout = _checkout(tmp_path)
+    before = _files(checkout)
+    env = _helm_env(tmp_path / "home")
+    assert _run(helm, "plugin", "install", checkout, env=env).returncode == 0
+    ran = _run(helm, "plan", "schema", env=env)
+    assert ran.returncode == 0, ran.stderr
+    assert _run(helm, "plugin", "uninstall", "plan", env=env).returncode == 0
+    assert _files(checkout) == before  # no build/, *.egg-info, environment or lock in the user's folder
+    assert not (tmp_path / "home" / "cache" / "helm-plan").exists()
+
+
+def test_a_failed_build_fails_once_with_the_fix_and_leaves_nothing(helm: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    offline = _helm_env(home, PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS="")  # no package source
+    installed = _run(helm, "plugin", "install", _checkout(tmp_path), env=offline)
+    assert installed.returncode != 0
+    assert "helm plan: error: could not install helm plan's Python packages: click>=8.1 PyYAML>=6.0" in installed.stderr
+    assert "then run: helm plan --prepare" in installed.stderr
+    envs = home / "cache" / "helm-plan"
+    assert [p.name for p in envs.iterdir()] == [next(envs.glob("failed-*")).name]  # no half-made environment
+
+    # Later runs say so at once, without trying again.
+    again = _run(helm, "plan", "schema", env=offline)
+    assert again.returncode == 1 and "making its Python environment" not in again.stderr
+    assert "its Python environment could not be made: pip could not install" in again.stderr
+    assert "then run: helm plan --prepare" in again.stderr and "Traceback" not in again.stderr
+
+    # The fix, then the command the message names.
+    online = _helm_env(home)
+    prepared = _run(helm, "plan", "--prepare", env=online)
+    assert prepared.returncode == 0, prepared.stderr
+    assert [p.name.split("-")[0] for p in envs.iterdir()] == ["env"]
+    assert _run(helm, "plan", "schema", env=online).returncode == 0
+
+
+def test_python_too_old_is_one_line(tmp_path: Path) -> None:
+    old = tmp_path / "python3.9"
+    old.write_text("#!/bin/sh\ncase \"$*\" in *print*) echo /usr/bin/python3.9 3.9 ;; *) exit 1 ;; esac\n")
+    old.chmod(0o755)
+    env = _helm_env(tmp_path / "home", HELM_PLAN_PYTHON=str(old))
+    done = _run(ROOT / "scripts" / "helm-plan", "schema", env=env)
+    assert done.returncode == 1
+    assert done.stderr.endswith("is Python 3.9, and helm plan needs 3.10 or newer; set HELM_PLAN_PYTHON to a newer one\n")
+    missing = _run(ROOT / "scripts" / "helm-plan", "schema", env={**env, "HELM_PLAN_PYTHON": "no-such-python"})
+    assert missing.returncode == 1 and "no-such-python not found; install Python 3.10 or newer" in missing.stderr
+
+
+def test_the_plugin_reads_the_dependencies_of_pyproject(tmp_path: Path) -> None:
+    tomllib = pytest.importorskip("tomllib", reason="tomllib comes with Python 3.11+")  # the plugin uses sed
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    env = _helm_env(tmp_path / "home")
+    path = _run(ROOT / "scripts" / "helm-plan", "--env-path", env=env).stdout.strip()
+    assert path.startswith(str(tmp_path / "home" / "cache" / "helm-plan" / "env-"))
+    assert not Path(path).exists()  # --env-path makes nothing
+    listed = _run("bash", "-c", f'source <(sed -n "/^dependencies()/,/^}}/p" {ROOT}/scripts/helm-plan); '
+                  f'here={ROOT}; dependencies', env=env).stdout.split()
+    assert listed == declared

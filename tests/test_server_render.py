@@ -66,7 +66,8 @@ def test_fresh_install_rendered_by_the_server(helm: Path, kube: FakeKube, tmp_pa
     runs = {t["name"]: t["will_run"] for t in doc["tasks"]}
     assert runs == {"Job/shop-migrate": True, "Job/shop-seed": True, "Pod/shop-smoke-test": False}
     assert doc["chart_crds"] == [{"source": "shop/crds/widgets.yaml", "name": "widgets.shop.example.com",
-                                  "lifecycle": "process", "will_process": True, "live_differs": None}]
+                                  "lifecycle": "process", "will_process": True, "live_differs": None,
+                                  "chart_changed": None}]
     _assert_read_only(kube)
     # helm install checks that none of the objects it would create exists yet.
     assert "/api/v1/namespaces/shop/configmaps/shop-config" in [r.path for r in kube.requests]

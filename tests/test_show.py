@@ -8,6 +8,7 @@ import jsonschema
 
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from conftest import ROOT, run_plan
+from deployah_plan.render.json_doc import FORMAT_VERSION
 from test_bad_input import _one_line_error
 from test_cases import validate
 

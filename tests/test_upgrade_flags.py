@@ -285,10 +285,10 @@ def test_create_namespace_with_a_cluster(helm: Path, tmp_path: Path) -> None:
         assert changes_of(doc)[0] == ("create", "Namespace", "shop")
         assert doc["changes"][0]["ownership"] == "absent"
         assert "not checked" not in _codes(doc)["create-namespace"]
-        # Missing, without the flag: helm install fails (the release Secret has nowhere to go).
+        # Missing, without the flag: helm install fails (core/validate.py namespace_warning).
         failing = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig).json()
         assert "Namespace" not in [c["resource"]["kind"] for c in failing["changes"]]
-        assert _codes(failing)["namespace-missing"].startswith("namespace shop does not exist: the install will fail")
+        assert _codes(failing)["namespace-missing"].startswith("namespace shop does not exist in the cluster: Helm fails")
         assert [w["predicted_failure"] for w in failing["warnings"] if w["code"] == "namespace-missing"] == [True]
         # Present: helm leaves it (install.go ignores AlreadyExists), so no create.
         kube.put({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}})

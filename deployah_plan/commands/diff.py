@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+from deployah_plan.commands.target import check_version, offline_target
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import split_stream
@@ -29,6 +30,8 @@ class DiffOptions:
     live: str | None = None  # a saved live state file (- : standard input)
     take_ownership: bool = False
     apply_method: str = "csa"  # csa | ssa: how the release was installed (Helm 4)
+    kube_version: str | None = None  # judge the objects against this Kubernetes version
+    disable_openapi_validation: bool = False
 
 
 def _read(path: str, stdin_used: list[bool]) -> str:
@@ -58,6 +61,12 @@ def _helm_major(kind_order: str) -> tuple[int, str]:
 
 
 def plan_diff(options: DiffOptions) -> Plan:
+    target = None
+    if options.kube_version:
+        ssa = options.apply_method == "ssa"
+        target = offline_target(check_version(options.kube_version), "from --kube-version",
+                                strict_fields=ssa and not options.disable_openapi_validation,
+                                validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa)
     used: list[bool] = []
     previous_text = _read(options.previous, used)
     desired_text = _read(options.desired, used)
@@ -76,7 +85,7 @@ def plan_diff(options: DiffOptions) -> Plan:
     return make_plan(PlanRequest(
         header, None if fresh else previous, desired, major, options.skip_crds,
         live=live, live_source=options.live or "", live_reason="no live state given (--live FILE)",
-        take_ownership=options.take_ownership, apply_method=options.apply_method,
+        take_ownership=options.take_ownership, apply_method=options.apply_method, target=target,
     ))
 
 

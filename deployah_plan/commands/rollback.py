@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from deployah_plan import inputs
 from deployah_plan.commands import live as live_state
 from deployah_plan.commands.stored import major, open_release, rendered
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
@@ -49,6 +50,9 @@ def plan_rollback(options: RollbackOptions) -> Plan:
     previous, desired = rendered(current), rendered(back)
     live = None if skipped else live_state.read(settings, live_scope([previous, desired], namespace))
     live = live_state.required(live, options.require_cluster)
+    inputs.previous(current, current.revision)
+    inputs.desired(desired)
+    inputs.live(live, options.release, [previous, desired])
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=current.revision + 1, chart_name=back.chart_name, chart_version=back.chart_version,

@@ -5,19 +5,26 @@ prints. Reading it needs no helm and no cluster (deployah_plan/saved.py does the
 """
 from __future__ import annotations
 
+import json
 import sys
 from importlib import resources
+from typing import Any
 
-from deployah_plan import saved
+from deployah_plan import inputs, saved
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Plan
 from deployah_plan.render import json_doc
 
 
-def write_saved_plan(path: str, plan: Plan, show_secrets: bool) -> None:
+def write_saved_plan(path: str, plan: Plan, show_secrets: bool, record: dict[str, Any] | None = None,
+                     digester: inputs.Digester | None = None) -> None:
+    """The JSON plan, with its inputs record sealed in when there is one (inputs.py)."""
+    text = json_doc.render(plan, show_secrets)
+    if record is not None and digester is not None:
+        text = json_doc.dumps(inputs.sealed(json.loads(text), record, digester))
     try:
         with open(path, "w", encoding="utf-8") as handle:
-            handle.write(json_doc.render(plan, show_secrets))
+            handle.write(text)
     except OSError as err:
         raise UsageError(f"cannot write the plan to {path}: {err.strerror or err}", "check the --out path") from None
 

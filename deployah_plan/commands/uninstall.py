@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from deployah_plan import inputs
 from deployah_plan.commands.stored import major, open_release, rendered
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import ReleaseError
@@ -38,6 +39,7 @@ def plan_uninstall(options: UninstallOptions) -> Plan:
     notes = [Warning("keep-history" if options.keep_history else "history-deleted",
                      f"--keep-history: revision {current.revision} is kept, marked uninstalled" if options.keep_history
                      else "the release's history is deleted with it (add --keep-history to keep it)", Severity.INFO)]
+    inputs.previous(current, current.revision)
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=current.revision, previous_revision=current.revision,

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from deployah_plan import inputs
 from deployah_plan.commands import live as live_state
+from deployah_plan.commands import target as targets
 from deployah_plan.commands.stored import connect, major, rendered
 from deployah_plan.commands import upgrade_flags as flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
@@ -29,7 +31,6 @@ from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import Header, Plan, Severity, Warning
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
-from deployah_plan.sources.cluster import LiveSnapshot
 from deployah_plan.sources.kubeconfig import resolve_settings
 
 
@@ -90,6 +91,7 @@ class UpgradeOptions:
     take_ownership: bool = False  # as helm upgrade --take-ownership
     server_side: str = "auto"  # Helm 4's --server-side: auto (the previous release's method), true, false
     force_conflicts: bool = False  # Helm 4's --force-conflicts
+    disable_openapi_validation: bool = False  # as helm's: no strict field validation
     source: ChartSource = field(default_factory=ChartSource)
     deploy: DeployFlags = field(default_factory=DeployFlags)
 
@@ -195,6 +197,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                          "add --render template, or drop them to use the cluster's real capabilities")
     settings = resolve_settings(namespace=namespace, context=options.kube_context, kubeconfig=options.kubeconfig)
     skipped = live_state.skipped_reason(options.no_drift, options.require_cluster, settings)
+    if options.kube_version:
+        targets.check_version(options.kube_version)
 
     with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir, ThreadPoolExecutor(max_workers=4) as pool:
         version_call = pool.submit(helm.version)
@@ -202,6 +206,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                                                             major(version_call.result())))
         chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
                                  options.repo, options.devel, options.source.pull_args())
+        default_call = (pool.submit(targets.helm_default_version, helm)
+                        if mode == "template" and not options.kube_version else None)
         helm_version = version_call.result()
         helm_major = major(helm_version)
         notes: list[Warning] = flags.check_for_helm(deploy, options.server_side, options.force_conflicts,
@@ -212,6 +218,7 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
                         if history_max > 0 and state.newest_revision >= history_max - 1 else None)
         chart = chart_call.result()
+        inputs.chart(options.chart, chart.path)
         previous = rendered(state.current) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []
@@ -221,9 +228,11 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             args = _values_for_template(helm, options, state, namespace, workdir, notes)
             if options.kube_version:
                 args += ["--kube-version", options.kube_version]
-            for api in options.api_versions:
+            # With an explicit --kube-version, render as a cluster of that version would (its API
+            # versions in .Capabilities); helm template's own defaults otherwise.
+            for api in dict.fromkeys([*options.api_versions, *targets.served_api_versions(options.kube_version or "")]):
                 args += ["--api-versions", api]
-            args += deploy.render_args(server=False)
+            args += deploy.render_args()
             # Helm 3's `helm template --include-crds` sends the chart's CRDs through the
             # post-renderer, which an install never does (it creates them from crds/ first), and
             # the post-renderer may drop the `# Source:` lines that mark them: read them apart.
@@ -244,14 +253,23 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             args = options.values.args()
             for flag, on in (("--reuse-values", options.reuse_values), ("--reset-values", options.reset_values),
                              ("--reset-then-reuse-values", options.reset_then_reuse_values),
-                             ("--skip-crds", options.skip_crds)):
+                             ("--skip-crds", options.skip_crds),
+                             ("--disable-openapi-validation", options.disable_openapi_validation)):
                 if on:
                     args.append(flag)
-            args += deploy.render_args(server=True)
+            args += deploy.render_args()
             desired = _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
         live = live_call.result() if live_call else None
         history = history_call.result() if history_call else []
+        kube_default = default_call.result() if default_call else ""  # done before the render
 
+    inputs.desired(desired)
+    # --create-namespace on an install: the Namespace helm creates is planned as a create, and
+    # read live with the release's kinds (as one of the objects this plan creates).
+    creates_namespace = fresh and deploy.create_namespace
+    rendered_desired = desired
+    if creates_namespace:
+        desired = flags.with_namespace(desired, namespace)
     if not skipped:
         # Then what only the new chart has (one more discovery and LIST per new kind).
         more = [item for item in live_scope([desired], namespace) if item not in read_scope]
@@ -260,21 +278,17 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         elif live.reachable and more:
             live = live_state.merge(live, live_state.read(settings, more))
     live = live_state.required(live, options.require_cluster)
-    # Whether the release namespace exists matters to an install only. It is read on its own:
-    # it joins the plan's live state only when the plan creates it (--create-namespace).
-    namespaces = None
-    if fresh and live is not None and live.reachable:
-        namespaces = live_state.read(settings, [("v1", "Namespace", "")])
-    planned, more_notes = flags.namespace_notes(deploy, fresh, namespace, _namespace_exists(namespaces, namespace),
-                                                desired)
-    if planned is not desired and namespaces is not None and live is not None:
-        live = live_state.merge(live, namespaces)
-    desired = planned
-    notes += more_notes
     current = state.current
-    pruned = flags.pruned_revisions(history, history_max)
+    inputs.previous(current, state.newest_revision)
+    inputs.live(live, options.release, [previous, desired])
+    apply_method = _apply_method(options, helm_major, current.apply_method if current else "")
+    judge = _target(options, settings, mode, skipped, [previous, rendered_desired], namespace, helm_major,
+                    apply_method, fresh, kube_default)
+    exists = judge.namespace_exists if judge is not None else None
+    desired, more_notes = flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
+    notes += more_notes
     notes += flags.behaviour_notes(deploy, helm_major, fresh, current.revision if current else 0, desired, labels,
-                                   pruned, history_max)
+                                   flags.pruned_revisions(history, history_max), history_max)
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=state.newest_revision + 1, fresh_install=fresh,
@@ -293,19 +307,29 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         header, previous, desired, helm_major, options.skip_crds, tuple(notes),
         hooks_disabled=deploy.no_hooks,
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
-        apply_method=_apply_method(options, helm_major, current.apply_method if current else ""),
-        force_conflicts=options.force_conflicts,
+        apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
     ))
 
 
-def _namespace_exists(live: LiveSnapshot | None, namespace: str) -> bool | None:
-    """Whether the live read found the namespace; None when Namespaces were not read."""
-    if live is None or not live.reachable:
-        return None
-    if any(u.kind == "Namespace" for u in live.unreadable):
-        return None
-    namespaces = [o for o in live.objects if o.get("kind") == "Namespace"]
-    return any((o.get("metadata") or {}).get("name") == namespace for o in namespaces)
+def _target(options: UpgradeOptions, settings: Any, mode: str, skipped: str, streams: list[Rendered | None],
+            namespace: str, helm_major: int, apply_method: str, fresh: bool, kube_default: str) -> targets.Target | None:
+    """What the objects are judged against: the cluster when it is read (or rendered against),
+    else --kube-version, else the version helm template assumed. Strict field validation is
+    Helm 4's server-side apply (an install's default, an upgrade's when the release used it)."""
+    ssa = helm_major >= 4 and (apply_method == "ssa" or (fresh and options.server_side != "false"))
+    checks = dict(strict_fields=ssa and not options.disable_openapi_validation,
+                  validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa,
+                  create_namespace=fresh and options.deploy.create_namespace)
+    if mode == "server" or not skipped:
+        found = targets.cluster_target(settings, streams, namespace, **checks)
+        if found is not None:
+            return found
+    if options.kube_version:
+        return targets.offline_target(options.kube_version.lstrip("v"), "from --kube-version", **checks)
+    if kube_default:  # helm's offline capabilities: a chart may pick another apiVersion against a real cluster
+        return targets.offline_target(kube_default, "helm template's default; set it with --kube-version", **checks,
+                                      render_defaults=True)
+    return None
 
 
 def _apply_method(options: UpgradeOptions, helm_major: int, previous: str) -> str:

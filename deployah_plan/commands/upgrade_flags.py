@@ -70,7 +70,6 @@ class DeployFlags:
     labels: Sequence[str] = ()  # as given: k=v[,k=v]; a value `null` removes the label
     dependency_update: bool = False
     skip_schema_validation: bool = False
-    disable_openapi_validation: bool = False
     enable_dns: bool = False
     description: str | None = None
     wait: str = ""
@@ -84,21 +83,19 @@ class DeployFlags:
     hide_notes: bool = False
     hide_secret: bool = False
 
-    def render_args(self, server: bool) -> list[str]:
+    def render_args(self) -> list[str]:
         """The flags that change the rendered objects, passed to the render itself so that helm
         applies them exactly as `helm upgrade` would: the post-renderer (Helm 3: a path or a
         binary on PATH, run on the manifests only; Helm 4: a postrenderer/v1 plugin, run on the
         manifests and, separately, on the hooks; pkg/action/action.go renderResources), the
-        chart's values.schema.json check, DNS in templates, dependency update; and, for the
-        server's dry run, its OpenAPI validation."""
+        chart's values.schema.json check, DNS in templates, dependency update."""
         out: list[str] = []
         if self.post_renderer:
             out += ["--post-renderer", self.post_renderer]
             for arg in self.post_renderer_args:
                 out.append(f"--post-renderer-args={arg}")
         for flag, on in (("--skip-schema-validation", self.skip_schema_validation),
-                         ("--enable-dns", self.enable_dns), ("--dependency-update", self.dependency_update),
-                         ("--disable-openapi-validation", self.disable_openapi_validation and server)):
+                         ("--enable-dns", self.enable_dns), ("--dependency-update", self.dependency_update)):
             if on:
                 out.append(flag)
         return out
@@ -206,9 +203,9 @@ def _has_namespace_template(desired: Rendered, namespace: str) -> bool:
 
 def namespace_notes(deploy: DeployFlags, fresh: bool, namespace: str, exists: bool | None,
                     desired: Rendered) -> tuple[Rendered, list[Warning]]:
-    """What --create-namespace does, or what its absence costs. Helm creates the namespace only
-    when it installs (`upgrade --install` of a release that does not exist), and ignores an
-    "already exists" answer. `exists` is None when the cluster was not read."""
+    """What --create-namespace does. Helm creates the namespace only when it installs (`upgrade
+    --install` of a release that does not exist), and ignores an "already exists" answer.
+    `exists` is None when the cluster was not asked."""
     if not fresh:
         if deploy.create_namespace:
             return desired, [Warning("create-namespace-ignored", "--create-namespace only applies to an install: "
@@ -227,10 +224,8 @@ def namespace_notes(deploy: DeployFlags, fresh: bool, namespace: str, exists: bo
         if exists is None:
             note += " (whether it already exists was not checked: no cluster)"
         return with_namespace(desired, namespace), [Warning("create-namespace", note, Severity.INFO)]
-    if exists is False and not _has_namespace_template(desired, namespace):
-        return desired, [Warning("namespace-missing", f"namespace {namespace} does not exist: the install will fail "
-                                 "(namespaces \"" + namespace + "\" not found); add --create-namespace",
-                                 fails=True)]
+    # Without it, a namespace the cluster does not have is a predicted failure of the planner's
+    # own (core/validate.py namespace_warning).
     return desired, []
 
 

@@ -11,6 +11,7 @@ from deployah_plan.core.diff import declared_surface, diff_objects, readable_pat
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
+from deployah_plan.core.validate import Applied, Target, hook_collisions, namespace_warning, predict
 from deployah_plan.errors import ManifestError
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
@@ -49,6 +50,9 @@ class PlanRequest:
     take_ownership: bool = False
     apply_method: str = ""
     force_conflicts: bool = False  # helm upgrade --force-conflicts (server-side apply)
+    # The API server to judge the objects against (kinds served, schemas, namespace): None
+    # leaves the predicted failures of core.validate out.
+    target: Target | None = None
 
 
 def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
@@ -294,7 +298,7 @@ def live_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, s
     check reads ("" as the namespace for a cluster-scoped kind)."""
     streams = list(streams)
     identifier = _Identifier(namespace, _cluster_scoped(streams))
-    scope = (identifier.ref(doc) for stream in streams for doc in (*stream.resources, *stream.crds))
+    scope = (identifier.ref(doc) for stream in streams for doc in (*stream.resources, *stream.crds, *stream.hooks))
     return list(dict.fromkeys((ref.api_version, ref.kind, ref.namespace) for ref in scope))
 
 
@@ -426,6 +430,43 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
     return out
 
 
+def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes: list[ResourceChange],
+               tasks: list[TaskPlan], previous: Rendered,
+               prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+               want_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+               want_hooks: Mapping[Identity, tuple[ResourceRef, Document]],
+               prev_hooks: Mapping[Identity, tuple[ResourceRef, Document]], live: _Live) -> list[Warning]:
+    """The failures core.validate predicts, for every object this action makes Helm build:
+    the new release's (schemas checked for what is created or changed, and for the hooks that
+    run), the chart's crds/ on install, and the previous release's (mapped only)."""
+    sent = {c.resource.identity for c in changes if c.action in (Action.CREATE, Action.UPDATE)}
+    events = HOOK_EVENTS.get(action, ())
+    running = {ident for ident, (_, doc) in want_hooks.items()
+               if not request.hooks_disabled and doc.hook is not None and any(e in events for e in doc.hook.events)}
+    objects = [Applied(ref, doc.obj, ref.identity in sent) for ref, doc in want_resources.values()]
+    objects += [Applied(ref, doc.obj, True, "hook") for ident, (ref, doc) in want_hooks.items() if ident in running]
+    if request.previous is None and not request.skip_crds:
+        objects += [Applied(ResourceRef(str(d.obj.get("apiVersion", "")), "CustomResourceDefinition", "",
+                                        str(d.obj["metadata"].get("name", ""))), d.obj, True, "chart CRD")
+                    for d in request.desired.crds]
+    if request.previous is not None:
+        objects += [Applied(ref, doc.obj, False, "previous release") for ref, doc in prev_resources.values()]
+    crd_objects = [d.obj for d in (*request.desired.crds, *request.desired.resources, *request.desired.hooks)]
+    out = predict(target, objects, crd_objects)
+    if request.previous is None:
+        out += namespace_warning(target, request.header.namespace)
+
+    def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
+        return find_live(live.index, ref) if live.covered(ref) else None
+
+    runs = [t for t in tasks if not request.hooks_disabled and t.action is not TaskAction.DELETE
+            and t.phase is not TaskPhase.SCHEDULE and any(e in events for e in t.events)]
+    out += hook_collisions(target, runs,
+                           live_of if live.read else None,
+                           lambda ref: any(r.identity == ref.identity for r, _ in prev_hooks.values()))
+    return out
+
+
 def make_plan(request: PlanRequest) -> Plan:
     header = request.header
     streams = [request.desired] + ([request.previous] if request.previous else [])
@@ -484,6 +525,9 @@ def make_plan(request: PlanRequest) -> Plan:
                 "the previous manifest's was used",
                 Severity.INFO,
             ))
+        if request.target is not None:
+            warnings += _predicted(request, request.target, action, changes, tasks, previous, prev_resources,
+                                   want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
     for reason in (*previous.dropped, *request.desired.dropped):
         warnings.append(Warning("dropped-document", reason, Severity.INFO))

@@ -25,8 +25,9 @@ from deployah_plan.redact import Masked, Redactor
 
 # 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership;
 # 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
-# whether a chart CRD changed in the chart.
-FORMAT_VERSION = "1.2"
+# whether a chart CRD changed in the chart;
+# 1.3 the `inputs` record of a plan saved with --out (deployah_plan/inputs.py), for `helm plan verify`.
+FORMAT_VERSION = "1.3"
 
 
 def _plain(value: Any) -> Any:
@@ -193,5 +194,9 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
     }
 
 
+def dumps(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
 def render(plan: Plan, show_secrets: bool = False) -> str:
-    return json.dumps(document(plan, show_secrets), indent=2, ensure_ascii=False) + "\n"
+    return dumps(document(plan, show_secrets))

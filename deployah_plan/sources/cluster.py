@@ -22,10 +22,9 @@ could not see:
 - a kind or namespace cannot be read (403, not served, another error answer): an
   `Unreadable` entry, and every other kind is still read.
 
-Requests go through the official client's ApiClient (its kubeconfig loader, auth plugins
-and connection pool) as plain REST calls, rather than through `kubernetes.dynamic`: the
-DynamicClient's discovery reads /api and /apis and then every group version it needs to
-search, and caches to a file, where this reads only the group versions asked about.
+Requests go through `kubeclient` (the kubeconfig's cluster and credentials, over urllib3's
+connection pool) as plain REST calls. Discovery reads only the group versions asked about,
+not /api and /apis and then every group version as a dynamic client's discovery does.
 """
 from __future__ import annotations
 
@@ -88,8 +87,8 @@ class LiveSnapshot:
 def read_live(settings: ClusterSettings, wanted: Iterable[tuple[KindRef, str]], *,
               connect_timeout: float = CONNECT_TIMEOUT, read_timeout: float = READ_TIMEOUT) -> LiveSnapshot:
     """The live objects of each (kind, namespace) wanted; see the module docstring."""
-    # The official client is imported only when a cluster is read: it takes a third of the
-    # command's start-up time, and most plans (offline, saved, from files) never need it.
+    # The client (and urllib3) is imported only when a cluster is read: most plans (offline,
+    # saved, from files) never need it.
     from deployah_plan.sources import cluster_reader
 
     return cluster_reader.read_live(settings, wanted, connect_timeout=connect_timeout, read_timeout=read_timeout)

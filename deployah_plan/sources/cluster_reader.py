@@ -1,22 +1,16 @@
-"""Reading live objects with the official Kubernetes client: discovery, then one LIST per
-kind and namespace, in parallel, GET only (see `deployah_plan.sources.cluster`, whose
-`read_live` imports this module only when a cluster is read)."""
+"""Reading live objects through `kubeclient` (the kubeconfig's cluster and credentials, GET
+only): discovery, then one LIST per kind and namespace, in parallel (see
+`deployah_plan.sources.cluster`, whose `read_live` imports this module only when a cluster is
+read)."""
 from __future__ import annotations
 
 import json
-import os
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
-import urllib3
-from kubernetes.client import ApiClient, Configuration
-from kubernetes.client.exceptions import ApiException
-from kubernetes.config.config_exception import ConfigException
-from kubernetes.config.kube_config import load_kube_config
-
+from deployah_plan.sources.kubeclient import KubeClient, KubeUnreachable
 from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.sources.cluster import (
     CONNECT_TIMEOUT, NOT_SERVED, PAGE_SIZE, READ_TIMEOUT, KindRef, LiveSnapshot, Unreadable,
@@ -40,93 +34,34 @@ class _Answer(Exception):
         self.message = message
 
 
-def _configuration(settings: ClusterSettings) -> Configuration:
-    """The client configuration client-go would build: the kubeconfig, then helm's overrides."""
-    configuration = Configuration()
-    if settings.kubeconfig:
-        try:
-            load_kube_config(config_file=os.pathsep.join(settings.kubeconfig), context=settings.context or None,
-                             client_configuration=configuration, persist_config=False)
-        except (ConfigException, OSError, ValueError, KeyError, TypeError) as err:
-            if not settings.api_server:
-                raise _Unreachable(f"the kubeconfig cannot be used: {_one_line(str(err))}") from None
-    elif not settings.api_server:
-        raise _Unreachable("no kubeconfig found and no API server given")
-    _override(configuration, settings)
-    refresh = configuration.refresh_api_key_hook
-    if settings.token:
-        configuration.api_key = {"BearerToken": f"Bearer {settings.token}"}
-        configuration.refresh_api_key_hook = None
-    elif refresh is not None:
-        # The kubeconfig loader refreshes a token (exec plugins, expiring tokens) before each
-        # request by copying its whole cluster config back in, this hook included: put helm's
-        # overrides and this hook back on top.
-        def refresh_and_override(config: Any) -> None:
-            refresh(config)
-            _override(config, settings)
-            config.refresh_api_key_hook = refresh_and_override
-
-        configuration.refresh_api_key_hook = refresh_and_override
-    # A failed connection is not retried (urllib3 would log each retry), and an answer is
-    # never asked twice.
-    configuration.retries = urllib3.Retry(total=0, redirect=0)
-    return configuration
-
-
-def _override(configuration: Any, settings: ClusterSettings) -> None:
-    """helm's cluster flags, over what the kubeconfig says."""
-    if settings.api_server:
-        server = settings.api_server.rstrip("/")
-        configuration.host = server if "://" in server else f"https://{server}"
-    if settings.ca_file:
-        configuration.ssl_ca_cert = settings.ca_file
-    if settings.insecure_skip_tls_verify:
-        configuration.verify_ssl = False
-        if not settings.ca_file:  # client-go drops the kubeconfig's CA when told to skip checks
-            configuration.ssl_ca_cert = None
-    if settings.tls_server_name:
-        configuration.tls_server_name = settings.tls_server_name
-
-
 class _Transport:
-    """GET, and only GET, through one ApiClient; counts the requests it sends."""
+    """GET, and only GET, through one KubeClient; counts the requests it sends."""
 
     def __init__(self, settings: ClusterSettings, connect_timeout: float, read_timeout: float) -> None:
-        self.settings = settings
-        self.configuration = _configuration(settings)
-        self.client = ApiClient(self.configuration)
-        self.client.user_agent = "helm-plan"
-        self.timeout = (connect_timeout, read_timeout)
-        self.requests = 0
-        self._lock = threading.Lock()
+        try:
+            self.client = KubeClient(settings, connect_timeout, read_timeout)
+        except KubeUnreachable as err:
+            raise _Unreachable(str(err)) from None
 
     @property
     def host(self) -> str:
-        return str(self.configuration.host)
+        return self.client.host
+
+    @property
+    def requests(self) -> int:
+        return self.client.requests
 
     def get(self, path: str, query: Mapping[str, str] | None = None) -> dict[str, Any]:
-        resource = path + (f"?{urlencode(query)}" if query else "")
-        with self._lock:  # a token refresh rewrites the configuration the URL is built from
-            method, url, headers, _, _ = self.client.param_serialize(
-                "GET", resource, header_params={"Accept": "application/json"}, auth_settings=["BearerToken"])
-            self.requests += 1
-        sent = urllib3.HTTPHeaderDict(headers)
-        if self.settings.as_user:
-            sent["Impersonate-User"] = self.settings.as_user
-        for group in self.settings.as_groups:
-            sent.add("Impersonate-Group", group)  # one header per group, as client-go sends them
         try:
-            response = self.client.call_api(method, url, header_params=sent, _request_timeout=self.timeout)
-            body = response.read()
-            response.response.release_conn()
-        except (urllib3.exceptions.HTTPError, ApiException, OSError) as err:
-            raise _Unreachable(f"cannot reach the cluster at {self.host}: {_why(err, self.timeout[0])}") from None
+            response = self.client.get(path, query)
+        except KubeUnreachable as err:
+            raise _Unreachable(str(err)) from None
         if response.status == 401:
             raise _Unreachable(f"the cluster at {self.host} refused the credentials (401 Unauthorized)")
         if not 200 <= response.status < 300:
-            raise _Answer(response.status, _status_message(body) or str(response.reason))
+            raise _Answer(response.status, _status_message(response.body) or response.reason)
         try:
-            document = json.loads(body)
+            document = json.loads(response.body)
         except ValueError:
             raise _Answer(response.status, "the answer is not JSON") from None
         if not isinstance(document, dict):
@@ -139,25 +74,6 @@ class _Transport:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def _why(err: BaseException, connect_timeout: float) -> str:
-    reason: BaseException = err
-    if isinstance(err, urllib3.exceptions.MaxRetryError) and err.reason is not None:
-        reason = err.reason
-    if isinstance(reason, urllib3.exceptions.NameResolutionError):
-        return "the host name does not resolve"
-    if isinstance(reason, urllib3.exceptions.NewConnectionError):  # before its base, ConnectTimeoutError
-        return _one_line(str(reason).rpartition("] ")[2]).lower() or "connection failed"
-    if isinstance(reason, urllib3.exceptions.ConnectTimeoutError):
-        return f"no connection within {connect_timeout:g}s"
-    if isinstance(reason, urllib3.exceptions.ReadTimeoutError):
-        return "no answer in time"
-    if isinstance(reason, ApiException) and reason.status == 0:  # the client's wrapping of SSLError
-        return "TLS failed: " + _one_line(str(reason.reason).removeprefix("SSLError"))
-    if isinstance(reason, urllib3.exceptions.SSLError):
-        return "TLS failed: " + _one_line(str(reason))
-    return _one_line(str(reason)) or type(reason).__name__
 
 
 def _status_message(body: bytes) -> str:

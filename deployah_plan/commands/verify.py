@@ -1,0 +1,364 @@
+"""`helm plan verify PLAN.json [-- helm upgrade ...]`: is the plan that was reviewed still the
+plan that would be deployed?
+
+The plan is made again with the inputs its record holds (deployah_plan/inputs.py) and compared
+with the saved one. It holds when the two JSON documents are equal and the desired render's
+digest is too (the plan masks Secret values, so two renders whose secrets differ can print the
+same plan: the digest tells them apart). Then verify exits 0; otherwise 4, printing what
+moved (release revision, chart, values, render, live state, helm, context, namespace) and how
+the plan differs. An input that moved while the plan stayed the same (a chart's README, a
+comment in a values file, a live field the plan does not read) is printed as a note, and fails
+only with --strict.
+
+Given a helm command after `--`, its flags are parsed by the same click command the plan was
+made with (so every flag that command knows is compared, none is named here), with the
+values of --set* digested as the record has them, and must equal the recorded ones, except
+the flags only helm plan has (output, ignore rules, --render, drift switches) and where the
+release is (the namespace and context are compared as resolved, since helm hands its global
+flags to a plugin as environment variables). The plan is made again from that command, and
+the command is run only when the plan holds; its exit code is passed through. The writing is
+done by helm: this plugin never writes to a cluster. `helm` as the command's first word means
+the helm running the plugin (HELM_BIN).
+
+Without a command, the recorded command line is planned again; one recorded with --set values
+or credentials cannot be (the record keeps only digests), and verify says to pass the command.
+
+Refused, exit 1: a file without an inputs record (written by -o json, or before format 1.3),
+a plan from `helm plan diff` (made from files, it says nothing about the release or the
+cluster: verifying it would only say the files did not change), a record or plan edited after
+it was written (the seal does not match), and a command whose flags are not the plan's.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import click
+
+from deployah_plan import inputs, saved
+from deployah_plan.errors import HelmError, UsageError
+from deployah_plan.render import json_doc
+from deployah_plan.sources.helm import Helm
+
+EXIT_MOVED = 4
+# helm plan's own flags: how to print, what to ignore, whether to read the cluster. They are not
+# helm's, so a deploy command does not carry them; they come from the record. Where the release
+# is, is compared as resolved (namespace, context) rather than as flags.
+PLAN_ONLY = frozenset({"output", "detailed_exitcode", "fail_on", "no_color", "show_secrets", "debug", "out", "ignore",
+                       "ignore_files", "render", "no_drift", "require_cluster", "namespace", "kube_context",
+                       "kubeconfig"})
+FROM_RECORD = ("render", "no_drift", "require_cluster", "ignore", "ignore_files", "show_secrets")
+VERIFIABLE = ("upgrade", "rollback", "uninstall")
+_HINT = "plan again with `helm plan upgrade ... --out FILE` and review it"
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    path: str
+    command: tuple[str, ...] = ()  # the helm command to run when the plan holds ("--" dropped)
+    strict: bool = False
+    check_only: bool = False
+    debug: bool = False
+
+
+@dataclass(frozen=True)
+class SavedPlan:
+    document: dict[str, Any]  # the plan, without its record
+    record: dict[str, Any]
+    digester: inputs.Digester
+
+
+def read(path: str) -> SavedPlan:
+    """The saved plan and its record, refused unless verify can trust and re-make it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"saved plan {path} not found", "write one with `helm plan upgrade ... --out FILE`") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"cannot read {path}: {err}", "pass a file written by `helm plan ... --out FILE`") from None
+    saved.load(text, path)  # a plan this version can read, or a one-line error
+    doc = json.loads(text)
+    record = doc.get("inputs")
+    if not isinstance(record, dict):
+        raise UsageError(f"{path} has no inputs record, so it cannot be made again (it was written by -o json, "
+                         "or by a helm plan older than format 1.3)", "save the plan with --out FILE")
+    try:
+        command = str(record["command"])
+        digester = inputs.Digester.of(str(record["digest"]["salt"]), bool(record["digest"]["keyed"]))
+    except (KeyError, TypeError):
+        raise UsageError(f"{path}: its inputs record is incomplete", _HINT) from None
+    if inputs.seal(digester, doc) != record.get("seal"):
+        raise UsageError(f"{path} was changed after it was written: its seal does not match its plan and inputs",
+                         "verify the file the plan job wrote, or plan again")
+    if command == "diff":
+        raise UsageError(f"{path} is a plan from `helm plan diff`, made from files: it says nothing about the release "
+                         "or the cluster, so there is nothing to verify", "save a plan of `helm plan upgrade` instead")
+    if command not in VERIFIABLE:
+        raise UsageError(f"{path} is a plan of `helm plan {command}`, which verify cannot make again", _HINT)
+    return SavedPlan({k: v for k, v in doc.items() if k != "inputs"}, record, digester)
+
+
+# -- the command line -----------------------------------------------------------------------
+
+def _parse(command: click.Command, argv: Sequence[str], what: str) -> click.Context:
+    try:
+        return command.make_context(argv[0], list(argv[1:]))
+    except click.ClickException as err:
+        raise UsageError(f"{what} cannot be read as `helm plan {argv[0]}`: {err.format_message().rstrip('.')}",
+                         "only flags helm plan knows can have been reviewed; plan with the same command") from None
+
+
+def _plugin_argv(helm_command: Sequence[str], name: str, command: click.Command) -> list[str]:
+    """`helm upgrade RELEASE CHART FLAGS` as the plan command's argv (`upgrade RELEASE CHART FLAGS`)."""
+    if len(helm_command) < 2 or not Path(helm_command[0]).name.startswith("helm"):
+        raise UsageError(f"the command to run must be `helm {name} ...`", "write it after `--`, starting with helm")
+    if helm_command[1] != name:
+        raise UsageError(f"the plan is of `helm {name}`, and the command is `helm {helm_command[1]}`",
+                         f"run `helm {name}` with the plan's flags (helm's own flags go after `{name}`)")
+    known = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
+    rest = [a for a in helm_command[2:] if a in known or a not in ("--install", "-i")]  # plan upgrade is --install
+    return [name, *rest]
+
+
+def _flag(param: click.Parameter) -> str:
+    if isinstance(param, click.Option):
+        return max(param.opts, key=len)
+    return (param.name or "").upper()
+
+
+def _shown(param: click.Parameter, value: Any) -> str:
+    """A value for a message: keys only for digested values, nothing for credentials."""
+    items = list(value) if isinstance(value, (list, tuple)) else [value]
+    if param.name in inputs.VALUE_PARAMS:
+        items = [str(v).split("=(")[0] + "=..." for v in items]
+    elif inputs.is_credential(param):
+        items = [inputs.HIDDEN if v else "none" for v in items]
+    return " ".join(str(v) for v in items) if items else "none"
+
+
+def check_flags(command: click.Command, recorded: click.Context, given: click.Context) -> None:
+    """Refuse a command whose flags are not the reviewed plan's, naming the first that differs."""
+    for param in command.params:
+        name = param.name or ""
+        if name in PLAN_ONLY:
+            continue
+        before, after = recorded.params.get(name), given.params.get(name)
+        if before != after:
+            raise UsageError(f"{_flag(param)} differs from the reviewed plan: the plan has {_shown(param, before)}, "
+                             f"the command {_shown(param, after)}",
+                             "run the command the plan was made with, or plan again and review it")
+
+
+# -- what moved -----------------------------------------------------------------------------
+
+def moved_inputs(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]:
+    """(what, how) for each recorded input that is not the same now."""
+    out: list[tuple[str, str]] = []
+    for key, what in (("helm_version", "helm"), ("kube_context", "context"), ("namespace", "namespace"),
+                      ("helm_plan_version", "helm plan")):
+        if old.get(key) != new.get(key):
+            out.append((what, f"{old.get(key) or '(none)'} then, {new.get(key) or '(none)'} now"))
+    before, after = old.get("previous"), new.get("previous")
+    if (before is None) != (after is None):
+        out.append(("revision", "the release did not exist then, and does now" if before is None
+                    else "the release existed then, and does not now"))
+    elif before and after:
+        if before.get("revision") != after.get("revision") or before.get("newest_revision") != after.get("newest_revision"):
+            out.append(("revision", f"planned against revision {before.get('revision')} (newest "
+                                    f"{before.get('newest_revision')}); now revision {after.get('revision')} (newest "
+                                    f"{after.get('newest_revision')})"))
+        elif before.get("digest") != after.get("digest"):
+            out.append(("revision", f"revision {after.get('revision')}'s stored manifest or hooks changed"))
+    chart_then, chart_now = old.get("chart") or {}, new.get("chart") or {}
+    if chart_then.get("ref") != chart_now.get("ref"):
+        out.append(("chart", f"{chart_then.get('ref')} then, {chart_now.get('ref')} now"))
+    elif chart_then.get("digest") != chart_now.get("digest"):
+        out.append(("chart", f"{chart_now.get('ref')}: its files changed"))
+    files_then = {(f["flag"], f["path"]): f.get("digest") for f in old.get("files") or []}
+    files_now = {(f["flag"], f["path"]): f.get("digest") for f in new.get("files") or []}
+    for flag, path in sorted(set(files_then) | set(files_now)):
+        what = "values" if flag in ("--values", "--set-file") else "ignore rules"
+        then, now = files_then.get((flag, path)), files_now.get((flag, path))
+        if (flag, path) not in files_now or (flag, path) not in files_then:
+            out.append((what, f"{flag} {path} was given {'then' if (flag, path) in files_then else 'now'} only"))
+        elif then is None or now is None:
+            out.append((what, f"{flag} {path} cannot be read, so it cannot be checked"))
+        elif then != now:
+            out.append((what, f"{flag} {path}: its content changed"))
+    if old.get("render") != new.get("render"):
+        out.append(("render", "the desired manifests (resources, hooks or chart CRDs) changed"))
+    live_then, live_now = old.get("live") or {}, new.get("live") or {}
+    if live_then.get("read") != live_now.get("read"):
+        out.append(("live", f"the live state was {'read' if live_then.get('read') else 'not read'} then, "
+                            f"and is {'read' if live_now.get('read') else 'not read'} now"))
+    elif live_then.get("digest") != live_now.get("digest"):
+        out.append(("live", f"the live objects the plan read changed ({live_then.get('objects')} then, "
+                            f"{live_now.get('objects')} now)"))
+    return out
+
+
+def _ref(doc: dict[str, Any]) -> tuple[str, str, str, str]:
+    group = str(doc.get("api_version", "")).rpartition("/")[0]
+    return group, doc.get("kind", ""), doc.get("namespace", ""), doc.get("name", "")
+
+
+def _named(ref: tuple[str, str, str, str]) -> str:
+    _, kind, namespace, name = ref
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
+def _keyed(entries: list[dict[str, Any]], key: Any) -> dict[Any, dict[str, Any]]:
+    return {key(e): e for e in entries}
+
+
+def _what_differs(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """Which parts of two entries differ; for field lists, the paths (never the values)."""
+    parts = []
+    for name in sorted(set(before) | set(after)):
+        if before.get(name) == after.get(name):
+            continue
+        if name in ("fields", "ignored_fields") and isinstance(before.get(name), list):
+            then = {f.get("path"): f for f in before.get(name) or []}
+            now = {f.get("path"): f for f in after.get(name) or []}
+            paths = sorted(p for p in set(then) | set(now) if then.get(p) != now.get(p))
+            parts.append(f"{name} at {', '.join(paths[:5])}{' ...' if len(paths) > 5 else ''}")
+        else:
+            parts.append(name)
+    return ", ".join(parts)
+
+
+def _section(title: str, old: list[dict[str, Any]], new: list[dict[str, Any]], key: Any, label: Any,
+             action: str = "action") -> list[str]:
+    then, now = _keyed(old, key), _keyed(new, key)
+    lines = []
+    for k in [*then, *(k for k in now if k not in then)]:
+        if k not in now:
+            lines.append(f"  - {title} {then[k].get(action, '')} {label(k)}: only in the saved plan")
+        elif k not in then:
+            lines.append(f"  + {title} {now[k].get(action, '')} {label(k)}: only in the plan now")
+        elif then[k] != now[k]:
+            a, b = then[k].get(action, ""), now[k].get(action, "")
+            verb = f"{a} then, {b} now" if a != b else a
+            lines.append(f"  ~ {title} {verb} {label(k)}: {_what_differs(then[k], now[k])} differ")
+    return lines
+
+
+def plan_difference(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The saved plan against the plan now, entry by entry (never a value: the plan prints those)."""
+    lines: list[str] = []
+    for key in sorted(set(old.get("header") or {}) | set(new.get("header") or {})):
+        a, b = (old.get("header") or {}).get(key), (new.get("header") or {}).get(key)
+        if a != b:
+            lines.append(f"  ~ header {key}: {json.dumps(a)} then, {json.dumps(b)} now")
+    if old.get("helm_action") != new.get("helm_action"):
+        lines.append(f"  ~ helm action: {old.get('helm_action')} then, {new.get('helm_action')} now")
+    change_key = lambda c: _ref(c.get("resource") or {})  # noqa: E731
+    lines += _section("change", old.get("changes") or [], new.get("changes") or [], change_key, _named)
+    lines += _section("ignored", old.get("ignored") or [], new.get("ignored") or [], change_key, _named)
+    lines += _section("task", old.get("tasks") or [], new.get("tasks") or [], lambda t: t.get("name", ""), str)
+    lines += _section("drift", old.get("drift") or [], new.get("drift") or [], change_key, _named, action="kind")
+    lines += _section("chart CRD", old.get("chart_crds") or [], new.get("chart_crds") or [],
+                      lambda c: c.get("source", ""), str, action="lifecycle")
+    warn_then = {(w.get("code"), w.get("message")) for w in old.get("warnings") or []}
+    warn_now = {(w.get("code"), w.get("message")) for w in new.get("warnings") or []}
+    lines += [f"  - warning {code}: {message}" for code, message in sorted(warn_then - warn_now)]
+    lines += [f"  + warning {code}: {message}" for code, message in sorted(warn_now - warn_then)]
+    for key in ("hooks_disabled", "live", "not_checked", "summary", "format_version"):
+        if old.get(key) != new.get(key):
+            lines.append(f"  ~ {key.replace('_', ' ')} differs")
+    return lines
+
+
+# -- the command ------------------------------------------------------------------------------
+
+def _remake(command: click.Command, argv: list[str], given: click.Context, recorded: click.Context,
+            digester: inputs.Digester, debug: bool) -> tuple[Any, dict[str, Any]]:
+    """The plan made again (in this process, through the command's own code) and its record."""
+    for name in FROM_RECORD:
+        if name in recorded.params:
+            given.params[name] = recorded.params[name]
+    given.params.update(output="json", out=None, fail_on=(), detailed_exitcode=False, no_color=True, debug=debug)
+    recorder = inputs.Recorder(argv, digester, sink=[])
+    with inputs.recording(recorder), given:
+        assert command.callback is not None
+        given.invoke(command.callback, **given.params)
+    if not recorder.sink:
+        raise UsageError("the plan could not be made again", _HINT)
+    plan = recorder.sink[0]
+    return plan, recorder.record(command, given.params, plan.header)
+
+
+def verify_plan(group: click.Group, options: VerifyOptions) -> int:
+    saved_plan = read(options.path)
+    record = saved_plan.record
+    name = str(record["command"])
+    command = group.commands[name]
+    recorded_argv = [str(a) for a in record.get("argv") or []]
+    recorded = _parse(command, recorded_argv, "the recorded command")
+    run = [a for a in options.command]
+    if run[:1] == ["--"]:
+        run = run[1:]
+    if run:
+        argv = _plugin_argv(run, name, command)
+        redacted = inputs.redact_argv(command, argv, saved_plan.digester)
+        check_flags(command, recorded, _parse(command, redacted, "the command"))
+        given = _parse(command, argv, "the command")
+    else:
+        if inputs.hidden_values(recorded_argv):
+            raise UsageError(f"{options.path} was made with --set values or credentials, which it keeps only as "
+                             "digests", f"pass the command: `helm plan verify {options.path} -- helm {name} ...`")
+        argv = recorded_argv
+        given = _parse(command, argv, "the recorded command")
+    plan, record_now = _remake(command, argv, given, recorded, saved_plan.digester, options.debug)
+    show_secrets = bool(recorded.params.get("show_secrets"))
+    document_now = json.loads(json_doc.render(plan, show_secrets))
+    moved = moved_inputs(record, record_now)
+    difference = plan_difference(saved_plan.document, document_now)
+    holds = not difference and record.get("render") == record_now.get("render") and not (options.strict and moved)
+
+    out = sys.stdout
+    header = saved_plan.document.get("header") or {}
+    where = f"release {header.get('release')} in namespace {header.get('namespace')}"
+    if holds:
+        out.write(f"helm plan verify: {options.path} holds: the plan of {where} is the same now.\n")
+        if moved:
+            out.write("Moved, without changing the plan:\n")
+            out.writelines(f"  {what}: {how}\n" for what, how in moved)
+    else:
+        same = not difference and record.get("render") == record_now.get("render")
+        out.write(f"helm plan verify: {options.path} no longer holds: " + (
+            f"the plan of {where} is the same now, but its inputs moved (--strict).\n" if same
+            else f"the plan of {where} is not the same now.\n"))
+        out.write("What moved:\n")
+        out.writelines([f"  {what}: {how}\n" for what, how in moved] or ["  (no recorded input)\n"])
+        if difference:
+            out.write("Plan difference (the saved plan, then the plan now):\n")
+            out.writelines(f"{line}\n" for line in difference)
+        elif record.get("render") != record_now.get("render"):
+            out.write("The plan prints the same, but the desired render differs (a Secret value, which the plan masks).\n")
+    out.flush()
+    if not holds:
+        named = ", ".join(dict.fromkeys(what for what, _ in moved)) or "the plan"
+        click.echo(f"helm plan: {options.path} no longer holds ({named} moved); plan again and review it", err=True)
+        return EXIT_MOVED
+    if not run or options.check_only:
+        return 0
+    return _run_helm(run, name, options.debug)
+
+
+def _run_helm(run: Sequence[str], name: str, debug: bool) -> int:
+    """The reviewed command, run by helm; its exit code is verify's."""
+    binary = Helm.find().binary if Path(run[0]).name == "helm" else run[0]
+    click.echo(f"helm plan: the plan holds; running helm {name}", err=True)
+    sys.stdout.flush()
+    try:
+        return subprocess.run([binary, *run[1:]], check=False).returncode
+    except OSError as err:
+        raise HelmError(f"could not run {binary}: {err.strerror}", "check that HELM_BIN or PATH names a working helm") from None
+
+
+__all__ = ["EXIT_MOVED", "VerifyOptions", "check_flags", "moved_inputs", "plan_difference", "read", "verify_plan"]

@@ -1,0 +1,452 @@
+"""Failures Helm hits before it changes anything, predicted from the rendered objects. Pure.
+
+What the API server does with what Helm sends (Helm builds every object of the release, the
+previous release's too, with a REST mapping first: pkg/kube `buildResourceList`):
+- a kind the server does not serve in that apiVersion stops the action before anything is
+  applied ("no matches for kind ... in version ..."): an API version the target Kubernetes
+  version removed, or a custom resource whose CRD is neither in the cluster nor in the chart.
+  The previous release's manifest is built too, so a removed API there fails an upgrade
+  ("unable to build kubernetes objects from current release manifest");
+- a value of the wrong type cannot be decoded, and a missing required field fails the
+  server's validation: the request is rejected, whatever the apply method;
+- an unknown field is rejected only with strict field validation, which Helm 4 sends with
+  server-side apply (`FieldValidationDirectiveStrict` unless `--disable-openapi-validation`);
+  with client-side apply (Helm 3, Helm 4 `--server-side=false`) Helm sends no directive and the
+  server's default (Warn) drops the field with a warning;
+- a release namespace that does not exist fails every namespaced create (without
+  `--create-namespace`);
+- a hook Helm creates (client-side: a POST) while the previous run's object remains fails with
+  "already exists": Helm deletes it first only with the `before-hook-creation` policy (the
+  default when none is set; pkg/action/hooks.go).
+
+Schemas come from the cluster's `/openapi/v3` when read, else from the committed table for the
+target version (`kube_api`); custom resources from their CRD's `openAPIV3Schema`. Values the
+server accepts in several forms are accepted in all of them: int-or-string, quantities
+(string or number), integral floats for integers (YAML `1.0` reaches the server as `1`),
+null anywhere (not set), free-form JSON and `x-kubernetes-preserve-unknown-fields`,
+embedded resources. `status` is never checked: the server ignores it on create and update.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from deployah_plan.core.kube_api import ApiTable, parse_version
+from deployah_plan.core.openapi import compact_crd_schema
+from deployah_plan.kinds import group_of
+from deployah_plan.model import ResourceRef, Severity, TaskPlan, Warning
+
+OBJECT_META = "apimachinery.pkg.apis.meta.v1.ObjectMeta"
+# The codes this module gives its warnings, with what each means (the JSON schema lists them).
+CODES = {
+    "api-not-served": "the target Kubernetes version does not serve this kind in this apiVersion: Helm fails "
+                      "before applying anything",
+    "api-deprecated": "this apiVersion is served now and removed in a later Kubernetes version",
+    "crd-missing": "a custom resource whose CRD is neither in the cluster nor in the chart: Helm fails",
+    "kinds-not-checked": "custom kinds whose CRD is not in the chart, rendered offline: not checked",
+    "schema-invalid": "a value of the wrong type or a missing required field: the API server rejects the object",
+    "unknown-field": "a field the kind does not have: rejected with strict field validation (server-side "
+                     "apply), else dropped with a warning",
+    "namespace-missing": "the release namespace does not exist and --create-namespace was not given",
+    "hook-collision": "a hook without before-hook-creation whose previous object may remain: "
+                      "its creation fails with \"already exists\"",
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    """The API server Helm will talk to, as far as the plan knows it.
+
+    `kube_version` is the version judged against and `source` where it came from ("the
+    cluster", "--kube-version", "helm template's default"). With a cluster, `served` holds
+    the "apiVersion Kind" pairs its discovery lists and `roots`/`types` its own OpenAPI
+    schemas (compact, `core.openapi`); without one they are None and the table answers.
+    `namespace_exists` is None when not known. `strict_fields`: Helm sends strict field
+    validation (Helm 4 server-side apply without --disable-openapi-validation).
+    """
+
+    kube_version: str
+    source: str
+    table: ApiTable
+    served: frozenset[str] | None = None
+    roots: Mapping[str, str] | None = None
+    types: Mapping[str, Any] | None = None
+    namespace_exists: bool | None = None
+    create_namespace: bool = False
+    strict_fields: bool = False
+    validate_fields: bool = True  # False: --disable-openapi-validation
+    client_side_hooks: bool = True  # hooks are created with a POST (not server-side apply)
+    # Rendered with helm template's default capabilities, not the target's: a chart that picks
+    # its apiVersion by capability renders another one against a real cluster, so a kind not
+    # served is a warning here, not a predicted failure.
+    render_defaults: bool = False
+
+    @property
+    def minor(self) -> int:
+        parsed = parse_version(self.kube_version)
+        return parsed[1] if parsed else self.table.newest
+
+    @property
+    def judged(self) -> str:
+        return f"Kubernetes {self.kube_version} ({self.source})"
+
+
+@dataclass(frozen=True)
+class Applied:
+    """One object Helm builds. `apply`: it is sent to the server (created or changed) and so
+    validated against the schema; else only mapped to a REST resource. `what` names it in
+    messages when it is not a plain release object (a hook, the previous release's)."""
+
+    ref: ResourceRef
+    obj: Mapping[str, Any]
+    apply: bool = True
+    what: str = ""
+
+
+@dataclass
+class _Crd:
+    group: str
+    kind: str
+    versions: dict[str, tuple[bool, Mapping[str, Any] | None]] = field(default_factory=dict)  # name: (served, schema)
+    scope: str = "Namespaced"
+
+
+def chart_crds(objs: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _Crd]:
+    """The CRDs the chart brings (crds/, templates, hooks), by (group, kind)."""
+    out: dict[tuple[str, str], _Crd] = {}
+    for obj in objs:
+        if obj.get("kind") != "CustomResourceDefinition" or group_of(str(obj.get("apiVersion", ""))) != "apiextensions.k8s.io":
+            continue
+        spec = obj.get("spec")
+        if not isinstance(spec, dict) or not isinstance(spec.get("names"), dict):
+            continue
+        crd = _Crd(str(spec.get("group", "")), str(spec["names"].get("kind", "")), scope=str(spec.get("scope", "")))
+        for version in spec.get("versions") or ():
+            if isinstance(version, dict) and version.get("name"):
+                schema = (version.get("schema") or {}).get("openAPIV3Schema") if isinstance(version.get("schema"), dict) else None
+                crd.versions[str(version["name"])] = (bool(version.get("served", True)),
+                                                      schema if isinstance(schema, dict) else None)
+        if not crd.versions and spec.get("version"):  # apiextensions v1beta1: one version
+            crd.versions[str(spec["version"])] = (True, None)
+        out[(crd.group, crd.kind)] = crd
+    return out
+
+
+# --- schema check ---------------------------------------------------------------------------
+
+_TYPE_NAMES = {"s": "a string", "i": "an integer", "n": "a number", "b": "a boolean", "q": "a quantity (string or number)",
+               "x": "an integer or a string", "#": "an object", "[": "a list", "{": "a map"}
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _scalar_ok(code: str, value: Any) -> bool:
+    if code == "s":
+        return isinstance(value, str)
+    if isinstance(value, bool):
+        return code == "b"
+    if code == "i":
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if code == "n" or code == "q":
+        return isinstance(value, (int, float)) or (code == "q" and isinstance(value, str))
+    if code == "x":
+        return isinstance(value, (int, str)) or (isinstance(value, float) and value.is_integer())
+    return code == "a"
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    code: str  # "type", "required" or "unknown"
+    detail: str
+
+
+class SchemaChecker:
+    """Walks an object and its compact schema together (see core.openapi for the form)."""
+
+    def __init__(self, types: Mapping[str, Any]) -> None:
+        self.types = types
+
+    def check(self, obj: Mapping[str, Any], root: str, skip: Iterable[str] = ("apiVersion", "kind", "status")) -> list[Problem]:
+        out: list[Problem] = []
+        body = self.types.get(root)
+        if body is None:
+            return out
+        skipped = set(skip)
+        self._object({k: v for k, v in obj.items() if k not in skipped}, body, "", out)
+        return out
+
+    def _object(self, value: Mapping[str, Any], body: Mapping[str, Any], path: str, out: list[Problem]) -> None:
+        props = body["p"]
+        for key, item in value.items():
+            code = props.get(key)
+            if code is None:
+                if "u" not in body:
+                    near = difflib.get_close_matches(str(key), list(props), n=1)
+                    out.append(Problem(_join(path, key), "unknown", f"did you mean {_join(path, near[0])}?" if near else ""))
+                continue
+            if item is not None and code != "a":
+                self._value(item, code, _join(path, key), out)
+        for key in body.get("r", ()):
+            if value.get(key) is None:
+                out.append(Problem(_join(path, key), "required", ""))
+
+    def _value(self, value: Any, code: str, path: str, out: list[Problem]) -> None:
+        head = code[0]
+        if head == "#":
+            if not isinstance(value, dict):
+                out.append(Problem(path, "type", f"{_json_type(value)} where the schema wants an object"))
+                return
+            body = self.types.get(code[1:])
+            if body is not None:
+                self._object(value, body, path, out)
+        elif head == "[":
+            if not isinstance(value, list):
+                out.append(Problem(path, "type", f"{_json_type(value)} where the schema wants a list"))
+                return
+            inner = code[1:]
+            if inner != "a":
+                for index, item in enumerate(value):
+                    if item is not None:
+                        self._value(item, inner, f"{path}[{index}]", out)
+        elif head == "{":
+            if not isinstance(value, dict):
+                out.append(Problem(path, "type", f"{_json_type(value)} where the schema wants a map"))
+                return
+            inner = code[1:]
+            if inner != "a":
+                for key, item in value.items():
+                    if item is not None:
+                        self._value(item, inner, _join(path, key), out)
+        elif not _scalar_ok(code, value):
+            out.append(Problem(path, "type", f"{_json_type(value)} where the schema wants {_TYPE_NAMES.get(head, code)}"))
+
+
+def _join(path: str, key: Any) -> str:
+    key = str(key)
+    if key.replace("-", "").replace("_", "").isalnum():
+        return f"{path}.{key}" if path else key
+    return f"{path}[{key!r}]"
+
+
+# --- the predictions ------------------------------------------------------------------------
+
+def _gvk(obj: Mapping[str, Any]) -> str:
+    return f"{obj.get('apiVersion', '')} {obj.get('kind', '')}"
+
+
+def _label(item: Applied) -> str:
+    return f"{item.what} {item.ref}" if item.what else str(item.ref)
+
+
+class _Predictor:
+    def __init__(self, target: Target, crds: Mapping[tuple[str, str], _Crd]) -> None:
+        self.target = target
+        self.crds = crds
+        self.minor = target.minor
+        self.table = target.table
+        self.builtin_types = target.table.types_at(self.minor)
+        self.checker = SchemaChecker(self.builtin_types)
+        self.live_checker = SchemaChecker(target.types) if target.types is not None else None
+        self.crd_types: dict[str, Any] = {}
+        self.crd_checker = SchemaChecker(self.crd_types)
+        self.warnings: list[Warning] = []
+        self.unchecked: dict[str, None] = {}
+        self.deprecated: set[str] = set()
+
+    # kinds
+    def kind(self, item: Applied) -> tuple[str, str] | None:
+        """Whether the kind is served; returns how to check its schema: ("builtin"|"live"|"crd", root)."""
+        obj, gvk, target = item.obj, _gvk(item.obj), self.target
+        api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
+        group, version = group_of(api_version), api_version.rsplit("/", 1)[-1]
+        crd = self.crds.get((group, kind))
+        if crd is not None and not self.table.builtin(api_version):
+            served, schema = crd.versions.get(version, (False, None))
+            if not served:
+                offered = ", ".join(f"{group}/{v}" for v, (s, _) in crd.versions.items() if s) or "none"
+                self.fail("api-not-served", item, f"{api_version} is not a version the chart's CRD for {kind} serves "
+                          f"(it serves {offered}): Helm fails with \"no matches for kind {kind} in version "
+                          f"{api_version}\"; use a served version")
+                return None
+            if schema is None:
+                return None
+            name = f"crd:{group}/{version}/{kind}"
+            if name not in self.crd_types:
+                self.crd_types.update(compact_crd_schema(schema, name))
+            return ("crd", name)
+        if target.served is not None:
+            if gvk in target.served:
+                self._deprecation(item, gvk)
+                if target.roots is not None and gvk in target.roots:
+                    return ("live", target.roots[gvk])
+                return ("builtin", self.table.root(gvk) or "") if self.table.builtin(api_version) else None
+            if self.table.builtin(api_version):
+                self._removed(item, gvk)
+            else:
+                self.fail("crd-missing", item, f"the cluster does not serve {kind} in {api_version} and no CRD in "
+                          f"this chart defines it: Helm fails with \"no matches for kind {kind} in version "
+                          f"{api_version}\"; install the CRD first (or add it to the chart's crds/)")
+            return None
+        if not self.table.builtin(api_version):
+            self.unchecked[f"{kind} ({api_version})"] = None
+            return None
+        if not self.table.served(gvk, self.minor):
+            self._removed(item, gvk)
+            return None
+        self._deprecation(item, gvk)
+        if self.minor < self.table.oldest:
+            return None  # no schema for versions older than the table
+        return ("builtin", self.table.root(gvk) or "")
+
+    def _removed(self, item: Applied, gvk: str) -> None:
+        api_version, kind = gvk.split(" ")
+        removed = self.table.removed_in(gvk)
+        when = f" (removed in {removed})" if removed else ""
+        instead = self.table.alternatives(gvk, self.minor)
+        fix = f"use {instead[0]}" if instead else "move to a version the cluster serves"
+        if item.what == "previous release":
+            fix = (f"the previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), "
+                   f"and the chart must {fix}")
+        if self.target.render_defaults:
+            self.warnings.append(Warning(
+                "api-not-served", f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
+                f"rendered with helm's offline capabilities, a chart may pick another apiVersion against a real "
+                f"cluster: plan with --kube-version or a cluster to know whether Helm fails; {fix}",
+                Severity.WARNING, item.ref))
+            return
+        self.fail("api-not-served", item, f"{api_version} {kind} is not served by {self.target.judged}{when}: "
+                  f"Helm fails with \"no matches for kind {kind} in version {api_version}\"; {fix}")
+
+    def _deprecation(self, item: Applied, gvk: str) -> None:
+        removed = self.table.removed_in(gvk)
+        api_version, kind = gvk.split(" ")
+        if removed and gvk not in self.deprecated and item.what != "previous release":
+            self.deprecated.add(gvk)
+            instead = self.table.alternatives(gvk, self.table.newest)
+            self.warnings.append(Warning(
+                "api-deprecated", f"{api_version} {kind} is served by {self.target.judged}, and removed in "
+                f"Kubernetes {removed}" + (f": move to {instead[0]}" if instead else ""), Severity.WARNING, item.ref))
+
+    def fail(self, code: str, item: Applied, text: str) -> None:
+        self.warnings.append(Warning(code, f"{_label(item)}: {text}", Severity.WARNING, item.ref, fails=True))
+
+    # schemas
+    def schema(self, item: Applied, how: tuple[str, str]) -> None:
+        source, root = how
+        if not root:
+            return
+        if source == "crd":
+            problems = self.crd_checker.check(item.obj, root, ("apiVersion", "kind", "metadata", "status"))
+            meta = item.obj.get("metadata")
+            if isinstance(meta, dict) and OBJECT_META in self.builtin_types:
+                problems += [Problem(f"metadata.{p.path}", p.code, p.detail) for p in self.checker.check(meta, OBJECT_META, ())]
+        elif source == "live" and self.live_checker is not None:
+            problems = self.live_checker.check(item.obj, root)
+        else:
+            problems = self.checker.check(item.obj, root)
+        rejected = [p for p in problems if p.code != "unknown"]
+        unknown = [p for p in problems if p.code == "unknown"]
+        where = f"the schema of {self.target.judged}" if source != "crd" else "its CRD's schema"
+        if rejected:
+            self.fail("schema-invalid", item, "the API server rejects it: " + "; ".join(_describe(p) for p in rejected[:5])
+                      + (f"; and {len(rejected) - 5} more" if len(rejected) > 5 else "") + f" (judged against {where}); "
+                      "fix the values or the template")
+        if unknown:
+            fields = "; ".join(_describe(p) for p in unknown[:5]) + (f"; and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+            if not self.target.validate_fields:
+                self.warnings.append(Warning("unknown-field", f"{_label(item)}: unknown fields, dropped by the API server "
+                                             f"(--disable-openapi-validation): {fields}", Severity.INFO, item.ref))
+            elif self.target.strict_fields:
+                self.fail("unknown-field", item, f"server-side apply with strict field validation rejects unknown fields: "
+                          f"{fields} (judged against {where}); fix the field names, or pass --disable-openapi-validation "
+                          "to have them dropped")
+            else:
+                self.warnings.append(Warning("unknown-field", f"{_label(item)}: unknown fields, dropped by the API server "
+                                             f"with a warning (client-side apply): {fields} (judged against {where})",
+                                             Severity.WARNING, item.ref))
+
+
+def _describe(problem: Problem) -> str:
+    if problem.code == "required":
+        return f"{problem.path} is required"
+    if problem.code == "unknown":
+        return f"{problem.path} is unknown" + (f" ({problem.detail})" if problem.detail else "")
+    return f"{problem.path} is {problem.detail}"
+
+
+def predict(target: Target, objects: Iterable[Applied], crd_objects: Iterable[Mapping[str, Any]]) -> list[Warning]:
+    """Kinds and schemas: the predicted failures (and deprecations) of every object Helm builds."""
+    predictor = _Predictor(target, chart_crds(crd_objects))
+    for item in objects:
+        how = predictor.kind(item)
+        if how is not None and item.apply and item.what != "previous release":
+            predictor.schema(item, how)
+    if predictor.unchecked:
+        kinds = list(predictor.unchecked)
+        predictor.warnings.append(Warning(
+            "kinds-not-checked", f"not checked offline: {', '.join(kinds[:5])}{', ...' if len(kinds) > 5 else ''} "
+            "(no CRD in this chart defines them; plan with a cluster to check that it serves them)", Severity.INFO))
+    return predictor.warnings
+
+
+def namespace_warning(target: Target, release_namespace: str) -> list[Warning]:
+    """An install into a namespace that does not exist, without --create-namespace: Helm's
+    first write there (the release record, or the first namespaced object) fails with
+    `namespaces "NS" not found`, even when the chart itself declares that Namespace."""
+    if target.namespace_exists is not False or target.create_namespace:
+        return []
+    return [Warning("namespace-missing", f"namespace {release_namespace} does not exist in the cluster: Helm fails with "
+                    f"namespaces \"{release_namespace}\" not found; pass --create-namespace, or create the namespace first",
+                    Severity.WARNING, None, fails=True)]
+
+
+def hook_collisions(target: Target, tasks: Iterable[TaskPlan], live_of: Callable[[ResourceRef], Mapping[str, Any] | None] | None,
+                    ran_before: Callable[[ResourceRef], bool]) -> list[Warning]:
+    """Hooks (the ones that run on this action) whose delete policy does not remove the previous
+    run's object before creating it again. `live_of` answers for objects whose kind was read live (None: not read at all);
+    `ran_before`: the hook was in the previous release (it may have left its object)."""
+    out: list[Warning] = []
+    for task in tasks:
+        if not task.delete_policies or "before-hook-creation" in task.delete_policies:
+            continue
+        for ref in task.resources:
+            if ref.kind == "CustomResourceDefinition" or ref.generate_name:
+                continue
+            live = live_of(ref) if live_of is not None else None
+            policy = ", ".join(task.delete_policies)
+            if live is not None:
+                if target.client_side_hooks:
+                    out.append(Warning("hook-collision", f"hook {ref} exists in the cluster and its delete policy ({policy}) "
+                                       "lacks before-hook-creation: Helm fails creating it with \"already exists\"; "
+                                       "delete it first, or add before-hook-creation to helm.sh/hook-delete-policy",
+                                       Severity.WARNING, ref, fails=True))
+                else:
+                    out.append(Warning("hook-collision", f"hook {ref} exists in the cluster and its delete policy ({policy}) "
+                                       "lacks before-hook-creation: server-side apply updates the old object instead of "
+                                       "running a new one", Severity.WARNING, ref))
+            elif ran_before(ref) and live_of is None:
+                out.append(Warning("hook-collision", f"hook {ref}: its delete policy ({policy}) lacks before-hook-creation, "
+                                   "so an object left by an earlier run makes Helm fail with \"already exists\" "
+                                   "(the live state was not read); add before-hook-creation to be safe",
+                                   Severity.INFO, ref))
+    return out
+
+
+__all__ = ["Applied", "CODES", "Problem", "SchemaChecker", "Target", "chart_crds", "hook_collisions",
+           "namespace_warning", "predict"]

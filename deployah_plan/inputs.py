@@ -1,0 +1,352 @@
+"""The inputs record of a saved plan: what `helm plan verify` needs to make the plan again, and
+to say what moved since.
+
+A plan saved with `--out` carries an `inputs` object beside the plan (format 1.3):
+
+- `command` and `argv`: the command line after the program name, as typed, except that the
+  values of `--set`, `--set-string`, `--set-json` and `--set-literal` become a digest (their
+  keys stay readable) and a credential flag (`--password`, a token) becomes `(hidden)`. It is
+  parsed again by the same click command, so every flag the command has is recorded without
+  naming it here;
+- `chart`: the chart reference and a digest of what was rendered (the archive's bytes, or of a
+  chart folder every file's relative path and content, in path order);
+- `files`: a digest of each file the command read by path (`-f`, `--set-file`,
+  `--ignore-file`), never its content;
+- `previous`: the revision planned against, the newest revision, and a digest of the previous
+  manifest and hooks as stored; `render`: a digest of the desired documents (resources, hooks,
+  chart CRDs, after parsing: text that parses the same digests the same);
+- `live`: whether the live state was read, and a digest of the live objects the plan used
+  (those named by the previous or desired release, and those annotated as this release's),
+  without what changes on its own: `metadata.resourceVersion`, `metadata.generation`,
+  `metadata.managedFields[].time` and `status`, none of which the plan reads;
+- the helm version, the kube context and namespace, and this program's version (from the
+  plan's header and the package);
+- `digest`: how the digests were made, and `seal`: a digest of the whole document (the plan
+  and this record, `seal` left out), so editing either is detected.
+
+Every digest is HMAC-SHA256 keyed by a random salt stored in the record, so equal secrets in
+two plans do not give equal digests and no precomputed table applies. A short secret can still
+be guessed by whoever holds the file and the salt; set HELM_PLAN_KEY (a CI secret, in both the
+plan and the verify job) and the key is derived from it too: then neither a guess nor a forged
+seal can be checked without it. Without HELM_PLAN_KEY the seal detects edits and corruption,
+not a forger who recomputes it.
+
+Recording is driven by the command line: `cli._run` opens a Recorder for the command, the
+release commands report what they read (`chart`, `previous`, `desired`, `live`: no-ops when
+nothing records), and `--out` seals the record into the file.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import re
+import secrets
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import click
+
+from deployah_plan import __version__
+from deployah_plan.errors import UsageError
+from deployah_plan.manifests import Document, Rendered
+
+KEY_ENV = "HELM_PLAN_KEY"
+ALGORITHM = "hmac-sha256"
+HIDDEN = "(hidden)"
+# The value flags whose values are recorded as digests (helm's strvals: comma-separated K=V).
+VALUE_PARAMS = frozenset({"set_", "set_string", "set_json", "set_literal"})
+# Params naming files whose content the plan read, and the flag to show for each.
+FILE_PARAMS = {"values_files": "--values", "set_file": "--set-file", "ignore_files": "--ignore-file"}
+_CREDENTIAL = re.compile(r"password|token|secret", re.I)
+_DIGESTED = re.compile(r"=\(" + ALGORITHM + r":[0-9a-f]+\)$")
+
+
+def canonical(value: Any) -> bytes:
+    """The bytes a digest is taken of: JSON with sorted keys and no spaces."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode()
+
+
+@dataclass(frozen=True)
+class Digester:
+    """Keyed digests for one plan: the same salt (and HELM_PLAN_KEY) give the same digests."""
+
+    salt: str  # hex
+    keyed: bool
+    key: bytes = field(repr=False)
+
+    @classmethod
+    def new(cls) -> "Digester":
+        return cls.of(secrets.token_hex(16), bool(os.environ.get(KEY_ENV)))
+
+    @classmethod
+    def of(cls, salt: str, keyed: bool) -> "Digester":
+        try:
+            raw = bytes.fromhex(salt)
+        except ValueError:
+            raise UsageError("the plan's digest salt is not hex", "plan again with --out") from None
+        if not keyed:
+            return cls(salt, False, raw)
+        secret = os.environ.get(KEY_ENV, "")
+        if not secret:
+            raise UsageError(f"the plan was sealed with {KEY_ENV}, which is not set",
+                             f"set {KEY_ENV} to the key the plan job used")
+        return cls(salt, True, hashlib.sha256(b"helm-plan\0" + secret.encode() + b"\0" + raw).digest())
+
+    def digest(self, data: bytes) -> str:
+        return f"{ALGORITHM}:{hmac.new(self.key, data, hashlib.sha256).hexdigest()}"
+
+    def describe(self) -> dict[str, Any]:
+        return {"algorithm": ALGORITHM, "salt": self.salt, "keyed": self.keyed}
+
+
+# -- digests of what a plan read -------------------------------------------------------------
+
+def chart_digest(digester: Digester, path: str) -> str:
+    """A packaged chart by its bytes; a chart folder by each file's relative path and content,
+    in path order (so neither the walk order nor timestamps matter)."""
+    root = Path(path)
+    hasher = hashlib.sha256()
+    try:
+        if root.is_dir():
+            for file in sorted((p for p in root.rglob("*") if p.is_file()), key=lambda p: p.relative_to(root).as_posix()):
+                name = file.relative_to(root).as_posix().encode()
+                content = file.read_bytes()
+                hasher.update(len(name).to_bytes(8, "big") + name + len(content).to_bytes(8, "big") + content)
+        else:
+            hasher.update(root.read_bytes())
+    except OSError as err:
+        raise UsageError(f"cannot read the chart {path} to digest it: {err.strerror or err}", "check the chart path") from None
+    return digester.digest(hasher.digest())
+
+
+def _file_digest(digester: Digester, path: str) -> str | None:
+    """None for what is not a local file (a URL, standard input)."""
+    if path == "-" or "://" in path:
+        return None
+    try:
+        return digester.digest(Path(path).read_bytes())
+    except OSError:
+        return None
+
+
+def _documents(docs: Iterable[Document]) -> list[Any]:
+    return [[d.source, d.obj] for d in docs]
+
+
+def rendered_digest(digester: Digester, rendered: Rendered | None) -> str:
+    if rendered is None:
+        return ""
+    return digester.digest(canonical({"resources": _documents(rendered.resources), "hooks": _documents(rendered.hooks),
+                                      "crds": _documents(rendered.crds)}))
+
+
+def _identity(obj: dict[str, Any]) -> tuple[str, str, str]:
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    return group, str(obj.get("kind", "")), str((obj.get("metadata") or {}).get("name", ""))
+
+
+def _stable(obj: dict[str, Any]) -> dict[str, Any]:
+    """A live object without what changes on its own and the plan never reads."""
+    out = {k: v for k, v in obj.items() if k != "status"}
+    meta = dict(out.get("metadata") or {})
+    for key in ("resourceVersion", "generation"):
+        meta.pop(key, None)
+    if isinstance(meta.get("managedFields"), list):
+        meta["managedFields"] = [{k: v for k, v in entry.items() if k != "time"} if isinstance(entry, dict) else entry
+                                 for entry in meta["managedFields"]]
+    out["metadata"] = meta
+    return out
+
+
+def live_record(digester: Digester, live: Any, release: str, streams: Sequence[Rendered | None]) -> dict[str, Any]:
+    """`live` is a LiveSnapshot or None (not read)."""
+    if live is None:
+        return {"read": False}
+    if not live.reachable:
+        return {"read": False, "error": live.error}
+    named = {_identity(d.obj) for r in streams if r is not None for d in (*r.resources, *r.hooks, *r.crds)}
+    used = []
+    for obj in live.objects:
+        annotations = (obj.get("metadata") or {}).get("annotations") or {}
+        if _identity(obj) in named or annotations.get("meta.helm.sh/release-name") == release:
+            meta = obj.get("metadata") or {}
+            used.append(((_identity(obj), str(meta.get("namespace", ""))), _stable(obj)))
+    used.sort(key=lambda item: item[0])
+    unreadable = sorted([u.api_version, u.kind, u.namespace, u.reason] for u in live.unreadable)
+    return {"read": True, "objects": len(used),
+            "digest": digester.digest(canonical({"objects": [o for _, o in used], "unreadable": unreadable}))}
+
+
+# -- the command line, with secrets taken out ------------------------------------------------
+
+def _options(command: click.Command) -> dict[str, click.Option]:
+    out: dict[str, click.Option] = {}
+    for param in command.params:
+        if isinstance(param, click.Option):
+            for name in (*param.opts, *param.secondary_opts):
+                out[name] = param
+    return out
+
+
+def is_credential(param: click.Parameter) -> bool:
+    return bool(param.name and _CREDENTIAL.search(param.name))
+
+
+def _redact_value(param: click.Option, value: str, digester: Digester) -> str:
+    if param.name in VALUE_PARAMS:
+        keys = ",".join(part.split("=", 1)[0] for part in value.split(",")) if param.name != "set_literal" \
+            else value.split("=", 1)[0]
+        return f"{keys}=({digester.digest(value.encode())})"
+    if is_credential(param):
+        return HIDDEN
+    return value
+
+
+def redact_argv(command: click.Command, argv: Sequence[str], digester: Digester) -> list[str]:
+    """argv (the command's name first) with the values of the value flags digested and
+    credentials hidden. The command's own option table says which tokens are values."""
+    options = _options(command)
+    out = list(argv[:1])
+    i = 1
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            out += argv[i:]
+            break
+        name, eq, value = token.partition("=") if token.startswith("--") else (token, "", "")
+        param = options.get(name)
+        if param is None or param.is_flag or param.count:
+            out.append(token)
+            i += 1
+            continue
+        if eq:
+            out.append(f"{name}={_redact_value(param, value, digester)}")
+            i += 1
+        elif i + 1 < len(argv):
+            out += [name, _redact_value(param, argv[i + 1], digester)]
+            i += 2
+        else:
+            out.append(token)
+            i += 1
+    return out
+
+
+def hidden_values(argv: Sequence[str]) -> bool:
+    """Whether a recorded argv holds values that are only digests (it cannot be run as is)."""
+    return any(token == HIDDEN or token.endswith(f"={HIDDEN}") or _DIGESTED.search(token) for token in argv)
+
+
+# -- the recorder ----------------------------------------------------------------------------
+
+@dataclass
+class Recorder:
+    """What one command read, while it plans. `sink` set: the plan is handed over, not printed
+    (helm plan verify making a plan again)."""
+
+    argv: list[str]
+    digester: Digester
+    facts: dict[str, Any] = field(default_factory=dict)
+    sink: list[Any] | None = None
+    # What the digests are taken of, kept by reference: they are computed only when a record is
+    # made (--out, verify), so a plan that is only printed pays nothing for them.
+    later: dict[str, Callable[[], Any]] = field(default_factory=dict)
+
+    def record(self, command: click.Command, params: dict[str, Any], header: Any) -> dict[str, Any]:
+        """The inputs record, unsealed, from what the command read and its parsed params."""
+        files = []
+        for name, flag in FILE_PARAMS.items():
+            for item in params.get(name) or ():
+                paths = [part.split("=", 1)[1] for part in str(item).split(",") if "=" in part] \
+                    if name == "set_file" else [str(item)]
+                files += [{"flag": flag, "path": path, "digest": _file_digest(self.digester, path)} for path in paths]
+        facts = {**self.facts, **{key: make() for key, make in self.later.items()}}
+        return {
+            "command": self.argv[0] if self.argv else "",
+            "argv": redact_argv(command, self.argv, self.digester),
+            "helm_plan_version": __version__,
+            "helm_version": header.helm_version,
+            "kube_context": header.kube_context,
+            "namespace": header.namespace,
+            "release": header.release,
+            "chart": facts.get("chart"),
+            "files": files,
+            "previous": facts.get("previous"),
+            "render": facts.get("render", ""),
+            "live": facts.get("live", {"read": False}),
+            "digest": self.digester.describe(),
+        }
+
+
+_CURRENT: ContextVar[Recorder | None] = ContextVar("helm_plan_recorder", default=None)
+
+
+@contextlib.contextmanager
+def recording(recorder: Recorder) -> Iterator[Recorder]:
+    token = _CURRENT.set(recorder)
+    try:
+        yield recorder
+    finally:
+        _CURRENT.reset(token)
+
+
+def current() -> Recorder | None:
+    return _CURRENT.get()
+
+
+def chart(ref: str, path: str) -> None:
+    """The chart as given, and as rendered. Digested at once: a pulled chart lives in a
+    temporary folder (a folder of a few thousand lines digests in milliseconds)."""
+    rec = current()
+    if rec is not None:
+        rec.facts["chart"] = {"ref": ref, "digest": chart_digest(rec.digester, path)}
+
+
+def previous(stored: Any, newest_revision: int) -> None:
+    """The revision planned against (a StoredRelease, or None when there is none)."""
+    rec = current()
+    if rec is not None:
+        digester = rec.digester
+        rec.later["previous"] = lambda: None if stored is None else {
+            "revision": stored.revision, "newest_revision": newest_revision,
+            "digest": digester.digest(canonical([stored.manifest, stored.hooks_stream])),
+        }
+
+
+def desired(rendered: Rendered | None) -> None:
+    rec = current()
+    if rec is not None:
+        digester = rec.digester
+        rec.later["render"] = lambda: rendered_digest(digester, rendered)
+
+
+def live(snapshot: Any, release: str, streams: Sequence[Rendered | None]) -> None:
+    rec = current()
+    if rec is not None:
+        digester, kept = rec.digester, list(streams)
+        rec.later["live"] = lambda: live_record(digester, snapshot, release, kept)
+
+
+def seal(digester: Digester, document: dict[str, Any]) -> str:
+    """The digest of a whole plan document, its seal left out."""
+    record = dict(document.get("inputs") or {})
+    record.pop("seal", None)
+    return digester.digest(canonical({**document, "inputs": record}))
+
+
+def sealed(document: dict[str, Any], record: dict[str, Any], digester: Digester) -> dict[str, Any]:
+    """The document with its inputs record and seal."""
+    out = {**document, "inputs": record}
+    out["inputs"] = {**record, "seal": seal(digester, out)}
+    return out
+
+
+__all__ = [
+    "ALGORITHM", "Digester", "HIDDEN", "KEY_ENV", "Recorder", "canonical", "chart", "chart_digest", "current",
+    "desired", "hidden_values", "is_credential", "live", "previous", "recording", "redact_argv", "rendered_digest",
+    "seal", "sealed",
+]

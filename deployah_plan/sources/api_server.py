@@ -1,0 +1,116 @@
+"""What the cluster's API server serves: its version, the kinds of the group versions a plan
+uses, their OpenAPI v3 schemas, and whether the release namespace exists. GET only.
+
+Requests, all in parallel after the first:
+1. `/version`;
+2. discovery of each group version asked about (`/api/v1`, `/apis/<group>/<version>`): 404
+   means the server does not serve it;
+3. `/openapi/v3` (the index), then the document of each served group version it lists
+   (`/openapi/v3/apis/apps/v1?hash=...`); a server without it leaves the schemas out;
+4. `/api/v1/namespaces/<namespace>`: 200 exists, 404 does not, anything else unknown.
+An unreachable cluster is a result (`reachable` False), not an exception.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+from urllib.parse import quote
+
+from deployah_plan.core.openapi import compact_definitions
+from deployah_plan.sources.cluster import CONNECT_TIMEOUT, READ_TIMEOUT
+from deployah_plan.sources.cluster_reader import _Answer, _group_version_path, _Transport, _Unreachable
+from deployah_plan.sources.kubeconfig import ClusterSettings
+
+
+@dataclass(frozen=True)
+class ApiFacts:
+    reachable: bool
+    error: str = ""
+    version: str = ""  # "1.31", from /version
+    served: frozenset[str] = frozenset()  # "apiVersion Kind" of the group versions asked about
+    roots: dict[str, str] = field(default_factory=dict)  # "apiVersion Kind" to a compact type (core.openapi)
+    types: dict[str, Any] = field(default_factory=dict)
+    openapi: bool = False  # the server's /openapi/v3 was read
+    namespace_exists: bool | None = None
+    requests: int = 0
+
+
+def _version(document: dict[str, Any]) -> str:
+    major = str(document.get("major", "")).rstrip("+")
+    minor = str(document.get("minor", "")).rstrip("+")
+    if major and minor:
+        return f"{major}.{minor}"
+    return str(document.get("gitVersion", "")).lstrip("v")
+
+
+def _kinds(transport: _Transport, api_version: str) -> list[str]:
+    try:
+        document = transport.get(_group_version_path(api_version))
+    except _Answer:
+        return []
+    return [f"{api_version} {entry.get('kind')}" for entry in document.get("resources") or []
+            if isinstance(entry, dict) and entry.get("kind") and "/" not in str(entry.get("name", ""))]
+
+
+def _namespace(transport: _Transport, namespace: str) -> bool | None:
+    try:
+        transport.get(f"/api/v1/namespaces/{quote(namespace, safe='')}")
+    except _Answer as answer:
+        return False if answer.status == 404 else None
+    return True
+
+
+def _schemas(transport: _Transport, pool: ThreadPoolExecutor, api_versions: list[str]) -> tuple[bool, dict[str, Any]]:
+    try:
+        index = transport.get("/openapi/v3")
+    except _Answer:
+        return False, {}
+    paths = index.get("paths") or {}
+    urls = []
+    for api_version in api_versions:
+        entry = paths.get(_group_version_path(api_version).lstrip("/"))
+        if isinstance(entry, dict) and entry.get("serverRelativeURL"):
+            urls.append(str(entry["serverRelativeURL"]))
+
+    def fetch(url: str) -> dict[str, Any]:
+        path, _, query = url.partition("?")
+        try:
+            document = transport.get(path, dict(q.split("=", 1) for q in query.split("&") if "=" in q))
+        except _Answer:
+            return {}
+        schemas = (document.get("components") or {}).get("schemas")
+        return schemas if isinstance(schemas, dict) else {}
+
+    merged: dict[str, Any] = {}
+    for schemas in pool.map(fetch, urls):
+        merged.update(schemas)
+    return True, merged
+
+
+def read_api(settings: ClusterSettings, api_versions: Iterable[str], namespace: str, *,
+             connect_timeout: float = CONNECT_TIMEOUT, read_timeout: float = READ_TIMEOUT) -> ApiFacts:
+    """The facts about the API server a plan judges its objects against."""
+    asked = list(dict.fromkeys(v for v in api_versions if v))
+    try:
+        transport = _Transport(settings, connect_timeout, read_timeout)
+    except _Unreachable as err:
+        return ApiFacts(False, str(err))
+    try:
+        with ThreadPoolExecutor(max_workers=8, thread_name_prefix="helm-plan-api") as pool:
+            try:
+                version = _version(transport.get("/version"))
+                kinds_call = [pool.submit(_kinds, transport, v) for v in asked]
+                namespace_call = pool.submit(_namespace, transport, namespace)
+                served = frozenset(k for call in kinds_call for k in call.result())
+                served_versions = [v for v in asked if any(k.startswith(f"{v} ") for k in served)]
+                openapi, schemas = _schemas(transport, pool, served_versions)
+                namespace_exists = namespace_call.result()
+            except _Unreachable as err:
+                return ApiFacts(False, str(err), requests=transport.requests)
+            except _Answer as answer:
+                return ApiFacts(False, f"the cluster answered {answer.status}: {answer.message}", requests=transport.requests)
+    finally:
+        transport.close()
+    roots, types = compact_definitions(schemas) if schemas else ({}, {})
+    return ApiFacts(True, "", version, served, roots, types, openapi, namespace_exists, transport.requests)
