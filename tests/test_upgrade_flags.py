@@ -228,11 +228,11 @@ def test_help_as_a_plugin(helm: Path, installed: dict[str, str]) -> None:
     assert headings == ["Values:", "Chart source:", "Rendering:", "What helm does:", "Cluster:", "Output:", "Gates:",
                         "Accepted, no effect on the plan:", "Other options:", "Examples:"]
     assert "helm plan upgrade --install ingress-nginx" in upgrade.out
-    for command in ("rollback", "uninstall", "diff", "show", "schema"):
+    for command in ("rollback", "uninstall", "diff", "show", "verify", "schema"):
         assert "Examples:" in helm_plan(helm, installed, f"helm plan {command} --help").out
     # `helm help plan` prints plugin.yaml's description: it lists the commands.
     described = subprocess.run([str(helm), "help", "plan"], env=installed, capture_output=True, text=True).stdout
-    for command in ("upgrade", "rollback", "uninstall", "diff", "show", "schema"):
+    for command in ("upgrade", "rollback", "uninstall", "diff", "show", "verify", "schema"):
         assert f"helm plan {command}" in described
 
 
