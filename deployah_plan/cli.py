@@ -36,12 +36,21 @@ from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.model import Plan
 from deployah_plan.render import gitlab, json_doc, markdown, text
+from deployah_plan.sources.files import Inputs, describe
 
 EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_GATE = 0, 1, 2, 3
 
 
 def _debug_enabled(flag: bool) -> bool:
     return flag or os.environ.get("HELM_DEBUG", "").lower() in ("1", "true")
+
+
+def _remember_debug(ctx: click.Context, _param: click.Parameter, flag: bool) -> bool:
+    """Keeps the --debug decision where `_run` finds it if the command fails: the flag is read
+    once, by click, and HELM_DEBUG (helm's own --debug) once, here."""
+    if isinstance(ctx.obj, dict):
+        ctx.obj["debug"] = _debug_enabled(flag)
+    return flag
 
 
 def _use_colour(no_color: bool) -> bool:
@@ -62,7 +71,8 @@ def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
                           "(delete:PersistentVolumeClaim), crd, drift, ownership, immutable, warning:CODE."),
         click.option("--no-color", "--no-colour", "no_color", is_flag=True, help="Never colour the text output (NO_COLOR is honoured too)."),
         click.option("--show-secrets", is_flag=True, help="Print Secret values instead of hiding them."),
-        click.option("--debug", is_flag=True, help="Print each helm call, and the traceback of an unexpected failure."),
+        click.option("--debug", is_flag=True, callback=_remember_debug,
+                     help="Print each helm call, and the traceback of an unexpected failure."),
     ]):
         func = option(func)
     return func
@@ -82,16 +92,28 @@ def _plan_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _ignore_rules(flags: Sequence[str], files: Sequence[str]) -> list[IgnoreRule]:
+def _ignore_rules(flags: Sequence[str], files: Sequence[str], reader: Inputs | None = None) -> list[IgnoreRule]:
     rules = [parse_flag(flag, i) for i, flag in enumerate(flags, 1)]
     for name in files:
-        try:
-            with open(name, encoding="utf-8") as handle:
-                content = handle.read()
-        except OSError as err:
-            raise UsageError(f"cannot read ignore file {name}: {err.strerror or err}", "check the --ignore-file path") from None
-        rules += parse_file(content, name)
+        content = (reader or Inputs()).read(name, "ignore file", "check the --ignore-file path")
+        rules += parse_file(content, describe(name))
     return rules
+
+
+def _print(document: str) -> None:
+    """Write the plan to standard output; a full disk or a closed pipe is an error, in one line."""
+    try:
+        sys.stdout.write(document)
+        sys.stdout.flush()
+    except OSError as err:
+        # What could not be written stays in the buffer, and the interpreter would try to
+        # flush it again on exit: point standard output at nothing first.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        raise UsageError(f"cannot write the plan to standard output: {err.strerror or err}",
+                         "check where standard output goes (a full disk, a closed pipe), or save it with --out FILE") from None
 
 
 def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool, gates: Sequence[Gate],
@@ -109,15 +131,19 @@ def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets:
             ctx = click.get_current_context()
             record = recorder.record(ctx.command, ctx.params, plan.header)
         write_saved_plan(out, plan, show_secrets, record, recorder.digester if recorder else None)
+<<<<<<< HEAD
     if output == "json":  # (-o table, pasted from a helm command line, prints text)
         sys.stdout.write(json_doc.render(plan, show_secrets))
+=======
+    if output == "json":
+        _print(json_doc.render(plan, show_secrets))
+>>>>>>> main
     elif output == "markdown":
-        sys.stdout.write(markdown.render(plan, show_secrets))
+        _print(markdown.render(plan, show_secrets))
     elif output == "gitlab":
-        sys.stdout.write(gitlab.render(plan))
+        _print(gitlab.render(plan))
     else:
-        sys.stdout.write(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets))
-    sys.stdout.flush()
+        _print(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets))
     matches = check_gates(plan, list(gates))
     for match in matches:
         click.echo(f"helm plan: {match}", err=True)
@@ -408,11 +434,12 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
                  fail_on: Sequence[str], no_color: bool, show_secrets: bool, debug: bool) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
     gates = [parse_gate(g) for g in fail_on]
-    rules = _ignore_rules(ignore, ignore_files)
+    reader = Inputs()
+    rules = _ignore_rules(ignore, ignore_files, reader)
     options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
                           action, kind_order, skip_crds, live, take_ownership, apply_method, kube_version,
-                          disable_openapi_validation)
-    plan = apply_ignore(plan_diff(options), rules)
+                          disable_openapi_validation, _debug_enabled(debug))
+    plan = apply_ignore(plan_diff(options, reader), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
 
 
@@ -485,10 +512,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: list[str]) -> int:
-    debug = _debug_enabled("--debug" in args)
+    state: dict[str, bool] = {}  # filled by the --debug option's callback once click parses it
     try:
         with inputs.recording(inputs.Recorder(args, inputs.Digester.new())):
+<<<<<<< HEAD
             result = main_group.main(args=args, prog_name=prog_name(), standalone_mode=False)
+=======
+            result = main_group.main(args=args, prog_name="helm plan", standalone_mode=False, obj=state)
+>>>>>>> main
     except click.exceptions.Exit as done:
         return done.exit_code
     except click.exceptions.Abort:
@@ -510,7 +541,7 @@ def _run(args: list[str]) -> int:
         click.echo("helm plan: interrupted", err=True)
         return 130
     except Exception as err:  # a bug: say so in one line, with the traceback only on request
-        if debug:
+        if state.get("debug", _debug_enabled(False)):
             traceback.print_exc()
         click.echo(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the traceback, "
                    "and please report it)", err=True)

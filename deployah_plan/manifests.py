@@ -140,7 +140,9 @@ def parse_hook(obj: Mapping[str, Any]) -> Hook | None | str:
         if event not in events:
             events.append(event)
     weight_text = _annotation(obj, HOOK_WEIGHT_ANNOTATION) or "0"
-    weight = int(weight_text) if _GO_ATOI.match(weight_text) and -(2**63) <= int(weight_text) < 2**63 else 0
+    # Out of int64 range is 0; a long digit string is out of range before int() is asked to read it.
+    in_range = _GO_ATOI.match(weight_text) and len(weight_text.lstrip("+-").lstrip("0")) <= 19
+    weight = int(weight_text) if in_range and -(2**63) <= int(weight_text) < 2**63 else 0
     policies_text = _annotation(obj, HOOK_DELETE_ANNOTATION)
     policies = tuple(p.strip().lower() for p in policies_text.split(",")) if policies_text is not None else ()
     return Hook(tuple(events), weight, policies)

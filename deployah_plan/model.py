@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.kinds import group_of
@@ -386,7 +387,16 @@ class Plan:
 
     def failures_of(self, ref: ResourceRef) -> tuple["Warning", ...]:
         """The predicted failures about one object."""
-        return tuple(w for w in self.warnings if w.fails and w.resource is not None and w.resource.identity == ref.identity)
+        return self._failures.get(ref.identity, ())
+
+    @cached_property
+    def _failures(self) -> dict[tuple[str, str, str, str], tuple["Warning", ...]]:
+        # Indexed once: renderers ask about every object, and a plan can hold thousands of each.
+        found: dict[tuple[str, str, str, str], list[Warning]] = {}
+        for w in self.warnings:
+            if w.fails and w.resource is not None:
+                found.setdefault(w.resource.identity, []).append(w)
+        return {identity: tuple(ws) for identity, ws in found.items()}
 
     def task_groups(self) -> tuple[tuple[TaskPhase, tuple[TaskPlan, ...]], ...]:
         """Tasks by phase, each phase in Helm's run order. A hook that runs in several phases
@@ -555,6 +565,8 @@ def build_plan(
     for change, is_ignored in [*((c, False) for c in change_list), *((c, True) for c in ignored_list)]:
         _check_change(change, is_ignored)
         _check_ownership(change)
+        if change.resource.generate_name:
+            continue  # each generateName object is a new object: two of them are two creates
         if change.resource.identity in seen:
             raise ValueError(f"two changes for one object: {seen[change.resource.identity]} and {change.resource}")
         seen[change.resource.identity] = change.resource

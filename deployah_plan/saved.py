@@ -1,6 +1,8 @@
 """Reading a saved JSON plan back into a Plan, for `helm plan show`.
 
-The mirror of render/json_doc.py: one function per model type. The plan is rebuilt through
+The document is input, so it is checked against the published schema first (plan_schema.py):
+a wrong type is one line naming where. Then the mirror of render/json_doc.py: one function
+per model type. The plan is rebuilt through
 `build_plan`, so what the document derives (summary, will_run, reasons, has_changes) is derived
 again, not trusted. A document of a major version we do not know is refused; a newer minor
 version only adds fields, which are skipped.
@@ -19,10 +21,14 @@ from deployah_plan.model import (
     HelmAction, HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
+from deployah_plan.plan_schema import first_error
 from deployah_plan.redact import Masked, sensitive_path
 from deployah_plan.render.json_doc import FORMAT_VERSION
+from deployah_plan.yamlkube import MAX_DEPTH, too_deep
 
 _T = TypeVar("_T")
+# A plan nests a few levels (changes, fields, parts) above values that nest at most MAX_DEPTH.
+_MAX_DOCUMENT_DEPTH = MAX_DEPTH + 16
 _NO_SNAPSHOT: dict[str, Any] = {}
 
 
@@ -153,6 +159,10 @@ def load(text: str, where: str) -> Plan:
         doc = json.loads(text)
     except ValueError as err:
         raise UsageError(f"{where} is not JSON ({err})", hint) from None
+    except RecursionError:
+        doc = None  # nested far too deep: refused just below
+    if doc is None or too_deep(doc, _MAX_DOCUMENT_DEPTH):
+        raise UsageError(f"{where} nests deeper than a plan document can ({_MAX_DOCUMENT_DEPTH} levels)", hint)
     version = doc.get("format_version") if isinstance(doc, dict) else None
     if not isinstance(version, str):
         raise UsageError(f"{where} is not a helm plan document (no format_version)", hint)
@@ -160,6 +170,11 @@ def load(text: str, where: str) -> Plan:
     if version.split(".")[0] != major:
         raise UsageError(f"{where} has format version {version}, and this helm plan reads only {major}.x",
                          "show it with the helm plan version that wrote it, or plan again")
+    minor = version.split(".")[1] if version.count(".") == 1 else ""
+    current = FORMAT_VERSION.split(".")[1]
+    problem = first_error(doc, required=not (minor.isdigit() and len(minor) < 6 and int(minor) < int(current)))
+    if problem:
+        raise UsageError(f"{where} is not a valid helm plan document: {problem}", hint)
     try:
         return plan_of(doc)
     except (KeyError, TypeError, ValueError, AttributeError) as err:

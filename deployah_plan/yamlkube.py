@@ -92,9 +92,12 @@ _INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
 _DECIMAL_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?\Z")
 
 
+_MAX_INT_TEXT = 70  # "-0b" and 64 binary digits: any longer text is out of 64-bit range
+
+
 def _go_int(text: str) -> int | None:
     """strconv.ParseInt(text, 0, 64), falling back to ParseUint, as go-yaml v2 does."""
-    if not _GO_INT.match(text):
+    if len(text.lstrip("+-").lstrip("0")) > _MAX_INT_TEXT or not _GO_INT.match(text):
         return None
     sign = -1 if text[0] == "-" else 1
     digits = text.lstrip("+-")
@@ -126,8 +129,10 @@ def resolve_plain(text: str) -> Any:
             if number is not None:
                 return number
             if _YAML_STYLE_FLOAT.match(plain):
-                return float(plain)
-            if plain.startswith(("0b", "-0b")):
+                real = float(plain)
+                # strconv.ParseFloat fails out of range (1e999), and go-yaml then keeps the text.
+                return real if not math.isinf(real) else text
+            if plain.startswith(("0b", "-0b")) and len(plain) <= _MAX_INT_TEXT:
                 try:
                     return int(plain.replace("0b", "", 1), 2)
                 except ValueError:
@@ -227,15 +232,46 @@ def _check_aliasing(root: Node) -> None:
         raise YAMLError("document contains excessive aliasing", root.start_mark.line)
 
 
-def _construct(root: Node, shared: bool) -> Any:
-    """Turn a node graph into plain dicts, lists and scalars."""
-    memo: dict[int, Any] = {}
+MAX_DEPTH = 100
+"""Containers nested deeper than this are refused. libyaml allows 1,000 levels and the API
+server more, but no Kubernetes object comes close (the deepest CRD schemas of popular charts
+nest about 25 levels): the bound keeps every walk of a document (diff, redaction, output)
+far inside Python's recursion limit, so depth is an input error, never a crash."""
 
-    def build(node: Node) -> Any:
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """True when containers nest deeper than `limit` (a scalar is depth 0), walked without
+    recursion."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, (dict, list)):
+            if depth >= limit:
+                return True
+            children = current.values() if isinstance(current, dict) else current
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _construct(root: Node, shared: bool) -> Any:
+    """Turn a node graph into plain dicts, lists and scalars, refusing depth past MAX_DEPTH
+    (an alias counts at the depth where it is used: its value's height is remembered)."""
+    memo: dict[int, tuple[Any, int]] = {}
+
+    def build(node: Node, depth: int = 0) -> Any:
+        return built(node, depth)[0]
+
+    def built(node: Node, depth: int) -> tuple[Any, int]:
+        """The value of `node` and its height (0 for a scalar)."""
+        if depth > MAX_DEPTH:
+            raise YAMLError(f"the document nests deeper than {MAX_DEPTH} levels", node.start_mark.line)
         if shared:
-            key = id(node)
-            if key in memo:
-                return memo[key]
+            known = memo.get(id(node))
+            if known is not None:
+                if depth + known[1] > MAX_DEPTH:
+                    raise YAMLError(f"the document nests deeper than {MAX_DEPTH} levels", node.start_mark.line)
+                return known
+        height = 0
         if isinstance(node, ScalarNode):
             tag = node.tag
             if tag == _PLAIN:
@@ -251,19 +287,30 @@ def _construct(root: Node, shared: bool) -> Any:
                 if isinstance(key_node, ScalarNode) and key_node.tag in (_PLAIN, "tag:yaml.org,2002:merge") and key_node.value == "<<":
                     merged.append(value_node)
                     continue
-                name: str = _key_text(build(key_node)) if not (
-                    isinstance(key_node, ScalarNode) and key_node.tag == _STR
-                ) else key_node.value
+                if isinstance(key_node, ScalarNode) and key_node.tag == _STR:
+                    name: str = key_node.value
+                else:
+                    key, key_height = built(key_node, depth + 1)
+                    name, height = _key_text(key), max(height, key_height + 1)
                 if name in value:
                     raise YAMLError(f'mapping key "{name}" already defined', key_node.start_mark.line)
-                value[name] = build(value_node)
+                value[name], child_height = built(value_node, depth + 1)
+                height = max(height, child_height + 1)
             if merged:
-                value = _merge(merged, value, build)
+                for source in merged:
+                    height = max(height, built(source, depth + 1)[1])
+                value = _merge(merged, value, lambda part: build(part, depth + 1))
+            height = max(height, 1)
         else:
-            value = [build(item) for item in node.value]
+            value = []
+            for item in node.value:
+                child, child_height = built(item, depth + 1)
+                value.append(child)
+                height = max(height, child_height + 1)
+            height = max(height, 1)
         if shared:
-            memo[id(node)] = value
-        return value
+            memo[id(node)] = (value, height)
+        return value, height
 
     return build(root)
 

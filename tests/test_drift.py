@@ -11,9 +11,9 @@ from deployah_plan.core.ownership import check_ownership, kept_by_policy, kept_o
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import (
-    DriftEffect, DriftKind, Header, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
+    DriftEffect, DriftKind, Header, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
 )
-from deployah_plan.sources.cluster import LiveSnapshot, Unreadable
+from deployah_plan.sources.cluster import LiveSnapshot
 from deployah_plan.yamlkube import load_all
 
 HELM = {"app.kubernetes.io/managed-by": "Helm"}
@@ -214,7 +214,7 @@ def test_secret_drift_compares_folded_string_data() -> None:
 # -- coverage ---------------------------------------------------------------------------------------
 
 def test_unread_kinds_make_a_partial_check_that_names_them() -> None:
-    snapshot = LiveSnapshot(True, (live_of(CONFIGMAP),), (Unreadable("apps/v1", "Deployment", "shop", "forbidden: no"),), 4)
+    snapshot = LiveSnapshot(True, (live_of(CONFIGMAP),), (LiveGap("apps/v1", "Deployment", "shop", "forbidden: no"),), 4)
     p = plan([DEPLOYMENT, CONFIGMAP], [DEPLOYMENT, CONFIGMAP], snapshot)
     assert p.live.status is LiveStatus.PARTIAL and not p.live.complete
     assert [(g.kind, g.namespace, g.reason) for g in p.live.unreadable] == [("Deployment", "shop", "forbidden: no")]

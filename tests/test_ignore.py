@@ -91,7 +91,7 @@ def test_bad_ignore_input_is_one_line(tmp_path: Path) -> None:
     _one_line_error(run_plan("diff", "previous.yaml", "desired.yaml", "--ignore", "{paths: [nope]}", cwd=CASE),
                     "--ignore #1", "not a JSON Pointer")
     _one_line_error(run_plan("diff", "previous.yaml", "desired.yaml", "--ignore-file", str(tmp_path / "none.yaml"),
-                             cwd=CASE), "cannot read ignore file", "--ignore-file")
+                             cwd=CASE), "cannot read the ignore file", "--ignore-file")
     (tmp_path / "bad.yaml").write_text("- paths: [/a]\n  target: {kind: [x]}\n")
     _one_line_error(run_plan("diff", "previous.yaml", "desired.yaml", "--ignore-file", str(tmp_path / "bad.yaml"),
                              cwd=CASE), "bad.yaml #1", "kind must be a string")

@@ -125,13 +125,15 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
     (failure,) = [w for w in doc["warnings"] if w["code"] == "ownership"]
     assert "invalid ownership metadata" in failure["message"] and failure["severity"] == "warning"
 
-    # One discovery per group version, one LIST per kind and namespace: GET only, no dry run.
+    # One discovery per group version, one LIST per kind and namespace (the hooks' kinds too, for
+    # hook collisions), one GET of the release namespace: GET only, no dry run.
     _reads_only(kube)
     lists = sorted(p for p in _ours(kube) if "/namespaces/" in p)
-    assert lists == ["/api/v1/namespaces/shop/configmaps", "/api/v1/namespaces/shop/secrets",
-                     "/api/v1/namespaces/shop/services", "/apis/apps/v1/namespaces/shop/deployments",
+    assert lists == ["/api/v1/namespaces/shop", "/api/v1/namespaces/shop/configmaps", "/api/v1/namespaces/shop/pods",
+                     "/api/v1/namespaces/shop/secrets", "/api/v1/namespaces/shop/services",
+                     "/apis/apps/v1/namespaces/shop/deployments",
                      "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers",
-                     "/apis/batch/v1/namespaces/shop/cronjobs"]
+                     "/apis/batch/v1/namespaces/shop/cronjobs", "/apis/batch/v1/namespaces/shop/jobs"]
 
 
 def test_take_ownership_and_the_text_output(helm4: Path, store: Store, kube: FakeKube, tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def test_show_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     _one_line_error(run_plan("show", str(bad)), "not a valid helm plan document", "header")
     bad.write_text(json.dumps({**doc, "helm_action": "explode"}))
     _one_line_error(run_plan("show", str(bad)), "not a valid helm plan document", "explode")
-    _one_line_error(run_plan("show", str(tmp_path / "missing.json")), "not found")
+    _one_line_error(run_plan("show", str(tmp_path / "missing.json")), "cannot read the saved plan", "No such file")
 
 
 def test_out_to_an_unwritable_path_is_one_line(tmp_path: Path) -> None:

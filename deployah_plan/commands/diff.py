@@ -6,7 +6,6 @@ For CI jobs without cluster credentials: PREVIOUS is what `helm get manifest` (p
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 from deployah_plan.commands.target import check_version, offline_target
@@ -15,6 +14,7 @@ from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import Header, Plan
 from deployah_plan.sources.cluster import load_live_file
+from deployah_plan.sources.files import Inputs, describe
 from deployah_plan.sources.helm import Helm
 
 
@@ -32,54 +32,48 @@ class DiffOptions:
     apply_method: str = "csa"  # csa | ssa: how the release was installed (Helm 4)
     kube_version: str | None = None  # judge the objects against this Kubernetes version
     disable_openapi_validation: bool = False
+    debug: bool = False  # print the helm call (`helm version`, for the kind order)
 
 
-def _read(path: str, stdin_used: list[bool]) -> str:
-    if path == "-":
-        if stdin_used:
-            raise UsageError("both files are '-'", "read at most one of PREVIOUS and DESIRED from standard input")
-        stdin_used.append(True)
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise UsageError(f"manifest file {path} not found", "check the path, or pass - to read standard input") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise UsageError(f"cannot read {path}: {err}", "pass a rendered manifest file (YAML text)") from None
+_MANIFEST_HINT = "pass a rendered manifest file (YAML text), or - to read standard input"
 
 
-def _helm_major(kind_order: str) -> tuple[int, str]:
+def _helm_major(kind_order: str, debug: bool) -> tuple[int, str]:
     """Helm 4 adds webhook kinds to its order; ask the helm at hand when not told."""
     if kind_order in ("helm3", "helm4"):
         return int(kind_order[-1]), ""
     try:
-        version = Helm.find().version()
+        version = Helm.find(debug=debug).version()
     except PlanError:  # no working helm is fine here: the files are all we need
         return 3, ""
     return int(version.split(".")[0]), version
 
 
-def plan_diff(options: DiffOptions) -> Plan:
+def plan_diff(options: DiffOptions, inputs: Inputs | None = None) -> Plan:
+    """The plan from the files; `inputs` is the command's reader (it knows whether an ignore
+    file already took standard input)."""
+    # Helm refuses longer names (chartutil.ValidateReleaseName: 53; a namespace is a DNS label).
+    for value, flag, most in ((options.release, "--release", 53), (options.namespace, "-n", 63)):
+        if len(value) > most:
+            raise UsageError(f"{flag} is {len(value):,} characters long, and Helm allows at most {most}",
+                             f"pass a shorter {flag}")
     target = None
     if options.kube_version:
         ssa = options.apply_method == "ssa"
         target = offline_target(check_version(options.kube_version), "from --kube-version",
                                 strict_fields=ssa and not options.disable_openapi_validation,
                                 validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa)
-    used: list[bool] = []
-    previous_text = _read(options.previous, used)
-    desired_text = _read(options.desired, used)
-    previous = split_stream(previous_text, options.previous if options.previous != "-" else "standard input")
-    desired = split_stream(desired_text, options.desired if options.desired != "-" else "standard input")
+    inputs = inputs or Inputs()
+    previous_text = inputs.read(options.previous, "PREVIOUS manifest", _MANIFEST_HINT)
+    desired_text = inputs.read(options.desired, "DESIRED manifest", _MANIFEST_HINT)
+    previous = split_stream(previous_text, describe(options.previous))
+    desired = split_stream(desired_text, describe(options.desired))
     empty = not (previous.resources or previous.hooks)
     fresh = options.action == "install" or (options.action == "auto" and empty)
     if fresh and not empty:
         raise UsageError("--action install was given but PREVIOUS holds objects", "drop --action install, or pass an empty PREVIOUS")
-    if options.live == "-" and used:
-        raise UsageError("--live - and a manifest both read standard input", "read at most one of them from standard input")
-    live = load_live_file(options.live) if options.live else None
-    major, version = _helm_major(options.kind_order)
+    live = load_live_file(options.live, inputs) if options.live else None
+    major, version = _helm_major(options.kind_order, options.debug)
     header = Header(release=options.release, namespace=options.namespace, revision=1 if fresh else 0,
                     fresh_install=fresh, helm_version=version, rendered_by="files")
     return make_plan(PlanRequest(

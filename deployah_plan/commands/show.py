@@ -6,7 +6,6 @@ prints. Reading it needs no helm and no cluster (deployah_plan/saved.py does the
 from __future__ import annotations
 
 import json
-import sys
 from importlib import resources
 from typing import Any
 
@@ -14,6 +13,7 @@ from deployah_plan import inputs, saved
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Plan
 from deployah_plan.render import json_doc
+from deployah_plan.sources.files import Inputs, describe
 
 
 def write_saved_plan(path: str, plan: Plan, show_secrets: bool, record: dict[str, Any] | None = None,
@@ -30,16 +30,8 @@ def write_saved_plan(path: str, plan: Plan, show_secrets: bool, record: dict[str
 
 
 def read_saved_plan(path: str) -> Plan:
-    if path == "-":
-        return saved.load(sys.stdin.read(), "standard input")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            content = handle.read()
-    except FileNotFoundError:
-        raise UsageError(f"saved plan {path} not found", "write one with `helm plan ... --out FILE`") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise UsageError(f"cannot read {path}: {err}", "pass a file written by `helm plan ... --out FILE`") from None
-    return saved.load(content, path)
+    content = Inputs().read(path, "saved plan", "pass a file written by `helm plan ... --out FILE`")
+    return saved.load(content, describe(path))
 
 
 def schema_text() -> str:

@@ -94,4 +94,5 @@ def cluster_target(settings: ClusterSettings, streams: Iterable[Rendered | None]
     return Target(facts.version, source, table(), served=facts.served,
                   roots=facts.roots if facts.openapi else None, types=facts.types if facts.openapi else None,
                   namespace_exists=facts.namespace_exists, create_namespace=create_namespace,
-                  strict_fields=strict_fields, validate_fields=validate_fields, client_side_hooks=client_side_hooks)
+                  strict_fields=strict_fields, validate_fields=validate_fields, client_side_hooks=client_side_hooks,
+                  requests=facts.requests)

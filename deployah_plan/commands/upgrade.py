@@ -9,6 +9,7 @@ with --require-cluster).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import binascii
 import json
 import os
@@ -281,9 +282,11 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     current = state.current
     inputs.previous(current, state.newest_revision)
     inputs.live(live, options.release, [previous, desired])
-    apply_method = _apply_method(options, helm_major, current.apply_method if current else "")
+    apply_method = _apply_method(options, helm_major, current.apply_method if current else "", fresh=current is None)
     judge = _target(options, settings, mode, skipped, [previous, rendered_desired], namespace, helm_major,
                     apply_method, fresh, kube_default)
+    if judge is not None and judge.requests and live is not None:
+        live = dataclasses.replace(live, requests=live.requests + judge.requests)  # every request is counted
     exists = judge.namespace_exists if judge is not None else None
     desired, more_notes = flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
     notes += more_notes
@@ -332,11 +335,15 @@ def _target(options: UpgradeOptions, settings: Any, mode: str, skipped: str, str
     return None
 
 
-def _apply_method(options: UpgradeOptions, helm_major: int, previous: str) -> str:
+def _apply_method(options: UpgradeOptions, helm_major: int, previous: str, fresh: bool = False) -> str:
     """How this upgrade applies objects: Helm 3 client-side (""); Helm 4 as --server-side says,
-    "auto" following the previous release (pkg/action getUpgradeServerSideValue)."""
+    "auto" following the previous release (pkg/action getUpgradeServerSideValue). A fresh
+    install (`upgrade --install` of a release that does not exist) is server-side unless
+    --server-side=false (pkg/cmd/upgrade.go: instClient.ServerSideApply = ... != "false")."""
     if helm_major < 4:  # Helm 3 has neither flag: upgrade_flags.check_for_helm refused them
         return ""
+    if fresh:
+        return "csa" if options.server_side == "false" else "ssa"
     if options.server_side == "auto":
         return "ssa" if previous == "ssa" else "csa"
     return "ssa" if options.server_side == "true" else "csa"

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping
 from deployah_plan.core import quantity
 from deployah_plan.core.schema import KEY_DEFAULTS, QUANTITY, Node, Spec, root
 from deployah_plan.model import FieldChange, FieldOp
-from deployah_plan.yamlkube import YAMLError, load_all
+from deployah_plan.yamlkube import MAX_DEPTH, YAMLError, load_all, too_deep
 
 _NUMBERS = (int, float)
 _SCALARS = (str, int, float, bool, type(None))
@@ -115,20 +115,24 @@ def _digest(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, allow_nan=True)
 
 
-def _leaves(value: Any, prefix: str = "") -> Iterable[tuple[str, str]]:
-    if isinstance(value, dict):
-        for key, child in value.items():
-            yield from _leaves(child, f"{prefix}/{key}")
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            yield from _leaves(child, f"{prefix}/{index}")
-    else:
-        yield prefix, _digest(value)
+def leaves(value: Any) -> list[tuple[str, str]]:
+    """Every leaf of a value as (path, digest of its value), walked without recursion."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        prefix, current = stack.pop()
+        if isinstance(current, dict):
+            stack.extend((f"{prefix}/{key}", child) for key, child in current.items())
+        elif isinstance(current, list):
+            stack.extend((f"{prefix}/{index}", child) for index, child in enumerate(current))
+        else:
+            out.append((prefix, _digest(current)))
+    return out
 
 
 def similarity(a: Any, b: Any) -> float:
     """Share of leaves (path and value) two values have in common, 0 to 1."""
-    left, right = set(_leaves(a)), set(_leaves(b))
+    left, right = set(leaves(a)), set(leaves(b))
     if not left and not right:
         return 1.0
     return 2 * len(left & right) / (len(left) + len(right))
@@ -157,14 +161,19 @@ def _key_view(entry: Mapping[str, Any], fields: tuple[str, ...]) -> dict[str, An
     return {f: entry[f] for f in fields if f in entry}
 
 
-def _embedded(a: str, b: str) -> tuple[str, Any, Any] | None:
-    """Both strings parsed as one JSON or YAML document (an object or a list), or None."""
+def _embedded(a: str, b: str, room: int) -> tuple[str, Any, Any] | None:
+    """Both strings parsed as one JSON or YAML document (an object or a list) that nests at
+    most `room` levels (what MAX_DEPTH leaves below the string's place), or None."""
+    if room <= 0:
+        return None
     sa, sb = a.lstrip(), b.lstrip()
     if sa[:1] in ("{", "[") and sb[:1] in ("{", "["):
         try:
-            return "json", json.loads(a), json.loads(b)
-        except ValueError:
+            ja, jb = json.loads(a), json.loads(b)
+        except (ValueError, RecursionError):
             pass
+        else:
+            return None if too_deep(ja, room) or too_deep(jb, room) else ("json", ja, jb)
     if "\n" not in a.rstrip("\n") and "\n" not in b.rstrip("\n"):
         return None
     try:
@@ -172,7 +181,7 @@ def _embedded(a: str, b: str) -> tuple[str, Any, Any] | None:
     except YAMLError:
         return None
     if len(da) == 1 and len(db) == 1 and isinstance(da[0], (dict, list)) and isinstance(db[0], (dict, list)):
-        return "yaml", da[0], db[0]
+        return None if too_deep(da[0], room) or too_deep(db[0], room) else ("yaml", da[0], db[0])
     return None
 
 
@@ -187,7 +196,8 @@ class _Walker:
     `keyed` the keyed list entries on it (depth in tokens, key), turned into pointers only
     when a change is recorded."""
 
-    def __init__(self) -> None:
+    def __init__(self, base: int = 0) -> None:
+        self.base = base  # the depth of the string this walk is inside, for embedded documents
         self.out: list[FieldChange] = []
         self.tokens: list[str] = []
         # (depth, entry, key fields): the key view is made only when a change is recorded
@@ -270,10 +280,12 @@ class _Walker:
 
     def string(self, a: str, b: str) -> None:
         if "\n" in a or "\n" in b or a.lstrip()[:1] in ("{", "["):
-            embedded = _embedded(a, b)
+            embedded = _embedded(a, b, MAX_DEPTH - self.base - len(self.tokens))
             if embedded is not None:
                 form, da, db = embedded
-                inner = diff(da, db)
+                walker = _Walker(self.base + len(self.tokens))
+                walker.value(da, db, None)
+                inner = walker.out
                 if inner:
                     self.emit(FieldOp.REPLACE, a, b, parts=tuple(inner), parts_of=form)
                     return
@@ -293,7 +305,7 @@ class _Walker:
                 return
             if spec.list_type == "atomic":
                 if not same(a, b):
-                    inner = _Walker()
+                    inner = _Walker(self.base + len(self.tokens))
                     inner.unkeyed_list(a, b, spec.value)
                     self.emit(FieldOp.REPLACE, a, b, parts=tuple(inner.out), parts_of="entries")
                 return

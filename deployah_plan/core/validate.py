@@ -77,6 +77,7 @@ class Target:
     strict_fields: bool = False
     validate_fields: bool = True  # False: --disable-openapi-validation
     client_side_hooks: bool = True  # hooks are created with a POST (not server-side apply)
+    requests: int = 0  # HTTP requests sent to the cluster to learn all this (GET only)
     # Rendered with helm template's default capabilities, not the target's: a chart that picks
     # its apiVersion by capability renders another one against a real cluster, so a kind not
     # served is a warning here, not a predicted failure.

@@ -87,8 +87,18 @@ def _reasons(change: ResourceChange, plan: Plan) -> list[str]:
     return out
 
 
-def resource_change_doc(change: ResourceChange, plan: Plan, redactor: Redactor) -> dict[str, Any]:
-    ident = change.resource.identity
+def warning_codes(plan: Plan) -> dict[tuple[str, str, str, str], list[str]]:
+    """The codes of the warnings about each object, found in one pass (not one per object)."""
+    codes: dict[tuple[str, str, str, str], list[str]] = {}
+    for w in plan.warnings:
+        if w.resource is not None:
+            codes.setdefault(w.resource.identity, []).append(w.code)
+    return codes
+
+
+def resource_change_doc(change: ResourceChange, plan: Plan, redactor: Redactor,
+                        codes: dict[tuple[str, str, str, str], list[str]] | None = None) -> dict[str, Any]:
+    codes = warning_codes(plan) if codes is None else codes
     return {
         "resource": ref_doc(change.resource), "action": change.action.value, "helm_order": change.helm_order,
         "source": change.source, "reasons": _reasons(change, plan),
@@ -97,7 +107,7 @@ def resource_change_doc(change: ResourceChange, plan: Plan, redactor: Redactor) 
         "fields": _fields(change.resource, change.fields, redactor),
         "ignored_fields": _fields(change.resource, change.ignored_fields, redactor),
         "ignored_by": list(change.ignored_by),
-        "warnings": [w.code for w in plan.warnings if w.resource is not None and w.resource.identity == ident],
+        "warnings": list(codes.get(change.resource.identity, ())),
         "predicted_failure": bool(plan.failures_of(change.resource)),
     }
 
@@ -176,19 +186,20 @@ def drift_doc(drift: DriftChange, redactor: Redactor) -> dict[str, Any]:
 
 def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
     redactor = Redactor.for_plan(plan, show_secrets)
+    codes = warning_codes(plan)
     positions = _run_positions(plan)
     return {
         "format_version": FORMAT_VERSION,
         "header": header_doc(plan.header),
         "helm_action": plan.helm_action.value,
         "hooks_disabled": plan.hooks_disabled,
-        "changes": [resource_change_doc(c, plan, redactor) for c in plan.changes],
+        "changes": [resource_change_doc(c, plan, redactor, codes) for c in plan.changes],
         "tasks": [task_doc(t, redactor, positions) for t in plan.tasks],
         "live": live_doc(plan.live),
         "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],
         "warnings": [warning_doc(w) for w in plan.warnings],
-        "ignored": [resource_change_doc(c, plan, redactor) for c in plan.ignored],
+        "ignored": [resource_change_doc(c, plan, redactor, codes) for c in plan.ignored],
         "not_checked": list(plan.not_checked),
         "summary": summary_doc(plan.summary, plan),
     }

@@ -99,13 +99,15 @@ class _Section:
             return ""
         parts = [self.title, *self.lead]
         previous_is_list = False
-        body = ""
+        pieces: list[str] = []
         for item in self.visible():
             is_list = item.text.startswith("- ")
-            body += ("\n" if previous_is_list and is_list else "\n\n" if body else "") + item.text
+            if pieces:
+                pieces.append("\n" if previous_is_list and is_list else "\n\n")
+            pieces.append(item.text)
             previous_is_list = is_list
-        if body:
-            parts.append(body)
+        if pieces:
+            parts.append("".join(pieces))
         hidden = len(self.items) - len(self.visible())
         if hidden:
             parts.append(f"*… and {hidden:,} more {self.what}{'' if hidden == 1 else 's'}, not shown here (see the JSON plan).*")
@@ -118,7 +120,8 @@ class _Section:
         return len(self.title) + sum(len(x) + 2 for x in self.lead) + sum(len(i.text) + 2 for i in self.visible()) + 2
 
 
-def _change_item(change: ResourceChange, plan: Plan, redactor: Redactor) -> _Item:
+def _change_item(change: ResourceChange, plan: Plan, warnings: Iterable[Warning], redactor: Redactor) -> _Item:
+    """One object; `warnings` are the plan's warnings about it (indexed once by the caller)."""
     sign, ref = SIGN[change.action], str(change.resource) + change_note(change) + failure_label(change, plan)
     n = len(change.fields)
     count = f" ({_plural(n, 'field change')})" if n else ""  # md() and _html() drop the leading space
@@ -129,9 +132,8 @@ def _change_item(change: ResourceChange, plan: Plan, redactor: Redactor) -> _Ite
         body.append(_field_block(change.resource, change.fields, redactor))
     if change.ignored_fields:
         body.append(f"*{md(ignored_note(change))}*")
-    for warning in plan.warnings:
-        if warning.resource is not None and warning.resource.identity == change.resource.identity:
-            body.append(f"{_mark(warning)} {md(warning.message)}")
+    for warning in warnings:
+        body.append(f"{_mark(warning)} {md(warning.message)}")
     full = _details(f"<code>{sign} {change.action.value}</code> {_html(ref + count)}", body)
     compact = f"- `{sign} {change.action.value}` {md(ref + count)}"
     return _Item([full, compact])
@@ -187,7 +189,11 @@ def _summary_table(plan: Plan) -> str:
 
 def _sections(plan: Plan, redactor: Redactor) -> dict[str, _Section]:
     warnings = [_Item([f"- {_mark(w)} {md(w.message)}"]) for w in plan.warnings]
-    changes = [_change_item(c, plan, redactor) for c in plan.changes]
+    by_object: dict[tuple[str, str, str, str], list[Warning]] = {}
+    for w in plan.warnings:
+        if w.resource is not None:
+            by_object.setdefault(w.resource.identity, []).append(w)
+    changes = [_change_item(c, plan, by_object.get(c.resource.identity, ()), redactor) for c in plan.changes]
     tasks: list[_Item] = []
     for phase, group in plan.task_groups():
         for n, task in enumerate(group):
@@ -217,19 +223,22 @@ def _sections(plan: Plan, redactor: Redactor) -> dict[str, _Section]:
 
 def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     """Cut detail, least important first, until the sections fit; says what was cut."""
-    def total() -> int:
-        return sum(s.size() for s in sections.values())
-
+    # The running total is kept up to date item by item (as size() would compute it), so the
+    # cutting is linear in the number of items.
+    total = sum(s.size() for s in sections.values())
     for key in ("tasks", "drift", "changes"):
         for item in reversed(sections[key].items):
-            if total() <= budget:
+            if total <= budget:
                 break
+            before = len(item.text)
             item.level = len(item.forms) - 1
+            total += len(item.text) - before
     for key in ("ignored", "tasks", "drift", "changes", "warnings"):
         section = sections[key]
         section.shown = len(section.items)
-        while total() > budget and section.shown > 0:
+        while total > budget and section.shown > 0:
             section.shown -= 1
+            total -= len(section.items[section.shown].text) + 2
         if section.shown == len(section.items):
             section.shown = -1
     cut = []
@@ -247,8 +256,15 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     return cut
 
 
+_HEADER_LINE = 1_000  # a header line longer than this (a 100,000-character release name) is clipped
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= _HEADER_LINE else line[: _HEADER_LINE - 1] + "…"
+
+
 def render(plan: Plan, show_secrets: bool = False) -> str:
-    title, *rest = header_lines(plan)
+    title, *rest = (_clip(line) for line in header_lines(plan))
     head = "\n\n".join([
         f"### {md(title)}",
         "\n".join(f"- {md(line)}" for line in rest),

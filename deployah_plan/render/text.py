@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import secrets
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.core.diff import key_label, readable_path
@@ -21,12 +23,32 @@ VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction
 _MAX_VALUE = 72
 
 
+# What a terminal would act on rather than show: C0 controls but tab, DEL, C1 controls, and
+# the bidirectional overrides that reorder what is shown. A name from a manifest could
+# otherwise clear the screen, or fake a line of the plan with a newline.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 class _Style:
+    """Colours text. Its escape codes carry a mark no input can guess, so that `printable`
+    can escape every control character in the plan's own text and keep only these."""
+
     def __init__(self, colour: bool) -> None:
         self.colour = colour
+        self.mark = "\x1b" + secrets.token_hex(8)
 
     def __call__(self, text: str, key: str) -> str:
-        return f"\x1b[{_COLOUR[key]}m{text}\x1b[0m" if self.colour and key in _COLOUR else text
+        return f"{self.mark}[{_COLOUR[key]}m{text}{self.mark}[0m" if self.colour and key in _COLOUR else text
+
+    def printable(self, line: str) -> str:
+        if not _UNPRINTABLE.search(line):
+            return line
+        return _UNPRINTABLE.sub(_escaped, line).replace("\\x1b" + self.mark[1:], "\x1b")
 
 
 def _value(value: Any) -> str:
@@ -437,7 +459,7 @@ def render(plan: Plan, colour: bool = False, show_secrets: bool = False) -> str:
             out.append(f"  {style(SIGN[change.action], 'dim')} {change.resource}  "
                        f"({change.action.value}; {', '.join(change.ignored_by)})")
     out += ["", _summary(plan, style)]
-    return "\n".join(out) + "\n"
+    return "\n".join(style.printable(line) for line in out) + "\n"
 
 
 def _summary(plan: Plan, style: _Style) -> str:

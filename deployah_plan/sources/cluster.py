@@ -20,7 +20,11 @@ could not see:
   seconds, a kubeconfig that names no cluster), or it refuses the credentials (401):
   `reachable` is False and `error` says why in one line; nothing is read;
 - a kind or namespace cannot be read (403, not served, another error answer): an
-  `Unreadable` entry, and every other kind is still read.
+  unreadable entry (a `LiveGap`, the plan's own record of it), and every other kind is
+  still read.
+
+The values (KindRef, LiveSnapshot) live in sources/live.py, which both this module and the
+reader (sources/cluster_reader.py) import; neither imports the other at module level.
 
 Requests go through `kubeclient` (the kubeconfig's cluster and credentials, over urllib3's
 connection pool) as plain REST calls. Discovery reads only the group versions asked about,
@@ -28,58 +32,19 @@ not /api and /apis and then every group version as a dynamic client's discovery 
 """
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from deployah_plan.errors import LiveStateError
+from deployah_plan.sources.files import Inputs
 from deployah_plan.sources.kubeconfig import ClusterSettings
+from deployah_plan.sources.live import (
+    CONNECT_TIMEOUT, NOT_SERVED, PAGE_SIZE, READ_TIMEOUT, KindRef, LiveSnapshot,
+)
 from deployah_plan.yamlkube import YAMLError, load_all
 
-__all__ = ["CONNECT_TIMEOUT", "READ_TIMEOUT", "PAGE_SIZE", "KindRef", "Unreadable", "LiveSnapshot",
+__all__ = ["CONNECT_TIMEOUT", "READ_TIMEOUT", "PAGE_SIZE", "NOT_SERVED", "KindRef", "LiveSnapshot",
            "read_live", "load_live_file"]
-
-CONNECT_TIMEOUT = 3.0  # seconds to open a connection: an unreachable cluster fails fast
-READ_TIMEOUT = 60.0  # seconds to wait for an answer once connected (a big LIST takes a while)
-PAGE_SIZE = 500  # objects per LIST page, as kubectl asks
-NOT_SERVED = "not served by the cluster"
-
-
-@dataclass(frozen=True)
-class KindRef:
-    """A kind to read, as a manifest names it (`apps/v1`, `Deployment`)."""
-
-    api_version: str
-    kind: str
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """A kind that could not be read in a namespace ("" for cluster scope or all namespaces);
-    `reason` is one line, e.g. "forbidden: ..." or "not served by the cluster"."""
-
-    api_version: str
-    kind: str
-    namespace: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class LiveSnapshot:
-    """What was read. When `reachable` is False nothing was read and `error` says why.
-
-    `objects` are whole objects as the API returns them (JSON), each with its apiVersion and
-    kind set (a LIST leaves them out of its items), in the order the kinds were asked for and
-    then the server's order. A kind missing from `objects` and absent from `unreadable` was
-    read and has no object. `requests` counts every HTTP request sent, discovery included.
-    """
-
-    reachable: bool
-    objects: tuple[dict[str, Any], ...] = ()
-    unreadable: tuple[Unreadable, ...] = ()
-    requests: int = 0
-    error: str = ""
 
 
 # -- the transport ------------------------------------------------------------------------------
@@ -126,16 +91,12 @@ def _list_items(document: dict[str, Any], line: int, origin: str) -> list[dict[s
     return out
 
 
-def load_live_file(path: str | Path) -> LiveSnapshot:
-    """Live state saved earlier (`-` reads standard input), for plans made without a cluster."""
+def load_live_file(path: str | Path, inputs: Inputs | None = None) -> LiveSnapshot:
+    """Live state saved earlier (`-` reads standard input), for plans made without a cluster;
+    `inputs` is the command's reader, when other inputs may have taken standard input."""
     origin = str(path)
-    try:
-        text = sys.stdin.read() if origin == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as err:
-        raise LiveStateError(f"cannot read the live state file {origin}: {err.strerror or err}",
-                             "check the path of the live state file") from None
-    except UnicodeDecodeError:
-        raise LiveStateError(f"the live state file {origin} is not UTF-8 text", _SAVE_HINT) from None
+    text = (inputs or Inputs()).read(origin, "live state file", "check the path of the live state file",
+                                     LiveStateError)
     objects: list[dict[str, Any]] = []
     try:
         for document in load_all(text):

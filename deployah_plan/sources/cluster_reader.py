@@ -1,7 +1,7 @@
 """Reading live objects through `kubeclient` (the kubeconfig's cluster and credentials, GET
 only): discovery, then one LIST per kind and namespace, in parallel (see
 `deployah_plan.sources.cluster`, whose `read_live` imports this module only when a cluster is
-read)."""
+read; this module imports only the shared values of sources/live.py, never sources/cluster.py)."""
 from __future__ import annotations
 
 import json
@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 from urllib.parse import quote
 
+from deployah_plan.model import LiveGap
 from deployah_plan.sources.kubeclient import KubeClient, KubeUnreachable
 from deployah_plan.sources.kubeconfig import ClusterSettings
-from deployah_plan.sources.cluster import (
-    CONNECT_TIMEOUT, NOT_SERVED, PAGE_SIZE, READ_TIMEOUT, KindRef, LiveSnapshot, Unreadable,
+from deployah_plan.sources.live import (
+    CONNECT_TIMEOUT, NOT_SERVED, PAGE_SIZE, READ_TIMEOUT, KindRef, LiveSnapshot,
 )
 
 
@@ -130,7 +131,7 @@ class _ListJob:
         return f"{_group_version_path(self.ref.api_version)}{where}/{self.resource.plural}"
 
 
-def _list(transport: _Transport, job: _ListJob) -> list[dict[str, Any]] | Unreadable:
+def _list(transport: _Transport, job: _ListJob) -> list[dict[str, Any]] | LiveGap:
     query = {"limit": str(PAGE_SIZE)}
     if (job.ref.api_version, job.ref.kind) == ("v1", "Secret"):
         query["fieldSelector"] = _RELEASE_SECRETS
@@ -139,7 +140,7 @@ def _list(transport: _Transport, job: _ListJob) -> list[dict[str, Any]] | Unread
         try:
             page = transport.get(job.path(), query)
         except _Answer as answer:
-            return Unreadable(job.ref.api_version, job.ref.kind, job.namespace, _reason(answer))
+            return LiveGap(job.ref.api_version, job.ref.kind, job.namespace, _reason(answer))
         for item in page.get("items") or []:
             if isinstance(item, dict):
                 items.append({"apiVersion": job.ref.api_version, "kind": job.ref.kind, **item})
@@ -150,21 +151,21 @@ def _list(transport: _Transport, job: _ListJob) -> list[dict[str, Any]] | Unread
 
 
 def _plan_lists(wanted: Iterable[tuple[KindRef, str]], found: Mapping[str, dict[str, _Resource] | str]
-                ) -> tuple[list[_ListJob], list[Unreadable]]:
+                ) -> tuple[list[_ListJob], list[LiveGap]]:
     """One LIST per (kind, namespace): a cluster-scoped kind is listed once, whatever namespace
     it was asked in."""
     jobs: dict[tuple[KindRef, str], _ListJob] = {}
-    unreadable: dict[tuple[KindRef, str], Unreadable] = {}
+    unreadable: dict[tuple[KindRef, str], LiveGap] = {}
     for ref, namespace in wanted:
         resources = found[ref.api_version]
         if isinstance(resources, str) or ref.kind not in resources:
             reason = resources if isinstance(resources, str) else NOT_SERVED
-            unreadable.setdefault((ref, namespace), Unreadable(ref.api_version, ref.kind, namespace, reason))
+            unreadable.setdefault((ref, namespace), LiveGap(ref.api_version, ref.kind, namespace, reason))
             continue
         resource = resources[ref.kind]
         scope = namespace if resource.namespaced else ""
         if not resource.listable:
-            unreadable.setdefault((ref, scope), Unreadable(ref.api_version, ref.kind, scope, "cannot be listed"))
+            unreadable.setdefault((ref, scope), LiveGap(ref.api_version, ref.kind, scope, "cannot be listed"))
             continue
         jobs.setdefault((ref, scope), _ListJob(ref, resource, scope))
     return list(jobs.values()), list(unreadable.values())
@@ -194,7 +195,7 @@ def read_live(settings: ClusterSettings, wanted: Iterable[tuple[KindRef, str]], 
         transport.close()
     objects: list[dict[str, Any]] = []
     for result in results:
-        if isinstance(result, Unreadable):
+        if isinstance(result, LiveGap):
             unreadable.append(result)
         else:
             objects.extend(result)

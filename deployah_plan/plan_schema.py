@@ -1,0 +1,254 @@
+"""Checking a JSON document against the published plan schema (schema/plan.schema.json).
+
+A saved plan is input: `helm plan show` checks it against the schema before building a Plan
+from it, so a wrong type anywhere is one line naming where, not a crash.
+
+This is a small interpreter of the JSON Schema keywords the plan schema uses (type, enum,
+const, pattern, minimum, minLength, maxLength, properties, required, additionalProperties,
+items, oneOf, anyOf, allOf and local $ref), not a general validator: the `jsonschema` package
+checks a large plan in about seven times the time it takes to read it, and it would be one
+more dependency at run time. The test suite checks, with `jsonschema`, that the schema uses
+no keyword this module does not know.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Callable, Mapping
+
+__all__ = ["KNOWN_KEYWORDS", "first_error", "schema"]
+
+KNOWN_KEYWORDS = frozenset({
+    "type", "enum", "const", "pattern", "minimum", "minLength", "maxLength", "properties", "required",
+    "additionalProperties", "items", "oneOf", "anyOf", "allOf", "$ref",
+    # annotations, which check nothing
+    "$schema", "$id", "$defs", "title", "description", "default", "examples", "$comment",
+})
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    text = resources.files("deployah_plan").joinpath("schema/plan.schema.json").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def _pointer(path: list[str | int]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path) or "the top level"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class _Invalid(Exception):
+    """A broken rule; `path` is filled in, innermost last, as the error leaves each container.
+    The message is made only when reported (`{}` stands for the value): a failed oneOf
+    option is not worth a json.dumps."""
+
+    def __init__(self, template: str, *value: Any) -> None:
+        super().__init__(template)
+        self.template = template
+        self.value = value  # () when the template has no {}
+        self.path: list[str | int] = []
+
+    @property
+    def message(self) -> str:
+        return self.template.replace("{}", _short(self.value[0]), 1) if self.value else self.template
+
+
+Check = Callable[[Any], None]
+
+
+def first_error(document: Any, required: bool = True) -> str | None:
+    """Where and how `document` breaks the plan schema (one line), or None when it does not.
+    `required=False` checks only what is there: a document of an older minor version lacks
+    the fields later ones added (the reader gives them their defaults)."""
+    try:
+        _compiled(required)(document)
+    except _Invalid as err:
+        return f"at {_pointer(err.path[::-1])}: {err.message}"
+    return None
+
+
+@lru_cache(maxsize=2)
+def _compiled(required: bool) -> Check:
+    root = schema()
+    return _Compiler(root, required).compile(root)
+
+
+class _Compiler:
+    """Turns each schema node into one function, once: checking a large plan then costs a
+    few calls per JSON node, and the values inside field changes (any JSON) cost nothing."""
+
+    def __init__(self, root: Mapping[str, Any], required: bool) -> None:
+        self.root = root
+        self.required = required
+        self.refs: dict[str, Check] = {}
+
+    def ref(self, target: str) -> Check:
+        if target not in self.refs:
+            holder: list[Check] = []
+            self.refs[target] = lambda value: holder[0](value)  # a $ref may be recursive
+            holder.append(self.compile(_resolve(target, self.root)))
+        return self.refs[target]
+
+    def compile(self, rule: Mapping[str, Any]) -> Check:
+        checks: list[Check] = []
+        if "$ref" in rule:
+            checks.append(self.ref(rule["$ref"]))
+        if "type" in rule:
+            checks.append(_type_check(rule["type"]))
+        if "enum" in rule:
+            options = rule["enum"]
+            listed = ", ".join(_short(o) for o in options)
+            strings = frozenset(o for o in options if type(o) is str)
+            others = [o for o in options if type(o) is not str]
+
+            def enum(value: Any) -> None:
+                if not (type(value) is str and value in strings) and not any(_equal(value, o) for o in others):
+                    raise _Invalid("{} is not one of " + listed, value)
+            checks.append(enum)
+        if "const" in rule:
+            constant = rule["const"]
+
+            def const(value: Any) -> None:
+                if not _equal(value, constant):
+                    raise _Invalid("{} is not " + _short(constant), value)
+            checks.append(const)
+        if any(k in rule for k in ("pattern", "maxLength", "minLength")):
+            checks.append(_string_check(rule))
+        if "minimum" in rule:
+            least = rule["minimum"]
+
+            def minimum(value: Any) -> None:
+                if type(value) in (int, float) and value < least:
+                    raise _Invalid(f"{{}} is less than {least}", value)
+            checks.append(minimum)
+        if any(k in rule for k in ("required", "properties", "additionalProperties")):
+            checks.append(self._object_check(rule))
+        if "items" in rule:
+            item = self.compile(rule["items"])
+
+            def items(value: Any) -> None:
+                if isinstance(value, list):
+                    for index, child in enumerate(value):
+                        try:
+                            item(child)
+                        except _Invalid as err:
+                            err.path.append(index)
+                            raise
+            checks.append(items)
+        for word in ("allOf", "anyOf", "oneOf"):
+            if rule.get(word):
+                checks.append(_combination(word, [self.compile(option) for option in rule[word]]))
+        if not checks:
+            return _anything
+        if len(checks) == 1:
+            return checks[0]
+
+        def every(value: Any) -> None:
+            for check in checks:
+                check(value)
+        return every
+
+    def _object_check(self, rule: Mapping[str, Any]) -> Check:
+        required = tuple(rule.get("required", ())) if self.required else ()
+        properties = {key: self.compile(sub) for key, sub in rule.get("properties", {}).items()}
+        extra_rule = rule.get("additionalProperties", True)
+        extra: Check | bool = extra_rule if isinstance(extra_rule, bool) else self.compile(extra_rule)
+
+        def check(value: Any) -> None:
+            if not isinstance(value, dict):
+                return
+            for key in required:
+                if key not in value:
+                    raise _Invalid(f"{key!r} is missing")
+            for key, child in value.items():
+                sub = properties.get(key)
+                if sub is None:
+                    if extra is True:
+                        continue
+                    if extra is False:
+                        raise _Invalid(f"{key!r} is not allowed")
+                    sub = extra
+                if sub is _anything:
+                    continue
+                try:
+                    sub(child)
+                except _Invalid as err:
+                    err.path.append(key)
+                    raise
+        return check
+
+
+def _anything(value: Any) -> None:
+    pass
+
+
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,), "null": (type(None),),
+    "integer": (int,), "number": (int, float),
+}
+
+
+def _type_check(kind: str | list[str]) -> Check:
+    kinds = kind if isinstance(kind, list) else [kind]
+    exact = frozenset(t for k in kinds for t in _PYTHON_TYPES[k])
+    if "number" in kinds or "integer" in kinds:
+        exact = exact - {bool} if "boolean" not in kinds else exact
+    wanted = " or ".join(kinds)
+
+    def check(value: Any) -> None:
+        if type(value) not in exact:  # JSON gives exact types; bool is not an int here
+            raise _Invalid("{} is not of type " + wanted, value)
+    return check
+
+
+def _string_check(rule: Mapping[str, Any]) -> Check:
+    pattern = re.compile(rule["pattern"]) if "pattern" in rule else None
+    most, least = rule.get("maxLength"), rule.get("minLength")
+
+    def check(value: Any) -> None:
+        if not isinstance(value, str):
+            return
+        if pattern is not None and not pattern.search(value):
+            raise _Invalid("{} does not match " + pattern.pattern, value)
+        if most is not None and len(value) > most:
+            raise _Invalid(f"a string of {len(value):,} characters is longer than {most}")
+        if least is not None and len(value) < least:
+            raise _Invalid(f"a string shorter than {least}")
+    return check
+
+
+def _combination(word: str, options: list[Check]) -> Check:
+    def check(value: Any) -> None:
+        failures: list[_Invalid] = []
+        for option in options:
+            try:
+                option(value)
+            except _Invalid as err:
+                failures.append(err)
+        passed = len(options) - len(failures)
+        ok = passed == len(options) if word == "allOf" else passed >= 1 if word == "anyOf" else passed == 1
+        if not ok:
+            if failures:
+                raise failures[0]
+            raise _Invalid("{} matches more than one of " + word, value)
+    return check
+
+
+def _resolve(ref: str, root: Mapping[str, Any]) -> Mapping[str, Any]:
+    if not ref.startswith("#/"):
+        raise ValueError(f"only local references are supported: {ref}")
+    node: Any = root
+    for token in ref[2:].split("/"):
+        node = node[token.replace("~1", "/").replace("~0", "~")]
+    return node  # type: ignore[no-any-return]
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """JSON equality: true is not 1."""
+    return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b

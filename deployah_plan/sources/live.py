@@ -1,0 +1,42 @@
+"""The values of a live read, shared by the reader (sources/cluster_reader.py) and its callers.
+
+A kind that cannot be read is a `LiveGap`, the plan model's own record of it: the reader
+reports it and the plan carries it, so there is one type for the one concept.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from deployah_plan.model import LiveGap
+
+__all__ = ["CONNECT_TIMEOUT", "READ_TIMEOUT", "PAGE_SIZE", "NOT_SERVED", "KindRef", "LiveSnapshot"]
+
+CONNECT_TIMEOUT = 3.0  # seconds to open a connection: an unreachable cluster fails fast
+READ_TIMEOUT = 60.0  # seconds to wait for an answer once connected (a big LIST takes a while)
+PAGE_SIZE = 500  # objects per LIST page, as kubectl asks
+NOT_SERVED = "not served by the cluster"
+
+@dataclass(frozen=True)
+class KindRef:
+    """A kind to read, as a manifest names it (`apps/v1`, `Deployment`)."""
+
+    api_version: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class LiveSnapshot:
+    """What was read. When `reachable` is False nothing was read and `error` says why.
+
+    `objects` are whole objects as the API returns them (JSON), each with its apiVersion and
+    kind set (a LIST leaves them out of its items), in the order the kinds were asked for and
+    then the server's order. A kind missing from `objects` and absent from `unreadable` was
+    read and has no object. `requests` counts every HTTP request sent, discovery included.
+    """
+
+    reachable: bool
+    objects: tuple[dict[str, Any], ...] = ()
+    unreadable: tuple[LiveGap, ...] = ()
+    requests: int = 0
+    error: str = ""
