@@ -131,13 +131,8 @@ def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets:
             ctx = click.get_current_context()
             record = recorder.record(ctx.command, ctx.params, plan.header)
         write_saved_plan(out, plan, show_secrets, record, recorder.digester if recorder else None)
-<<<<<<< HEAD
     if output == "json":  # (-o table, pasted from a helm command line, prints text)
-        sys.stdout.write(json_doc.render(plan, show_secrets))
-=======
-    if output == "json":
         _print(json_doc.render(plan, show_secrets))
->>>>>>> main
     elif output == "markdown":
         _print(markdown.render(plan, show_secrets))
     elif output == "gitlab":
@@ -515,11 +510,7 @@ def _run(args: list[str]) -> int:
     state: dict[str, bool] = {}  # filled by the --debug option's callback once click parses it
     try:
         with inputs.recording(inputs.Recorder(args, inputs.Digester.new())):
-<<<<<<< HEAD
-            result = main_group.main(args=args, prog_name=prog_name(), standalone_mode=False)
-=======
-            result = main_group.main(args=args, prog_name="helm plan", standalone_mode=False, obj=state)
->>>>>>> main
+            result = main_group.main(args=args, prog_name=prog_name(), standalone_mode=False, obj=state)
     except click.exceptions.Exit as done:
         return done.exit_code
     except click.exceptions.Abort:
