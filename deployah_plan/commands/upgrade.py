@@ -13,6 +13,7 @@ import dataclasses
 import binascii
 import json
 import os
+import re
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from deployah_plan import inputs
 from deployah_plan.commands import live as live_state
 from deployah_plan.commands import target as targets
 from deployah_plan.commands.stored import connect, major, rendered
+from deployah_plan.commands import upgrade_flags as flags
+from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Rendered, split_stream
@@ -90,6 +93,8 @@ class UpgradeOptions:
     server_side: str = "auto"  # Helm 4's --server-side: auto (the previous release's method), true, false
     force_conflicts: bool = False  # Helm 4's --force-conflicts
     disable_openapi_validation: bool = False  # as helm's: no strict field validation
+    source: ChartSource = field(default_factory=ChartSource)
+    deploy: DeployFlags = field(default_factory=DeployFlags)
 
 
 def _render_mode(options: UpgradeOptions) -> str:
@@ -150,6 +155,25 @@ def _crds_stream(record: dict[str, Any]) -> str:
     return out
 
 
+def _after_progress(text: str) -> str:
+    """`helm template --dependency-update` prints its progress ("Saving 1 charts") on standard
+    output before the manifests, each of which starts with `---`: drop what comes before."""
+    if text.startswith("---"):
+        return text
+    at = text.find("\n---")
+    return text[at + 1:] if at >= 0 else ""
+
+
+_SEPARATOR = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
+
+
+def _crds_as_sources(text: str, chart_name: str) -> str:
+    """`helm show crds` output as `helm template --include-crds` prints the CRDs: each document
+    under a `# Source: <chart>/crds/...` line, which is how chart CRDs are told apart."""
+    docs = [doc.strip("\n") for doc in _SEPARATOR.split(text) if doc.strip()]
+    return "".join(f"---\n# Source: {chart_name}/crds/(helm show crds)\n{doc}\n" for doc in docs)
+
+
 def _from_record(record: dict[str, Any]) -> Rendered:
     manifest = split_stream(record.get("manifest") or "", "helm upgrade --dry-run=server")
     hooks = split_stream(hooks_stream(record.get("hooks") or []), "helm upgrade --dry-run=server hooks")
@@ -161,7 +185,13 @@ def _from_record(record: dict[str, Any]) -> Rendered:
 def plan_upgrade(options: UpgradeOptions) -> Plan:
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
     namespace = target.namespace
+    deploy = options.deploy
     options.values.check_files()
+    flags.check_dry_run(deploy.dry_run)
+    labels = flags.parse_labels(deploy.labels)
+    if deploy.history_max is not None and deploy.history_max < 0:
+        raise UsageError("--history-max must be 0 (no limit) or more", "give a number of revisions to keep")
+    history_max = flags.HISTORY_MAX_DEFAULT if deploy.history_max is None else deploy.history_max
     mode = _render_mode(options)
     if mode == "server" and (options.kube_version or options.api_versions):
         raise UsageError("--kube-version and --api-versions only apply when rendering offline",
@@ -176,18 +206,24 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         state_call = pool.submit(lambda: helm.release_state(options.release, namespace,
                                                             major(version_call.result())))
         chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
-                                 options.repo, options.devel)
+                                 options.repo, options.devel, options.source.pull_args())
         default_call = (pool.submit(targets.helm_default_version, helm)
                         if mode == "template" and not options.kube_version else None)
         helm_version = version_call.result()
+        helm_major = major(helm_version)
+        notes: list[Warning] = flags.check_for_helm(deploy, options.server_side, options.force_conflicts,
+                                                    helm_major, helm_version)
         state = state_call.result()
+        # Helm prunes old records when it writes the new one; only a history at least as long as
+        # the limit can lose one, and the newest revision number bounds the history's length.
+        history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
+                        if history_max > 0 and state.newest_revision >= history_max - 1 else None)
         chart = chart_call.result()
         inputs.chart(options.chart, chart.path)
         previous = rendered(state.current) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []
         live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
-        notes: list[Warning] = []
         fresh = state.current is None
         if mode == "template":
             args = _values_for_template(helm, options, state, namespace, workdir, notes)
@@ -197,7 +233,19 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             # versions in .Capabilities); helm template's own defaults otherwise.
             for api in dict.fromkeys([*options.api_versions, *targets.served_api_versions(options.kube_version or "")]):
                 args += ["--api-versions", api]
-            text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh)
+            args += deploy.render_args()
+            # Helm 3's `helm template --include-crds` sends the chart's CRDs through the
+            # post-renderer, which an install never does (it creates them from crds/ first), and
+            # the post-renderer may drop the `# Source:` lines that mark them: read them apart.
+            apart = bool(deploy.post_renderer) and helm_major < 4
+            text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh,
+                                 include_crds=not apart)
+            if deploy.dependency_update:
+                text = _after_progress(text)
+            if apart:
+                # After the rest: documents that lost their `# Source:` line must not follow a
+                # crds/ one, or they would be read as part of that file.
+                text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
             desired = split_stream(text, "helm template")
             if chart.calls_lookup:
                 notes.append(Warning("lookup-offline", f"chart {chart.name} calls `lookup`, which returns nothing when "
@@ -206,13 +254,23 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             args = options.values.args()
             for flag, on in (("--reuse-values", options.reuse_values), ("--reset-values", options.reset_values),
                              ("--reset-then-reuse-values", options.reset_then_reuse_values),
-                             ("--skip-crds", options.skip_crds)):
+                             ("--skip-crds", options.skip_crds),
+                             ("--disable-openapi-validation", options.disable_openapi_validation)):
                 if on:
                     args.append(flag)
+            args += deploy.render_args()
             desired = _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
         live = live_call.result() if live_call else None
+        history = history_call.result() if history_call else []
         kube_default = default_call.result() if default_call else ""  # done before the render
 
+    inputs.desired(desired)
+    # --create-namespace on an install: the Namespace helm creates is planned as a create, and
+    # read live with the release's kinds (as one of the objects this plan creates).
+    creates_namespace = fresh and deploy.create_namespace
+    rendered_desired = desired
+    if creates_namespace:
+        desired = flags.with_namespace(desired, namespace)
     if not skipped:
         # Then what only the new chart has (one more discovery and LIST per new kind).
         more = [item for item in live_scope([desired], namespace) if item not in read_scope]
@@ -223,8 +281,17 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     live = live_state.required(live, options.require_cluster)
     current = state.current
     inputs.previous(current, state.newest_revision)
-    inputs.desired(desired)
     inputs.live(live, options.release, [previous, desired])
+    apply_method = _apply_method(options, helm_major, current.apply_method if current else "", fresh=current is None)
+    judge = _target(options, settings, mode, skipped, [previous, rendered_desired], namespace, helm_major,
+                    apply_method, fresh, kube_default)
+    if judge is not None and judge.requests and live is not None:
+        live = dataclasses.replace(live, requests=live.requests + judge.requests)  # every request is counted
+    exists = judge.namespace_exists if judge is not None else None
+    desired, more_notes = flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
+    notes += more_notes
+    notes += flags.behaviour_notes(deploy, helm_major, fresh, current.revision if current else 0, desired, labels,
+                                   flags.pruned_revisions(history, history_max), history_max)
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=state.newest_revision + 1, fresh_install=fresh,
@@ -239,14 +306,9 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     if state.replaces_uninstalled:
         notes.append(Warning("reinstall", f"release {options.release} was uninstalled with its history kept: "
                              "helm upgrade --install installs it again", Severity.INFO))
-    apply_method = _apply_method(options, major(helm_version), current.apply_method if current else "",
-                                 fresh=current is None)
-    judge = _target(options, settings, mode, skipped, [previous, desired], namespace, major(helm_version),
-                     apply_method, fresh, kube_default)
-    if judge is not None and judge.requests and live is not None:
-        live = dataclasses.replace(live, requests=live.requests + judge.requests)  # every request is counted
     return make_plan(PlanRequest(
-        header, previous, desired, major(helm_version), options.skip_crds, tuple(notes),
+        header, previous, desired, helm_major, options.skip_crds, tuple(notes),
+        hooks_disabled=deploy.no_hooks,
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
     ))
@@ -258,16 +320,17 @@ def _target(options: UpgradeOptions, settings: Any, mode: str, skipped: str, str
     else --kube-version, else the version helm template assumed. Strict field validation is
     Helm 4's server-side apply (an install's default, an upgrade's when the release used it)."""
     ssa = helm_major >= 4 and (apply_method == "ssa" or (fresh and options.server_side != "false"))
-    flags = dict(strict_fields=ssa and not options.disable_openapi_validation,
-                 validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa)
+    checks = dict(strict_fields=ssa and not options.disable_openapi_validation,
+                  validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa,
+                  create_namespace=fresh and options.deploy.create_namespace)
     if mode == "server" or not skipped:
-        found = targets.cluster_target(settings, streams, namespace, **flags)
+        found = targets.cluster_target(settings, streams, namespace, **checks)
         if found is not None:
             return found
     if options.kube_version:
-        return targets.offline_target(options.kube_version.lstrip("v"), "from --kube-version", **flags)
+        return targets.offline_target(options.kube_version.lstrip("v"), "from --kube-version", **checks)
     if kube_default:  # helm's offline capabilities: a chart may pick another apiVersion against a real cluster
-        return targets.offline_target(kube_default, "helm template's default; set it with --kube-version", **flags,
+        return targets.offline_target(kube_default, "helm template's default; set it with --kube-version", **checks,
                                       render_defaults=True)
     return None
 
@@ -277,10 +340,7 @@ def _apply_method(options: UpgradeOptions, helm_major: int, previous: str, fresh
     "auto" following the previous release (pkg/action getUpgradeServerSideValue). A fresh
     install (`upgrade --install` of a release that does not exist) is server-side unless
     --server-side=false (pkg/cmd/upgrade.go: instClient.ServerSideApply = ... != "false")."""
-    if helm_major < 4:
-        if options.server_side != "auto" or options.force_conflicts:
-            raise UsageError("--server-side and --force-conflicts are Helm 4 flags",
-                             "drop them, or plan with Helm 4 (HELM_BIN)")
+    if helm_major < 4:  # Helm 3 has neither flag: upgrade_flags.check_for_helm refused them
         return ""
     if fresh:
         return "csa" if options.server_side == "false" else "ssa"

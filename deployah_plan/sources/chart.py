@@ -7,7 +7,7 @@ import re
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from deployah_plan.errors import UsageError
 from deployah_plan.sources.helm import Helm
@@ -78,9 +78,10 @@ def inspect(path: str) -> LocalChart:
 
 
 def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str | None = None,
-            devel: bool = False) -> LocalChart:
-    """A local chart as it is (helm ignores --version for one too); anything else, or any chart
-    named with --repo, pulled once."""
+            devel: bool = False, pull_args: Sequence[str] = ()) -> LocalChart:
+    """A local chart as it is (helm ignores --version for one too); anything else (`repo/name`,
+    `oci://...`, a URL), or any chart named with --repo, pulled once, with `pull_args` (the
+    repository flags: credentials, TLS files, --plain-http, --verify) as helm upgrade gives them."""
     expanded = os.path.expanduser(ref)
     if repo is None:
         if os.path.exists(expanded):
@@ -88,6 +89,7 @@ def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str |
         if _looks_local(ref):
             raise UsageError(f"chart {ref} not found", "check the path to the chart folder or .tgz")
     args = (["--repo", repo] if repo else []) + (["--devel"] if devel else []) + (["--version", version] if version else [])
+    args += list(pull_args)
     helm.pull(ref, workdir, args)
     packages = sorted(Path(workdir).glob("*.tgz"))
     if not packages:

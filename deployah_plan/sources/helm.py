@@ -184,9 +184,9 @@ class Helm:
         current = self.record(name, namespace, max(deployed), helm_major)
         return ReleaseState(current or newest, newest.revision)
 
-    def history(self, name: str, namespace: str) -> list[dict[str, Any]]:
-        """`helm history -o json`: revision, status, chart... for each stored revision."""
-        out = self.run(["history", name, "-n", namespace, "-o", "json", "--max", "256"],
+    def history(self, name: str, namespace: str, limit: int = 256) -> list[dict[str, Any]]:
+        """`helm history -o json`: revision, status, chart... for the newest `limit` revisions."""
+        out = self.run(["history", name, "-n", namespace, "-o", "json", "--max", str(max(limit, 256))],
                        what=f"reading the history of {name}")
         return list(json.loads(out or "[]"))
 
@@ -197,8 +197,9 @@ class Helm:
         values = json.loads(self.run(args, what=f"reading the values of {name}") or "null")
         return values if isinstance(values, dict) else {}
 
-    def template(self, name: str, chart: str, namespace: str, args: Sequence[str], upgrade: bool) -> str:
-        command = ["template", name, chart, "-n", namespace, "--include-crds", *args]
+    def template(self, name: str, chart: str, namespace: str, args: Sequence[str], upgrade: bool,
+                 include_crds: bool = True) -> str:
+        command = ["template", name, chart, "-n", namespace, *(["--include-crds"] if include_crds else []), *args]
         if upgrade:
             command.append("--is-upgrade")
         return self.run(command, what="helm template")
@@ -206,6 +207,8 @@ class Helm:
     def dry_run_upgrade(self, name: str, chart: str, namespace: str, args: Sequence[str]) -> dict[str, Any]:
         out = self.run(["upgrade", "--install", name, chart, "-n", namespace, "--dry-run=server", "-o", "json", *args],
                        what="helm upgrade --dry-run=server")
+        if not out.startswith("{") and "\n{" in out:
+            out = out[out.index("\n{") + 1:]  # after --dependency-update's progress lines
         try:
             record = json.loads(out)
         except json.JSONDecodeError:
@@ -214,18 +217,31 @@ class Helm:
             raise HelmError("helm upgrade --dry-run=server did not print a JSON release", "run it with --debug to see what it printed")
         return record
 
+    def show_crds(self, chart: str) -> str:
+        """The chart's crds/ files (subcharts' too), as `helm show crds` prints them."""
+        return self.run(["show", "crds", chart], what="helm show crds")
+
     def pull(self, chart: str, destination: str, args: Sequence[str]) -> None:
-        self.run(["pull", chart, "-d", destination, *args], what=f"fetching chart {chart}")
+        try:
+            self.run(["pull", chart, "-d", destination, *args], what=f"fetching chart {chart}")
+        except HelmError as err:
+            raise HelmError(err.message, "check the chart reference, --repo and --version, and the repository flags "
+                            "(--username/--password, --ca-file, --plain-http)") from None
 
 
 _VALUE_FLAGS = frozenset({"--set", "--set-string", "--set-json", "--set-literal"})
+_SECRET_FLAGS = frozenset({"--password"})
 
 
 def _shown(command: Sequence[str]) -> list[str]:
     """The command for --debug, with values given on the command line hidden (they may be secrets)."""
     shown: list[str] = []
     for i, arg in enumerate(command):
-        if i and command[i - 1] in _VALUE_FLAGS:
+        if arg.startswith("--password="):
+            arg = "--password=(hidden)"
+        elif i and command[i - 1] in _SECRET_FLAGS:
+            arg = "(hidden)"
+        elif i and command[i - 1] in _VALUE_FLAGS:
             keys = ",".join(part.split("=", 1)[0] for part in arg.split(","))
             arg = f"{keys}=(value hidden)"
         shown.append(arg)
@@ -239,8 +255,11 @@ def _helm_message(stderr: str) -> str:
     """The line of helm's stderr that says what failed: its last `Error:` line, else its last
     line, with Helm 4's structured-log wrapping (`level=INFO msg="..."`) taken off."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("Error:")]
-    text = (errors[-1] if errors else (lines[-1] if lines else "no message")).removeprefix("Error:").strip()
+    errors = [i for i, line in enumerate(lines) if line.startswith("Error:")]
+    text = (lines[errors[-1]] if errors else (lines[-1] if lines else "no message")).removeprefix("Error:").strip()
+    if errors and text.endswith(":"):
+        # A message that goes on below (a values schema failure lists chart and field, one a line).
+        text += " " + " ".join(lines[errors[-1] + 1:errors[-1] + 6])
     logged = _LOG_LINE.match(text)
     return logged[1].replace('\\"', '"') if logged else text
 

@@ -1,0 +1,281 @@
+"""`helm upgrade`'s own flags beyond values and chart: what each one makes Helm do, so the plan
+says it. Pure: the command (commands/upgrade.py) reads helm and the cluster and calls these.
+
+Helm 3.19 and Helm 4.3 differ (each one's `helm upgrade --help`): Helm 4 renamed `--atomic` to
+`--rollback-on-failure` and `--force` to `--force-replace` (both old names still work there,
+deprecated), and added `--force-conflicts`, `--server-side` and `--wait=STRATEGY`. A flag the
+helm at hand does not have is refused, as that helm would refuse it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from deployah_plan.errors import UsageError
+from deployah_plan.manifests import Document, Rendered
+from deployah_plan.model import Severity, Warning
+
+
+@dataclass(frozen=True)
+class ChartSource:
+    """`helm upgrade`'s repository flags (pkg/cmd/flags.go addChartPathOptionsFlags), given to
+    the one `helm pull` that fetches a chart from a repository or an OCI registry."""
+
+    username: str | None = None
+    password: str | None = None  # never printed: Helm.run hides it in --debug lines
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+    insecure_skip_tls_verify: bool = False
+    plain_http: bool = False
+    pass_credentials: bool = False
+    verify: bool = False
+    keyring: str | None = None
+
+    def pull_args(self) -> list[str]:
+        out: list[str] = []
+        for flag, value in (("--username", self.username), ("--password", self.password),
+                            ("--ca-file", self.ca_file), ("--cert-file", self.cert_file),
+                            ("--key-file", self.key_file), ("--keyring", self.keyring)):
+            if value:
+                out += [flag, value]
+        for flag, on in (("--insecure-skip-tls-verify", self.insecure_skip_tls_verify),
+                         ("--plain-http", self.plain_http), ("--pass-credentials", self.pass_credentials),
+                         ("--verify", self.verify)):
+            if on:
+                out.append(flag)
+        return out
+
+
+HISTORY_MAX_DEFAULT = 10  # helm upgrade --history-max's default (Helm 3 and 4)
+
+
+@dataclass(frozen=True)
+class DeployFlags:
+    """The rest of `helm upgrade`'s own flags. Each one either changes what Helm does, and so
+    the plan (`no_hooks` .. `description`), or only how Helm waits and reports (the rest),
+    which the plan accepts and, where a reader should know, mentions in a note.
+
+    `wait` is "" when not given, "true" for Helm 3's bare `--wait`, or Helm 4's strategy
+    (`watcher` for a bare `--wait`, `hookOnly`, `legacy`); `dry_run` likewise ("" or its value)."""
+
+    install: bool = False
+    no_hooks: bool = False
+    create_namespace: bool = False
+    post_renderer: str | None = None
+    post_renderer_args: Sequence[str] = ()
+    force: bool = False  # Helm 3's --force; Helm 4 keeps it as a deprecated --force-replace
+    force_replace: bool = False  # Helm 4
+    history_max: int | None = None  # None: helm's default (10)
+    labels: Sequence[str] = ()  # as given: k=v[,k=v]; a value `null` removes the label
+    dependency_update: bool = False
+    skip_schema_validation: bool = False
+    enable_dns: bool = False
+    description: str | None = None
+    wait: str = ""
+    wait_for_jobs: bool = False
+    atomic: bool = False  # Helm 3; Helm 4 keeps it as a deprecated --rollback-on-failure
+    rollback_on_failure: bool = False  # Helm 4
+    timeout: str | None = None
+    cleanup_on_fail: bool = False
+    dry_run: str = ""
+    render_subchart_notes: bool = False
+    hide_notes: bool = False
+    hide_secret: bool = False
+
+    def render_args(self) -> list[str]:
+        """The flags that change the rendered objects, passed to the render itself so that helm
+        applies them exactly as `helm upgrade` would: the post-renderer (Helm 3: a path or a
+        binary on PATH, run on the manifests only; Helm 4: a postrenderer/v1 plugin, run on the
+        manifests and, separately, on the hooks; pkg/action/action.go renderResources), the
+        chart's values.schema.json check, DNS in templates, dependency update."""
+        out: list[str] = []
+        if self.post_renderer:
+            out += ["--post-renderer", self.post_renderer]
+            for arg in self.post_renderer_args:
+                out.append(f"--post-renderer-args={arg}")
+        for flag, on in (("--skip-schema-validation", self.skip_schema_validation),
+                         ("--enable-dns", self.enable_dns), ("--dependency-update", self.dependency_update)):
+            if on:
+                out.append(flag)
+        return out
+
+
+# Labels Helm keeps for itself on a release record (pkg/storage/driver/util.go systemLabels);
+# `helm upgrade --labels` refuses them after rendering (pkg/action/upgrade.go prepareUpgrade).
+SYSTEM_LABELS = ("name", "owner", "status", "version", "createdAt", "modifiedAt")
+WAIT_STRATEGIES = ("watcher", "hookOnly", "legacy")
+_BOOLS = {"true": True, "1": True, "t": True, "false": False, "0": False, "f": False}
+
+
+def _helm4_only(deploy: DeployFlags, server_side: str, force_conflicts: bool) -> list[str]:
+    named = [flag for flag, on in (("--rollback-on-failure", deploy.rollback_on_failure),
+                                   ("--force-replace", deploy.force_replace),
+                                   ("--force-conflicts", force_conflicts),
+                                   ("--server-side", server_side != "auto")) if on]
+    if deploy.wait.lower() not in ("", "true", "false", "1", "0", "t", "f"):
+        named.append(f"--wait={deploy.wait}")
+    return named
+
+
+def check_for_helm(deploy: DeployFlags, server_side: str, force_conflicts: bool, helm_major: int,
+                   helm_version: str) -> list[Warning]:
+    """Refuse what the helm at hand does not take, as it would; the notes its deprecations give."""
+    if helm_major < 4:
+        missing = _helm4_only(deploy, server_side, force_conflicts)
+        if missing:
+            helm3 = {"--rollback-on-failure": "--atomic", "--force-replace": "--force"}.get(missing[0])
+            hint = f"Helm 3 spells it {helm3}" if helm3 else "drop it, or plan with Helm 4 (HELM_BIN)"
+            raise UsageError(f"{missing[0]} is a Helm 4 flag, and helm {helm_version} does not have it", hint)
+        if deploy.wait and deploy.wait.lower() not in _BOOLS:
+            raise UsageError(f"--wait={deploy.wait}: Helm 3's --wait takes no strategy", "use --wait alone")
+        return []
+    notes: list[Warning] = []
+    if deploy.wait and deploy.wait not in WAIT_STRATEGIES and deploy.wait.lower() not in _BOOLS:
+        raise UsageError(f"--wait={deploy.wait} is not a wait strategy",
+                         "use --wait alone, or --wait=watcher, --wait=hookOnly or --wait=legacy")
+    for old, new, on in (("--atomic", "--rollback-on-failure", deploy.atomic), ("--force", "--force-replace", deploy.force)):
+        if on:
+            notes.append(Warning("deprecated-flag", f"{old} is deprecated in Helm 4 (it still works as {new})",
+                                 Severity.INFO))
+    return notes
+
+
+def check_dry_run(value: str) -> None:
+    """`--dry-run` changes nothing here (a plan never writes), but a value helm refuses is refused."""
+    if value and value not in ("client", "server", "none", "true", "false"):
+        raise UsageError(f"--dry-run={value} is not a dry-run mode", "use --dry-run, --dry-run=client or --dry-run=server")
+
+
+def parse_labels(given: Sequence[str]) -> dict[str, str]:
+    """`--labels k=v[,k=v]` (repeatable, pflag stringToString: later wins), as helm reads it."""
+    labels: dict[str, str] = {}
+    for item in given:
+        for pair in item.split(","):
+            key, sep, value = pair.partition("=")
+            if not sep or not key.strip():
+                raise UsageError(f"--labels {item}: {pair!r} is not key=value", "write --labels key=value[,key=value]")
+            labels[key.strip()] = value
+    reserved = [k for k in labels if k in SYSTEM_LABELS]
+    if reserved:
+        raise UsageError(f"--labels: {reserved[0]} is a label Helm keeps for itself, and helm upgrade refuses it "
+                         f"(reserved: {', '.join(SYSTEM_LABELS)})", "choose another label name")
+    return labels
+
+
+def pruned_revisions(history: Sequence[Mapping[str, Any]], history_max: int) -> list[int]:
+    """The stored revisions Helm deletes when it records the new one: before writing it, it keeps
+    history_max - 1 revisions, deleting the oldest first but never the newest deployed one
+    (pkg/storage/storage.go Create, removeLeastRecent). 0 means no limit."""
+    if history_max <= 0:
+        return []
+    keep = history_max - 1
+    revisions = sorted(int(h["revision"]) for h in history)
+    if len(revisions) <= keep:
+        return []
+    deployed = [int(h["revision"]) for h in history if h.get("status") == "deployed"]
+    last_deployed = max(deployed) if deployed else None
+    doomed: list[int] = []
+    for revision in revisions:
+        if len(revisions) - len(doomed) == keep:
+            break
+        if revision != last_deployed:
+            doomed.append(revision)
+    return doomed
+
+
+NAMESPACE_SOURCE = "(helm --create-namespace)"
+
+
+def with_namespace(desired: Rendered, namespace: str) -> Rendered:
+    """The desired stream plus the Namespace `helm install --create-namespace` creates before
+    anything else, as it builds it (pkg/action/install.go: v1 Namespace, label name=<ns>).
+    It is not part of the release: it never enters the manifest, and uninstall leaves it."""
+    obj = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": {"name": namespace}}}
+    return Rendered((Document(obj, NAMESPACE_SOURCE, -1), *desired.resources), desired.hooks, desired.crds,
+                    desired.dropped)
+
+
+def _has_namespace_template(desired: Rendered, namespace: str) -> bool:
+    return any(d.obj.get("kind") == "Namespace" and (d.obj.get("metadata") or {}).get("name") == namespace
+               for d in desired.resources)
+
+
+def namespace_notes(deploy: DeployFlags, fresh: bool, namespace: str, exists: bool | None,
+                    desired: Rendered) -> tuple[Rendered, list[Warning]]:
+    """What --create-namespace does. Helm creates the namespace only when it installs (`upgrade
+    --install` of a release that does not exist), and ignores an "already exists" answer.
+    `exists` is None when the cluster was not asked."""
+    if not fresh:
+        if deploy.create_namespace:
+            return desired, [Warning("create-namespace-ignored", "--create-namespace only applies to an install: "
+                                     f"release namespace {namespace} is left as it is", Severity.INFO)]
+        return desired, []
+    if deploy.create_namespace:
+        if exists:
+            return desired, [Warning("namespace-exists", f"--create-namespace: namespace {namespace} already "
+                                     "exists, so helm leaves it as it is", Severity.INFO)]
+        if _has_namespace_template(desired, namespace):
+            return desired, [Warning("namespace-twice", f"--create-namespace creates namespace {namespace} before "
+                                     "the release, and the chart declares it too: creating the chart's copy will "
+                                     "fail with \"already exists\"", fails=True)]
+        note = ("--create-namespace: helm creates namespace " + namespace + " before installing; it is not part "
+                "of the release, and helm uninstall leaves it")
+        if exists is None:
+            note += " (whether it already exists was not checked: no cluster)"
+        return with_namespace(desired, namespace), [Warning("create-namespace", note, Severity.INFO)]
+    # Without it, a namespace the cluster does not have is a predicted failure of the planner's
+    # own (core/validate.py namespace_warning).
+    return desired, []
+
+
+def _jobs(desired: Rendered) -> list[str]:
+    return [str((d.obj.get("metadata") or {}).get("name", "")) for d in desired.resources if d.obj.get("kind") == "Job"]
+
+
+def behaviour_notes(deploy: DeployFlags, helm_major: int, fresh: bool, previous_revision: int, desired: Rendered,
+                    labels: Mapping[str, str], pruned: Sequence[int], history_max: int) -> list[Warning]:
+    """Notes for the flags that change how Helm applies and records, not what it renders."""
+    notes: list[Warning] = []
+    if deploy.no_hooks:
+        notes.append(Warning("no-hooks", "--no-hooks: no hook runs on this " + ("install" if fresh else "upgrade"),
+                             Severity.INFO))
+    if deploy.force or deploy.force_replace:
+        flag = "--force" if helm_major < 4 or not deploy.force_replace else "--force-replace"
+        # pkg/kube/client.go updateResource: with force, helper.Replace instead of a patch.
+        notes.append(Warning("force-replace", f"{flag}: each updated object is replaced (the whole rendered object "
+                             "is PUT) instead of patched, so fields only the live object has are dropped",
+                             Severity.INFO))
+    if labels:
+        shown = ", ".join(f"{k} removed" if v == "null" else f"{k}={v}" for k, v in sorted(labels.items()))
+        merged = "" if fresh else f" (merged into revision {previous_revision}'s labels, as helm merges them)"
+        notes.append(Warning("release-labels", f"--labels: the new revision's release labels: {shown}{merged}",
+                             Severity.INFO))
+    if deploy.description is not None:
+        notes.append(Warning("description", f"--description: the new revision is recorded as {deploy.description!r}",
+                             Severity.INFO))
+    if pruned:
+        listed = ", ".join(str(r) for r in pruned)
+        notes.append(Warning("history-pruned", f"--history-max {history_max}: helm deletes the record of revision"
+                             f"{'s' if len(pruned) > 1 else ''} {listed} (its oldest) when it records the new one; "
+                             "they can no longer be rolled back to", Severity.INFO))
+    waits = deploy.wait.lower() not in ("", "false", "0", "f", "hookonly")
+    if deploy.atomic or deploy.rollback_on_failure:
+        flag = "--rollback-on-failure" if deploy.rollback_on_failure else "--atomic"
+        undo = ("helm uninstalls the release" if fresh else f"helm rolls back to revision {previous_revision}")
+        notes.append(Warning("atomic", f"{flag}: if this {'install' if fresh else 'upgrade'} fails, {undo} "
+                             "(and waits for resources to be ready)", Severity.INFO))
+        waits = True
+    jobs = _jobs(desired)
+    if deploy.wait_for_jobs and jobs:
+        shown = ", ".join(jobs[:5]) + (", ..." if len(jobs) > 5 else "")
+        if waits:
+            notes.append(Warning("wait-for-jobs", f"--wait-for-jobs: helm waits up to {deploy.timeout or '5m0s'} "
+                                 f"for Job{'s' if len(jobs) > 1 else ''} {shown} to complete", Severity.INFO))
+        else:
+            notes.append(Warning("wait-for-jobs", "--wait-for-jobs has no effect without --wait: helm does not wait "
+                                 f"for Job{'s' if len(jobs) > 1 else ''} {shown}", Severity.INFO))
+    if not deploy.install and fresh:
+        notes.append(Warning("install-flag", "planned as helm upgrade --install: without --install, helm upgrade "
+                             "fails on a release that does not exist", Severity.INFO))
+    return notes
