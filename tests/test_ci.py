@@ -147,8 +147,8 @@ def test_the_action_metadata() -> None:
     ids = {step.get("id") for step in ACTION["runs"]["steps"]}
     written = set(re.findall(r'echo "([a-z-]+)=', (ROOT / "scripts" / "ci-plan").read_text())) | {"create", "update", "delete"}
     for name, output in ACTION["outputs"].items():
-        (step, key), = re.findall(r"\$\{\{ steps\.([a-z-]+)\.outputs\.([a-z-]+) \}\}", output["value"])
-        assert step in ids and key == name and (key in written or key == "has-changes"), name
+        for step, key in re.findall(r"steps\.([a-z-]+)\.outputs\.([a-z-]+)", output["value"]):
+            assert step in ids and key == name and (key in written or key == "has-changes"), name
         assert output["description"]
     used = set(re.findall(r"inputs\.([a-z-]+)", (ROOT / "action.yml").read_text()))
     assert used == set(ACTION["inputs"]), "every input is used, and only inputs that exist"
@@ -202,3 +202,39 @@ def test_gitlab_report_from_a_saved_plan(tmp_path: Path) -> None:
     assert made.out == '{"create": 2, "update": 1, "delete": 1}\n'
     shown = run_plan("show", str(saved), "-o", "gitlab")
     assert shown.code == 0 and shown.out == made.out
+
+
+# -- the verify mode, for real ----------------------------------------------------------------------
+
+def _verify_step(env: dict[str, str], tmp_path: Path, plan: Path, command: str) -> tuple[int, str, str]:
+    """The action's verify step run as the runner runs it: its script under bash -e."""
+    (step,) = [s for s in ACTION["runs"]["steps"] if s.get("id") == "verify"]
+    assert step["if"] == "inputs.mode == 'verify'"
+    outputs = tmp_path / "verify-outputs"
+    outputs.write_text("")
+    done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, capture_output=True, text=True,
+                          env={**env, "PLAN_FILE": str(plan), "PLAN_COMMAND": command, "PLAN_NAMESPACE": "shop",
+                               "GITHUB_OUTPUT": str(outputs)})
+    pairs = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    assert pairs["exit-code"] == str(done.returncode)
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_the_verify_mode_checks_the_plan_then_stops_when_the_world_moved(installed: dict[str, str], helm: Path,
+                                                                         tmp_path: Path) -> None:
+    store = tmp_path / "releases.json"
+    subprocess.run([str(ROOT / "scripts" / "release-fixture"), "--helm", str(ROOT / ".cache" / "helm" / "4.3.1" / "helm"),
+                    "--out", str(store), "shop", str(EXAMPLE / "chart-v1"), "-n", "shop"], check=True, env=clean_env())
+    env = {**installed, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)}
+    chart = tmp_path / "chart"
+    shutil.copytree(EXAMPLE / "chart-v2", chart)
+    plan = tmp_path / "plan.json"
+    made = subprocess.run(["helm", "plan", "upgrade", "shop", str(chart), "-n", "shop", "--out", str(plan)],
+                          env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    code, out, err = _verify_step(env, tmp_path, plan, "")  # check only: the plan holds
+    assert code == 0, out + err
+    (chart / "templates" / "moved.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: moved\n")
+    code, out, err = _verify_step(env, tmp_path, plan, f"helm upgrade --install shop {chart} -n shop")
+    assert code == 4, out + err  # the chart moved: nothing is deployed, and the step fails
+    assert "chart" in out
