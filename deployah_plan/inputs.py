@@ -54,6 +54,7 @@ import click
 from deployah_plan import __version__
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
+from deployah_plan.redact import value_keys
 
 KEY_ENV = "HELM_PLAN_KEY"
 ALGORITHM = "hmac-sha256"
@@ -199,8 +200,7 @@ def is_credential(param: click.Parameter) -> bool:
 
 def _redact_value(param: click.Option, value: str, digester: Digester) -> str:
     if param.name in VALUE_PARAMS:
-        keys = ",".join(part.split("=", 1)[0] for part in value.split(",")) if param.name != "set_literal" \
-            else value.split("=", 1)[0]
+        keys = value_keys(value, whole=param.name in ("set_json", "set_literal"))
         return f"{keys}=({digester.digest(value.encode())})"
     if is_credential(param):
         return HIDDEN

@@ -13,6 +13,8 @@ and a saved plan shown again, gives the same numbers.
 """
 from __future__ import annotations
 
+import re
+
 import base64
 import binascii
 from dataclasses import dataclass, replace
@@ -151,3 +153,16 @@ def _plan_fields(plan: Plan) -> Iterable[tuple[ResourceRef, FieldChange]]:
     for drift in plan.drift:  # live values, masked like every other Secret value
         for drifted in drift.fields:
             yield drift.resource, drifted.change
+
+
+_VALUE_KEY = re.compile(r"[A-Za-z0-9_.\[\]/-]+\Z")
+
+
+def value_keys(value: str, whole: bool = False) -> str:
+    """The keys a `--set`-style value names, never a value: `a=1,b.c=2` -> `a,b.c`. Parts are
+    split on unescaped commas as helm's strvals does; a part whose text before `=` is not a
+    plain key (a list entry `{x,y}`, an escaped comma, JSON) is left out, so no fragment of a
+    value is shown. `whole`: the value is one key=value (`--set-json`, `--set-literal`)."""
+    parts = [value] if whole else re.split(r"(?<!\\),", value)
+    keys = [part.split("=", 1)[0] for part in parts if "=" in part]
+    return ",".join(key for key in keys if _VALUE_KEY.match(key)) or "(keys hidden)"

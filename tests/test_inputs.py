@@ -50,3 +50,12 @@ def test_a_credential_flag_is_hidden_whatever_the_command() -> None:
     redacted = inputs.redact_argv(pull, ["pull", "--username", "me", "--password", "s3cret"], DIGESTER)
     assert redacted == ["pull", "--username", "me", "--password", inputs.HIDDEN]
     assert inputs.hidden_values(redacted)
+
+
+def test_no_fragment_of_a_set_value_is_kept_as_a_key() -> None:
+    from deployah_plan.redact import value_keys
+    assert value_keys("a=1,b.c=2") == "a,b.c"
+    assert value_keys('db={"user":"a","password":"hunter2"}', whole=True) == "db"
+    for value in ("list={s3cr3t,other}", "pw=ab\\,cd", 'x={"k":"v","p":"hunter2"}'):
+        shown = value_keys(value)
+        assert not any(fragment in shown for fragment in ("other", "cd", "hunter2", "s3cr3t")), shown

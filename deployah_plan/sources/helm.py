@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from deployah_plan.errors import HelmError, ReleaseError
+from deployah_plan.redact import value_keys
 
 _NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
 _UNREACHABLE = re.compile(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
@@ -242,8 +243,7 @@ def _shown(command: Sequence[str]) -> list[str]:
         elif i and command[i - 1] in _SECRET_FLAGS:
             arg = "(hidden)"
         elif i and command[i - 1] in _VALUE_FLAGS:
-            keys = ",".join(part.split("=", 1)[0] for part in arg.split(","))
-            arg = f"{keys}=(value hidden)"
+            arg = f"{value_keys(arg, whole=command[i - 1] in ('--set-json', '--set-literal'))}=(value hidden)"
         shown.append(arg)
     return shown
 
