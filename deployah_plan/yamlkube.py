@@ -297,9 +297,13 @@ def _construct(root: Node, shared: bool) -> Any:
                 value[name], child_height = built(value_node, depth + 1)
                 height = max(height, child_height + 1)
             if merged:
+                parts = []  # each merged map built once, its height counted where it lands
                 for source in merged:
-                    height = max(height, built(source, depth + 1)[1])
-                value = _merge(merged, value, lambda part: build(part, depth + 1))
+                    for part in source.value if isinstance(source, SequenceNode) else [source]:
+                        part_value, part_height = built(part, depth + 1)
+                        parts.append((part_value, part.start_mark.line))
+                        height = max(height, part_height)
+                value = _merge(parts, value)
             height = max(height, 1)
         else:
             value = []
@@ -315,16 +319,14 @@ def _construct(root: Node, shared: bool) -> Any:
     return build(root)
 
 
-def _merge(sources: list[Node], explicit: dict[str, Any], build: Any) -> dict[str, Any]:
+def _merge(parts: list[tuple[Any, int]], explicit: dict[str, Any]) -> dict[str, Any]:
+    """`<<` merge keys: the merged maps (built, with their line), then the explicit keys."""
     result: dict[str, Any] = {}
-    for source in sources:
-        parts = source.value if isinstance(source, SequenceNode) else [source]
-        for part in parts:
-            built = build(part)
-            if not isinstance(built, dict):
-                raise YAMLError("map merge requires map or sequence of maps as the value", part.start_mark.line)
-            for k, v in built.items():
-                result.setdefault(k, v)
+    for built, line in parts:
+        if not isinstance(built, dict):
+            raise YAMLError("map merge requires map or sequence of maps as the value", line)
+        for k, v in built.items():
+            result.setdefault(k, v)
     result.update(explicit)
     return result
 

@@ -79,3 +79,23 @@ def test_modest_aliasing_is_allowed() -> None:
 def test_recursive_anchor_is_an_error() -> None:
     with pytest.raises(YAMLError):
         list(load_all("a: &a [*a]\n"))
+
+
+def test_nested_merge_keys_are_built_once() -> None:
+    """Each `<<` map is built once: nesting them must not double the work per level."""
+    doc = "a: " + "{<<: " * 90 + "{x: 1}" + "}" * 90 + "\n"
+    calls = 0
+    import deployah_plan.yamlkube as yamlkube
+    original = yamlkube._merge
+
+    def counting(*args: object) -> object:
+        nonlocal calls
+        calls += 1
+        return original(*args)  # type: ignore[arg-type]
+
+    yamlkube._merge = counting  # type: ignore[assignment]
+    try:
+        assert [d.value for d in load_all(doc)] == [{"a": {"x": 1}}]
+    finally:
+        yamlkube._merge = original
+    assert calls == 90
