@@ -23,7 +23,7 @@ Invariants (a `ValueError` names the one broken):
   `runs_in` names every phase it runs in (a hook with both pre-upgrade and post-upgrade runs
   twice, re-created in between); `Plan.task_groups` lists each phase's tasks in run order.
 - A warning that `fails` is a predicted failure of the whole action (severity warning); the
-  summary counts them, and `Plan.failures_of` gives the ones about one object.
+  summary counts them.
 - Ignored changes (matched whole by an ignore rule) sit in `ignored`, never in `changes`, and
   count only in `summary.ignored`. A change in `changes` may carry `ignored_fields`; an update
   there still needs at least one field change that is not ignored.
@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.kinds import group_of
@@ -384,19 +383,6 @@ class Plan:
         # A chart CRD that changed is something to act on, though Helm will not apply it.
         crds = any(c.chart_changed for c in self.chart_crds)
         return bool(self.changes) or hooks or crds
-
-    def failures_of(self, ref: ResourceRef) -> tuple["Warning", ...]:
-        """The predicted failures about one object."""
-        return self._failures.get(ref.identity, ())
-
-    @cached_property
-    def _failures(self) -> dict[tuple[str, str, str, str], tuple["Warning", ...]]:
-        # Indexed once: renderers ask about every object, and a plan can hold thousands of each.
-        found: dict[tuple[str, str, str, str], list[Warning]] = {}
-        for w in self.warnings:
-            if w.fails and w.resource is not None:
-                found.setdefault(w.resource.identity, []).append(w)
-        return {identity: tuple(ws) for identity, ws in found.items()}
 
     def task_groups(self) -> tuple[tuple[TaskPhase, tuple[TaskPlan, ...]], ...]:
         """Tasks by phase, each phase in Helm's run order. A hook that runs in several phases

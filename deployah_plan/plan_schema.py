@@ -27,10 +27,14 @@ KNOWN_KEYWORDS = frozenset({
     "$schema", "$id", "$defs", "title", "description", "default", "examples", "$comment",
 })
 
+def schema_text() -> str:
+    """The published JSON Schema of the plan document, as shipped in the package."""
+    return resources.files("deployah_plan").joinpath("schema/plan.schema.json").read_text(encoding="utf-8")
+
+
 @lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
-    text = resources.files("deployah_plan").joinpath("schema/plan.schema.json").read_text(encoding="utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: dict[str, Any] = json.loads(schema_text())
     return loaded
 
 

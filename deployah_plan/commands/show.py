@@ -12,6 +12,7 @@ from typing import Any
 from deployah_plan import inputs, saved
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Plan
+from deployah_plan.plan_schema import schema_text
 from deployah_plan.render import json_doc
 from deployah_plan.sources.files import Inputs, describe
 
@@ -32,10 +33,6 @@ def write_saved_plan(path: str, plan: Plan, show_secrets: bool, record: dict[str
 def read_saved_plan(path: str) -> Plan:
     content = Inputs().read(path, "saved plan", "pass a file written by `helm plan ... --out FILE`")
     return saved.load(content, describe(path))
-
-
-def schema_text() -> str:
-    return resources.files("deployah_plan").joinpath("schema/plan.schema.json").read_text(encoding="utf-8")
 
 
 __all__ = ["read_saved_plan", "schema_text", "write_saved_plan"]

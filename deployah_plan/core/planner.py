@@ -13,7 +13,7 @@ from deployah_plan.core.diff import declared_surface, diff_objects, leaves, read
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
-from deployah_plan.core.validate import Applied, Target, hook_collisions, namespace_warning, predict
+from deployah_plan.core.validate import Applied, Target, hook_collisions, json_type, namespace_warning, predict
 from deployah_plan.errors import ManifestError
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
@@ -71,10 +71,6 @@ def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
     return scoped
 
 
-def _json_type(value: Any) -> str:
-    return {str: "string", bool: "boolean", int: "number", float: "number", list: "list"}.get(type(value), "value")
-
-
 class _Identifier:
     def __init__(self, release_namespace: str, cluster_scoped: set[tuple[str, str]]) -> None:
         self.namespace = release_namespace
@@ -109,7 +105,7 @@ class _Identifier:
                 data = doc.obj.get("data")
                 if data is not None and not isinstance(data, dict):
                     # The API server decodes data as map[string][]byte: it refuses anything else.
-                    raise ManifestError(f"{doc.where}: Secret {ref.name} has data that is a {_json_type(data)}, "
+                    raise ManifestError(f"{doc.where}: Secret {ref.name} has data that is {json_type(data)}, "
                                         "not a map of keys to base64 values", "the API server refuses it; fix the template")
                 doc = replace(doc, obj=fold_string_data(doc.obj))
             doc = self._with_namespace(doc, ref)
@@ -540,10 +536,11 @@ def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes
     run), the chart's crds/ on install, and the previous release's (mapped only)."""
     sent = {c.resource.identity for c in changes if c.action in (Action.CREATE, Action.UPDATE)}
     events = HOOK_EVENTS.get(action, ())
-    running = {ident for ident, (_, doc) in want_hooks.items()
-               if not request.hooks_disabled and doc.hook is not None and any(e in events for e in doc.hook.events)}
+    runs = [t for t in tasks if not request.hooks_disabled and t.action is not TaskAction.DELETE
+            and t.phase is not TaskPhase.SCHEDULE and any(e in events for e in t.events)]
+    running = {ref.identity for t in runs for ref in t.resources}
     objects = [Applied(ref, doc.obj, ref.identity in sent) for ref, doc in want_resources.values()]
-    objects += [Applied(ref, doc.obj, True, "hook") for ident, (ref, doc) in want_hooks.items() if ident in running]
+    objects += [Applied(ref, doc.obj, True, "hook") for ref, doc in want_hooks.values() if ref.identity in running]
     if request.previous is None and not request.skip_crds:
         objects += [Applied(ResourceRef(str(d.obj.get("apiVersion", "")), "CustomResourceDefinition", "",
                                         str(d.obj["metadata"].get("name", ""))), d.obj, True, "chart CRD")
@@ -558,11 +555,8 @@ def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes
     def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
         return find_live(live.index, ref) if live.covered(ref) else None
 
-    runs = [t for t in tasks if not request.hooks_disabled and t.action is not TaskAction.DELETE
-            and t.phase is not TaskPhase.SCHEDULE and any(e in events for e in t.events)]
-    out += hook_collisions(target, runs,
-                           live_of if live.read else None,
-                           lambda ref: any(r.identity == ref.identity for r, _ in prev_hooks.values()))
+    previous_hooks = {ref.identity for ref, _ in prev_hooks.values()}
+    out += hook_collisions(target, runs, live_of if live.read else None, lambda ref: ref.identity in previous_hooks)
     return out
 
 

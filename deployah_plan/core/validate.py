@@ -140,7 +140,8 @@ _TYPE_NAMES = {"s": "a string", "i": "an integer", "n": "a number", "b": "a bool
                "x": "an integer or a string", "#": "an object", "[": "a list", "{": "a map"}
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """A value's JSON type in words, with its article ("a string", "an object")."""
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, int):
@@ -211,14 +212,14 @@ class SchemaChecker:
         head = code[0]
         if head == "#":
             if not isinstance(value, dict):
-                out.append(Problem(path, "type", f"{_json_type(value)} where the schema wants an object"))
+                out.append(Problem(path, "type", f"{json_type(value)} where the schema wants an object"))
                 return
             body = self.types.get(code[1:])
             if body is not None:
                 self._object(value, body, path, out)
         elif head == "[":
             if not isinstance(value, list):
-                out.append(Problem(path, "type", f"{_json_type(value)} where the schema wants a list"))
+                out.append(Problem(path, "type", f"{json_type(value)} where the schema wants a list"))
                 return
             inner = code[1:]
             if inner != "a":
@@ -227,7 +228,7 @@ class SchemaChecker:
                         self._value(item, inner, f"{path}[{index}]", out)
         elif head == "{":
             if not isinstance(value, dict):
-                out.append(Problem(path, "type", f"{_json_type(value)} where the schema wants a map"))
+                out.append(Problem(path, "type", f"{json_type(value)} where the schema wants a map"))
                 return
             inner = code[1:]
             if inner != "a":
@@ -235,7 +236,7 @@ class SchemaChecker:
                     if item is not None:
                         self._value(item, inner, _join(path, key), out)
         elif not _scalar_ok(code, value):
-            out.append(Problem(path, "type", f"{_json_type(value)} where the schema wants {_TYPE_NAMES.get(head, code)}"))
+            out.append(Problem(path, "type", f"{json_type(value)} where the schema wants {_TYPE_NAMES.get(head, code)}"))
 
 
 def _join(path: str, key: Any) -> str:

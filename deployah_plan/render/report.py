@@ -190,7 +190,7 @@ class Report:
         def object_report(change: ResourceChange, folded: bool) -> ObjectReport:
             own, marks = split(change.resource, change.fields) if folded else (change.fields, (-1,) * len(change.fields))
             warnings = tuple(about.get(change.resource.identity, ()))
-            failures = tuple(w for w in warnings if w.fails)  # Plan.failures_of, from the index
+            failures = tuple(w for w in warnings if w.fails)
             return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan))
 
         tasks = []
@@ -253,9 +253,12 @@ def _common_index(plan: Plan) -> tuple[dict[_Key, CommonChange], dict[int, _Key]
             continue
         first_ref, _, first = hits[0]
         by_ident = {(ref.identity, is_hook): ref for ref, is_hook, _ in hits}
-        templates = {ref.identity for ref, _, f in hits if f.path != key[0]}
+        # A label changed on the objects themselves, copies in their pod templates counted apart;
+        # where only pod templates changed, the change is shown at the template's own path.
+        own = any(f.path == key[0] for _, _, f in hits)
+        templates = {ref.identity for ref, _, f in hits if f.path != key[0]} if own else set()
         out[key] = CommonChange(
-            change=FieldChange(key[0], first.op, first.before, first.after, keys=first.keys),
+            change=FieldChange(key[0] if own else first.path, first.op, first.before, first.after, keys=first.keys),
             resources=tuple(by_ident[r] for r in refs if not r[1]),
             hooks=tuple(by_ident[r] for r in refs if r[1]),
             paths=tuple(dict.fromkeys(f.path for _, _, f in hits)),
