@@ -320,3 +320,19 @@ def test_the_live_reader_and_the_cluster_module_do_not_import_each_other() -> No
     from deployah_plan.sources import cluster, live
     assert cluster.LiveSnapshot is live.LiveSnapshot and not hasattr(cluster, "Unreadable")
     assert live.LiveSnapshot.__dataclass_fields__["unreadable"].type == "tuple[LiveGap, ...]" and LiveGap
+
+
+def test_a_crd_schema_with_wrong_types_is_judged_not_crashed_on(tmp_path: Path) -> None:
+    """A chart CRD whose openAPIV3Schema has `type: 7` or `allOf: 3`: the API server rejects the
+    CRD, and the plan says so instead of failing itself."""
+    crd = ("# Source: c/crds/w.yaml\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+           "metadata: {name: widgets.example.com}\nspec:\n  group: example.com\n"
+           "  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n"
+           "    - name: v1\n      served: true\n      storage: true\n      schema:\n        openAPIV3Schema:\n"
+           "          type: object\n          properties:\n"
+           "            spec: {type: 7, allOf: 3, properties: {size: {type: [integer, 5]}}}\n---\n"
+           "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 1}\n")
+    (tmp_path / "d.yaml").write_text(crd)
+    result = run_plan("diff", "/dev/null", "d.yaml", "--kube-version", "1.31", "--action", "install", cwd=tmp_path)
+    assert result.code == 0 and "internal error" not in result.err, result.err
+    assert "the API server rejects it" in result.out

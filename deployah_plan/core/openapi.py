@@ -40,7 +40,8 @@ def short(name: str) -> str:
 def _ref(schema: Mapping[str, Any]) -> str | None:
     ref = schema.get("$ref")
     if not ref:
-        for option in (*schema.get("allOf", ()), *schema.get("anyOf", ())):
+        options = [o for key in ("allOf", "anyOf") if isinstance(schema.get(key), list) for o in schema[key]]
+        for option in options:
             if isinstance(option, dict) and "$ref" in option:
                 ref = option["$ref"]
                 break
@@ -51,7 +52,9 @@ def _types(schema: Mapping[str, Any]) -> list[str]:
     kinds = schema.get("type")
     if isinstance(kinds, str):
         return [kinds]
-    return [k for k in kinds or () if k != "null"]
+    if not isinstance(kinds, list):  # a chart's CRD may say anything here: nothing to check against
+        return []
+    return [k for k in kinds if isinstance(k, str) and k != "null"]
 
 
 class _Compactor:

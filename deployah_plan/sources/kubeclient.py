@@ -43,7 +43,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 from urllib.request import getproxies, proxy_bypass
 
 import urllib3
@@ -66,6 +66,13 @@ class Response:
     status: int
     reason: str
     body: bytes
+
+
+def _without_userinfo(url: str) -> str:
+    """A URL fit to print: a user and password in it (`scheme://user:pw@host`) are left out."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=host)) if parts.netloc else url
 
 
 def _one_line(text: str) -> str:
@@ -265,7 +272,7 @@ def _credential(user: _Entry, server: str, cluster: _Entry, token: str) -> tuple
     if values.get("token"):
         return _Credential(str(values["token"]), cert, key), ""
     if values.get("tokenFile"):
-        return _Credential(_read(user.path("tokenFile"), "tokenFile").decode().strip(), cert, key), ""
+        return _Credential(_read(user.path("tokenFile"), "tokenFile").decode(errors="replace").strip(), cert, key), ""
     if values.get("username") or values.get("password"):
         pair = f"{values.get('username') or ''}:{values.get('password') or ''}".encode()
         return _Credential(cert_pem=cert, key_pem=key), "Basic " + base64.b64encode(pair).decode()
@@ -377,13 +384,14 @@ class KubeClient:
                     warnings.simplefilter("ignore")
                     from urllib3.contrib.socks import SOCKSProxyManager
             except ImportError:
-                raise KubeUnreachable(f"the kubeconfig's proxy-url {proxy} is a SOCKS proxy, which helm plan cannot "
-                                      "use; use an HTTP proxy, or an SSH tunnel to the API server") from None
+                raise KubeUnreachable(f"the kubeconfig's proxy-url {_without_userinfo(proxy)} is a SOCKS proxy, "
+                                      "which helm plan cannot use; use an HTTP proxy, or an SSH tunnel to the API server") from None
             self.pool = SOCKSProxyManager(proxy, **pool)
         elif proxy.startswith(("http://", "https://")):
             self.pool = urllib3.ProxyManager(proxy, **pool)
         else:
-            raise KubeUnreachable(f"the kubeconfig's proxy-url {proxy} is not an http, https or socks5 URL")
+            raise KubeUnreachable(f"the kubeconfig's proxy-url {_without_userinfo(proxy)} is not an http, https or "
+                                  "socks5 URL")
         self.requests = 0
         self._lock = threading.Lock()
 
