@@ -349,6 +349,9 @@ def upgrade_command(**params: Any) -> int:
             dry_run=dry_run, render_subchart_notes=p["render_subchart_notes"], hide_notes=p["hide_notes"],
             hide_secret=p["hide_secret"]),
     )
+    recorder = inputs.current()
+    if recorder is not None:  # the inputs are digested only for a record: --out, or verify
+        recorder.needed = bool(p["out"]) or recorder.sink is not None
     plan = apply_ignore(plan_upgrade(options), rules)
     return _emit(plan, p["output"], p["no_color"], p["detailed_exitcode"], p["show_secrets"], gates, p["out"])
 
@@ -491,6 +494,7 @@ def verify_command(saved: str, command: Sequence[str], strict: bool, check_only:
             raise UsageError(f"verify has no flag {flag}", "write the helm command after `--`")
         strict, check_only, debug = strict or flag == "--strict", check_only or flag == "--check-only", \
             debug or flag == "--debug"
+    _remember_debug(click.get_current_context(), verify_command.params[0], debug)  # --debug may follow PLAN.json
     return verify_plan(main_group, VerifyOptions(saved, tuple(rest), strict, check_only, _debug_enabled(debug)))
 
 

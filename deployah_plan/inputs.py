@@ -255,6 +255,7 @@ class Recorder:
     # What the digests are taken of, kept by reference: they are computed only when a record is
     # made (--out, verify), so a plan that is only printed pays nothing for them.
     later: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    needed: bool = True  # False: no record will be made (no --out), so nothing is digested
 
     def record(self, command: click.Command, params: dict[str, Any], header: Any) -> dict[str, Any]:
         """The inputs record, unsealed, from what the command read and its parsed params."""
@@ -302,7 +303,7 @@ def chart(ref: str, path: str) -> None:
     """The chart as given, and as rendered. Digested at once: a pulled chart lives in a
     temporary folder (a folder of a few thousand lines digests in milliseconds)."""
     rec = current()
-    if rec is not None:
+    if rec is not None and rec.needed:
         rec.facts["chart"] = {"ref": ref, "digest": chart_digest(rec.digester, path)}
 
 

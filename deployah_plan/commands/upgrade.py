@@ -155,13 +155,20 @@ def _crds_stream(record: dict[str, Any]) -> str:
     return out
 
 
+# What `helm template --dependency-update` prints on standard output before the manifests
+# (pkg/downloader: repository updates, "Saving 1 charts", "Downloading x from repo y", ...).
+_PROGRESS = re.compile(r"(?:Hang tight while|\.\.\.Successfully got an update|\.\.\.Unable to get an update|"
+                       r"Update Complete\.|Saving \d+ charts?|Downloading \S+ from repo|Deleting outdated charts)")
+
+
 def _after_progress(text: str) -> str:
-    """`helm template --dependency-update` prints its progress ("Saving 1 charts") on standard
-    output before the manifests, each of which starts with `---`: drop what comes before."""
-    if text.startswith("---"):
-        return text
-    at = text.find("\n---")
-    return text[at + 1:] if at >= 0 else ""
+    """The manifests without helm's progress lines in front. Only those lines go: a
+    post-renderer's output need not start with `---`."""
+    lines = text.split("\n")
+    start = 0
+    while start < len(lines) and _PROGRESS.match(lines[start]):
+        start += 1
+    return "\n".join(lines[start:])
 
 
 _SEPARATOR = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
@@ -283,7 +290,9 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     inputs.previous(current, state.newest_revision)
     inputs.live(live, options.release, [previous, desired])
     apply_method = _apply_method(options, helm_major, current.apply_method if current else "", fresh=current is None)
-    judge = _target(options, settings, mode, skipped, [previous, rendered_desired], namespace, helm_major,
+    # A cluster the live read could not reach is not asked again (another connect timeout).
+    ask = mode == "server" or (not skipped and (live is None or live.reachable))
+    judge = _target(options, settings, ask, [previous, rendered_desired], namespace, helm_major,
                     apply_method, fresh, kube_default)
     if judge is not None and judge.requests and live is not None:
         live = dataclasses.replace(live, requests=live.requests + judge.requests)  # every request is counted
@@ -314,7 +323,7 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     ))
 
 
-def _target(options: UpgradeOptions, settings: Any, mode: str, skipped: str, streams: list[Rendered | None],
+def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: list[Rendered | None],
             namespace: str, helm_major: int, apply_method: str, fresh: bool, kube_default: str) -> targets.Target | None:
     """What the objects are judged against: the cluster when it is read (or rendered against),
     else --kube-version, else the version helm template assumed. Strict field validation is
@@ -323,7 +332,7 @@ def _target(options: UpgradeOptions, settings: Any, mode: str, skipped: str, str
     checks = dict(strict_fields=ssa and not options.disable_openapi_validation,
                   validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa,
                   create_namespace=fresh and options.deploy.create_namespace)
-    if mode == "server" or not skipped:
+    if ask_cluster:
         found = targets.cluster_target(settings, streams, namespace, **checks)
         if found is not None:
             return found

@@ -42,6 +42,7 @@ import click
 from deployah_plan import inputs, saved
 from deployah_plan.errors import HelmError, UsageError
 from deployah_plan.render import json_doc
+from deployah_plan.sources.files import Inputs
 from deployah_plan.sources.helm import Helm
 
 EXIT_MOVED = 4
@@ -76,12 +77,7 @@ class SavedPlan:
 
 def read(path: str) -> SavedPlan:
     """The saved plan and its record, refused unless verify can trust and re-make it."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"saved plan {path} not found", "write one with `helm plan upgrade ... --out FILE`") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise UsageError(f"cannot read {path}: {err}", "pass a file written by `helm plan ... --out FILE`") from None
+    text = Inputs().read(path, "saved plan", "write one with `helm plan upgrade ... --out FILE`")
     saved.load(text, path)  # a plan this version can read, or a one-line error
     doc = json.loads(text)
     record = doc.get("inputs")
@@ -121,9 +117,7 @@ def _plugin_argv(helm_command: Sequence[str], name: str, command: click.Command)
     if helm_command[1] != name:
         raise UsageError(f"the plan is of `helm {name}`, and the command is `helm {helm_command[1]}`",
                          f"run `helm {name}` with the plan's flags (helm's own flags go after `{name}`)")
-    known = {opt for p in command.params if isinstance(p, click.Option) for opt in p.opts}
-    rest = [a for a in helm_command[2:] if a in known or a not in ("--install", "-i")]  # plan upgrade is --install
-    return [name, *rest]
+    return [name, *helm_command[2:]]
 
 
 def _flag(param: click.Parameter) -> str:

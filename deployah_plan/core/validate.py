@@ -38,20 +38,6 @@ from deployah_plan.kinds import group_of
 from deployah_plan.model import ResourceRef, Severity, TaskPlan, Warning
 
 OBJECT_META = "apimachinery.pkg.apis.meta.v1.ObjectMeta"
-# The codes this module gives its warnings, with what each means (the JSON schema lists them).
-CODES = {
-    "api-not-served": "the target Kubernetes version does not serve this kind in this apiVersion: Helm fails "
-                      "before applying anything",
-    "api-deprecated": "this apiVersion is served now and removed in a later Kubernetes version",
-    "crd-missing": "a custom resource whose CRD is neither in the cluster nor in the chart: Helm fails",
-    "kinds-not-checked": "custom kinds whose CRD is not in the chart, rendered offline: not checked",
-    "schema-invalid": "a value of the wrong type or a missing required field: the API server rejects the object",
-    "unknown-field": "a field the kind does not have: rejected with strict field validation (server-side "
-                     "apply), else dropped with a warning",
-    "namespace-missing": "the release namespace does not exist and --create-namespace was not given",
-    "hook-collision": "a hook without before-hook-creation whose previous object may remain: "
-                      "its creation fails with \"already exists\"",
-}
 
 
 @dataclass(frozen=True)
@@ -450,5 +436,5 @@ def hook_collisions(target: Target, tasks: Iterable[TaskPlan], live_of: Callable
     return out
 
 
-__all__ = ["Applied", "CODES", "Problem", "SchemaChecker", "Target", "chart_crds", "hook_collisions",
+__all__ = ["Applied", "Problem", "SchemaChecker", "Target", "chart_crds", "hook_collisions",
            "namespace_warning", "predict"]

@@ -28,7 +28,10 @@ class ApiFacts:
     reachable: bool
     error: str = ""
     version: str = ""  # "1.31", from /version
-    served: frozenset[str] = frozenset()  # "apiVersion Kind" of the group versions asked about
+    # "apiVersion Kind" of the group versions asked about; None when discovery of one of them
+    # failed for another reason than 404 (a 403, or an aggregated API that is down): then which
+    # kinds are served is not known, and the version's table answers instead.
+    served: frozenset[str] | None = frozenset()
     roots: dict[str, str] = field(default_factory=dict)  # "apiVersion Kind" to a compact type (core.openapi)
     types: dict[str, Any] = field(default_factory=dict)
     openapi: bool = False  # the server's /openapi/v3 was read
@@ -44,11 +47,13 @@ def _version(document: dict[str, Any]) -> str:
     return str(document.get("gitVersion", "")).lstrip("v")
 
 
-def _kinds(transport: _Transport, api_version: str) -> list[str]:
+def _kinds(transport: _Transport, api_version: str) -> list[str] | None:
+    """The kinds one group version serves: none when it answers 404, None (not known) when it
+    answers anything else."""
     try:
         document = transport.get(_group_version_path(api_version))
-    except _Answer:
-        return []
+    except _Answer as answer:
+        return [] if answer.status == 404 else None
     return [f"{api_version} {entry.get('kind')}" for entry in document.get("resources") or []
             if isinstance(entry, dict) and entry.get("kind") and "/" not in str(entry.get("name", ""))]
 
@@ -102,8 +107,10 @@ def read_api(settings: ClusterSettings, api_versions: Iterable[str], namespace: 
                 version = _version(transport.get("/version"))
                 kinds_call = [pool.submit(_kinds, transport, v) for v in asked]
                 namespace_call = pool.submit(_namespace, transport, namespace)
-                served = frozenset(k for call in kinds_call for k in call.result())
-                served_versions = [v for v in asked if any(k.startswith(f"{v} ") for k in served)]
+                answers = [call.result() for call in kinds_call]
+                found = frozenset(k for kinds in answers if kinds is not None for k in kinds)
+                served = None if any(kinds is None for kinds in answers) else found
+                served_versions = [v for v in asked if any(k.startswith(f"{v} ") for k in found)]
                 openapi, schemas = _schemas(transport, pool, served_versions)
                 namespace_exists = namespace_call.result()
             except _Unreachable as err:
