@@ -13,12 +13,12 @@ and a saved plan shown again, gives the same numbers.
 """
 from __future__ import annotations
 
-import re
-
 import base64
 import binascii
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Iterable
+from urllib.parse import urlsplit, urlunsplit
 
 from deployah_plan.model import FieldChange, Plan, ResourceRef
 
@@ -166,3 +166,11 @@ def value_keys(value: str, whole: bool = False) -> str:
     parts = [value] if whole else re.split(r"(?<!\\),", value)
     keys = [part.split("=", 1)[0] for part in parts if "=" in part]
     return ",".join(key for key in keys if _VALUE_KEY.match(key)) or "(keys hidden)"
+
+
+def without_userinfo(url: str) -> str:
+    """A URL fit to print: a user and password in it (`scheme://user:pw@host`) are left out."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))

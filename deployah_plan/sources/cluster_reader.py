@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 from urllib.parse import quote
 
 from deployah_plan.model import LiveGap
-from deployah_plan.sources.kubeclient import KubeClient, KubeUnreachable
+from deployah_plan.sources.kubeclient import KubeClient, KubeUnreachable, one_line
 from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.sources.live import (
     CONNECT_TIMEOUT, NOT_SERVED, PAGE_SIZE, READ_TIMEOUT, KindRef, LiveSnapshot,
@@ -73,16 +73,12 @@ class _Transport:
         self.client.close()
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _status_message(body: bytes) -> str:
     try:
         status = json.loads(body)
     except ValueError:
         return ""
-    return _one_line(str(status.get("message") or "")) if isinstance(status, dict) else ""
+    return one_line(str(status.get("message") or "")) if isinstance(status, dict) else ""
 
 
 def _reason(answer: _Answer) -> str:

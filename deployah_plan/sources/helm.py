@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from deployah_plan.errors import HelmError, ReleaseError
-from deployah_plan.redact import value_keys
+from deployah_plan.redact import value_keys, without_userinfo
 
 _NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
 _UNREACHABLE = re.compile(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
@@ -244,6 +244,8 @@ def _shown(command: Sequence[str]) -> list[str]:
             arg = "(hidden)"
         elif i and command[i - 1] in _VALUE_FLAGS:
             arg = f"{value_keys(arg, whole=command[i - 1] in ('--set-json', '--set-literal'))}=(value hidden)"
+        elif "://" in arg:
+            arg = without_userinfo(arg)  # a repository URL may carry user:password@
         shown.append(arg)
     return shown
 

@@ -43,12 +43,13 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit
 from urllib.request import getproxies, proxy_bypass
 
 import urllib3
 import yaml
 
+from deployah_plan.redact import without_userinfo
 from deployah_plan.sources.kubeconfig import ClusterSettings
 
 __all__ = ["KubeUnreachable", "Response", "KubeClient"]
@@ -68,14 +69,8 @@ class Response:
     body: bytes
 
 
-def _without_userinfo(url: str) -> str:
-    """A URL fit to print: a user and password in it (`scheme://user:pw@host`) are left out."""
-    parts = urlsplit(url)
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=host)) if parts.netloc else url
-
-
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
+    """Text on one line, runs of white space as one space."""
     return " ".join(text.split())
 
 
@@ -118,7 +113,7 @@ def _load_config(settings: ClusterSettings) -> _Config:
         try:
             loaded = yaml.safe_load(Path(file).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-            raise KubeUnreachable(f"the kubeconfig {file} cannot be read: {_one_line(str(err))}") from None
+            raise KubeUnreachable(f"the kubeconfig {file} cannot be read: {one_line(str(err))}") from None
         if not isinstance(loaded, dict):
             continue
         folder = Path(file).resolve().parent
@@ -200,7 +195,7 @@ def _run_exec(spec: dict[str, Any], server: str, cluster: _Entry) -> _Credential
             env[str(entry["name"])] = str(entry.get("value") or "")
     env["KUBERNETES_EXEC_INFO"] = json.dumps(info)
     args = [command, *(str(a) for a in spec.get("args") or [])]
-    hint = _one_line(str(spec.get("installHint") or ""))
+    hint = one_line(str(spec.get("installHint") or ""))
     try:
         done = subprocess.run(args, env=env, stdout=subprocess.PIPE, stdin=None if interactive else subprocess.DEVNULL)
     except OSError as err:
@@ -252,6 +247,23 @@ def _auth_provider(provider: dict[str, Any]) -> _Credential:
     return _Credential(token)
 
 
+_EXEC_CREDENTIALS: dict[tuple[str, str], _Credential] = {}
+_EXEC_LOCK = threading.Lock()
+
+
+def _exec_credential(spec: dict[str, Any], server: str, cluster: _Entry) -> _Credential:
+    """The exec plugin's credential, run once per command: a plan reads the cluster several
+    times (the previous release's kinds, the new ones, the API's facts), and a plugin such as
+    `aws eks get-token` is slow, or may ask the user to log in. A command lasts far less than
+    the credential."""
+    key = (json.dumps(spec, sort_keys=True, default=str), server)
+    with _EXEC_LOCK:
+        found = _EXEC_CREDENTIALS.get(key)
+        if found is None:
+            found = _EXEC_CREDENTIALS[key] = _run_exec(spec, server, cluster)
+    return found
+
+
 def _credential(user: _Entry, server: str, cluster: _Entry, token: str) -> tuple[_Credential, str]:
     """The user's credential (`token`, helm's --kube-token, replaces the user's own), and the
     Basic auth value (or "")."""
@@ -265,7 +277,7 @@ def _credential(user: _Entry, server: str, cluster: _Entry, token: str) -> tuple
     if token:
         return _Credential(token, cert, key), ""
     if isinstance(values.get("exec"), dict):
-        found = _run_exec(values["exec"], server, cluster)
+        found = _exec_credential(values["exec"], server, cluster)
         return (found if found.cert_pem else _Credential(found.token, cert, key)), ""
     if isinstance(values.get("auth-provider"), dict):
         return _Credential(_auth_provider(values["auth-provider"]).token, cert, key), ""
@@ -366,7 +378,7 @@ class KubeClient:
             try:
                 pool["ssl_context"] = _tls_context(config.cluster, settings, credential)
             except (ssl.SSLError, OSError, ValueError) as err:
-                raise KubeUnreachable(f"the kubeconfig's TLS settings cannot be used: {_one_line(str(err))}") from None
+                raise KubeUnreachable(f"the kubeconfig's TLS settings cannot be used: {one_line(str(err))}") from None
             if pool["ssl_context"].verify_mode == ssl.CERT_NONE:
                 pool["cert_reqs"] = "CERT_NONE"
                 urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # the user asked for it
@@ -384,13 +396,13 @@ class KubeClient:
                     warnings.simplefilter("ignore")
                     from urllib3.contrib.socks import SOCKSProxyManager
             except ImportError:
-                raise KubeUnreachable(f"the kubeconfig's proxy-url {_without_userinfo(proxy)} is a SOCKS proxy, "
+                raise KubeUnreachable(f"the kubeconfig's proxy-url {without_userinfo(proxy)} is a SOCKS proxy, "
                                       "which helm plan cannot use; use an HTTP proxy, or an SSH tunnel to the API server") from None
             self.pool = SOCKSProxyManager(proxy, **pool)
         elif proxy.startswith(("http://", "https://")):
             self.pool = urllib3.ProxyManager(proxy, **pool)
         else:
-            raise KubeUnreachable(f"the kubeconfig's proxy-url {_without_userinfo(proxy)} is not an http, https or "
+            raise KubeUnreachable(f"the kubeconfig's proxy-url {without_userinfo(proxy)} is not an http, https or "
                                   "socks5 URL")
         self.requests = 0
         self._lock = threading.Lock()
@@ -411,18 +423,18 @@ class KubeClient:
         if isinstance(err, urllib3.exceptions.MaxRetryError) and err.reason is not None:
             reason = err.reason
         if isinstance(reason, urllib3.exceptions.ProxyError):
-            return "the proxy failed: " + _one_line(str(reason.original_error if hasattr(reason, "original_error") else reason))
+            return "the proxy failed: " + one_line(str(reason.original_error if hasattr(reason, "original_error") else reason))
         if isinstance(reason, urllib3.exceptions.NameResolutionError):
             return "the host name does not resolve"
         if isinstance(reason, urllib3.exceptions.NewConnectionError):  # before its base, ConnectTimeoutError
-            return _one_line(str(reason).rpartition("] ")[2]).lower() or "connection failed"
+            return one_line(str(reason).rpartition("] ")[2]).lower() or "connection failed"
         if isinstance(reason, urllib3.exceptions.ConnectTimeoutError):
             return f"no connection within {self.connect_timeout:g}s"
         if isinstance(reason, urllib3.exceptions.ReadTimeoutError):
             return "no answer in time"
         if isinstance(reason, (urllib3.exceptions.SSLError, ssl.SSLError)):
-            return "TLS failed: " + _one_line(str(reason))
-        return _one_line(str(reason)) or type(reason).__name__
+            return "TLS failed: " + one_line(str(reason))
+        return one_line(str(reason)) or type(reason).__name__
 
     def close(self) -> None:
         self.pool.clear()
