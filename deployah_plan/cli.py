@@ -36,7 +36,7 @@ from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, pars
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.model import Plan
-from deployah_plan.render import gitlab, json_doc, markdown, text
+from deployah_plan.render import findings, gitlab, json_doc, markdown, text
 from deployah_plan.sources.files import Inputs, describe
 
 EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_GATE = 0, 1, 2, 3
@@ -72,10 +72,16 @@ def _text_width() -> int | None:
 def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The flags every command that prints a plan takes."""
     for option in reversed([
-        click.option("-o", "--output", type=click.Choice(["text", "json", "markdown", "gitlab", "table"]), default="text",
+        click.option("-o", "--output", type=click.Choice(["text", "json", "markdown", "gitlab", "github", "codequality",
+                                                          "table"]), default="text",
                      show_default=True, help="How to print the plan (markdown: for a pull-request comment; "
                                              "gitlab: the counts GitLab's merge-request widget reads; "
+                                             "github: failures and warnings as GitHub annotations; "
+                                             "codequality: the same as a GitLab Code Quality report; "
                                              "table, helm's default, is text)."),
+        click.option("--source-root", metavar="DIR", default="",
+                     help="The chart's folder in the repository, for the file paths of -o github and -o codequality "
+                          "(it replaces the chart name that starts each `# Source:` path)."),
         click.option("--detailed-exitcode", is_flag=True,
                      help="Exit 0 when nothing changes, 2 when something does (ignored changes do not count), 1 on error."),
         click.option("--fail-on", "fail_on", multiple=True, metavar="GATE",
@@ -129,7 +135,7 @@ def _print(document: str) -> None:
 
 
 def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool, gates: Sequence[Gate],
-          out: str | None = None) -> int:
+          out: str | None = None, source_root: str = "") -> int:
     """Print the plan (and save it, with its inputs record), then check the gates: the exit code
     of every plan command. While `helm plan verify` makes a plan again, the plan is handed to it
     instead."""
@@ -149,6 +155,10 @@ def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets:
         _print(markdown.render(plan, show_secrets))
     elif output == "gitlab":
         _print(gitlab.render(plan))
+    elif output == "github":
+        _print(findings.render_github(plan, source_root))
+    elif output == "codequality":
+        _print(findings.render_codequality(plan, source_root))
     else:
         _print(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets, width=_text_width()))
     matches = check_gates(plan, list(gates))
@@ -217,7 +227,7 @@ _UPGRADE_GROUPS = [
     ("What helm does", ["install", "no_hooks", "create_namespace", "take_ownership", "force", "force_replace",
                         "server_side", "force_conflicts", "history_max", "labels", "description"]),
     ("Cluster", ["namespace", "kube_context", "kubeconfig", "no_drift", "require_cluster"]),
-    ("Output", ["output", "no_color", "show_secrets", "out", "ignore", "ignore_files", "debug"]),
+    ("Output", ["output", "source_root", "no_color", "show_secrets", "out", "ignore", "ignore_files", "debug"]),
     ("Gates", ["detailed_exitcode", "fail_on"]),
     ("Accepted, no effect on the plan", ["wait", "wait_for_jobs", "atomic", "rollback_on_failure", "timeout",
                                          "cleanup_on_fail", "dry_run", "render_subchart_notes", "hide_notes",
@@ -353,7 +363,8 @@ def upgrade_command(**params: Any) -> int:
     if recorder is not None:  # the inputs are digested only for a record: --out, or verify
         recorder.needed = bool(p["out"]) or recorder.sink is not None
     plan = apply_ignore(plan_upgrade(options), rules)
-    return _emit(plan, p["output"], p["no_color"], p["detailed_exitcode"], p["show_secrets"], gates, p["out"])
+    return _emit(plan, p["output"], p["no_color"], p["detailed_exitcode"], p["show_secrets"], gates, p["out"],
+                 p["source_root"])
 
 
 @main_group.command("rollback", cls=GroupedCommand, short_help="Plan helm rollback RELEASE [REVISION].",
@@ -372,7 +383,7 @@ def upgrade_command(**params: Any) -> int:
 def rollback_command(release: str, revision: int, no_hooks: bool, no_drift: bool, require_cluster: bool,
                      namespace: str | None, kube_context: str | None,
                      kubeconfig: str | None, out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
-                     output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
+                     output: str, source_root: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
                      show_secrets: bool, debug: bool) -> int:
     """Plan `helm rollback RELEASE [REVISION]` (REVISION omitted: the one before the current)."""
     gates = [parse_gate(g) for g in fail_on]
@@ -380,7 +391,7 @@ def rollback_command(release: str, revision: int, no_hooks: bool, no_drift: bool
     options = RollbackOptions(release, revision, no_hooks, no_drift, require_cluster, namespace, kube_context, kubeconfig,
                               _debug_enabled(debug))
     return _emit(apply_ignore(plan_rollback(options), rules), output, no_color, detailed_exitcode, show_secrets,
-                 gates, out)
+                 gates, out, source_root)
 
 
 @main_group.command("uninstall", cls=GroupedCommand, short_help="Plan helm uninstall RELEASE.",
@@ -396,15 +407,15 @@ def rollback_command(release: str, revision: int, no_hooks: bool, no_drift: bool
 @_output_options
 def uninstall_command(release: str, no_hooks: bool, keep_history: bool, namespace: str | None,
                       kube_context: str | None, kubeconfig: str | None, out: str | None, ignore: Sequence[str],
-                      ignore_files: Sequence[str], output: str, detailed_exitcode: bool, fail_on: Sequence[str],
-                      no_color: bool, show_secrets: bool, debug: bool) -> int:
+                      ignore_files: Sequence[str], output: str, source_root: str, detailed_exitcode: bool,
+                      fail_on: Sequence[str], no_color: bool, show_secrets: bool, debug: bool) -> int:
     """Plan `helm uninstall RELEASE`: what is deleted, what is kept, which hooks run."""
     gates = [parse_gate(g) for g in fail_on]
     rules = _ignore_rules(ignore, ignore_files)
     options = UninstallOptions(release, no_hooks, keep_history, namespace, kube_context, kubeconfig,
                                _debug_enabled(debug))
     return _emit(apply_ignore(plan_uninstall(options), rules), output, no_color, detailed_exitcode, show_secrets,
-                 gates, out)
+                 gates, out, source_root)
 
 
 @main_group.command("diff", cls=GroupedCommand, short_help="Plan from two rendered manifest files.",
@@ -440,8 +451,9 @@ helm template shop ./chart --include-crds | {prog} diff previous.yaml - --releas
 def diff_command(previous: str, desired: str, release: str, namespace: str | None, action: str, kind_order: str,
                  skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str,
                  kube_version: str | None, disable_openapi_validation: bool, out: str | None,
-                 ignore: Sequence[str], ignore_files: Sequence[str], output: str, detailed_exitcode: bool,
-                 fail_on: Sequence[str], no_color: bool, show_secrets: bool, debug: bool) -> int:
+                 ignore: Sequence[str], ignore_files: Sequence[str], output: str, source_root: str,
+                 detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool, show_secrets: bool,
+                 debug: bool) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
     gates = [parse_gate(g) for g in fail_on]
     reader = Inputs()
@@ -450,7 +462,7 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
                           action, kind_order, skip_crds, live, take_ownership, apply_method, kube_version,
                           disable_openapi_validation, _debug_enabled(debug))
     plan = apply_ignore(plan_diff(options, reader), rules)
-    return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
+    return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out, source_root)
 
 
 @main_group.command("show", cls=GroupedCommand, short_help="Print a saved plan again.",
@@ -461,14 +473,15 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
 """)
 @click.argument("saved", metavar="PLAN.json")
 @_output_options
-def show_command(saved: str, output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
-                 show_secrets: bool, debug: bool) -> int:
+def show_command(saved: str, output: str, source_root: str, detailed_exitcode: bool, fail_on: Sequence[str],
+                 no_color: bool, show_secrets: bool, debug: bool) -> int:
     """Print a plan saved with --out (or -o json) again, as text, markdown or JSON, with no helm and no cluster.
 
     The output is the one the original run printed, byte for byte. Gates and --detailed-exitcode
     work as on the original run; ignore rules were applied when the plan was made."""
     gates = [parse_gate(g) for g in fail_on]
-    return _emit(read_saved_plan(saved), output, no_color, detailed_exitcode, show_secrets, gates)
+    return _emit(read_saved_plan(saved), output, no_color, detailed_exitcode, show_secrets, gates,
+                 source_root=source_root)
 
 
 @main_group.command("verify", cls=GroupedCommand, short_help="Check that a saved plan still holds, then deploy.",

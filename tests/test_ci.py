@@ -3,6 +3,7 @@
 GitHub workflows, the action and the GitLab job linted (GitHub's with actionlint)."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 import yaml
 
@@ -238,3 +240,102 @@ def test_the_verify_mode_checks_the_plan_then_stops_when_the_world_moved(install
     code, out, err = _verify_step(env, tmp_path, plan, f"helm upgrade --install shop {chart} -n shop")
     assert code == 4, out + err  # the chart moved: nothing is deployed, and the step fails
     assert "chart" in out
+
+
+# -- a shallow clone, as actions/checkout makes it --------------------------------------------------
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t.invalid", "-c", "init.defaultBranch=main"]
+
+
+def _shallow_clone(tmp_path: Path, base: Path, head: Path) -> tuple[Path, str]:
+    """A bare `origin` holding a base commit and a head commit, and a clone of it with
+    `--depth 1` (what actions/checkout makes by default): the clone has the head only."""
+    work = tmp_path / "work"
+    work.mkdir()
+    subprocess.run([*GIT, "init", "-q"], cwd=work, check=True)
+    shutil.copytree(base, work / "charts" / "shop")
+    subprocess.run([*GIT, "add", "-A"], cwd=work, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "base"], cwd=work, check=True)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=work, capture_output=True, text=True, check=True).stdout.strip()
+    shutil.rmtree(work / "charts" / "shop")
+    shutil.copytree(head, work / "charts" / "shop")
+    subprocess.run([*GIT, "add", "-A"], cwd=work, check=True)
+    subprocess.run([*GIT, "commit", "-qm", "head"], cwd=work, check=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(tmp_path / "origin.git")], check=True)
+    clone = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{tmp_path / 'origin.git'}", str(clone)], check=True)
+    has_base = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=clone, capture_output=True)
+    assert has_base.returncode != 0, "the shallow clone must not have the base commit"
+    return clone, commit
+
+
+def test_a_shallow_clone_fetches_the_base_commit(installed: dict[str, str], tmp_path: Path) -> None:
+    repo, base = _shallow_clone(tmp_path, EXAMPLE / "chart-v1", EXAMPLE / "chart-v2")
+    outputs, markdown, stderr = _ci_plan(installed, repo, base)
+    assert outputs["exit-code"] == "2", stderr
+    assert (outputs["create"], outputs["update"], outputs["delete"]) == ("2", "3", "1")
+
+
+def test_a_base_that_cannot_be_fetched_says_what_to_add(installed: dict[str, str], tmp_path: Path) -> None:
+    repo, _ = _shallow_clone(tmp_path, EXAMPLE / "chart-v1", EXAMPLE / "chart-v2")
+    missing = "0" * 39 + "1"  # in no repository
+    outputs, markdown, stderr = _ci_plan(installed, repo, missing)
+    assert outputs["exit-code"] == "1"
+    (line,) = [line for line in stderr.splitlines() if line.strip()]
+    assert line.startswith("helm plan: error: the base commit 0000") and "fetch-depth: 0" in line
+    assert "fetch-depth: 0" in markdown
+
+
+# -- the flags input reaches helm plan, and the findings land on the templates ----------------------
+
+def test_flags_reach_helm_plan_and_helm_template_in_diff_mode(installed: dict[str, str], tmp_path: Path) -> None:
+    """--ignore-file is helm plan diff's, --set helm template's, --kube-version both's: the
+    ConfigMap's change is ignored, the value set and the Kubernetes version rendered, and the
+    CronJob of batch/v1beta1 (removed in Kubernetes 1.25) a predicted failure on 1.30, placed at
+    its template in the repository."""
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata:\n  a: '%s'\n"
+    cron = ("apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\nspec:\n  schedule: '0 3 * * *'\n"
+            "  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}\n")
+    base = write_chart(tmp_path / "base", "shop", {"config.yaml": config % 1})
+    head = write_chart(tmp_path / "head", "shop", {
+        "config.yaml": config % 2 + "  image: {{ .Values.image | quote }}\n  kube: {{ .Capabilities.KubeVersion.Version }}\n",
+        "cron.yaml": cron})
+    repo, commit = _repo(tmp_path, base, head)
+    (repo / "ignore.yaml").write_text("- paths: [/data]\n  target: {kind: ConfigMap}\n")
+    outputs, _, stderr = _ci_plan(installed, repo, commit,
+                                  PLAN_FLAGS="--ignore-file ignore.yaml --set image=web:1.28 --kube-version 1.30")
+    assert outputs["exit-code"] == "2", stderr
+    plan = json.loads(Path(outputs["plan-json"]).read_text())
+    assert [(c["resource"]["kind"], c["resource"]["name"]) for c in plan["ignored"]] == [("ConfigMap", "settings")]
+    rendered = (Path(outputs["plan-json"]).parent / "head.yaml").read_text()
+    assert 'image: "web:1.28"' in rendered and "kube: v1.30\n" in rendered
+    failures = [w for w in plan["warnings"] if w.get("predicted_failure")]
+    assert failures and all("CronJob" in w["message"] for w in failures)
+    annotations = Path(outputs["annotations"]).read_text().splitlines()
+    errors = [line for line in annotations if line.startswith("::error ")]
+    assert errors and all(line.startswith("::error file=charts/shop/templates/cron.yaml,line=1,") for line in errors)
+    assert (repo / "charts" / "shop" / "templates" / "cron.yaml").is_file()
+    report = json.loads(Path(outputs["codequality"]).read_text())
+    critical = [issue for issue in report if issue["severity"] == "critical"]
+    assert critical and {issue["location"]["path"] for issue in critical} == {"charts/shop/templates/cron.yaml"}
+    assert all(set(issue) == {"description", "check_name", "fingerprint", "severity", "location"} for issue in report)
+
+
+def test_ci_plan_knows_every_flag_of_helm_plan_diff() -> None:
+    """ci-plan sends PLAN_FLAGS to helm plan diff or helm template by name: its lists hold
+    every option of `helm plan diff` (from the command itself), each once, valued or not."""
+    from deployah_plan.cli import main_group
+
+    script = (ROOT / "scripts" / "ci-plan").read_text()
+    lists = {name: set(re.search(rf'^{name}=" (.*) "$', script, re.M)[1].split())  # type: ignore[index]
+             for name in ("plan_valued", "plan_switches", "shared_valued", "shared_switches", "reserved")}
+    named: dict[str, bool] = {}
+    for param in main_group.commands["diff"].params:
+        if isinstance(param, click.Option):
+            for opt in [*param.opts, *param.secondary_opts]:
+                named[opt] = not param.is_flag
+    named.pop("--help", None)
+    for opt, valued in named.items():
+        homes = [name for name, flags in lists.items() if opt in flags]
+        assert len(homes) == 1, (opt, homes)
+        assert homes[0] == "reserved" or homes[0].endswith("valued") == valued, opt

@@ -23,15 +23,6 @@ from deployah_plan.render.words import SIGN, TASK_SIGN
 _COLOUR = {"+": "32", "~": "33", "-": "31", "=": "36", "!": "33", "X": "1;31", "bold": "1", "dim": "2",
            "alert": "1;31"}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-# What a terminal would act on rather than show: C0 controls but tab, DEL, C1 controls, and
-# the bidirectional overrides that reorder what is shown. A name from a manifest could
-# otherwise clear the screen, or fake a line of the plan with a newline.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _escaped(match: re.Match[str]) -> str:
-    code = ord(match[0])
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 class _Style:
@@ -46,9 +37,9 @@ class _Style:
         return f"{self.mark}[{_COLOUR[key]}m{text}{self.mark}[0m" if self.colour and key in _COLOUR and text else text
 
     def printable(self, line: str) -> str:
-        if not _UNPRINTABLE.search(line):
+        if not words.UNPRINTABLE.search(line):
             return line
-        return _UNPRINTABLE.sub(_escaped, line).replace("\\x1b" + self.mark[1:], "\x1b")
+        return words.escape_controls(line).replace("\\x1b" + self.mark[1:], "\x1b")
 
 
 def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor, style: _Style,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Iterable
 
 from deployah_plan.core.diff import key_label, readable_path
@@ -25,6 +26,20 @@ VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction
         HelmAction.ROLLBACK: "rollback", HelmAction.UNINSTALL: "uninstall"}
 MAX_VALUE = 72  # the longest value a line shows
 CONTEXT = 12  # characters kept on each side of what differs in a shortened value
+# What a terminal would act on rather than show: C0 controls but tab, DEL, C1 controls, and
+# the bidirectional overrides that reorder what is shown. A name from a manifest could
+# otherwise clear the screen, or fake a line of the plan with a newline.
+UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_controls(text: str) -> str:
+    """`text` with each character of UNPRINTABLE written as `\\xNN` or `\\uNNNN`."""
+    return UNPRINTABLE.sub(_escaped, text)
 
 
 def plural(n: int, word: str) -> str:

@@ -1,0 +1,98 @@
+"""The plan's predicted failures and warnings where a reviewer reads them: on the chart template
+that produced the object, as GitHub annotations or as a GitLab Code Quality report.
+
+Both place a warning at the `# Source:` path helm printed above the object (the change's
+`source`, e.g. `shop/templates/deployment.yaml`). That path starts with the chart's name;
+`source_root` (the chart's folder in the repository, e.g. `charts/shop`) replaces that first
+part, so the file is one the forge can show. A warning about no object, or about one the
+desired release does not render (a hook, a chart CRD), is placed at the chart's Chart.yaml.
+No template line is known, so the line is 1.
+
+- GitHub: one workflow command a line (docs.github.com, "Workflow commands for GitHub
+  Actions"): `::error file=F,line=1,title=T::MESSAGE` for a predicted failure, `::warning` for
+  a warning, `::notice` for a note. In a message `%`, CR and LF are written as `%25`, `%0D` and
+  `%0A`, and in a property `:` and `,` as `%3A` and `%2C` too, so that a name from a manifest
+  can never end the command and start another one.
+- GitLab: the Code Quality report (docs.gitlab.com, "Code Quality report format"): a JSON array
+  of issues with `description`, `check_name`, `fingerprint`, `severity` (`critical` for a
+  predicted failure, `major` for a warning, `info` for a note) and `location.path` with
+  `location.lines.begin`. The fingerprint is a digest of the release, the code, the object and
+  the message, so the same finding has the same fingerprint on the base and the head and
+  GitLab shows only what is new.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Iterator, NamedTuple
+
+from deployah_plan.model import Plan, Severity, Warning
+from deployah_plan.render.words import escape_controls
+
+
+class Finding(NamedTuple):
+    warning: Warning
+    path: str  # where the forge shows it: a template, or the chart's Chart.yaml ("" when unknown)
+
+
+def _path(source: str, source_root: str) -> str:
+    if not source_root:
+        return source
+    root = source_root.rstrip("/")
+    _, _, rest = source.partition("/")
+    return f"{root}/{rest}" if rest else root
+
+
+def of(plan: Plan, source_root: str = "") -> Iterator[Finding]:
+    sources = {c.resource.identity: c.source for c in (*plan.changes, *plan.ignored) if c.source}
+    chart = f"{source_root.rstrip('/')}/Chart.yaml" if source_root else ""
+    for warning in plan.warnings:
+        source = sources.get(warning.resource.identity, "") if warning.resource is not None else ""
+        yield Finding(warning, _path(source, source_root) if source else chart)
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _github_level(warning: Warning) -> str:
+    return "error" if warning.fails else "warning" if warning.severity is Severity.WARNING else "notice"
+
+
+def render_github(plan: Plan, source_root: str = "") -> str:
+    release = f"helm plan: {plan.header.release}"
+    lines = []
+    for finding in of(plan, source_root):
+        warning = finding.warning
+        where = f"file={_property(escape_controls(finding.path))},line=1," if finding.path else ""
+        title = f"{release} ({warning.code})"
+        message = _data(escape_controls(warning.message))
+        lines.append(f"::{_github_level(warning)} {where}title={_property(escape_controls(title))}::{message}\n")
+    return "".join(lines)
+
+
+def _severity(warning: Warning) -> str:
+    return "critical" if warning.fails else "major" if warning.severity is Severity.WARNING else "info"
+
+
+def render_codequality(plan: Plan, source_root: str = "") -> str:
+    issues = []
+    for finding in of(plan, source_root):
+        warning = finding.warning
+        about = warning.resource.identity if warning.resource is not None else ()
+        key = json.dumps([plan.header.release, plan.header.namespace, warning.code, list(about), warning.message])
+        issues.append({
+            "description": warning.message,
+            "check_name": f"helm-plan/{warning.code}",
+            "fingerprint": hashlib.sha256(key.encode()).hexdigest(),
+            "severity": _severity(warning),
+            "location": {"path": finding.path or "Chart.yaml", "lines": {"begin": 1}},
+        })
+    return json.dumps(issues, indent=1) + "\n"
+
+
+__all__ = ["Finding", "of", "render_codequality", "render_github"]
