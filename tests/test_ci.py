@@ -3,11 +3,14 @@
 GitHub workflows, the action and the GitLab job linted (GitHub's with actionlint)."""
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import re
 import shutil
 import subprocess
+import threading
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -185,10 +188,13 @@ def test_gitlab_job() -> None:
     config: dict[str, Any] = yaml.safe_load(GITLAB.read_text())
     (job,) = config.values()
     assert job["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]
-    assert job["artifacts"]["reports"] == {"terraform": "tfplan.json"} and job["artifacts"]["when"] == "always"
+    assert job["artifacts"]["reports"] == {"terraform": "tfplan.json", "codequality": "codequality.json"}
+    assert job["artifacts"]["when"] == "always"
     script = "\n".join([*job["before_script"], *job["script"]])
     _bash_syntax(script)
     assert "-o gitlab > tfplan.json" in script and "--detailed-exitcode" in script
+    assert '-o codequality --source-root "$CHART" > codequality.json' in script
+    assert "/merge_requests/$CI_MERGE_REQUEST_IID/notes" in script
     assert job["cache"]["paths"] == [".cache/helm/helm-plan"] and "$CI_PROJECT_DIR/.cache/helm" in job["variables"]["HELM_CACHE_HOME"]
 
 
@@ -339,3 +345,123 @@ def test_ci_plan_knows_every_flag_of_helm_plan_diff() -> None:
         homes = [name for name, flags in lists.items() if opt in flags]
         assert len(homes) == 1, (opt, homes)
         assert homes[0] == "reserved" or homes[0].endswith("valued") == valued, opt
+
+
+# -- the comment job: which pull request, asked of GitHub ----------------------------------------------
+
+FAKE_GH = """#!/usr/bin/env bash
+# GitHub's API as the comment step uses it: `gh api URL` answers from $FAKE_PULLS, and
+# `gh pr comment` is logged; every call is logged with its arguments.
+printf '%s\\n' "$*" >>"$FAKE_LOG"
+case "$1" in
+  api) cat "$FAKE_PULLS" ;;
+  pr) [ "$2" = comment ] ;;
+  *) exit 1 ;;
+esac
+"""
+
+
+def _comment_step(tmp_path: Path, pulls: list[dict[str, Any]], head_sha: str,
+                  head: str = "someone:feature") -> list[str]:
+    """The comment workflow's script, run as the runner runs it, with a fake `gh` (GitHub's
+    API); returns the gh calls it made. The artifact holds a pr-number file naming another pull
+    request, as a hostile fork could write it."""
+    workflow = yaml.safe_load((ROOT / "examples" / "github" / "helm-plan-comment.yml").read_text())
+    (step,) = [s for s in workflow["jobs"]["comment"]["steps"] if s.get("name") == "Comment"]
+    assert "github.event.workflow_run.head_sha" in step["env"]["HEAD_SHA"]
+    assert "head_repository.owner.login" in step["env"]["HEAD"] and "head_branch" in step["env"]["HEAD"]
+    artifact = tmp_path / "artifact"
+    artifact.mkdir(parents=True)
+    (artifact / "plan.md").write_text("the plan\n")
+    (artifact / "pr-number").write_text("1\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(FAKE_GH)
+    (bin_dir / "gh").chmod(0o755)
+    (tmp_path / "pulls.json.in").write_text(json.dumps(pulls))
+    log = tmp_path / "gh.log"
+    log.write_text("")
+    done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, capture_output=True, text=True, env={
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "GH_TOKEN": "t", "GH_REPO": "owner/repo",
+        "HEAD_SHA": head_sha, "HEAD": head, "PLAN_MD": str(artifact / "plan.md"),
+        "FAKE_PULLS": str(tmp_path / "pulls.json.in"), "FAKE_LOG": str(log)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    return log.read_text().splitlines()
+
+
+def test_the_comment_goes_to_the_pull_request_whose_head_was_planned(tmp_path: Path) -> None:
+    sha = "a" * 40
+    calls = _comment_step(tmp_path, [{"number": 7, "head": {"sha": sha}}], sha, head="fork owner:feat&state=closed")
+    assert calls[0] == "api repos/owner/repo/pulls?state=open&head=fork%20owner%3Afeat%26state%3Dclosed"
+    assert calls[1:] == [f"pr comment 7 --body-file {tmp_path}/artifact/plan.md --edit-last --create-if-none"]
+
+
+def test_no_comment_when_the_pull_request_moved_on_or_is_not_open(tmp_path: Path) -> None:
+    sha = "a" * 40
+    moved = _comment_step(tmp_path / "moved", [{"number": 7, "head": {"sha": "b" * 40}}], sha)
+    assert [call for call in moved if call.startswith("pr ")] == []
+    closed = _comment_step(tmp_path / "closed", [], sha)
+    assert [call for call in closed if call.startswith("pr ")] == []
+
+
+# -- the GitLab job's merge-request note, against a loopback GitLab API -------------------------------
+
+class _GitLab(http.server.BaseHTTPRequestHandler):
+    """GitLab's REST API as the note step uses it: the token's user, a merge request's notes
+    (`notes` holds them), and creating or editing one (recorded in `calls`)."""
+
+    notes: list[dict[str, Any]] = []
+    calls: list[tuple[str, str, str]] = []
+
+    def log_message(self, *_: Any) -> None:
+        pass
+
+    def _answer(self, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        assert self.headers["PRIVATE-TOKEN"] == "token"
+        self._answer({"id": 5} if self.path == "/api/v4/user" else self.notes)
+
+    def _write(self) -> None:
+        assert self.headers["PRIVATE-TOKEN"] == "token"
+        form = urllib.parse.parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+        self.calls.append((self.command, self.path, form["body"][0]))
+        self._answer({})
+
+    do_POST = do_PUT = _write
+
+
+def _gitlab_note(tmp_path: Path, notes: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    (job,) = yaml.safe_load(GITLAB.read_text()).values()
+    (step,) = [line for line in job["script"] if "HELM_PLAN_TOKEN" in line]
+    _GitLab.notes, _GitLab.calls = notes, []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _GitLab)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        tmp_path.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "plan.md").write_text("**the plan** & 100% of it\n")
+        done = subprocess.run(["bash", "-e", "-c", step], cwd=tmp_path, capture_output=True, text=True, env={
+            "PATH": os.environ["PATH"], "HELM_PLAN_TOKEN": "token", "CI_PROJECT_ID": "9", "CI_MERGE_REQUEST_IID": "4",
+            "CI_API_V4_URL": f"http://127.0.0.1:{server.server_port}/api/v4"})
+        assert done.returncode == 0, done.stderr
+    finally:
+        server.shutdown()
+        server.server_close()
+    return _GitLab.calls
+
+
+def test_the_gitlab_job_posts_the_plan_as_one_note(tmp_path: Path) -> None:
+    body = "<!-- helm-plan -->\n**the plan** & 100% of it\n"
+    assert _gitlab_note(tmp_path / "first", []) == [("POST", "/api/v4/projects/9/merge_requests/4/notes", body)]
+    mine = {"id": 31, "author": {"id": 5}, "body": "<!-- helm-plan -->\nan older plan"}
+    theirs = {"id": 32, "author": {"id": 6}, "body": "<!-- helm-plan -->\nsomeone else's"}
+    assert _gitlab_note(tmp_path / "again", [theirs, mine]) == [
+        ("PUT", "/api/v4/projects/9/merge_requests/4/notes/31", body)]
+    assert _gitlab_note(tmp_path / "not-mine", [theirs]) == [("POST", "/api/v4/projects/9/merge_requests/4/notes", body)]
