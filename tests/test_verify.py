@@ -288,6 +288,23 @@ def test_through_helm_as_a_plugin(helm: Path, store: Store, chart: Path, tmp_pat
     assert elsewhere.returncode != 0 and "no longer holds" in elsewhere.stdout
     assert "namespace: shop then, other now" in elsewhere.stdout
 
+    # Without a command: helm hands every plugin HELM_NAMESPACE, "default" (or the kube
+    # context's namespace) when there was no -n. That is not a namespace given: the plan's is used.
+    made = helm_plan("upgrade", "shop", "shop", "-n", "shop", "--out", "plain.json")
+    assert made.returncode == 0, made.stderr
+    plain = helm_plan("verify", "plain.json")
+    assert plain.returncode == 0 and "the plan of release shop in namespace shop is the same now" in plain.stdout, \
+        plain.stdout + plain.stderr
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\ncurrent-context: a\ncontexts:\n- name: a\n"
+                          "  context: {cluster: c, user: u, namespace: team}\nclusters:\n- name: c\n"
+                          "  cluster: {server: 'https://127.0.0.1:9'}\nusers:\n- name: u\n  user: {}\n")
+    in_context = subprocess.run([str(helm), "plan", "verify", "plain.json"], capture_output=True,
+                                text=True, cwd=tmp_path, env={**env, "KUBECONFIG": str(kubeconfig)})
+    assert "namespace: shop then" not in in_context.stdout, in_context.stdout + in_context.stderr
+    other = helm_plan("verify", "plain.json", "-n", "other")  # an explicit -n is the namespace to check
+    assert other.returncode == 4 and "namespace: shop then, other now" in other.stdout, other.stdout + other.stderr
+
 
 def test_a_rollback_plan_verifies_and_catches_a_new_revision(helm: Path, store: Store, tmp_path: Path) -> None:
     store.add("shop", EXAMPLE / "chart-v1", "shop", status="superseded")

@@ -31,6 +31,7 @@ it was written (the seal does not match), and a command whose flags are not the 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from deployah_plan.errors import HelmError, UsageError
 from deployah_plan.render import json_doc
 from deployah_plan.sources.files import Inputs
 from deployah_plan.sources.helm import Helm
+from deployah_plan.sources.kubeconfig import helm_default_namespace
 
 EXIT_MOVED = 4
 # helm plan's own flags: how to print, what to ignore, whether to read the cluster. They are not
@@ -309,6 +311,8 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
                              "digests", f"pass the command: `helm plan verify {options.path} -- helm {name} ...`")
         argv = recorded_argv
         given = _parse(command, argv, "the recorded command")
+        if given.params.get("namespace") is None and not _namespace_given():
+            given.params["namespace"] = record.get("namespace") or None  # the plan's, not helm's default
     plan, record_now = _remake(command, argv, given, recorded, saved_plan.digester, options.debug)
     show_secrets = bool(recorded.params.get("show_secrets"))
     document_now = json.loads(json_doc.render(plan, show_secrets))
@@ -344,6 +348,13 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
     if not run or options.check_only:
         return 0
     return _run_helm(run, name, options.debug)
+
+
+def _namespace_given() -> bool:
+    """Whether helm was given -n: it hands a plugin HELM_NAMESPACE always, its default when
+    there was no -n, so only a namespace other than that default tells."""
+    namespace = os.environ.get("HELM_NAMESPACE")
+    return bool(namespace) and namespace != helm_default_namespace()
 
 
 def _run_helm(run: Sequence[str], name: str, debug: bool) -> int:

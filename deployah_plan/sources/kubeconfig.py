@@ -88,6 +88,16 @@ def resolve_target(namespace: str | None, context: str | None, kubeconfig: str |
     return KubeTarget(current, chosen or "default")
 
 
+def helm_default_namespace(environ: Mapping[str, str] | None = None) -> str:
+    """The namespace helm hands a plugin as HELM_NAMESPACE when no -n was given: the kube
+    context's namespace, else "default" (pkg/cli/environment.go `Namespace()`, which asks
+    client-go's loader; helm sets HELM_NAMESPACE for every plugin). An explicit -n of that same
+    namespace cannot be told apart from it."""
+    env = os.environ if environ is None else environ
+    configs = [_load(p) for p in _kubeconfig_files(None, env) if p.is_file()]
+    return _context_namespace(configs, _current_context(configs, None, env)) or "default"
+
+
 def _env_bool(value: str) -> bool:
     """Go's strconv.ParseBool; anything else is false, as helm's envBoolOr(name, false)."""
     return value in ("1", "t", "T", "TRUE", "true", "True")
