@@ -130,15 +130,41 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
 
 
 def test_local_install_leaves_the_checkout_as_it_was(helm: Path, tmp_path: Path) -> None:
+    """helm links a local folder: running the plugin writes nothing there, not even Python's
+    bytecode (which goes under the environment, in helm's cache)."""
     checkout = _checkout(tmp_path)
     before = _files(checkout)
     env = _helm_env(tmp_path / "home")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # Python's default: write bytecode
     assert _run(helm, "plugin", "install", checkout, env=env).returncode == 0
-    ran = _run(helm, "plan", "schema", env=env)
+    ran = _run(helm, "plan", "schema", env=env, cwd=checkout)
     assert ran.returncode == 0, ran.stderr
+    assert not list(checkout.rglob("__pycache__"))
+    (environment,) = (tmp_path / "home" / "cache" / "helm-plan").iterdir()
+    assert list((environment / "pycache").rglob("cli.*.pyc"))
     assert _run(helm, "plugin", "uninstall", "plan", env=env).returncode == 0
     assert _files(checkout) == before  # no build/, *.egg-info, environment or lock in the user's folder
     assert not (tmp_path / "home" / "cache" / "helm-plan").exists()
+
+
+def test_the_current_folder_cannot_hide_a_module(helm: Path, tmp_path: Path, shared_cache: Path) -> None:
+    """Run from a repository being planned (a pull request's checkout in CI), the plugin imports
+    only its own code and its environment's packages: a `yaml.py` or `deployah_plan/` there is
+    never run."""
+    env = _helm_env(tmp_path / "home", cache=shared_cache)
+    assert _run(helm, "plugin", "install", ROOT, env=env).returncode == 0
+    repo = tmp_path / "repo"
+    (repo / "deployah_plan").mkdir(parents=True)
+    planted = "import pathlib; pathlib.Path(__file__).with_name('ran').write_text('ran')\n"
+    (repo / "yaml.py").write_text(planted)
+    (repo / "click.py").write_text(planted)
+    (repo / "deployah_plan" / "__init__.py").write_text(planted)
+    (repo / "deployah_plan" / "__main__.py").write_text(planted)
+    ran = _run(helm, "plan", "schema", env=env, cwd=repo)
+    assert ran.returncode == 0 and '"$id"' in ran.stdout, ran.stderr
+    assert not (repo / "ran").exists() and not (repo / "deployah_plan" / "ran").exists()
+    usage = _run(helm, "plan", "upgrade", "--help", env=env, cwd=repo)
+    assert usage.returncode == 0 and "Usage: helm plan upgrade" in usage.stdout, usage.stderr
 
 
 def test_a_failed_build_fails_once_with_the_fix_and_leaves_nothing(helm: Path, tmp_path: Path) -> None:
