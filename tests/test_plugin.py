@@ -142,6 +142,9 @@ def test_local_install_leaves_the_checkout_as_it_was(helm: Path, tmp_path: Path)
     assert not list(checkout.rglob("__pycache__"))
     (environment,) = (tmp_path / "home" / "cache" / "helm-plan").iterdir()
     assert list((environment / "pycache").rglob("cli.*.pyc"))
+    # helm updates only a plugin installed from a repository; a linked folder is updated by hand.
+    update = _run(helm, "plugin", "update", "plan", env=env)
+    assert update.returncode != 0 and "failed to update plugin plan" in update.stderr.lower(), update.stderr
     assert _run(helm, "plugin", "uninstall", "plan", env=env).returncode == 0
     assert _files(checkout) == before  # no build/, *.egg-info, environment or lock in the user's folder
     assert not (tmp_path / "home" / "cache" / "helm-plan").exists()
@@ -213,3 +216,22 @@ def test_the_plugin_reads_the_dependencies_of_pyproject(tmp_path: Path) -> None:
     listed = _run("bash", "-c", f'source <(sed -n "/^dependencies()/,/^}}/p" {ROOT}/scripts/helm-plan); '
                   f'here={ROOT}; dependencies', env=env).stdout.split()
     assert listed == declared
+
+
+def test_the_readme_states_what_measure_install_measures(tmp_path: Path) -> None:
+    """The README's install figures are scripts/measure-install's: the sizes within a fifth
+    (the packages pip picks move a little); times depend on the machine and are not checked."""
+    import re
+
+    helm = ROOT / ".cache" / "helm" / "3.19.0" / "helm"
+    done = _run(ROOT / "scripts" / "measure-install", helm, env=_helm_env(tmp_path / "home"))
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.splitlines()[0]
+    measured = re.search(r"environment ([0-9.]+) MB; a git install keeps ([0-9.]+) MB more", line)
+    assert measured, line
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    stated = re.search(r"The environment is ([0-9.]+) MB\. A git install keeps ([0-9.]+) MB more", readme)
+    assert stated, "the README states the environment's size and a git install's"
+    for said, found in zip(stated.groups(), measured.groups()):
+        assert abs(float(said) - float(found)) <= 0.2 * float(found), (said, found, line)
+    assert "scripts/measure-install" in readme
