@@ -1,0 +1,58 @@
+"""-o github and -o codequality: each predicted failure and warning placed at its template,
+in the shapes GitHub's workflow commands and GitLab's Code Quality report define."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from conftest import run_plan
+
+CONFIG = "---\n# Source: shop/templates/{file}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\nimmutable: true\ndata:\n  a: '{value}'\n"
+
+
+def _plan(tmp_path: Path, name: str, *args: str) -> str:
+    previous, desired = tmp_path / "previous.yaml", tmp_path / "desired.yaml"
+    previous.write_text(CONFIG.format(file="config.yaml", name=name, value=1))
+    desired.write_text(CONFIG.format(file="config.yaml", name=name, value=2))
+    done = run_plan("diff", str(previous), str(desired), "--release", "shop", "-n", "shop", *args)
+    assert done.code == 0, done.err
+    return done.out
+
+
+def test_github_annotation_at_the_template(tmp_path: Path) -> None:
+    out = _plan(tmp_path, "frozen", "-o", "github", "--source-root", "charts/shop/")
+    (line,) = out.splitlines()
+    assert line.startswith("::error file=charts/shop/templates/config.yaml,line=1,title=helm plan%3A shop (immutable)::")
+    assert "ConfigMap shop/frozen: this upgrade will fail" in line
+    bare = _plan(tmp_path, "frozen", "-o", "github")  # no root: helm's own path
+    assert bare.startswith("::error file=shop/templates/config.yaml,line=1,")
+
+
+def test_a_name_cannot_start_another_workflow_command(tmp_path: Path) -> None:
+    """GitHub reads a workflow command per line: a name's newline, `%` and `::` stay in the message."""
+    out = _plan(tmp_path, '"x\\n::stop-commands::t\\r%0A::warning::y"', "-o", "github")
+    (line,) = out.splitlines()
+    assert line.startswith("::error file=") and "::stop-commands" in line
+    message = line.split("::", 2)[2]
+    assert "\\x0a::stop-commands::t\\x0d%250A::warning::y" in message
+
+
+def test_codequality_report(tmp_path: Path) -> None:
+    report = json.loads(_plan(tmp_path, "frozen", "-o", "codequality", "--source-root", "charts/shop"))
+    (issue,) = report
+    assert issue["check_name"] == "helm-plan/immutable" and issue["severity"] == "critical"
+    assert issue["location"] == {"path": "charts/shop/templates/config.yaml", "lines": {"begin": 1}}
+    assert issue["description"].startswith("ConfigMap shop/frozen: this upgrade will fail")
+    assert len(issue["fingerprint"]) == len(hashlib.sha256().hexdigest())
+    again = json.loads(_plan(tmp_path, "frozen", "-o", "codequality", "--source-root", "charts/shop"))
+    assert again[0]["fingerprint"] == issue["fingerprint"]  # the same finding, the same fingerprint
+    other = json.loads(_plan(tmp_path, "thawed", "-o", "codequality", "--source-root", "charts/shop"))
+    assert other[0]["fingerprint"] != issue["fingerprint"]
+
+
+def test_no_findings_is_an_empty_report(tmp_path: Path) -> None:
+    previous = tmp_path / "same.yaml"
+    previous.write_text(CONFIG.format(file="config.yaml", name="same", value=1))
+    assert run_plan("diff", str(previous), str(previous), "-o", "codequality").out == "[]\n"
+    assert run_plan("diff", str(previous), str(previous), "-o", "github").out == ""
