@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, TypeVar
 
+from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
@@ -123,7 +124,8 @@ def drift_of(doc: dict[str, Any]) -> DriftChange:
 
 
 def warning_of(doc: dict[str, Any]) -> Warning:
-    return Warning(doc["code"], doc["message"], Severity(doc["severity"]),
+    # A code this version does not know (a newer helm plan wrote it) is kept as written.
+    return Warning(Code(doc["code"]), doc["message"], Severity(doc["severity"]),
                    ref_of(doc["resource"]) if doc.get("resource") else None, bool(doc.get("predicted_failure", False)))
 
 

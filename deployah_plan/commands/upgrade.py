@@ -29,7 +29,8 @@ from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Rendered, split_stream
-from deployah_plan.model import Header, Plan, Severity, Warning
+from deployah_plan.codes import Code
+from deployah_plan.model import Header, Plan, Warning, warn
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
@@ -113,11 +114,10 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
         return user
     if options.reuse_values:
         computed = helm.values(options.release, namespace, current.revision, computed=True)
-        notes.append(Warning(
-            "reuse-values-offline",
+        notes.append(warn(
+            Code.REUSE_VALUES_OFFLINE,
             "--reuse-values rendered offline: values are the previous release's computed values plus your "
             "overrides; Helm also ignores defaults that only the new chart has, which this render includes",
-            Severity.INFO,
         ))
         return _values_file(computed, workdir) + user
     if options.reset_then_reuse_values or not options.values.any():
@@ -125,8 +125,8 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
         if not previous:
             return user
         if not options.values.any():
-            notes.append(Warning("values-reused", f"no values given: like helm upgrade, the values of revision "
-                                 f"{current.revision} are used again", Severity.INFO))
+            notes.append(warn(Code.VALUES_REUSED, f"no values given: like helm upgrade, the values of revision "
+                              f"{current.revision} are used again"))
         return _values_file(previous, workdir) + user
     return user
 
@@ -255,8 +255,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                 text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
             desired = split_stream(text, "helm template")
             if chart.calls_lookup:
-                notes.append(Warning("lookup-offline", f"chart {chart.name} calls `lookup`, which returns nothing when "
-                                     "rendered offline; with a cluster, plan with --render server"))
+                notes.append(warn(Code.LOOKUP_OFFLINE, f"chart {chart.name} calls `lookup`, which returns nothing "
+                                  "when rendered offline; with a cluster, plan with --render server"))
         else:
             args = options.values.args()
             for flag, on in (("--reuse-values", options.reuse_values), ("--reset-values", options.reset_values),
@@ -310,11 +310,11 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         helm_version=helm_version, rendered_by=mode,
     )
     if current is not None and current.status != "deployed":
-        notes.append(Warning("previous-not-deployed", f"no deployed revision: planned against revision "
-                             f"{current.revision}, whose status is {current.status}, as helm upgrade does", Severity.INFO))
+        notes.append(warn(Code.PREVIOUS_NOT_DEPLOYED, f"no deployed revision: planned against revision "
+                          f"{current.revision}, whose status is {current.status}, as helm upgrade does"))
     if state.replaces_uninstalled:
-        notes.append(Warning("reinstall", f"release {options.release} was uninstalled with its history kept: "
-                             "helm upgrade --install installs it again", Severity.INFO))
+        notes.append(warn(Code.REINSTALL, f"release {options.release} was uninstalled with its history kept: "
+                          "helm upgrade --install installs it again"))
     return make_plan(PlanRequest(
         header, previous, desired, helm_major, options.skip_crds, tuple(notes),
         hooks_disabled=deploy.no_hooks,
