@@ -115,6 +115,19 @@ class DriftEffect(enum.Enum):
     MIXED = "mixed"  # a modified object whose fields do not all share one effect (see each field)
 
 
+class ApplyMethod(str, enum.Enum):
+    """How Helm 4 applies a release's objects, as it records it on the release (`ApplyMethod`
+    in pkg/release). Helm 3 records none and applies client-side: `None` where one is held."""
+
+    CSA = "csa"  # client-side apply: a three-way merge patch
+    SSA = "ssa"  # server-side apply: fields owned by field managers, conflicts stop the apply
+
+    @classmethod
+    def recorded(cls, text: str) -> ApplyMethod | None:
+        """The method a release record names; None for none (Helm 3) or one this version does not know."""
+        return cls(text) if text in cls._value2member_map_ else None
+
+
 class LiveStatus(enum.Enum):
     """How much of the live state the plan saw."""
 
@@ -325,7 +338,7 @@ class LiveCheck:
     source: str = ""
     unreadable: tuple[LiveGap, ...] = ()
     requests: int = 0
-    apply_method: str = ""  # the previous release's: "ssa", "csa", or "" (Helm 3: client-side)
+    apply_method: ApplyMethod | None = None  # the previous release's; None: Helm 3 (client-side)
 
     @property
     def complete(self) -> bool:

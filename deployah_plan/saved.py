@@ -20,7 +20,7 @@ from typing import Any, Callable, TypeVar
 from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
+    Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
     HelmAction, HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
@@ -109,7 +109,7 @@ def live_of(doc: dict[str, Any]) -> LiveCheck:
     return LiveCheck(
         LiveStatus(doc["status"]), doc["reason"], doc["source"],
         tuple(LiveGap(g["api_version"], g["kind"], g["namespace"], g["reason"]) for g in doc["unreadable"]),
-        doc["requests"], doc["apply_method"],
+        doc["requests"], ApplyMethod.recorded(doc["apply_method"]),
     )
 
 

@@ -30,7 +30,7 @@ from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.codes import Code
-from deployah_plan.model import Header, Plan, Warning, warn
+from deployah_plan.model import ApplyMethod, Header, Plan, Warning, warn
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
@@ -289,7 +289,7 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     current = state.current
     inputs.previous(current, state.newest_revision)
     inputs.live(live, options.release, [previous, desired])
-    apply_method = _apply_method(options, helm_major, current.apply_method if current else "", fresh=current is None)
+    apply_method = _apply_method(options, helm_major, current.apply_method if current else None, fresh=current is None)
     # A cluster the live read could not reach is not asked again (another connect timeout).
     ask = mode == "server" or (not skipped and (live is None or live.reachable))
     judge = _target(options, settings, ask, [previous, rendered_desired], namespace, helm_major,
@@ -324,11 +324,11 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
 
 
 def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: list[Rendered | None],
-            namespace: str, helm_major: int, apply_method: str, fresh: bool, kube_default: str) -> targets.Target | None:
+            namespace: str, helm_major: int, apply_method: ApplyMethod | None, fresh: bool, kube_default: str) -> targets.Target | None:
     """What the objects are judged against: the cluster when it is read (or rendered against),
     else --kube-version, else the version helm template assumed. Strict field validation is
     Helm 4's server-side apply (an install's default, an upgrade's when the release used it)."""
-    ssa = helm_major >= 4 and (apply_method == "ssa" or (fresh and options.server_side != "false"))
+    ssa = helm_major >= 4 and (apply_method is ApplyMethod.SSA or (fresh and options.server_side != "false"))
     checks = dict(strict_fields=ssa and not options.disable_openapi_validation,
                   validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa,
                   create_namespace=fresh and options.deploy.create_namespace)
@@ -344,15 +344,16 @@ def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: 
     return None
 
 
-def _apply_method(options: UpgradeOptions, helm_major: int, previous: str, fresh: bool = False) -> str:
-    """How this upgrade applies objects: Helm 3 client-side (""); Helm 4 as --server-side says,
+def _apply_method(options: UpgradeOptions, helm_major: int, previous: ApplyMethod | None,
+                  fresh: bool = False) -> ApplyMethod | None:
+    """How this upgrade applies objects: Helm 3 client-side (None); Helm 4 as --server-side says,
     "auto" following the previous release (pkg/action getUpgradeServerSideValue). A fresh
     install (`upgrade --install` of a release that does not exist) is server-side unless
     --server-side=false (pkg/cmd/upgrade.go: instClient.ServerSideApply = ... != "false")."""
     if helm_major < 4:  # Helm 3 has neither flag: upgrade_flags.check_for_helm refused them
-        return ""
+        return None
     if fresh:
-        return "csa" if options.server_side == "false" else "ssa"
+        return ApplyMethod.CSA if options.server_side == "false" else ApplyMethod.SSA
     if options.server_side == "auto":
-        return "ssa" if previous == "ssa" else "csa"
-    return "ssa" if options.server_side == "true" else "csa"
+        return previous or ApplyMethod.CSA
+    return ApplyMethod.SSA if options.server_side == "true" else ApplyMethod.CSA

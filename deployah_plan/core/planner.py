@@ -19,7 +19,7 @@ from deployah_plan.errors import ManifestError
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
+    Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
     HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
     TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn,
 )
@@ -45,13 +45,13 @@ class PlanRequest:
     action: HelmAction | None = None
     hooks_disabled: bool = False  # --no-hooks
     # The live state (None: not read, `live_reason` says why); `live_source` is "cluster" or
-    # the file it came from. `apply_method` is the previous release's ("ssa" or "csa"; "" for
-    # Helm 3). `take_ownership` is helm's --take-ownership.
+    # the file it came from. `apply_method` is how this action applies (None: Helm 3,
+    # client-side). `take_ownership` is helm's --take-ownership.
     live: LiveSnapshot | None = None
     live_source: str = ""
     live_reason: str = ""
     take_ownership: bool = False
-    apply_method: str = ""
+    apply_method: ApplyMethod | None = None
     force_conflicts: bool = False  # helm upgrade --force-conflicts (server-side apply)
     # The API server to judge the objects against (kinds served, schemas, namespace): None
     # leaves the predicted failures of core.validate out.

@@ -168,7 +168,7 @@ def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
 def live_doc(live: LiveCheck) -> dict[str, Any]:
     return {
         "status": live.status.value, "complete": live.complete, "reason": live.reason, "source": live.source,
-        "requests": live.requests, "apply_method": live.apply_method,
+        "requests": live.requests, "apply_method": live.apply_method.value if live.apply_method else "",
         "unreadable": [{"api_version": g.api_version, "kind": g.kind, "namespace": g.namespace, "reason": g.reason}
                        for g in live.unreadable],
     }
