@@ -1,6 +1,6 @@
 """Reading a saved JSON plan back into a Plan, for `helm plan show`.
 
-The document is input, so it is checked against the published schema first (plan_schema.py):
+The document is input, so it is checked against the published schema first (plan_schema_check.py):
 a wrong type is one line naming where. Then the mirror of render/json_doc.py: one function
 per model type. The plan is rebuilt through
 `build_plan`, so what the document derives (summary, will_run, reasons, has_changes) is derived
@@ -24,7 +24,7 @@ from deployah_plan.model import (
     HelmAction, HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
-from deployah_plan.plan_schema import first_error
+from deployah_plan.plan_schema_check import first_error
 from deployah_plan.redact import Masked, sensitive_path
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from deployah_plan.yamlkube import MAX_DEPTH, too_deep

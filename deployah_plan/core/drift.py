@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from deployah_plan.core.diff import declared_surface, diff_objects, escape, same, tokens
 from deployah_plan.core.ownership import kept_by_policy, release_of
-from deployah_plan.core.schema import KEY_DEFAULTS, root
+from deployah_plan.core.list_keys import KEY_DEFAULTS, root
 from deployah_plan.kinds import group_of
 from deployah_plan.model import ApplyMethod, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, ResourceRef
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from deployah_plan.core.kube_api import ApiTable, parse_version
-from deployah_plan.core.openapi import compact_crd_schema
+from deployah_plan.core.compact_schema import compact_crd_schema
 from deployah_plan.kinds import group_of
 from deployah_plan.codes import Code
 from deployah_plan.model import ResourceRef, Severity, TaskPlan, Warning, warn
@@ -48,7 +48,7 @@ class Target:
     `kube_version` is the version judged against and `source` where it came from ("the
     cluster", "--kube-version", "helm template's default"). With a cluster, `served` holds
     the "apiVersion Kind" pairs its discovery lists and `roots`/`types` its own OpenAPI
-    schemas (compact, `core.openapi`); without one they are None and the table answers.
+    schemas (compact, `core.compact_schema`); without one they are None and the table answers.
     `namespace_exists` is None when not known. `strict_fields`: Helm sends strict field
     validation (Helm 4 server-side apply without --disable-openapi-validation).
     """
@@ -166,7 +166,7 @@ class Problem:
 
 
 class SchemaChecker:
-    """Walks an object and its compact schema together (see core.openapi for the form)."""
+    """Walks an object and its compact schema together (see core.compact_schema for the form)."""
 
     def __init__(self, types: Mapping[str, Any]) -> None:
         self.types = types
