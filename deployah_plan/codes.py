@@ -8,12 +8,15 @@ published schema gives it (`description`). Gates, renderers and the schema's `wa
 list derive from this table (`scripts/gen-schema-codes` writes the list; a test keeps the two in
 step).
 
-To add a code: add a member below (and `scripts/gen-schema-codes`); make the warning with
-`model.warn(Code.NEW, message, ...)`. A code that may predict a failure names its check.
+To add a code: add a member below, run `scripts/gen-schema-codes` (a new code is a minor
+format version, see the README), and make the warning where the check finds it with
+`model.warn(Code.NEW, message, ...)`. A code that may predict a failure names that check
+(`check`): the table is the list of failure checks, and a test holds each check to its code.
 
-A saved plan from a newer helm plan may hold a code this table does not know: `Code(value)`
-then answers a stand-in member (not listed in `Code`, `known` false) that keeps the value, so
-the plan is read, shown and gated on as written (its `fails` and severity are the document's).
+A warning rebuilt from JSON may hold a code this table does not know (a newer helm plan's):
+`Code(value)` then answers a stand-in member (not listed in `Code`, `known` false) that keeps
+the value, so the reader, the gates and the writers keep it as written (its `fails` and
+severity are the document's).
 """
 from __future__ import annotations
 
