@@ -97,17 +97,21 @@ def same(a: Any, b: Any) -> bool:
     return ta is tb and a == b
 
 
-def diff(before: Any, after: Any, schema: Node | None = None) -> list[FieldChange]:
+LINE_CONTEXT = 2  # unchanged lines around each change of a multi-line string (--context)
+
+
+def diff(before: Any, after: Any, schema: Node | None = None, context: int = LINE_CONTEXT) -> list[FieldChange]:
     """The changes that turn `before` into `after`, in document order. `schema` is the node of
-    the top-level value (None: no list keys or quantities are known)."""
-    walker = _Walker()
+    the top-level value (None: no list keys or quantities are known); `context` the unchanged
+    lines kept around each change of a multi-line string."""
+    walker = _Walker(context=context)
     walker.value(before, after, Spec("o", node=schema) if schema else None)
     return walker.out
 
 
-def diff_objects(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[FieldChange]:
+def diff_objects(before: Mapping[str, Any], after: Mapping[str, Any], context: int = LINE_CONTEXT) -> list[FieldChange]:
     """`diff` of two Kubernetes objects, with the schema of the desired object's kind."""
-    return diff(before, after, root(after.get("apiVersion"), after.get("kind")))
+    return diff(before, after, root(after.get("apiVersion"), after.get("kind")), context)
 
 
 def _digest(value: Any) -> str:
@@ -185,7 +189,7 @@ def _embedded(a: str, b: str, room: int) -> tuple[str, Any, Any] | None:
     return None
 
 
-def line_diff(a: str, b: str, context: int = 2) -> tuple[str, ...]:
+def line_diff(a: str, b: str, context: int = LINE_CONTEXT) -> tuple[str, ...]:
     """A unified diff of two multi-line strings: hunk headers and lines, no file header."""
     lines = difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=context)
     return tuple(line for index, line in enumerate(lines) if index >= 2)
@@ -196,8 +200,9 @@ class _Walker:
     `keyed` the keyed list entries on it (depth in tokens, key), turned into pointers only
     when a change is recorded."""
 
-    def __init__(self, base: int = 0) -> None:
+    def __init__(self, base: int = 0, context: int = LINE_CONTEXT) -> None:
         self.base = base  # the depth of the string this walk is inside, for embedded documents
+        self.context = context
         self.out: list[FieldChange] = []
         self.tokens: list[str] = []
         # (depth, entry, key fields): the key view is made only when a change is recorded
@@ -283,14 +288,14 @@ class _Walker:
             embedded = _embedded(a, b, MAX_DEPTH - self.base - len(self.tokens))
             if embedded is not None:
                 form, da, db = embedded
-                walker = _Walker(self.base + len(self.tokens))
+                walker = _Walker(self.base + len(self.tokens), self.context)
                 walker.value(da, db, None)
                 inner = walker.out
                 if inner:
                     self.emit(FieldOp.REPLACE, a, b, parts=tuple(inner), parts_of=form)
                     return
             if "\n" in a.rstrip("\n") or "\n" in b.rstrip("\n"):
-                self.emit(FieldOp.REPLACE, a, b, lines=line_diff(a, b))
+                self.emit(FieldOp.REPLACE, a, b, lines=line_diff(a, b, self.context))
                 return
         self.emit(FieldOp.REPLACE, a, b)
 
@@ -305,7 +310,7 @@ class _Walker:
                 return
             if spec.list_type == "atomic":
                 if not same(a, b):
-                    inner = _Walker(self.base + len(self.tokens))
+                    inner = _Walker(self.base + len(self.tokens), self.context)
                     inner.unkeyed_list(a, b, spec.value)
                     self.emit(FieldOp.REPLACE, a, b, parts=tuple(inner.out), parts_of="entries")
                 return

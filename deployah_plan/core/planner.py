@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from deployah_plan.codes import Code
-from deployah_plan.core.diff import declared_surface, diff_objects, leaves, readable_path
+from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects, leaves, readable_path
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
@@ -56,6 +56,7 @@ class PlanRequest:
     # The API server to judge the objects against (kinds served, schemas, namespace): None
     # leaves the predicted failures of core.validate out.
     target: Target | None = None
+    line_context: int = LINE_CONTEXT  # unchanged lines around each change of a multi-line string
 
 
 def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
@@ -147,6 +148,7 @@ def _resource_changes(
     rank: Mapping[str, int],
     notes: list[Warning],
     live_of: LiveOf | None = None,
+    context: int = LINE_CONTEXT,
 ) -> list[ResourceChange]:
     changes: list[ResourceChange] = []
     # Helm applies the target in install kind order, keeping manifest order within a kind.
@@ -156,7 +158,7 @@ def _resource_changes(
         if ref.generate_name or old is None:
             changes.append(ResourceChange(ref, Action.CREATE, None, doc.obj, (), order, doc.source))
             continue
-        fields = diff_objects(old[1].obj, doc.obj)
+        fields = diff_objects(old[1].obj, doc.obj, context)
         if any(not f.equivalent for f in fields):
             changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source))
         elif fields:
@@ -332,6 +334,7 @@ def _hook_tasks(
     desired: Mapping[Identity, tuple[ResourceRef, Document]],
     action: HelmAction,
     rank: Mapping[str, int],
+    context: int = LINE_CONTEXT,
 ) -> list[TaskPlan]:
     """Hooks as tasks. Helm stores a release's hooks sorted by kind in install order (stable:
     releaseutil sortHooksByKind); that order is each task's `helm_order`, the last tie-breaker
@@ -353,7 +356,7 @@ def _hook_tasks(
         elif old is None:
             task_action = TaskAction.CREATE
         else:
-            fields = diff_objects(old[1].obj, new[1].obj)
+            fields = diff_objects(old[1].obj, new[1].obj, context)
             task_action = TaskAction.UPDATE if any(not f.equivalent for f in fields) else TaskAction.UNCHANGED
         definition = HookDefinition(
             ref, task_action, old[1].obj if old else None, new[1].obj if new else None, tuple(fields)
@@ -588,11 +591,12 @@ def make_plan(request: PlanRequest) -> Plan:
         def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
             return find_live(live.index, ref) if live.covered(ref) else None
 
-        changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of))
+        changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of,
+                                                 request.line_context))
         changes = _ownership(changes, live, request, warnings)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
-        tasks = _hook_tasks(prev_hooks, want_hooks, provisional, rank)
+        tasks = _hook_tasks(prev_hooks, want_hooks, provisional, rank, request.line_context)
         if provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks):
             action = HelmAction.NONE
         else:
