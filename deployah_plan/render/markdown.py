@@ -125,13 +125,15 @@ def _change_item(item: ObjectReport, redactor: Redactor) -> _Item:
     count = f" ({words.action_text(_plural(len(item.own), 'field change'), len(item.own), item.common_count)})" \
         if item.own else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
     compact = f"- `{sign} {change.action.value}` {md(ref + count)}"  # md() and _html() drop the leading space
-    if not item.own and not change.ignored_fields and not item.warnings and item.common_count:
+    if not item.own and not item.hidden and not change.ignored_fields and not item.warnings and item.common_count:
         return _Item([compact])  # only common changes: one line
     body = []
     if change.source:
         body.append(f"Source: {md(change.source)}")
     if item.own:
         body.append(_field_block(change.resource, item.own, redactor))
+    if item.hidden:
+        body.append(f"*{md(words.suppressed_note(change.resource.kind, item.hidden))}*")
     if change.ignored_fields:
         body.append(f"*{md(words.ignored_note(change))}*")
     for warning in item.warnings:

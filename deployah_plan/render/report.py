@@ -60,7 +60,8 @@ class CommonGroup:
 @dataclass(frozen=True)
 class ObjectReport:
     """One resource change as shown: its own field changes (`common[i]` is the index in
-    Report.common of `change.fields[i]`, or -1 when it is the object's own)."""
+    Report.common of `change.fields[i]`, or -1 when it is the object's own). An object of a
+    suppressed kind (--suppress) shows none: `hidden` counts them, and it is in no common change."""
 
     change: ResourceChange
     own: tuple[FieldChange, ...]
@@ -68,6 +69,7 @@ class ObjectReport:
     warnings: tuple[Warning, ...]
     failures: tuple[Warning, ...]
     reasons: tuple[str, ...]
+    hidden: int = 0
 
     @property
     def common_count(self) -> int:
@@ -168,9 +170,10 @@ class Report:
         return self.by_task[id(task)]
 
     @classmethod
-    def of(cls, plan: Plan, fold: bool = True) -> "Report":
-        """The report of a plan; `fold=False` keeps every field change under its object."""
-        index, keyed = _common_index(plan) if fold else ({}, {})
+    def of(cls, plan: Plan, fold: bool = True, suppress: frozenset[str] = frozenset()) -> "Report":
+        """The report of a plan; `fold=False` keeps every field change under its object; the
+        field changes of objects whose kind is in `suppress` are counted, not shown."""
+        index, keyed = _common_index(plan, suppress) if fold else ({}, {})
         keys = list(index)
         common = tuple(index[k] for k in keys)
         position = {k: n for n, k in enumerate(keys)}
@@ -191,6 +194,8 @@ class Report:
             own, marks = split(change.resource, change.fields) if folded else (change.fields, (-1,) * len(change.fields))
             warnings = tuple(about.get(change.resource.identity, ()))
             failures = tuple(w for w in warnings if w.fails)
+            if change.resource.kind in suppress:
+                return ObjectReport(change, (), marks, warnings, failures, _reasons(change, plan), hidden=len(own))
             return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan))
 
         tasks = []
@@ -231,13 +236,15 @@ def _key(ref: ResourceRef, change: FieldChange) -> _Key | None:
             _canonical([[p, dict(k)] for p, k in change.keys]) if change.keys else "")
 
 
-def _common_index(plan: Plan) -> tuple[dict[_Key, CommonChange], dict[int, _Key]]:
-    """Every field change found on two or more objects, in order of first appearance; and the
-    key of each field change that can fold, by the identity of the FieldChange object."""
+def _common_index(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[dict[_Key, CommonChange], dict[int, _Key]]:
+    """Every field change found on two or more objects (not of a suppressed kind), in order of
+    first appearance; and the key of each field change that can fold, by the identity of the
+    FieldChange object."""
     seen: dict[_Key, list[tuple[ResourceRef, bool, FieldChange]]] = {}
     keyed: dict[int, _Key] = {}
     objects: list[tuple[ResourceRef, bool, tuple[FieldChange, ...]]] = [
-        (c.resource, False, c.fields) for c in plan.changes if c.action is Action.UPDATE]
+        (c.resource, False, c.fields) for c in plan.changes
+        if c.action is Action.UPDATE and c.resource.kind not in suppress]
     objects += [(d.resource, True, d.fields) for t in plan.tasks for d in t.definitions
                 if d.action is TaskAction.UPDATE]
     for ref, is_hook, fields in objects:

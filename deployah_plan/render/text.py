@@ -81,6 +81,8 @@ def _object_lines(item: ObjectReport, redactor: Redactor, style: _Style) -> list
     out = [f"  {style(sign, sign)} {change.resource}  ({action}){words.change_note(change)}"
            f"{words.ownership_label(change)}{style(alert, 'alert')}"]
     out += _field_lines(change.resource, item.own, redactor, style, "      ")
+    if item.hidden:
+        out.append(f"      {style('(' + words.suppressed_note(change.resource.kind, item.hidden) + ')', 'dim')}")
     if change.ignored_fields:
         out.append(f"      {style('(' + words.ignored_note(change) + ')', 'dim')}")
     return out

@@ -288,6 +288,11 @@ def action_text(action: str, own: int, common: int) -> str:
     return f"{action}: only common changes" if not own else f"{action}, and {plural(common, 'common change')}"
 
 
+def suppressed_note(kind: str, hidden: int) -> str:
+    """An object of a kind whose field changes are not shown (--suppress KIND)."""
+    return f"{plural(hidden, 'field change')} not shown: --suppress {kind}"
+
+
 def policy_text(policy: str, rows: int) -> str:
     """A delete policy said once for the `rows` hooks above it."""
     return policy if rows < 2 else f"these {rows} hooks: {policy}"
