@@ -71,7 +71,8 @@ FLAGS: tuple[DiffFlag, ...] = (
           "changes, and still count as changes", repeatable=True),
     _flag("--suppress-secrets -q", False, Does.MAPPED, "`--suppress Secret`; Secret values are masked anyway"),
     _flag("--show-secrets", False, Does.SAME, "Secret values are shown instead of masked"),
-    _flag("--show-secrets-decoded", False, Does.MAPPED, "`--show-secrets`: the values are shown decoded"),
+    _flag("--show-secrets-decoded", False, Does.MAPPED, "`--show-secrets`: the values are shown as the Secret "
+          "stores them (`data` base64-encoded; a line on stderr says so)"),
     _flag("--output", True, Does.MAPPED, "`diff` and `dyff`: the text plan; `simple`: `-o summary`, one line per "
           "object and the counts; `json` and `structured`: `-o json`; `template`: `-o json` (HELM_DIFF_TPL, a Go "
           "template, is not run; a line on stderr says so)"),
@@ -79,7 +80,8 @@ FLAGS: tuple[DiffFlag, ...] = (
           "and the plan fails if they cannot be; without it they are read when the cluster is reachable"),
     _flag("--normalize-manifests", False, Does.ALREADY, "objects are compared as parsed YAML, so style never shows"),
     _flag("--strip-trailing-cr", False, Does.ALREADY, "YAML parsing drops carriage returns at line ends"),
-    _flag("--include-tests", False, Does.ALREADY, "test hooks are listed as tasks that do not run on this action"),
+    _flag("--include-tests", False, Does.ALREADY, "test hooks are always listed, as tasks that do not run on this "
+          "action; a changed one counts as a change"),
     _flag("--include-crds", False, Does.ALREADY, "the chart's crds/ are always listed (Helm never upgrades them)"),
     _flag("--find-renames -D", True, Does.ALREADY, "a delete and a create of one kind with close content are "
           "always marked as a likely rename"),
@@ -249,6 +251,8 @@ def _common(parsed: Parsed, notes: list[str]) -> list[str]:
         out += ["--suppress", kind]
     if parsed.on("--show-secrets") or parsed.on("--show-secrets-decoded"):
         out.append("--show-secrets")
+    if parsed.on("--show-secrets-decoded") and not parsed.on("--show-secrets"):
+        notes.append("helm plan: --show-secrets-decoded shows Secret values as stored (data base64-encoded)")
     output = parsed.last("--output") or "diff"
     if output not in _OUTPUTS:
         raise UsageError(f"--output {output} is not one of helm-diff's outputs", "use diff, simple, template, json, "
