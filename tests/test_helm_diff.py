@@ -226,3 +226,13 @@ def test_revision_rollback_and_release(helm: Path, diff_env: dict[str, str], sto
     assert json.loads(releases.stdout)["header"]["release"] == "shop"
     missing = _helm(diff_env, "diff", "revision", "shop", "9", "-n", "shop")
     assert missing.returncode == 1 and "release shop has no revision 9" in missing.stderr
+
+
+def test_the_readme_lists_every_flag_and_variable() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for flag in helm_diff.FLAGS:
+        assert f"| {', '.join(f'`{name}`' for name in flag.names)} | " in readme, flag.names[0]
+        assert flag.here in readme, flag.names[0]
+    for variable, here in helm_diff.ENVIRONMENT.items():
+        assert f"| `{variable}` | {here} |" in readme
+    assert 'helm plugin install "$(helm env HELM_PLUGINS)/helm-plan/compat/helm-diff"' in readme
