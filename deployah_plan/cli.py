@@ -24,7 +24,9 @@ from typing import Any, Callable, Sequence
 import click
 
 from deployah_plan import inputs
+from deployah_plan.compat import helm_diff
 from deployah_plan.commands.diff import DiffOptions, plan_diff
+from deployah_plan.commands.history import ReleasesOptions, RevisionOptions, plan_releases, plan_revision
 from deployah_plan.commands.rollback import RollbackOptions, plan_rollback
 from deployah_plan.commands.show import read_saved_plan, schema_text, write_saved_plan
 from deployah_plan.commands.uninstall import UninstallOptions, plan_uninstall
@@ -36,7 +38,7 @@ from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, pars
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.model import ApplyMethod, Plan
-from deployah_plan.render import findings, gitlab, json_doc, markdown, text
+from deployah_plan.render import findings, gitlab, json_doc, markdown, summary, text
 from deployah_plan.sources.files import Inputs, describe
 
 EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_GATE = 0, 1, 2, 3
@@ -54,10 +56,12 @@ def _remember_debug(ctx: click.Context, _param: click.Parameter, flag: bool) -> 
     return flag
 
 
-def _use_colour(no_color: bool) -> bool:
-    """Colour only on a terminal that draws it: not with --no-color, NO_COLOR or TERM=dumb."""
-    return (not no_color and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
-            and sys.stdout.isatty())
+def _use_colour(no_color: bool, color: bool = False) -> bool:
+    """Colour only on a terminal that draws it: not with --no-color, NO_COLOR or TERM=dumb;
+    --color forces it (a CI log that draws it), --no-color still wins."""
+    if no_color:
+        return False
+    return color or ("NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb" and sys.stdout.isatty())
 
 
 def _text_width() -> int | None:
@@ -73,11 +77,12 @@ def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The flags every command that prints a plan takes."""
     for option in reversed([
         click.option("-o", "--output", type=click.Choice(["text", "json", "markdown", "gitlab", "github", "codequality",
-                                                          "table"]), default="text",
+                                                          "summary", "table"]), default="text",
                      show_default=True, help="How to print the plan (markdown: for a pull-request comment; "
                                              "gitlab: the counts GitLab's merge-request widget reads; "
                                              "github: failures and warnings as GitHub annotations; "
                                              "codequality: the same as a GitLab Code Quality report; "
+                                             "summary: one line per change and the counts; "
                                              "table, helm's default, is text)."),
         click.option("--source-root", metavar="DIR", default="",
                      help="The chart's folder in the repository, for the file paths of -o github and -o codequality "
@@ -88,6 +93,10 @@ def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Exit 3 when the plan matches GATE (repeatable): create, update, delete, ACTION:KIND "
                           "(delete:PersistentVolumeClaim), crd, drift, ownership, immutable, warning:CODE."),
         click.option("--no-color", "--no-colour", "no_color", is_flag=True, help="Never colour the text output (NO_COLOR is honoured too)."),
+        click.option("--color", "--colour", "color", is_flag=True,
+                     help="Colour the text output even when it is not a terminal (--no-color wins)."),
+        click.option("--suppress", "suppress", multiple=True, metavar="KIND",
+                     help="List objects of KIND without their field changes (repeatable); they still count."),
         click.option("--show-secrets", is_flag=True, help="Print Secret values instead of hiding them."),
         click.option("--debug", is_flag=True, callback=_remember_debug,
                      help="Print each helm call, and the traceback of an unexpected failure."),
@@ -100,6 +109,8 @@ def _plan_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The flags of the commands that make a plan (not of `show`)."""
     for option in reversed([
         click.option("--out", "out", metavar="FILE", help="Also write the JSON plan to FILE, for `helm plan show`."),
+        click.option("--context", "line_context", type=click.IntRange(min=0), default=2, show_default=True, metavar="N",
+                     help="Unchanged lines shown around each change of a multi-line value."),
         click.option("--ignore", "ignore", multiple=True, metavar="RULE",
                      help="Ignore matching changes (repeatable). RULE is YAML in Flux's shape: "
                           "'{paths: [/spec/replicas], target: {kind: Deployment, name: web}}'."),
@@ -135,7 +146,7 @@ def _print(document: str) -> None:
 
 
 def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool, gates: Sequence[Gate],
-          out: str | None = None, source_root: str = "") -> int:
+          out: str | None = None, source_root: str = "", suppress: Sequence[str] = (), color: bool = False) -> int:
     """Print the plan (and save it, with its inputs record), then check the gates: the exit code
     of every plan command. While `helm plan verify` makes a plan again, the plan is handed to it
     instead."""
@@ -152,7 +163,9 @@ def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets:
     if output == "json":  # (-o table, pasted from a helm command line, prints text)
         _print(json_doc.render(plan, show_secrets))
     elif output == "markdown":
-        _print(markdown.render(plan, show_secrets))
+        _print(markdown.render(plan, show_secrets, suppress=frozenset(suppress)))
+    elif output == "summary":
+        _print(summary.render(plan))
     elif output == "gitlab":
         _print(gitlab.render(plan))
     elif output == "github":
@@ -160,7 +173,8 @@ def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets:
     elif output == "codequality":
         _print(findings.render_codequality(plan, source_root))
     else:
-        _print(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets, width=_text_width()))
+        _print(text.render(plan, colour=_use_colour(no_color, color), show_secrets=show_secrets, width=_text_width(),
+                           suppress=frozenset(suppress)))
     matches = check_gates(plan, list(gates))
     for match in matches:
         click.echo(f"helm plan: {match}", err=True)
@@ -227,7 +241,8 @@ _UPGRADE_GROUPS = [
     ("What helm does", ["install", "no_hooks", "create_namespace", "take_ownership", "force", "force_replace",
                         "server_side", "force_conflicts", "history_max", "labels", "description"]),
     ("Cluster", ["namespace", "kube_context", "kubeconfig", "no_drift", "require_cluster"]),
-    ("Output", ["output", "source_root", "no_color", "show_secrets", "out", "ignore", "ignore_files", "debug"]),
+    ("Output", ["output", "source_root", "no_color", "color", "suppress", "show_secrets", "line_context", "out",
+                "ignore", "ignore_files", "debug"]),
     ("Gates", ["detailed_exitcode", "fail_on"]),
     ("Accepted, no effect on the plan", ["wait", "wait_for_jobs", "atomic", "rollback_on_failure", "timeout",
                                          "cleanup_on_fail", "dry_run", "render_subchart_notes", "hide_notes",
@@ -358,13 +373,14 @@ def upgrade_command(**params: Any) -> int:
             rollback_on_failure=p["rollback_on_failure"], timeout=p["timeout"], cleanup_on_fail=p["cleanup_on_fail"],
             dry_run=dry_run, render_subchart_notes=p["render_subchart_notes"], hide_notes=p["hide_notes"],
             hide_secret=p["hide_secret"]),
+        line_context=p["line_context"],
     )
     recorder = inputs.current()
     if recorder is not None:  # the inputs are digested only for a record: --out, or verify
         recorder.needed = bool(p["out"]) or recorder.sink is not None
     plan = apply_ignore(plan_upgrade(options), rules)
     return _emit(plan, p["output"], p["no_color"], p["detailed_exitcode"], p["show_secrets"], gates, p["out"],
-                 p["source_root"])
+                 p["source_root"], p["suppress"], p["color"])
 
 
 @main_group.command("rollback", cls=GroupedCommand, short_help="Plan helm rollback RELEASE [REVISION].",
@@ -382,16 +398,17 @@ def upgrade_command(**params: Any) -> int:
 @_output_options
 def rollback_command(release: str, revision: int, no_hooks: bool, no_drift: bool, require_cluster: bool,
                      namespace: str | None, kube_context: str | None,
-                     kubeconfig: str | None, out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
-                     output: str, source_root: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
-                     show_secrets: bool, debug: bool) -> int:
+                     kubeconfig: str | None, out: str | None, line_context: int, ignore: Sequence[str],
+                     ignore_files: Sequence[str], output: str, source_root: str, detailed_exitcode: bool,
+                     fail_on: Sequence[str], no_color: bool, color: bool, suppress: Sequence[str], show_secrets: bool,
+                     debug: bool) -> int:
     """Plan `helm rollback RELEASE [REVISION]` (REVISION omitted: the one before the current)."""
     gates = [parse_gate(g) for g in fail_on]
     rules = _ignore_rules(ignore, ignore_files)
     options = RollbackOptions(release, revision, no_hooks, no_drift, require_cluster, namespace, kube_context, kubeconfig,
-                              _debug_enabled(debug))
+                              _debug_enabled(debug), line_context)
     return _emit(apply_ignore(plan_rollback(options), rules), output, no_color, detailed_exitcode, show_secrets,
-                 gates, out, source_root)
+                 gates, out, source_root, suppress, color)
 
 
 @main_group.command("uninstall", cls=GroupedCommand, short_help="Plan helm uninstall RELEASE.",
@@ -406,16 +423,66 @@ def rollback_command(release: str, revision: int, no_hooks: bool, no_drift: bool
 @_plan_options
 @_output_options
 def uninstall_command(release: str, no_hooks: bool, keep_history: bool, namespace: str | None,
-                      kube_context: str | None, kubeconfig: str | None, out: str | None, ignore: Sequence[str],
-                      ignore_files: Sequence[str], output: str, source_root: str, detailed_exitcode: bool,
-                      fail_on: Sequence[str], no_color: bool, show_secrets: bool, debug: bool) -> int:
+                      kube_context: str | None, kubeconfig: str | None, out: str | None, line_context: int,
+                      ignore: Sequence[str], ignore_files: Sequence[str], output: str, source_root: str,
+                      detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool, color: bool,
+                      suppress: Sequence[str], show_secrets: bool, debug: bool) -> int:
     """Plan `helm uninstall RELEASE`: what is deleted, what is kept, which hooks run."""
     gates = [parse_gate(g) for g in fail_on]
     rules = _ignore_rules(ignore, ignore_files)
     options = UninstallOptions(release, no_hooks, keep_history, namespace, kube_context, kubeconfig,
                                _debug_enabled(debug))
     return _emit(apply_ignore(plan_uninstall(options), rules), output, no_color, detailed_exitcode, show_secrets,
-                 gates, out, source_root)
+                 gates, out, source_root, suppress, color)
+
+
+@main_group.command("revision", cls=GroupedCommand, short_help="Plan between two stored revisions of a release.",
+                    examples="""
+{prog} revision shop 4 5 -n shop       # what revision 5 changed
+{prog} revision shop 4                 # what changed since revision 4
+""")
+@click.argument("release")
+@click.argument("first", metavar="REV1", type=click.IntRange(min=1))
+@click.argument("second", metavar="[REV2]", type=click.IntRange(min=0), default=0, required=False)
+@_cluster_options
+@_plan_options
+@_output_options
+def revision_command(release: str, first: int, second: int, namespace: str | None, kube_context: str | None,
+                     kubeconfig: str | None, out: str | None, line_context: int, ignore: Sequence[str],
+                     ignore_files: Sequence[str], output: str, source_root: str, detailed_exitcode: bool,
+                     fail_on: Sequence[str], no_color: bool, color: bool, suppress: Sequence[str], show_secrets: bool,
+                     debug: bool) -> int:
+    """Plan going from stored revision REV1 of RELEASE to REV2 (omitted: the newest), the older one
+    first whichever is given first. Reads the release store only: no chart, no cluster."""
+    gates = [parse_gate(g) for g in fail_on]
+    rules = _ignore_rules(ignore, ignore_files)
+    options = RevisionOptions(release, first, second, namespace, kube_context, kubeconfig, _debug_enabled(debug),
+                              line_context)
+    return _emit(apply_ignore(plan_revision(options), rules), output, no_color, detailed_exitcode, show_secrets,
+                 gates, out, source_root, suppress, color)
+
+
+@main_group.command("releases", cls=GroupedCommand, short_help="Plan between the newest revisions of two releases.",
+                    examples="""
+{prog} releases prod/shop stage/shop   # what turning prod's shop into stage's would change
+""")
+@click.argument("first", metavar="RELEASE1")
+@click.argument("second", metavar="RELEASE2")
+@_cluster_options
+@_plan_options
+@_output_options
+def releases_command(first: str, second: str, namespace: str | None, kube_context: str | None,
+                     kubeconfig: str | None, out: str | None, line_context: int, ignore: Sequence[str],
+                     ignore_files: Sequence[str], output: str, source_root: str, detailed_exitcode: bool,
+                     fail_on: Sequence[str], no_color: bool, color: bool, suppress: Sequence[str], show_secrets: bool,
+                     debug: bool) -> int:
+    """Plan turning RELEASE1's newest revision into RELEASE2's (NAME or NAMESPACE/NAME; the namespace
+    defaults to -n). Reads the release store only: no chart, no cluster."""
+    gates = [parse_gate(g) for g in fail_on]
+    rules = _ignore_rules(ignore, ignore_files)
+    options = ReleasesOptions(first, second, namespace, kube_context, kubeconfig, _debug_enabled(debug), line_context)
+    return _emit(apply_ignore(plan_releases(options), rules), output, no_color, detailed_exitcode, show_secrets,
+                 gates, out, source_root, suppress, color)
 
 
 @main_group.command("diff", cls=GroupedCommand, short_help="Plan from two rendered manifest files.",
@@ -451,19 +518,19 @@ helm template shop ./chart --include-crds | {prog} diff previous.yaml - --releas
 @_output_options
 def diff_command(previous: str, desired: str, release: str, namespace: str | None, action: str, kind_order: str,
                  skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str,
-                 kube_version: str | None, disable_openapi_validation: bool, out: str | None,
+                 kube_version: str | None, disable_openapi_validation: bool, out: str | None, line_context: int,
                  ignore: Sequence[str], ignore_files: Sequence[str], output: str, source_root: str,
-                 detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool, show_secrets: bool,
-                 debug: bool) -> int:
+                 detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool, color: bool, suppress: Sequence[str],
+                 show_secrets: bool, debug: bool) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
     gates = [parse_gate(g) for g in fail_on]
     reader = Inputs()
     rules = _ignore_rules(ignore, ignore_files, reader)
     options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
                           action, kind_order, skip_crds, live, take_ownership, ApplyMethod(apply_method), kube_version,
-                          disable_openapi_validation, _debug_enabled(debug))
+                          disable_openapi_validation, _debug_enabled(debug), line_context)
     plan = apply_ignore(plan_diff(options, reader), rules)
-    return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out, source_root)
+    return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out, source_root, suppress, color)
 
 
 @main_group.command("show", cls=GroupedCommand, short_help="Print a saved plan again.",
@@ -475,14 +542,14 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
 @click.argument("saved", metavar="PLAN.json")
 @_output_options
 def show_command(saved: str, output: str, source_root: str, detailed_exitcode: bool, fail_on: Sequence[str],
-                 no_color: bool, show_secrets: bool, debug: bool) -> int:
+                 no_color: bool, color: bool, suppress: Sequence[str], show_secrets: bool, debug: bool) -> int:
     """Print a plan saved with --out (or -o json) again, as text, markdown or JSON, with no helm and no cluster.
 
     The output is the one the original run printed, byte for byte. Gates and --detailed-exitcode
     work as on the original run; ignore rules were applied when the plan was made."""
     gates = [parse_gate(g) for g in fail_on]
     return _emit(read_saved_plan(saved), output, no_color, detailed_exitcode, show_secrets, gates,
-                 source_root=source_root)
+                 source_root=source_root, suppress=suppress, color=color)
 
 
 @main_group.command("verify", cls=GroupedCommand, short_help="Check that a saved plan still holds, then deploy.",
@@ -536,9 +603,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.enable()
 
 
+def _upgrade_flags() -> dict[str, bool]:
+    """Each name of a `helm plan upgrade` flag, and whether it takes a value."""
+    return {name: not param.is_flag for param in main_group.commands["upgrade"].params
+            if isinstance(param, click.Option) and not param.hidden for name in [*param.opts, *param.secondary_opts]}
+
+
 def _run(args: list[str]) -> int:
     state: dict[str, bool] = {}  # filled by the --debug option's callback once click parses it
     try:
+        if args[:1] == ["helm-diff"]:  # the helm-diff drop-in (compat/helm-diff): its command line, translated
+            translated = helm_diff.translate(args[1:], _upgrade_flags(), os.environ)
+            for note in translated.notes:
+                click.echo(note, err=True)
+            if translated.text:
+                sys.stdout.write(translated.text)
+                return EXIT_OK
+            if not translated.allow_unreleased:
+                helm_diff.require_release(translated.argv)
+            args = list(translated.argv)
         with inputs.recording(inputs.Recorder(args, inputs.Digester.new())):
             result = main_group.main(args=args, prog_name=prog_name(), standalone_mode=False, obj=state)
     except click.exceptions.Exit as done:

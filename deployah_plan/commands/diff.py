@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deployah_plan.commands.target import check_version, offline_target
+from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import split_stream
@@ -33,6 +34,7 @@ class DiffOptions:
     kube_version: str | None = None  # judge the objects against this Kubernetes version
     disable_openapi_validation: bool = False
     debug: bool = False  # print the helm call (`helm version`, for the kind order)
+    line_context: int = LINE_CONTEXT  # --context: unchanged lines around a multi-line value's changes
 
 
 _MANIFEST_HINT = "pass a rendered manifest file (YAML text), or - to read standard input"
@@ -80,6 +82,7 @@ def plan_diff(options: DiffOptions, inputs: Inputs | None = None) -> Plan:
         header, None if fresh else previous, desired, major, options.skip_crds,
         live=live, live_source=options.live or "", live_reason="no live state given (--live FILE)",
         take_ownership=options.take_ownership, apply_method=options.apply_method, target=target,
+        line_context=options.line_context,
     ))
 
 

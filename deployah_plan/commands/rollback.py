@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from deployah_plan import inputs
 from deployah_plan.commands import live as live_state
 from deployah_plan.commands.stored import major, open_release, rendered
+from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.model import ApplyMethod, Header, HelmAction, Plan
@@ -32,6 +33,7 @@ class RollbackOptions:
     kube_context: str | None = None
     kubeconfig: str | None = None
     debug: bool = False
+    line_context: int = LINE_CONTEXT  # --context: unchanged lines around a multi-line value's changes
 
 
 def plan_rollback(options: RollbackOptions) -> Plan:
@@ -64,4 +66,4 @@ def plan_rollback(options: RollbackOptions) -> Plan:
     apply_method = (back.apply_method or ApplyMethod.CSA) if major(helm_version) >= 4 else None
     return make_plan(PlanRequest(header, previous, desired, major(helm_version), action=HelmAction.ROLLBACK,
                                  hooks_disabled=options.no_hooks, live=live, live_source="cluster",
-                                 live_reason=skipped, apply_method=apply_method))
+                                 live_reason=skipped, apply_method=apply_method, line_context=options.line_context))

@@ -26,6 +26,7 @@ from deployah_plan.commands import target as targets
 from deployah_plan.commands.stored import connect, major, rendered
 from deployah_plan.commands import upgrade_flags as flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
+from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Rendered, split_stream
@@ -96,6 +97,7 @@ class UpgradeOptions:
     disable_openapi_validation: bool = False  # as helm's: no strict field validation
     source: ChartSource = field(default_factory=ChartSource)
     deploy: DeployFlags = field(default_factory=DeployFlags)
+    line_context: int = LINE_CONTEXT  # --context: unchanged lines around a multi-line value's changes
 
 
 def _render_mode(options: UpgradeOptions) -> str:
@@ -320,6 +322,7 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         hooks_disabled=deploy.no_hooks,
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
+        line_context=options.line_context,
     ))
 
 

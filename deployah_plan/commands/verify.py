@@ -53,10 +53,10 @@ EXIT_MOVED = 4
 # is, is compared as resolved (namespace, context) rather than as flags.
 # Not compared with the command's: the plan's own flags, and -i/--install (a plan of `helm plan
 # upgrade` is always one of `helm upgrade --install`).
-PLAN_ONLY = frozenset({"output", "source_root", "detailed_exitcode", "fail_on", "no_color", "show_secrets", "debug", "out", "ignore",
+PLAN_ONLY = frozenset({"output", "source_root", "color", "suppress", "line_context", "detailed_exitcode", "fail_on", "no_color", "show_secrets", "debug", "out", "ignore",
                        "ignore_files", "render", "no_drift", "require_cluster", "namespace", "kube_context",
                        "kubeconfig", "install"})
-FROM_RECORD = ("render", "no_drift", "require_cluster", "ignore", "ignore_files", "show_secrets")
+FROM_RECORD = ("render", "line_context", "no_drift", "require_cluster", "ignore", "ignore_files", "show_secrets")
 VERIFIABLE = ("upgrade", "rollback", "uninstall")
 _HINT = "plan again with `helm plan upgrade ... --out FILE` and review it"
 

@@ -27,7 +27,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from deployah_plan.errors import UsageError
+from deployah_plan.commands.stored import connect, major
+from deployah_plan.errors import ReleaseError, UsageError
 
 # The version plugin.yaml declares: helmfile reads it (pkg/state/state.go, GetPluginVersion("diff"))
 # and passes a flag only to a helm-diff at least as new as the one that added it; v3.15.10 (the
@@ -319,5 +320,28 @@ def translate(args: Sequence[str], plan_flags: Mapping[str, bool], environ: Mapp
     return Translated(("releases", *parsed.args, *parsed.through, *common), tuple(notes))
 
 
+def _value(argv: Sequence[str], *names: str) -> str | None:
+    """The value of the last of `names` in a command line (`--flag V`, `--flag=V`, `-nV`)."""
+    found = None
+    for i, token in enumerate(argv):
+        for name in names:
+            if token == name and i + 1 < len(argv):
+                found = argv[i + 1]
+            elif token.startswith(name + "=") or (len(name) == 2 and token.startswith(name) and len(token) > 2):
+                found = token[len(name):].lstrip("=")
+    return found
+
+
+def require_release(argv: Sequence[str]) -> None:
+    """helm-diff's upgrade without --allow-unreleased: a release that does not exist is an error
+    (`argv` is the translated `upgrade RELEASE CHART ...`)."""
+    release = argv[1]
+    helm, target = connect(_value(argv, "--namespace", "-n"), _value(argv, "--kube-context"),
+                           _value(argv, "--kubeconfig"), debug=False)
+    if helm.record(release, target.namespace, None, major(helm.version())) is None:
+        raise ReleaseError(f"release {release} not found in namespace {target.namespace}",
+                           "add --allow-unreleased to plan its install (helmfile gives it)")
+
+
 __all__ = ["DECLARED_VERSION", "ENVIRONMENT", "FLAGS", "Does", "DiffFlag", "Parsed", "Translated", "read",
-           "translate"]
+           "require_release", "translate"]

@@ -294,9 +294,9 @@ def _clip(line: str) -> str:
     return line if len(line) <= _HEADER_LINE else line[: _HEADER_LINE - 1] + "…"
 
 
-def render(plan: Plan, show_secrets: bool = False, fold: bool = True) -> str:
+def render(plan: Plan, show_secrets: bool = False, fold: bool = True, suppress: frozenset[str] = frozenset()) -> str:
     """The plan as a comment; `fold=False` repeats common changes under every object."""
-    report = Report.of(plan, fold)
+    report = Report.of(plan, fold, suppress)
     title, *rest = (_clip(line) for line in words.header_lines(plan))
     head = "\n\n".join([
         f"### {md(title)}",

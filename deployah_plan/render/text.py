@@ -158,11 +158,11 @@ def _warning_line(warning: PlanWarning, style: _Style) -> str:
 
 
 def render(plan: Plan, colour: bool = False, show_secrets: bool = False, width: int | None = None,
-           fold: bool = True) -> str:
+           fold: bool = True, suppress: frozenset[str] = frozenset()) -> str:
     """The plan as text. `width` wraps lines (None: never); `fold=False` repeats common changes
     under every object (what the plan looked like before they were folded)."""
     style = _Style(colour)
-    report = Report.of(plan, fold)
+    report = Report.of(plan, fold, suppress)
     redactor = Redactor.for_plan(plan, show_secrets)
     out = _header(plan, style)
     out += _common_lines(report, redactor, style)
