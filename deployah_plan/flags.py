@@ -24,6 +24,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 import click
 
+from deployah_plan.model import ApplyMethod
+
 
 class Reach(enum.Enum):
     """How a flag's value reaches helm."""
@@ -270,8 +272,8 @@ DIFF: tuple[Flag, ...] = (
     _text("--live", "FILE", "Live state saved by `kubectl get ... -o yaml` (a List or YAML documents; - reads "
           "standard input): adds drift and ownership.", "", "diff"),
     _switch("--take-ownership", "Plan as helm upgrade --take-ownership.", "", "diff"),
-    Flag(names=("--apply-method",), dest="apply_method", type=click.Choice(["csa", "ssa"]), default="csa",
-         show_default=True, into="diff",
+    Flag(names=("--apply-method",), dest="apply_method", type=click.Choice([m.value for m in ApplyMethod]),
+         default=ApplyMethod.CSA.value, show_default=True, into="diff",
          help="How the release was applied: client-side (Helm 3) or server-side (Helm 4 default)."),
     _text("--kube-version", "V", "Judge the objects against this Kubernetes version: kinds it serves, their schemas "
           "(predicted failures).", "", "diff"),

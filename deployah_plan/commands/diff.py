@@ -16,7 +16,7 @@ from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.flags import DIFF, request_fields
 from deployah_plan.manifests import split_stream
-from deployah_plan.model import Header
+from deployah_plan.model import ApplyMethod, Header
 from deployah_plan.sources.cluster import load_live_file
 from deployah_plan.sources.files import FileReader, describe
 from deployah_plan.sources.helm import Helm
@@ -33,7 +33,7 @@ class DiffOptions:
     skip_crds: bool = False
     live: str | None = None  # a saved live state file (- : standard input)
     take_ownership: bool = False
-    apply_method: str = "csa"  # csa | ssa: how the release was installed (Helm 4)
+    apply_method: ApplyMethod = ApplyMethod.CSA  # how the release was installed (Helm 4)
     kube_version: str | None = None  # judge the objects against this Kubernetes version
     disable_openapi_validation: bool = False
     debug: bool = False  # print the helm call (`helm version`, for the kind order)
@@ -42,6 +42,7 @@ class DiffOptions:
 def diff_options(params: Mapping[str, Any], *, debug: bool) -> DiffOptions:
     fields = request_fields(DIFF, params, "diff")
     fields["namespace"] = fields["namespace"] or os.environ.get("HELM_NAMESPACE") or "default"
+    fields["apply_method"] = ApplyMethod(fields["apply_method"])
     return DiffOptions(previous=params["previous"], desired=params["desired"], debug=debug, **fields)
 
 
@@ -69,7 +70,7 @@ def plan_diff(options: DiffOptions, reader: FileReader | None = None) -> Planned
                              f"pass a shorter {flag}")
     target = None
     if options.kube_version:
-        ssa = options.apply_method == "ssa"
+        ssa = options.apply_method is ApplyMethod.SSA
         target = offline_target(check_version(options.kube_version), "from --kube-version",
                                 strict_fields=ssa and not options.disable_openapi_validation,
                                 validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa)

@@ -19,7 +19,7 @@ from deployah_plan.release.revisions import major, open_release, rendered
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.flags import ROLLBACK, request_fields
-from deployah_plan.model import Header, HelmAction
+from deployah_plan.model import ApplyMethod, Header, HelmAction
 from deployah_plan.sources.kubeconfig import resolve_settings
 
 
@@ -65,7 +65,7 @@ def plan_rollback(options: RollbackOptions) -> Planned:
     )
     # Helm 4's rollback applies as the target revision was applied (--server-side auto:
     # pkg/action/rollback.go, getUpgradeServerSideValue with the target's ApplyMethod).
-    apply_method = ("ssa" if back.apply_method == "ssa" else "csa") if major(helm_version) >= 4 else ""
+    apply_method = (back.apply_method or ApplyMethod.CSA) if major(helm_version) >= 4 else None
     facts = Facts(previous=current, newest_revision=current.revision, desired=desired, live=live,
                   release=options.release, live_streams=(previous, desired))
     return Planned(make_plan(PlanRequest(header, previous, desired, major(helm_version), action=HelmAction.ROLLBACK,

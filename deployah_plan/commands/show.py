@@ -13,7 +13,7 @@ from deployah_plan import saved
 from deployah_plan.record import Digester, sealed
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Plan
-from deployah_plan.plan_schema import schema_text
+from deployah_plan.plan_schema_check import schema_text
 from deployah_plan.render import json_doc
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.sources.files import FileReader, describe
