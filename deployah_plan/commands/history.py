@@ -13,18 +13,21 @@ The live state is not read: these plans are about the history, not the cluster n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Mapping
 
-from deployah_plan.commands.stored import connect, major, newest, rendered
 from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import ReleaseError, UsageError
-from deployah_plan.model import Header, Plan
+from deployah_plan.flags import RELEASES, REVISION, request_fields
+from deployah_plan.model import Header
+from deployah_plan.record import Facts, Planned
+from deployah_plan.release.revisions import connect, major, newest, rendered
 from deployah_plan.sources.helm import Helm, StoredRelease
 
 _NOT_LIVE = "not read: a plan between stored revisions is about the history, not the cluster now"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RevisionOptions:
     release: str
     first: int
@@ -36,7 +39,7 @@ class RevisionOptions:
     line_context: int = LINE_CONTEXT
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReleasesOptions:
     first: str  # NAME or NAMESPACE/NAME
     second: str
@@ -47,6 +50,16 @@ class ReleasesOptions:
     line_context: int = LINE_CONTEXT
 
 
+def revision_options(params: Mapping[str, Any], *, debug: bool) -> RevisionOptions:
+    return RevisionOptions(release=params["release"], first=params["first"], second=params["second"], debug=debug,
+                           **request_fields(REVISION, params, "revision"))
+
+
+def releases_options(params: Mapping[str, Any], *, debug: bool) -> ReleasesOptions:
+    return ReleasesOptions(first=params["first"], second=params["second"], debug=debug,
+                           **request_fields(RELEASES, params, "releases"))
+
+
 def _revision(helm: Helm, release: str, namespace: str, revision: int, helm_major: int) -> StoredRelease:
     found = helm.record(release, namespace, revision, helm_major) if revision > 0 else None
     if found is None:
@@ -55,18 +68,19 @@ def _revision(helm: Helm, release: str, namespace: str, revision: int, helm_majo
     return found
 
 
-def _plan(before: StoredRelease, after: StoredRelease, context: str, helm_version: str, line_context: int) -> Plan:
+def _plan(before: StoredRelease, after: StoredRelease, context: str, helm_version: str, line_context: int) -> Planned:
     header = Header(
         release=after.name, namespace=after.namespace, kube_context=context, revision=after.revision,
         chart_name=after.chart_name, chart_version=after.chart_version, previous_revision=before.revision,
         previous_chart=f"{before.chart_name}-{before.chart_version}", helm_version=helm_version,
         rendered_by="release",
     )
-    return make_plan(PlanRequest(header, rendered(before), rendered(after), major(helm_version),
+    plan = make_plan(PlanRequest(header, rendered(before), rendered(after), major(helm_version),
                                  apply_method=after.apply_method, live_reason=_NOT_LIVE, line_context=line_context))
+    return Planned(plan, Facts())  # nothing to verify later: the history does not move
 
 
-def plan_revision(options: RevisionOptions) -> Plan:
+def plan_revision(options: RevisionOptions) -> Planned:
     if options.first < 1 or options.second < 0:
         raise UsageError("a revision is a number from 1", f"`helm history {options.release}` lists them")
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
@@ -88,7 +102,7 @@ def _where(name: str, namespace: str) -> tuple[str, str]:
     return release, space or namespace
 
 
-def plan_releases(options: ReleasesOptions) -> Plan:
+def plan_releases(options: ReleasesOptions) -> Planned:
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
     helm_version = helm.version()
     helm_major = major(helm_version)
@@ -97,4 +111,5 @@ def plan_releases(options: ReleasesOptions) -> Plan:
     return _plan(before, after, target.context, helm_version, options.line_context)
 
 
-__all__ = ["ReleasesOptions", "RevisionOptions", "plan_releases", "plan_revision"]
+__all__ = ["ReleasesOptions", "RevisionOptions", "plan_releases", "plan_revision", "releases_options",
+           "revision_options"]

@@ -27,7 +27,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from deployah_plan.commands.stored import connect, major
+from deployah_plan.release.revisions import connect, major
 from deployah_plan.errors import ReleaseError, UsageError
 
 # The version plugin.yaml declares: helmfile reads it (pkg/state/state.go, GetPluginVersion("diff"))

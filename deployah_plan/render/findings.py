@@ -27,6 +27,7 @@ import json
 from typing import Iterator, NamedTuple
 
 from deployah_plan.model import Plan, Severity, Warning
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.words import escape_controls
 
 
@@ -63,7 +64,8 @@ def _github_level(warning: Warning) -> str:
     return "error" if warning.fails else "warning" if warning.severity is Severity.WARNING else "notice"
 
 
-def render_github(plan: Plan, source_root: str = "") -> str:
+def render_github(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
+    source_root = options.source_root
     release = f"helm plan: {plan.header.release}"
     lines = []
     for finding in of(plan, source_root):
@@ -79,7 +81,8 @@ def _severity(warning: Warning) -> str:
     return "critical" if warning.fails else "major" if warning.severity is Severity.WARNING else "info"
 
 
-def render_codequality(plan: Plan, source_root: str = "") -> str:
+def render_codequality(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
+    source_root = options.source_root
     issues = []
     for finding in of(plan, source_root):
         warning = finding.warning

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from deployah_plan.model import Plan
 from deployah_plan.render import words
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.words import SIGN
 
 
-def render(plan: Plan) -> str:
+def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     lines = [f"{SIGN[c.action]} {c.resource}: {c.action.value}" for c in plan.changes]
     lines.append(words.summary_text(plan))
     return "".join(words.escape_controls(line) + "\n" for line in lines)
