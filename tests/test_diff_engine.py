@@ -286,7 +286,7 @@ def test_pointer_tokens_are_escaped() -> None:
 
 # -- the line diff of big values --------------------------------------------------------------------
 
-def _apply(a: list[str], hunks: tuple[str, ...]) -> list[str]:
+def _patched(a: list[str], hunks: tuple[str, ...]) -> list[str]:
     """b, rebuilt from a and its unified diff: checks that the diff is true."""
     import re
     out: list[str] = []
@@ -339,7 +339,7 @@ def test_a_big_value_with_few_changes_gets_a_whole_true_line_diff() -> None:
     del b[30_000:30_050]
     b[50_000:50_000] = ["added 1", "added 2"]
     hunks = line_diff("\n".join(a), "\n".join(b))
-    assert _apply(a, hunks) == b
+    assert _patched(a, hunks) == b
     assert [h for h in hunks if h.startswith("@@")] == ["@@ -9,5 +9,5 @@", "@@ -29999,54 +29999,4 @@",
                                                        "@@ -50049,4 +49999,6 @@"]
 
@@ -356,7 +356,7 @@ def test_the_anchored_line_diff_is_always_true(a: list[str], b: list[str], cells
         hunks = line_diff("\n".join(a), "\n".join(b))
     finally:
         engine._DIFFLIB_LINES, engine._DIFFLIB_CELLS = saved
-    assert _apply(a, hunks) == b
+    assert _patched(a, hunks) == b
 
 
 def test_repeated_lines_without_anchors_stay_fast() -> None:
