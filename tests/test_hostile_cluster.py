@@ -334,3 +334,13 @@ def test_a_missing_ca_file_is_named(ca: CertAuthority, tmp_path: Path, env: dict
         snapshot = _read(_kubeconfig(tmp_path / "kc", cluster), **{k: v.format(folder=tmp_path) for k, v in env.items()})
         assert not snapshot.reachable and named.format(folder=tmp_path.resolve()) in snapshot.error
         assert "No such file" in snapshot.error and kube.requests == []
+
+
+def test_proxy_credentials_never_reach_an_error(ca: CertAuthority, tmp_path: Path) -> None:
+    with Proxy() as proxy:
+        dead = proxy.url.replace("http://", "http://alice:pr0xy-pass@")
+    with FakeKube(namespace="shop", tls=ca) as kube:
+        cluster = {"server": kube.url, "certificate-authority": str(ca.ca), "proxy-url": dead}
+        snapshot = _read(_kubeconfig(tmp_path / "kc", cluster))
+    assert not snapshot.reachable and "proxy" in snapshot.error
+    assert "pr0xy-pass" not in snapshot.error and "alice" not in snapshot.error and "s3cret-token" not in snapshot.error
