@@ -258,7 +258,7 @@ def test_a_saved_plan_nested_ten_thousand_deep_is_refused(tmp_path: Path) -> Non
 
 
 def test_the_schema_uses_only_keywords_the_checker_knows() -> None:
-    from deployah_plan.plan_schema import KNOWN_KEYWORDS, schema
+    from deployah_plan.plan_schema_check import KNOWN_KEYWORDS, schema
 
     def keywords(node: object, inside_properties: bool = False) -> set[str]:
         found: set[str] = set()
@@ -350,9 +350,10 @@ def test_control_characters_are_escaped_in_markdown_as_in_text(tmp_path: Path) -
 
 
 def test_markdown_escapes_control_characters_in_server_messages() -> None:
-    from deployah_plan.model import HelmAction, Header, Severity, Warning, build_plan
-    message = "forbidden: \x1b[2J\x1b]8;;http://evil\x07click\u202e"
+    from deployah_plan.codes import Code
+    from deployah_plan.model import HelmAction, Header, build_plan, warn
+    message = "forbidden: \x1b[2J\x1b]8;;http://evil\x07click\u202e"  # as a server's Status message may say
     plan = build_plan(Header(release="r", namespace="n"), HelmAction.NONE,
-                      warnings=[Warning("live-unreadable", message, Severity.WARNING)])
+                      warnings=[warn(Code.KINDS_NOT_CHECKED, message)])
     out = markdown.render(plan)
     assert not any(c in out for c in "\x1b\x07\u202e") and "forbidden: \\\\x1b\\[2J" in out
