@@ -688,7 +688,7 @@ class KubeClient:
         return url
 
     def get(self, path: str, query: Mapping[str, str] | None = None) -> Response:
-        """One GET, asked again after a 429 or 503 with Retry-After; a failure to connect, or
+        """One GET, asked again after a 429 or 5xx with Retry-After; a failure to connect, or
         no whole answer within the deadline, raises KubeUnreachable; an answer past
         MAX_ANSWER_BYTES raises AnswerTooLarge."""
         url = self.url(path, query)
@@ -720,8 +720,11 @@ class KubeClient:
                                            decode_content=False, redirect=False, timeout=timeout)
                 try:
                     body = _read_body(answer, min(MAX_ANSWER_BYTES, room))
+                except BaseException:
+                    answer.close()  # the rest of the answer is unread: the connection is not used again
+                    raise
                 finally:
-                    answer.release_conn() if not watch.expired else answer.close()
+                    answer.release_conn()
             except (urllib3.exceptions.HTTPError, OSError) as err:
                 if watch.expired:
                     raise KubeUnreachable(late) from None
