@@ -39,8 +39,9 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 def escape_controls(text: str) -> str:
-    """`text` with each character of UNPRINTABLE written as `\\xNN` or `\\uNNNN`."""
-    return UNPRINTABLE.sub(_escaped, text)
+    """Control characters and bidirectional overrides as visible escapes (`\\x1b`, `\\u202e`),
+    as every output shows them."""
+    return UNPRINTABLE.sub(_escaped, text) if UNPRINTABLE.search(text) else text
 
 
 def plural(n: int, word: str) -> str:
