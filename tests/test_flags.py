@@ -8,6 +8,7 @@ import click
 from deployah_plan import flags
 from deployah_plan.cli import main_group
 from deployah_plan.commands.diff import DiffOptions
+from deployah_plan.commands.history import ReleasesOptions, RevisionOptions
 from deployah_plan.commands.rollback import RollbackOptions
 from deployah_plan.commands.uninstall import UninstallOptions
 from deployah_plan.commands.upgrade import UpgradeOptions, ValueFlags
@@ -18,9 +19,11 @@ from deployah_plan.model import Header
 from deployah_plan.record import Digester, Facts, make_record
 
 REQUESTS = {"upgrade": UpgradeOptions, "values": ValueFlags, "source": ChartSource, "deploy": DeployFlags,
-            "rollback": RollbackOptions, "uninstall": UninstallOptions, "diff": DiffOptions}
+            "rollback": RollbackOptions, "uninstall": UninstallOptions, "diff": DiffOptions,
+            "revision": RevisionOptions, "releases": ReleasesOptions}
 # Filled from the command's arguments, or by the command line itself, not from a flag.
-NOT_FLAGS = {"release", "chart", "revision", "previous", "desired", "debug", "values", "source", "deploy"}
+NOT_FLAGS = {"release", "chart", "revision", "previous", "desired", "debug", "values", "source", "deploy", "first",
+             "second"}
 
 
 def test_every_request_field_is_filled_by_exactly_one_flag() -> None:
@@ -73,11 +76,11 @@ def test_helm_arguments_come_from_the_table() -> None:
 def test_verify_compares_the_helm_flags_and_takes_the_plan_flags_from_the_record() -> None:
     skipped = flags.not_compared(flags.UPGRADE)
     # helm plan's own flags, where the release is (compared as resolved) and --install.
-    assert skipped == {"output", "detailed_exitcode", "fail_on", "no_color", "show_secrets", "debug", "out", "ignore",
-                       "ignore_files", "render", "no_drift", "require_cluster", "namespace", "kube_context",
-                       "kubeconfig", "install"}
+    assert skipped == {"output", "detailed_exitcode", "fail_on", "no_color", "color", "suppress", "source_root",
+                       "show_secrets", "line_context", "debug", "out", "ignore", "ignore_files", "render", "no_drift",
+                       "require_cluster", "namespace", "kube_context", "kubeconfig", "install"}
     assert set(flags.from_record(flags.UPGRADE)) == {"render", "no_drift", "require_cluster", "ignore", "ignore_files",
-                                                     "show_secrets"}
+                                                     "show_secrets", "line_context"}
     assert {"values_files", "set_", "password", "wait", "wait_value", "post_renderer"}.isdisjoint(skipped)
 
 
