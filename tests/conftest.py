@@ -2,10 +2,13 @@
 by real helm (scripts/release-fixture), and a runner for the real command line."""
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,10 +111,17 @@ def assert_example_upgrade(doc: dict[str, Any], helm: Path) -> None:
     assert doc["chart_crds"][0]["lifecycle"] == "not-on-upgrade"
 
 
+# Each command gets its own empty helm cache unless a test names one: what helm-plan remembers
+# about a helm binary (sources/helm_facts.py) must not carry from one test to another.
+_CACHES = tempfile.mkdtemp(prefix="helm-plan-test-caches-")
+atexit.register(shutil.rmtree, _CACHES, True)
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("HELM_", "KUBECONFIG", "NO_COLOR")) and k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(ROOT)
+    env["HELM_CACHE_HOME"] = tempfile.mkdtemp(dir=_CACHES)
     env.update(extra)
     return env
 

@@ -14,6 +14,7 @@ __all__ = ["Target", "api_versions", "check_version", "cluster_target", "helm_de
            "served_api_versions"]
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import Rendered
+from deployah_plan.sources import helm_facts
 from deployah_plan.sources.helm import Helm
 from deployah_plan.sources.kubeconfig import ClusterSettings
 
@@ -29,7 +30,12 @@ def check_version(text: str) -> str:
 
 def helm_default_version(helm: Helm) -> str:
     """The Kubernetes version `helm template` assumes (its `.Capabilities.KubeVersion`), read by
-    rendering a one-line chart: Helm 3 does not print it in `helm version`."""
+    rendering a one-line chart (Helm 3 does not print it in `helm version`) once per binary
+    (sources/helm_facts.py); "" when it cannot be read."""
+    return helm_facts.remembered(helm.binary, "kube_version", lambda: _probe_default_version(helm))
+
+
+def _probe_default_version(helm: Helm) -> str:
     with tempfile.TemporaryDirectory(prefix="helm-plan-kv-") as tmp:
         chart = Path(tmp) / "kube-version"
         (chart / "templates").mkdir(parents=True)

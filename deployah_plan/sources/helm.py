@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.redact import value_keys, without_userinfo
+from deployah_plan.sources import helm_facts
 
 _NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
 _UNREACHABLE = re.compile(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
@@ -140,6 +141,10 @@ class Helm:
         return done.stdout
 
     def version(self) -> str:
+        """helm's version, asked once per binary (sources/helm_facts.py)."""
+        return helm_facts.remembered(self.binary, "version", self._ask_version)
+
+    def _ask_version(self) -> str:
         out = self.run(["version", "--template", "{{.Version}}"], what="helm version").strip()
         if not re.match(r"v?\d+\.\d+", out):
             raise HelmError(f"helm version printed {out!r}", "check that HELM_BIN or PATH names a real helm")
