@@ -94,8 +94,8 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
     assert installed.returncode == 0, installed.stderr
     plugin = home / "data" / "plugins" / "helm-plan"
     assert plugin.is_dir() and not plugin.is_symlink()
-    (first,) = (cache / "helm-plan").iterdir()
-    assert first.name.startswith("env-") and (first / "bin" / "python").exists()
+    (first,) = (cache / "helm-plan").glob("env-*")
+    assert (first / "bin" / "python").exists()
     assert not list(first.glob("lib/python*/site-packages/pip"))  # made without a pip of its own
     assert _files(plugin) == _files(checkout)  # nothing made in the plugin folder
     python_bin = first / "bin" / "python"
@@ -103,6 +103,8 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
 
     ran = _run(helm, "plan", "schema", env=env)
     assert ran.returncode == 0 and '"$id"' in ran.stdout and ran.stderr == ""
+    assert _files(plugin) == _files(checkout)  # its bytecode is kept under the environment
+    assert list((first / "pycache").rglob("cli*.pyc"))
 
     # A new commit with the same dependencies: the update hook finds the environment.
     (checkout / "NOTES.md").write_text("a change that is not a dependency\n")
@@ -110,7 +112,7 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
     updated = _run(helm, "plugin", "update", "plan", env=env)
     assert updated.returncode == 0, updated.stderr
     assert (plugin / "NOTES.md").is_file()
-    assert [p.name for p in (cache / "helm-plan").iterdir()] == [first.name]
+    assert [p.name for p in (cache / "helm-plan").glob("env-*")] == [first.name]
     assert python_bin.lstat().st_mtime_ns == made  # not rebuilt
     ran = _run(helm, "plan", "schema", env=env)
     assert ran.returncode == 0 and "making its Python environment" not in ran.stderr
@@ -121,7 +123,7 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
     _commit(checkout, "a new dependency range")
     updated = _run(helm, "plugin", "update", "plan", env=env)
     assert updated.returncode == 0, updated.stderr
-    (second,) = (cache / "helm-plan").iterdir()
+    (second,) = (cache / "helm-plan").glob("env-*")
     assert second.name != first.name and "click>=8.1.3" in (second / "requirements.txt").read_text()
 
     removed = _run(helm, "plugin", "uninstall", "plan", env=env)
