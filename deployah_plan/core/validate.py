@@ -28,7 +28,6 @@ embedded resources. `status` is never checked: the server ignores it on create a
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -185,6 +184,8 @@ class SchemaChecker:
             code = props.get(key)
             if code is None:
                 if "u" not in body:
+                    import difflib  # only for an unknown field's suggestion
+
                     near = difflib.get_close_matches(str(key), list(props), n=1)
                     out.append(Problem(_join(path, key), "unknown", f"did you mean {_join(path, near[0])}?" if near else ""))
                 continue

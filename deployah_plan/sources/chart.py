@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 import re
-import tarfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from deployah_plan.errors import UsageError
 from deployah_plan.sources.helm import Helm
 from deployah_plan.yamlkube import YAMLError, load_all
+
+if TYPE_CHECKING:
+    import tarfile
 
 _LOOKUP = re.compile(r"\{\{-?[^}]*\blookup\b")
 
@@ -64,6 +66,8 @@ def inspect(path: str) -> LocalChart:
         name, version = _metadata(chart_yaml.read_text(), path)
         uses = any(_LOOKUP.search(text) for text in _dir_templates(target))
         return LocalChart(str(target), name, version, uses)
+    import tarfile  # only for a packaged chart
+
     try:
         with tarfile.open(target) as archive:
             members = [m for m in archive.getmembers() if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")]

@@ -3,8 +3,8 @@ Kubernetes version `helm template` assumes. Asking costs a helm process each (`h
 and a one-line chart rendered), which is as much as the render itself.
 
 The facts live in helm's cache folder (`$HELM_CACHE_HOME`, which helm gives its plugins, else
-helm's own default), one small JSON file per binary: `helm-plan/helm-facts/<digest of its real
-path>.json`. A file holds the binary's real path, size and modification time; a binary that is
+helm's own default), one small JSON file per binary: `helm-plan/helm-facts/<checksum of its
+real path>.json`. A file holds the binary's real path, size and modification time; a binary that is
 replaced or upgraded no longer matches and is asked again. Files are written whole (a
 temporary file renamed into place), so a reader never sees half of one.
 
@@ -14,15 +14,14 @@ overwritten once the fact is asked again). Nothing is ever trusted beyond two ve
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import shutil
 import stat
 import sys
-import tempfile
 import threading
+import zlib
 from pathlib import Path
 from typing import Callable
 
@@ -59,8 +58,10 @@ def _identity(binary: str) -> tuple[str, int, int] | None:
 
 
 def _file_for(real_path: str) -> Path:
-    digest = hashlib.sha256(real_path.encode(errors="surrogateescape")).hexdigest()[:24]
-    return cache_home() / "helm-plan" / "helm-facts" / f"{digest}.json"
+    """A checksum of the path names the file: two binaries whose paths collide share a file and
+    take turns in it (each finds the other's path and asks again), never each other's facts."""
+    raw = real_path.encode(errors="surrogateescape")
+    return cache_home() / "helm-plan" / "helm-facts" / f"{zlib.crc32(raw):08x}-{len(raw)}.json"
 
 
 def _read(path: Path) -> dict[str, object]:
@@ -100,6 +101,8 @@ def _valid(doc: dict[str, object], identity: tuple[str, int, int]) -> dict[str, 
 def _write(path: Path, identity: tuple[str, int, int], facts: dict[str, str]) -> None:
     """Replace the file whole; a cache that cannot be written is not an error (a read-only
     home): the facts are asked again next time."""
+    import tempfile  # only on the first run with this binary
+
     real, size, mtime = identity
     text = json.dumps({"binary": real, "size": size, "mtime_ns": mtime, **facts})
     try:
