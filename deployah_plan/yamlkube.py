@@ -405,9 +405,24 @@ def _merge(parts: list[tuple[Any, int]], explicit: dict[str, Any]) -> dict[str, 
     return result
 
 
+# Where an anchor (`&name`) or an alias (`*name`) may start: after white space, a flow
+# indicator, `:`, `?`, `-` or a byte order mark (or at the start), and before a character of a
+# name. A superset of YAML's: `"*"` or `a*b` are not, ` *.example.com` may be.
+_ANCHOR = re.compile(r"(?<![^\s\[\]{},:?\-\ufeff])&(?=[^\s\[\]{},])")
+_ALIAS = re.compile(r"(?<![^\s\[\]{},:?\-\ufeff])\*(?=[^\s\[\]{},])")
+
+
+def _may_share(text: str, node: Node) -> bool:
+    """Whether the document whose root is `node` may use an alias: its text has both an anchor
+    and an alias (an alias without its anchor is refused while composing). Only such documents
+    are checked for aliasing and built with shared nodes."""
+    start, end = node.start_mark.index, node.end_mark.index
+    return _ANCHOR.search(text, start, end) is not None and _ALIAS.search(text, start, end) is not None
+
+
 def load_all(text: str) -> Iterator[LoadedDocument]:
     """Each non-empty document of a stream, in order."""
-    has_aliases = "&" in text or "*" in text
+    has_aliases = "&" in text and "*" in text
     resolved: dict[str, Any] = {}
     loader = _Loader(text)
     try:
@@ -417,9 +432,11 @@ def load_all(text: str) -> Iterator[LoadedDocument]:
                 continue
             if isinstance(node, ScalarNode) and node.tag == _PLAIN and node.value in ("", "~", "null", "Null", "NULL"):
                 continue  # an empty document
-            if has_aliases:
+            if has_aliases and _may_share(text, node):
                 _check_aliasing(node)
-            value = _construct(node, True) if has_aliases else _construct_tree(node, resolved)
+                value = _construct(node, True)
+            else:
+                value = _construct_tree(node, resolved)
             yield LoadedDocument(value, node.start_mark.line)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark

@@ -1,0 +1,138 @@
+"""`helm plan upgrade` through the installed plugin ÷ `helm template`, side by side; see scripts/bench.
+
+For each helm (3 and 4) the plugin is installed (`helm plugin install` of this checkout) into
+a helm home of its own; for each vendored real chart (tests/charts) the previous version is
+stored as a deployed release in helm's memory driver (Helm 4's `helm install --dry-run=client`
+record, as scripts/release-fixture makes it), and then, alternately, `helm template` of the
+next version and `helm plan upgrade` of it with the same values are run to completion (text
+output to /dev/null), each process timed on its own. One untimed run of each goes first (the
+plugin's Python environment, its bytecode and what it remembers about helm are made then).
+Printed: the median of each and their ratio.
+
+Also: the Python imports of `helm plan --help` and of a whole plan (`python -X importtime`,
+the top-level imports added up).
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CHARTS = ROOT / "tests" / "charts"
+HELM_VERSIONS = ("3.19.0", "4.3.1")
+# argo-cd stamps its admin password's mtime with `now`; fixing it makes the chart deterministic.
+EXTRA = {"argo-cd": ["--set", "configs.secret.argocdServerAdminPasswordMtime=2025-01-01T00:00:00Z"]}
+
+
+def fetch_helm(version: str) -> Path:
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "fetch-helm"), version],
+                         check=True, capture_output=True, text=True).stdout
+    return Path(out.strip())
+
+
+def _values(name: str, side: str) -> list[str]:
+    spec = yaml.safe_load((CHARTS / name / "case.yaml").read_text())
+    files = [*spec.get("values", []), *spec.get(f"values_{side}", [])]
+    return [arg for file in files for arg in ("-f", str(CHARTS / name / file))] + EXTRA.get(name, [])
+
+
+def _case(name: str) -> tuple[str, str]:
+    spec = yaml.safe_load((CHARTS / name / "case.yaml").read_text())
+    return str(spec["release"]), str(spec["namespace"])
+
+
+def user_env(work: Path, version: str) -> dict[str, str]:
+    """A user's environment with a helm home of its own (nothing of this shell's helm settings;
+    Python allowed to keep bytecode, as by default)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HELM_", "KUBECONFIG", "PYTHON"))}
+    home = work / f"helm-{version}"
+    env.update(HELM_DATA_HOME=str(home / "data"), HELM_CONFIG_HOME=str(home / "config"),
+               HELM_CACHE_HOME=str(home / "cache"))
+    return env
+
+
+def _timed(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 2):
+        sys.exit(f"bench: {' '.join(command[:3])} failed: {done.stderr.strip()[-500:]}")
+    return elapsed
+
+
+def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float]]:
+    """(helm version, chart, median plan, median template) per helm and chart."""
+    helm4 = fetch_helm("4.3.1")
+    figures = []
+    for version in HELM_VERSIONS:
+        helm = fetch_helm(version)
+        env = user_env(work, version)
+        installed = subprocess.run([str(helm), "plugin", "install", str(ROOT)], env=env, capture_output=True, text=True)
+        if installed.returncode != 0:
+            sys.exit(f"bench: helm {version} plugin install failed: {installed.stderr.strip()}")
+        for name in sorted(p.name for p in CHARTS.iterdir() if (p / "case.yaml").is_file()):
+            release, namespace = _case(name)
+            store = work / f"store-{name}.json"
+            if not store.exists():
+                done = subprocess.run([sys.executable, str(ROOT / "scripts" / "release-fixture"), "--helm", str(helm4),
+                                       "--out", str(store), release, str(CHARTS / name / "prev"), "-n", namespace,
+                                       *_values(name, "prev")], capture_output=True, text=True)
+                if done.returncode != 0:
+                    sys.exit(f"bench: {done.stderr.strip()}")
+            run_env = {**env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)}
+            chart = [release, str(CHARTS / name / "next"), "-n", namespace, *_values(name, "next")]
+            template = [str(helm), "template", *chart]
+            plan = [str(helm), "plan", "upgrade", *chart]
+            _timed(template, run_env)
+            _timed(plan, run_env)
+            plans, templates = [], []
+            for _ in range(runs):
+                templates.append(_timed(template, run_env))
+                plans.append(_timed(plan, run_env))
+            figures.append((version, name, statistics.median(plans), statistics.median(templates)))
+    return figures
+
+
+def import_ms(work: Path) -> tuple[float, float]:
+    """Milliseconds of imports of `helm plan --help` and of a whole plan of the kube-state-metrics
+    upgrade (Helm 4), run as the plugin runs it (its environment's Python, its bytecode folder):
+    the top-level entries of `python -X importtime` after Python's own start (`site`) added up,
+    median of 5 after one run that makes the bytecode."""
+    helm = fetch_helm("4.3.1")
+    env = user_env(work, "4.3.1")
+    where = subprocess.run([str(ROOT / "scripts" / "helm-plan"), "--env-path"], env=env, capture_output=True, text=True)
+    python_env = Path(where.stdout.strip())
+    if not (python_env / "bin" / "python").exists():
+        sys.exit("bench: the plugin's environment is not made (run the plugin figures first)")
+    name = "kube-state-metrics"
+    release, namespace = _case(name)
+    env.update(PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(python_env / "pycache"), HELM_BIN=str(helm),
+               HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(work / f"store-{name}.json"))
+    plan = ["upgrade", release, str(CHARTS / name / "next"), "-n", namespace, *_values(name, "next")]
+    results = []
+    for args in (["--help"], plan):
+        command = [str(python_env / "bin" / "python"), "-s", "-X", "importtime", "-m", "deployah_plan", *args]
+        subprocess.run(command, env=env, capture_output=True)
+        totals = []
+        for _ in range(5):
+            err = subprocess.run(command, env=env, capture_output=True, text=True).stderr
+            total, started = 0, False
+            for line in err.splitlines():
+                if not line.startswith("import time:") or line.count("|") != 2:
+                    continue
+                _, cumulative, module = line.split("|")
+                if module.startswith("  ") or not cumulative.strip().isdigit():
+                    continue
+                if started:
+                    total += int(cumulative)
+                started = started or module.strip() == "site"
+            totals.append(total / 1000)
+        results.append(statistics.median(totals))
+    return results[0], results[1]
