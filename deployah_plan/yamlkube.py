@@ -405,11 +405,11 @@ def _merge(parts: list[tuple[Any, int]], explicit: dict[str, Any]) -> dict[str, 
     return result
 
 
-# Where an anchor (`&name`) or an alias (`*name`) may start: after white space, a flow
-# indicator, `:`, `?`, `-` or a byte order mark (or at the start), and before a character of a
-# name. A superset of YAML's: `"*"` or `a*b` are not, ` *.example.com` may be.
-_ANCHOR = re.compile(r"(?<![^\s\[\]{},:?\-\ufeff])&(?=[^\s\[\]{},])")
-_ALIAS = re.compile(r"(?<![^\s\[\]{},:?\-\ufeff])\*(?=[^\s\[\]{},])")
+# Where an anchor (`&name`) or an alias (`*name`) may start: at the start, or after white space,
+# a flow indicator, `:`, `?`, `-` or a byte order mark; and before a character of a name. A
+# superset of YAML's: `"*"` or `a*b` are not, ` *.example.com` may be.
+_ANCHOR = re.compile(r"(?:^|[\s\[\]{},:?\-\ufeff])&(?=[^\s\[\]{},])")
+_ALIAS = re.compile(r"(?:^|[\s\[\]{},:?\-\ufeff])\*(?=[^\s\[\]{},])")
 
 
 def _may_share(text: str, node: Node) -> bool:
@@ -417,7 +417,10 @@ def _may_share(text: str, node: Node) -> bool:
     and an alias (an alias without its anchor is refused while composing). Only such documents
     are checked for aliasing and built with shared nodes."""
     start, end = node.start_mark.index, node.end_mark.index
-    return _ANCHOR.search(text, start, end) is not None and _ALIAS.search(text, start, end) is not None
+    if text.find("&", start, end) < 0 or text.find("*", start, end) < 0:
+        return False
+    before = max(start - 1, 0)  # the character in front of the document's first one counts
+    return _ANCHOR.search(text, before, end) is not None and _ALIAS.search(text, before, end) is not None
 
 
 def load_all(text: str) -> Iterator[LoadedDocument]:
