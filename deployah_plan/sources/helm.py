@@ -131,7 +131,8 @@ class Helm:
     def run(self, args: Sequence[str], *, what: str, stdin: str | None = None) -> str:
         command = [self.binary, *args, *self.global_args]
         if self.debug:
-            print("helm plan: running " + " ".join(_shown(command)), file=sys.stderr)
+            # One write per line: calls run in threads, and print() writes the line end apart.
+            sys.stderr.write("helm plan: running " + " ".join(_shown(command)) + "\n")
         try:
             done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
         except OSError as err:
