@@ -20,7 +20,6 @@ where it was in the previous list (see `FieldChange`).
 """
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -187,6 +186,8 @@ def _embedded(a: str, b: str, room: int) -> tuple[str, Any, Any] | None:
 
 def line_diff(a: str, b: str, context: int = 2) -> tuple[str, ...]:
     """A unified diff of two multi-line strings: hunk headers and lines, no file header."""
+    import difflib  # only when a multi-line string changed
+
     lines = difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=context)
     return tuple(line for index, line in enumerate(lines) if index >= 2)
 

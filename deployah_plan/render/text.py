@@ -8,8 +8,8 @@ test) lines are never wrapped, so the output does not depend on where it is writ
 """
 from __future__ import annotations
 
+import os
 import re
-import secrets
 from typing import Iterable
 
 from deployah_plan.model import (
@@ -40,7 +40,7 @@ class _Style:
 
     def __init__(self, colour: bool) -> None:
         self.colour = colour
-        self.mark = "\x1b" + secrets.token_hex(8)
+        self.mark = "\x1b" + os.urandom(8).hex()  # what secrets.token_hex reads, without its imports
 
     def __call__(self, text: str, key: str) -> str:
         return f"{self.mark}[{_COLOUR[key]}m{text}{self.mark}[0m" if self.colour and key in _COLOUR and text else text
