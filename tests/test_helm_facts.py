@@ -110,3 +110,18 @@ def test_an_unwritable_cache_is_not_an_error(helm: Path, store: Store, tmp_path:
     cache.write_text("a file where helm's cache folder should be")
     doc = _plan(wrapper, store, cache)
     assert doc["header"]["helm_version"] == helm.parent.name  # type: ignore[index]
+
+
+def test_the_release_read_and_the_render_run_side_by_side(helm: Path, store: Store, tmp_path: Path) -> None:
+    """Each helm call takes at least a second here: run one after the other, the second would
+    start after the first ended."""
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    wrapper, log = _logging_helm(tmp_path, helm, pause=1.0)
+    cache = tmp_path / "cache"
+    _plan(wrapper, store, cache)
+    log.write_text("")
+    _plan(wrapper, store, cache)
+    events = log.read_text().splitlines()
+    assert sorted(e for e in events if e.startswith("start")) == ["start get all", "start template shop"]
+    # Both started before either ended.
+    assert [e.split()[0] for e in events][:2] == ["start", "start"], events

@@ -189,6 +189,49 @@ def _from_record(record: dict[str, Any]) -> Rendered:
                     manifest.dropped + hooks.dropped + crds.dropped)
 
 
+def _values_from_release(options: UpgradeOptions) -> bool:
+    """Whether `helm template` is given values read from the release (_values_for_template)."""
+    return not options.reset_values and (options.reuse_values or options.reset_then_reuse_values
+                                          or not options.values.any())
+
+
+def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalChart, namespace: str,
+            values: list[str], helm_major: int, upgrade: bool) -> Rendered:
+    """The new release as helm renders it: `helm template` with `values` (mode "template"), or
+    `helm upgrade --dry-run=server` with the user's own (mode "server")."""
+    deploy = options.deploy
+    if mode == "server":
+        args = options.values.args()
+        for flag, on in (("--reuse-values", options.reuse_values), ("--reset-values", options.reset_values),
+                         ("--reset-then-reuse-values", options.reset_then_reuse_values),
+                         ("--skip-crds", options.skip_crds),
+                         ("--disable-openapi-validation", options.disable_openapi_validation)):
+            if on:
+                args.append(flag)
+        args += deploy.render_args()
+        return _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
+    args = list(values)
+    if options.kube_version:
+        args += ["--kube-version", options.kube_version]
+    # With an explicit --kube-version, render as a cluster of that version would (its API
+    # versions in .Capabilities); helm template's own defaults otherwise.
+    for api in dict.fromkeys([*options.api_versions, *targets.served_api_versions(options.kube_version or "")]):
+        args += ["--api-versions", api]
+    args += deploy.render_args()
+    # Helm 3's `helm template --include-crds` sends the chart's CRDs through the
+    # post-renderer, which an install never does (it creates them from crds/ first), and
+    # the post-renderer may drop the `# Source:` lines that mark them: read them apart.
+    apart = bool(deploy.post_renderer) and helm_major < 4
+    text = helm.template(options.release, chart.path, namespace, args, upgrade=upgrade, include_crds=not apart)
+    if deploy.dependency_update:
+        text = _after_progress(text)
+    if apart:
+        # After the rest: documents that lost their `# Source:` line must not follow a
+        # crds/ one, or they would be read as part of that file.
+        text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
+    return split_stream(text, "helm template")
+
+
 def plan_upgrade(options: UpgradeOptions) -> Plan:
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
     namespace = target.namespace
@@ -220,53 +263,32 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         helm_major = major(helm_version)
         notes: list[Warning] = flags.check_for_helm(deploy, options.server_side, options.force_conflicts,
                                                     helm_major, helm_version)
+        chart = chart_call.result()
+        # The render runs beside the release read (their two helm processes side by side) unless
+        # it needs what the read finds: the values of a revision to reuse. It renders an upgrade;
+        # when the release turns out not to exist, the install is rendered again.
+        ahead = (pool.submit(_render, helm, options, mode, chart, namespace, options.values.args(), helm_major,
+                             upgrade=True)
+                 if mode == "server" or not _values_from_release(options) else None)
         state = state_call.result()
         # Helm prunes old records when it writes the new one; only a history at least as long as
         # the limit can lose one, and the newest revision number bounds the history's length.
         history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
                         if history_max > 0 and state.newest_revision >= history_max - 1 else None)
-        chart = chart_call.result()
         inputs.chart(options.chart, chart.path)
         previous = rendered(state.current) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []
         live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
         fresh = state.current is None
-        if mode == "template":
-            args = _values_for_template(helm, options, state, namespace, workdir, notes)
-            if options.kube_version:
-                args += ["--kube-version", options.kube_version]
-            # With an explicit --kube-version, render as a cluster of that version would (its API
-            # versions in .Capabilities); helm template's own defaults otherwise.
-            for api in dict.fromkeys([*options.api_versions, *targets.served_api_versions(options.kube_version or "")]):
-                args += ["--api-versions", api]
-            args += deploy.render_args()
-            # Helm 3's `helm template --include-crds` sends the chart's CRDs through the
-            # post-renderer, which an install never does (it creates them from crds/ first), and
-            # the post-renderer may drop the `# Source:` lines that mark them: read them apart.
-            apart = bool(deploy.post_renderer) and helm_major < 4
-            text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh,
-                                 include_crds=not apart)
-            if deploy.dependency_update:
-                text = _after_progress(text)
-            if apart:
-                # After the rest: documents that lost their `# Source:` line must not follow a
-                # crds/ one, or they would be read as part of that file.
-                text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
-            desired = split_stream(text, "helm template")
-            if chart.calls_lookup:
-                notes.append(Warning("lookup-offline", f"chart {chart.name} calls `lookup`, which returns nothing when "
-                                     "rendered offline; with a cluster, plan with --render server"))
+        if ahead is not None and (mode == "server" or not fresh):
+            desired = ahead.result()
         else:
-            args = options.values.args()
-            for flag, on in (("--reuse-values", options.reuse_values), ("--reset-values", options.reset_values),
-                             ("--reset-then-reuse-values", options.reset_then_reuse_values),
-                             ("--skip-crds", options.skip_crds),
-                             ("--disable-openapi-validation", options.disable_openapi_validation)):
-                if on:
-                    args.append(flag)
-            args += deploy.render_args()
-            desired = _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
+            values = _values_for_template(helm, options, state, namespace, workdir, notes)
+            desired = _render(helm, options, mode, chart, namespace, values, helm_major, upgrade=not fresh)
+        if mode == "template" and chart.calls_lookup:
+            notes.append(Warning("lookup-offline", f"chart {chart.name} calls `lookup`, which returns nothing when "
+                                 "rendered offline; with a cluster, plan with --render server"))
         live = live_call.result() if live_call else None
         history = history_call.result() if history_call else []
         kube_default = default_call.result() if default_call else ""  # done before the render
