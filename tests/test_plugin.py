@@ -189,3 +189,31 @@ def test_the_plugin_reads_the_dependencies_of_pyproject(tmp_path: Path) -> None:
     listed = _run("bash", "-c", f'source <(sed -n "/^dependencies()/,/^}}/p" {ROOT}/scripts/helm-plan); '
                   f'here={ROOT}; dependencies', env=env).stdout.split()
     assert listed == declared
+
+
+def test_the_launcher_runs_the_last_environment_without_starting_python(tmp_path: Path, shared_cache: Path) -> None:
+    env = _helm_env(tmp_path / "home", shared_cache)
+    launcher = ROOT / "scripts" / "helm-plan"
+    assert _run(launcher, "schema", env=env).returncode == 0
+    record = shared_cache / "helm-plan" / "launch"
+    here, python, environment = record.read_text().splitlines()
+    assert (here, python) == (str(ROOT.resolve()), "python3") and (Path(environment) / "bin" / "python").exists()
+
+    # A python3 that cannot run: only the quick way (no Python started to find the key) works.
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3").write_text("#!/bin/sh\nexit 1\n")
+    (fake / "python3").chmod(0o755)
+    broken = {**env, "PATH": f"{fake}:{env['PATH']}"}
+    quick = _run(launcher, "schema", env=broken)
+    assert quick.returncode == 0 and '"$id"' in quick.stdout, quick.stderr
+
+    # pyproject.toml newer than the record (an update): the long way, which starts python3.
+    os.utime(record, (0, 0))
+    slow = _run(launcher, "schema", env=broken)
+    assert slow.returncode == 1 and "python3 does not run" in slow.stderr
+    # A record naming an environment that is gone: the long way too.
+    record.write_text(f"{here}\npython3\n{tmp_path / 'gone'}\n")
+    assert _run(launcher, "schema", env=broken).returncode == 1
+    assert _run(launcher, "schema", env=env).returncode == 0  # and the record is written again
+    assert record.read_text().splitlines()[2] == environment
