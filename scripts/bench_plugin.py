@@ -5,9 +5,9 @@ a helm home of its own; for each vendored real chart (tests/charts) the previous
 stored as a deployed release in helm's memory driver (Helm 4's `helm install --dry-run=client`
 record, as scripts/release-fixture makes it), and then, alternately, `helm template` of the
 next version and `helm plan upgrade` of it with the same values are run to completion (text
-output to /dev/null), each process timed on its own. One untimed run of each goes first (the
-plugin's Python environment, its bytecode and what it remembers about helm are made then).
-Printed: the median of each and their ratio.
+output to /dev/null), each process timed on its own, on the wall clock and in CPU time. One
+untimed run of each goes first (the plugin's Python environment, its bytecode and what it
+remembers about helm are made then). Printed: the medians and their ratios.
 
 Also: the Python imports of `helm plan --help` and of a whole plan (`python -X importtime`,
 the top-level imports added up).
@@ -58,17 +58,25 @@ def user_env(work: Path, version: str) -> dict[str, str]:
     return env
 
 
-def _timed(command: list[str], env: dict[str, str]) -> float:
+def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user and system, of the process and all it waited for) of a
+    command run to completion."""
     start = time.perf_counter()
-    done = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert child.stderr is not None
+    err = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 2):
-        sys.exit(f"bench: {' '.join(command[:3])} failed: {done.stderr.strip()[-500:]}")
-    return elapsed
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 2):
+        sys.exit(f"bench: {' '.join(command[:3])} failed: {err.strip()[-500:]}")
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
-def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float]]:
-    """(helm version, chart, median plan, median template) per helm and chart."""
+def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float, float, float]]:
+    """(helm version, chart, median plan, median template, median plan CPU, median template CPU)
+    per helm and chart: wall-clock seconds, then CPU seconds (what a machine shared with other
+    work still measures faithfully; the plan's includes its helm processes)."""
     helm4 = fetch_helm("4.3.1")
     figures = []
     for version in HELM_VERSIONS:
@@ -96,7 +104,9 @@ def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float]]:
             for _ in range(runs):
                 templates.append(_timed(template, run_env))
                 plans.append(_timed(plan, run_env))
-            figures.append((version, name, statistics.median(plans), statistics.median(templates)))
+            figures.append((version, name, statistics.median(t for t, _ in plans),
+                            statistics.median(t for t, _ in templates), statistics.median(c for _, c in plans),
+                            statistics.median(c for _, c in templates)))
     return figures
 
 
