@@ -19,16 +19,15 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TypeVar
 
 import click
 
+# Only what every command line needs is imported here: a command's own modules are imported
+# when it runs, so `--help` or one command does not load the others (nor yaml, the planner, the
+# writers it does not print with).
 from deployah_plan import flags
-from deployah_plan.commands.plan_steps import run_plan, run_show
-from deployah_plan.commands.show import schema_text
-from deployah_plan.commands.verify import VerifyOptions, verify_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.render.writers import FORMATS
@@ -68,6 +67,8 @@ def _plan(name: str, params: dict[str, Any]) -> int:
     ctx = click.get_current_context()
     session = ctx.find_object(_Session)
     argv = session.argv if session is not None else [name]
+    from deployah_plan.commands.plan_steps import run_plan
+
     return run_plan(name, ctx.command, params, argv, debug=_debug_enabled(params["debug"]))
 
 
@@ -190,6 +191,8 @@ def show_command(saved: str, **params: Any) -> int:
 
     The output is the one the original run printed, byte for byte. Gates and --detailed-exitcode
     work as on the original run; ignore rules were applied when the plan was made."""
+    from deployah_plan.commands.plan_steps import run_show
+
     return run_show(saved, params)
 
 
@@ -217,6 +220,8 @@ def verify_command(saved: str, command: Sequence[str], strict: bool, check_only:
         strict, check_only, debug = strict or flag == "--strict", check_only or flag == "--check-only", \
             debug or flag == "--debug"
     _remember_debug(click.get_current_context(), verify_command.params[0], debug)  # --debug may follow PLAN.json
+    from deployah_plan.commands.verify import VerifyOptions, verify_plan
+
     return verify_plan(main_group, VerifyOptions(path=saved, command=tuple(rest), strict=strict, check_only=check_only,
                                                  debug=_debug_enabled(debug)))
 
@@ -227,6 +232,8 @@ def verify_command(saved: str, command: Sequence[str], strict: bool, check_only:
 """)
 def schema_command() -> int:
     """Print the JSON Schema of the JSON plan (-o json, --out)."""
+    from deployah_plan.commands.show import schema_text
+
     sys.stdout.write(schema_text())
     return EXIT_OK
 
@@ -271,6 +278,8 @@ def _run(args: list[str]) -> int:
         return 130
     except Exception as err:  # a bug: say so in one line, with the traceback only on request
         if session.debug:
+            import traceback
+
             traceback.print_exc()
         click.echo(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the traceback, "
                    "and please report it)", err=True)

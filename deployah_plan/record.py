@@ -37,12 +37,9 @@ is a function of those facts, the command's parsed params, its argv and a Digest
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import re
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -83,7 +80,7 @@ class Digester:
 
     @classmethod
     def new(cls) -> "Digester":
-        return cls.of(secrets.token_hex(16), bool(os.environ.get(KEY_ENV)))
+        return cls.of(os.urandom(16).hex(), bool(os.environ.get(KEY_ENV)))  # what secrets.token_hex reads
 
     @classmethod
     def of(cls, salt: str, keyed: bool) -> "Digester":
@@ -93,6 +90,8 @@ class Digester:
             raise UsageError("the plan's digest salt is not hex", "plan again with --out") from None
         if not keyed:
             return cls(salt, False, raw)
+        import hashlib  # digests are imported where a record is made or checked
+
         secret = os.environ.get(KEY_ENV, "")
         if not secret:
             raise UsageError(f"the plan was sealed with {KEY_ENV}, which is not set",
@@ -100,6 +99,9 @@ class Digester:
         return cls(salt, True, hashlib.sha256(b"helm-plan\0" + secret.encode() + b"\0" + raw).digest())
 
     def digest(self, data: bytes) -> str:
+        import hashlib
+        import hmac
+
         return f"{ALGORITHM}:{hmac.new(self.key, data, hashlib.sha256).hexdigest()}"
 
     def describe(self) -> dict[str, Any]:
@@ -112,6 +114,8 @@ def chart_tree_sha256(path: str) -> bytes:
     """A packaged chart by its bytes; a chart folder by each file's relative path and content,
     in path order (so neither the walk order nor timestamps matter). A folder of a few thousand
     lines digests in milliseconds."""
+    import hashlib
+
     root = Path(path)
     hasher = hashlib.sha256()
     try:
