@@ -155,11 +155,12 @@ def import_ms(work: Path) -> dict[str, tuple[float, float]]:
     plan = ["upgrade", release, str(CHARTS / name / "next"), "-n", namespace, *_values(name, "next")]
     results = {}
     for what, args in (("help", ["--help"]), ("plan", plan)):
-        subprocess.run([*python, "-m", "deployah_plan", *args], env=env, capture_output=True)
+        # From the work folder: `-m` and `-c` put the current folder first on the module path.
+        subprocess.run([*python, "-m", "deployah_plan", *args], env=env, capture_output=True, cwd=work)
         walls, cpus = [], []
         for _ in range(5):
             err = subprocess.run([*python, "-X", "importtime", "-m", "deployah_plan", *args], env=env,
-                                 capture_output=True, text=True).stderr
+                                 capture_output=True, text=True, cwd=work).stderr
             total, started = 0, False
             for line in err.splitlines():
                 if not line.startswith("import time:") or line.count("|") != 2:
@@ -171,7 +172,8 @@ def import_ms(work: Path) -> dict[str, tuple[float, float]]:
                     total += int(cumulative)
                 started = started or module.strip() == "site"
             walls.append(total / 1000)
-            err = subprocess.run([*python, "-c", _COUNTED, *args], env=env, capture_output=True, text=True).stderr
+            err = subprocess.run([*python, "-c", _COUNTED, *args], env=env, capture_output=True, text=True,
+                                 cwd=work).stderr
             cpus.append(float(err.rsplit("import-cpu ", 1)[1]) * 1000)
         results[what] = (statistics.median(walls), statistics.median(cpus))
     return results

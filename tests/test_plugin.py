@@ -217,3 +217,13 @@ def test_the_launcher_runs_the_last_environment_without_starting_python(tmp_path
     assert _run(launcher, "schema", env=broken).returncode == 1
     assert _run(launcher, "schema", env=env).returncode == 0  # and the record is written again
     assert record.read_text().splitlines()[2] == environment
+
+
+def test_a_deployah_plan_folder_where_it_runs_is_not_imported(tmp_path: Path, shared_cache: Path) -> None:
+    hostile = tmp_path / "repo" / "deployah_plan"
+    hostile.mkdir(parents=True)
+    (hostile / "__init__.py").write_text("raise SystemExit('imported from the current folder')\n")
+    (hostile / "cli.py").write_text("raise SystemExit('imported from the current folder')\n")
+    done = _run(ROOT / "scripts" / "helm-plan", "schema", env=_helm_env(tmp_path / "home", shared_cache),
+                cwd=hostile.parent)
+    assert done.returncode == 0 and '"$id"' in done.stdout, done.stderr
