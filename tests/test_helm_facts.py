@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLE, Store, run_plan
+from conftest import EXAMPLE, Store, run_plan, write_chart
 
 VALUES = str(EXAMPLE / "chart-v2" / "values.yaml")
 
@@ -125,3 +125,33 @@ def test_the_release_read_and_the_render_run_side_by_side(helm: Path, store: Sto
     assert sorted(e for e in events if e.startswith("start")) == ["start get all", "start template shop"]
     # Both started before either ended.
     assert [e.split()[0] for e in events][:2] == ["start", "start"], events
+
+
+def test_an_install_is_rendered_as_an_install_though_the_render_started_as_an_upgrade(
+        helm: Path, store: Store, tmp_path: Path) -> None:
+    """The render starts before the release is read, as an upgrade's (`--is-upgrade`); a
+    release that does not exist is rendered again without it, as helm install renders it."""
+    chart = write_chart(tmp_path, "phase", {"cm.yaml": (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: phase\ndata:\n"
+        "  install: {{ .Release.IsInstall | quote }}\n  upgrade: {{ .Release.IsUpgrade | quote }}\n")})
+    log = tmp_path / "args.log"
+    wrapper = tmp_path / "helm"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{helm}" "$@"\n')
+    wrapper.chmod(0o755)
+    values = ("--set", "x=1")
+
+    fresh = run_plan("upgrade", "phase", str(chart), *values, "-o", "json", helm=wrapper, store=store)
+    assert fresh.code == 0, fresh.err
+    assert fresh.json()["helm_action"] == "install"
+    renders = [line for line in log.read_text().splitlines() if line.startswith("template phase ")]
+    assert sorted("--is-upgrade" in line for line in renders) == [False, True]
+
+    store.add("phase", chart, flags=values)  # installed by helm itself: install "true", upgrade "false"
+    log.write_text("")
+    again = run_plan("upgrade", "phase", str(chart), *values, "-o", "json", helm=wrapper, store=store)
+    assert again.code == 0, again.err
+    renders = [line for line in log.read_text().splitlines() if line.startswith("template phase ")]
+    assert len(renders) == 1 and "--is-upgrade" in renders[0]
+    (update,) = again.json()["changes"]
+    fields = {f["path"]: (f["before"], f["after"]) for f in update["fields"]}
+    assert fields == {"/data/install": ("true", "false"), "/data/upgrade": ("false", "true")}
