@@ -123,9 +123,12 @@ def remembered(binary: str, fact: str, ask: Callable[[], str]) -> str:
     """The fact about `binary` from the cache, else `ask()` (which runs helm), remembered when
     it answers a version. `ask` raising (helm failed) leaves the cache as it was."""
     identity = _identity(binary)
-    if identity is None:
+    try:
+        path = _file_for(identity[0]) if identity is not None else None
+    except (RuntimeError, KeyError):  # no home folder to find helm's cache in
+        path = None
+    if identity is None or path is None:
         return ask()
-    path = _file_for(identity[0])
     known = _valid(_read(path), identity)
     if fact in known:
         return known[fact]
