@@ -32,6 +32,8 @@ Invariants (a `ValueError` names the one broken):
   changes the Helm action or the summary. A modified drift's `effect` is derived from its fields.
 - Only a create carries an ownership verdict other than `not-checked`; `owner_release` names
   the other release that owns the live object (other-release, or adopt with --take-ownership).
+- Each impact (what the deploy does to running things: core/impact.py) has a kind, names at
+  least one object, and counts only with non-negative integers; impacts keep the order given.
 
 Snapshots keep secret values. The plan is not the JSON document: renderers decide what a
 reader may see.
@@ -325,6 +327,47 @@ class LiveCheck:
         return self.status is LiveStatus.CHECKED
 
 
+class ImpactKind(enum.Enum):
+    """What a deploy does to running things, beyond the objects it writes (core/impact.py).
+
+    Each rests on documented Kubernetes controller behaviour; README "What the deploy does to
+    running things" quotes it. A kind whose value starts with a family (`traffic-`, `data-`)
+    belongs to it, so `--fail-on traffic` matches every traffic kind.
+    """
+
+    RESTART = "restart"  # a pod-template change: the controller replaces the pods now
+    DEFERRED_RESTART = "deferred-restart"  # a pod-template change that restarts nothing yet (OnDelete, paused, partition)
+    NO_RESTART = "no-restart"  # a workload updated outside its pod template: no pod restarts
+    CONFIG_UNREACHED = "config-unreached"  # ConfigMap/Secret data changes, no consumer's pod template does
+    REPLICAS_RESET = "replicas-reset"  # the chart sets spec.replicas on a workload an HPA scales
+    TRAFFIC_UNMATCHED = "traffic-unmatched"  # a Service's selector no longer matches any workload's pods
+    TRAFFIC_MOVED = "traffic-moved"  # a Service's selector matches other workloads than before
+    TRAFFIC_PORT = "traffic-port"  # a Service port removed, or its targetPort changed
+    TRAFFIC_ROUTE = "traffic-route"  # an Ingress or HTTPRoute host or rule removed
+    DATA_CRD = "data-crd"  # a CRD deleted: every custom resource of its kind goes with it
+    DATA_PVC_SHRINK = "data-pvc-shrink"  # a PVC asks for less storage: the API server refuses it
+    DATA_PVC_EXPAND = "data-pvc-expand"  # a PVC asks for more: only a StorageClass that allows expansion grows it
+    DATA_PVC_LEFT = "data-pvc-left"  # a StatefulSet deleted: its claims (and volumes) stay, or go by its policy
+
+
+@dataclass(frozen=True)
+class Impact:
+    """One thing the deploy does to running things. `resource` is the object it is about;
+    `objects` the others involved (consumers, workloads, HPAs), in a stable order; `counts`
+    what can be counted (replicas, pods, consumers), by name; `message` one line that says it,
+    and `details` the lines under it (what each consumer sees, the strategy)."""
+
+    kind: ImpactKind
+    resource: ResourceRef
+    message: str
+    objects: tuple[ResourceRef, ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()
+    details: tuple[str, ...] = ()
+
+    def count(self, name: str) -> int | None:
+        return dict(self.counts).get(name)
+
+
 @dataclass(frozen=True)
 class Header:
     release: str
@@ -372,6 +415,7 @@ class Plan:
     not_checked: tuple[str, ...] = ()  # derived from `live`: what this plan could not check, one sentence each
     drift: tuple[DriftChange, ...] = ()
     live: LiveCheck = LiveCheck()
+    impact: tuple[Impact, ...] = ()  # what the deploy does to running things (core/impact.py)
 
     @property
     def has_changes(self) -> bool:
@@ -539,6 +583,7 @@ def build_plan(
     hooks_disabled: bool = False,
     drift: Iterable[DriftChange] = (),
     live: LiveCheck | None = None,
+    impact: Iterable[Impact] = (),
 ) -> Plan:
     """The one constructor of a Plan; see the module docstring for what it checks."""
     if not isinstance(helm_action, HelmAction):
@@ -579,6 +624,12 @@ def build_plan(
     for warning in warning_list:
         if warning.fails and warning.severity is not Severity.WARNING:
             raise ValueError(f"a predicted failure is a warning, not {warning.severity.value}: {warning.code}")
+    impact_list = tuple(impact)
+    for item in impact_list:
+        if not isinstance(item.kind, ImpactKind):
+            raise ValueError(f"impact {item.kind!r} is not an ImpactKind")
+        if any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for _, n in item.counts):
+            raise ValueError(f"impact {item.kind.value} on {item.resource}: counts are non-negative integers")
     return Plan(
         header=header,
         helm_action=helm_action,
@@ -592,15 +643,19 @@ def build_plan(
         hooks_disabled=hooks_disabled,
         drift=tuple(drift_list),
         live=live,
+        impact=impact_list,
     )
 
 
 def rebuild(plan: Plan, changes: Iterable[ResourceChange] | None = None,
             ignored: Iterable[ResourceChange] | None = None) -> Plan:
-    """The same plan with some parts replaced, checked and derived again by `build_plan`."""
+    """The same plan with some parts replaced, checked and derived again by `build_plan`. An
+    impact about an object whose whole change is now ignored goes with it."""
+    ignored = plan.ignored if ignored is None else tuple(ignored)
+    gone = {c.resource.identity for c in ignored}
     return build_plan(
         plan.header, plan.helm_action,
-        plan.changes if changes is None else changes, plan.tasks, plan.chart_crds, plan.warnings,
-        plan.ignored if ignored is None else ignored,
+        plan.changes if changes is None else changes, plan.tasks, plan.chart_crds, plan.warnings, ignored,
         hooks_disabled=plan.hooks_disabled, drift=plan.drift, live=plan.live,
+        impact=[i for i in plan.impact if i.resource.identity not in gone],
     )

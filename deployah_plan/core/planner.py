@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from deployah_plan.core.diff import declared_surface, diff_objects, leaves, readable_path
 from deployah_plan.core.drift import find_drift, find_live, index_live
+from deployah_plan.core.impact import ImpactInput, find_impact
 from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
 from deployah_plan.core.validate import Applied, Target, hook_collisions, json_type, namespace_warning, predict
@@ -19,7 +20,7 @@ from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_ra
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
-    HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, TaskAction,
+    HookDefinition, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, TaskAction,
     TaskPhase, TaskPlan, Warning, build_plan, disambiguate,
 )
 from deployah_plan.redact import fold_string_data
@@ -622,7 +623,26 @@ def make_plan(request: PlanRequest) -> Plan:
             warnings += _predicted(request, request.target, action, changes, tasks, previous, prev_resources,
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
+    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift)
+    warnings += failures
     for reason in (*previous.dropped, *request.desired.dropped):
         warnings.append(Warning("dropped-document", reason, Severity.INFO))
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
-                      drift=drift, live=live.check)
+                      drift=drift, live=live.check, impact=impact)
+
+
+def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChange],
+            prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+            want_resources: Mapping[Identity, tuple[ResourceRef, Document]], live: _Live,
+            drift: list[DriftChange]) -> tuple[list[Impact], list[Warning]]:
+    """What the deploy does to running things (core/impact.py), from this plan's changes."""
+    def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
+        return find_live(live.index, ref) if live.covered(ref) else None
+
+    desired = {} if action is HelmAction.UNINSTALL else {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()}
+    given = ImpactInput(
+        action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()}, desired,
+        live_of if live.read else None, tuple(live.index.values()), request.apply_method, request.force_conflicts,
+        tuple(drift), request.header.namespace,
+    )
+    return find_impact(changes, given)
