@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from deployah_plan.core import quantity
+from deployah_plan.core.lifecycle import immutable_fields
 from deployah_plan.model import (
     Action, DriftChange, DriftEffect, HelmAction, Impact, ImpactKind, ResourceChange, ResourceRef, Severity, Warning,
 )
@@ -244,7 +245,7 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
             scaling = f", scaled by {hpa.ref}" + (f" ({hpa.range_text()})" if hpa.range_text() else "")
             replicas_text += scaling + (f": {live_replicas} live" if live_replicas is not None else "")
         elif live_replicas is not None and live_replicas != declared:
-            replicas_text += f" ({live_replicas} live)"
+            replicas_text += f", {live_replicas} live"
     if live_replicas is not None:
         counts.append(("live_replicas", live_replicas))
     if plan.pods is not None:
@@ -259,7 +260,8 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
     if plan.kind is ImpactKind.DEFERRED_RESTART:
         message = f"{ref}: pod template changes, but no pod restarts now ({replicas_text})"
     else:
-        pods = f"{_plural(plan.pods, 'pod')} restart" if plan.pods is not None else "its pods restart"
+        pods = f"{_plural(plan.pods, 'pod')} restart{'s' if plan.pods == 1 else ''}" if plan.pods is not None \
+            else "its pods restart"
         same = plan.pods is not None and replicas_text == _plural(plan.pods, "replica")
         message = f"{ref}: pod template changes: {pods}" + ("" if same else f" ({replicas_text})")
     return Impact(plan.kind, ref, message, (hpa.ref,) if hpa else (), tuple(counts), tuple(details))
@@ -488,8 +490,8 @@ def _workloads(changes: list[ResourceChange], given: ImpactInput, found: _Found)
                 ImpactKind.CONFIG_UNREACHED, ref, message, tuple(r for r, _ in unreached),
                 (("consumers", len(unreached)), ("never_updated", never)), tuple(details)))
     for change in changes:
-        if change.action is not Action.UPDATE or _key(change.resource) not in WORKLOADS:
-            continue
+        if change.action is not Action.UPDATE or _key(change.resource) not in WORKLOADS or immutable_fields(change):
+            continue  # an update the API server refuses restarts nothing (the immutable warning says so)
         hpa = hpas.get(change.resource.identity)
         if change.resource.identity in rolling:
             found.impacts.append(_rollout(change, given, hpa, covers.get(change.resource.identity, [])))

@@ -13,8 +13,8 @@ from typing import Any, Iterable
 from deployah_plan.core.diff import key_label, readable_path
 from deployah_plan.core.drift import DELETED_REASON, KEPT_REASON
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, Ownership, Plan,
-    ResourceChange, TaskAction, TaskPhase, TaskPlan, Warning,
+    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, Impact,
+    ImpactKind, Ownership, Plan, ResourceChange, TaskAction, TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.redact import Masked
 
@@ -455,3 +455,50 @@ def crd_note(crd: ChartCRD) -> str:
     if crd.live_differs is not None and crd.lifecycle is CRDLifecycle.PROCESS:
         return "; it already exists in the cluster, so Helm skips it"
     return ""
+
+
+# -- what the deploy does to running things (core/impact.py) ------------------------------------------
+
+IMPACT_TITLE = "What the deploy does to running things:"
+# A mark per kind: `!` where something running is at risk or left behind, `~` for a rollout,
+# `=` where nothing restarts.
+IMPACT_SIGN = {
+    ImpactKind.RESTART: "~", ImpactKind.DEFERRED_RESTART: "=", ImpactKind.NO_RESTART: "=",
+    ImpactKind.CONFIG_UNREACHED: "!", ImpactKind.REPLICAS_RESET: "!", ImpactKind.TRAFFIC_UNMATCHED: "!",
+    ImpactKind.TRAFFIC_MOVED: "!", ImpactKind.TRAFFIC_PORT: "!", ImpactKind.TRAFFIC_ROUTE: "!",
+    ImpactKind.DATA_CRD: "!", ImpactKind.DATA_PVC_SHRINK: "!", ImpactKind.DATA_PVC_EXPAND: "!",
+    ImpactKind.DATA_PVC_LEFT: "!",
+}
+
+
+def impact_summary(impacts: Iterable[Impact]) -> str:
+    """The line under the plan line: what happens to running things, counted ("" for nothing)."""
+    impacts = list(impacts)
+    if not impacts:
+        return ""
+
+    def of(*kinds: ImpactKind) -> list[Impact]:
+        return [i for i in impacts if i.kind in kinds]
+
+    parts = []
+    restarts = of(ImpactKind.RESTART)
+    if restarts:
+        pods = [i.count("pods") for i in restarts]
+        known = sum(p for p in pods if p is not None)
+        counted = f"{known}{'+' if None in pods else ''} pod{'' if known == 1 and None not in pods else 's'}"
+        parts.append(f"{plural(len(restarts), 'workload')} restart{'s' if len(restarts) == 1 else ''} ({counted})")
+    for kinds, one, many in (
+        ((ImpactKind.DEFERRED_RESTART,), "pod-template change waits for pods to be deleted or resumed",
+         "pod-template changes wait for pods to be deleted or resumed"),
+        ((ImpactKind.NO_RESTART,), "workload changes without a restart", "workloads change without a restart"),
+        ((ImpactKind.CONFIG_UNREACHED,), "config change reaches no running pod", "config changes reach no running pod"),
+        ((ImpactKind.REPLICAS_RESET,), "HPA-scaled replica count set by the chart", "HPA-scaled replica counts set by the chart"),
+        ((ImpactKind.TRAFFIC_UNMATCHED, ImpactKind.TRAFFIC_MOVED, ImpactKind.TRAFFIC_PORT, ImpactKind.TRAFFIC_ROUTE),
+         "traffic risk", "traffic risks"),
+        ((ImpactKind.DATA_CRD, ImpactKind.DATA_PVC_SHRINK, ImpactKind.DATA_PVC_EXPAND, ImpactKind.DATA_PVC_LEFT),
+         "data risk", "data risks"),
+    ):
+        n = len(of(*kinds))
+        if n:
+            parts.append(f"{n} {one if n == 1 else many}")
+    return "Impact: " + ", ".join(parts) + "."
