@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from deployah_plan.core.gates import check_gates, parse_gate
-from deployah_plan.core.planner import PlanRequest, make_plan
+from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.manifests import split_stream
-from deployah_plan.model import Header, HelmAction, Impact, ImpactKind, Plan
+from deployah_plan.model import Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan
 from deployah_plan.sources.cluster import LiveSnapshot
 from deployah_plan.yamlkube import load_all
 
@@ -507,6 +507,7 @@ def test_server_side_apply_conflicts_with_the_hpa_instead() -> None:
     p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method="ssa")
     item = one(p, ImpactKind.REPLICAS_RESET)
     assert "server-side apply conflicts and the upgrade fails" in item.message and "(6 live)" in item.message
+    assert "kube-controller-manager" in item.details[0]
     p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method="ssa", force_conflicts=True)
     assert "--force-conflicts resets it from 6 to 1" in one(p, ImpactKind.REPLICAS_RESET).message
 
@@ -620,3 +621,34 @@ def test_deleted_statefulset_leaves_its_claims() -> None:
 def test_impact_gates(gate: str, matches: bool) -> None:
     p = plan([DEPLOYMENT], [bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")])
     assert bool(check_gates(p, [parse_gate(gate)])) is matches
+
+
+# -- what is read for the impact ------------------------------------------------------------------------
+
+def test_the_live_read_adds_hpas_and_storage_classes_without_making_them_drift_gaps() -> None:
+    stream = split_stream("---\n".join([DEPLOYMENT, PVC]), "desired")
+    assert live_scope([stream], "shop") == [
+        ("apps/v1", "Deployment", "shop"), ("v1", "PersistentVolumeClaim", "shop"),
+        ("autoscaling/v2", "HorizontalPodAutoscaler", "shop"), ("storage.k8s.io/v1", "StorageClass", "")]
+    # An HPA or StorageClass that cannot be read leaves the impact unjudged, never the check partial.
+    gaps = (LiveGap("autoscaling/v2", "HorizontalPodAutoscaler", "shop", "forbidden"),
+            LiveGap("storage.k8s.io/v1", "StorageClass", "", "forbidden"))
+    snapshot = LiveSnapshot(True, (live_of(DEPLOYMENT), live_of(PVC)), gaps, requests=4)
+    grown = bump(PVC, "storage: 8Gi", "storage: 16Gi")
+    p = make_plan(PlanRequest(Header("shop", "shop"), split_stream("---\n".join([DEPLOYMENT, PVC]), "previous"),
+                              split_stream("---\n".join([DEPLOYMENT, grown]), "desired"), live=snapshot,
+                              live_source="cluster"))
+    assert p.live.status is LiveStatus.CHECKED and p.live.unreadable == ()
+    assert "(not read here)" in one(p, ImpactKind.DATA_PVC_EXPAND).message
+    # A release that declares the kind itself still reports its gap.
+    with_hpa = split_stream("---\n".join([PHP_APACHE, HPA]), "desired")
+    p = make_plan(PlanRequest(Header("shop", "shop"), with_hpa, with_hpa, live=snapshot, live_source="cluster"))
+    assert p.live.status is LiveStatus.PARTIAL
+
+
+def test_default_storage_class_judges_a_claim_without_one() -> None:
+    claim = bump(PVC, "  storageClassName: slow\n", "")
+    default = obj(STORAGECLASS.format(allow="false"))
+    default["metadata"]["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    p = plan([claim], [bump(claim, "storage: 8Gi", "storage: 16Gi")], [live_of(claim), default])
+    assert "StorageClass slow does not allow volume expansion" in one(p, ImpactKind.DATA_PVC_EXPAND).message

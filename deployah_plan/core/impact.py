@@ -234,7 +234,9 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
         # An HPA's count is the live one; without spec.replicas an update keeps the live count,
         # and a workload never given one has the default, 1.
         if hpa is not None:
-            replicas = live_replicas if live_replicas is not None else declared
+            # Client-side apply sets the chart's count in the same patch (replicas-reset says so).
+            resets = declared is not None and (given.apply_method != "ssa" or given.force_conflicts)
+            replicas = declared if resets or live_replicas is None else live_replicas
         else:
             replicas = declared if declared is not None else live_replicas if live_replicas is not None else 1
         plan = (_deployment_rollout(obj, replicas) if ref.kind == "Deployment" else _statefulset_rollout(obj, replicas))
@@ -519,10 +521,11 @@ def _replicas_reset(ref: ResourceRef, declared: int, hpa: _Hpa, given: ImpactInp
         # Server-side apply: the HPA controller's writes to the scale subresource take
         # ownership of spec.replicas; applying another value then conflicts.
         if drifted is not None and drifted.effect is DriftEffect.CONFLICT:
-            message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} owns it "
-                       f"({live_replicas} live): server-side apply conflicts and the upgrade fails; "
-                       "remove replicas from the chart, or pass --force-conflicts to reset it to "
-                       f"{declared}")
+            message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it and another "
+                       f"field manager owns it ({live_replicas} live): server-side apply conflicts and the upgrade "
+                       f"fails; remove replicas from the chart, or pass --force-conflicts to reset it to {declared}")
+            if drifted.ssa:
+                details.append(drifted.ssa)
         elif given.force_conflicts and live_replicas is not None and live_replicas != declared:
             message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: "
                        f"--force-conflicts resets it from {live_replicas} to {declared}")

@@ -389,13 +389,35 @@ def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tu
     return tasks
 
 
-def live_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
-    """(apiVersion, kind, namespace) of every release resource in the streams: what the live
-    check reads ("" as the namespace for a cluster-scoped kind)."""
+def release_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
+    """(apiVersion, kind, namespace) of every release resource in the streams: what drift and
+    ownership cover ("" as the namespace for a cluster-scoped kind)."""
     streams = list(streams)
     identifier = _Identifier(namespace, _cluster_scoped(streams))
     scope = (identifier.ref(doc) for stream in streams for doc in (*stream.resources, *stream.crds, *stream.hooks))
     return list(dict.fromkeys((ref.api_version, ref.kind, ref.namespace) for ref in scope))
+
+
+# Kinds read for the impact only (core/impact.py): the HPAs that may scale the release's
+# workloads, and the StorageClasses that decide whether its claims can grow. Not being able to
+# read one leaves that impact unjudged, never the drift check partial.
+_HPA_SCOPE = ("autoscaling/v2", "HorizontalPodAutoscaler")
+_STORAGE_CLASS_SCOPE = ("storage.k8s.io/v1", "StorageClass")
+_FOR_IMPACT = {(group_of(api), kind) for api, kind in (_HPA_SCOPE, _STORAGE_CLASS_SCOPE)}
+
+
+def live_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
+    """What the live check reads: the release's kinds (`release_scope`), then, for the impact,
+    the HPAs of each namespace with a scalable workload and the StorageClasses when there is a
+    claim."""
+    streams = list(streams)
+    scope = release_scope(streams, namespace)
+    have = {(group_of(api), kind) for api, kind, _ in scope}
+    namespaces = [ns for api, kind, ns in scope if (group_of(api), kind) in (("apps", "Deployment"), ("apps", "StatefulSet"))]
+    extra = [(*_HPA_SCOPE, ns) for ns in dict.fromkeys(namespaces)] if ("autoscaling", "HorizontalPodAutoscaler") not in have else []
+    if ("", "PersistentVolumeClaim") in have and ("storage.k8s.io", "StorageClass") not in have:
+        extra.append((*_STORAGE_CLASS_SCOPE, ""))
+    return scope + [item for item in extra if item not in scope]
 
 
 class _Live:
@@ -415,7 +437,8 @@ class _Live:
             return
         self.index = index_live(live.objects)
         if request.live_source == "cluster":
-            gaps = list(live.unreadable)
+            declared = {(group_of(api), kind) for api, kind, _ in scope}
+            gaps = [g for g in live.unreadable if (group_of(g.api_version), g.kind) not in _FOR_IMPACT - declared]
             blocked = {(group_of(g.api_version), g.kind, g.namespace) for g in gaps}
             for api_version, kind, namespace in scope:
                 group = group_of(api_version)
@@ -572,7 +595,7 @@ def make_plan(request: PlanRequest) -> Plan:
     want_hooks = identifier.index(request.desired.hooks, "desired hook")
     warnings = list(request.warnings)
     fresh = request.previous is None
-    live = _Live(request, live_scope([previous, request.desired], header.namespace))
+    live = _Live(request, release_scope([previous, request.desired], header.namespace))
     crds: list[ChartCRD] = []
     drift: list[DriftChange] = []
 
