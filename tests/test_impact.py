@@ -18,6 +18,7 @@ from deployah_plan.core.gates import check_gates, parse_gate
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan
+from deployah_plan.render import words
 from deployah_plan.sources.cluster import LiveSnapshot
 from deployah_plan.yamlkube import load_all
 
@@ -395,16 +396,15 @@ def test_on_delete_restarts_nothing_until_pods_are_deleted() -> None:
         assert not impacts(p, ImpactKind.RESTART)
 
 
-def test_daemonset_rolls_one_pod_per_node_with_live_count() -> None:
+def test_daemonset_rolls_one_pod_per_node() -> None:
     new = bump(DAEMONSET, "fluentd:v2.5.2", "fluentd:v2.6.0")
-    item = one(plan([DAEMONSET], [new]), ImpactKind.RESTART)
+    p = plan([DAEMONSET], [new])
+    item = one(p, ImpactKind.RESTART)
     assert item.details[0] == "RollingUpdate, maxUnavailable 1, maxSurge 0, one pod per node"
-    assert item.count("pods") is None and "its pods restart" in item.message
-    live = live_of(DAEMONSET)
-    live["metadata"]["namespace"] = "kube-system"
-    live["status"] = {"desiredNumberScheduled": 4}
-    item = one(plan([DAEMONSET], [new], [live]), ImpactKind.RESTART)
-    assert item.count("pods") == 4 and "4 pods restart" in item.message
+    assert item.count("pods") is None and "its pods restart (one pod per node)" in item.message
+    assert p.impact and words.impact_summary(p.impact) == "Impact: 1 workload restarts (one pod per node)."
+    both = plan([DAEMONSET, DEPLOYMENT], [new, bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")])
+    assert words.impact_summary(both.impact) == "Impact: 2 workloads restart (3 pods, and one per node of 1 DaemonSet)."
 
 
 def test_live_count_and_hpa_count() -> None:

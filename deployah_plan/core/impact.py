@@ -172,9 +172,10 @@ def _statefulset_rollout(obj: Mapping[str, Any], replicas: int | None) -> _Rollo
     return _Rollout(ImpactKind.RESTART, replicas, f"RollingUpdate, highest ordinal first, {pace}")
 
 
-def _daemonset_rollout(obj: Mapping[str, Any], live: Mapping[str, Any] | None) -> _Rollout:
+def _daemonset_rollout(obj: Mapping[str, Any]) -> _Rollout:
+    """One pod per eligible node: how many is the nodes' business (the plan never reads status)."""
     strategy = _get(obj, "spec", "updateStrategy") or {}
-    pods = _int(_get(live, "status", "desiredNumberScheduled"))
+    pods = None
     if _get(strategy, "type") == "OnDelete":
         return _Rollout(ImpactKind.DEFERRED_RESTART, 0,
                         "OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template")
@@ -228,7 +229,7 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
     counts: list[tuple[str, int]] = []
     details: list[str] = []
     if _key(ref) == ("apps", "DaemonSet"):
-        plan = _daemonset_rollout(obj, live)
+        plan = _daemonset_rollout(obj)
         replicas_text = f"{plan.pods} pods (one per node)" if plan.pods is not None else "one pod per node"
     else:
         # An HPA's count is the live one; without spec.replicas an update keeps the live count,

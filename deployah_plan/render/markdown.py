@@ -1,6 +1,7 @@
 """The plan as markdown for a pull-request comment (GitHub and GitLab).
 
-Order: the header, a summary table and the warnings first; then one collapsible `<details>`
+Order: the header, a summary table (the plan line and the impact line under it) and the
+warnings first; then what the deploy does to running things; then one collapsible `<details>`
 section per changed object with its field changes; then tasks, chart CRDs, ignored changes and
 what was not checked.
 
@@ -11,7 +12,9 @@ A comment holds at most 65,536 characters, so the output stays under CAP. When t
 does not fit, detail is cut, least important first, and a note at the top says what was cut:
 1. the field changes of hook definitions,
 2. the details (field changes) of objects, from the last in Helm's order; each keeps one line,
-3. whole lines: ignored changes, then tasks, then objects, then warnings, each from the end.
+   then the details of impacts (the strategy, what each reader sees),
+3. whole lines: ignored changes, then tasks, then objects, then impacts, then warnings, each
+   from the end.
 The header, the summary table and the note itself are never cut.
 """
 from __future__ import annotations
@@ -285,6 +288,9 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     details = sum(1 for i in sections["changes"].visible() if i.cut)
     if details:
         cut.append(f"the details of {_plural(details, 'object')}")
+    impact_details = sum(1 for i in sections["impact"].visible() if i.cut)
+    if impact_details:
+        cut.append(f"the details of {_plural(impact_details, 'impact')}")
     hook_details = sum(1 for i in sections["tasks"].visible() if i.cut and i.forms[0] != i.forms[-1])
     if hook_details:
         cut.append(f"the definition changes of {_plural(hook_details, 'hook')}")

@@ -484,8 +484,11 @@ def impact_summary(impacts: Iterable[Impact]) -> str:
     restarts = of(ImpactKind.RESTART)
     if restarts:
         pods = [i.count("pods") for i in restarts]
-        known = sum(p for p in pods if p is not None)
-        counted = f"{known}{'+' if None in pods else ''} pod{'' if known == 1 and None not in pods else 's'}"
+        known, per_node = sum(p for p in pods if p is not None), pods.count(None)
+        counted = plural(known, "pod") if len(pods) > per_node else ""
+        if per_node:
+            every = f"one per node of {plural(per_node, 'DaemonSet')}" if counted else "one pod per node"
+            counted = f"{counted}, and {every}" if counted else every
         parts.append(f"{plural(len(restarts), 'workload')} restart{'s' if len(restarts) == 1 else ''} ({counted})")
     for kinds, one, many in (
         ((ImpactKind.DEFERRED_RESTART,), "pod-template change waits for pods to be deleted or resumed",
