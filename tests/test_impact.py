@@ -652,3 +652,20 @@ def test_default_storage_class_judges_a_claim_without_one() -> None:
     default["metadata"]["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
     p = plan([claim], [bump(claim, "storage: 8Gi", "storage: 16Gi")], [live_of(claim), default])
     assert "StorageClass slow does not allow volume expansion" in one(p, ImpactKind.DATA_PVC_EXPAND).message
+
+
+def test_odd_shapes_are_judged_not_crashed_on() -> None:
+    # Whatever a template renders, the impact is derived or left out: never an internal error.
+    odd_service = bump(SERVICE, "    - protocol: TCP\n      port: 80\n", "    - protocol: TCP\n      port: [80]\n")
+    assert plan([SERVICE], [odd_service]).impact
+    huge = bump(STATEFULSET, "  replicas: 2\n", "  replicas: 1000000000\n")
+    item = one(plan([huge], []), ImpactKind.DATA_PVC_LEFT)
+    assert item.count("claims") == 1_000_000_000 and "(www-web-0, www-web-1, www-web-2 and 999999997 more)" in item.message
+    odd_pod = bump(CONSUMER, "          env:\n", "          env: [7, {valueFrom: 3}, {name: X, valueFrom: {configMapKeyRef: 5}}]\n"
+                   "          unused:\n")
+    odd_pod = bump(odd_pod, "      volumes:\n", "      volumes: [1, {name: v, projected: {sources: [2]}}]\n      unusedVolumes:\n")
+    new = bump(CONFIGMAP, 'player_initial_lives: "3"', 'player_initial_lives: "5"')
+    assert plan([CONFIGMAP, odd_pod], [new, odd_pod]) is not None
+    strategy = bump(DEPLOYMENT, "  replicas: 3\n", "  replicas: 3\n  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: [1], maxUnavailable: 1.5}}\n")
+    item = one(plan([strategy], [bump(strategy, "nginx:1.14.2", "nginx:1.16.1")]), ImpactKind.RESTART)
+    assert item.details[0] == "RollingUpdate, maxSurge [1], maxUnavailable 1.5"

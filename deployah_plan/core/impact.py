@@ -396,8 +396,8 @@ def _selector(obj: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return selector if isinstance(selector, Mapping) and selector else None
 
 
-def _ports(obj: Mapping[str, Any] | None) -> dict[tuple[Any, str], Mapping[str, Any]]:
-    return {(p.get("port"), str(p.get("protocol") or "TCP")): p for p in _list(_get(obj, "spec", "ports"))}
+def _ports(obj: Mapping[str, Any] | None) -> dict[tuple[str, str], Mapping[str, Any]]:
+    return {(str(p.get("port")), str(p.get("protocol") or "TCP")): p for p in _list(_get(obj, "spec", "ports"))}
 
 
 def _routes(ref: ResourceRef, obj: Mapping[str, Any] | None) -> dict[str, str]:
@@ -695,17 +695,18 @@ def _statefulset_claims(change: ResourceChange, given: ImpactInput, found: _Foun
     replicas = _int(_get(live, "spec", "replicas"))
     replicas = replicas if replicas is not None else _int(_get(obj, "spec", "replicas"))
     replicas = 1 if replicas is None else replicas
-    claims = [f"{t}-{ref.name}-{n}" for n in range(replicas) for t in templates]
-    shown = ", ".join(claims[:_SHOWN]) + (f" and {len(claims) - _SHOWN} more" if len(claims) > _SHOWN else "")
+    count = replicas * len(templates)  # named TEMPLATE-STATEFULSET-ORDINAL; only the first few are spelt out
+    first = [f"{t}-{ref.name}-{n}" for n in range(min(replicas, _SHOWN)) for t in templates][:_SHOWN]
+    shown = ", ".join(first) + (f" and {count - len(first)} more" if count > len(first) else "")
     policy = _get(obj, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
     if policy == "Delete":
         message = (f"{ref} is deleted with persistentVolumeClaimRetentionPolicy whenDeleted: Delete: its "
-                   f"{_plural(len(claims), 'claim')} ({shown}) are deleted too, and their data with them "
+                   f"{_plural(count, 'claim')} ({shown}) are deleted too, and their data with them "
                    "when the reclaim policy is Delete")
     else:
-        message = (f"{ref} is deleted, but its {_plural(len(claims), 'claim')} ({shown}) stay: they keep "
+        message = (f"{ref} is deleted, but its {_plural(count, 'claim')} ({shown}) stay: they keep "
                    "their data and keep costing until deleted (a new StatefulSet of that name adopts them)")
-    found.impacts.append(Impact(ImpactKind.DATA_PVC_LEFT, ref, message, (), (("claims", len(claims)),)))
+    found.impacts.append(Impact(ImpactKind.DATA_PVC_LEFT, ref, message, (), (("claims", count),)))
 
 
 __all__ = ["ImpactInput", "consumers", "find_impact", "template_changed"]
