@@ -173,9 +173,8 @@ def _statefulset_rollout(obj: Mapping[str, Any], replicas: int | None) -> _Rollo
 
 
 def _daemonset_rollout(obj: Mapping[str, Any]) -> _Rollout:
-    """One pod per eligible node: how many is the nodes' business (the plan never reads status)."""
+    """One pod per eligible node: how many is not counted (the plan never reads status)."""
     strategy = _get(obj, "spec", "updateStrategy") or {}
-    pods = None
     if _get(strategy, "type") == "OnDelete":
         return _Rollout(ImpactKind.DEFERRED_RESTART, 0,
                         "OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template")
@@ -183,7 +182,7 @@ def _daemonset_rollout(obj: Mapping[str, Any]) -> _Rollout:
     surge = _get(strategy, "rollingUpdate", "maxSurge")
     text = (f"RollingUpdate, maxUnavailable {1 if unavailable is None else unavailable}, "
             f"maxSurge {0 if surge is None else surge}, one pod per node")
-    return _Rollout(ImpactKind.RESTART, pods, text)
+    return _Rollout(ImpactKind.RESTART, None, text)
 
 
 @dataclass(frozen=True)
@@ -230,7 +229,7 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
     details: list[str] = []
     if _key(ref) == ("apps", "DaemonSet"):
         plan = _daemonset_rollout(obj)
-        replicas_text = f"{plan.pods} pods (one per node)" if plan.pods is not None else "one pod per node"
+        replicas_text = "one pod per node"
     else:
         # An HPA's count is the live one; without spec.replicas an update keeps the live count,
         # and a workload never given one has the default, 1.
@@ -243,10 +242,11 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
         plan = (_deployment_rollout(obj, replicas) if ref.kind == "Deployment" else _statefulset_rollout(obj, replicas))
         if declared is not None:
             counts.append(("replicas", declared))
-        replicas_text = f"{_plural(replicas, 'replica')}" if replicas is not None else "replicas set by its HPA"
+        replicas_text = _plural(replicas, "replica") if replicas is not None else ""
         if hpa is not None:
-            scaling = f", scaled by {hpa.ref}" + (f" ({hpa.range_text()})" if hpa.range_text() else "")
-            replicas_text += scaling + (f": {live_replicas} live" if live_replicas is not None else "")
+            scaling = f"scaled by {hpa.ref}" + (f" ({hpa.range_text()})" if hpa.range_text() else "")
+            replicas_text = ", ".join(x for x in (replicas_text, scaling) if x) + \
+                (f": {live_replicas} live" if live_replicas is not None else "")
         elif live_replicas is not None and live_replicas != declared:
             replicas_text += f", {live_replicas} live"
     if live_replicas is not None:
@@ -445,7 +445,10 @@ def find_impact(changes: Iterable[ResourceChange], given: ImpactInput) -> tuple[
         _traffic(changes, given, found)
     _data(changes, given, found)
     order = {kind: n for n, kind in enumerate(ImpactKind)}
-    found.impacts.sort(key=lambda item: order[item.kind])  # stable: the plan's order within a kind
+    # Within a kind, the plan's order; an object the plan does not change (a workload whose
+    # replicas an HPA fights over, a Service) keeps the manifest's order, after them.
+    position = {c.resource.identity: n for n, c in enumerate(changes)}
+    found.impacts.sort(key=lambda item: (order[item.kind], position.get(item.resource.identity, len(changes))))
     return found.impacts, found.warnings
 
 
