@@ -17,7 +17,7 @@ import pytest
 from deployah_plan.core.gates import check_gates, parse_gate
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.manifests import split_stream
-from deployah_plan.model import Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan
+from deployah_plan.model import ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan
 from deployah_plan.render import words
 from deployah_plan.sources.cluster import LiveSnapshot
 from deployah_plan.yamlkube import load_all
@@ -481,7 +481,7 @@ def test_checksum_annotation_makes_the_rollout_cover_the_config() -> None:
 def test_client_side_apply_resets_hpa_count_every_deploy() -> None:
     # HPA docs: "any time a change to that object is applied ... this will instruct Kubernetes
     # to scale the current number of Pods to the value of the spec.replicas key".
-    for method in ("", "csa"):  # Helm 3, and Helm 4 with --server-side=false
+    for method in (None, ApplyMethod.CSA):  # Helm 3, and Helm 4 with --server-side=false
         p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], apply_method=method)
         item = one(p, ImpactKind.REPLICAS_RESET)
         assert "each deploy resets it: the count jumps to 1 from whatever the HPA chose" in item.message
@@ -493,7 +493,7 @@ def test_client_side_apply_resets_hpa_count_every_deploy() -> None:
 
 
 def test_server_side_apply_conflicts_with_the_hpa_instead() -> None:
-    p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], apply_method="ssa")
+    p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], apply_method=ApplyMethod.SSA)
     item = one(p, ImpactKind.REPLICAS_RESET)
     assert "server-side apply conflicts: the upgrade fails unless --force-conflicts, which resets it to 1" in item.message
     # Live: the HPA controller's scale writes own spec.replicas (managedFields); Helm's apply conflicts.
@@ -504,11 +504,11 @@ def test_server_side_apply_conflicts_with_the_hpa_instead() -> None:
         {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "apps/v1", "subresource": "scale",
          "fieldsV1": {"f:spec": {"f:replicas": {}}}},
     ]
-    p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method="ssa")
+    p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method=ApplyMethod.SSA)
     item = one(p, ImpactKind.REPLICAS_RESET)
     assert "server-side apply conflicts and the upgrade fails" in item.message and "(6 live)" in item.message
     assert "kube-controller-manager" in item.details[0]
-    p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method="ssa", force_conflicts=True)
+    p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method=ApplyMethod.SSA, force_conflicts=True)
     assert "--force-conflicts resets it from 6 to 1" in one(p, ImpactKind.REPLICAS_RESET).message
 
 

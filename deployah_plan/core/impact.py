@@ -38,8 +38,10 @@ from typing import Any, Callable, Iterable, Mapping
 
 from deployah_plan.core import quantity
 from deployah_plan.core.lifecycle import immutable_fields
+from deployah_plan.codes import Code
 from deployah_plan.model import (
-    Action, DriftChange, DriftEffect, HelmAction, Impact, ImpactKind, ResourceChange, ResourceRef, Severity, Warning,
+    Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Impact, ImpactKind, ResourceChange, ResourceRef, Warning,
+    warn,
 )
 
 Identity = tuple[str, str, str, str]
@@ -65,7 +67,7 @@ class ImpactInput:
     `previous` and `desired` are the release's objects by identity (ref, object); `live_of`
     gives an object's live state when it was read (None otherwise); `live_objects` are every
     live object read (HPAs and StorageClasses outside the release count too). `apply_method`
-    is "ssa" for server-side apply, else client-side.
+    is this deploy's (None: Helm 3, client-side).
     """
 
     action: HelmAction
@@ -73,7 +75,7 @@ class ImpactInput:
     desired: Mapping[Identity, tuple[ResourceRef, Mapping[str, Any]]]
     live_of: LiveOf | None = None
     live_objects: tuple[Mapping[str, Any], ...] = ()
-    apply_method: str = ""
+    apply_method: ApplyMethod | None = None
     force_conflicts: bool = False
     drift: tuple[DriftChange, ...] = ()
     namespace: str = ""
@@ -235,7 +237,7 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
         # and a workload never given one has the default, 1.
         if hpa is not None:
             # Client-side apply sets the chart's count in the same patch (replicas-reset says so).
-            resets = declared is not None and (given.apply_method != "ssa" or given.force_conflicts)
+            resets = declared is not None and (given.apply_method is not ApplyMethod.SSA or given.force_conflicts)
             replicas = declared if resets or live_replicas is None else live_replicas
         else:
             replicas = declared if declared is not None else live_replicas if live_replicas is not None else 1
@@ -521,7 +523,7 @@ def _replicas_reset(ref: ResourceRef, declared: int, hpa: _Hpa, given: ImpactInp
     drifted = next((f for d in given.drift if d.resource.identity == ref.identity for f in d.fields
                     if f.change.path == "/spec/replicas"), None)
     details: list[str] = []
-    if given.apply_method == "ssa":
+    if given.apply_method is ApplyMethod.SSA:
         # Server-side apply: the HPA controller's writes to the scale subresource take
         # ownership of spec.replicas; applying another value then conflicts.
         if drifted is not None and drifted.effect is DriftEffect.CONFLICT:
@@ -674,7 +676,7 @@ def _pvc_size(change: ResourceChange, given: ImpactInput, found: _Found) -> None
         text = (f"{grow}: StorageClass {name} does not allow volume expansion: the API server refuses "
                 "it and this upgrade fails")
         found.impacts.append(Impact(ImpactKind.DATA_PVC_EXPAND, ref, text))
-        found.warnings.append(Warning("pvc-expand-refused", text, Severity.WARNING, ref, fails=True))
+        found.warnings.append(warn(Code.PVC_EXPAND_REFUSED, text, ref))
 
 
 def _storage_classes(given: ImpactInput) -> dict[str, Mapping[str, Any]]:
