@@ -347,27 +347,99 @@ class LiveCheck:
         return self.status is LiveStatus.CHECKED
 
 
-class ImpactKind(enum.Enum):
-    """What a deploy does to running things, beyond the objects it writes (core/impact.py).
+@dataclass(frozen=True)
+class _Kind:
+    value: str
+    description: str  # the published schema's text
+    sign: str  # the mark the writers put before it: `~` a rollout, `=` nothing restarts, `!` at risk
+    one: str = ""  # how the impact line counts one of them, and several ("" : a count of its own)
+    many: str = ""
+    family: str = ""  # the --fail-on family it also answers to (`traffic`, `data`)
 
-    Each rests on documented Kubernetes controller behaviour; README "What the deploy does to
-    running things" quotes it. A kind whose value starts with a family (`traffic-`, `data-`)
-    belongs to it, so `--fail-on traffic` matches every traffic kind.
+
+_TRAFFIC = ("traffic risk", "traffic risks")
+_DATA = ("data risk", "data risks")
+
+
+class ImpactKind(enum.Enum):
+    """What a deploy does to running things, beyond the objects it writes (core/impact.py),
+    declared once with what varies with it: the schema's text, the writers' sign, how the line
+    under the plan line counts it, and its `--fail-on` family. Each rests on documented
+    Kubernetes controller behaviour; the README ("What the deploy does to running things")
+    quotes it. The order is the one impacts are listed in.
     """
 
-    RESTART = "restart"  # a pod-template change: the controller replaces the pods now
-    DEFERRED_RESTART = "deferred-restart"  # a pod-template change that restarts nothing yet (OnDelete, paused, partition)
-    NO_RESTART = "no-restart"  # a workload updated outside its pod template: no pod restarts
-    CONFIG_UNREACHED = "config-unreached"  # ConfigMap/Secret data changes, no consumer's pod template does
-    REPLICAS_RESET = "replicas-reset"  # the chart sets spec.replicas on a workload an HPA scales
-    TRAFFIC_UNMATCHED = "traffic-unmatched"  # a Service's selector no longer matches any workload's pods
-    TRAFFIC_MOVED = "traffic-moved"  # a Service's selector matches other workloads than before
-    TRAFFIC_PORT = "traffic-port"  # a Service port removed, or its targetPort changed
-    TRAFFIC_ROUTE = "traffic-route"  # an Ingress or HTTPRoute host or rule removed
-    DATA_CRD = "data-crd"  # a CRD deleted: every custom resource of its kind goes with it
-    DATA_PVC_SHRINK = "data-pvc-shrink"  # a PVC asks for less storage: the API server refuses it
-    DATA_PVC_EXPAND = "data-pvc-expand"  # a PVC asks for more: only a StorageClass that allows expansion grows it
-    DATA_PVC_LEFT = "data-pvc-left"  # a StatefulSet deleted: its claims (and volumes) stay, or go by its policy
+    RESTART = _Kind(
+        "restart", "A pod-template change on a Deployment, StatefulSet or DaemonSet: its controller replaces the "
+        "pods now (counts: replicas, live_replicas, pods).", "~")
+    DEFERRED_RESTART = _Kind(
+        "deferred-restart", "A pod-template change that restarts no pod now: OnDelete (until pods are deleted), a "
+        "paused Deployment, or a StatefulSet partition at or above the replica count.", "=",
+        "pod-template change waits for pods to be deleted or resumed",
+        "pod-template changes wait for pods to be deleted or resumed")
+    NO_RESTART = _Kind(
+        "no-restart", "A workload updated only outside its pod template (metadata, replicas): no pod restarts.",
+        "=", "workload changes without a restart", "workloads change without a restart")
+    CONFIG_UNREACHED = _Kind(
+        "config-unreached", "A ConfigMap's or Secret's data changes and no pod template that reads it does: the "
+        "objects are its consumers (counts: consumers, never_updated: those reading it as env or a subPath mount).",
+        "!", "config change reaches no running pod", "config changes reach no running pod")
+    REPLICAS_RESET = _Kind(
+        "replicas-reset", "The chart sets spec.replicas on a workload an HPA scales (objects: the HPA): client-side "
+        "apply resets the count on each deploy; server-side apply conflicts with the HPA controller (counts: "
+        "replicas, live_replicas).", "!",
+        "HPA-scaled replica count set by the chart", "HPA-scaled replica counts set by the chart")
+    TRAFFIC_UNMATCHED = _Kind(
+        "traffic-unmatched", "A Service's selector no longer matches the pods of any workload of the release "
+        "(objects: the workloads it matched).", "!", *_TRAFFIC, family="traffic")
+    TRAFFIC_MOVED = _Kind(
+        "traffic-moved", "A Service's selector matches other workloads than before (objects: before and after).",
+        "!", *_TRAFFIC, family="traffic")
+    TRAFFIC_PORT = _Kind(
+        "traffic-port", "A Service port removed, or its targetPort changed (counts: ports).", "!", *_TRAFFIC,
+        family="traffic")
+    TRAFFIC_ROUTE = _Kind(
+        "traffic-route", "An Ingress or HTTPRoute host or rule removed, or the object deleted (counts: routes).",
+        "!", *_TRAFFIC, family="traffic")
+    DATA_CRD = _Kind(
+        "data-crd", "A CustomResourceDefinition is deleted: every custom resource of its kind goes with it.", "!",
+        *_DATA, family="data")
+    DATA_PVC_SHRINK = _Kind(
+        "data-pvc-shrink", "A PersistentVolumeClaim asks for less storage: the API server refuses it.", "!", *_DATA,
+        family="data")
+    DATA_PVC_EXPAND = _Kind(
+        "data-pvc-expand", "A PersistentVolumeClaim asks for more storage: only a StorageClass with "
+        "allowVolumeExpansion grows it (judged when the StorageClass was read).", "!", *_DATA, family="data")
+    DATA_PVC_LEFT = _Kind(
+        "data-pvc-left", "A StatefulSet is deleted: the claims of its volumeClaimTemplates stay, or are deleted by "
+        "its persistentVolumeClaimRetentionPolicy (counts: claims).", "!", *_DATA, family="data")
+
+    _value_: str
+    description: str
+    sign: str
+    one: str
+    many: str
+    family: str
+
+    def __new__(cls, entry: _Kind) -> ImpactKind:
+        member = object.__new__(cls)
+        member._value_ = entry.value
+        member.description, member.sign, member.one, member.many = entry.description, entry.sign, entry.one, entry.many
+        member.family = entry.family
+        return member
+
+    def answers_to(self, gate: str) -> bool:
+        """`--fail-on GATE` names this kind, or its family."""
+        return gate in (self._value_, self.family)
+
+
+# The --fail-on names impacts answer to: each kind, then the families.
+IMPACT_GATES: tuple[str, ...] = (*(k.value for k in ImpactKind), *dict.fromkeys(k.family for k in ImpactKind if k.family))
+
+
+def schema_impact_kinds() -> list[dict[str, str]]:
+    """The schema's `$defs.impact.properties.kind.oneOf`: one entry per kind, in the table's order."""
+    return [{"const": k.value, "description": k.description} for k in ImpactKind]
 
 
 @dataclass(frozen=True)

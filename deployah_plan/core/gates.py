@@ -17,12 +17,10 @@ A gate is `WHAT` or `WHAT:KIND` (KIND may be `Kind.group` to name the group too)
                              apply conflict (an adoption by this release is not a failure)
     immutable                an update of an immutable field (a predicted failure)
     warning:CODE             any warning with that code (or of that family), failure or not
-    IMPACT[:KIND]            what the deploy does to running things (core/impact.py): restart,
-                             deferred-restart, no-restart, config-unreached, replicas-reset, the
-                             traffic family (traffic-unmatched, traffic-moved, traffic-port,
-                             traffic-route) and the data family (data-crd, data-pvc-shrink,
-                             data-pvc-expand, data-pvc-left); KIND names the object's kind as
-                             above (`restart:statefulset`, `config-unreached:secret`)
+    IMPACT[:KIND]            what the deploy does to running things (core/impact.py): a kind of
+                             model.ImpactKind (restart, config-unreached, replicas-reset, ...) or
+                             its family (traffic, data); KIND names the object's kind as above
+                             (`restart:statefulset`, `config-unreached:secret`)
 
 Only what the plan would really do is matched: ignored changes never match a gate. Gates read
 only what a saved JSON plan keeps, so `helm plan show --fail-on` gives the same answer.
@@ -34,13 +32,10 @@ from dataclasses import dataclass
 from deployah_plan.codes import GATES
 from deployah_plan.errors import UsageError
 from deployah_plan.kinds import kind_answers_to
-from deployah_plan.model import Action, CRDLifecycle, ImpactKind, LiveStatus, Plan, ResourceRef
+from deployah_plan.model import IMPACT_GATES, Action, CRDLifecycle, LiveStatus, Plan, ResourceRef
 
 _ACTIONS = {"create": Action.CREATE, "update": Action.UPDATE, "delete": Action.DELETE, "retain": Action.RETAIN}
-# Impact gates: each kind, and each family its kinds start with (`traffic`, `data`).
-_IMPACTS = tuple(k.value for k in ImpactKind)
-_IMPACT_FAMILIES = tuple(dict.fromkeys(k.split("-")[0] for k in _IMPACTS if k.startswith(("traffic-", "data-"))))
-_NAMES = (*_ACTIONS, "failure", "crd", "drift", *GATES, "warning:CODE", *_IMPACTS, *_IMPACT_FAMILIES)
+_NAMES = (*_ACTIONS, "failure", "crd", "drift", *GATES, "warning:CODE", *IMPACT_GATES)
 
 
 @dataclass(frozen=True)
@@ -63,7 +58,7 @@ class GateMatch:
 def parse_gate(text: str) -> Gate:
     what, colon, argument = text.strip().partition(":")
     what = what.lower()
-    if what in _ACTIONS or what in _IMPACTS or what in _IMPACT_FAMILIES:
+    if what in _ACTIONS or what in IMPACT_GATES:
         return Gate(text, what, argument.strip())
     if what == "warning" and argument.strip():
         return Gate(text, what, argument.strip())
@@ -86,10 +81,9 @@ def _matches(gate: Gate, plan: Plan) -> list[str]:
     if gate.what in _ACTIONS:
         return [f"{c.action.value} {c.resource}" for c in plan.changes
                 if c.action is _ACTIONS[gate.what] and _kind_matches(c.resource, gate.argument)]
-    if gate.what in _IMPACTS or gate.what in _IMPACT_FAMILIES:
+    if gate.what in IMPACT_GATES:
         return [f"{i.kind.value}: {i.message}" for i in plan.impact
-                if (i.kind.value == gate.what or i.kind.value.startswith(gate.what + "-"))
-                and _kind_matches(i.resource, gate.argument)]
+                if i.kind.answers_to(gate.what) and _kind_matches(i.resource, gate.argument)]
     if gate.what == "crd":
         changed = [f"{c.action.value} {c.resource}" for c in plan.changes
                    if c.resource.kind == "CustomResourceDefinition" and c.resource.group == "apiextensions.k8s.io"]

@@ -254,7 +254,7 @@ def _impact_items(report: Report) -> list[_Item]:
     """What the deploy does to running things: a line each, its details under it (cut first)."""
     items = []
     for item in report.plan.impact:
-        line = f"- `{words.IMPACT_SIGN[item.kind]} {item.kind.value}` {md(item.message)}"
+        line = f"- `{item.kind.sign} {item.kind.value}` {md(item.message)}"
         full = line + "".join(f"<br>{md(detail)}" for detail in item.details)
         items.append(_Item([full, line] if item.details else [line]))
     return items

@@ -164,7 +164,7 @@ def _impact_lines(report: Report, style: _Style) -> list[str]:
         return []
     out = ["", style(words.IMPACT_TITLE, "bold")]
     for item in report.plan.impact:
-        sign = words.IMPACT_SIGN[item.kind]
+        sign = item.kind.sign
         out.append(f"  {style(sign, sign)} {item.message}")
         out += [f"      {style(detail, 'dim')}" for detail in item.details]
     return out

@@ -457,28 +457,17 @@ def crd_note(crd: ChartCRD) -> str:
 # -- what the deploy does to running things (core/impact.py) ------------------------------------------
 
 IMPACT_TITLE = "What the deploy does to running things:"
-# A mark per kind: `!` where something running is at risk or left behind, `~` for a rollout,
-# `=` where nothing restarts.
-IMPACT_SIGN = {
-    ImpactKind.RESTART: "~", ImpactKind.DEFERRED_RESTART: "=", ImpactKind.NO_RESTART: "=",
-    ImpactKind.CONFIG_UNREACHED: "!", ImpactKind.REPLICAS_RESET: "!", ImpactKind.TRAFFIC_UNMATCHED: "!",
-    ImpactKind.TRAFFIC_MOVED: "!", ImpactKind.TRAFFIC_PORT: "!", ImpactKind.TRAFFIC_ROUTE: "!",
-    ImpactKind.DATA_CRD: "!", ImpactKind.DATA_PVC_SHRINK: "!", ImpactKind.DATA_PVC_EXPAND: "!",
-    ImpactKind.DATA_PVC_LEFT: "!",
-}
 
 
 def impact_summary(impacts: Iterable[Impact]) -> str:
-    """The line under the plan line: what happens to running things, counted ("" for nothing)."""
+    """The line under the plan line: what happens to running things, counted ("" for nothing).
+    Restarts count their pods; the other kinds count as their table entry words them, kinds
+    that share words (a family) together."""
     impacts = list(impacts)
     if not impacts:
         return ""
-
-    def of(*kinds: ImpactKind) -> list[Impact]:
-        return [i for i in impacts if i.kind in kinds]
-
     parts = []
-    restarts = of(ImpactKind.RESTART)
+    restarts = [i for i in impacts if i.kind is ImpactKind.RESTART]
     if restarts:
         pods = [i.count("pods") for i in restarts]
         known, per_node = sum(p for p in pods if p is not None), pods.count(None)
@@ -487,18 +476,12 @@ def impact_summary(impacts: Iterable[Impact]) -> str:
             every = f"one per node of {plural(per_node, 'DaemonSet')}" if counted else "one pod per node"
             counted = f"{counted}, and {every}" if counted else every
         parts.append(f"{plural(len(restarts), 'workload')} restart{'s' if len(restarts) == 1 else ''} ({counted})")
-    for kinds, one, many in (
-        ((ImpactKind.DEFERRED_RESTART,), "pod-template change waits for pods to be deleted or resumed",
-         "pod-template changes wait for pods to be deleted or resumed"),
-        ((ImpactKind.NO_RESTART,), "workload changes without a restart", "workloads change without a restart"),
-        ((ImpactKind.CONFIG_UNREACHED,), "config change reaches no running pod", "config changes reach no running pod"),
-        ((ImpactKind.REPLICAS_RESET,), "HPA-scaled replica count set by the chart", "HPA-scaled replica counts set by the chart"),
-        ((ImpactKind.TRAFFIC_UNMATCHED, ImpactKind.TRAFFIC_MOVED, ImpactKind.TRAFFIC_PORT, ImpactKind.TRAFFIC_ROUTE),
-         "traffic risk", "traffic risks"),
-        ((ImpactKind.DATA_CRD, ImpactKind.DATA_PVC_SHRINK, ImpactKind.DATA_PVC_EXPAND, ImpactKind.DATA_PVC_LEFT),
-         "data risk", "data risks"),
-    ):
-        n = len(of(*kinds))
-        if n:
-            parts.append(f"{n} {one if n == 1 else many}")
+    counts: dict[tuple[str, str], int] = {}
+    for kind in ImpactKind:
+        if kind.one:
+            counts.setdefault((kind.one, kind.many), 0)
+    for item in impacts:
+        if item.kind.one:
+            counts[(item.kind.one, item.kind.many)] += 1
+    parts += [f"{n} {one if n == 1 else many}" for (one, many), n in counts.items() if n]
     return "Impact: " + ", ".join(parts) + "."
