@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from deployah_plan.core.gates import check_gates, parse_gate
+from deployah_plan.core.ignore import apply_ignore, parse_flag
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan
@@ -669,3 +670,10 @@ def test_odd_shapes_are_judged_not_crashed_on() -> None:
     strategy = bump(DEPLOYMENT, "  replicas: 3\n", "  replicas: 3\n  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: [1], maxUnavailable: 1.5}}\n")
     item = one(plan([strategy], [bump(strategy, "nginx:1.14.2", "nginx:1.16.1")]), ImpactKind.RESTART)
     assert item.details[0] == "RollingUpdate, maxSurge [1], maxUnavailable 1.5"
+
+
+def test_an_ignored_change_takes_its_impact_with_it() -> None:
+    p = plan([DEPLOYMENT], [bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")])
+    assert one(p, ImpactKind.RESTART)
+    ignored = apply_ignore(p, [parse_flag("{paths: [/spec/template], target: {kind: Deployment}}", 1)])
+    assert ignored.summary.ignored == 1 and ignored.impact == ()
