@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 
 from deployah_plan.model import Plan
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import Report
 
 
-def render(plan: Plan) -> str:
+def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     report = Report.of(plan, fold=False)
     summary = plan.summary
     out: dict[str, object] = {"create": summary.create, "update": summary.update, "delete": summary.delete}
