@@ -33,6 +33,8 @@ Invariants (a `ValueError` names the one broken):
   changes the Helm action or the summary. A modified drift's `effect` is derived from its fields.
 - Only a create carries an ownership verdict other than `not-checked`; `owner_release` names
   the other release that owns the live object (other-release, or adopt with --take-ownership).
+- Each impact (what the deploy does to running things: core/impact.py) has a kind, names at
+  least one object, and counts only with non-negative integers; impacts keep the order given.
 
 Snapshots keep secret values. The plan is not the JSON document: renderers decide what a
 reader may see.
@@ -346,6 +348,119 @@ class LiveCheck:
 
 
 @dataclass(frozen=True)
+class _Kind:
+    value: str
+    description: str  # the published schema's text
+    sign: str  # the mark the writers put before it: `~` a rollout, `=` nothing restarts, `!` at risk
+    one: str = ""  # how the impact line counts one of them, and several ("" : a count of its own)
+    many: str = ""
+    family: str = ""  # the --fail-on family it also answers to (`traffic`, `data`)
+
+
+_TRAFFIC = ("traffic risk", "traffic risks")
+_DATA = ("data risk", "data risks")
+
+
+class ImpactKind(enum.Enum):
+    """What a deploy does to running things, beyond the objects it writes (core/impact.py),
+    declared once with what varies with it: the schema's text, the writers' sign, how the line
+    under the plan line counts it, and its `--fail-on` family. Each rests on documented
+    Kubernetes controller behaviour; the README ("What the deploy does to running things")
+    quotes it. The order is the one impacts are listed in.
+    """
+
+    RESTART = _Kind(
+        "restart", "A pod-template change on a Deployment, StatefulSet or DaemonSet: its controller replaces the "
+        "pods now (counts: replicas, live_replicas, pods).", "~")
+    DEFERRED_RESTART = _Kind(
+        "deferred-restart", "A pod-template change that restarts no pod now: OnDelete (until pods are deleted), a "
+        "paused Deployment, or a StatefulSet partition at or above the replica count.", "=",
+        "pod-template change waits for pods to be deleted or resumed",
+        "pod-template changes wait for pods to be deleted or resumed")
+    NO_RESTART = _Kind(
+        "no-restart", "A workload updated only outside its pod template (metadata, replicas): no pod restarts.",
+        "=", "workload changes without a restart", "workloads change without a restart")
+    CONFIG_UNREACHED = _Kind(
+        "config-unreached", "A ConfigMap's or Secret's data changes and no pod template that reads it does: the "
+        "objects are its consumers (counts: consumers, never_updated: those reading it as env or a subPath mount).",
+        "!", "config change reaches no running pod", "config changes reach no running pod")
+    REPLICAS_RESET = _Kind(
+        "replicas-reset", "The chart sets spec.replicas on a workload an HPA scales (objects: the HPA): client-side "
+        "apply resets the count on each deploy; server-side apply conflicts with the HPA controller (counts: "
+        "replicas, live_replicas).", "!",
+        "HPA-scaled replica count set by the chart", "HPA-scaled replica counts set by the chart")
+    TRAFFIC_UNMATCHED = _Kind(
+        "traffic-unmatched", "A Service's selector no longer matches the pods of any workload of the release "
+        "(objects: the workloads it matched).", "!", *_TRAFFIC, family="traffic")
+    TRAFFIC_MOVED = _Kind(
+        "traffic-moved", "A Service's selector matches other workloads than before (objects: before and after).",
+        "!", *_TRAFFIC, family="traffic")
+    TRAFFIC_PORT = _Kind(
+        "traffic-port", "A Service port removed, or its targetPort changed (counts: ports).", "!", *_TRAFFIC,
+        family="traffic")
+    TRAFFIC_ROUTE = _Kind(
+        "traffic-route", "An Ingress or HTTPRoute host or rule removed, or the object deleted (counts: routes).",
+        "!", *_TRAFFIC, family="traffic")
+    DATA_CRD = _Kind(
+        "data-crd", "A CustomResourceDefinition is deleted: every custom resource of its kind goes with it.", "!",
+        *_DATA, family="data")
+    DATA_PVC_SHRINK = _Kind(
+        "data-pvc-shrink", "A PersistentVolumeClaim asks for less storage: the API server refuses it.", "!", *_DATA,
+        family="data")
+    DATA_PVC_EXPAND = _Kind(
+        "data-pvc-expand", "A PersistentVolumeClaim asks for more storage: only a StorageClass with "
+        "allowVolumeExpansion grows it (judged when the StorageClass was read).", "!", *_DATA, family="data")
+    DATA_PVC_LEFT = _Kind(
+        "data-pvc-left", "A StatefulSet is deleted: the claims of its volumeClaimTemplates stay, or are deleted by "
+        "its persistentVolumeClaimRetentionPolicy (counts: claims).", "!", *_DATA, family="data")
+
+    _value_: str
+    description: str
+    sign: str
+    one: str
+    many: str
+    family: str
+
+    def __new__(cls, entry: _Kind) -> ImpactKind:
+        member = object.__new__(cls)
+        member._value_ = entry.value
+        member.description, member.sign, member.one, member.many = entry.description, entry.sign, entry.one, entry.many
+        member.family = entry.family
+        return member
+
+    def answers_to(self, gate: str) -> bool:
+        """`--fail-on GATE` names this kind, or its family."""
+        return gate in (self._value_, self.family)
+
+
+# The --fail-on names impacts answer to: each kind, then the families.
+IMPACT_GATES: tuple[str, ...] = (*(k.value for k in ImpactKind), *dict.fromkeys(k.family for k in ImpactKind if k.family))
+
+
+def schema_impact_kinds() -> list[dict[str, str]]:
+    """The schema's `$defs.impact.properties.kind.oneOf`: one entry per kind, in the table's order."""
+    return [{"const": k.value, "description": k.description} for k in ImpactKind]
+
+
+@dataclass(frozen=True)
+class Impact:
+    """One thing the deploy does to running things. `resource` is the object it is about;
+    `objects` the others involved (consumers, workloads, HPAs), in a stable order; `counts`
+    what can be counted (replicas, pods, consumers), by name; `message` one line that says it,
+    and `details` the lines under it (what each consumer sees, the strategy)."""
+
+    kind: ImpactKind
+    resource: ResourceRef
+    message: str
+    objects: tuple[ResourceRef, ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()
+    details: tuple[str, ...] = ()
+
+    def count(self, name: str) -> int | None:
+        return dict(self.counts).get(name)
+
+
+@dataclass(frozen=True)
 class Header:
     release: str
     namespace: str
@@ -392,6 +507,7 @@ class Plan:
     not_checked: tuple[str, ...] = ()  # derived from `live`: what this plan could not check, one sentence each
     drift: tuple[DriftChange, ...] = ()
     live: LiveCheck = LiveCheck()
+    impact: tuple[Impact, ...] = ()  # what the deploy does to running things (core/impact.py)
 
     @property
     def has_changes(self) -> bool:
@@ -559,6 +675,7 @@ def build_plan(
     hooks_disabled: bool = False,
     drift: Iterable[DriftChange] = (),
     live: LiveCheck | None = None,
+    impact: Iterable[Impact] = (),
 ) -> Plan:
     """The one constructor of a Plan; see the module docstring for what it checks."""
     if not isinstance(helm_action, HelmAction):
@@ -601,6 +718,12 @@ def build_plan(
             raise ValueError(f"a predicted failure is a warning, not {warning.severity.value}: {warning.code}")
         if warning.code.fails is (Fails.NEVER if warning.fails else Fails.ALWAYS):
             raise ValueError(f"warning {warning.code} {'never' if warning.fails else 'always'} predicts a failure")
+    impact_list = tuple(impact)
+    for item in impact_list:
+        if not isinstance(item.kind, ImpactKind):
+            raise ValueError(f"impact {item.kind!r} is not an ImpactKind")
+        if any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for _, n in item.counts):
+            raise ValueError(f"impact {item.kind.value} on {item.resource}: counts are non-negative integers")
     return Plan(
         header=header,
         helm_action=helm_action,
@@ -614,15 +737,19 @@ def build_plan(
         hooks_disabled=hooks_disabled,
         drift=tuple(drift_list),
         live=live,
+        impact=impact_list,
     )
 
 
 def rebuild(plan: Plan, changes: Iterable[ResourceChange] | None = None,
             ignored: Iterable[ResourceChange] | None = None) -> Plan:
-    """The same plan with some parts replaced, checked and derived again by `build_plan`."""
+    """The same plan with some parts replaced, checked and derived again by `build_plan`. An
+    impact about an object whose whole change is now ignored goes with it."""
+    ignored = plan.ignored if ignored is None else tuple(ignored)
+    gone = {c.resource.identity for c in ignored}
     return build_plan(
         plan.header, plan.helm_action,
-        plan.changes if changes is None else changes, plan.tasks, plan.chart_crds, plan.warnings,
-        plan.ignored if ignored is None else ignored,
+        plan.changes if changes is None else changes, plan.tasks, plan.chart_crds, plan.warnings, ignored,
         hooks_disabled=plan.hooks_disabled, drift=plan.drift, live=plan.live,
+        impact=[i for i in plan.impact if i.resource.identity not in gone],
     )

@@ -21,7 +21,7 @@ from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
-    HelmAction, HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
+    HelmAction, HookDefinition, Impact, ImpactKind, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
 from deployah_plan.plan_schema_check import first_error
@@ -129,6 +129,12 @@ def warning_of(doc: dict[str, Any]) -> Warning:
                    ref_of(doc["resource"]) if doc.get("resource") else None, bool(doc.get("predicted_failure", False)))
 
 
+def impact_of(doc: dict[str, Any]) -> Impact:
+    return Impact(ImpactKind(doc["kind"]), ref_of(doc["resource"]), doc["message"],
+                  tuple(ref_of(r) for r in doc.get("objects", ())),
+                  tuple((str(k), v) for k, v in (doc.get("counts") or {}).items()), tuple(doc.get("details", ())))
+
+
 def header_of(doc: dict[str, Any]) -> Header:
     return Header(
         release=doc["release"], namespace=doc["namespace"], kube_context=doc["kube_context"],
@@ -153,6 +159,7 @@ def plan_of(doc: Any) -> Plan:
         _each(doc, "ignored", resource_change_of),
         hooks_disabled=bool(doc.get("hooks_disabled", False)),
         drift=_each(doc, "drift", drift_of), live=live_of(doc["live"]) if "live" in doc else None,
+        impact=_each(doc, "impact", impact_of),
     )
 
 

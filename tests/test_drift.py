@@ -8,7 +8,7 @@ import pytest
 
 from deployah_plan.core.diff import declared_surface, diff_objects
 from deployah_plan.core.ownership import check_ownership, kept_by_policy, kept_on_delete
-from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
+from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, release_scope
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import (
     ApplyMethod, DriftEffect, DriftKind, Header, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
@@ -233,8 +233,11 @@ def test_unreachable_and_skipped() -> None:
 def test_live_scope_names_each_kind_and_namespace_once() -> None:
     stream = split_stream("---\n".join([DEPLOYMENT, CONFIGMAP, CONFIGMAP.replace("name: cfg", "name: b"),
                                         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n"]), "s")
-    assert live_scope([stream], "shop") == [("apps/v1", "Deployment", "shop"), ("v1", "ConfigMap", "shop"),
-                                            ("v1", "Namespace", "")]
+    assert release_scope([stream], "shop") == [("apps/v1", "Deployment", "shop"), ("v1", "ConfigMap", "shop"),
+                                               ("v1", "Namespace", "")]
+    # The read adds, for the impact only, the HPAs that may scale the Deployment (test_impact.py).
+    assert live_scope([stream], "shop") == [*release_scope([stream], "shop"),
+                                            ("autoscaling/v2", "HorizontalPodAutoscaler", "shop")]
 
 
 def test_the_model_refuses_drift_without_a_live_state() -> None:

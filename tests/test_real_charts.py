@@ -201,6 +201,40 @@ def test_an_upgrade_of_a_real_chart_is_what_helm_does(case: Case, helm: Path, he
     upgrade_hooks = [h for h in after.get("hooks") or [] if {"pre-upgrade", "post-upgrade"} & set(h["events"])]
     assert doc["summary"]["hooks_run"] == len(upgrade_hooks)
     assert doc["summary"]["predicted_failures"] == 0
+    assert _restarts(doc) == _template_changes(before, after, case.namespace)
+
+
+WORKLOADS = ("Deployment", "StatefulSet", "DaemonSet")
+
+
+def _template_changes(before: dict[str, Any], after: dict[str, Any], namespace: str) -> dict[str, int]:
+    """The workloads whose pod template differs between Helm's two records, with their replica
+    count (the default, 1, when none is set): a Deployment or StatefulSet rolls its pods if and
+    only if .spec.template changes (Kubernetes, "Deployments")."""
+    old, new = _objects(before["manifest"], namespace), _objects(after["manifest"], namespace)
+    return {f"{ident[1]}/{ident[3]}": obj["spec"].get("replicas", 1) for ident, obj in new.items()
+            if ident[1] in WORKLOADS and ident in old and old[ident]["spec"].get("template") != obj["spec"].get("template")}
+
+
+def _restarts(doc: dict[str, Any]) -> dict[str, int]:
+    return {f"{i['resource']['kind']}/{i['resource']['name']}": i["counts"]["pods"] for i in doc["impact"]
+            if i["kind"] == "restart"}
+
+
+def test_argo_cd_rolls_its_config_with_checksum_annotations(helm: Path, plugin: dict[str, str],
+                                                         records: dict[tuple[str, str], dict[str, Any]],
+                                                         tmp_path: Path) -> None:
+    """argo-cd annotates its pod templates with checksum/cm (a digest of argocd-cm): the config it
+    changes reaches the pods through the rollout, so no config change is left unread."""
+    (case,) = [c for c in CASES if c.name == "argo-cd"]
+    result = _plan(helm, plugin, _store(tmp_path, [records[(case.name, "prev")]]), case, "next", "next")
+    assert result.returncode == 0, result.stderr
+    impact = {(i["kind"], i["resource"]["name"]): i for i in json.loads(result.stdout)["impact"]}
+    assert not [key for key in impact if key[0] == "config-unreached"]
+    server = impact["restart", "argocd-repo-server"]
+    assert any(d.startswith("its checksum annotation changed (checksum/cm") for d in server["details"])
+    assert "it reads ConfigMap argocd/argocd-cm, whose data changes: the new pods see it" in server["details"]
+    assert impact["restart", "argocd-notifications-controller"]["details"][0].startswith("Recreate: ")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)

@@ -262,6 +262,10 @@ def plan_difference(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     warn_now = {(w.get("code"), w.get("message")) for w in new.get("warnings") or []}
     lines += [f"  - warning {code}: {message}" for code, message in sorted(warn_then - warn_now)]
     lines += [f"  + warning {code}: {message}" for code, message in sorted(warn_now - warn_then)]
+    impact_then = {(i.get("kind"), i.get("message")) for i in old.get("impact") or []}
+    impact_now = {(i.get("kind"), i.get("message")) for i in new.get("impact") or []}
+    lines += [f"  - impact {kind}: {message}" for kind, message in sorted(impact_then - impact_now)]
+    lines += [f"  + impact {kind}: {message}" for kind, message in sorted(impact_now - impact_then)]
     for key in ("hooks_disabled", "live", "not_checked", "summary", "format_version"):
         if old.get(key) != new.get(key):
             lines.append(f"  ~ {key.replace('_', ' ')} differs")

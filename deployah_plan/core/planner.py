@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from deployah_plan.codes import Code
 from deployah_plan.core.diff import declared_surface, diff_objects, leaves, readable_path
 from deployah_plan.core.drift import find_drift, find_live, index_live
+from deployah_plan.core.impact import ImpactInput, find_impact
 from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
 from deployah_plan.core.validate import Applied, Target, hook_collisions, json_type, namespace_warning, predict
@@ -20,7 +21,7 @@ from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_ra
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
-    HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
+    HookDefinition, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
     TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn,
 )
 from deployah_plan.redact import fold_string_data
@@ -389,13 +390,35 @@ def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tu
     return tasks
 
 
-def live_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
-    """(apiVersion, kind, namespace) of every release resource in the streams: what the live
-    check reads ("" as the namespace for a cluster-scoped kind)."""
+def release_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
+    """(apiVersion, kind, namespace) of every release resource in the streams: what drift and
+    ownership cover ("" as the namespace for a cluster-scoped kind)."""
     streams = list(streams)
     identifier = _Identifier(namespace, _cluster_scoped(streams))
     scope = (identifier.ref(doc) for stream in streams for doc in (*stream.resources, *stream.crds, *stream.hooks))
     return list(dict.fromkeys((ref.api_version, ref.kind, ref.namespace) for ref in scope))
+
+
+# Kinds read for the impact only (core/impact.py): the HPAs that may scale the release's
+# workloads, and the StorageClasses that decide whether its claims can grow. Not being able to
+# read one leaves that impact unjudged, never the drift check partial.
+_HPA_SCOPE = ("autoscaling/v2", "HorizontalPodAutoscaler")
+_STORAGE_CLASS_SCOPE = ("storage.k8s.io/v1", "StorageClass")
+_FOR_IMPACT = {(group_of(api), kind) for api, kind in (_HPA_SCOPE, _STORAGE_CLASS_SCOPE)}
+
+
+def live_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
+    """What the live check reads: the release's kinds (`release_scope`), then, for the impact,
+    the HPAs of each namespace with a scalable workload and the StorageClasses when there is a
+    claim."""
+    streams = list(streams)
+    scope = release_scope(streams, namespace)
+    have = {(group_of(api), kind) for api, kind, _ in scope}
+    namespaces = [ns for api, kind, ns in scope if (group_of(api), kind) in (("apps", "Deployment"), ("apps", "StatefulSet"))]
+    extra = [(*_HPA_SCOPE, ns) for ns in dict.fromkeys(namespaces)] if ("autoscaling", "HorizontalPodAutoscaler") not in have else []
+    if ("", "PersistentVolumeClaim") in have and ("storage.k8s.io", "StorageClass") not in have:
+        extra.append((*_STORAGE_CLASS_SCOPE, ""))
+    return scope + [item for item in extra if item not in scope]
 
 
 class _Live:
@@ -415,7 +438,8 @@ class _Live:
             return
         self.index = index_live(live.objects)
         if request.live_source == "cluster":
-            gaps = list(live.unreadable)
+            declared = {(group_of(api), kind) for api, kind, _ in scope}
+            gaps = [g for g in live.unreadable if (group_of(g.api_version), g.kind) not in _FOR_IMPACT - declared]
             blocked = {(group_of(g.api_version), g.kind, g.namespace) for g in gaps}
             for api_version, kind, namespace in scope:
                 group = group_of(api_version)
@@ -570,7 +594,7 @@ def make_plan(request: PlanRequest) -> Plan:
     want_hooks = identifier.index(request.desired.hooks, "desired hook")
     warnings = list(request.warnings)
     fresh = request.previous is None
-    live = _Live(request, live_scope([previous, request.desired], header.namespace))
+    live = _Live(request, release_scope([previous, request.desired], header.namespace))
     crds: list[ChartCRD] = []
     drift: list[DriftChange] = []
 
@@ -620,7 +644,26 @@ def make_plan(request: PlanRequest) -> Plan:
             warnings += _predicted(request, request.target, action, changes, tasks, previous, prev_resources,
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
+    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift)
+    warnings += failures
     for reason in (*previous.dropped, *request.desired.dropped):
         warnings.append(warn(Code.DROPPED_DOCUMENT, reason))
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
-                      drift=drift, live=live.check)
+                      drift=drift, live=live.check, impact=impact)
+
+
+def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChange],
+            prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+            want_resources: Mapping[Identity, tuple[ResourceRef, Document]], live: _Live,
+            drift: list[DriftChange]) -> tuple[list[Impact], list[Warning]]:
+    """What the deploy does to running things (core/impact.py), from this plan's changes."""
+    def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
+        return find_live(live.index, ref) if live.covered(ref) else None
+
+    desired = {} if action is HelmAction.UNINSTALL else {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()}
+    given = ImpactInput(
+        action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()}, desired,
+        live_of if live.read else None, tuple(live.index.values()), request.apply_method, request.force_conflicts,
+        tuple(drift), request.header.namespace,
+    )
+    return find_impact(changes, given)

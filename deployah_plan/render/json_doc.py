@@ -18,7 +18,7 @@ import math
 from typing import Any, Iterable
 
 from deployah_plan.model import (
-    ChartCRD, DriftChange, FieldChange, Header, LiveCheck, Plan, ResourceRef, Summary, Warning,
+    ChartCRD, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary, Warning,
 )
 from deployah_plan.redact import Masked, Redactor
 from deployah_plan.render.options import WriteOptions
@@ -28,8 +28,9 @@ from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectRe
 # 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
 # whether a chart CRD changed in the chart;
 # 1.3 the `inputs` record of a plan saved with --out (deployah_plan/record.py), for `helm plan verify`;
-# 1.4 added common changes (`common_changes`, and `common` on each field change said there).
-FORMAT_VERSION = "1.4"
+# 1.4 added common changes (`common_changes`, and `common` on each field change said there);
+# 1.5 added `impact`: what the deploy does to running things (core/impact.py).
+FORMAT_VERSION = "1.5"
 
 
 def _plain(value: Any) -> Any:
@@ -149,6 +150,11 @@ def warning_doc(warning: Warning) -> dict[str, Any]:
             "predicted_failure": warning.fails}
 
 
+def impact_doc(item: Impact) -> dict[str, Any]:
+    return {"kind": item.kind.value, "resource": ref_doc(item.resource), "message": item.message,
+            "objects": [ref_doc(r) for r in item.objects], "counts": dict(item.counts), "details": list(item.details)}
+
+
 def header_doc(h: Header) -> dict[str, Any]:
     return {
         "release": h.release, "namespace": h.namespace, "kube_context": h.kube_context,
@@ -200,6 +206,7 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],
         "warnings": [warning_doc(w) for w in plan.warnings],
+        "impact": [impact_doc(i) for i in plan.impact],
         "ignored": [resource_change_doc(item, redactor) for item in report.ignored],
         "not_checked": list(plan.not_checked),
         "summary": summary_doc(plan.summary, plan),

@@ -1,6 +1,7 @@
 """The plan as markdown for a pull-request comment (GitHub and GitLab).
 
-Order: the header, a summary table and the warnings first; then one collapsible `<details>`
+Order: the header, a summary table (the plan line and the impact line under it) and the
+warnings first; then what the deploy does to running things; then one collapsible `<details>`
 section per changed object with its field changes; then tasks, chart CRDs, ignored changes and
 what was not checked.
 
@@ -13,7 +14,9 @@ A comment holds at most 65,536 characters, so the output stays under CAP. When t
 does not fit, detail is cut, least important first, and a note at the top says what was cut:
 1. the field changes of hook definitions,
 2. the details (field changes) of objects, from the last in Helm's order; each keeps one line,
-3. whole lines: ignored changes, then tasks, then objects, then warnings, each from the end.
+   then the details of impacts (the strategy, what each reader sees),
+3. whole lines: ignored changes, then tasks, then objects, then impacts, then warnings, each
+   from the end.
 The header, the summary table and the note itself are never cut.
 """
 from __future__ import annotations
@@ -238,6 +241,7 @@ def _sections(report: Report, redactor: Redactor) -> dict[str, _Section]:
     not_checked = [_Item([f"- {md(item)}"]) for item in plan.not_checked]
     return {
         "warnings": _Section(_title(words.WARNINGS_TITLE), warnings, "warning"),
+        "impact": _Section(_title(words.IMPACT_TITLE), _impact_items(report), "impact"),
         "common": _Section(_title(words.common_title(
             words.common_heading(len(report.groups[0].resources), len(report.groups[0].hooks))
             if len(report.groups) == 1 else "")), common, "group of common changes"),
@@ -250,6 +254,16 @@ def _sections(report: Report, redactor: Redactor) -> dict[str, _Section]:
     }
 
 
+def _impact_items(report: Report) -> list[_Item]:
+    """What the deploy does to running things: a line each, its details under it (cut first)."""
+    items = []
+    for item in report.plan.impact:
+        line = f"- `{item.kind.sign} {item.kind.value}` {md(item.message)}"
+        full = line + "".join(f"<br>{md(detail)}" for detail in item.details)
+        items.append(_Item([full, line] if item.details else [line]))
+    return items
+
+
 def _title(title: str) -> str:
     return f"#### {title.rstrip(':')}"
 
@@ -259,14 +273,14 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     # The running total is kept up to date item by item (as size() would compute it), so the
     # cutting is linear in the number of items.
     total = sum(s.size() for s in sections.values())
-    for key in ("tasks", "drift", "changes"):
+    for key in ("tasks", "drift", "changes", "impact"):
         for item in reversed(sections[key].items):
             if total <= budget:
                 break
             before = len(item.text)
             item.level = len(item.forms) - 1
             total += len(item.text) - before
-    for key in ("ignored", "tasks", "drift", "changes", "warnings", "common"):
+    for key in ("ignored", "tasks", "drift", "changes", "impact", "warnings", "common"):
         section = sections[key]
         section.shown = len(section.items)
         while total > budget and section.shown > 0:
@@ -278,10 +292,13 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     details = sum(1 for i in sections["changes"].visible() if i.cut)
     if details:
         cut.append(f"the details of {_plural(details, 'object')}")
+    impact_details = sum(1 for i in sections["impact"].visible() if i.cut)
+    if impact_details:
+        cut.append(f"the details of {_plural(impact_details, 'impact')}")
     hook_details = sum(1 for i in sections["tasks"].visible() if i.cut and i.forms[0] != i.forms[-1])
     if hook_details:
         cut.append(f"the definition changes of {_plural(hook_details, 'hook')}")
-    for key in ("changes", "tasks", "drift", "ignored", "warnings", "common"):
+    for key in ("changes", "tasks", "drift", "ignored", "impact", "warnings", "common"):
         section = sections[key]
         hidden = len(section.items) - len(section.visible())
         if hidden:
@@ -304,7 +321,7 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
         f"### {md(title)}",
         "\n".join(f"- {md(line)}" for line in rest),
         _summary_table(report),
-        f"**{md(words.summary_text(plan))}**",
+        f"**{md(words.summary_text(plan))}**" + (f"<br>\n**{md(report.impact_line)}**" if report.impact_line else ""),
     ])
     sections = _sections(report, Redactor.for_plan(plan, options.show_secrets))
     full = sum(s.size() for s in sections.values()) + len(head)

@@ -136,6 +136,11 @@ class Report:
         return len(self.plan.drift) if self.drift_read else None
 
     @property
+    def impact_line(self) -> str:
+        """The one line under the plan line: what the deploy does to running things ("" for nothing)."""
+        return words.impact_summary(self.plan.impact)
+
+    @property
     def warning_count(self) -> int:
         return sum(1 for w in self.plan.warnings if w.severity is Severity.WARNING)
 

@@ -164,6 +164,19 @@ def _drift_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
     return out
 
 
+def _impact_lines(report: Report, style: _Style) -> list[str]:
+    """What the deploy does to running things: one line each, the strategy and what each
+    consumer sees under it."""
+    if not report.plan.impact:
+        return []
+    out = ["", style(words.IMPACT_TITLE, "bold")]
+    for item in report.plan.impact:
+        sign = item.kind.sign
+        out.append(f"  {style(sign, sign)} {item.message}")
+        out += [f"      {style(detail, 'dim')}" for detail in item.details]
+    return out
+
+
 def _warning_line(warning: PlanWarning, style: _Style) -> str:
     """A predicted failure or a data loss stands out (red); other warnings keep their mark."""
     mark = "X" if warning.fails else "!" if warning.severity is Severity.WARNING else "i"
@@ -186,6 +199,7 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     if plan.tasks:
         out += ["", style(words.TASKS_TITLE, "bold")]
         out += _task_lines(report, redactor, style)
+    out += _impact_lines(report, style)
     if plan.chart_crds:
         out += ["", style(words.CRDS_TITLE, "bold")]
         for crd in plan.chart_crds:
@@ -201,6 +215,8 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
             out.append(f"  {style(SIGN[change.action], 'dim')} {change.resource}  "
                        f"({change.action.value}; {', '.join(change.ignored_by)})")
     out += ["", _summary(plan, style)]
+    if report.impact_line:
+        out.append(style(report.impact_line, "bold"))
     out = [style.printable(line) for line in out]  # escaped first: wrapping measures what is shown
     if width:
         out = [wrapped for line in out for wrapped in wrap(line, width)]

@@ -14,8 +14,8 @@ from deployah_plan.codes import Code
 from deployah_plan.core.diff import key_label, readable_path
 from deployah_plan.core.drift import DELETED_REASON, KEPT_REASON
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, Ownership, Plan,
-    ResourceChange, TaskAction, TaskPhase, TaskPlan, Warning,
+    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, Impact,
+    ImpactKind, Ownership, Plan, ResourceChange, TaskAction, TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.redact import Masked
 
@@ -452,3 +452,36 @@ def crd_note(crd: ChartCRD) -> str:
     if crd.live_differs is not None and crd.lifecycle is CRDLifecycle.PROCESS:
         return "; it already exists in the cluster, so Helm skips it"
     return ""
+
+
+# -- what the deploy does to running things (core/impact.py) ------------------------------------------
+
+IMPACT_TITLE = "What the deploy does to running things:"
+
+
+def impact_summary(impacts: Iterable[Impact]) -> str:
+    """The line under the plan line: what happens to running things, counted ("" for nothing).
+    Restarts count their pods; the other kinds count as their table entry words them, kinds
+    that share words (a family) together."""
+    impacts = list(impacts)
+    if not impacts:
+        return ""
+    parts = []
+    restarts = [i for i in impacts if i.kind is ImpactKind.RESTART]
+    if restarts:
+        pods = [i.count("pods") for i in restarts]
+        known, per_node = sum(p for p in pods if p is not None), pods.count(None)
+        counted = plural(known, "pod") if len(pods) > per_node else ""
+        if per_node:
+            every = f"one per node of {plural(per_node, 'DaemonSet')}" if counted else "one pod per node"
+            counted = f"{counted}, and {every}" if counted else every
+        parts.append(f"{plural(len(restarts), 'workload')} restart{'s' if len(restarts) == 1 else ''} ({counted})")
+    counts: dict[tuple[str, str], int] = {}
+    for kind in ImpactKind:
+        if kind.one:
+            counts.setdefault((kind.one, kind.many), 0)
+    for item in impacts:
+        if item.kind.one:
+            counts[(item.kind.one, item.kind.many)] += 1
+    parts += [f"{n} {one if n == 1 else many}" for (one, many), n in counts.items() if n]
+    return "Impact: " + ", ".join(parts) + "."
