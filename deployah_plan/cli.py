@@ -32,6 +32,7 @@ import click
 from deployah_plan import flags
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
+from deployah_plan.redact import credentials, scrub
 from deployah_plan.render.writers import FORMATS
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -45,6 +46,10 @@ class _Session:
 
     argv: list[str]
     debug: bool = field(default_factory=lambda: _debug_enabled(False))
+
+    def shown(self, text: str) -> str:
+        """A message fit to print: without the credentials this command line carries."""
+        return scrub(text, credentials(self.argv))
 
 
 def _debug_enabled(flag: bool) -> bool:
@@ -121,7 +126,7 @@ _UPGRADE_EXAMPLES = """
 
 
 @main_group.command("upgrade", cls=GroupedCommand, groups=flags.help_groups(flags.UPGRADE, flags.UPGRADE_GROUPS),
-                    examples=_UPGRADE_EXAMPLES, rewrite=flags.optional_values(flags.UPGRADE),
+                    examples=_UPGRADE_EXAMPLES, table=flags.UPGRADE,
                     short_help="Plan helm upgrade --install RELEASE CHART.")
 @click.argument("release")
 @click.argument("chart")
@@ -139,6 +144,7 @@ def upgrade_command(**params: Any) -> int:
 
 
 @main_group.command("rollback", cls=GroupedCommand, short_help="Plan helm rollback RELEASE [REVISION].",
+                    table=flags.ROLLBACK,
                     examples="""
 {prog} rollback shop            # back to the revision before the newest
 {prog} rollback shop 3 -n shop -o markdown
@@ -151,7 +157,7 @@ def rollback_command(**params: Any) -> int:
     return _plan("rollback", params)
 
 
-@main_group.command("uninstall", cls=GroupedCommand, short_help="Plan helm uninstall RELEASE.",
+@main_group.command("uninstall", cls=GroupedCommand, short_help="Plan helm uninstall RELEASE.", table=flags.UNINSTALL,
                     examples="""
 {prog} uninstall shop -n shop
 {prog} uninstall shop --keep-history --fail-on delete:PersistentVolumeClaim
@@ -163,7 +169,7 @@ def uninstall_command(**params: Any) -> int:
     return _plan("uninstall", params)
 
 
-@main_group.command("diff", cls=GroupedCommand, short_help="Plan from two rendered manifest files.",
+@main_group.command("diff", cls=GroupedCommand, short_help="Plan from two rendered manifest files.", table=flags.DIFF,
                     examples="""
 # in CI, with no cluster: the base branch's render against the head's
 helm template shop ./chart -n shop --include-crds > head.yaml
@@ -180,7 +186,7 @@ def diff_command(**params: Any) -> int:
     return _plan("diff", params)
 
 
-@main_group.command("show", cls=GroupedCommand, short_help="Print a saved plan again.",
+@main_group.command("show", cls=GroupedCommand, short_help="Print a saved plan again.", table=flags.SHOW,
                     examples="""
 {prog} upgrade shop ./chart --out plan.json
 {prog} show plan.json -o markdown
@@ -280,10 +286,10 @@ def _run(args: list[str]) -> int:
         ctx = getattr(err, "ctx", None)
         where = ctx.command_path if ctx is not None else "helm plan"
         message = err.format_message().rstrip(".")
-        click.echo(f"helm plan: error: {message}; see `{where} --help`", err=True)
+        click.echo(session.shown(f"helm plan: error: {message}; see `{where} --help`"), err=True)
         return EXIT_ERROR
     except PlanError as err:
-        click.echo(f"helm plan: error: {err}", err=True)
+        click.echo(session.shown(f"helm plan: error: {err}"), err=True)
         return EXIT_ERROR
     except KeyboardInterrupt:
         click.echo("helm plan: interrupted", err=True)
@@ -292,8 +298,8 @@ def _run(args: list[str]) -> int:
         if session.debug:
             import traceback
 
-            traceback.print_exc()
-        click.echo(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the traceback, "
-                   "and please report it)", err=True)
+            sys.stderr.write(session.shown(traceback.format_exc()))
+        click.echo(session.shown(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the "
+                                 "traceback, and please report it)"), err=True)
         return EXIT_ERROR
     return result if isinstance(result, int) else EXIT_OK

@@ -32,6 +32,7 @@ from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.codes import Code
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
+from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
@@ -277,7 +278,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         # the limit can lose one, and the newest revision number bounds the history's length.
         history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
                         if history_max > 0 and state.newest_revision >= history_max - 1 else None)
-        chart_read = ChartRead(ref=options.chart, tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
+        chart_read = ChartRead(ref=hide_userinfo(options.chart), tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
         previous = rendered(state.current) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []

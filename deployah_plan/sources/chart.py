@@ -27,6 +27,8 @@ class LocalChart:
 
 
 def _looks_local(ref: str) -> bool:
+    if "://" in ref:  # a chart by URL (https://host/chart-1.0.0.tgz) or in a registry (oci://)
+        return False
     return ref.startswith(("/", "./", "../", "~")) or ref.endswith((".tgz", ".tar.gz")) or ref in (".", "..")
 
 
