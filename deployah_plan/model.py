@@ -28,8 +28,10 @@ Invariants (a `ValueError` names the one broken):
   count only in `summary.ignored`. A change in `changes` may carry `ignored_fields`; an update
   there still needs at least one field change that is not ignored.
 - Drift is reported only when the live state was read (`LiveCheck.status` checked or partial);
-  a partial check names what it could not read, a complete one names nothing. Drift never
-  changes the Helm action or the summary. A modified drift's `effect` is derived from its fields.
+  a partial check names what it could not read, a complete one names nothing. A modified
+  drift's `effect` is derived from its fields. Drift this deploy sets back (`DriftChange.reverts`:
+  a missing object created again, a live field changed back to the chart's) is a change: the
+  summary counts it (`drift_reverted`), and it makes an upgrade, never `HelmAction.NONE`.
 - Only a create carries an ownership verdict other than `not-checked`; `owner_release` names
   the other release that owns the live object (other-release, or adopt with --take-ownership).
 
@@ -297,6 +299,12 @@ class DriftChange:
     reason: str = ""  # one line: why this effect (e.g. "a custom resource: JSON merge patch")
     live: Mapping[str, Any] | None = None
 
+    @property
+    def reverts(self) -> bool:
+        """This deploy sets the live object back to the chart: it creates a missing object
+        again, adopts an unexpected one, or changes at least one drifted field back."""
+        return self.effect is DriftEffect.REVERTED or any(f.effect is DriftEffect.REVERTED for f in self.fields)
+
 
 @dataclass(frozen=True)
 class LiveGap:
@@ -352,6 +360,7 @@ class Summary:
     hooks_run: int = 0  # hooks that run on this action
     hooks_changed: int = 0  # of those, hooks whose definition changes
     hooks_stored: int = 0  # hook definitions that change but do not run on this action (only stored)
+    drift_reverted: int = 0  # drifted objects this deploy sets back (DriftChange.reverts): changes too
 
     @property
     def total(self) -> int:
@@ -376,13 +385,14 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         """True when Helm would change something that no ignore rule matched: a resource, a
-        hook, or a new release. Ignored changes never count (for --detailed-exitcode)."""
+        hook, a new release, or drift it sets back. Ignored changes never count (for
+        --detailed-exitcode)."""
         if self.helm_action in (HelmAction.INSTALL, HelmAction.UNINSTALL):
             return True
         hooks = any(t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE for t in self.tasks)
         # A chart CRD that changed is something to act on, though Helm will not apply it.
         crds = any(c.chart_changed for c in self.chart_crds)
-        return bool(self.changes) or hooks or crds
+        return bool(self.changes) or hooks or crds or self.summary.drift_reverted > 0
 
     def task_groups(self) -> tuple[tuple[TaskPhase, tuple[TaskPlan, ...]], ...]:
         """Tasks by phase, each phase in Helm's run order. A hook that runs in several phases
@@ -423,7 +433,7 @@ def disambiguate(changes: Iterable[ResourceChange]) -> list[ResourceChange]:
 
 
 def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Iterable[Warning] = (),
-              tasks: Iterable[TaskPlan] = ()) -> Summary:
+              tasks: Iterable[TaskPlan] = (), drift: Iterable[DriftChange] = ()) -> Summary:
     counts = {Action.CREATE: 0, Action.UPDATE: 0, Action.DELETE: 0, Action.RETAIN: 0}
     for change in changes:
         counts[change.action] += 1
@@ -434,6 +444,7 @@ def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Ite
         hooks_run=sum(1 for t in hooks if t.will_run),
         hooks_changed=sum(1 for t in hooks if t.will_run and t.action is not TaskAction.UNCHANGED),
         hooks_stored=sum(1 for t in hooks if not t.will_run and t.action is not TaskAction.UNCHANGED),
+        drift_reverted=sum(1 for d in drift if d.reverts),
     )
 
 
@@ -575,6 +586,8 @@ def build_plan(
     live = live if live is not None else LiveCheck()
     drift_list = sorted((_drift_effect(d) for d in drift), key=lambda d: (d.resource.identity, d.resource))
     _check_live(live, drift_list)
+    if helm_action is HelmAction.NONE and any(d.reverts for d in drift_list):
+        raise ValueError("a plan that sets drift back is an upgrade, not a plan with no Helm action")
     warning_list = tuple(warnings)
     for warning in warning_list:
         if warning.fails and warning.severity is not Severity.WARNING:
@@ -586,7 +599,7 @@ def build_plan(
         tasks=tuple(task_list),
         chart_crds=tuple(chart_crds),
         warnings=warning_list,
-        summary=summarize(change_list, len(ignored_list), warning_list, task_list),
+        summary=summarize(change_list, len(ignored_list), warning_list, task_list, drift_list),
         ignored=tuple(ignored_list),
         not_checked=_not_checked(live),
         hooks_disabled=hooks_disabled,

@@ -594,7 +594,9 @@ def make_plan(request: PlanRequest) -> Plan:
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = _hook_tasks(prev_hooks, want_hooks, provisional, rank)
-        if provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks):
+        # Drift this deploy sets back is a change of the cluster: `helm upgrade` does real work.
+        if (provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks)
+                and not any(d.reverts for d in drift)):
             action = HelmAction.NONE
         else:
             action = provisional

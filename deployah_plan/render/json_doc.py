@@ -162,7 +162,8 @@ def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
     return {"create": summary.create, "update": summary.update, "delete": summary.delete, "retain": summary.retain,
             "ignored": summary.ignored, "has_changes": plan.has_changes,
             "predicted_failures": summary.failures, "hooks_run": summary.hooks_run,
-            "hooks_changed": summary.hooks_changed, "hooks_stored": summary.hooks_stored}
+            "hooks_changed": summary.hooks_changed, "hooks_stored": summary.hooks_stored,
+            "drift_reverted": summary.drift_reverted}
 
 
 def live_doc(live: LiveCheck) -> dict[str, Any]:

@@ -197,6 +197,8 @@ def summary_text(plan: Plan) -> str:
     hooks = hooks_text(plan)
     if hooks:
         text += " " + hooks[0].upper() + hooks[1:]
+    if s.drift_reverted:
+        text += f" {plural(s.drift_reverted, 'drifted object')} set back to the chart."
     if s.ignored:
         text += f" {s.ignored} ignored."
     if fails:
