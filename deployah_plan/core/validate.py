@@ -68,6 +68,9 @@ class Target:
     # its apiVersion by capability renders another one against a real cluster, so a kind not
     # served is a warning here, not a predicted failure.
     render_defaults: bool = False
+    # The version was not given (`helm plan diff` without --kube-version): the newest the table
+    # knows is judged against, and a kind it does not serve is a warning, not a predicted failure.
+    assumed: bool = False
 
     @property
     def minor(self) -> int:
@@ -311,6 +314,12 @@ class _Predictor:
         if item.what == "previous release":
             fix = (f"the previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), "
                    f"and the chart must {fix}")
+        if self.target.assumed:
+            self.warnings.append(Warning(
+                "api-not-served", f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
+                f"pass --kube-version with your cluster's version to know whether Helm fails; {fix}",
+                Severity.WARNING, item.ref))
+            return
         if self.target.render_defaults:
             self.warnings.append(Warning(
                 "api-not-served", f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "

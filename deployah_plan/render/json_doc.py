@@ -27,8 +27,10 @@ from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectRe
 # 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
 # whether a chart CRD changed in the chart;
 # 1.3 the `inputs` record of a plan saved with --out (deployah_plan/inputs.py), for `helm plan verify`;
-# 1.4 added common changes (`common_changes`, and `common` on each field change said there).
-FORMAT_VERSION = "1.4"
+# 1.4 added common changes (`common_changes`, and `common` on each field change said there);
+# 1.5 added the summary's count of drift this deploy sets back (`drift_reverted`), and the
+# `kube-version-assumed` warning code.
+FORMAT_VERSION = "1.5"
 
 
 def _plain(value: Any) -> Any:
