@@ -31,7 +31,7 @@ from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import Header, Plan, Severity, Warning
 from deployah_plan.sources import chart as charts
-from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
+from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
 
 
@@ -138,21 +138,17 @@ def _values_file(values: dict[str, Any], workdir: str) -> list[str]:
 
 
 def _crds_stream(record: dict[str, Any]) -> str:
-    """The chart's crds/ files, as `helm template --include-crds` prints them. A release record
-    never has them in its manifest; its chart keeps them in `files`, base64-encoded (Go []byte).
-    Only the top chart's: the record does not serialise subcharts."""
+    """The chart's crds/ files of a `helm upgrade --dry-run=server -o json` record: its chart keeps
+    them in `files`, base64-encoded (Go []byte)."""
     chart = record.get("chart") or {}
-    name = (chart.get("metadata") or {}).get("name", "")
-    out = ""
+    files = []
     for entry in chart.get("files") or []:
-        path = str(entry.get("name", ""))
-        if path.startswith("crds/") and path.endswith((".yaml", ".yml", ".json")):
-            try:
-                text = base64.b64decode(entry.get("data") or "").decode(errors="replace")
-            except (binascii.Error, ValueError):
-                continue
-            out += f"---\n# Source: {name}/{path}\n{text}\n"
-    return out
+        try:
+            text = base64.b64decode(entry.get("data") or "").decode(errors="replace")
+        except (binascii.Error, ValueError):
+            continue
+        files.append((str(entry.get("name", "")), text))
+    return crds_stream(str((chart.get("metadata") or {}).get("name", "")), files)
 
 
 # What `helm template --dependency-update` prints on standard output before the manifests
@@ -227,7 +223,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                         if history_max > 0 and state.newest_revision >= history_max - 1 else None)
         chart = chart_call.result()
         inputs.chart(options.chart, chart.path)
-        previous = rendered(state.current) if state.current is not None else None
+        # With the previous chart's crds/, so a chart CRD that changed is reported (Helm leaves it).
+        previous = rendered(state.current, with_crds=True) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []
         live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
