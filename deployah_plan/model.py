@@ -190,6 +190,36 @@ class FieldChange:
     parts: tuple["FieldChange", ...] = ()
     parts_of: str = ""  # "json", "yaml" or "entries"
     equivalent: bool = False
+    # A CustomResourceDefinition's schema prose (a `description` keyword under openAPIV3Schema):
+    # a real change, counted per CRD (`CRDSummary.descriptions`) rather than shown one by one.
+    crd_description: bool = False
+
+
+@dataclass(frozen=True)
+class CRDSchemaChange:
+    """One change to a CRD that matters to its custom resources (core/crd.py).
+
+    `what` is one of: version-added, version-removed, served-changed, storage-changed (before
+    and after are the flag), field-added, field-removed (before/after: the field's type, when
+    given), type-changed (before/after: the types), required-added, required-removed. `path`
+    names the field in the version's schema, dotted (`spec.tls.secretName`, `[]` for a list's
+    items, `{}` for a map's values); "" for a version change.
+    """
+
+    what: str
+    version: str
+    path: str = ""
+    before: Any = None
+    after: Any = None
+
+
+@dataclass(frozen=True)
+class CRDSummary:
+    """A CRD's change by meaning: how many field changes only edit schema prose, and what
+    else changed for its custom resources (versions matched by name)."""
+
+    descriptions: int = 0
+    changes: tuple[CRDSchemaChange, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -221,6 +251,7 @@ class ResourceChange:
     # "namespace/name" of the release that owns it, when it is not this one.
     ownership: Ownership = Ownership.NOT_CHECKED
     owner_release: str = ""
+    crd_schema: CRDSummary | None = None  # an updated CustomResourceDefinition's change by meaning
 
 
 @dataclass(frozen=True)
@@ -264,6 +295,7 @@ class ChartCRD:
     # The chart's copy changed since the previous render (a diff of two renders with their
     # crds/); None when the previous copy is not known. Helm still leaves it alone on upgrade.
     chart_changed: bool | None = None
+    schema: CRDSummary | None = None  # what changed in the chart, by meaning (when chart_changed)
 
     @property
     def will_process(self) -> bool:

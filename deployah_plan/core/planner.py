@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from deployah_plan.core import crd
 from deployah_plan.core.diff import declared_surface, diff_objects, leaves, readable_path
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.lifecycle import consequences, task_name
@@ -157,7 +158,12 @@ def _resource_changes(
             continue
         fields = diff_objects(old[1].obj, doc.obj)
         if any(not f.equivalent for f in fields):
-            changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source))
+            schema = None
+            if crd.is_crd(doc.obj):
+                fields = list(crd.mark_descriptions(fields))
+                schema = crd.summarize(old[1].obj, doc.obj, fields)
+            changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source,
+                                          crd_schema=schema))
         elif fields:
             notes.append(Warning(
                 "equivalent-only",
@@ -511,7 +517,9 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
     for doc in request.desired.crds:
         name = str(doc.obj["metadata"].get("name", ""))
         old = before.get(name)
-        changed = None if old is None or fresh else bool([f for f in diff_objects(old, doc.obj) if not f.equivalent])
+        fields = crd.mark_descriptions(diff_objects(old, doc.obj)) if old is not None and not fresh else ()
+        changed = None if old is None or fresh else any(not f.equivalent for f in fields)
+        schema = crd.summarize(old, doc.obj, fields) if old is not None and changed else None
         if fresh:
             lifecycle = CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS
         else:
@@ -521,7 +529,36 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
         if live.covered(ref):
             found = find_live(live.index, ref)
             live_differs = None if found is None else bool(diff_objects(declared_surface(doc.obj, found), doc.obj))
-        out.append(ChartCRD(doc.source, name, lifecycle, live_differs, changed))
+        out.append(ChartCRD(doc.source, name, lifecycle, live_differs, changed, schema))
+    return out
+
+
+def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Warning]:
+    """CRDs this action applies that leave out a version the cluster still stores objects in:
+    the API server refuses the update (apiextensions ValidateCustomResourceDefinitionStoredVersions:
+    every `status.storedVersions` entry must appear in `spec.versions`). With the live CRD that
+    is a predicted failure; without it, a removed version is a warning."""
+    out: list[Warning] = []
+    for change in changes:
+        if change.action not in (Action.CREATE, Action.UPDATE) or not crd.is_crd(change.after) or change.after is None:
+            continue
+        ref = change.resource
+        found = live_of(ref)
+        if found is not None:
+            gone = crd.stored_versions_removed(change.after, found)
+            if gone:
+                out.append(Warning(
+                    "crd-version-removed", f"{ref}: this upgrade will fail: it removes version{'s' if len(gone) > 1 else ''} "
+                    f"{', '.join(gone)}, which the cluster's status.storedVersions still lists (objects are stored in "
+                    "it), and the API server refuses that; migrate the stored objects to a kept version and remove "
+                    "it from status.storedVersions first", Severity.WARNING, ref, fails=True))
+        elif change.crd_schema is not None:
+            removed = [c.version for c in change.crd_schema.changes if c.what == "version-removed"]
+            if removed:
+                out.append(Warning(
+                    "crd-version-removed", f"{ref}: removes version{'s' if len(removed) > 1 else ''} {', '.join(removed)}; "
+                    "if the cluster's status.storedVersions still lists it, the API server refuses the update (the live "
+                    "CRD was not read): migrate the stored objects to a kept version first", Severity.WARNING, ref))
     return out
 
 
@@ -591,6 +628,7 @@ def make_plan(request: PlanRequest) -> Plan:
 
         changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of))
         changes = _ownership(changes, live, request, warnings)
+        warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = _hook_tasks(prev_hooks, want_hooks, provisional, rank)
@@ -602,11 +640,11 @@ def make_plan(request: PlanRequest) -> Plan:
             action = provisional
         tasks += _schedule_tasks(changes, want_resources)
         crds = _chart_crds(request, live, fresh)
-        for crd in crds:
-            if crd.chart_changed:
+        for chart_crd in crds:
+            if chart_crd.chart_changed:
                 warnings.append(Warning(
                     "crd-not-upgraded",
-                    f"chart CRD {crd.name} ({crd.source}) changed in the chart, but Helm never upgrades the chart's "
+                    f"chart CRD {chart_crd.name} ({chart_crd.source}) changed in the chart, but Helm never upgrades the chart's "
                     "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it",
                 ))
         # Only objects whose live state was not read: one read and found missing is gone already.

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from deployah_plan.core.diff import key_label, readable_path
 from deployah_plan.core.drift import DELETED_REASON, KEPT_REASON
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, Ownership, Plan,
+    Action, ChartCRD, CRDLifecycle, CRDSummary, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, Ownership, Plan,
     ResourceChange, TaskAction, TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.redact import Masked
@@ -449,9 +449,46 @@ CRD_MEANING = {
 }
 
 
+_CRD_CHANGE = {
+    "version-added": "version {version} added",
+    "version-removed": "version {version} removed",
+    "served-changed": "{version}: served {before} -> {after}",
+    "storage-changed": "{version}: storage {before} -> {after}",
+    "field-added": "{version}: new field {path}{after_type}",
+    "field-removed": "{version}: field {path} removed{before_type}",
+    "type-changed": "{version}: type of {path} {before} -> {after}",
+    "required-added": "{version}: {path} now required",
+    "required-removed": "{version}: {path} no longer required",
+}
+
+
+def crd_lines(summary: CRDSummary) -> list[str]:
+    """A CRD's change by meaning, one line each; the schema prose edits as one count."""
+    out = []
+    for change in summary.changes:
+        template = _CRD_CHANGE.get(change.what, "{version}: {what} {path}")
+        out.append(template.format(
+            version=change.version, path=change.path, what=change.what, before=change.before, after=change.after,
+            after_type=f" ({change.after})" if change.after else "", before_type=f" (was {change.before})" if change.before else ""))
+    if summary.descriptions:
+        out.append(f"{plural(summary.descriptions, 'description change')} (schema prose; each one is in the JSON plan)")
+    return out
+
+
+def crd_summary_note(summary: CRDSummary | None) -> str:
+    """A chart CRD's change by meaning, in one clause."""
+    if summary is None:
+        return ""
+    lines = crd_lines(summary)
+    if len(lines) > 6:
+        lines = lines[:5] + [f"and {len(lines) - 5} more in the JSON plan"]
+    return f" ({'; '.join(lines)})" if lines else ""
+
+
 def crd_note(crd: ChartCRD) -> str:
     if crd.chart_changed and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
-        return "; CHANGED in the chart, and this upgrade will not apply it: apply it yourself"
+        return ("; CHANGED in the chart" + crd_summary_note(crd.schema)
+                + ", and this upgrade will not apply it: apply it yourself")
     if crd.live_differs and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
         return "; the cluster's copy differs from the chart's, and this upgrade will not update it"
     if crd.live_differs is not None and crd.lifecycle is CRDLifecycle.PROCESS:
