@@ -24,6 +24,8 @@ Invariants (a `ValueError` names the one broken):
   twice, re-created in between); `Plan.task_groups` lists each phase's tasks in run order.
 - A warning that `fails` is a predicted failure of the whole action (severity warning); the
   summary counts them.
+- `summary.regenerated` counts the updates whose every real field change is `regenerated`
+  (values the chart makes anew on every render); they still count as changes.
 - Ignored changes (matched whole by an ignore rule) sit in `ignored`, never in `changes`, and
   count only in `summary.ignored`. A change in `changes` may carry `ignored_fields`; an update
   there still needs at least one field change that is not ignored.
@@ -193,6 +195,10 @@ class FieldChange:
     # A CustomResourceDefinition's schema prose (a `description` keyword under openAPIV3Schema):
     # a real change, counted per CRD (`CRDSummary.descriptions`) rather than shown one by one.
     crd_description: bool = False
+    # The chart makes this value anew on every render (a random password, a generated
+    # certificate, `now`, a checksum of those): found by rendering twice (core/regenerated.py).
+    # A real change Helm applies, but not one the inputs asked for.
+    regenerated: bool = False
 
 
 @dataclass(frozen=True)
@@ -393,6 +399,7 @@ class Summary:
     hooks_changed: int = 0  # of those, hooks whose definition changes
     hooks_stored: int = 0  # hook definitions that change but do not run on this action (only stored)
     drift_reverted: int = 0  # drifted objects this deploy sets back (DriftChange.reverts): changes too
+    regenerated: int = 0  # of the updates, those whose every change is a value the chart regenerates
 
     @property
     def total(self) -> int:
@@ -477,7 +484,13 @@ def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Ite
         hooks_changed=sum(1 for t in hooks if t.will_run and t.action is not TaskAction.UNCHANGED),
         hooks_stored=sum(1 for t in hooks if not t.will_run and t.action is not TaskAction.UNCHANGED),
         drift_reverted=sum(1 for d in drift if d.reverts),
+        regenerated=sum(1 for c in changes if c.action is Action.UPDATE and _only_regenerated(c.fields)),
     )
+
+
+def _only_regenerated(fields: Iterable[FieldChange]) -> bool:
+    real = [f for f in fields if not f.equivalent]
+    return bool(real) and all(f.regenerated for f in real)
 
 
 def _check_change(change: ResourceChange, ignored: bool = False) -> None:

@@ -63,6 +63,7 @@ def field_change_of(ref: ResourceRef | None, doc: dict[str, Any]) -> FieldChange
         parts_of=doc.get("parts_of", ""),
         equivalent=bool(doc.get("equivalent", False)),
         crd_description=bool(doc.get("crd_description", False)),
+        regenerated=bool(doc.get("regenerated", False)),
     )
 
 

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -271,3 +272,27 @@ def test_a_field_that_goes_from_null_to_absent_is_no_change(helm: Path, plugin: 
     result = _plan(helm, plugin, _store(tmp_path, [before]), case, "next", "next")
     doc = json.loads(result.stdout)
     assert not [p for p in _changed_paths(doc, "Deployment", "ksm-kube-state-metrics") if "httpHeaders" in p]
+
+
+def test_a_value_stamped_with_now_is_marked_regenerated(helm: Path, helm4: Path, plugin: dict[str, str],
+                                                         tmp_path: Path) -> None:
+    """argo-cd stamps its admin password's mtime with `now` (the pin in EXTRA is left out here):
+    a no-op upgrade changes only that value, and the plan says it is the chart's doing."""
+    case = CASES[1]
+    values = [arg for path in case.values_prev for arg in ("-f", path)]  # without EXTRA's pin
+    done = subprocess.run([str(helm4), "install", case.release, str(CHARTS / case.name / "prev"), "-n", case.namespace,
+                           "--dry-run=client", "-o", "json", *values],
+                          capture_output=True, text=True, env=clean_env())
+    assert done.returncode == 0, done.stderr
+    store = _store(tmp_path, [json.loads(done.stdout)])
+    time.sleep(1.1)  # the stored release and the plan render in different seconds
+    result = subprocess.run(
+        [str(helm), "plan", "upgrade", case.release, str(CHARTS / case.name / "prev"), "-n", case.namespace,
+         *values, "-o", "json", "--detailed-exitcode"],
+        env={**plugin, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)}, capture_output=True, text=True)
+    assert result.returncode == 2, result.stderr
+    doc = json.loads(result.stdout)
+    (change,) = doc["changes"]
+    assert (change["resource"]["kind"], change["resource"]["name"]) == ("Secret", "argocd-secret")
+    assert [(f["path"], f.get("regenerated")) for f in change["fields"]] == [("/data/admin.passwordMtime", True)]
+    assert doc["summary"]["regenerated"] == 1 and doc["summary"]["update"] == 1

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,6 +186,12 @@ def _from_record(record: dict[str, Any]) -> Rendered:
                     manifest.dropped + hooks.dropped + crds.dropped)
 
 
+# Values a chart makes anew on every render (randAlphaNum, genCA, now, checksums of those) are
+# found by rendering the desired state twice with the same inputs (core/regenerated.py). The
+# second render always runs, alongside the first: it costs one more helm process but no wall
+# time on a machine with a spare core, whereas rendering it only when the first render changes
+# something would put it after the first, doubling the render's time exactly when a plan
+# matters. A server render is a dry run: the second one only reads the cluster too.
 def plan_upgrade(options: UpgradeOptions) -> Plan:
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
     namespace = target.namespace
@@ -242,15 +249,26 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             # post-renderer, which an install never does (it creates them from crds/ first), and
             # the post-renderer may drop the `# Source:` lines that mark them: read them apart.
             apart = bool(deploy.post_renderer) and helm_major < 4
-            text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh,
-                                 include_crds=not apart)
-            if deploy.dependency_update:
-                text = _after_progress(text)
+
+            def render_template(args: list[str]) -> str:
+                text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh,
+                                     include_crds=not apart)
+                return _after_progress(text) if deploy.dependency_update else text
+
+            started = time.time()
+            # The second render of the same inputs (see above plan_upgrade) runs alongside the first;
+            # after it with --dependency-update, which writes the chart's charts/ folder.
+            again_call = None if deploy.dependency_update else pool.submit(render_template, args)
+            text = render_template(args)
+            again_text = (again_call.result() if again_call is not None
+                          else render_template([a for a in args if a != "--dependency-update"]))
+            window = (started, time.time())
             if apart:
                 # After the rest: documents that lost their `# Source:` line must not follow a
                 # crds/ one, or they would be read as part of that file.
                 text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
             desired = split_stream(text, "helm template")
+            desired_again = split_stream(again_text, "helm template (again)")
             if chart.calls_lookup:
                 notes.append(Warning("lookup-offline", f"chart {chart.name} calls `lookup`, which returns nothing when "
                                      "rendered offline; with a cluster, plan with --render server"))
@@ -263,7 +281,14 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                 if on:
                     args.append(flag)
             args += deploy.render_args()
+            started = time.time()
+            record_call = None if deploy.dependency_update else pool.submit(
+                helm.dry_run_upgrade, options.release, chart.path, namespace, args)
             desired = _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
+            again_record = (record_call.result() if record_call is not None else helm.dry_run_upgrade(
+                options.release, chart.path, namespace, [a for a in args if a != "--dependency-update"]))
+            desired_again = _from_record(again_record)
+            window = (started, time.time())
         live = live_call.result() if live_call else None
         history = history_call.result() if history_call else []
         kube_default = default_call.result() if default_call else ""  # done before the render
@@ -317,6 +342,7 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         hooks_disabled=deploy.no_hooks,
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
+        desired_again=desired_again, render_window=window,
     ))
 
 

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from deployah_plan.core import crd
+from deployah_plan.core import crd, regenerated
 from deployah_plan.core.diff import declared_surface, diff_objects, leaves, readable_path
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.lifecycle import consequences, task_name
@@ -56,6 +56,10 @@ class PlanRequest:
     # The API server to judge the objects against (kinds served, schemas, namespace): None
     # leaves the predicted failures of core.validate out.
     target: Target | None = None
+    # A second render of the same inputs, and when the renders ran (Unix seconds, start and
+    # end): what differs between them, or is the render's time, is marked regenerated.
+    desired_again: Rendered | None = None
+    render_window: tuple[float, float] | None = None
 
 
 def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
@@ -627,6 +631,10 @@ def make_plan(request: PlanRequest) -> Plan:
             return find_live(live.index, ref) if live.covered(ref) else None
 
         changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of))
+        if request.render_window is not None:
+            again = identifier.index(request.desired_again.resources, "desired") if request.desired_again else {}
+            renders = regenerated.Renders({i: doc.obj for i, (_, doc) in again.items()}, request.render_window)
+            changes = [regenerated.mark(c, renders) for c in changes]
         changes = _ownership(changes, live, request, warnings)
         warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)

@@ -28,7 +28,9 @@ from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectRe
 # whether a chart CRD changed in the chart;
 # 1.3 the `inputs` record of a plan saved with --out (deployah_plan/inputs.py), for `helm plan verify`;
 # 1.4 added common changes (`common_changes`, and `common` on each field change said there);
-# 1.5 added the summary's count of drift this deploy sets back (`drift_reverted`); a CRD's change
+# 1.5 added the summary's count of drift this deploy sets back (`drift_reverted`); values the
+# chart regenerates on every render (`regenerated` on a field change, and the summary's count of
+# updates made only of them); a CRD's change
 # by meaning (`crd_schema` on a change, `schema` on a chart CRD, `crd_description` on a field
 # change); and the `kube-version-assumed` and `crd-version-removed` warning codes.
 FORMAT_VERSION = "1.5"
@@ -64,6 +66,8 @@ def field_change_doc(change: FieldChange) -> dict[str, Any]:
         out["equivalent"] = True
     if change.crd_description:
         out["crd_description"] = True
+    if change.regenerated:
+        out["regenerated"] = True
     if change.lines:
         out["line_diff"] = list(change.lines)
     if change.parts:
@@ -176,7 +180,7 @@ def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
             "ignored": summary.ignored, "has_changes": plan.has_changes,
             "predicted_failures": summary.failures, "hooks_run": summary.hooks_run,
             "hooks_changed": summary.hooks_changed, "hooks_stored": summary.hooks_stored,
-            "drift_reverted": summary.drift_reverted}
+            "drift_reverted": summary.drift_reverted, "regenerated": summary.regenerated}
 
 
 def live_doc(live: LiveCheck) -> dict[str, Any]:

@@ -88,6 +88,15 @@ def _labels(labels: Any) -> str:
 
 PARTS = {"json": "JSON", "yaml": "YAML", "entries": "an atomic list, replaced as a whole"}
 EQUIVALENT_NOTE = " (the same quantity: not a change)"
+REGENERATED_NOTE = "  (regenerated on every render)"
+
+
+def _regenerated(change: FieldChange, rows: list[tuple[str, str]], at: int = 0) -> list[tuple[str, str]]:
+    """The rows, with the note on a value the chart makes anew on every render."""
+    if change.regenerated and rows:
+        sign, text = rows[at]
+        rows[at] = (sign, text + REGENERATED_NOTE)
+    return rows
 
 
 def field_body(change: FieldChange, path: str) -> str:
@@ -126,7 +135,7 @@ def field_rows(change: FieldChange, path: str | None = None) -> list[tuple[str, 
     """A field change (already seen through the Redactor) as rows of (sign, text): the change,
     then its line diff or inner changes, indented."""
     where = readable_path(change.path, change.keys) if path is None else path
-    return [(field_sign(change), field_body(change, where)), *inner_rows(change)]
+    return _regenerated(change, [(field_sign(change), field_body(change, where)), *inner_rows(change)])
 
 
 def diff_rows(change: FieldChange, path: str | None = None) -> list[tuple[str, str]]:
@@ -138,8 +147,8 @@ def diff_rows(change: FieldChange, path: str | None = None) -> list[tuple[str, s
         before, after = shorten_pair(value_text(change.before), value_text(change.after))
         if change.equivalent:
             return [(" ", f"{where}: {before} -> {after}{EQUIVALENT_NOTE}")]
-        return [("-", f"{where}: {before}"), ("+", f"{where}: {after}")]
-    rows = [(field_sign(change), field_body(change, where))]
+        return _regenerated(change, [("-", f"{where}: {before}"), ("+", f"{where}: {after}")], 1)
+    rows = _regenerated(change, [(field_sign(change), field_body(change, where))])
     for part in change.parts:
         inner = readable_path(part.path, part.keys) if part.path else "(whole value)"
         rows += [(sign, "    " + text) for sign, text in diff_rows(part, inner)]
@@ -197,6 +206,9 @@ def summary_text(plan: Plan) -> str:
     hooks = hooks_text(plan)
     if hooks:
         text += " " + hooks[0].upper() + hooks[1:]
+    if s.regenerated:
+        text += (f" {plural(s.regenerated, 'update')} only change{'s' if s.regenerated == 1 else ''} values the "
+                 "chart generates anew on every render (random values, certificates, timestamps).")
     if s.drift_reverted:
         text += f" {plural(s.drift_reverted, 'drifted object')} set back to the chart."
     if s.ignored:

@@ -147,7 +147,9 @@ class Helm:
     def run(self, args: Sequence[str], *, what: str, stdin: str | None = None) -> str:
         command = [self.binary, *args, *self.global_args]
         if self.debug:
-            print("helm plan: running " + " ".join(_shown(command)), file=sys.stderr)
+            # One write per line: calls run in parallel threads, and print() writes the line and
+            # its newline apart, so two lines could interleave.
+            sys.stderr.write("helm plan: running " + " ".join(_shown(command)) + "\n")
         try:
             done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
         except OSError as err:
