@@ -12,7 +12,8 @@ from deployah_plan.commands.target import check_version, newest_version, offline
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import split_stream
-from deployah_plan.model import Header, Plan, Severity, Warning
+from deployah_plan.codes import Code
+from deployah_plan.model import ApplyMethod, Header, Plan, warn
 from deployah_plan.sources.cluster import load_live_file
 from deployah_plan.sources.files import Inputs, describe
 from deployah_plan.sources.helm import Helm
@@ -29,7 +30,7 @@ class DiffOptions:
     skip_crds: bool = False
     live: str | None = None  # a saved live state file (- : standard input)
     take_ownership: bool = False
-    apply_method: str = "csa"  # csa | ssa: how the release was installed (Helm 4)
+    apply_method: ApplyMethod = ApplyMethod.CSA  # how the release was installed (Helm 4)
     kube_version: str | None = None  # judge the objects against this Kubernetes version
     disable_openapi_validation: bool = False
     debug: bool = False  # print the helm call (`helm version`, for the kind order)
@@ -60,15 +61,15 @@ def plan_diff(options: DiffOptions, inputs: Inputs | None = None) -> Plan:
     # Without --kube-version the objects are still judged: against the newest Kubernetes version
     # the table knows (its schemas are the strictest current ones), and the plan says so; a kind
     # that version no longer serves is then a warning, since the cluster's version is unknown.
-    ssa = options.apply_method == "ssa"
+    ssa = options.apply_method is ApplyMethod.SSA
     version = check_version(options.kube_version) if options.kube_version else newest_version()
     target = offline_target(version, "from --kube-version" if options.kube_version else "the newest version helm plan knows",
                             strict_fields=ssa and not options.disable_openapi_validation,
                             validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa,
                             assumed=not options.kube_version)
-    notes = () if options.kube_version else (Warning(
-        "kube-version-assumed", f"objects judged against Kubernetes {version}, the newest version helm plan knows: "
-        "pass --kube-version with your cluster's version to judge against it", Severity.INFO),)
+    notes = () if options.kube_version else (warn(
+        Code.KUBE_VERSION_ASSUMED, f"objects judged against Kubernetes {version}, the newest version helm plan knows: "
+        "pass --kube-version with your cluster's version to judge against it"),)
     inputs = inputs or Inputs()
     previous_text = inputs.read(options.previous, "PREVIOUS manifest", _MANIFEST_HINT)
     desired_text = inputs.read(options.desired, "DESIRED manifest", _MANIFEST_HINT)

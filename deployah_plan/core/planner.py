@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from deployah_plan.codes import Code
 from deployah_plan.core import crd, regenerated
 from deployah_plan.core.diff import declared_surface, diff_objects, leaves, readable_path
 from deployah_plan.core.drift import find_drift, find_live, index_live
@@ -19,9 +20,9 @@ from deployah_plan.errors import ManifestError
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
-    HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, TaskAction,
-    TaskPhase, TaskPlan, Warning, build_plan, disambiguate,
+    Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
+    HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
+    TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn,
 )
 from deployah_plan.redact import fold_string_data
 
@@ -45,13 +46,13 @@ class PlanRequest:
     action: HelmAction | None = None
     hooks_disabled: bool = False  # --no-hooks
     # The live state (None: not read, `live_reason` says why); `live_source` is "cluster" or
-    # the file it came from. `apply_method` is the previous release's ("ssa" or "csa"; "" for
-    # Helm 3). `take_ownership` is helm's --take-ownership.
+    # the file it came from. `apply_method` is how this action applies (None: Helm 3,
+    # client-side). `take_ownership` is helm's --take-ownership.
     live: LiveSnapshot | None = None
     live_source: str = ""
     live_reason: str = ""
     take_ownership: bool = False
-    apply_method: str = ""
+    apply_method: ApplyMethod | None = None
     force_conflicts: bool = False  # helm upgrade --force-conflicts (server-side apply)
     # The API server to judge the objects against (kinds served, schemas, namespace): None
     # leaves the predicted failures of core.validate out.
@@ -169,10 +170,10 @@ def _resource_changes(
             changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source,
                                           crd_schema=schema))
         elif fields:
-            notes.append(Warning(
-                "equivalent-only",
+            notes.append(warn(
+                Code.EQUIVALENT_ONLY,
                 f"{ref}: only equal quantities written differently ({_quantities(fields)}); not a change",
-                Severity.INFO, ref,
+                ref,
             ))
     # Then it deletes what left the release, in previous-release order.
     start = len(ordered)
@@ -476,18 +477,16 @@ def _ownership_warning(ref: ResourceRef, verdict: Verdict, release: str, verb: s
             text = f"{ref} belongs to release {verdict.owner_release}: --take-ownership adopts it into {release}"
         else:
             text = f"{ref} already exists in the cluster: helm adopts it into release {release}"
-        return Warning("ownership", text, Severity.INFO, ref)
+        return warn(Code.OWNERSHIP, text, ref)
     if verdict.ownership is Ownership.UNOWNED:
-        return Warning("ownership", f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
-                       f"({verdict.reason}); add --take-ownership to adopt it, or delete it first", Severity.WARNING, ref,
-                       fails=True)
+        return warn(Code.OWNERSHIP, f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
+                    f"({verdict.reason}); add --take-ownership to adopt it, or delete it first", ref, fails=True)
     if verdict.ownership is Ownership.OTHER_RELEASE:
-        return Warning("ownership", f"{ref} belongs to release {verdict.owner_release}: this {verb} fails "
-                       f"({verdict.reason}); add --take-ownership to take it over", Severity.WARNING, ref, fails=True)
+        return warn(Code.OWNERSHIP, f"{ref} belongs to release {verdict.owner_release}: this {verb} fails "
+                    f"({verdict.reason}); add --take-ownership to take it over", ref, fails=True)
     if verdict.ownership is Ownership.TERMINATING:
-        return Warning("collision", f"{ref} is being deleted in the cluster (deletionTimestamp set): creating it "
-                       "collides with the deletion; wait for it to finish, then deploy", Severity.WARNING, ref,
-                       fails=True)
+        return warn(Code.COLLISION, f"{ref} is being deleted in the cluster (deletionTimestamp set): creating it "
+                    "collides with the deletion; wait for it to finish, then deploy", ref)
     return None
 
 
@@ -507,9 +506,9 @@ def _drift(request: PlanRequest, live: _Live,
         conflicts = [f for f in item.fields if f.effect is DriftEffect.CONFLICT]
         if conflicts:
             paths = ", ".join(readable_path(f.change.path, f.change.keys) for f in conflicts)
-            notes.append(Warning("ssa-conflict", f"{item.resource}: server-side apply conflicts on {paths} "
-                                 "(owned by another field manager): the upgrade fails unless conflicts are forced",
-                                 Severity.WARNING, item.resource, fails=True))
+            notes.append(warn(Code.SSA_CONFLICT, f"{item.resource}: server-side apply conflicts on {paths} "
+                              "(owned by another field manager): the upgrade fails unless conflicts are forced",
+                              item.resource))
     return drift
 
 
@@ -551,18 +550,18 @@ def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Wa
         if found is not None:
             gone = crd.stored_versions_removed(change.after, found)
             if gone:
-                out.append(Warning(
-                    "crd-version-removed", f"{ref}: this upgrade will fail: it removes version{'s' if len(gone) > 1 else ''} "
+                out.append(warn(
+                    Code.CRD_VERSION_REMOVED, f"{ref}: this upgrade will fail: it removes version{'s' if len(gone) > 1 else ''} "
                     f"{', '.join(gone)}, which the cluster's status.storedVersions still lists (objects are stored in "
                     "it), and the API server refuses that; migrate the stored objects to a kept version and remove "
-                    "it from status.storedVersions first", Severity.WARNING, ref, fails=True))
+                    "it from status.storedVersions first", ref, fails=True))
         elif change.crd_schema is not None:
             removed = [c.version for c in change.crd_schema.changes if c.what == "version-removed"]
             if removed:
-                out.append(Warning(
-                    "crd-version-removed", f"{ref}: removes version{'s' if len(removed) > 1 else ''} {', '.join(removed)}; "
+                out.append(warn(
+                    Code.CRD_VERSION_REMOVED, f"{ref}: removes version{'s' if len(removed) > 1 else ''} {', '.join(removed)}; "
                     "if the cluster's status.storedVersions still lists it, the API server refuses the update (the live "
-                    "CRD was not read): migrate the stored objects to a kept version first", Severity.WARNING, ref))
+                    "CRD was not read): migrate the stored objects to a kept version first", ref))
     return out
 
 
@@ -622,8 +621,8 @@ def make_plan(request: PlanRequest) -> Plan:
         action = HelmAction.UNINSTALL
         changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)))
         tasks = _hook_tasks(prev_hooks, prev_hooks, action, kind_rank(install_order(request.helm_major)))
-        warnings.append(Warning("crds-untouched", "CRDs installed from the chart's crds/ directory are never "
-                                "deleted by helm uninstall", Severity.INFO))
+        warnings.append(warn(Code.CRDS_UNTOUCHED, "CRDs installed from the chart's crds/ directory are never "
+                             "deleted by helm uninstall"))
     else:
         rank = kind_rank(install_order(request.helm_major))
 
@@ -650,27 +649,26 @@ def make_plan(request: PlanRequest) -> Plan:
         crds = _chart_crds(request, live, fresh)
         for chart_crd in crds:
             if chart_crd.chart_changed:
-                warnings.append(Warning(
-                    "crd-not-upgraded",
+                warnings.append(warn(
+                    Code.CRD_NOT_UPGRADED,
                     f"chart CRD {chart_crd.name} ({chart_crd.source}) changed in the chart, but Helm never upgrades the chart's "
                     "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it",
                 ))
         # Only objects whose live state was not read: one read and found missing is gone already.
         guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and not live.covered(c.resource)]
         if guessed:
-            warnings.append(Warning(
-                "keep-from-manifest",
+            warnings.append(warn(
+                Code.KEEP_FROM_MANIFEST,
                 "whether Helm keeps an object that leaves the release depends on the live object's "
                 "helm.sh/resource-policy annotation; where the live object was not read "
                 f"({', '.join(str(c.resource) for c in guessed[:3])}{', ...' if len(guessed) > 3 else ''}), "
                 "the previous manifest's was used",
-                Severity.INFO,
             ))
         if request.target is not None:
             warnings += _predicted(request, request.target, action, changes, tasks, previous, prev_resources,
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
     for reason in (*previous.dropped, *request.desired.dropped):
-        warnings.append(Warning("dropped-document", reason, Severity.INFO))
+        warnings.append(warn(Code.DROPPED_DOCUMENT, reason))
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
                       drift=drift, live=live.check)
