@@ -16,6 +16,7 @@ from typing import Any
 from conftest import ROOT, run_plan
 from deployah_plan import saved
 from deployah_plan.render import markdown, text
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.words import MAX_VALUE, shorten_pair
 
 CASE = ROOT / "tests" / "cases" / "chart-label-bump"
@@ -49,7 +50,7 @@ def _out(output: str) -> str:
 def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
     folded = _out("text")
     plan = saved.load(_out("json"), "plan.json")
-    unfolded = text.render(plan, fold=False)
+    unfolded = text.render(plan, WriteOptions(fold=False))
     assert text.render(plan) == folded  # the same plan, the same writer: only folding differs
     assert len(folded.splitlines()) * 2 <= MAIN_TEXT_LINES
     # Unfolded, the same report repeats the bumps under every object (and pod template).
@@ -74,7 +75,7 @@ def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
 def test_markdown_folds_and_is_half_as_long() -> None:
     folded = _out("markdown")
     plan = saved.load(_out("json"), "plan.json")
-    unfolded = markdown.render(plan, fold=False)
+    unfolded = markdown.render(plan, WriteOptions(fold=False))
     assert markdown.render(plan) == folded
     assert len(folded) * 2 <= MAIN_MARKDOWN_CHARS
     assert len(folded) * 2 <= len(unfolded)
