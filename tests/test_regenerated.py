@@ -50,12 +50,27 @@ spec:
       - name: web
         image: "nginx:{{ .Values.tag }}"
 """
+HOOK = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ .Release.Name }}-migrate
+  annotations: {"helm.sh/hook": pre-upgrade}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: migrate
+        image: busybox
+        env: [{name: TOKEN, value: {{ randAlphaNum 12 | quote }}}]
+"""
 UNCHANGED = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-plain\ndata:\n  a: b\n"
 
 
 def _chart(root: Path, tag: str) -> Path:
     return write_chart(root / tag, "shop", {"secret.yaml": SECRET, "cert.yaml": CERT, "deployment.yaml": DEPLOYMENT,
-                                            "plain.yaml": UNCHANGED}, values=f"tag: \"{tag}\"\n")
+                                            "plain.yaml": UNCHANGED, "hook.yaml": HOOK}, values=f"tag: \"{tag}\"\n")
 
 
 def _fields(doc: dict[str, Any], kind: str) -> dict[str, bool]:
@@ -78,6 +93,9 @@ def test_values_the_chart_regenerates_are_marked(helm: Path, store: Store, tmp_p
     }
     assert [c["resource"]["name"] for c in doc["changes"]] == ["shop-db", "shop-ca", "shop-web"]
     assert doc["summary"]["regenerated"] == 2 and doc["summary"]["update"] == 3
+    (hook,) = [d for t in doc["tasks"] for d in t["definitions"]]
+    assert [(f["path"], f.get("regenerated")) for f in hook["fields"]] == [
+        ("/spec/template/spec/containers/0/env/0/value", True)]
     text = run_plan("upgrade", "shop", str(_chart(tmp_path, "1.27")), "-n", "shop", "--no-color",
                     helm=helm, store=store).out
     assert "2 updates only change values the chart generates anew on every render" in text.splitlines()[-1]

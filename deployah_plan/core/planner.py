@@ -630,15 +630,21 @@ def make_plan(request: PlanRequest) -> Plan:
             return find_live(live.index, ref) if live.covered(ref) else None
 
         changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of))
+        renders = hook_renders = None
         if request.render_window is not None:
-            again = identifier.index(request.desired_again.resources, "desired") if request.desired_again else {}
-            renders = regenerated.Renders({i: doc.obj for i, (_, doc) in again.items()}, request.render_window)
+            again = request.desired_again or Rendered()
+            renders, hook_renders = (
+                regenerated.Renders({i: doc.obj for i, (_, doc) in identifier.index(docs, what).items()},
+                                    request.render_window)
+                for docs, what in ((again.resources, "desired"), (again.hooks, "desired hook")))
             changes = [regenerated.mark(c, renders) for c in changes]
         changes = _ownership(changes, live, request, warnings)
         warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = _hook_tasks(prev_hooks, want_hooks, provisional, rank)
+        if hook_renders is not None:
+            tasks = [regenerated.mark_hooks(t, hook_renders) for t in tasks]
         # Drift this deploy sets back is a change of the cluster: `helm upgrade` does real work.
         if (provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks)
                 and not any(d.reverts for d in drift)):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from deployah_plan.core.diff import diff_objects
-from deployah_plan.model import FieldOp, ResourceChange
+from deployah_plan.model import FieldChange, FieldOp, ResourceChange, ResourceRef, TaskPlan
 
 # RFC 3339, and Go's own form of a time (what `{{ now }}` prints: "2025-01-02 15:04:05.999 +0000 UTC m=+0.01").
 _TIMESTAMP = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)? ?(Z|[+-]\d{2}:?\d{2})?"
@@ -74,24 +74,33 @@ def is_render_time(value: Any, window: tuple[float, float], secret: bool = False
     return False
 
 
-def _secret_data(change: ResourceChange, path: str) -> bool:
-    ref = change.resource
-    return ref.kind == "Secret" and ref.group == "" and path.startswith("/data/")
+def _marked(ref: ResourceRef, after: Mapping[str, Any] | None, fields: tuple[FieldChange, ...],
+            renders: Renders) -> tuple[FieldChange, ...]:
+    if after is None or not fields:
+        return fields
+    again = renders.again.get(ref.identity)
+    varies = [f.path for f in diff_objects(after, again)] if again is not None else []
+    secret = ref.kind == "Secret" and ref.group == ""
+    marked = []
+    for f in fields:
+        regenerated = any(_under(f.path, p) for p in varies) or (
+            f.op in (FieldOp.ADD, FieldOp.REPLACE) and not f.parts
+            and is_render_time(f.after, renders.window, secret and f.path.startswith("/data/")))
+        marked.append(replace(f, regenerated=True) if regenerated and not f.equivalent else f)
+    return tuple(marked)
 
 
 def mark(change: ResourceChange, renders: Renders) -> ResourceChange:
     """The change with each field change the chart regenerates marked `regenerated`."""
-    if change.after is None or not change.fields:
-        return change
-    again = renders.again.get(change.resource.identity)
-    varies = [f.path for f in diff_objects(change.after, again)] if again is not None else []
-    marked = []
-    for f in change.fields:
-        regenerated = any(_under(f.path, p) for p in varies) or (
-            f.op in (FieldOp.ADD, FieldOp.REPLACE) and not f.parts
-            and is_render_time(f.after, renders.window, _secret_data(change, f.path)))
-        marked.append(replace(f, regenerated=True) if regenerated and not f.equivalent else f)
-    return replace(change, fields=tuple(marked))
+    return replace(change, fields=_marked(change.resource, change.after, change.fields, renders))
 
 
-__all__ = ["Renders", "is_render_time", "mark"]
+def mark_hooks(task: TaskPlan, renders: Renders) -> TaskPlan:
+    """The task with its hook definitions' regenerated field changes marked."""
+    if not task.definitions:
+        return task
+    return replace(task, definitions=tuple(replace(d, fields=_marked(d.resource, d.after, d.fields, renders))
+                                           for d in task.definitions))
+
+
+__all__ = ["Renders", "is_render_time", "mark", "mark_hooks"]
