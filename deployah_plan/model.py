@@ -25,12 +25,16 @@ Invariants (a `ValueError` names the one broken):
 - A warning that `fails` is a predicted failure of the whole action (severity warning); the
   summary counts them. A known code fails as its entry in `codes.Code` says (always, never, or
   case by case).
+- `summary.regenerated` counts the updates whose every real field change is `regenerated`
+  (values the chart makes anew on every render); they still count as changes.
 - Ignored changes (matched whole by an ignore rule) sit in `ignored`, never in `changes`, and
   count only in `summary.ignored`. A change in `changes` may carry `ignored_fields`; an update
   there still needs at least one field change that is not ignored.
 - Drift is reported only when the live state was read (`LiveCheck.status` checked or partial);
-  a partial check names what it could not read, a complete one names nothing. Drift never
-  changes the Helm action or the summary. A modified drift's `effect` is derived from its fields.
+  a partial check names what it could not read, a complete one names nothing. A modified
+  drift's `effect` is derived from its fields. Drift this deploy sets back (`DriftChange.reverts`:
+  a missing object created again, a live field changed back to the chart's) is a change: the
+  summary counts it (`drift_reverted`), and it makes an upgrade, never `HelmAction.NONE`.
 - Only a create carries an ownership verdict other than `not-checked`; `owner_release` names
   the other release that owns the live object (other-release, or adopt with --take-ownership).
 - Each impact (what the deploy does to running things: core/impact.py) has a kind, names at
@@ -201,6 +205,40 @@ class FieldChange:
     parts: tuple["FieldChange", ...] = ()
     parts_of: str = ""  # "json", "yaml" or "entries"
     equivalent: bool = False
+    # A CustomResourceDefinition's schema prose (a `description` keyword under openAPIV3Schema):
+    # a real change, counted per CRD (`CRDSummary.descriptions`) rather than shown one by one.
+    crd_description: bool = False
+    # The chart makes this value anew on every render (a random password, a generated
+    # certificate, `now`, a checksum of those): found by rendering twice (core/regenerated.py).
+    # A real change Helm applies, but not one the inputs asked for.
+    regenerated: bool = False
+
+
+@dataclass(frozen=True)
+class CRDSchemaChange:
+    """One change to a CRD that matters to its custom resources (core/crd.py).
+
+    `what` is one of: version-added, version-removed, served-changed, storage-changed (before
+    and after are the flag), field-added, field-removed (before/after: the field's type, when
+    given), type-changed (before/after: the types), required-added, required-removed. `path`
+    names the field in the version's schema, dotted (`spec.tls.secretName`, `[]` for a list's
+    items, `{}` for a map's values); "" for a version change.
+    """
+
+    what: str
+    version: str
+    path: str = ""
+    before: Any = None
+    after: Any = None
+
+
+@dataclass(frozen=True)
+class CRDSummary:
+    """A CRD's change by meaning: how many field changes only edit schema prose, and what
+    else changed for its custom resources (versions matched by name)."""
+
+    descriptions: int = 0
+    changes: tuple[CRDSchemaChange, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -241,6 +279,7 @@ class ResourceChange:
     # "namespace/name" of the release that owns it, when it is not this one.
     ownership: Ownership = Ownership.NOT_CHECKED
     owner_release: str = ""
+    crd_schema: CRDSummary | None = None  # an updated CustomResourceDefinition's change by meaning
 
 
 @dataclass(frozen=True)
@@ -284,6 +323,7 @@ class ChartCRD:
     # The chart's copy changed since the previous render (a diff of two renders with their
     # crds/); None when the previous copy is not known. Helm still leaves it alone on upgrade.
     chart_changed: bool | None = None
+    schema: CRDSummary | None = None  # what changed in the chart, by meaning (when chart_changed)
 
     @property
     def will_process(self) -> bool:
@@ -318,6 +358,12 @@ class DriftChange:
     ssa: str = ""
     reason: str = ""  # one line: why this effect (e.g. "a custom resource: JSON merge patch")
     live: Mapping[str, Any] | None = None
+
+    @property
+    def reverts(self) -> bool:
+        """This deploy sets the live object back to the chart: it creates a missing object
+        again, adopts an unexpected one, or changes at least one drifted field back."""
+        return self.effect is DriftEffect.REVERTED or any(f.effect is DriftEffect.REVERTED for f in self.fields)
 
 
 @dataclass(frozen=True)
@@ -487,6 +533,8 @@ class Summary:
     hooks_run: int = 0  # hooks that run on this action
     hooks_changed: int = 0  # of those, hooks whose definition changes
     hooks_stored: int = 0  # hook definitions that change but do not run on this action (only stored)
+    drift_reverted: int = 0  # drifted objects this deploy sets back (DriftChange.reverts): changes too
+    regenerated: int = 0  # of the updates, those whose every change is a value the chart regenerates
 
     @property
     def total(self) -> int:
@@ -512,13 +560,14 @@ class Plan:
     @property
     def has_changes(self) -> bool:
         """True when Helm would change something that no ignore rule matched: a resource, a
-        hook, or a new release. Ignored changes never count (for --detailed-exitcode)."""
+        hook, a new release, or drift it sets back. Ignored changes never count (for
+        --detailed-exitcode)."""
         if self.helm_action in (HelmAction.INSTALL, HelmAction.UNINSTALL):
             return True
         hooks = any(t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE for t in self.tasks)
         # A chart CRD that changed is something to act on, though Helm will not apply it.
         crds = any(c.chart_changed for c in self.chart_crds)
-        return bool(self.changes) or hooks or crds
+        return bool(self.changes) or hooks or crds or self.summary.drift_reverted > 0
 
     def task_groups(self) -> tuple[tuple[TaskPhase, tuple[TaskPlan, ...]], ...]:
         """Tasks by phase, each phase in Helm's run order. A hook that runs in several phases
@@ -559,7 +608,7 @@ def disambiguate(changes: Iterable[ResourceChange]) -> list[ResourceChange]:
 
 
 def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Iterable[Warning] = (),
-              tasks: Iterable[TaskPlan] = ()) -> Summary:
+              tasks: Iterable[TaskPlan] = (), drift: Iterable[DriftChange] = ()) -> Summary:
     counts = {Action.CREATE: 0, Action.UPDATE: 0, Action.DELETE: 0, Action.RETAIN: 0}
     for change in changes:
         counts[change.action] += 1
@@ -570,7 +619,14 @@ def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Ite
         hooks_run=sum(1 for t in hooks if t.will_run),
         hooks_changed=sum(1 for t in hooks if t.will_run and t.action is not TaskAction.UNCHANGED),
         hooks_stored=sum(1 for t in hooks if not t.will_run and t.action is not TaskAction.UNCHANGED),
+        drift_reverted=sum(1 for d in drift if d.reverts),
+        regenerated=sum(1 for c in changes if c.action is Action.UPDATE and _only_regenerated(c.fields)),
     )
+
+
+def _only_regenerated(fields: Iterable[FieldChange]) -> bool:
+    real = [f for f in fields if not f.equivalent]
+    return bool(real) and all(f.regenerated for f in real)
 
 
 def _check_change(change: ResourceChange, ignored: bool = False) -> None:
@@ -712,6 +768,8 @@ def build_plan(
     live = live if live is not None else LiveCheck()
     drift_list = sorted((_drift_effect(d) for d in drift), key=lambda d: (d.resource.identity, d.resource))
     _check_live(live, drift_list)
+    if helm_action is HelmAction.NONE and any(d.reverts for d in drift_list):
+        raise ValueError("a plan that sets drift back is an upgrade, not a plan with no Helm action")
     warning_list = tuple(warnings)
     for warning in warning_list:
         if warning.fails and warning.severity is not Severity.WARNING:
@@ -731,7 +789,7 @@ def build_plan(
         tasks=tuple(task_list),
         chart_crds=tuple(chart_crds),
         warnings=warning_list,
-        summary=summarize(change_list, len(ignored_list), warning_list, task_list),
+        summary=summarize(change_list, len(ignored_list), warning_list, task_list, drift_list),
         ignored=tuple(ignored_list),
         not_checked=_not_checked(live),
         hooks_disabled=hooks_disabled,

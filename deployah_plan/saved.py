@@ -20,7 +20,7 @@ from typing import Any, Callable, TypeVar
 from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
-    Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
+    Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
     HelmAction, HookDefinition, Impact, ImpactKind, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
@@ -63,7 +63,16 @@ def field_change_of(ref: ResourceRef | None, doc: dict[str, Any]) -> FieldChange
         parts=tuple(field_change_of(None, part) for part in doc.get("parts", ())),
         parts_of=doc.get("parts_of", ""),
         equivalent=bool(doc.get("equivalent", False)),
+        crd_description=bool(doc.get("crd_description", False)),
+        regenerated=bool(doc.get("regenerated", False)),
     )
+
+
+def crd_summary_of(doc: dict[str, Any] | None) -> CRDSummary | None:
+    if doc is None:
+        return None
+    return CRDSummary(doc["descriptions"], tuple(CRDSchemaChange(c["what"], c["version"], c["path"], c["before"], c["after"])
+                                                 for c in doc["changes"]))
 
 
 def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
@@ -79,6 +88,7 @@ def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
         ownership=Ownership(doc.get("ownership", Ownership.NOT_CHECKED.value)), owner_release=doc.get("owner_release", ""),
         ignored_fields=tuple(field_change_of(ref, f) for f in doc.get("ignored_fields", ())),
         ignored_by=tuple(doc.get("ignored_by", ())),
+        crd_schema=crd_summary_of(doc.get("crd_schema")),
     )
 
 
@@ -102,7 +112,7 @@ def task_of(doc: dict[str, Any]) -> TaskPlan:
 
 def chart_crd_of(doc: dict[str, Any]) -> ChartCRD:
     return ChartCRD(doc["source"], doc["name"], CRDLifecycle(doc["lifecycle"]), doc.get("live_differs"),
-                    doc.get("chart_changed"))
+                    doc.get("chart_changed"), crd_summary_of(doc.get("schema")))
 
 
 def live_of(doc: dict[str, Any]) -> LiveCheck:

@@ -96,7 +96,7 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
     assert result.code == 0, result.err
     doc = result.json()
     validate(doc)
-    assert_example_upgrade(doc, helm)  # drift changes neither the changes nor the summary
+    assert_example_upgrade(doc, helm)  # drift changes neither the changes nor their counts
     helm4 = helm.parent.name.startswith("4.")
     live = doc["live"]
     assert live["status"] == "checked" and live["complete"] and live["source"] == "cluster"
@@ -117,6 +117,10 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
         assert replicas["effect"] == "reverted" and replicas["ssa"] == ""
     (password,) = drift["Secret", "shop-db"]["fields"]
     assert password["path"] == "/data/password" and password["after"]["sensitive"] is True
+    # What the deploy sets back counts as a change: objects with a field reverted.
+    reverted = [key for key, d in drift.items() if d["effect"] == "reverted" or any(
+        f["effect"] == "reverted" for f in d["fields"])]
+    assert doc["summary"]["drift_reverted"] == len(reverted) > 0
 
     # What the deploy does to running things: the chart's replicas (2) on the Deployment its new
     # HPA scales, 5 live. Client-side apply (Helm 3) resets the count; under server-side apply

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from deployah_plan.codes import Code
+from deployah_plan.core import crd, regenerated
 from deployah_plan.core.diff import declared_surface, diff_objects, leaves, readable_path
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
@@ -57,6 +58,10 @@ class PlanRequest:
     # The API server to judge the objects against (kinds served, schemas, namespace): None
     # leaves the predicted failures of core.validate out.
     target: Target | None = None
+    # A second render of the same inputs, and when the renders ran (Unix seconds, start and
+    # end): what differs between them, or is the render's time, is marked regenerated.
+    desired_again: Rendered | None = None
+    render_window: tuple[float, float] | None = None
 
 
 def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
@@ -159,7 +164,12 @@ def _resource_changes(
             continue
         fields = diff_objects(old[1].obj, doc.obj)
         if any(not f.equivalent for f in fields):
-            changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source))
+            schema = None
+            if crd.is_crd(doc.obj):
+                fields = list(crd.mark_descriptions(fields))
+                schema = crd.summarize(old[1].obj, doc.obj, fields)
+            changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source,
+                                          crd_schema=schema))
         elif fields:
             notes.append(warn(
                 Code.EQUIVALENT_ONLY,
@@ -534,7 +544,9 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
     for doc in request.desired.crds:
         name = str(doc.obj["metadata"].get("name", ""))
         old = before.get(name)
-        changed = None if old is None or fresh else bool([f for f in diff_objects(old, doc.obj) if not f.equivalent])
+        fields = crd.mark_descriptions(diff_objects(old, doc.obj)) if old is not None and not fresh else ()
+        changed = None if old is None or fresh else any(not f.equivalent for f in fields)
+        schema = crd.summarize(old, doc.obj, fields) if old is not None and changed else None
         if fresh:
             lifecycle = CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS
         else:
@@ -544,7 +556,36 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
         if live.covered(ref):
             found = find_live(live.index, ref)
             live_differs = None if found is None else bool(diff_objects(declared_surface(doc.obj, found), doc.obj))
-        out.append(ChartCRD(doc.source, name, lifecycle, live_differs, changed))
+        out.append(ChartCRD(doc.source, name, lifecycle, live_differs, changed, schema))
+    return out
+
+
+def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Warning]:
+    """CRDs this action applies that leave out a version the cluster still stores objects in:
+    the API server refuses the update (apiextensions ValidateCustomResourceDefinitionStoredVersions:
+    every `status.storedVersions` entry must appear in `spec.versions`). With the live CRD that
+    is a predicted failure; without it, a removed version is a warning."""
+    out: list[Warning] = []
+    for change in changes:
+        if change.action not in (Action.CREATE, Action.UPDATE) or not crd.is_crd(change.after) or change.after is None:
+            continue
+        ref = change.resource
+        found = live_of(ref)
+        if found is not None:
+            gone = crd.stored_versions_removed(change.after, found)
+            if gone:
+                out.append(warn(
+                    Code.CRD_VERSION_REMOVED, f"{ref}: this upgrade will fail: it removes version{'s' if len(gone) > 1 else ''} "
+                    f"{', '.join(gone)}, which the cluster's status.storedVersions still lists (objects are stored in "
+                    "it), and the API server refuses that; migrate the stored objects to a kept version and remove "
+                    "it from status.storedVersions first", ref, fails=True))
+        elif change.crd_schema is not None:
+            removed = [c.version for c in change.crd_schema.changes if c.what == "version-removed"]
+            if removed:
+                out.append(warn(
+                    Code.CRD_VERSION_REMOVED, f"{ref}: removes version{'s' if len(removed) > 1 else ''} {', '.join(removed)}; "
+                    "if the cluster's status.storedVersions still lists it, the API server refuses the update (the live "
+                    "CRD was not read): migrate the stored objects to a kept version first", ref))
     return out
 
 
@@ -613,21 +654,34 @@ def make_plan(request: PlanRequest) -> Plan:
             return find_live(live.index, ref) if live.covered(ref) else None
 
         changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of))
+        renders = hook_renders = None
+        if request.render_window is not None:
+            again = request.desired_again or Rendered()
+            renders, hook_renders = (
+                regenerated.Renders({i: doc.obj for i, (_, doc) in identifier.index(docs, what).items()},
+                                    request.render_window)
+                for docs, what in ((again.resources, "desired"), (again.hooks, "desired hook")))
+            changes = [regenerated.mark(c, renders) for c in changes]
         changes = _ownership(changes, live, request, warnings)
+        warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = _hook_tasks(prev_hooks, want_hooks, provisional, rank)
-        if provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks):
+        if hook_renders is not None:
+            tasks = [regenerated.mark_hooks(t, hook_renders) for t in tasks]
+        # Drift this deploy sets back is a change of the cluster: `helm upgrade` does real work.
+        if (provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks)
+                and not any(d.reverts for d in drift)):
             action = HelmAction.NONE
         else:
             action = provisional
         tasks += _schedule_tasks(changes, want_resources)
         crds = _chart_crds(request, live, fresh)
-        for crd in crds:
-            if crd.chart_changed:
+        for chart_crd in crds:
+            if chart_crd.chart_changed:
                 warnings.append(warn(
                     Code.CRD_NOT_UPGRADED,
-                    f"chart CRD {crd.name} ({crd.source}) changed in the chart, but Helm never upgrades the chart's "
+                    f"chart CRD {chart_crd.name} ({chart_crd.source}) changed in the chart, but Helm never upgrades the chart's "
                     "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it",
                 ))
         # Only objects whose live state was not read: one read and found missing is gone already.

@@ -68,6 +68,9 @@ class Target:
     # its apiVersion by capability renders another one against a real cluster, so a kind not
     # served is a warning here, not a predicted failure.
     render_defaults: bool = False
+    # The version was not given (`helm plan diff` without --kube-version): the newest the table
+    # knows is judged against, and a kind it does not serve is a warning, not a predicted failure.
+    assumed: bool = False
 
     @property
     def minor(self) -> int:
@@ -313,6 +316,11 @@ class _Predictor:
         if item.what == "previous release":
             fix = (f"the previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), "
                    f"and the chart must {fix}")
+        if self.target.assumed:
+            self.warnings.append(warn(
+                Code.API_NOT_SERVED, f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
+                f"pass --kube-version with your cluster's version to know whether Helm fails; {fix}", item.ref))
+            return
         if self.target.render_defaults:
             self.warnings.append(warn(
                 Code.API_NOT_SERVED, f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "

@@ -129,14 +129,17 @@ def _change_item(item: ObjectReport, redactor: Redactor) -> _Item:
     sign = SIGN[change.action]
     alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
     ref = str(change.resource) + words.change_note(change) + words.ownership_label(change) + alert
-    count = f" ({words.action_text(_plural(len(item.own), 'field change'), len(item.own), item.common_count)})" \
-        if item.own else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
+    what = _plural(len(item.own), 'field change') if item.own else "CRD schema changes"
+    count = f" ({words.action_text(what, len(item.own) + len(item.notes), item.common_count)})" \
+        if item.own or item.notes else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
     compact = f"- `{sign} {change.action.value}` {md(ref + count)}"  # md() and _html() drop the leading space
-    if not item.own and not change.ignored_fields and not item.warnings and item.common_count:
+    if not item.own and not item.notes and not change.ignored_fields and not item.warnings and item.common_count:
         return _Item([compact])  # only common changes: one line
     body = []
     if change.source:
         body.append(f"Source: {md(change.source)}")
+    if item.notes:
+        body.append("\n".join(f"- {md(note)}" for note in item.notes))
     if item.own:
         body.append(_field_block(change.resource, item.own, redactor))
     if change.ignored_fields:

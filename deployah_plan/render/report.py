@@ -26,6 +26,7 @@ from deployah_plan.model import (
     Action, FieldChange, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning,
 )
+from deployah_plan.core.crd import said_by_summary
 from deployah_plan.redact import sensitive_path
 from deployah_plan.render import words
 
@@ -68,6 +69,10 @@ class ObjectReport:
     warnings: tuple[Warning, ...]
     failures: tuple[Warning, ...]
     reasons: tuple[str, ...]
+    # A CRD's change by meaning, in words (render/words.crd_lines): said before its own field
+    # changes, which then leave out what these lines say (prose edits counted, properties added
+    # or removed named: core.crd.said_by_summary). JSON keeps every field change.
+    notes: tuple[str, ...] = ()
 
     @property
     def common_count(self) -> int:
@@ -196,7 +201,11 @@ class Report:
             own, marks = split(change.resource, change.fields) if folded else (change.fields, (-1,) * len(change.fields))
             warnings = tuple(about.get(change.resource.identity, ()))
             failures = tuple(w for w in warnings if w.fails)
-            return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan))
+            notes: tuple[str, ...] = ()
+            if folded and change.crd_schema is not None:
+                own = tuple(f for f in own if not said_by_summary(f))
+                notes = tuple(words.crd_lines(change.crd_schema))
+            return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan), notes)
 
         tasks = []
         for task in plan.tasks:

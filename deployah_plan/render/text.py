@@ -92,10 +92,11 @@ def _common_lines(report: Report, redactor: Redactor, style: _Style) -> list[str
 def _object_lines(item: ObjectReport, redactor: Redactor, style: _Style) -> list[str]:
     change = item.change
     sign = SIGN[change.action]
-    action = words.action_text(change.action.value, len(item.own), item.common_count)
+    action = words.action_text(change.action.value, len(item.own) + len(item.notes), item.common_count)
     alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
     out = [f"  {style(sign, sign)} {change.resource}  ({action}){words.change_note(change)}"
            f"{words.ownership_label(change)}{style(alert, 'alert')}"]
+    out += [f"      {style('*', '=')} {note}" for note in item.notes]
     out += _field_lines(change.resource, item.own, redactor, style, "      ")
     if change.ignored_fields:
         out.append(f"      {style('(' + words.ignored_note(change) + ')', 'dim')}")
