@@ -48,6 +48,7 @@ Identity = tuple[str, str, str, str]
 LiveOf = Callable[[ResourceRef], "Mapping[str, Any] | None"]
 
 WORKLOADS = frozenset({("apps", "Deployment"), ("apps", "StatefulSet"), ("apps", "DaemonSet")})
+_WORKLOAD_KINDS = frozenset(kind for _, kind in WORKLOADS)
 # Objects whose pods a Service may select: the workloads, and what else carries a pod template.
 _POD_OWNERS = WORKLOADS | {("apps", "ReplicaSet")}
 _TEMPLATE = "/spec/template"
@@ -93,7 +94,7 @@ def _key(ref: ResourceRef) -> tuple[str, str]:
 
 def _get(obj: Any, *path: str) -> Any:
     for part in path:
-        if not isinstance(obj, Mapping):
+        if not isinstance(obj, dict):
             return None
         obj = obj.get(part)
     return obj
@@ -204,7 +205,7 @@ def _hpas(given: ImpactInput) -> dict[Identity, _Hpa]:
 
     def add(ref: ResourceRef, obj: Mapping[str, Any], live: bool) -> None:
         target = _get(obj, "spec", "scaleTargetRef")
-        if not isinstance(target, Mapping) or not isinstance(target.get("name"), str):
+        if not isinstance(target, dict) or not isinstance(target.get("name"), str):
             return
         api = str(target.get("apiVersion") or "")
         group = api.split("/")[0] if "/" in api else ""
@@ -295,11 +296,11 @@ class _Use:
 
 def _pod_spec(ref: ResourceRef, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
     spec = _get(obj, "spec", "template", "spec")
-    return spec if isinstance(spec, Mapping) else None
+    return spec if isinstance(spec, dict) else None
 
 
 def _list(value: Any) -> list[Mapping[str, Any]]:
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
 def consumers(pod: Mapping[str, Any]) -> dict[tuple[str, str], list[_Use]]:
@@ -357,14 +358,20 @@ def _config_data_changed(change: ResourceChange) -> bool:
 
 # -- traffic ----------------------------------------------------------------------------------------
 
+_POD_KINDS = frozenset(kind for _, kind in _POD_OWNERS) | {"Pod"}  # a cheap first test, before the group
+
+
 def _pod_labels(ref: ResourceRef, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The labels of the pods an object makes (None: it makes none)."""
+    if ref.kind not in _POD_KINDS:
+        return None
     if _key(ref) in _POD_OWNERS:
         labels = _get(obj, "spec", "template", "metadata", "labels")
     elif _key(ref) == ("", "Pod"):
         labels = _get(obj, "metadata", "labels")
     else:
         return None
-    return labels if isinstance(labels, Mapping) else {}
+    return labels if isinstance(labels, dict) else {}
 
 
 class _LabelIndex:
@@ -395,7 +402,7 @@ def _selector(obj: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     if _get(obj, "spec", "type") == "ExternalName":
         return None
     selector = _get(obj, "spec", "selector")
-    return selector if isinstance(selector, Mapping) and selector else None
+    return selector if isinstance(selector, dict) and selector else None
 
 
 def _ports(obj: Mapping[str, Any] | None) -> dict[tuple[str, str], Mapping[str, Any]]:
@@ -408,7 +415,7 @@ def _routes(ref: ResourceRef, obj: Mapping[str, Any] | None) -> dict[str, str]:
     if obj is None:
         return out
     if ref.kind == "Ingress":
-        if isinstance(_get(obj, "spec", "defaultBackend") or _get(obj, "spec", "backend"), Mapping):
+        if isinstance(_get(obj, "spec", "defaultBackend") or _get(obj, "spec", "backend"), dict):
             out["default"] = "the default backend"
         for rule in _list(_get(obj, "spec", "rules")):
             host = str(rule.get("host") or "")
@@ -463,7 +470,7 @@ def _workloads(changes: list[ResourceChange], given: ImpactInput, found: _Found)
     readers: dict[tuple[str, str, str], list[tuple[ResourceRef, list[_Use]]]] = {}
     if wanted:
         for ref, obj in given.desired.values():
-            pod = _pod_spec(ref, obj) if _key(ref) in WORKLOADS else None
+            pod = _pod_spec(ref, obj) if ref.kind in _WORKLOAD_KINDS and _key(ref) in WORKLOADS else None
             if pod is None:
                 continue
             for (kind, name), uses in consumers(pod).items():
@@ -505,7 +512,7 @@ def _workloads(changes: list[ResourceChange], given: ImpactInput, found: _Found)
             found.impacts.append(_rollout(change, given, hpa, covers.get(change.resource.identity, [])))
         else:
             found.impacts.append(_no_restart(change))
-    for ref, obj in given.desired.values():
+    for ref, obj in given.desired.values() if hpas else ():
         hpa = hpas.get(ref.identity)
         declared = _int(_get(obj, "spec", "replicas"))
         if hpa is None or declared is None or ref.identity not in given.previous:
@@ -558,17 +565,22 @@ def _replicas_reset(ref: ResourceRef, declared: int, hpa: _Hpa, given: ImpactInp
 
 
 def _traffic(changes: list[ResourceChange], given: ImpactInput, found: _Found) -> None:
-    pods_moved = any(_key(c.resource) in _POD_OWNERS | {("", "Pod")} and (
-        c.action is not Action.UPDATE or _pod_labels(c.resource, c.before or {}) != _pod_labels(c.resource, c.after or {}))
-        for c in changes)
+    # The label pairs of pods that come, go or change: a Service whose selector is unchanged
+    # matches other pods only if one of its pairs is among them.
+    moved: set[tuple[str, str]] = set()
+    for c in changes:
+        before = _pod_labels(c.resource, c.before or {}) if c.before is not None else None
+        after = _pod_labels(c.resource, c.after or {}) if c.after is not None else None
+        if before != after:
+            moved.update((str(k), str(v)) for labels in (before, after) if labels for k, v in labels.items())
     before_index: _LabelIndex | None = None
     after_index: _LabelIndex | None = None
     for ident, (ref, obj) in given.desired.items():
-        if _key(ref) != ("", "Service") or ident not in given.previous:
+        if ref.kind != "Service" or ref.group != "" or ident not in given.previous:
             continue
         old = given.previous[ident][1]
         was, now = _selector(old), _selector(obj)
-        if was is None or (was == now and not pods_moved):
+        if was is None or (was == now and not any((str(k), str(v)) in moved for k, v in was.items())):
             continue
         before_index = before_index or _LabelIndex(given.previous.values())
         after_index = after_index or _LabelIndex(given.desired.values())
