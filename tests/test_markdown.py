@@ -52,3 +52,19 @@ def test_a_small_plan_is_not_cut(tmp_path: Path) -> None:
     (tmp_path / "d.yaml").write_text(_objects(3, "app:2"))
     out = run_plan("diff", "p.yaml", "d.yaml", "-o", "markdown", cwd=tmp_path).out
     assert "Cut to fit" not in out and out.count("<details>") == 3
+
+
+def test_thousands_of_rollouts_fit_a_comment(tmp_path: Path) -> None:
+    def deployments(image: str) -> str:
+        return "".join(f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web-{n:04}}}\nspec:\n"
+                       f"  replicas: 2\n  selector: {{matchLabels: {{app: web-{n:04}}}}}\n  template:\n"
+                       f"    metadata: {{labels: {{app: web-{n:04}}}}}\n"
+                       f"    spec: {{containers: [{{name: web, image: '{image}'}}]}}\n" for n in range(3000))
+    (tmp_path / "p.yaml").write_text(deployments("app:1"))
+    (tmp_path / "d.yaml").write_text(deployments("app:2"))
+    out = run_plan("diff", "p.yaml", "d.yaml", "-o", "markdown", cwd=tmp_path).out
+    assert len(out) < CAP
+    assert "**Plan: 0 to create, 3000 to update, 0 to delete.**<br>\n**Impact: 3000 workloads restart (6000 pods).**" in out
+    note = next(line for line in out.splitlines() if line.startswith("> **Cut to fit a comment"))
+    assert "impacts" in note and "#### What the deploy does to running things" in out
+    assert "- `~ restart` Deployment default/web-0000: pod template changes: 2 pods restart" in out

@@ -18,7 +18,7 @@ import math
 from typing import Any, Iterable
 
 from deployah_plan.model import (
-    ChartCRD, DriftChange, FieldChange, Header, LiveCheck, Plan, ResourceRef, Summary, Warning,
+    ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary, Warning,
 )
 from deployah_plan.redact import Masked, Redactor
 from deployah_plan.render.options import WriteOptions
@@ -28,8 +28,13 @@ from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectRe
 # 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
 # whether a chart CRD changed in the chart;
 # 1.3 the `inputs` record of a plan saved with --out (deployah_plan/record.py), for `helm plan verify`;
-# 1.4 added common changes (`common_changes`, and `common` on each field change said there).
-FORMAT_VERSION = "1.4"
+# 1.4 added common changes (`common_changes`, and `common` on each field change said there);
+# 1.5 added `impact`: what the deploy does to running things (core/impact.py); the summary's
+# count of drift this deploy sets back (`drift_reverted`); values the chart regenerates on every
+# render (`regenerated` on a field change, and the summary's count of updates made only of them);
+# a CRD's change by meaning (`crd_schema` on a change, `schema` on a chart CRD, `crd_description`
+# on a field change); and the `kube-version-assumed` and `crd-version-removed` warning codes.
+FORMAT_VERSION = "1.5"
 
 
 def _plain(value: Any) -> Any:
@@ -60,6 +65,10 @@ def field_change_doc(change: FieldChange) -> dict[str, Any]:
         out["keys"] = {pointer: _plain(dict(key)) for pointer, key in change.keys}
     if change.equivalent:
         out["equivalent"] = True
+    if change.crd_description:
+        out["crd_description"] = True
+    if change.regenerated:
+        out["regenerated"] = True
     if change.lines:
         out["line_diff"] = list(change.lines)
     if change.parts:
@@ -93,7 +102,14 @@ def resource_change_doc(item: ObjectReport, redactor: Redactor) -> dict[str, Any
         "ignored_by": list(change.ignored_by),
         "warnings": [w.code.value for w in item.warnings],
         "predicted_failure": bool(item.failures),
+        **({"crd_schema": crd_summary_doc(change.crd_schema)} if change.crd_schema is not None else {}),
     }
+
+
+def crd_summary_doc(summary: CRDSummary) -> dict[str, Any]:
+    return {"descriptions": summary.descriptions,
+            "changes": [{"what": c.what, "version": c.version, "path": c.path, "before": _plain(c.before),
+                         "after": _plain(c.after)} for c in summary.changes]}
 
 
 def hook_definition_doc(item: DefinitionReport, redactor: Redactor) -> dict[str, Any]:
@@ -140,13 +156,19 @@ def _common_doc(item: CommonChange, redactor: Redactor, changes: dict[tuple[str,
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
     return {"source": crd.source, "name": crd.name, "lifecycle": crd.lifecycle.value, "will_process": crd.will_process,
-            "live_differs": crd.live_differs, "chart_changed": crd.chart_changed}
+            "live_differs": crd.live_differs, "chart_changed": crd.chart_changed,
+            **({"schema": crd_summary_doc(crd.schema)} if crd.schema is not None else {})}
 
 
 def warning_doc(warning: Warning) -> dict[str, Any]:
     return {"code": warning.code.value, "severity": warning.severity.value, "message": warning.message,
             "resource": ref_doc(warning.resource) if warning.resource else None,
             "predicted_failure": warning.fails}
+
+
+def impact_doc(item: Impact) -> dict[str, Any]:
+    return {"kind": item.kind.value, "resource": ref_doc(item.resource), "message": item.message,
+            "objects": [ref_doc(r) for r in item.objects], "counts": dict(item.counts), "details": list(item.details)}
 
 
 def header_doc(h: Header) -> dict[str, Any]:
@@ -163,7 +185,8 @@ def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
     return {"create": summary.create, "update": summary.update, "delete": summary.delete, "retain": summary.retain,
             "ignored": summary.ignored, "has_changes": plan.has_changes,
             "predicted_failures": summary.failures, "hooks_run": summary.hooks_run,
-            "hooks_changed": summary.hooks_changed, "hooks_stored": summary.hooks_stored}
+            "hooks_changed": summary.hooks_changed, "hooks_stored": summary.hooks_stored,
+            "drift_reverted": summary.drift_reverted, "regenerated": summary.regenerated}
 
 
 def live_doc(live: LiveCheck) -> dict[str, Any]:
@@ -200,6 +223,7 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],
         "warnings": [warning_doc(w) for w in plan.warnings],
+        "impact": [impact_doc(i) for i in plan.impact],
         "ignored": [resource_change_doc(item, redactor) for item in report.ignored],
         "not_checked": list(plan.not_checked),
         "summary": summary_doc(plan.summary, plan),

@@ -1,6 +1,7 @@
 """The plan as markdown for a pull-request comment (GitHub and GitLab).
 
-Order: the header, a summary table and the warnings first; then one collapsible `<details>`
+Order: the header, a summary table (the plan line and the impact line under it) and the
+warnings first; then what the deploy does to running things; then one collapsible `<details>`
 section per changed object with its field changes; then tasks, chart CRDs, ignored changes and
 what was not checked.
 
@@ -13,7 +14,9 @@ A comment holds at most 65,536 characters, so the output stays under CAP. When t
 does not fit, detail is cut, least important first, and a note at the top says what was cut:
 1. the field changes of hook definitions,
 2. the details (field changes) of objects, from the last in Helm's order; each keeps one line,
-3. whole lines: ignored changes, then tasks, then objects, then warnings, each from the end.
+   then the details of impacts (the strategy, what each reader sees),
+3. whole lines: ignored changes, then tasks, then objects, then impacts, then warnings, each
+   from the end.
 The header, the summary table and the note itself are never cut.
 """
 from __future__ import annotations
@@ -125,14 +128,18 @@ def _change_item(item: ObjectReport, redactor: Redactor) -> _Item:
     sign = SIGN[change.action]
     alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
     ref = str(change.resource) + words.change_note(change) + words.ownership_label(change) + alert
-    count = f" ({words.action_text(_plural(len(item.own), 'field change'), len(item.own), item.common_count)})" \
-        if item.own else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
+    what = _plural(len(item.own), 'field change') if item.own else "CRD schema changes"
+    count = f" ({words.action_text(what, len(item.own) + len(item.notes), item.common_count)})" \
+        if item.own or item.notes else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
     compact = f"- `{sign} {change.action.value}` {md(ref + count)}"  # md() and _html() drop the leading space
-    if not item.own and not item.hidden and not change.ignored_fields and not item.warnings and item.common_count:
+    if not item.own and not item.hidden and not item.notes and not change.ignored_fields and not item.warnings \
+            and item.common_count:
         return _Item([compact])  # only common changes: one line
     body = []
     if change.source:
         body.append(f"Source: {md(change.source)}")
+    if item.notes:
+        body.append("\n".join(f"- {md(note)}" for note in item.notes))
     if item.own:
         body.append(_field_block(change.resource, item.own, redactor))
     if item.hidden:
@@ -239,6 +246,7 @@ def _sections(report: Report, redactor: Redactor) -> dict[str, _Section]:
     not_checked = [_Item([f"- {md(item)}"]) for item in plan.not_checked]
     return {
         "warnings": _Section(_title(words.WARNINGS_TITLE), warnings, "warning"),
+        "impact": _Section(_title(words.IMPACT_TITLE), _impact_items(report), "impact"),
         "common": _Section(_title(words.common_title(
             words.common_heading(len(report.groups[0].resources), len(report.groups[0].hooks))
             if len(report.groups) == 1 else "")), common, "group of common changes"),
@@ -251,6 +259,16 @@ def _sections(report: Report, redactor: Redactor) -> dict[str, _Section]:
     }
 
 
+def _impact_items(report: Report) -> list[_Item]:
+    """What the deploy does to running things: a line each, its details under it (cut first)."""
+    items = []
+    for item in report.plan.impact:
+        line = f"- `{item.kind.sign} {item.kind.value}` {md(item.message)}"
+        full = line + "".join(f"<br>{md(detail)}" for detail in item.details)
+        items.append(_Item([full, line] if item.details else [line]))
+    return items
+
+
 def _title(title: str) -> str:
     return f"#### {title.rstrip(':')}"
 
@@ -260,14 +278,14 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     # The running total is kept up to date item by item (as size() would compute it), so the
     # cutting is linear in the number of items.
     total = sum(s.size() for s in sections.values())
-    for key in ("tasks", "drift", "changes"):
+    for key in ("tasks", "drift", "changes", "impact"):
         for item in reversed(sections[key].items):
             if total <= budget:
                 break
             before = len(item.text)
             item.level = len(item.forms) - 1
             total += len(item.text) - before
-    for key in ("ignored", "tasks", "drift", "changes", "warnings", "common"):
+    for key in ("ignored", "tasks", "drift", "changes", "impact", "warnings", "common"):
         section = sections[key]
         section.shown = len(section.items)
         while total > budget and section.shown > 0:
@@ -279,10 +297,13 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     details = sum(1 for i in sections["changes"].visible() if i.cut)
     if details:
         cut.append(f"the details of {_plural(details, 'object')}")
+    impact_details = sum(1 for i in sections["impact"].visible() if i.cut)
+    if impact_details:
+        cut.append(f"the details of {_plural(impact_details, 'impact')}")
     hook_details = sum(1 for i in sections["tasks"].visible() if i.cut and i.forms[0] != i.forms[-1])
     if hook_details:
         cut.append(f"the definition changes of {_plural(hook_details, 'hook')}")
-    for key in ("changes", "tasks", "drift", "ignored", "warnings", "common"):
+    for key in ("changes", "tasks", "drift", "ignored", "impact", "warnings", "common"):
         section = sections[key]
         hidden = len(section.items) - len(section.visible())
         if hidden:
@@ -305,7 +326,7 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
         f"### {md(title)}",
         "\n".join(f"- {md(line)}" for line in rest),
         _summary_table(report),
-        f"**{md(words.summary_text(plan))}**",
+        f"**{md(words.summary_text(plan))}**" + (f"<br>\n**{md(report.impact_line)}**" if report.impact_line else ""),
     ])
     sections = _sections(report, Redactor.for_plan(plan, options.show_secrets))
     full = sum(s.size() for s in sections.values()) + len(head)

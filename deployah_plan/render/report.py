@@ -26,6 +26,7 @@ from deployah_plan.model import (
     Action, FieldChange, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning,
 )
+from deployah_plan.core.crd import said_by_summary
 from deployah_plan.redact import sensitive_path
 from deployah_plan.render import words
 
@@ -69,7 +70,11 @@ class ObjectReport:
     warnings: tuple[Warning, ...]
     failures: tuple[Warning, ...]
     reasons: tuple[str, ...]
-    hidden: int = 0
+    # A CRD's change by meaning, in words (render/words.crd_lines): said before its own field
+    # changes, which then leave out what these lines say (prose edits counted, properties added
+    # or removed named: core.crd.said_by_summary). JSON keeps every field change.
+    notes: tuple[str, ...] = ()
+    hidden: int = 0  # field changes not shown: the kind is suppressed (--suppress)
 
     @property
     def common_count(self) -> int:
@@ -138,6 +143,11 @@ class Report:
         return len(self.plan.drift) if self.drift_read else None
 
     @property
+    def impact_line(self) -> str:
+        """The one line under the plan line: what the deploy does to running things ("" for nothing)."""
+        return words.impact_summary(self.plan.impact)
+
+    @property
     def warning_count(self) -> int:
         return sum(1 for w in self.plan.warnings if w.severity is Severity.WARNING)
 
@@ -194,9 +204,14 @@ class Report:
             own, marks = split(change.resource, change.fields) if folded else (change.fields, (-1,) * len(change.fields))
             warnings = tuple(about.get(change.resource.identity, ()))
             failures = tuple(w for w in warnings if w.fails)
+            notes: tuple[str, ...] = ()
+            if folded and change.crd_schema is not None:
+                own = tuple(f for f in own if not said_by_summary(f))
+                notes = tuple(words.crd_lines(change.crd_schema))
             if change.resource.kind in suppress:
-                return ObjectReport(change, (), marks, warnings, failures, _reasons(change, plan), hidden=len(own))
-            return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan))
+                return ObjectReport(change, (), marks, warnings, failures, _reasons(change, plan), notes,
+                                    hidden=len(own))
+            return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan), notes)
 
         tasks = []
         for task in plan.tasks:
