@@ -22,17 +22,17 @@ def _plan(tmp_path: Path, name: str, *args: str) -> str:
 
 def test_github_annotation_at_the_template(tmp_path: Path) -> None:
     out = _plan(tmp_path, "frozen", "-o", "github", "--source-root", "charts/shop/")
-    (line,) = out.splitlines()
+    (line,) = [line for line in out.splitlines() if line.startswith("::error")]
     assert line.startswith("::error file=charts/shop/templates/config.yaml,line=1,title=helm plan%3A shop (immutable)::")
     assert "ConfigMap shop/frozen: this upgrade will fail" in line
     bare = _plan(tmp_path, "frozen", "-o", "github")  # no root: helm's own path
-    assert bare.startswith("::error file=shop/templates/config.yaml,line=1,")
+    assert "\n::error file=shop/templates/config.yaml,line=1," in "\n" + bare
 
 
 def test_a_name_cannot_start_another_workflow_command(tmp_path: Path) -> None:
     """GitHub reads a workflow command per line: a name's newline, `%` and `::` stay in the message."""
     out = _plan(tmp_path, '"x\\n::stop-commands::t\\r%0A::warning::y"', "-o", "github")
-    (line,) = out.splitlines()
+    (line,) = [line for line in out.splitlines() if line.startswith("::error")]
     assert line.startswith("::error file=") and "::stop-commands" in line
     message = line.split("::", 2)[2]
     assert "\\x0a::stop-commands::t\\x0d%250A::warning::y" in message
@@ -40,19 +40,20 @@ def test_a_name_cannot_start_another_workflow_command(tmp_path: Path) -> None:
 
 def test_codequality_report(tmp_path: Path) -> None:
     report = json.loads(_plan(tmp_path, "frozen", "-o", "codequality", "--source-root", "charts/shop"))
-    (issue,) = report
+    (issue,) = [issue for issue in report if issue["severity"] == "critical"]
     assert issue["check_name"] == "helm-plan/immutable" and issue["severity"] == "critical"
     assert issue["location"] == {"path": "charts/shop/templates/config.yaml", "lines": {"begin": 1}}
     assert issue["description"].startswith("ConfigMap shop/frozen: this upgrade will fail")
     assert len(issue["fingerprint"]) == len(hashlib.sha256().hexdigest())
     again = json.loads(_plan(tmp_path, "frozen", "-o", "codequality", "--source-root", "charts/shop"))
-    assert again[0]["fingerprint"] == issue["fingerprint"]  # the same finding, the same fingerprint
+    assert issue["fingerprint"] in {i["fingerprint"] for i in again}  # the same finding, the same fingerprint
     other = json.loads(_plan(tmp_path, "thawed", "-o", "codequality", "--source-root", "charts/shop"))
-    assert other[0]["fingerprint"] != issue["fingerprint"]
+    assert issue["fingerprint"] not in {i["fingerprint"] for i in other}
 
 
 def test_no_findings_is_an_empty_report(tmp_path: Path) -> None:
     previous = tmp_path / "same.yaml"
     previous.write_text(CONFIG.format(file="config.yaml", name="same", value=1))
-    assert run_plan("diff", str(previous), str(previous), "-o", "codequality").out == "[]\n"
-    assert run_plan("diff", str(previous), str(previous), "-o", "github").out == ""
+    args = ("diff", str(previous), str(previous), "--kube-version", "1.34")  # no version assumed, nothing to say
+    assert run_plan(*args, "-o", "codequality").out == "[]\n"
+    assert run_plan(*args, "-o", "github").out == ""
