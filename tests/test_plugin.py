@@ -142,7 +142,7 @@ def test_local_install_leaves_the_checkout_as_it_was(helm: Path, tmp_path: Path)
     ran = _run(helm, "plan", "schema", env=env, cwd=checkout)
     assert ran.returncode == 0, ran.stderr
     assert not list(checkout.rglob("__pycache__"))
-    (environment,) = (tmp_path / "home" / "cache" / "helm-plan").iterdir()
+    (environment,) = (tmp_path / "home" / "cache" / "helm-plan").glob("env-*")
     assert list((environment / "pycache").rglob("cli.*.pyc"))
     # helm updates only a plugin installed from a repository; a linked folder is updated by hand.
     update = _run(helm, "plugin", "update", "plan", env=env)
