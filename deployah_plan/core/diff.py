@@ -496,10 +496,21 @@ def _match_unkeyed(a: list[Any], b: list[Any]) -> dict[int, int]:
         pairs.update((j, i) for i, j in zip(rest_a, rest_b))
         return pairs
     # Nothing moved: what is left is paired by position between two matched entries, never
-    # across one, so an edit that moves nothing shows no reorder.
+    # across one, so an edit that moves nothing shows no reorder; then an entry that moved
+    # and changed is paired with the one it is close to (as close as a rename).
     bounds = [(-1, -1), *anchors, (len(b), len(a))]
     for (j0, i0), (j1, i1) in zip(bounds, bounds[1:]):
         pairs.update(zip(range(j0 + 1, j1), range(i0 + 1, i1)))
+    matched_a = set(pairs.values())
+    rest_a = [i for i in range(len(a)) if i not in matched_a][:_MAX_RENAME_CANDIDATES]
+    rest_b = [j for j in range(len(b)) if j not in pairs][:_MAX_RENAME_CANDIDATES]
+    scored = sorted((-similarity(a[i], b[j]), j, i) for i in rest_a for j in rest_b)
+    for score, j, i in scored:
+        if -score < _RENAME_SIMILARITY:
+            break
+        if j not in pairs and i not in matched_a:
+            pairs[j] = i
+            matched_a.add(i)
     return pairs
 
 

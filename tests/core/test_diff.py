@@ -416,3 +416,13 @@ def test_long_unkeyed_lists_are_matched_in_order_too() -> None:
     before = [f"line-{i}" for i in range(600)]  # 600 x 601 entry pairs: matched by difflib's blocks
     assert ops(diff({"l": before}, {"l": ["new", *before]})) == [("add", "/l/0")]
     assert ops(diff({"l": before}, {"l": before[:300] + before[301:]})) == [("remove", "/l/300")]
+
+
+def test_an_entry_that_moved_and_changed_is_a_reorder_and_its_change() -> None:
+    web = {"name": "web", "rules": [{"alert": "Down", "expr": "up == 0"}, {"alert": "Slow", "expr": "latency > 1"}]}
+    edited = {"name": "web", "rules": [{"alert": "Down", "expr": "up == 0"}, {"alert": "Slow", "expr": "latency > 2"}]}
+    other = {"name": "db", "rules": [{"alert": "Full", "expr": "disk > 0.9"}]}
+    changes = diff({"groups": [web, other]}, {"groups": [other, edited]})
+    assert [(c.op.value, c.path) for c in changes] == [("reorder", "/groups"), ("replace", "/groups/1/rules/1/expr")]
+    unlike = diff({"l": [{"a": 1, "b": 2}, "x"]}, {"l": ["x", {"c": 3, "d": 4}]})
+    assert ops(unlike) == [("add", "/l/1"), ("remove", "/l/0")]
