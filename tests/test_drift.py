@@ -204,6 +204,49 @@ def test_server_side_apply_leaves_a_dropped_field_another_manager_owns() -> None
     assert drift_of(p)["cfg"][2] == [("/data/colour", "replace", "removed"), ("/data/size", "replace", "left")]
 
 
+def _ssa_field(previous: str, desired: str, live: dict[str, Any], **request: Any) -> tuple[str, str]:
+    p = plan([previous], [desired], [live], apply_method=ApplyMethod.SSA, **request)
+    (item,) = p.drift
+    (field,) = item.fields
+    return field.effect.value, field.ssa
+
+
+SIZED = CONFIGMAP.replace("colour: teal", "colour: teal\n  size: m")
+
+
+@pytest.mark.parametrize("desired, owners, force, effect, note", [
+    # The new chart declares the field (Kubernetes server-side apply: the applier sets what it
+    # declares; a field another manager owns is a conflict unless forced).
+    (SIZED.replace("size: m", "size: l"), [], False, "left", "the new chart declares the live value"),
+    (SIZED, [], False, "reverted", "no other field manager owns it"),
+    (SIZED, ["ops"], False, "conflict", "field manager ops owns it; the upgrade fails unless conflicts are forced"),
+    (SIZED, ["ops"], True, "reverted", "--force-conflicts takes it from field manager ops"),
+    # The new chart no longer declares it: removed only when no other manager owns it.
+    (CONFIGMAP, [], False, "removed", "server-side apply removes it: Helm owned it and no longer declares it"),
+    (CONFIGMAP, ["ops"], False, "left", "server-side apply leaves it: field manager ops owns it"),
+])
+def test_server_side_apply_effect_of_each_drifted_field(desired: str, owners: list[str], force: bool, effect: str,
+                                                         note: str) -> None:
+    live = live_of(SIZED)
+    live["data"]["size"] = "l"
+    live["metadata"]["managedFields"] = [{"manager": m, "operation": "Update", "fieldsV1": {"f:data": {"f:size": {}}}}
+                                         for m in owners]
+    got = _ssa_field(SIZED, desired, live, force_conflicts=force)
+    assert got[0] == effect and note in got[1], got
+
+
+def test_a_field_already_gone_live_and_no_longer_declared_is_left_not_removed() -> None:
+    live = live_of(SIZED)
+    del live["data"]["size"]
+    assert _ssa_field(SIZED, CONFIGMAP, live) == ("left", "server-side apply: already gone, and no longer declared")
+    client = plan([SIZED], [CONFIGMAP], [live], apply_method=ApplyMethod.CSA)
+    assert drift_of(client)["cfg"][2] == [("/data/size", "remove", "left")]
+    # Still declared: put back, under either apply method.
+    assert _ssa_field(SIZED, SIZED, live)[0] == "reverted"
+    assert drift_of(plan([SIZED], [SIZED], [live], apply_method=ApplyMethod.CSA))["cfg"][2] == [
+        ("/data/size", "remove", "reverted")]
+
+
 def test_secret_drift_compares_folded_string_data() -> None:
     live = live_of(SECRET.replace("stringData:\n  password: hunter2", "data:\n  password: aHVudGVyMg=="))
     assert plan([SECRET], [SECRET], [live]).drift == ()
