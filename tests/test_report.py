@@ -22,6 +22,7 @@ import yaml
 from conftest import ROOT, run_plan
 from deployah_plan import saved
 from deployah_plan.render import markdown, text
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.words import MAX_VALUE, shorten_pair
 
 CASE = ROOT / "tests" / "cases" / "chart-label-bump"
@@ -82,7 +83,7 @@ def _out(output: str) -> str:
 
 def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
     folded = _out("text")
-    unfolded = text.render(saved.load(_out("json"), "plan.json"), fold=False)  # no flag turns folding off
+    unfolded = text.render(saved.load(_out("json"), "plan.json"), WriteOptions(fold=False))  # no flag turns folding off
     assert len(folded.splitlines()) * 2 <= MAIN_TEXT_LINES
     # Unfolded, the same report repeats the bumps under every object (and pod template).
     assert unfolded.count('labels["helm.sh/chart"]') + unfolded.count('labels["app.kubernetes.io/version"]') == LABEL_LINES
@@ -105,7 +106,7 @@ def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
 
 def test_markdown_folds_and_is_half_as_long() -> None:
     folded = _out("markdown")
-    unfolded = markdown.render(saved.load(_out("json"), "plan.json"), fold=False)
+    unfolded = markdown.render(saved.load(_out("json"), "plan.json"), WriteOptions(fold=False))
     assert unfolded.count('labels["helm.sh/chart"]') == 2 * (len(RESOURCES) + len(HOOKS) + TEMPLATES)  # - and +
     assert len(folded) * 2 <= MAIN_MARKDOWN_CHARS
     assert len(folded) * 2 <= len(unfolded)

@@ -24,6 +24,7 @@ from typing import Iterable
 from deployah_plan.model import DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import ObjectReport, Report, TaskRow
 from deployah_plan.render.words import SIGN, TASK_SIGN
 
@@ -292,9 +293,9 @@ def _clip(line: str) -> str:
     return line if len(line) <= _HEADER_LINE else line[: _HEADER_LINE - 1] + "…"
 
 
-def render(plan: Plan, show_secrets: bool = False, fold: bool = True) -> str:
-    """The plan as a comment; `fold=False` repeats common changes under every object."""
-    report = Report.of(plan, fold)
+def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
+    """The plan as a comment."""
+    report = Report.of(plan, options.fold)
     title, *rest = (_clip(line) for line in words.header_lines(plan))
     head = "\n\n".join([
         f"### {md(title)}",
@@ -302,7 +303,7 @@ def render(plan: Plan, show_secrets: bool = False, fold: bool = True) -> str:
         _summary_table(report),
         f"**{md(words.summary_text(plan))}**",
     ])
-    sections = _sections(report, Redactor.for_plan(plan, show_secrets))
+    sections = _sections(report, Redactor.for_plan(plan, options.show_secrets))
     full = sum(s.size() for s in sections.values()) + len(head)
     cut = _fit(sections, CAP - len(head) - _RESERVE) if full > CAP - _RESERVE else []
     parts = [head]

@@ -17,6 +17,7 @@ from deployah_plan.model import (
 )
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import ObjectReport, Report
 from deployah_plan.render.words import SIGN, TASK_SIGN
 
@@ -164,13 +165,12 @@ def _warning_line(warning: PlanWarning, style: _Style) -> str:
     return f"  {style(mark, mark)} {style(warning.message, 'alert') if loud else warning.message}"
 
 
-def render(plan: Plan, colour: bool = False, show_secrets: bool = False, width: int | None = None,
-           fold: bool = True) -> str:
-    """The plan as text. `width` wraps lines (None: never); `fold=False` repeats common changes
-    under every object (what the plan looked like before they were folded)."""
-    style = _Style(colour)
-    report = Report.of(plan, fold)
-    redactor = Redactor.for_plan(plan, show_secrets)
+def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
+    """The plan as text. `options.width` wraps lines (None: never)."""
+    style = _Style(options.colour)
+    width = options.width
+    report = Report.of(plan, options.fold)
+    redactor = Redactor.for_plan(plan, options.show_secrets)
     out = _header(plan, style)
     out += _common_lines(report, redactor, style)
     if plan.changes:
