@@ -1,6 +1,6 @@
 """Unit tests of deployah_plan/core/diff.py, fast enough for scripts/mutation.
 
-The property tests of tests/test_diff_engine.py check that a change set turns `before` into
+The property tests of tests/core/test_diff_properties.py check that a change set turns `before` into
 `after`; these check that it is the smallest true one (README: "the smallest true set of
 changes"): equal values give nothing, edits that keep the order give no `reorder`, equal
 entries are matched first come first served, and a keyed entry is a `rename` only when at
