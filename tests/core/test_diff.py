@@ -8,16 +8,20 @@ least 60% of its content (key fields aside) is unchanged. Pointers are RFC 6901.
 from __future__ import annotations
 
 import copy
+import itertools
+import json
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings, strategies as st
 
 from deployah_plan.core.diff import (
-    declared_surface, diff, diff_objects, escape, key_label, leaves, line_diff, readable_path, same, similarity,
+    _in_order, declared_surface, diff, diff_objects, escape, key_label, leaves, line_diff, readable_path, same, similarity,
     tokens,
 )
 from deployah_plan.model import FieldChange, FieldOp
+from deployah_plan.yamlkube import MAX_DEPTH
 
 
 def deployment(containers: list[dict[str, Any]], **meta: Any) -> dict[str, Any]:
@@ -426,3 +430,95 @@ def test_an_entry_that_moved_and_changed_is_a_reorder_and_its_change() -> None:
     assert [(c.op.value, c.path) for c in changes] == [("reorder", "/groups"), ("replace", "/groups/1/rules/1/expr")]
     unlike = diff({"l": [{"a": 1, "b": 2}, "x"]}, {"l": ["x", {"c": 3, "d": 4}]})
     assert ops(unlike) == [("add", "/l/1"), ("remove", "/l/0")]
+
+
+def _nest(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
+@pytest.mark.parametrize("place", [1, 3])
+def test_an_embedded_document_is_walked_while_the_whole_path_nests_at_most_max_depth(place: int) -> None:
+    # The string's place plus the document's nesting: at most MAX_DEPTH levels (yamlkube), as
+    # for any document; deeper is one replace, never a walk past the limit.
+    def changes(depth: int, form: str) -> FieldChange:
+        def text(leaf: int) -> str:
+            doc = _nest(depth, leaf)
+            return json.dumps(doc) if form == "json" else yaml.safe_dump(doc)
+        (change,) = diff(_wrap(place, text(1)), _wrap(place, text(2)))
+        return change
+    for form in ("json", "yaml"):
+        assert changes(MAX_DEPTH - place, form).parts_of == form
+        deep = changes(MAX_DEPTH - place + 1, form)
+        assert deep.parts == () and deep.op is FieldOp.REPLACE
+
+
+def _wrap(place: int, value: Any) -> Any:
+    out: Any = {"c": value}
+    for _ in range(place - 1):
+        out = {"x": out}
+    return out
+
+
+def test_a_document_embedded_in_an_embedded_document_counts_both_places() -> None:
+    def outer(leaf: int, depth: int) -> dict[str, Any]:
+        return {"c": json.dumps({"inner": json.dumps(_nest(depth, leaf))})}
+    (change,) = diff(outer(1, MAX_DEPTH - 2), outer(2, MAX_DEPTH - 2))
+    (inner,) = change.parts
+    assert inner.parts_of == "json" and inner.path == "/inner"
+    (too_deep,) = diff(outer(1, MAX_DEPTH - 1), outer(2, MAX_DEPTH - 1))
+    (inner,) = too_deep.parts
+    assert inner.parts == ()
+
+
+def test_what_makes_a_string_an_embedded_document() -> None:
+    (js,) = diff({"c": '{"a": 1}'}, {"c": '{"a": 2}'})
+    assert (js.op, js.before, js.after) == (FieldOp.REPLACE, '{"a": 1}', '{"a": 2}')
+    (one_json,) = diff({"c": '{"a": 1}'}, {"c": "plain"})
+    assert one_json.parts == () and one_json.lines == ()
+    (one_yaml,) = diff({"c": "a: 1\nb: 2\n"}, {"c": "b: 3"})  # both parse as maps: walked
+    assert one_yaml.parts_of == "yaml" and ops(list(one_yaml.parts)) == [("remove", "/a"), ("replace", "/b")]
+    (other_yaml,) = diff({"c": "b: 3"}, {"c": "a: 1\nb: 2\n"})
+    assert other_yaml.parts_of == "yaml"
+    for a, b in (("a: 1\n", "b: 2"), ("b: 2", "a: 1\n")):  # one line each (a final newline aside): a plain replace
+        (flat,) = diff({"c": a}, {"c": b})
+        assert flat.parts == () and flat.lines == ()
+    (scalar_to_map,) = diff({"c": "just\ntext"}, {"c": "a: 1\nb: 2\n"})
+    assert scalar_to_map.parts == () and scalar_to_map.lines
+    (map_to_scalar,) = diff({"c": "a: 1\nb: 2\n"}, {"c": "just\ntext"})
+    assert map_to_scalar.parts == () and map_to_scalar.lines
+    (to_one_line,) = diff({"s": "a\nb"}, {"s": "c"})
+    assert to_one_line.lines == ("@@ -1,2 +1 @@", "-a", "-b", "+c")
+
+
+@pytest.mark.parametrize("a, b, equal", [
+    (True, False, False), (False, True, False), ("".join(["a", "b"]), "ab", True), ("".join(["a", "b"]), "ac", False),
+    (1.5, 2.5, False), (1.5, 2, False), (2, 1.5, False), (1, float("nan"), False), (float("nan"), 1, False),
+    (1000.5, float("1000.5"), True),
+])
+def test_same_without_the_identity_shortcut(a: Any, b: Any, equal: bool) -> None:
+    assert same(a, b) is equal
+
+
+def test_equal_entries_are_found_whatever_their_key_order() -> None:
+    assert ops(diff({"l": [{"a": 1, "b": 2}, "x"]}, {"l": ["x", {"b": 2, "a": 1}]})) == [("reorder", "/l")]
+    assert ops(diff({"l": [float("nan"), 1]}, {"l": [1, float("nan")]})) == [("reorder", "/l")]
+
+
+def test_long_lists_keep_equal_entries_in_order() -> None:
+    unique = [f"line-{i}" for i in range(600)]
+    assert ops(diff({"l": ["x", *unique, "x"]}, {"l": [*unique, "x"]})) == [("remove", "/l/0")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from("abc"), max_size=6), st.lists(st.sampled_from("abc"), max_size=6))
+def test_entries_kept_in_order_are_a_longest_common_subsequence(a: list[str], b: list[str]) -> None:
+    pairs = _in_order(a, b)
+    assert all(a[i] == b[j] for i, j in pairs)
+    assert all(i1 < i2 and j1 < j2 for (i1, j1), (i2, j2) in zip(pairs, pairs[1:]))
+    longest = max((n for n in range(min(len(a), len(b)) + 1)
+                   if any(list(sub) == [b[j] for j in idx] for sub in itertools.combinations(a, n)
+                          for idx in itertools.combinations(range(len(b)), n))), default=0)
+    assert len(pairs) == longest
