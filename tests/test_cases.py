@@ -2,7 +2,11 @@
 
 A case holds previous.yaml and desired.yaml, an optional `args` file (extra flags for
 `helm plan diff`, shell words, `#` comments allowed; the folder is the working directory),
-and one golden file per output: expected.txt, expected.json, expected.md. The runner plans
+and one golden file per output: expected.txt, expected.json, expected.md, and expected.exit: the
+exit code `--detailed-exitcode` must give (0: nothing would change; 2: a resource, a hook or
+a chart CRD would change; ignored changes, drift and predicted failures alone do not count;
+3: a --fail-on gate in args matched). The exit code is written by hand from the case's
+inputs, never by UPDATE_GOLDEN: it is what the case must do, not what it did. The runner plans
 through the command line as a user would, with --kind-order helm3 unless args says otherwise
 (so the header names no local helm), checks each output against its golden, validates the
 JSON against the published schema, and checks that `helm plan show` of the saved plan prints
@@ -71,11 +75,13 @@ def _check(case: Path, name: str, actual: str) -> None:
 def test_case(case: Path, tmp_path: Path) -> None:
     args = _args(case)
     saved = tmp_path / "plan.json"
-    codes = set()
+    exit_file = case / "expected.exit"
+    assert exit_file.exists(), f"{exit_file} is missing: write the exit code --detailed-exitcode must give"
+    detailed = int(exit_file.read_text())
+    expected = detailed if "--detailed-exitcode" in args else 0
     for output, golden in FORMATS.items():
         result = run_plan("diff", "previous.yaml", "desired.yaml", *args, "-o", output, "--out", str(saved), cwd=case)
-        assert result.code in (0, 2, 3), result.err
-        codes.add(result.code)
+        assert result.code == expected, result.err
         _check(case, golden, result.out)
         if output == "json":
             validate(result.json())
@@ -84,7 +90,8 @@ def test_case(case: Path, tmp_path: Path) -> None:
             assert written.pop("inputs")["command"] == "diff"
             assert json.dumps(written, indent=2, ensure_ascii=False) + "\n" == result.out
             validate(json.loads(saved.read_text()))
-    assert len(codes) == 1  # the exit code does not depend on the output format
+    if "--detailed-exitcode" not in args:
+        assert run_plan("diff", "previous.yaml", "desired.yaml", *args, "--detailed-exitcode", cwd=case).code == detailed
     for output, golden in FORMATS.items():
         shown = run_plan("show", str(saved), "-o", output, *[a for a in args if a == "--show-secrets"])
         assert shown.code == 0, shown.err

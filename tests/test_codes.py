@@ -98,7 +98,7 @@ def test_a_code_from_a_newer_version_is_kept_as_written() -> None:
     assert newer.label == "ownership-stolen" and not newer.loud and newer.fails is Fails.SOMETIMES
     plan = build_plan(Header("r", "ns"), HelmAction.NONE, warnings=[Warning(newer, "m", fails=True)])
     assert plan.summary.failures == 1
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="3 is not a valid Code"):
         Code(3)  # type: ignore[arg-type]
 
 

@@ -1,6 +1,7 @@
 """`--fail-on` gates (deployah_plan/core/gates.py): exit 3, one line per gate that matched."""
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from deployah_plan.codes import Code
 from deployah_plan.core.gates import check_gates, parse_gate
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, Header, HelmAction, ResourceChange, ResourceRef, Severity, Warning, build_plan,
+    Action, ChartCRD, CRDLifecycle, Header, HelmAction, ResourceChange, ResourceRef, Severity, Warning, build_plan, warn,
 )
 from test_bad_input import _one_line_error
 
@@ -52,7 +53,8 @@ def test_crd_and_warning_gates() -> None:
         [ResourceChange(crd, Action.CREATE, None, {})],
         chart_crds=[ChartCRD("app/crds/a.yaml", "a.example.com", CRDLifecycle.PROCESS),
                     ChartCRD("app/crds/b.yaml", "b.example.com", CRDLifecycle.SKIP)],
-        warnings=[Warning(Code("immutable-field"), "spec.selector cannot change", fails=True),  # a newer code
+        warnings=[warn(Code.IMMUTABLE, "spec.selector cannot change"),  # the code the planner emits
+                  Warning(Code("immutable-field"), "a newer code of the family", fails=True),
                   Warning(Code.OWNERSHIP, "owned by x", fails=True),
                   Warning(Code.OWNERSHIP, "adopted into r", Severity.INFO),  # a harmless adoption
                   Warning(Code.DROPPED_DOCUMENT, "skipped")],
@@ -61,13 +63,14 @@ def test_crd_and_warning_gates() -> None:
         "crd", "immutable", "ownership", "warning:dropped-document", "drift", "warning:immutable", "failure")])}
     assert matched == {
         "crd": ("create CustomResourceDefinition/widgets.example.com", "chart CRD a.example.com (app/crds/a.yaml)"),
-        "immutable": ("immutable-field: spec.selector cannot change",),
+        "immutable": ("immutable: spec.selector cannot change", "immutable-field: a newer code of the family"),
         "ownership": ("ownership: owned by x",),
         "warning:dropped-document": ("dropped-document: skipped",),
-        "warning:immutable": ("immutable-field: spec.selector cannot change",),
-        "failure": ("immutable-field: spec.selector cannot change", "ownership: owned by x"),
+        "warning:immutable": ("immutable: spec.selector cannot change", "immutable-field: a newer code of the family"),
+        "failure": ("immutable: spec.selector cannot change", "immutable-field: a newer code of the family",
+                    "ownership: owned by x"),
     }
-    assert plan.summary.failures == 2
+    assert plan.summary.failures == 3
 
 
 @pytest.mark.parametrize("gate", ["delete:PersistentVolumeClaim", "delete:persistentvolumeclaim", "delete:pvc",
@@ -102,3 +105,47 @@ def test_a_gate_without_arguments_refuses_one() -> None:
     with pytest.raises(UsageError, match="crd takes no argument"):
         parse_gate("crd:x")
     assert parse_gate("delete:").argument == ""  # delete: is delete
+
+
+# -- failure gates end to end: the planner's own warnings, through the command line ------------
+
+CASES = ROOT / "tests" / "cases"
+
+
+def _case(name: str, *flags: str) -> tuple[int, str, str]:
+    case = CASES / name
+    args = shlex.split((case / "args").read_text(), comments=True) if (case / "args").exists() else []
+    result = run_plan("diff", "previous.yaml", "desired.yaml", *args, *flags, cwd=case)
+    return result.code, result.out, result.err
+
+
+def test_fail_on_immutable_stops_an_upgrade_that_changes_an_immutable_field() -> None:
+    # immutable-fields changes the data of an immutable ConfigMap, a Deployment's selector and
+    # more: the API server refuses each.
+    code, out, err = _case("immutable-fields", "--fail-on", "immutable")
+    assert code == 3, err
+    assert err.startswith("helm plan: --fail-on immutable matched: immutable: ConfigMap default/frozen: this upgrade "
+                          "will fail: it changes immutable field data.a; ")
+    assert _case("immutable-fields", "--fail-on", "failure")[0] == 3
+    assert _case("immutable-fields", "--fail-on", "ownership")[0] == 0  # not an ownership failure
+    assert _case("create-update-delete", "--fail-on", "immutable")[0] == 2  # nothing immutable: changes only
+
+
+def test_fail_on_ownership_stops_a_create_over_an_object_helm_does_not_own() -> None:
+    # live-drift creates ConfigMap extra, which exists live without Helm's ownership metadata.
+    code, _, err = _case("live-drift", "--fail-on", "ownership")
+    assert code == 3, err
+    assert "--fail-on ownership matched: ownership: ConfigMap default/extra exists in the cluster without Helm " \
+           "ownership metadata: this upgrade fails" in err
+    assert _case("live-drift", "--fail-on", "ownership", "--take-ownership")[0] == 0  # adopted: Helm 3.17+
+
+
+def test_fail_on_ownership_stops_a_server_side_apply_conflict() -> None:
+    # live-ssa-secret: another field manager owns a field the chart sets; Helm 4's server-side
+    # apply fails without --force-conflicts.
+    code, _, err = _case("live-ssa-secret", "--fail-on", "ownership")
+    assert code == 3, err
+    assert "--fail-on ownership matched: ssa-conflict: Secret default/db: server-side apply conflicts on " \
+           "data.password" in err
+    assert _case("live-ssa-secret", "--fail-on", "immutable")[0] == 0
+    assert _case("live-ssa-secret", "--fail-on", "ownership", "--apply-method", "csa")[0] == 0  # no SSA: no conflict

@@ -4,6 +4,7 @@ the release's hooks, pre-sorted by kind in install order, sorted stably by weigh
 The expected order here is written out by hand from that rule, not taken from the planner."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from conftest import ROOT, run_plan
@@ -38,3 +39,24 @@ def test_on_install_only_install_hooks_run_and_the_others_are_only_stored() -> N
     assert _runs(doc, "postDeploy") == []
     # Widget (pre-upgrade), app-check and app-notify only go into the release record.
     assert (doc["summary"]["hooks_run"], doc["summary"]["hooks_stored"]) == (3, 3)
+
+
+def _hook(kind: str, name: str, weight: str, api_version: str = "v1") -> str:
+    return (f"apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: {name}\n  annotations:\n"
+            f"    helm.sh/hook: pre-upgrade\n    helm.sh/hook-weight: \"{weight}\"\n")
+
+
+def test_equal_weights_run_by_name_before_kind_and_weights_compare_as_numbers(tmp_path: Path) -> None:
+    # hookByWeight.Less: equal weights compare the hook names; the kind pre-sort only breaks
+    # ties of weight and name. So Job/alpha runs before ServiceAccount/zeta at weight 0, and
+    # weight 9 before weight 10.
+    hooks = [_hook("ServiceAccount", "zeta", "0"), _hook("Job", "alpha", "0", "batch/v1"),
+             _hook("ConfigMap", "mid", "0"), _hook("Job", "ten", "10", "batch/v1"),
+             _hook("Job", "nine", "9", "batch/v1"), _hook("Secret", "zzz-first", "-1")]
+    (tmp_path / "previous.yaml").write_text("")
+    (tmp_path / "desired.yaml").write_text("---\n".join(hooks))
+    result = run_plan("diff", "previous.yaml", "desired.yaml", "--release", "app", "--action", "upgrade", "-o", "json",
+                      cwd=tmp_path)
+    assert result.code == 0, result.err
+    assert _runs(result.json(), "preDeploy") == ["Secret/zzz-first", "Job/alpha", "ConfigMap/mid", "ServiceAccount/zeta",
+                                                 "Job/nine", "Job/ten"]

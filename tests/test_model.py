@@ -38,14 +38,16 @@ def test_will_run_ignores_the_callers_value() -> None:
     assert plan.tasks[0].name == "Job/upgrade"  # weight, then name
 
 
-@pytest.mark.parametrize("change", [
-    ResourceChange(CM, Action.CREATE, OBJ, OBJ),
-    ResourceChange(CM, Action.DELETE, OBJ, OBJ),
-    ResourceChange(CM, Action.UPDATE, OBJ, OBJ, ()),
-    ResourceChange(CM, Action.UPDATE, OBJ, OBJ, (FieldChange("data", FieldOp.ADD),)),
+@pytest.mark.parametrize("change, says", [
+    (ResourceChange(CM, Action.CREATE, OBJ, OBJ), "ConfigMap ns/a: a create must have no before and after"),
+    (ResourceChange(CM, Action.DELETE, OBJ, OBJ), "ConfigMap ns/a: a delete must have before and no after"),
+    (ResourceChange(CM, Action.UPDATE, OBJ, OBJ, ()), "an update needs at least one real field change"),
+    (ResourceChange(CM, Action.UPDATE, OBJ, OBJ, (FieldChange("/a", FieldOp.REPLACE, 1, 1, equivalent=True),)),
+     "an update needs at least one real field change"),
+    (ResourceChange(CM, Action.UPDATE, OBJ, OBJ, (FieldChange("data", FieldOp.ADD),)), "bad field change"),
 ])
-def test_bad_changes_are_refused(change: ResourceChange) -> None:
-    with pytest.raises(ValueError):
+def test_bad_changes_are_refused(change: ResourceChange, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
         build_plan(UPGRADE, HelmAction.UPGRADE, [change])
 
 
@@ -57,14 +59,21 @@ def test_identity_is_unique_and_ignores_api_version() -> None:
 
 
 def test_action_and_header_must_agree() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="an install plan, and only an install plan, is a fresh install"):
         build_plan(UPGRADE, HelmAction.INSTALL)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="an install plan, and only an install plan, is a fresh install"):
         build_plan(Header("r", "ns", fresh_install=True), HelmAction.UPGRADE)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="an install can only create"):
+        build_plan(Header("r", "ns", fresh_install=True), HelmAction.INSTALL,
+                   [ResourceChange(CM, Action.UPDATE, OBJ, OBJ, (FieldChange("/data", FieldOp.ADD, None, {}),))])
+    with pytest.raises(ValueError, match="an uninstall can only delete or retain"):
+        build_plan(UPGRADE, HelmAction.UNINSTALL, [ResourceChange(CM, Action.CREATE, None, OBJ)])
+    with pytest.raises(ValueError, match="a plan with no Helm action cannot change resources or tasks"):
         build_plan(UPGRADE, HelmAction.NONE, [ResourceChange(CM, Action.CREATE, None, OBJ)])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a plan with no Helm action cannot change resources or tasks"):
         build_plan(UPGRADE, HelmAction.NONE, [], [_task(("post-rollback",), TaskAction.UPDATE, TaskPhase.OTHER)])
+    with pytest.raises(ValueError, match="is not a HelmAction"):
+        build_plan(UPGRADE, "upgrade")  # type: ignore[arg-type]
 
 
 def test_ignored_changes_are_checked_and_counted_apart() -> None:
@@ -77,5 +86,5 @@ def test_ignored_changes_are_checked_and_counted_apart() -> None:
         build_plan(UPGRADE, HelmAction.UPGRADE, [], ignored=[ResourceChange(CM, Action.CREATE, None, OBJ)])
     with pytest.raises(ValueError, match="two changes"):
         build_plan(UPGRADE, HelmAction.UPGRADE, [ResourceChange(CM, Action.CREATE, None, OBJ)], ignored=[ignored])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a plan with no Helm action cannot change resources or tasks"):
         build_plan(UPGRADE, HelmAction.NONE, [], ignored=[ignored])

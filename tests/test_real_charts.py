@@ -29,7 +29,7 @@ import yaml
 
 from conftest import ROOT, clean_env
 from deployah_plan.model import FieldChange, FieldOp
-from test_diff_engine import _no_nulls, apply, normalised
+from core.test_diff_properties import _no_nulls, apply, normalised
 
 CHARTS = ROOT / "tests" / "charts"
 # Kinds these charts use that live outside namespaces (Kubernetes API reference).

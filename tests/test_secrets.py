@@ -24,6 +24,10 @@ SECRET_CHART = {
         "stringData:\n  tls.key: |\n    line-one\n    {{ .Values.keyline }}\n  token: {{ .Values.token }}\n"
         "  again: {{ .Values.password }}\n"
     ),
+    "zconfig.yaml": (  # the password inside a base64-encoded file
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: zconfig\n"
+        "data:\n  app.ini: {{ printf \"[db]\\nuser=app\\npassword=%s\\n\" .Values.password | b64enc }}\n"
+    ),
     "hook.yaml": (
         "apiVersion: v1\nkind: Secret\nmetadata:\n  name: hook-secret\n  annotations:\n"
         "    helm.sh/hook: pre-upgrade\nstringData:\n  token: {{ .Values.token }}\n"
@@ -32,8 +36,25 @@ SECRET_CHART = {
 
 
 def _forms(value: str) -> list[str]:
-    """A value as it may leak: as is, base64-encoded, and inside base64 with neighbours."""
-    return [value, base64.b64encode(value.encode()).decode()]
+    """A value as it may leak: as is, base64-encoded, and inside base64 with neighbours.
+
+    Base64 encodes 3 bytes as 4 characters, so a value inside a longer encoded string shows
+    as one of three runs, by its offset modulo 3; each run keeps only the characters made from
+    the value's bytes alone (the groups shared with a neighbour are dropped)."""
+    raw = value.encode()
+    runs = []
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode()
+        runs.append(encoded[4 if offset else 0:(offset + len(raw)) // 3 * 4])
+    return [value, *runs]
+
+
+def test_forms_find_a_value_base64_encoded_inside_a_longer_string() -> None:
+    value = "hunter2-old-password"
+    for before in ("", "a", "ab", "abc", "user=x\npassword="):
+        encoded = base64.b64encode(f"{before}{value};more".encode()).decode()
+        assert any(form in encoded for form in _forms(value)), before
+    assert not any(form in base64.b64encode(b"password=something-else").decode() for form in _forms(value))
 
 
 def test_no_secret_value_in_any_output(helm: Path, store: Store, tmp_path: Path) -> None:
@@ -68,9 +89,15 @@ def test_show_secrets_prints_them(helm: Path, store: Store, tmp_path: Path) -> N
     chart = write_chart(tmp_path, "app", SECRET_CHART,
                         values="password: hunter2-old-password\nkeyline: tls-key-line-one\ntoken: api-token-old\n")
     store.add("app", chart)
-    out = run_plan("upgrade", "app", str(chart), "--set", "token=api-token-xyz", "--show-secrets",
-                   helm=helm, store=store).out
+    out = run_plan("upgrade", "app", str(chart), "--set", "token=api-token-xyz", "--set", "password=s3cr3t-new-password",
+                   "--show-secrets", helm=helm, store=store).out
     assert base64.b64encode(b"api-token-xyz").decode() in out
+    # The new password shows inside the base64 of config's app.ini: the forms the test above
+    # looks for would find it there.
+    [line] = [line for line in out.splitlines() if "app.ini" in line]
+    whole = base64.b64encode(b"s3cr3t-new-password").decode()
+    assert "s3cr3t-new-password" not in line and whole not in line
+    assert any(form in line for form in _forms("s3cr3t-new-password"))
 
 
 def test_errors_do_not_quote_secret_values(tmp_path: Path) -> None:

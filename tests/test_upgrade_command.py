@@ -163,13 +163,17 @@ def test_kube_version_reaches_capabilities(helm: Path, store: Store, tmp_path: P
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: caps\ndata:\n"
         "  kube: {{ .Capabilities.KubeVersion.Version | quote }}\n"
         "  hpa: {{ .Capabilities.APIVersions.Has \"example.com/v9\" | quote }}\n")})
+    store.add("caps", chart)  # installed with helm's default capabilities
     doc = run_plan("upgrade", "caps", str(chart), "--kube-version", "1.31.0", "--api-versions", "example.com/v9",
-                   "-o", "json", helm=helm, store=store).json()
-    after = doc["changes"][0]
-    assert after["action"] == "create"
-    text = run_plan("upgrade", "caps", str(chart), "--kube-version", "1.31.0", "--api-versions", "example.com/v9",
-                    "--render", "template", helm=helm, store=store)
-    assert text.code == 0, text.err
+                   "--render", "template", "-o", "json", helm=helm, store=store).json()
+    [change] = doc["changes"]
+    # The chart read .Capabilities: the version and API versions given, as helm template sets them.
+    assert change["action"] == "update"
+    assert {f["path"]: f["after"] for f in change["fields"]} == {"/data/kube": "v1.31.0", "/data/hpa": "true"}
+    assert {f["path"]: f["before"] for f in change["fields"]}["/data/hpa"] == "false"
+    plain = run_plan("upgrade", "caps", str(chart), "-o", "json", helm=helm, store=store).json()
+    # Without the flags: helm's default capabilities, which do not have example.com/v9.
+    assert "/data/hpa" not in {f["path"] for c in plain["changes"] for f in c["fields"]}
 
 
 def test_lookup_rendered_offline_is_warned(helm: Path, store: Store, tmp_path: Path) -> None:

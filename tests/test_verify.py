@@ -236,7 +236,10 @@ def test_drift_moves_are_caught_and_the_command_runs_only_when_the_plan_holds(
         obj["metadata"]["resourceVersion"] = "99"
         obj["status"] = {"observedGeneration": 7}
         kube.put(obj)
-    _holds(verify())
+    churned = verify()
+    _holds(churned)
+    assert "Moved" not in churned.out and _moved(churned) == [], churned.out  # the live digest did not move either
+    _holds(verify("--strict"))  # --strict fails on any moved input: none did
 
     # Someone edits a live object: the drift section moves, and the command is not run.
     config = next(o for o in live if o["kind"] == "ConfigMap")

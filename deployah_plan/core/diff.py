@@ -36,6 +36,7 @@ _SCALARS = (str, int, float, bool, type(None))
 _FLAG = re.compile(r"--?[A-Za-z0-9][^=\s]*")
 _RENAME_SIMILARITY = 0.6  # share of equal leaves (key fields aside) that makes a rename
 _MAX_RENAME_CANDIDATES = 64  # removed x added pairs scored at most this many each way
+_MAX_IN_ORDER_CELLS = 250_000  # unkeyed lists matched in order exactly up to this many entry pairs
 Key = tuple[Any, ...]
 
 
@@ -573,6 +574,31 @@ def _match_by_digest(a: list[Any], b: list[Any], taken_a: set[int], taken_b: set
     return pairs
 
 
+def _in_order(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+    """Equal entries of two lists kept in order, as many as can be (a longest common
+    subsequence), each the first that can be: (index in a, index in b). Long lists, whose table
+    would be too large, take difflib's matching blocks instead (in order, not always longest)."""
+    if len(a) * len(b) > _MAX_IN_ORDER_CELLS:
+        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        return [(block.a + k, block.b + k) for block in matcher.get_matching_blocks() for k in range(block.size)]
+    longest = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]  # longest[i][j]: of a[i:] and b[j:]
+    for i in range(len(a) - 1, -1, -1):
+        row, below = longest[i], longest[i + 1]
+        for j in range(len(b) - 1, -1, -1):
+            row[j] = below[j + 1] + 1 if a[i] == b[j] else max(below[j], row[j + 1])
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        if a[i] == b[j]:
+            out.append((i, j))
+            i, j = i + 1, j + 1
+        elif longest[i + 1][j] >= longest[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
 def _match_unkeyed(a: list[Any], b: list[Any]) -> dict[int, int]:
     """Desired index -> previous index for entries of lists with no keys: flags by flag name
     (when the name is unique on both sides), then equal content, then position."""
@@ -591,12 +617,37 @@ def _match_unkeyed(a: list[Any], b: list[Any]) -> dict[int, int]:
         found = names_a.get(name)
         if found and len(found) == 1 and not more_b:
             pairs[j] = found[0]
-    pairs.update(_match_by_digest(a, b, set(pairs.values()), set(pairs)))
-    matched_a = set(pairs.values())
-    rest_a = [i for i in range(len(a)) if i not in matched_a]
+    # Equal entries kept in order first, so an entry inserted before an equal one is an add,
+    # not a move; then equal entries that did move.
+    rest_a = [i for i in range(len(a)) if i not in set(pairs.values())]
     rest_b = [j for j in range(len(b)) if j not in pairs]
-    for i, j in zip(rest_a, rest_b):
-        pairs[j] = i
+    for i, j in _in_order([_digest(a[i]) for i in rest_a], [_digest(b[j]) for j in rest_b]):
+        pairs[rest_b[j]] = rest_a[i]
+    pairs.update(_match_by_digest(a, b, set(pairs.values()), set(pairs)))
+    anchors = sorted(pairs.items())  # (desired, previous), by desired index
+    if any(i > k for (_, i), (_, k) in zip(anchors, anchors[1:])):
+        # Matched entries moved: what is left is paired by position, across them.
+        matched_a = set(pairs.values())
+        rest_a = [i for i in range(len(a)) if i not in matched_a]
+        rest_b = [j for j in range(len(b)) if j not in pairs]
+        pairs.update((j, i) for i, j in zip(rest_a, rest_b))
+        return pairs
+    # Nothing moved: what is left is paired by position between two matched entries, never
+    # across one, so an edit that moves nothing shows no reorder; then an entry that moved
+    # and changed is paired with the one it is close to (as close as a rename).
+    bounds = [(-1, -1), *anchors, (len(b), len(a))]
+    for (j0, i0), (j1, i1) in zip(bounds, bounds[1:]):
+        pairs.update(zip(range(j0 + 1, j1), range(i0 + 1, i1)))
+    matched_a = set(pairs.values())
+    rest_a = [i for i in range(len(a)) if i not in matched_a][:_MAX_RENAME_CANDIDATES]
+    rest_b = [j for j in range(len(b)) if j not in pairs][:_MAX_RENAME_CANDIDATES]
+    scored = sorted((-similarity(a[i], b[j]), j, i) for i in rest_a for j in rest_b)
+    for score, j, i in scored:
+        if -score < _RENAME_SIMILARITY:
+            break
+        if j not in pairs and i not in matched_a:
+            pairs[j] = i
+            matched_a.add(i)
     return pairs
 
 

@@ -170,9 +170,10 @@ def field_owners(live: Mapping[str, Any], change: FieldChange) -> list[str]:
     entries = (live.get("metadata") or {}).get("managedFields") or []
     owners = []
     for entry in entries:
-        if not isinstance(entry, dict) or entry.get("manager") in HELM_MANAGERS:
-            continue
-        if _owns(entry.get("fieldsV1") or {}, change):
+        fields = entry.get("fieldsV1") if isinstance(entry, dict) else None
+        if not isinstance(fields, dict) or not fields or entry.get("manager") in HELM_MANAGERS:
+            continue  # an entry with no fields owns none
+        if _owns(fields, change):
             owners.append(str(entry.get("manager") or "(unnamed manager)"))
     return sorted(set(owners))
 

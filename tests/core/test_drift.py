@@ -12,10 +12,14 @@ import yaml
 from conftest import run_plan
 
 from deployah_plan.core.diff import declared_surface, diff_objects
+from deployah_plan.core.drift import field_owners
 from deployah_plan.core.ownership import check_ownership, kept_by_policy, kept_on_delete
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, release_scope
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import (
+    FieldOp,
+    FieldChange,
+    ResourceRef,
     ApplyMethod, DriftEffect, DriftKind, Header, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
 )
 from deployah_plan.sources.cluster import LiveSnapshot
@@ -184,6 +188,14 @@ def test_missing_and_unexpected_objects() -> None:
     assert found["stray"] == ("unexpected", "left", [])
     assert found["back"] == ("unexpected", "reverted", [])
     assert "theirs" not in found and "copy" not in found
+    by_name = {d.resource.name: d for d in p.drift}
+    assert by_name["web"].resource == ResourceRef("apps/v1", "Deployment", "shop", "web")
+    assert (by_name["web"].reason, by_name["web"].live) == ("the upgrade creates it again", None)
+    assert by_name["cfg"].reason == "it leaves the release: nothing to delete"
+    assert by_name["stray"].resource == ResourceRef("v1", "ConfigMap", "shop", "stray")
+    assert by_name["stray"].reason == "not in the new chart either: Helm does not touch it"
+    assert by_name["stray"].live == stray
+    assert by_name["back"].reason == "the new chart declares it: Helm adopts it and applies the chart"
     # The object the plan creates is live and owned by this release: an adoption.
     (create,) = [c for c in p.changes if c.resource.name == "back"]
     assert create.ownership is Ownership.ADOPT
@@ -239,6 +251,49 @@ def test_server_side_apply_leaves_a_dropped_field_another_manager_owns() -> None
     previous = CONFIGMAP.replace("colour: teal", "colour: teal\n  size: m")
     p = plan([previous], [CONFIGMAP.replace("colour: teal", "other: x")], [live], apply_method=ApplyMethod.SSA)
     assert drift_of(p)["cfg"][2] == [("/data/colour", "replace", "removed"), ("/data/size", "replace", "left")]
+
+
+def _ssa_field(previous: str, desired: str, live: dict[str, Any], **request: Any) -> tuple[str, str]:
+    p = plan([previous], [desired], [live], apply_method=ApplyMethod.SSA, **request)
+    (item,) = p.drift
+    (field,) = item.fields
+    return field.effect.value, field.ssa
+
+
+SIZED = CONFIGMAP.replace("colour: teal", "colour: teal\n  size: m")
+
+
+@pytest.mark.parametrize("desired, owners, force, effect, note", [
+    # The new chart declares the field (Kubernetes server-side apply: the applier sets what it
+    # declares; a field another manager owns is a conflict unless forced).
+    (SIZED.replace("size: m", "size: l"), [], False, "left", "the new chart declares the live value"),
+    (SIZED, [], False, "reverted", "no other field manager owns it"),
+    (SIZED, ["ops"], False, "conflict", "field manager ops owns it; the upgrade fails unless conflicts are forced"),
+    (SIZED, ["ops"], True, "reverted", "--force-conflicts takes it from field manager ops"),
+    # The new chart no longer declares it: removed only when no other manager owns it.
+    (CONFIGMAP, [], False, "removed", "server-side apply removes it: Helm owned it and no longer declares it"),
+    (CONFIGMAP, ["ops"], False, "left", "server-side apply leaves it: field manager ops owns it"),
+])
+def test_server_side_apply_effect_of_each_drifted_field(desired: str, owners: list[str], force: bool, effect: str,
+                                                         note: str) -> None:
+    live = live_of(SIZED)
+    live["data"]["size"] = "l"
+    live["metadata"]["managedFields"] = [{"manager": m, "operation": "Update", "fieldsV1": {"f:data": {"f:size": {}}}}
+                                         for m in owners]
+    got = _ssa_field(SIZED, desired, live, force_conflicts=force)
+    assert got[0] == effect and note in got[1], got
+
+
+def test_a_field_already_gone_live_and_no_longer_declared_is_left_not_removed() -> None:
+    live = live_of(SIZED)
+    del live["data"]["size"]
+    assert _ssa_field(SIZED, CONFIGMAP, live) == ("left", "server-side apply: already gone, and no longer declared")
+    client = plan([SIZED], [CONFIGMAP], [live], apply_method=ApplyMethod.CSA)
+    assert drift_of(client)["cfg"][2] == [("/data/size", "remove", "left")]
+    # Still declared: put back, under either apply method.
+    assert _ssa_field(SIZED, SIZED, live)[0] == "reverted"
+    assert drift_of(plan([SIZED], [SIZED], [live], apply_method=ApplyMethod.CSA))["cfg"][2] == [
+        ("/data/size", "remove", "reverted")]
 
 
 def test_secret_drift_compares_folded_string_data() -> None:
@@ -338,3 +393,63 @@ def test_kept_by_policy() -> None:
     manifest, live = _cm(annotations={"helm.sh/resource-policy": "keep"}), _cm()
     assert kept_on_delete(manifest, None) and not kept_on_delete(manifest, live)
     assert kept_on_delete(_cm(), copy.deepcopy(manifest))
+
+
+# -- managedFields (structured-merge-diff's fieldsV1: f:<field>, k:<key JSON>, v:<value JSON>,
+#    i:<index>, and "." for the value itself) ------------------------------------------------------
+
+CONTAINER = "/spec/template/spec/containers/0"
+IMAGE = FieldChange(f"{CONTAINER}/image", FieldOp.REPLACE, "a", "b", ((CONTAINER, {"name": "web"}),))
+
+
+def _managed(*entries: tuple[str, Any]) -> dict[str, Any]:
+    return {"metadata": {"managedFields": [{"manager": m, "operation": "Update", "fieldsV1": f} for m, f in entries]}}
+
+
+def _containers(key: str, leaf: Any) -> dict[str, Any]:
+    return {"f:spec": {"f:template": {"f:spec": {"f:containers": {key: leaf}}}}}
+
+
+@pytest.mark.parametrize("fields, owns", [
+    (_containers('k:{"name":"web"}', {"f:image": {}}), True),
+    (_containers('k:{"name":"web"}', {".": {}, "f:name": {}}), False),  # the entry, not its image
+    (_containers('k:{"name":"web"}', {}), True),  # an empty set: the whole entry
+    (_containers('k:{"name":"other"}', {"f:image": {}}), False),
+    (_containers('k:{not json', {"f:image": {}}), False),
+    (_containers('k:["web"]', {"f:image": {}}), False),
+    (_containers("f:web", {"f:image": {}}), False),
+    ({"f:spec": {"f:template": {}}}, True),  # owns the template as a whole
+    ({"f:spec": {"f:replicas": {}}}, False),
+    ({"f:metadata": {}}, False),
+    ([], False),
+])
+def test_who_owns_a_field_is_read_from_fields_v1(fields: Any, owns: bool) -> None:
+    assert field_owners(_managed(("kubectl-edit", fields)), IMAGE) == (["kubectl-edit"] if owns else [])
+
+
+def test_helm_is_never_another_field_manager() -> None:
+    fields = _containers('k:{"name":"web"}', {"f:image": {}})
+    assert field_owners(_managed(("helm", fields), ("b", fields), ("a", fields), ("a", fields)), IMAGE) == ["a", "b"]
+    assert field_owners({"metadata": {"managedFields": [{"fieldsV1": fields}]}}, IMAGE) == ["(unnamed manager)"]
+    assert field_owners({"metadata": {"managedFields": ["junk", {"manager": "x"}]}}, IMAGE) == []
+    assert field_owners({}, IMAGE) == []
+
+
+def test_ports_match_their_key_with_the_protocol_defaulting_to_tcp() -> None:
+    port = FieldChange(f"{CONTAINER}/ports/0/name", FieldOp.REPLACE, "a", "b",
+                       ((CONTAINER, {"name": "web"}), (f"{CONTAINER}/ports/0", {"containerPort": 80, "protocol": "TCP"})))
+    fields = _containers('k:{"name":"web"}', {"f:ports": {'k:{"containerPort":80,"protocol":"TCP"}': {"f:name": {}}}})
+    assert field_owners(_managed(("x", fields)), port) == ["x"]
+    implied = _containers('k:{"name":"web"}', {"f:ports": {'k:{"containerPort":80}': {"f:name": {}}}})
+    assert field_owners(_managed(("x", implied)), port) == ["x"]
+    udp = _containers('k:{"name":"web"}', {"f:ports": {'k:{"containerPort":80,"protocol":"UDP"}': {"f:name": {}}}})
+    assert field_owners(_managed(("x", udp)), port) == []
+
+
+def test_set_members_and_list_indices() -> None:
+    finalizer = FieldChange("/metadata/finalizers/1", FieldOp.ADD, None, "example.com/x")
+    assert field_owners(_managed(("x", {"f:metadata": {"f:finalizers": {'v:"example.com/x"': {}}}})), finalizer) == ["x"]
+    assert field_owners(_managed(("x", {"f:metadata": {"f:finalizers": {'v:"example.com/y"': {}}}})), finalizer) == []
+    args = FieldChange("/spec/args/0", FieldOp.REPLACE, "a", "b")
+    assert field_owners(_managed(("x", {"f:spec": {"f:args": {"i:0": {}}}})), args) == ["x"]
+    assert field_owners(_managed(("x", {"f:spec": {"f:args": {"i:1": {}}}})), args) == []
