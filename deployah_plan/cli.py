@@ -83,6 +83,9 @@ def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
                           "(delete:PersistentVolumeClaim), crd, drift, ownership, immutable, warning:CODE."),
         click.option("--no-color", "--no-colour", "no_color", is_flag=True, help="Never colour the text output (NO_COLOR is honoured too)."),
         click.option("--show-secrets", is_flag=True, help="Print Secret values instead of hiding them."),
+        click.option("--full-values", is_flag=True,
+                     help="Print every value whole, and every created object in full (text and markdown "
+                          "shorten a value beyond 1,000 characters and a new object beyond 40 lines)."),
         click.option("--debug", is_flag=True, callback=_remember_debug,
                      help="Print each helm call, and the traceback of an unexpected failure."),
     ]):
@@ -129,7 +132,7 @@ def _print(document: str) -> None:
 
 
 def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool, gates: Sequence[Gate],
-          out: str | None = None) -> int:
+          out: str | None = None, full_values: bool = False) -> int:
     """Print the plan (and save it, with its inputs record), then check the gates: the exit code
     of every plan command. While `helm plan verify` makes a plan again, the plan is handed to it
     instead."""
@@ -146,11 +149,12 @@ def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets:
     if output == "json":  # (-o table, pasted from a helm command line, prints text)
         _print(json_doc.render(plan, show_secrets))
     elif output == "markdown":
-        _print(markdown.render(plan, show_secrets))
+        _print(markdown.render(plan, show_secrets, full_values=full_values))
     elif output == "gitlab":
         _print(gitlab.render(plan))
     else:
-        _print(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets, width=_text_width()))
+        _print(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets, width=_text_width(),
+                           full_values=full_values))
     matches = check_gates(plan, list(gates))
     for match in matches:
         click.echo(f"helm plan: {match}", err=True)
@@ -217,7 +221,7 @@ _UPGRADE_GROUPS = [
     ("What helm does", ["install", "no_hooks", "create_namespace", "take_ownership", "force", "force_replace",
                         "server_side", "force_conflicts", "history_max", "labels", "description"]),
     ("Cluster", ["namespace", "kube_context", "kubeconfig", "no_drift", "require_cluster"]),
-    ("Output", ["output", "no_color", "show_secrets", "out", "ignore", "ignore_files", "debug"]),
+    ("Output", ["output", "no_color", "show_secrets", "full_values", "out", "ignore", "ignore_files", "debug"]),
     ("Gates", ["detailed_exitcode", "fail_on"]),
     ("Accepted, no effect on the plan", ["wait", "wait_for_jobs", "atomic", "rollback_on_failure", "timeout",
                                          "cleanup_on_fail", "dry_run", "render_subchart_notes", "hide_notes",
@@ -353,7 +357,8 @@ def upgrade_command(**params: Any) -> int:
     if recorder is not None:  # the inputs are digested only for a record: --out, or verify
         recorder.needed = bool(p["out"]) or recorder.sink is not None
     plan = apply_ignore(plan_upgrade(options), rules)
-    return _emit(plan, p["output"], p["no_color"], p["detailed_exitcode"], p["show_secrets"], gates, p["out"])
+    return _emit(plan, p["output"], p["no_color"], p["detailed_exitcode"], p["show_secrets"], gates, p["out"],
+                 p["full_values"])
 
 
 @main_group.command("rollback", cls=GroupedCommand, short_help="Plan helm rollback RELEASE [REVISION].",
@@ -373,14 +378,14 @@ def rollback_command(release: str, revision: int, no_hooks: bool, no_drift: bool
                      namespace: str | None, kube_context: str | None,
                      kubeconfig: str | None, out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
                      output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
-                     show_secrets: bool, debug: bool) -> int:
+                     show_secrets: bool, full_values: bool, debug: bool) -> int:
     """Plan `helm rollback RELEASE [REVISION]` (REVISION omitted: the one before the current)."""
     gates = [parse_gate(g) for g in fail_on]
     rules = _ignore_rules(ignore, ignore_files)
     options = RollbackOptions(release, revision, no_hooks, no_drift, require_cluster, namespace, kube_context, kubeconfig,
                               _debug_enabled(debug))
     return _emit(apply_ignore(plan_rollback(options), rules), output, no_color, detailed_exitcode, show_secrets,
-                 gates, out)
+                 gates, out, full_values)
 
 
 @main_group.command("uninstall", cls=GroupedCommand, short_help="Plan helm uninstall RELEASE.",
@@ -397,14 +402,14 @@ def rollback_command(release: str, revision: int, no_hooks: bool, no_drift: bool
 def uninstall_command(release: str, no_hooks: bool, keep_history: bool, namespace: str | None,
                       kube_context: str | None, kubeconfig: str | None, out: str | None, ignore: Sequence[str],
                       ignore_files: Sequence[str], output: str, detailed_exitcode: bool, fail_on: Sequence[str],
-                      no_color: bool, show_secrets: bool, debug: bool) -> int:
+                      no_color: bool, show_secrets: bool, full_values: bool, debug: bool) -> int:
     """Plan `helm uninstall RELEASE`: what is deleted, what is kept, which hooks run."""
     gates = [parse_gate(g) for g in fail_on]
     rules = _ignore_rules(ignore, ignore_files)
     options = UninstallOptions(release, no_hooks, keep_history, namespace, kube_context, kubeconfig,
                                _debug_enabled(debug))
     return _emit(apply_ignore(plan_uninstall(options), rules), output, no_color, detailed_exitcode, show_secrets,
-                 gates, out)
+                 gates, out, full_values)
 
 
 @main_group.command("diff", cls=GroupedCommand, short_help="Plan from two rendered manifest files.",
@@ -441,7 +446,7 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
                  skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str,
                  kube_version: str | None, disable_openapi_validation: bool, out: str | None,
                  ignore: Sequence[str], ignore_files: Sequence[str], output: str, detailed_exitcode: bool,
-                 fail_on: Sequence[str], no_color: bool, show_secrets: bool, debug: bool) -> int:
+                 fail_on: Sequence[str], no_color: bool, show_secrets: bool, full_values: bool, debug: bool) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
     gates = [parse_gate(g) for g in fail_on]
     reader = Inputs()
@@ -450,7 +455,7 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
                           action, kind_order, skip_crds, live, take_ownership, apply_method, kube_version,
                           disable_openapi_validation, _debug_enabled(debug))
     plan = apply_ignore(plan_diff(options, reader), rules)
-    return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out)
+    return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out, full_values)
 
 
 @main_group.command("show", cls=GroupedCommand, short_help="Print a saved plan again.",
@@ -462,13 +467,14 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
 @click.argument("saved", metavar="PLAN.json")
 @_output_options
 def show_command(saved: str, output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
-                 show_secrets: bool, debug: bool) -> int:
+                 show_secrets: bool, full_values: bool, debug: bool) -> int:
     """Print a plan saved with --out (or -o json) again, as text, markdown or JSON, with no helm and no cluster.
 
     The output is the one the original run printed, byte for byte. Gates and --detailed-exitcode
     work as on the original run; ignore rules were applied when the plan was made."""
     gates = [parse_gate(g) for g in fail_on]
-    return _emit(read_saved_plan(saved), output, no_color, detailed_exitcode, show_secrets, gates)
+    return _emit(read_saved_plan(saved), output, no_color, detailed_exitcode, show_secrets, gates,
+                 full_values=full_values)
 
 
 @main_group.command("verify", cls=GroupedCommand, short_help="Check that a saved plan still holds, then deploy.",

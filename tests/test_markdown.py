@@ -1,6 +1,7 @@
 """Markdown for pull requests: escaping, and the size cap on a big plan."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from conftest import run_plan
@@ -39,12 +40,17 @@ def test_a_5000_object_plan_fits_a_comment_and_says_what_was_cut(tmp_path: Path)
     assert "unknown hook event 'crd-install'" in out
     # The cut is stated, at the top, with what was cut.
     note = next(line for line in out.splitlines() if line.startswith("> **Cut to fit a comment"))
-    assert "Not shown: the details of " in note and " objects; " in note
+    # The cut is stated, at the top, naming the objects whose details or lines were left out.
+    assert "Not shown: the details of " in note and "(ConfigMap default/cm-0000, ConfigMap default/cm-0001," in note
+    assert re.search(r"; [0-9,]+ objects \(ConfigMap default/cm-", note)
     assert out.index(note) < out.index("#### Resources")
     assert "more objects, not shown here (see the JSON plan)" in out
-    # Field changes go before whole lines: the objects shown keep one line each, in Helm's order.
+    # Field changes go before whole lines: the objects shown keep one line each, in Helm's order,
+    # marked as cut; the delete matters more than any of them and keeps its line.
     assert "<details>" not in out
-    assert "- `~ update` ConfigMap default/cm-0000 (1 field change)\n- `~ update` ConfigMap default/cm-0001" in out
+    assert ("- `~ update` ConfigMap default/cm-0000 (1 field change) *(details cut to fit)*\n"
+            "- `~ update` ConfigMap default/cm-0001") in out
+    assert "- `- delete` Service default/gone *(details cut to fit)*" in out
 
 
 def test_a_small_plan_is_not_cut(tmp_path: Path) -> None:

@@ -10,13 +10,14 @@ a runAsGroup.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from conftest import ROOT, run_plan
 from deployah_plan import saved
 from deployah_plan.render import markdown, text
-from deployah_plan.render.words import MAX_VALUE, shorten_pair
+from deployah_plan.render.words import CONTEXT, LONG_VALUE, shorten, shorten_pair
 
 CASE = ROOT / "tests" / "cases" / "chart-label-bump"
 ARGS = ("diff", "previous.yaml", "desired.yaml", "--release", "ingress", "-n", "ingress", "--kind-order", "helm3")
@@ -43,12 +44,18 @@ def _out(output: str) -> str:
     return result.out
 
 
+def _without_head(plan: str) -> str:
+    """The plan without its "what matters" head (added after these were measured): the same
+    facts, said again before the details."""
+    return re.sub(r"\n(#### )?What matters \(the details follow\):?\n.*?\n\n", "\n", plan, count=1, flags=re.S)
+
+
 def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
     folded = _out("text")
     plan = saved.load(_out("json"), "plan.json")
     unfolded = text.render(plan, fold=False)
     assert text.render(plan) == folded  # the same plan, the same writer: only folding differs
-    assert len(folded.splitlines()) * 2 <= MAIN_TEXT_LINES
+    assert len(_without_head(folded).splitlines()) * 2 <= MAIN_TEXT_LINES
     # Unfolded, the same report repeats the bumps under every object (and pod template).
     assert unfolded.count('labels["helm.sh/chart"]') + unfolded.count('labels["app.kubernetes.io/version"]') == LABEL_LINES
     # Folding takes those lines out and adds the common block (a blank line, its title and the two
@@ -73,10 +80,13 @@ def test_markdown_folds_and_is_half_as_long() -> None:
     plan = saved.load(_out("json"), "plan.json")
     unfolded = markdown.render(plan, fold=False)
     assert markdown.render(plan) == folded
-    assert len(folded) * 2 <= MAIN_MARKDOWN_CHARS
+    # The image digest was cut to 72 characters then; it is shown whole now, on a - and a + line.
+    image = next(f for c in json.loads(_out("json"))["changes"] for f in c["fields"] if f["path"].endswith("/image"))
+    whole = sum(len(json.dumps(image[side])) - 72 for side in ("before", "after"))
+    assert (len(_without_head(folded)) - whole) * 2 <= MAIN_MARKDOWN_CHARS
     assert len(folded) * 2 <= len(unfolded)
     assert folded.count('metadata.labels["helm.sh/chart"]') == 2  # one - line and one + line
-    assert "- `~ update` IngressClass/nginx (only 2 common changes)\n" in folded
+    assert "- `~ update` IngressClass nginx (only 2 common changes)\n" in folded
     for change in ["- data.enable-real-ip", "+     [9]: \"--enable-metrics=true\"",
                    "- webhooks[name=validate.nginx.ingress.kubernetes.io].clientConfig.service.port: 443",
                    "+ webhooks[name=validate.nginx.ingress.kubernetes.io].clientConfig.service.port: 8443",
@@ -85,9 +95,10 @@ def test_markdown_folds_and_is_half_as_long() -> None:
 
 
 def _without_additions(doc: Any) -> Any:
-    """A 1.4 document as 1.3 wrote it: without `common_changes` and the `common` marks."""
+    """A 1.5 document as 1.3 wrote it: without `common_changes` and the `common` marks (1.4),
+    and a create's `desired` object (1.5)."""
     if isinstance(doc, dict):
-        return {k: _without_additions(v) for k, v in doc.items() if k not in ("common_changes", "common")}
+        return {k: _without_additions(v) for k, v in doc.items() if k not in ("common_changes", "common", "desired")}
     if isinstance(doc, list):
         return [_without_additions(v) for v in doc]
     return doc
@@ -96,8 +107,12 @@ def _without_additions(doc: Any) -> Any:
 def test_json_keeps_every_field_change_and_only_adds_the_grouping() -> None:
     doc = json.loads(_out("json"))
     old = json.loads((CASE / "format-1.3.json").read_text())  # written by 2806dc2, format 1.3
-    assert doc["format_version"] == "1.4"
-    assert _without_additions(doc) == {**old, "format_version": "1.4"}
+    assert doc["format_version"] == "1.5"
+    # Task names have since been spelled as every object is (`Kind ns/name`, `Kind name`).
+    for task in old["tasks"]:
+        ref = task["resources"][0]
+        task["name"] = f"{ref['kind']} {ref['namespace'] + '/' if ref['namespace'] else ''}{ref['name']}"
+    assert _without_additions(doc) == {**old, "format_version": "1.5"}
     common = doc["common_changes"]
     assert [(c["path"], c["before"], c["after"], len(c["changes"]), len(c["tasks"])) for c in common] == [
         ("/metadata/labels/helm.sh~1chart", "ingress-nginx-4.10.0", "ingress-nginx-4.12.0", 13, 7),
@@ -112,27 +127,59 @@ def test_json_keeps_every_field_change_and_only_adds_the_grouping() -> None:
     assert [f.get("common") for f in deployment["fields"]] == [0, 1, 0, 1, None, None]
 
 
-def test_a_long_value_is_cut_around_what_differs() -> None:
+_ELIDED = re.compile(r"…\(([0-9,]+) (?:characters elided\)…|more characters\))")
+
+
+def _accounted(shown: str) -> int:
+    """How many characters of the value a shortened form stands for: those shown, and those
+    each elision note counts."""
+    counts = [int(n.replace(",", "")) for n in _ELIDED.findall(shown)]
+    return len(_ELIDED.sub("", shown)) + sum(counts)
+
+
+def test_a_value_a_person_can_read_is_shown_whole() -> None:
+    annotation = json.dumps("x" * 180 + " the end")  # a 200-character annotation
+    assert shorten(annotation) == annotation
+    assert shorten_pair(annotation, annotation[:-2] + '!"') == (annotation, annotation[:-2] + '!"')
+    assert len(annotation) < LONG_VALUE
+
+
+def test_a_long_value_is_cut_around_what_differs_and_says_how_much() -> None:
     digest = "sha256:" + "1" * 56
-    before = json.dumps(f"registry.example.com/team/app:v1.2.3@{digest}aaaaaaaa")
-    after = json.dumps(f"registry.example.com/team/app:v1.2.3@{digest}bbbbbbbb")
+    before = json.dumps(f"registry.example.com/team/app:v1.2.3@{digest}" + "z" * 3000 + "aaaaaaaa")
+    after = json.dumps(f"registry.example.com/team/app:v1.2.3@{digest}" + "z" * 3000 + "bbbbbbbb")
     short_before, short_after = shorten_pair(before, after)
-    assert short_before != short_after
     assert short_before.endswith('aaaaaaaa"') and short_after.endswith('bbbbbbbb"')
-    assert short_before.startswith('"registry.example.com') and "…" in short_before
-    assert len(short_before) <= MAX_VALUE and len(short_after) <= MAX_VALUE
+    assert short_before.startswith('"registry.example.com') and "characters elided)…" in short_before
+    assert _accounted(short_before) == len(before) and _accounted(short_after) == len(after)
+    assert len(_ELIDED.sub("", short_before)) <= LONG_VALUE + 2 * CONTEXT
     # A difference at the start keeps the start; a long different middle still shows where it starts.
-    a, b = "x" * 100 + "A" + "y" * 200, "x" * 100 + "B" + "z" * 200
+    a, b = "x" * 100 + "A" + "y" * 5000, "x" * 100 + "B" + "z" * 5000
     sa, sb = shorten_pair(a, b)
-    assert "A" in sa and "B" in sb and len(sa) <= MAX_VALUE and len(sb) <= MAX_VALUE
-    # Short values are left whole.
-    assert shorten_pair('"app:1"', '"app:2"') == ('"app:1"', '"app:2"')
+    assert "A" in sa and "B" in sb and sa.endswith("more characters)")
+    assert _accounted(sa) == len(a) and _accounted(sb) == len(b)
+    # A lone long value: its start, and how much more there is.
+    lone = shorten("q" * 4000)
+    assert lone.startswith("q" * LONG_VALUE) and lone.endswith("…(3,000 more characters)")
+    # --full-values: every value whole.
+    assert shorten_pair(a, b, None) == (a, b) and shorten("q" * 4000, None) == "q" * 4000
 
 
-def test_values_cut_the_same_way_in_text_and_markdown(tmp_path: Path) -> None:
-    long = "registry.example.com/team/app:v1.2.3@sha256:" + "1" * 56
+def test_values_cut_the_same_way_in_text_and_markdown_and_full_values_shows_them_whole(tmp_path: Path) -> None:
+    long = "registry.example.com/team/app:v1.2.3@sha256:" + "1" * 2000
     for name, tail in (("p.yaml", "aaaa"), ("d.yaml", "bbbb")):
         (tmp_path / name).write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: a}}\ndata: {{image: \"{long}{tail}\"}}\n")
     for output in ("text", "markdown"):
         out = run_plan("diff", "p.yaml", "d.yaml", "-o", output, cwd=tmp_path).out
         assert '1111aaaa"' in out and '1111bbbb"' in out, output
+        assert "characters elided)…" in out and long not in out, output
+        whole = run_plan("diff", "p.yaml", "d.yaml", "-o", output, "--full-values", cwd=tmp_path).out
+        assert f'"{long}aaaa"' in whole and f'"{long}bbbb"' in whole and "elided" not in whole, output
+
+
+def test_a_long_value_wraps_at_the_terminal_width_without_losing_a_character() -> None:
+    value = "v" * 150
+    line = f'      + metadata.annotations["a"]: "{value}"'
+    lines = text.wrap(line, 60)
+    assert all(len(x) <= 60 for x in lines) and len(lines) > 2
+    assert "".join(x.strip() for x in lines).replace(" ", "") == line.replace(" ", "")

@@ -51,9 +51,9 @@ EXIT_MOVED = 4
 # is, is compared as resolved (namespace, context) rather than as flags.
 # Not compared with the command's: the plan's own flags, and -i/--install (a plan of `helm plan
 # upgrade` is always one of `helm upgrade --install`).
-PLAN_ONLY = frozenset({"output", "detailed_exitcode", "fail_on", "no_color", "show_secrets", "debug", "out", "ignore",
-                       "ignore_files", "render", "no_drift", "require_cluster", "namespace", "kube_context",
-                       "kubeconfig", "install"})
+PLAN_ONLY = frozenset({"output", "detailed_exitcode", "fail_on", "no_color", "show_secrets", "full_values", "debug",
+                       "out", "ignore", "ignore_files", "render", "no_drift", "require_cluster", "namespace",
+                       "kube_context", "kubeconfig", "install"})
 FROM_RECORD = ("render", "no_drift", "require_cluster", "ignore", "ignore_files", "show_secrets")
 VERIFIABLE = ("upgrade", "rollback", "uninstall")
 _HINT = "plan again with `helm plan upgrade ... --out FILE` and review it"

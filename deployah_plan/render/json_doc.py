@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from deployah_plan.model import (
-    ChartCRD, DriftChange, FieldChange, Header, LiveCheck, Plan, ResourceRef, Summary, Warning,
+    Action, ChartCRD, DriftChange, FieldChange, Header, LiveCheck, Plan, ResourceRef, Summary, TaskAction, Warning,
 )
 from deployah_plan.redact import Masked, Redactor
 from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectReport, Report, TaskReport
@@ -27,8 +27,10 @@ from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectRe
 # 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
 # whether a chart CRD changed in the chart;
 # 1.3 the `inputs` record of a plan saved with --out (deployah_plan/inputs.py), for `helm plan verify`;
-# 1.4 added common changes (`common_changes`, and `common` on each field change said there).
-FORMAT_VERSION = "1.4"
+# 1.4 added common changes (`common_changes`, and `common` on each field change said there);
+# 1.5 added `desired` on each create (a change or a hook definition): the object it creates,
+# Secret values masked.
+FORMAT_VERSION = "1.5"
 
 
 def _plain(value: Any) -> Any:
@@ -80,6 +82,12 @@ def _fields(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor,
     return out
 
 
+def _desired(ref: ResourceRef, created: bool, obj: Mapping[str, Any] | None, redactor: Redactor) -> dict[str, Any]:
+    """`desired` for a create that knows its object (a plan read back from an older document
+    does not); nothing for any other change."""
+    return {"desired": _plain(redactor.content(ref, obj))} if created and obj else {}
+
+
 def resource_change_doc(item: ObjectReport, redactor: Redactor) -> dict[str, Any]:
     change = item.change
     return {
@@ -92,13 +100,15 @@ def resource_change_doc(item: ObjectReport, redactor: Redactor) -> dict[str, Any
         "ignored_by": list(change.ignored_by),
         "warnings": [w.code for w in item.warnings],
         "predicted_failure": bool(item.failures),
+        **_desired(change.resource, change.action is Action.CREATE, change.after, redactor),
     }
 
 
 def hook_definition_doc(item: DefinitionReport, redactor: Redactor) -> dict[str, Any]:
     definition = item.definition
     return {"resource": ref_doc(definition.resource), "action": definition.action.value,
-            "fields": _fields(definition.resource, definition.fields, redactor, item.common)}
+            "fields": _fields(definition.resource, definition.fields, redactor, item.common),
+            **_desired(definition.resource, definition.action is TaskAction.CREATE, definition.after, redactor)}
 
 
 def task_doc(item: TaskReport, redactor: Redactor, positions: dict[tuple[int, str], int]) -> dict[str, Any]:
