@@ -59,7 +59,7 @@ def test_crd_and_warning_gates() -> None:
     matched = {m.gate.text: m.matched for m in check_gates(plan, [parse_gate(g) for g in (
         "crd", "immutable", "ownership", "warning:dropped-document", "drift", "warning:immutable", "failure")])}
     assert matched == {
-        "crd": ("create CustomResourceDefinition/widgets.example.com", "chart CRD a.example.com (app/crds/a.yaml)"),
+        "crd": ("create CustomResourceDefinition widgets.example.com", "chart CRD a.example.com (app/crds/a.yaml)"),
         "immutable": ("immutable-field: spec.selector cannot change",),
         "ownership": ("ownership: owned by x",),
         "warning:dropped-document": ("dropped-document: skipped",),

@@ -58,3 +58,48 @@ def test_a_small_plan_is_not_cut(tmp_path: Path) -> None:
     (tmp_path / "d.yaml").write_text(_objects(3, "app:2"))
     out = run_plan("diff", "p.yaml", "d.yaml", "-o", "markdown", cwd=tmp_path).out
     assert "Cut to fit" not in out and out.count("<details>") == 3
+
+
+def _crd(prose: str) -> str:
+    """A CRD whose schema carries 2,000 described fields (about 240,000 characters of prose)."""
+    properties = "\n".join(f"              field{i:04d}:\n                type: string\n"
+                           f"                description: \"{prose} {i} " + "x" * 80 + "\"" for i in range(2000))
+    return ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+            "metadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n"
+            "  names: {kind: Widget, plural: widgets}\n  versions:\n    - name: v1\n      served: true\n"
+            "      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n"
+            f"          properties:\n{properties}\n")
+
+
+def _release(image: str, verbs: str, issuer: str, prose: str, legacy: bool) -> str:
+    docs = [_crd(prose),
+            f"apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {{name: app, namespace: shop}}\n"
+            f"rules:\n  - apiGroups: ['']\n    resources: [secrets]\n    verbs: {verbs}\n",
+            f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: app, namespace: shop}}\nspec:\n"
+            f"  selector: {{matchLabels: {{app: a}}}}\n  template:\n    metadata: {{labels: {{app: a}}}}\n"
+            f"    spec:\n      containers: [{{name: app, image: \"{image}\"}}]\n",
+            f"apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {{name: app, namespace: shop}}\n"
+            f"spec:\n  secretName: app-tls\n  issuerRef: {{name: {issuer}, kind: ClusterIssuer}}\n"]
+    if legacy:
+        docs.append("apiVersion: v1\nkind: Service\nmetadata: {name: legacy, namespace: shop}\n")
+    return "---\n".join(docs)
+
+
+def test_the_cut_keeps_what_matters_and_drops_crd_prose_first(tmp_path: Path) -> None:
+    """A chart bump whose CRD prose alone is four comments long: the image, the widened Role,
+    the values-driven issuer and the delete stay; the CRD's details go, and the note names it."""
+    (tmp_path / "p.yaml").write_text(_release("app:1", "[get]", "staging", "Old words for", True))
+    (tmp_path / "d.yaml").write_text(_release("app:2", "[get, delete]", "production", "New words for", False))
+    out = run_plan("diff", "p.yaml", "d.yaml", "-o", "markdown", cwd=tmp_path).out
+    assert len(out) < CAP
+    head, details = out.split("#### Resources", 1)
+    assert 'image "app:1" -\\> "app:2" in Deployment shop/app (app)' in head
+    assert "RBAC: Role shop/app: rules changed" in head and "deleted: Service shop/legacy" in head
+    for change in ('- spec.template.spec.containers[name=app].image: "app:1"', '+         [1]: "delete"',
+                   '- spec.issuerRef.name: "staging"', '+ spec.issuerRef.name: "production"'):
+        assert change in details, change
+    note = next(line for line in head.splitlines() if line.startswith("> **Cut to fit a comment"))
+    assert "CustomResourceDefinition widgets.example.com" in note
+    assert "Deployment" not in note and "Role" not in note and "Certificate" not in note
+    crd = next(line for line in details.splitlines() if "CustomResourceDefinition widgets.example.com" in line)
+    assert "details cut to fit" in crd or "more rows cut to fit" in details
