@@ -35,7 +35,7 @@ from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
-from deployah_plan.model import Plan
+from deployah_plan.model import ApplyMethod, Plan
 from deployah_plan.render import gitlab, json_doc, markdown, text
 from deployah_plan.sources.files import Inputs, describe
 
@@ -434,7 +434,8 @@ helm template shop ./chart --include-crds | {prog} diff previous.yaml - --releas
 @click.option("--live", metavar="FILE", help="Live state saved by `kubectl get ... -o yaml` (a List or YAML documents; "
               "- reads standard input): adds drift and ownership.")
 @click.option("--take-ownership", is_flag=True, help="Plan as helm upgrade --take-ownership.")
-@click.option("--apply-method", type=click.Choice(["csa", "ssa"]), default="csa", show_default=True,
+@click.option("--apply-method", type=click.Choice([m.value for m in ApplyMethod]), default=ApplyMethod.CSA.value,
+              show_default=True,
               help="How the release was applied: client-side (Helm 3) or server-side (Helm 4 default).")
 @click.option("--kube-version", metavar="V", help="Judge the objects against this Kubernetes version: kinds it "
               "serves, their schemas (predicted failures).")
@@ -452,7 +453,7 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
     reader = Inputs()
     rules = _ignore_rules(ignore, ignore_files, reader)
     options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
-                          action, kind_order, skip_crds, live, take_ownership, apply_method, kube_version,
+                          action, kind_order, skip_crds, live, take_ownership, ApplyMethod(apply_method), kube_version,
                           disable_openapi_validation, _debug_enabled(debug))
     plan = apply_ignore(plan_diff(options, reader), rules)
     return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out, full_values)

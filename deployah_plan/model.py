@@ -23,7 +23,8 @@ Invariants (a `ValueError` names the one broken):
   `runs_in` names every phase it runs in (a hook with both pre-upgrade and post-upgrade runs
   twice, re-created in between); `Plan.task_groups` lists each phase's tasks in run order.
 - A warning that `fails` is a predicted failure of the whole action (severity warning); the
-  summary counts them.
+  summary counts them. A known code fails as its entry in `codes.Code` says (always, never, or
+  case by case).
 - Ignored changes (matched whole by an ignore rule) sit in `ignored`, never in `changes`, and
   count only in `summary.ignored`. A change in `changes` may carry `ignored_fields`; an update
   there still needs at least one field change that is not ignored.
@@ -42,6 +43,8 @@ import enum
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
+from deployah_plan.codes import Code, Fails
+from deployah_plan.codes import Severity as Severity  # where the plan's readers find it
 from deployah_plan.kinds import group_of
 
 
@@ -112,6 +115,19 @@ class DriftEffect(enum.Enum):
     MIXED = "mixed"  # a modified object whose fields do not all share one effect (see each field)
 
 
+class ApplyMethod(str, enum.Enum):
+    """How Helm 4 applies a release's objects, as it records it on the release (`ApplyMethod`
+    in pkg/release). Helm 3 records none and applies client-side: `None` where one is held."""
+
+    CSA = "csa"  # client-side apply: a three-way merge patch
+    SSA = "ssa"  # server-side apply: fields owned by field managers, conflicts stop the apply
+
+    @classmethod
+    def recorded(cls, text: str) -> ApplyMethod | None:
+        """The method a release record names; None for none (Helm 3) or one this version does not know."""
+        return cls(text) if text in cls._value2member_map_ else None
+
+
 class LiveStatus(enum.Enum):
     """How much of the live state the plan saw."""
 
@@ -130,11 +146,6 @@ class Ownership(enum.Enum):
     UNOWNED = "unowned"  # live without this release's ownership metadata: "invalid ownership metadata"
     OTHER_RELEASE = "other-release"  # owned by another release: the upgrade fails
     TERMINATING = "terminating"  # being deleted (deletionTimestamp set): a collision
-
-
-class Severity(enum.Enum):
-    INFO = "info"
-    WARNING = "warning"
 
 
 @dataclass(frozen=True, order=True)
@@ -194,13 +205,22 @@ class FieldChange:
 
 @dataclass(frozen=True)
 class Warning:
-    """Something the reader should know before running Helm."""
+    """Something the reader should know before running Helm. Made by `warn`, which takes the
+    severity and whether it fails from the code's entry; a saved plan is read back as written."""
 
-    code: str
+    code: Code
     message: str
     severity: Severity = Severity.WARNING
     resource: ResourceRef | None = None
     fails: bool = False  # a predicted failure: Helm stops on it and the action does not complete
+
+
+def warn(code: Code, message: str, resource: ResourceRef | None = None, *, fails: bool = False,
+         severity: Severity | None = None) -> Warning:
+    """A warning of `code`: a code that always fails fails; a failure is shown as a warning, else
+    the code's severity unless `severity` says otherwise (one code, several cases)."""
+    fails = fails or code.fails is Fails.ALWAYS
+    return Warning(code, message, Severity.WARNING if fails else severity or code.severity, resource, fails)
 
 
 @dataclass(frozen=True)
@@ -320,7 +340,7 @@ class LiveCheck:
     source: str = ""
     unreadable: tuple[LiveGap, ...] = ()
     requests: int = 0
-    apply_method: str = ""  # the previous release's: "ssa", "csa", or "" (Helm 3: client-side)
+    apply_method: ApplyMethod | None = None  # the previous release's; None: Helm 3 (client-side)
 
     @property
     def complete(self) -> bool:
@@ -581,6 +601,8 @@ def build_plan(
     for warning in warning_list:
         if warning.fails and warning.severity is not Severity.WARNING:
             raise ValueError(f"a predicted failure is a warning, not {warning.severity.value}: {warning.code}")
+        if warning.code.fails is (Fails.NEVER if warning.fails else Fails.ALWAYS):
+            raise ValueError(f"warning {warning.code} {'never' if warning.fails else 'always'} predicts a failure")
     return Plan(
         header=header,
         helm_action=helm_action,

@@ -1,6 +1,6 @@
 """Reading a saved JSON plan back into a Plan, for `helm plan show`.
 
-The document is input, so it is checked against the published schema first (plan_schema.py):
+The document is input, so it is checked against the published schema first (plan_schema_check.py):
 a wrong type is one line naming where. Then the mirror of render/json_doc.py: one function
 per model type. The plan is rebuilt through
 `build_plan`, so what the document derives (summary, will_run, reasons, has_changes) is derived
@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, TypeVar
 
+from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
+    Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
     HelmAction, HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
-from deployah_plan.plan_schema import first_error
+from deployah_plan.plan_schema_check import first_error
 from deployah_plan.redact import LAST_APPLIED, Masked, is_secret, sensitive_path
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from deployah_plan.yamlkube import MAX_DEPTH, too_deep
@@ -128,7 +129,7 @@ def live_of(doc: dict[str, Any]) -> LiveCheck:
     return LiveCheck(
         LiveStatus(doc["status"]), doc["reason"], doc["source"],
         tuple(LiveGap(g["api_version"], g["kind"], g["namespace"], g["reason"]) for g in doc["unreadable"]),
-        doc["requests"], doc["apply_method"],
+        doc["requests"], ApplyMethod.recorded(doc["apply_method"]),
     )
 
 
@@ -143,7 +144,8 @@ def drift_of(doc: dict[str, Any]) -> DriftChange:
 
 
 def warning_of(doc: dict[str, Any]) -> Warning:
-    return Warning(doc["code"], doc["message"], Severity(doc["severity"]),
+    # A code this version does not know (a newer helm plan wrote it) is kept as written.
+    return Warning(Code(doc["code"]), doc["message"], Severity(doc["severity"]),
                    ref_of(doc["resource"]) if doc.get("resource") else None, bool(doc.get("predicted_failure", False)))
 
 

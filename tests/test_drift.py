@@ -11,7 +11,7 @@ from deployah_plan.core.ownership import check_ownership, kept_by_policy, kept_o
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import (
-    DriftEffect, DriftKind, Header, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
+    ApplyMethod, DriftEffect, DriftKind, Header, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
 )
 from deployah_plan.sources.cluster import LiveSnapshot
 from deployah_plan.yamlkube import load_all
@@ -183,7 +183,7 @@ def test_server_side_apply_conflicts_with_another_field_manager() -> None:
             "f:containers": {'k:{"name":"web"}': {"f:image": {}}}}}}}},
         {"manager": "kubectl-edit", "operation": "Update", "fieldsV1": {"f:spec": {"f:replicas": {}}}},
     ]
-    p = plan([DEPLOYMENT], [DEPLOYMENT], [live], apply_method="ssa")
+    p = plan([DEPLOYMENT], [DEPLOYMENT], [live], apply_method=ApplyMethod.SSA)
     (item,) = p.drift
     effects = {f.change.path: (f.effect, f.ssa) for f in item.fields}
     assert effects["/spec/replicas"][0] is DriftEffect.CONFLICT and "kubectl-edit" in effects["/spec/replicas"][1]
@@ -191,7 +191,7 @@ def test_server_side_apply_conflicts_with_another_field_manager() -> None:
     assert item.effect is DriftEffect.MIXED
     assert [w.code for w in p.warnings] == ["ssa-conflict"]
     # The same drift under client-side apply: both reverted, no note.
-    p = plan([DEPLOYMENT], [DEPLOYMENT], [live], apply_method="csa")
+    p = plan([DEPLOYMENT], [DEPLOYMENT], [live], apply_method=ApplyMethod.CSA)
     assert {f.effect for f in p.drift[0].fields} == {DriftEffect.REVERTED} and not p.drift[0].fields[0].ssa
 
 
@@ -200,7 +200,7 @@ def test_server_side_apply_leaves_a_dropped_field_another_manager_owns() -> None
     live["data"].update(colour="red", size="l")
     live["metadata"]["managedFields"] = [{"manager": "ops", "operation": "Update", "fieldsV1": {"f:data": {"f:size": {}}}}]
     previous = CONFIGMAP.replace("colour: teal", "colour: teal\n  size: m")
-    p = plan([previous], [CONFIGMAP.replace("colour: teal", "other: x")], [live], apply_method="ssa")
+    p = plan([previous], [CONFIGMAP.replace("colour: teal", "other: x")], [live], apply_method=ApplyMethod.SSA)
     assert drift_of(p)["cfg"][2] == [("/data/colour", "replace", "removed"), ("/data/size", "replace", "left")]
 
 

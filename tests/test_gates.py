@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_plan
+from deployah_plan.codes import Code
 from deployah_plan.core.gates import check_gates, parse_gate
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
@@ -51,10 +52,10 @@ def test_crd_and_warning_gates() -> None:
         [ResourceChange(crd, Action.CREATE, None, {})],
         chart_crds=[ChartCRD("app/crds/a.yaml", "a.example.com", CRDLifecycle.PROCESS),
                     ChartCRD("app/crds/b.yaml", "b.example.com", CRDLifecycle.SKIP)],
-        warnings=[Warning("immutable-field", "spec.selector cannot change", fails=True),
-                  Warning("ownership", "owned by x", fails=True),
-                  Warning("ownership", "adopted into r", Severity.INFO),  # a harmless adoption
-                  Warning("dropped-document", "skipped")],
+        warnings=[Warning(Code("immutable-field"), "spec.selector cannot change", fails=True),  # a newer code
+                  Warning(Code.OWNERSHIP, "owned by x", fails=True),
+                  Warning(Code.OWNERSHIP, "adopted into r", Severity.INFO),  # a harmless adoption
+                  Warning(Code.DROPPED_DOCUMENT, "skipped")],
     )
     matched = {m.gate.text: m.matched for m in check_gates(plan, [parse_gate(g) for g in (
         "crd", "immutable", "ownership", "warning:dropped-document", "drift", "warning:immutable", "failure")])}

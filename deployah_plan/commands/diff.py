@@ -12,7 +12,7 @@ from deployah_plan.commands.target import check_version, offline_target
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import split_stream
-from deployah_plan.model import Header, Plan
+from deployah_plan.model import ApplyMethod, Header, Plan
 from deployah_plan.sources.cluster import load_live_file
 from deployah_plan.sources.files import Inputs, describe
 from deployah_plan.sources.helm import Helm
@@ -29,7 +29,7 @@ class DiffOptions:
     skip_crds: bool = False
     live: str | None = None  # a saved live state file (- : standard input)
     take_ownership: bool = False
-    apply_method: str = "csa"  # csa | ssa: how the release was installed (Helm 4)
+    apply_method: ApplyMethod = ApplyMethod.CSA  # how the release was installed (Helm 4)
     kube_version: str | None = None  # judge the objects against this Kubernetes version
     disable_openapi_validation: bool = False
     debug: bool = False  # print the helm call (`helm version`, for the kind order)
@@ -59,7 +59,7 @@ def plan_diff(options: DiffOptions, inputs: Inputs | None = None) -> Plan:
                              f"pass a shorter {flag}")
     target = None
     if options.kube_version:
-        ssa = options.apply_method == "ssa"
+        ssa = options.apply_method is ApplyMethod.SSA
         target = offline_target(check_version(options.kube_version), "from --kube-version",
                                 strict_fields=ssa and not options.disable_openapi_validation,
                                 validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa)

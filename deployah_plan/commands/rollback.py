@@ -17,7 +17,7 @@ from deployah_plan.commands import live as live_state
 from deployah_plan.commands.stored import major, open_release, rendered
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import ReleaseError, UsageError
-from deployah_plan.model import Header, HelmAction, Plan
+from deployah_plan.model import ApplyMethod, Header, HelmAction, Plan
 from deployah_plan.sources.kubeconfig import resolve_settings
 
 
@@ -61,7 +61,7 @@ def plan_rollback(options: RollbackOptions) -> Plan:
     )
     # Helm 4's rollback applies as the target revision was applied (--server-side auto:
     # pkg/action/rollback.go, getUpgradeServerSideValue with the target's ApplyMethod).
-    apply_method = ("ssa" if back.apply_method == "ssa" else "csa") if major(helm_version) >= 4 else ""
+    apply_method = (back.apply_method or ApplyMethod.CSA) if major(helm_version) >= 4 else None
     return make_plan(PlanRequest(header, previous, desired, major(helm_version), action=HelmAction.ROLLBACK,
                                  hooks_disabled=options.no_hooks, live=live, live_source="cluster",
                                  live_reason=skipped, apply_method=apply_method))

@@ -12,7 +12,7 @@ from typing import Any
 from deployah_plan import inputs, saved
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Plan
-from deployah_plan.plan_schema import schema_text
+from deployah_plan.plan_schema_check import schema_text
 from deployah_plan.render import json_doc
 from deployah_plan.sources.files import Inputs, describe
 

@@ -15,7 +15,8 @@ from deployah_plan.commands.stored import major, open_release, rendered
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import ReleaseError
 from deployah_plan.manifests import Rendered
-from deployah_plan.model import Header, HelmAction, Plan, Severity, Warning
+from deployah_plan.codes import Code
+from deployah_plan.model import Header, HelmAction, Plan, warn
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,9 @@ def plan_uninstall(options: UninstallOptions) -> Plan:
     if current.status == "uninstalled":
         raise ReleaseError(f"release {options.release} is already uninstalled (revision {current.revision}, "
                            "history kept)", "there is nothing to uninstall; `helm history` shows its revisions")
-    notes = [Warning("keep-history" if options.keep_history else "history-deleted",
-                     f"--keep-history: revision {current.revision} is kept, marked uninstalled" if options.keep_history
-                     else "the release's history is deleted with it (add --keep-history to keep it)", Severity.INFO)]
+    notes = [warn(Code.KEEP_HISTORY, f"--keep-history: revision {current.revision} is kept, marked uninstalled")
+             if options.keep_history else
+             warn(Code.HISTORY_DELETED, "the release's history is deleted with it (add --keep-history to keep it)")]
     inputs.previous(current, current.revision)
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,

@@ -29,7 +29,8 @@ from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Rendered, split_stream
-from deployah_plan.model import Header, Plan, Severity, Warning
+from deployah_plan.codes import Code
+from deployah_plan.model import ApplyMethod, Header, Plan, Warning, warn
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
@@ -113,11 +114,10 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
         return user
     if options.reuse_values:
         computed = helm.values(options.release, namespace, current.revision, computed=True)
-        notes.append(Warning(
-            "reuse-values-offline",
+        notes.append(warn(
+            Code.REUSE_VALUES_OFFLINE,
             "--reuse-values rendered offline: values are the previous release's computed values plus your "
             "overrides; Helm also ignores defaults that only the new chart has, which this render includes",
-            Severity.INFO,
         ))
         return _values_file(computed, workdir) + user
     if options.reset_then_reuse_values or not options.values.any():
@@ -125,8 +125,8 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
         if not previous:
             return user
         if not options.values.any():
-            notes.append(Warning("values-reused", f"no values given: like helm upgrade, the values of revision "
-                                 f"{current.revision} are used again", Severity.INFO))
+            notes.append(warn(Code.VALUES_REUSED, f"no values given: like helm upgrade, the values of revision "
+                              f"{current.revision} are used again"))
         return _values_file(previous, workdir) + user
     return user
 
@@ -255,8 +255,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                 text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
             desired = split_stream(text, "helm template")
             if chart.calls_lookup:
-                notes.append(Warning("lookup-offline", f"chart {chart.name} calls `lookup`, which returns nothing when "
-                                     "rendered offline; with a cluster, plan with --render server"))
+                notes.append(warn(Code.LOOKUP_OFFLINE, f"chart {chart.name} calls `lookup`, which returns nothing "
+                                  "when rendered offline; with a cluster, plan with --render server"))
         else:
             args = options.values.args()
             for flag, on in (("--reuse-values", options.reuse_values), ("--reset-values", options.reset_values),
@@ -289,7 +289,7 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     current = state.current
     inputs.previous(current, state.newest_revision)
     inputs.live(live, options.release, [previous, desired])
-    apply_method = _apply_method(options, helm_major, current.apply_method if current else "", fresh=current is None)
+    apply_method = _apply_method(options, helm_major, current.apply_method if current else None, fresh=current is None)
     # A cluster the live read could not reach is not asked again (another connect timeout).
     ask = mode == "server" or (not skipped and (live is None or live.reachable))
     judge = _target(options, settings, ask, [previous, rendered_desired], namespace, helm_major,
@@ -310,11 +310,11 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         helm_version=helm_version, rendered_by=mode,
     )
     if current is not None and current.status != "deployed":
-        notes.append(Warning("previous-not-deployed", f"no deployed revision: planned against revision "
-                             f"{current.revision}, whose status is {current.status}, as helm upgrade does", Severity.INFO))
+        notes.append(warn(Code.PREVIOUS_NOT_DEPLOYED, f"no deployed revision: planned against revision "
+                          f"{current.revision}, whose status is {current.status}, as helm upgrade does"))
     if state.replaces_uninstalled:
-        notes.append(Warning("reinstall", f"release {options.release} was uninstalled with its history kept: "
-                             "helm upgrade --install installs it again", Severity.INFO))
+        notes.append(warn(Code.REINSTALL, f"release {options.release} was uninstalled with its history kept: "
+                          "helm upgrade --install installs it again"))
     return make_plan(PlanRequest(
         header, previous, desired, helm_major, options.skip_crds, tuple(notes),
         hooks_disabled=deploy.no_hooks,
@@ -324,11 +324,11 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
 
 
 def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: list[Rendered | None],
-            namespace: str, helm_major: int, apply_method: str, fresh: bool, kube_default: str) -> targets.Target | None:
+            namespace: str, helm_major: int, apply_method: ApplyMethod | None, fresh: bool, kube_default: str) -> targets.Target | None:
     """What the objects are judged against: the cluster when it is read (or rendered against),
     else --kube-version, else the version helm template assumed. Strict field validation is
     Helm 4's server-side apply (an install's default, an upgrade's when the release used it)."""
-    ssa = helm_major >= 4 and (apply_method == "ssa" or (fresh and options.server_side != "false"))
+    ssa = helm_major >= 4 and (apply_method is ApplyMethod.SSA or (fresh and options.server_side != "false"))
     checks = dict(strict_fields=ssa and not options.disable_openapi_validation,
                   validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa,
                   create_namespace=fresh and options.deploy.create_namespace)
@@ -344,15 +344,16 @@ def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: 
     return None
 
 
-def _apply_method(options: UpgradeOptions, helm_major: int, previous: str, fresh: bool = False) -> str:
-    """How this upgrade applies objects: Helm 3 client-side (""); Helm 4 as --server-side says,
+def _apply_method(options: UpgradeOptions, helm_major: int, previous: ApplyMethod | None,
+                  fresh: bool = False) -> ApplyMethod | None:
+    """How this upgrade applies objects: Helm 3 client-side (None); Helm 4 as --server-side says,
     "auto" following the previous release (pkg/action getUpgradeServerSideValue). A fresh
     install (`upgrade --install` of a release that does not exist) is server-side unless
     --server-side=false (pkg/cmd/upgrade.go: instClient.ServerSideApply = ... != "false")."""
     if helm_major < 4:  # Helm 3 has neither flag: upgrade_flags.check_for_helm refused them
-        return ""
+        return None
     if fresh:
-        return "csa" if options.server_side == "false" else "ssa"
+        return ApplyMethod.CSA if options.server_side == "false" else ApplyMethod.SSA
     if options.server_side == "auto":
-        return "ssa" if previous == "ssa" else "csa"
-    return "ssa" if options.server_side == "true" else "csa"
+        return previous or ApplyMethod.CSA
+    return ApplyMethod.SSA if options.server_side == "true" else ApplyMethod.CSA

@@ -4,7 +4,7 @@ The result is the smallest true set of `FieldChange`s, named by RFC 6901 JSON Po
 
 - Values compare as Kubernetes compares them after parsing: key order and encoding never
   matter; a boolean is never equal to a number; an integer equals the same float.
-- Lists follow the kind's schema (`core.schema`): a keyed list matches entries by their key
+- Lists follow the kind's schema (`core.list_keys`): a keyed list matches entries by their key
   fields (inserting one env var is one `add`; a changed image is one `replace` under its
   container; a keyed entry whose key changed but whose content is close is one `rename`); a
   set list compares as a set; an atomic list is one value, shown with an entry diff. Lists the
@@ -27,7 +27,7 @@ import re
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.core import quantity
-from deployah_plan.core.schema import KEY_DEFAULTS, QUANTITY, Node, Spec, root
+from deployah_plan.core.list_keys import KEY_DEFAULTS, QUANTITY, Node, Spec, root
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.yamlkube import MAX_DEPTH, YAMLError, load_all, too_deep
 

@@ -32,9 +32,9 @@ from typing import Any, Callable, Iterable, Mapping
 
 from deployah_plan.core.diff import declared_surface, diff_objects, escape, same, tokens
 from deployah_plan.core.ownership import kept_by_policy, release_of
-from deployah_plan.core.schema import KEY_DEFAULTS, root
+from deployah_plan.core.list_keys import KEY_DEFAULTS, root
 from deployah_plan.kinds import group_of
-from deployah_plan.model import DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, ResourceRef
+from deployah_plan.model import ApplyMethod, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, ResourceRef
 
 Identity = tuple[str, str, str, str]
 HELM_MANAGERS = frozenset({"helm"})  # the field manager Helm applies and patches with
@@ -256,14 +256,14 @@ def find_drift(
     covered: Callable[[ResourceRef], bool],
     release: str,
     namespace: str,
-    apply_method: str = "",
+    apply_method: ApplyMethod | None = None,
     not_unexpected: Iterable[Identity] = (),
     force_conflicts: bool = False,
 ) -> list[DriftChange]:
     """Drift of every previous object whose kind and namespace were read (`covered`), and the
     unexpected live objects of this release. `not_unexpected`: identities that are this
     release's but not in its manifest (its hooks)."""
-    ssa = apply_method == "ssa"
+    ssa = apply_method is ApplyMethod.SSA
     out: list[DriftChange] = []
     seen: set[Identity] = set()
     for ident, (ref, stored) in previous.items():

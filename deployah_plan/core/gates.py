@@ -25,15 +25,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from deployah_plan.codes import GATES
 from deployah_plan.errors import UsageError
 from deployah_plan.kinds import kind_answers_to
 from deployah_plan.model import Action, CRDLifecycle, LiveStatus, Plan, ResourceRef
 
 _ACTIONS = {"create": Action.CREATE, "update": Action.UPDATE, "delete": Action.DELETE, "retain": Action.RETAIN}
-_WARNING_FAMILIES = ("ownership", "immutable")
-# Warning codes that belong to a gate family besides the family's own name.
-_ALSO = {"ownership": ("collision", "ssa-conflict")}
-_NAMES = (*_ACTIONS, "failure", "crd", "drift", *_WARNING_FAMILIES, "warning:CODE")
+_NAMES = (*_ACTIONS, "failure", "crd", "drift", *GATES, "warning:CODE")
 
 
 @dataclass(frozen=True)
@@ -60,9 +58,9 @@ def parse_gate(text: str) -> Gate:
         return Gate(text, what, argument.strip())
     if what == "warning" and argument.strip():
         return Gate(text, what, argument.strip())
-    if what in ("failure", "failures", "crd", "drift", *_WARNING_FAMILIES) and not colon:
+    if what in ("failure", "failures", "crd", "drift", *GATES) and not colon:
         return Gate(text, what.rstrip("s") if what == "failures" else what)
-    if what in ("crd", "drift", "failure", *_WARNING_FAMILIES):
+    if what in ("crd", "drift", "failure", *GATES):
         raise UsageError(f"--fail-on {text!r}: {what} takes no argument", f"write --fail-on {what}")
     raise UsageError(f"unknown --fail-on gate {text!r}",
                      f"use one of {', '.join(_NAMES)}, or ACTION:KIND such as delete:pvc or update:Deployment.apps")
@@ -73,10 +71,6 @@ def _kind_matches(ref: ResourceRef, argument: str) -> bool:
         return True
     kind, _, group = argument.partition(".")
     return kind_answers_to(ref.kind, kind) and (not group or ref.group == group.lower())
-
-
-def _family(code: str, family: str) -> bool:
-    return code == family or code.startswith(family + "-") or code in _ALSO.get(family, ())
 
 
 def _matches(gate: Gate, plan: Plan) -> list[str]:
@@ -92,8 +86,8 @@ def _matches(gate: Gate, plan: Plan) -> list[str]:
     if gate.what == "failure":
         return [f"{w.code}: {w.message}" for w in plan.warnings if w.fails]
     if gate.what == "warning":
-        return [f"{w.code}: {w.message}" for w in plan.warnings if _family(w.code, gate.argument)]
-    return [f"{w.code}: {w.message}" for w in plan.warnings if w.fails and _family(w.code, gate.what)]
+        return [f"{w.code}: {w.message}" for w in plan.warnings if w.code.in_family(gate.argument)]
+    return [f"{w.code}: {w.message}" for w in plan.warnings if w.fails and w.code.in_family(gate.what)]
 
 
 def unevaluated(plan: Plan, gates: list[Gate]) -> list[str]:

@@ -15,7 +15,8 @@ from typing import Any, Iterable, Mapping
 
 from deployah_plan.core import quantity
 from deployah_plan.core.diff import readable_path
-from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, ResourceRef, Severity, Warning
+from deployah_plan.codes import Code
+from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, ResourceRef, Warning, warn
 
 TASK_LABEL = "deployah.dev/task"
 
@@ -98,13 +99,13 @@ def consequences(changes: Iterable[ResourceChange]) -> list[Warning]:
         paths = immutable_fields(change)
         if paths:
             shown = ", ".join(dict.fromkeys(readable_path(f.path, f.keys) for f in paths))
-            out.append(Warning(
-                "immutable",
+            out.append(warn(
+                Code.IMMUTABLE,
                 f"{ref}: this upgrade will fail: it changes immutable field{'s' if len(paths) > 1 else ''} {shown}; "
                 "the object must be deleted and created again (or given a new name)",
-                Severity.WARNING, ref, fails=True,
+                ref,
             ))
         loss = _DATA_LOSS.get((ref.group, ref.kind))
         if change.action is Action.DELETE and loss:
-            out.append(Warning("data-loss", f"{ref} is deleted: {loss}", Severity.WARNING, ref))
+            out.append(warn(Code.DATA_LOSS, f"{ref} is deleted: {loss}", ref))
     return out

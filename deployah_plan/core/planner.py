@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from deployah_plan.codes import Code
 from deployah_plan.core.diff import declared_surface, diff_objects, leaves, readable_path
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.lifecycle import consequences, task_name
@@ -18,9 +19,9 @@ from deployah_plan.errors import ManifestError
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
-    HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, TaskAction,
-    TaskPhase, TaskPlan, Warning, build_plan, disambiguate,
+    Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
+    HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
+    TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn,
 )
 from deployah_plan.redact import fold_string_data
 
@@ -44,13 +45,13 @@ class PlanRequest:
     action: HelmAction | None = None
     hooks_disabled: bool = False  # --no-hooks
     # The live state (None: not read, `live_reason` says why); `live_source` is "cluster" or
-    # the file it came from. `apply_method` is the previous release's ("ssa" or "csa"; "" for
-    # Helm 3). `take_ownership` is helm's --take-ownership.
+    # the file it came from. `apply_method` is how this action applies (None: Helm 3,
+    # client-side). `take_ownership` is helm's --take-ownership.
     live: LiveSnapshot | None = None
     live_source: str = ""
     live_reason: str = ""
     take_ownership: bool = False
-    apply_method: str = ""
+    apply_method: ApplyMethod | None = None
     force_conflicts: bool = False  # helm upgrade --force-conflicts (server-side apply)
     # The API server to judge the objects against (kinds served, schemas, namespace): None
     # leaves the predicted failures of core.validate out.
@@ -159,10 +160,10 @@ def _resource_changes(
         if any(not f.equivalent for f in fields):
             changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source))
         elif fields:
-            notes.append(Warning(
-                "equivalent-only",
+            notes.append(warn(
+                Code.EQUIVALENT_ONLY,
                 f"{ref}: only equal quantities written differently ({_quantities(fields)}); not a change",
-                Severity.INFO, ref,
+                ref,
             ))
     # Then it deletes what left the release, in previous-release order.
     start = len(ordered)
@@ -466,18 +467,16 @@ def _ownership_warning(ref: ResourceRef, verdict: Verdict, release: str, verb: s
             text = f"{ref} belongs to release {verdict.owner_release}: --take-ownership adopts it into {release}"
         else:
             text = f"{ref} already exists in the cluster: helm adopts it into release {release}"
-        return Warning("ownership", text, Severity.INFO, ref)
+        return warn(Code.OWNERSHIP, text, ref)
     if verdict.ownership is Ownership.UNOWNED:
-        return Warning("ownership", f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
-                       f"({verdict.reason}); add --take-ownership to adopt it, or delete it first", Severity.WARNING, ref,
-                       fails=True)
+        return warn(Code.OWNERSHIP, f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
+                    f"({verdict.reason}); add --take-ownership to adopt it, or delete it first", ref, fails=True)
     if verdict.ownership is Ownership.OTHER_RELEASE:
-        return Warning("ownership", f"{ref} belongs to release {verdict.owner_release}: this {verb} fails "
-                       f"({verdict.reason}); add --take-ownership to take it over", Severity.WARNING, ref, fails=True)
+        return warn(Code.OWNERSHIP, f"{ref} belongs to release {verdict.owner_release}: this {verb} fails "
+                    f"({verdict.reason}); add --take-ownership to take it over", ref, fails=True)
     if verdict.ownership is Ownership.TERMINATING:
-        return Warning("collision", f"{ref} is being deleted in the cluster (deletionTimestamp set): creating it "
-                       "collides with the deletion; wait for it to finish, then deploy", Severity.WARNING, ref,
-                       fails=True)
+        return warn(Code.COLLISION, f"{ref} is being deleted in the cluster (deletionTimestamp set): creating it "
+                    "collides with the deletion; wait for it to finish, then deploy", ref)
     return None
 
 
@@ -497,9 +496,9 @@ def _drift(request: PlanRequest, live: _Live,
         conflicts = [f for f in item.fields if f.effect is DriftEffect.CONFLICT]
         if conflicts:
             paths = ", ".join(readable_path(f.change.path, f.change.keys) for f in conflicts)
-            notes.append(Warning("ssa-conflict", f"{item.resource}: server-side apply conflicts on {paths} "
-                                 "(owned by another field manager): the upgrade fails unless conflicts are forced",
-                                 Severity.WARNING, item.resource, fails=True))
+            notes.append(warn(Code.SSA_CONFLICT, f"{item.resource}: server-side apply conflicts on {paths} "
+                              "(owned by another field manager): the upgrade fails unless conflicts are forced",
+                              item.resource))
     return drift
 
 
@@ -581,8 +580,8 @@ def make_plan(request: PlanRequest) -> Plan:
         action = HelmAction.UNINSTALL
         changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)))
         tasks = _hook_tasks(prev_hooks, prev_hooks, action, kind_rank(install_order(request.helm_major)))
-        warnings.append(Warning("crds-untouched", "CRDs installed from the chart's crds/ directory are never "
-                                "deleted by helm uninstall", Severity.INFO))
+        warnings.append(warn(Code.CRDS_UNTOUCHED, "CRDs installed from the chart's crds/ directory are never "
+                             "deleted by helm uninstall"))
     else:
         rank = kind_rank(install_order(request.helm_major))
 
@@ -602,27 +601,26 @@ def make_plan(request: PlanRequest) -> Plan:
         crds = _chart_crds(request, live, fresh)
         for crd in crds:
             if crd.chart_changed:
-                warnings.append(Warning(
-                    "crd-not-upgraded",
+                warnings.append(warn(
+                    Code.CRD_NOT_UPGRADED,
                     f"chart CRD {crd.name} ({crd.source}) changed in the chart, but Helm never upgrades the chart's "
                     "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it",
                 ))
         # Only objects whose live state was not read: one read and found missing is gone already.
         guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and not live.covered(c.resource)]
         if guessed:
-            warnings.append(Warning(
-                "keep-from-manifest",
+            warnings.append(warn(
+                Code.KEEP_FROM_MANIFEST,
                 "whether Helm keeps an object that leaves the release depends on the live object's "
                 "helm.sh/resource-policy annotation; where the live object was not read "
                 f"({', '.join(str(c.resource) for c in guessed[:3])}{', ...' if len(guessed) > 3 else ''}), "
                 "the previous manifest's was used",
-                Severity.INFO,
             ))
         if request.target is not None:
             warnings += _predicted(request, request.target, action, changes, tasks, previous, prev_resources,
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
     for reason in (*previous.dropped, *request.desired.dropped):
-        warnings.append(Warning("dropped-document", reason, Severity.INFO))
+        warnings.append(warn(Code.DROPPED_DOCUMENT, reason))
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
                       drift=drift, live=live.check)

@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from deployah_plan.core.kube_api import ApiTable, parse_version
-from deployah_plan.core.openapi import compact_crd_schema
+from deployah_plan.core.compact_schema import compact_crd_schema
 from deployah_plan.kinds import group_of
-from deployah_plan.model import ResourceRef, Severity, TaskPlan, Warning
+from deployah_plan.codes import Code
+from deployah_plan.model import ResourceRef, Severity, TaskPlan, Warning, warn
 
 OBJECT_META = "apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
@@ -47,7 +48,7 @@ class Target:
     `kube_version` is the version judged against and `source` where it came from ("the
     cluster", "--kube-version", "helm template's default"). With a cluster, `served` holds
     the "apiVersion Kind" pairs its discovery lists and `roots`/`types` its own OpenAPI
-    schemas (compact, `core.openapi`); without one they are None and the table answers.
+    schemas (compact, `core.compact_schema`); without one they are None and the table answers.
     `namespace_exists` is None when not known. `strict_fields`: Helm sends strict field
     validation (Helm 4 server-side apply without --disable-openapi-validation).
     """
@@ -165,7 +166,7 @@ class Problem:
 
 
 class SchemaChecker:
-    """Walks an object and its compact schema together (see core.openapi for the form)."""
+    """Walks an object and its compact schema together (see core.compact_schema for the form)."""
 
     def __init__(self, types: Mapping[str, Any]) -> None:
         self.types = types
@@ -268,7 +269,7 @@ class _Predictor:
             served, schema = crd.versions.get(version, (False, None))
             if not served:
                 offered = ", ".join(f"{group}/{v}" for v, (s, _) in crd.versions.items() if s) or "none"
-                self.fail("api-not-served", item, f"{api_version} is not a version the chart's CRD for {kind} serves "
+                self.fail(Code.API_NOT_SERVED, item, f"{api_version} is not a version the chart's CRD for {kind} serves "
                           f"(it serves {offered}): Helm fails with \"no matches for kind {kind} in version "
                           f"{api_version}\"; use a served version")
                 return None
@@ -287,7 +288,7 @@ class _Predictor:
             if self.table.builtin(api_version):
                 self._removed(item, gvk)
             else:
-                self.fail("crd-missing", item, f"the cluster does not serve {kind} in {api_version} and no CRD in "
+                self.fail(Code.CRD_MISSING, item, f"the cluster does not serve {kind} in {api_version} and no CRD in "
                           f"this chart defines it: Helm fails with \"no matches for kind {kind} in version "
                           f"{api_version}\"; install the CRD first (or add it to the chart's crds/)")
             return None
@@ -312,13 +313,12 @@ class _Predictor:
             fix = (f"the previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), "
                    f"and the chart must {fix}")
         if self.target.render_defaults:
-            self.warnings.append(Warning(
-                "api-not-served", f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
+            self.warnings.append(warn(
+                Code.API_NOT_SERVED, f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
                 f"rendered with helm's offline capabilities, a chart may pick another apiVersion against a real "
-                f"cluster: plan with --kube-version or a cluster to know whether Helm fails; {fix}",
-                Severity.WARNING, item.ref))
+                f"cluster: plan with --kube-version or a cluster to know whether Helm fails; {fix}", item.ref))
             return
-        self.fail("api-not-served", item, f"{api_version} {kind} is not served by {self.target.judged}{when}: "
+        self.fail(Code.API_NOT_SERVED, item, f"{api_version} {kind} is not served by {self.target.judged}{when}: "
                   f"Helm fails with \"no matches for kind {kind} in version {api_version}\"; {fix}")
 
     def _deprecation(self, item: Applied, gvk: str) -> None:
@@ -327,12 +327,12 @@ class _Predictor:
         if removed and gvk not in self.deprecated and item.what != "previous release":
             self.deprecated.add(gvk)
             instead = self.table.alternatives(gvk, self.table.newest)
-            self.warnings.append(Warning(
-                "api-deprecated", f"{api_version} {kind} is served by {self.target.judged}, and removed in "
-                f"Kubernetes {removed}" + (f": move to {instead[0]}" if instead else ""), Severity.WARNING, item.ref))
+            self.warnings.append(warn(
+                Code.API_DEPRECATED, f"{api_version} {kind} is served by {self.target.judged}, and removed in "
+                f"Kubernetes {removed}" + (f": move to {instead[0]}" if instead else ""), item.ref))
 
-    def fail(self, code: str, item: Applied, text: str) -> None:
-        self.warnings.append(Warning(code, f"{_label(item)}: {text}", Severity.WARNING, item.ref, fails=True))
+    def fail(self, code: Code, item: Applied, text: str) -> None:
+        self.warnings.append(warn(code, f"{_label(item)}: {text}", item.ref, fails=True))
 
     # schemas
     def schema(self, item: Applied, how: tuple[str, str]) -> None:
@@ -352,22 +352,23 @@ class _Predictor:
         unknown = [p for p in problems if p.code == "unknown"]
         where = f"the schema of {self.target.judged}" if source != "crd" else "its CRD's schema"
         if rejected:
-            self.fail("schema-invalid", item, "the API server rejects it: " + "; ".join(_describe(p) for p in rejected[:5])
+            self.fail(Code.SCHEMA_INVALID, item, "the API server rejects it: " + "; ".join(_describe(p) for p in rejected[:5])
                       + (f"; and {len(rejected) - 5} more" if len(rejected) > 5 else "") + f" (judged against {where}); "
                       "fix the values or the template")
         if unknown:
             fields = "; ".join(_describe(p) for p in unknown[:5]) + (f"; and {len(unknown) - 5} more" if len(unknown) > 5 else "")
             if not self.target.validate_fields:
-                self.warnings.append(Warning("unknown-field", f"{_label(item)}: unknown fields, dropped by the API server "
-                                             f"(--disable-openapi-validation): {fields}", Severity.INFO, item.ref))
+                self.warnings.append(warn(Code.UNKNOWN_FIELD, f"{_label(item)}: unknown fields, dropped by the API "
+                                          f"server (--disable-openapi-validation): {fields}", item.ref,
+                                          severity=Severity.INFO))
             elif self.target.strict_fields:
-                self.fail("unknown-field", item, f"server-side apply with strict field validation rejects unknown fields: "
+                self.fail(Code.UNKNOWN_FIELD, item, f"server-side apply with strict field validation rejects unknown fields: "
                           f"{fields} (judged against {where}); fix the field names, or pass --disable-openapi-validation "
                           "to have them dropped")
             else:
-                self.warnings.append(Warning("unknown-field", f"{_label(item)}: unknown fields, dropped by the API server "
-                                             f"with a warning (client-side apply): {fields} (judged against {where})",
-                                             Severity.WARNING, item.ref))
+                self.warnings.append(warn(Code.UNKNOWN_FIELD, f"{_label(item)}: unknown fields, dropped by the API "
+                                          f"server with a warning (client-side apply): {fields} (judged against {where})",
+                                          item.ref))
 
 
 def _describe(problem: Problem) -> str:
@@ -387,9 +388,9 @@ def predict(target: Target, objects: Iterable[Applied], crd_objects: Iterable[Ma
             predictor.schema(item, how)
     if predictor.unchecked:
         kinds = list(predictor.unchecked)
-        predictor.warnings.append(Warning(
-            "kinds-not-checked", f"not checked offline: {', '.join(kinds[:5])}{', ...' if len(kinds) > 5 else ''} "
-            "(no CRD in this chart defines them; plan with a cluster to check that it serves them)", Severity.INFO))
+        predictor.warnings.append(warn(
+            Code.KINDS_NOT_CHECKED, f"not checked offline: {', '.join(kinds[:5])}{', ...' if len(kinds) > 5 else ''} "
+            "(no CRD in this chart defines them; plan with a cluster to check that it serves them)"))
     return predictor.warnings
 
 
@@ -399,9 +400,9 @@ def namespace_warning(target: Target, release_namespace: str) -> list[Warning]:
     `namespaces "NS" not found`, even when the chart itself declares that Namespace."""
     if target.namespace_exists is not False or target.create_namespace:
         return []
-    return [Warning("namespace-missing", f"namespace {release_namespace} does not exist in the cluster: Helm fails with "
-                    f"namespaces \"{release_namespace}\" not found; pass --create-namespace, or create the namespace first",
-                    Severity.WARNING, None, fails=True)]
+    return [warn(Code.NAMESPACE_MISSING, f"namespace {release_namespace} does not exist in the cluster: Helm fails "
+                 f"with namespaces \"{release_namespace}\" not found; pass --create-namespace, or create the namespace "
+                 "first")]
 
 
 def hook_collisions(target: Target, tasks: Iterable[TaskPlan], live_of: Callable[[ResourceRef], Mapping[str, Any] | None] | None,
@@ -420,19 +421,19 @@ def hook_collisions(target: Target, tasks: Iterable[TaskPlan], live_of: Callable
             policy = ", ".join(task.delete_policies)
             if live is not None:
                 if target.client_side_hooks:
-                    out.append(Warning("hook-collision", f"hook {ref} exists in the cluster and its delete policy ({policy}) "
-                                       "lacks before-hook-creation: Helm fails creating it with \"already exists\"; "
-                                       "delete it first, or add before-hook-creation to helm.sh/hook-delete-policy",
-                                       Severity.WARNING, ref, fails=True))
+                    out.append(warn(Code.HOOK_COLLISION, f"hook {ref} exists in the cluster and its delete policy "
+                                    f"({policy}) lacks before-hook-creation: Helm fails creating it with \"already "
+                                    "exists\"; delete it first, or add before-hook-creation to helm.sh/hook-delete-policy",
+                                    ref, fails=True))
                 else:
-                    out.append(Warning("hook-collision", f"hook {ref} exists in the cluster and its delete policy ({policy}) "
-                                       "lacks before-hook-creation: server-side apply updates the old object instead of "
-                                       "running a new one", Severity.WARNING, ref))
+                    out.append(warn(Code.HOOK_COLLISION, f"hook {ref} exists in the cluster and its delete policy "
+                                    f"({policy}) lacks before-hook-creation: server-side apply updates the old object "
+                                    "instead of running a new one", ref))
             elif ran_before(ref) and live_of is None:
-                out.append(Warning("hook-collision", f"hook {ref}: its delete policy ({policy}) lacks before-hook-creation, "
-                                   "so an object left by an earlier run makes Helm fail with \"already exists\" "
-                                   "(the live state was not read); add before-hook-creation to be safe",
-                                   Severity.INFO, ref))
+                out.append(warn(Code.HOOK_COLLISION, f"hook {ref}: its delete policy ({policy}) lacks "
+                                "before-hook-creation, so an object left by an earlier run makes Helm fail with "
+                                "\"already exists\" (the live state was not read); add before-hook-creation to be safe",
+                                ref, severity=Severity.INFO))
     return out
 
 

@@ -98,7 +98,7 @@ def resource_change_doc(item: ObjectReport, redactor: Redactor) -> dict[str, Any
         "fields": _fields(change.resource, change.fields, redactor, item.common),
         "ignored_fields": _fields(change.resource, change.ignored_fields, redactor),
         "ignored_by": list(change.ignored_by),
-        "warnings": [w.code for w in item.warnings],
+        "warnings": [w.code.value for w in item.warnings],
         "predicted_failure": bool(item.failures),
         **_desired(change.resource, change.action is Action.CREATE, change.after, redactor),
     }
@@ -153,7 +153,7 @@ def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
 
 
 def warning_doc(warning: Warning) -> dict[str, Any]:
-    return {"code": warning.code, "severity": warning.severity.value, "message": warning.message,
+    return {"code": warning.code.value, "severity": warning.severity.value, "message": warning.message,
             "resource": ref_doc(warning.resource) if warning.resource else None,
             "predicted_failure": warning.fails}
 
@@ -178,7 +178,7 @@ def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
 def live_doc(live: LiveCheck) -> dict[str, Any]:
     return {
         "status": live.status.value, "complete": live.complete, "reason": live.reason, "source": live.source,
-        "requests": live.requests, "apply_method": live.apply_method,
+        "requests": live.requests, "apply_method": live.apply_method.value if live.apply_method else "",
         "unreadable": [{"api_version": g.api_version, "kind": g.kind, "namespace": g.namespace, "reason": g.reason}
                        for g in live.unreadable],
     }

@@ -237,7 +237,7 @@ def _mark(warning: Warning) -> str:
 def _warning_text(warning: Warning) -> str:
     """A predicted failure or a data loss in bold: it must stand out in a review."""
     text = md(warning.message)
-    return f"**{text}**" if warning.fails or warning.code == "data-loss" else text
+    return f"**{text}**" if warning.fails or warning.code.loud else text
 
 
 def _summary_table(report: Report) -> str:

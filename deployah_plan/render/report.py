@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from deployah_plan.codes import Code
 from deployah_plan.model import (
     Action, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning,
@@ -396,7 +397,7 @@ def _weight(change: ResourceChange, own: tuple[FieldChange, ...], warnings: tupl
     """How much the object's details matter (see Weight). A field change the chart regenerates
     on every render would weigh as a common one, when the plan marks it so."""
     ref = change.resource
-    if any(w.fails or w.code == "data-loss" for w in warnings):
+    if any(w.fails or w.code is Code.DATA_LOSS for w in warnings):
         return Weight.ALARM
     if change.action in (Action.DELETE, Action.RETAIN):
         return Weight.NOTABLE
@@ -417,7 +418,7 @@ def _highlights(plan: Plan) -> tuple[Highlight, ...]:
     out = [Highlight(Notable.FAILURE, "X", (w.resource,) if w.resource else (), detail=(w.message,))
            for w in plan.warnings if w.fails]
     out += [Highlight(Notable.DATA_LOSS, "!", (w.resource,) if w.resource else (), detail=(w.message,))
-            for w in plan.warnings if w.code == "data-loss" and not w.fails]
+            for w in plan.warnings if w.code is Code.DATA_LOSS and not w.fails]
     for action in (Action.DELETE, Action.RETAIN):
         gone = tuple(c.resource for c in plan.changes if c.action is action)
         if gone:

@@ -177,7 +177,7 @@ def _drift_lines(plan: Plan, redactor: Redactor, style: _Style, view: View) -> l
 def _warning_line(warning: PlanWarning, style: _Style) -> str:
     """A predicted failure or a data loss stands out (red); other warnings keep their mark."""
     mark = "X" if warning.fails else "!" if warning.severity is Severity.WARNING else "i"
-    loud = warning.fails or warning.code == "data-loss"
+    loud = warning.fails or warning.code.loud
     return f"  {style(mark, mark)} {style(warning.message, 'alert') if loud else warning.message}"
 
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from deployah_plan.codes import Code
 from deployah_plan.core.diff import key_label, readable_path
 from deployah_plan.core.drift import DELETED_REASON, KEPT_REASON
 from deployah_plan.model import (
@@ -461,20 +462,16 @@ def change_note(change: ResourceChange) -> str:
     return note
 
 
-_FAILURE_WORDS = {"immutable": "changes an immutable field", "collision": "collides with a deletion",
-                  "ssa-conflict": "server-side apply conflict"}
-
-
 def failure_label(failures: Iterable[Warning]) -> str:
     """A predicted failure on the object's own line, as terraform marks "forces replacement"."""
-    codes = [w.code for w in failures if w.code != "ownership"]  # ownership has its own label
-    if not codes:
+    labels = [w.code.label for w in failures if w.code.label]  # ownership has its own label
+    if not labels:
         return ""
-    return "  [FAILS: " + "; ".join(dict.fromkeys(_FAILURE_WORDS.get(c, c) for c in codes)) + "]"
+    return "  [FAILS: " + "; ".join(dict.fromkeys(labels)) + "]"
 
 
 def data_loss_label(warnings: Iterable[Warning]) -> str:
-    return "  [DATA LOSS]" if any(w.code == "data-loss" for w in warnings) else ""
+    return "  [DATA LOSS]" if any(w.code is Code.DATA_LOSS for w in warnings) else ""
 
 
 def ignored_note(change: ResourceChange) -> str:

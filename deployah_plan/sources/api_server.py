@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 from urllib.parse import quote
 
-from deployah_plan.core.openapi import compact_definitions
+from deployah_plan.core.compact_schema import compact_definitions
 from deployah_plan.sources.cluster import CONNECT_TIMEOUT, READ_TIMEOUT
 from deployah_plan.sources.cluster_reader import _Answer, _group_version_path, _Transport, _Unreachable
 from deployah_plan.sources.kubeconfig import ClusterSettings
@@ -32,7 +32,7 @@ class ApiFacts:
     # failed for another reason than 404 (a 403, or an aggregated API that is down): then which
     # kinds are served is not known, and the version's table answers instead.
     served: frozenset[str] | None = frozenset()
-    roots: dict[str, str] = field(default_factory=dict)  # "apiVersion Kind" to a compact type (core.openapi)
+    roots: dict[str, str] = field(default_factory=dict)  # "apiVersion Kind" to a compact type (core.compact_schema)
     types: dict[str, Any] = field(default_factory=dict)
     openapi: bool = False  # the server's /openapi/v3 was read
     namespace_exists: bool | None = None

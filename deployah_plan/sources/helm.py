@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from deployah_plan.errors import HelmError, ReleaseError
+from deployah_plan.model import ApplyMethod
 from deployah_plan.redact import value_keys, without_userinfo
 
 _NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
@@ -33,7 +34,7 @@ _RECORD_TEMPLATE = (
     '{"path":{{printf "%q" $h.Path}},"manifest":{{printf "%q" $h.Manifest}}}{{end}}]'
     '__APPLY_METHOD__}'
 )
-# Helm 4 records how the release was applied ("ssa" or "csa"); Helm 3's release has no such field,
+# Helm 4 records how the release was applied (model.ApplyMethod); Helm 3's release has no such field,
 # and its template would fail on it.
 _APPLY_METHOD = ',"apply_method":{{printf "%q" .Release.ApplyMethod}}'
 
@@ -83,7 +84,7 @@ class StoredRelease:
     chart_version: str
     manifest: str
     hooks_stream: str  # the hooks as `helm get hooks` prints them
-    apply_method: str = ""  # Helm 4: "ssa" or "csa"; "" for Helm 3 (client-side apply)
+    apply_method: ApplyMethod | None = None  # Helm 4's; None for Helm 3 (client-side apply)
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "StoredRelease":
@@ -92,7 +93,7 @@ class StoredRelease:
             name=record["name"], namespace=record["namespace"], revision=int(record["version"]),
             status=record["status"], chart_name=record.get("chart_name", ""),
             chart_version=record.get("chart_version", ""), manifest=record.get("manifest") or "",
-            hooks_stream=hooks, apply_method=str(record.get("apply_method") or ""),
+            hooks_stream=hooks, apply_method=ApplyMethod.recorded(str(record.get("apply_method") or "")),
         )
 
 

@@ -1,0 +1,220 @@
+"""Every warning code, declared once with everything that varies with it.
+
+A `Code` member carries its wire value (what the JSON plan and `--fail-on warning:CODE` name),
+the severity it is shown with, whether it predicts a failure (`Fails`) and which check makes
+that prediction, the `--fail-on` gate family that also matches it (`gate`), how an object's line
+labels it (`label`), whether it is shown loud when it does not fail (`loud`), and the text the
+published schema gives it (`description`). Gates, renderers and the schema's `warning_code`
+list derive from this table (`scripts/gen-schema-codes` writes the list; a test keeps the two in
+step).
+
+To add a code: add a member below, run `scripts/gen-schema-codes` (a new code is a minor
+format version, see the README), and make the warning where the check finds it with
+`model.warn(Code.NEW, message, ...)`. A code that may predict a failure names that check
+(`check`): the table is the list of failure checks, and a test holds each check to its code.
+
+A warning rebuilt from JSON may hold a code this table does not know (a newer helm plan's):
+`Code(value)` then answers a stand-in member (not listed in `Code`, `known` false) that keeps
+the value, so the reader, the gates and the writers keep it as written (its `fails` and
+severity are the document's).
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(enum.Enum):
+    INFO = "info"
+    WARNING = "warning"
+
+
+class Fails(enum.Enum):
+    """Whether a code predicts a failure: Helm stops on it and the action does not complete."""
+
+    NEVER = "never"
+    ALWAYS = "always"
+    SOMETIMES = "sometimes"  # the check says, case by case (`warn(..., fails=True)`)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    value: str
+    description: str
+    severity: Severity = Severity.INFO
+    fails: Fails = Fails.NEVER
+    check: str = ""  # the function that predicts the failure (module.function), when it may fail
+    gate: str = ""  # a --fail-on family besides the code's own name and its CODE-... variants
+    label: str | None = None  # on the object's line when it fails (None: the code itself; "": none)
+    loud: bool = False  # shown like a failure although it is not one
+
+
+_WARN = Severity.WARNING
+_VALIDATE = "deployah_plan.core.validate"
+_PLANNER = "deployah_plan.core.planner"
+
+
+class Code(str, enum.Enum):
+    """A warning code: see the module docstring. The order is the schema's."""
+
+    IMMUTABLE = _Entry(
+        "immutable", "An update changes a field the API server will not change in place (a selector, a Job's "
+        "template, a PVC's spec beyond a storage increase, ...): the upgrade fails unless the object is deleted and "
+        "created again.", severity=_WARN, fails=Fails.ALWAYS, check="deployah_plan.core.lifecycle.consequences",
+        gate="immutable", label="changes an immutable field")
+    DATA_LOSS = _Entry(
+        "data-loss", "A PersistentVolumeClaim, Namespace or CustomResourceDefinition is deleted, and the data it "
+        "holds with it.", severity=_WARN, loud=True)
+    OWNERSHIP = _Entry(
+        "ownership", "An object the plan creates already exists in the cluster: adopted (info), or Helm's "
+        "ownership check fails (warning: no Helm ownership metadata, or another release's).",
+        fails=Fails.SOMETIMES, check=f"{_PLANNER}._ownership_warning", gate="ownership",
+        label="")  # the line says "ownership" itself
+    COLLISION = _Entry(
+        "collision", "An object the plan creates is being deleted in the cluster (deletionTimestamp set): creating "
+        "it collides with the deletion.", severity=_WARN, fails=Fails.ALWAYS, check=f"{_PLANNER}._ownership_warning",
+        gate="ownership", label="collides with a deletion")
+    SSA_CONFLICT = _Entry(
+        "ssa-conflict", "Server-side apply conflicts on fields another field manager owns: the upgrade fails unless "
+        "conflicts are forced.", severity=_WARN, fails=Fails.ALWAYS, check=f"{_PLANNER}._drift", gate="ownership",
+        label="server-side apply conflict")
+    EQUIVALENT_ONLY = _Entry(
+        "equivalent-only", "An object differs only by equal quantities written differently (1000m and 1): not a "
+        "change.")
+    KEEP_FROM_MANIFEST = _Entry(
+        "keep-from-manifest", "Whether an object leaving the release is kept (helm.sh/resource-policy: keep) was "
+        "read from the previous manifest, because the live object was not read.")
+    CRD_NOT_UPGRADED = _Entry(
+        "crd-not-upgraded", "A chart CRD (crds/) changed in the chart, but Helm never upgrades the chart's crds/: "
+        "apply it yourself before the upgrade if the new chart needs it.", severity=_WARN)
+    CRDS_UNTOUCHED = _Entry(
+        "crds-untouched", "helm uninstall never deletes the CRDs installed from the chart's crds/ directory.")
+    DROPPED_DOCUMENT = _Entry(
+        "dropped-document", "A rendered document Helm drops (an unknown hook event such as crd-install) was left "
+        "out, as Helm leaves it out.")
+    REUSE_VALUES_OFFLINE = _Entry(
+        "reuse-values-offline", "--reuse-values with an offline render: the values are the previous release's "
+        "computed values plus the overrides.")
+    VALUES_REUSED = _Entry(
+        "values-reused", "No values were given: as helm upgrade does, the previous revision's values are used again.")
+    LOOKUP_OFFLINE = _Entry(
+        "lookup-offline", "The chart calls `lookup`, which returns nothing in an offline render; plan with --render "
+        "server for real answers.", severity=_WARN)
+    PREVIOUS_NOT_DEPLOYED = _Entry(
+        "previous-not-deployed", "No revision is deployed: the plan is made against the newest failed or superseded "
+        "one, as helm upgrade does.")
+    REINSTALL = _Entry(
+        "reinstall", "The release was uninstalled with its history kept: helm upgrade --install installs it again.")
+    KEEP_HISTORY = _Entry(
+        "keep-history", "helm uninstall --keep-history: the release's revisions are kept, marked uninstalled.")
+    HISTORY_DELETED = _Entry("history-deleted", "helm uninstall deletes the release's history with it.")
+    API_NOT_SERVED = _Entry(
+        "api-not-served", "The target Kubernetes version does not serve this kind in this apiVersion: Helm fails "
+        "before applying anything.", severity=_WARN, fails=Fails.SOMETIMES, check=f"{_VALIDATE}._Predictor.kind")
+    API_DEPRECATED = _Entry(
+        "api-deprecated", "This apiVersion is served now and removed in a later Kubernetes version.", severity=_WARN)
+    CRD_MISSING = _Entry(
+        "crd-missing", "A custom resource whose CRD is neither in the cluster nor in the chart: Helm fails.",
+        severity=_WARN, fails=Fails.ALWAYS, check=f"{_VALIDATE}._Predictor.kind")
+    KINDS_NOT_CHECKED = _Entry(
+        "kinds-not-checked", "Custom kinds whose CRD is not in the chart, rendered offline: not checked.")
+    SCHEMA_INVALID = _Entry(
+        "schema-invalid", "A value of the wrong type or a missing required field: the API server rejects the "
+        "object.", severity=_WARN, fails=Fails.ALWAYS, check=f"{_VALIDATE}._Predictor.schema")
+    UNKNOWN_FIELD = _Entry(
+        "unknown-field", "A field the kind does not have: rejected with strict field validation (server-side "
+        "apply), else dropped with a warning.", severity=_WARN, fails=Fails.SOMETIMES,
+        check=f"{_VALIDATE}._Predictor.schema")
+    NAMESPACE_MISSING = _Entry(
+        "namespace-missing", "The release namespace does not exist and --create-namespace was not given.",
+        severity=_WARN, fails=Fails.ALWAYS, check=f"{_VALIDATE}.namespace_warning")
+    HOOK_COLLISION = _Entry(
+        "hook-collision", "A hook without before-hook-creation whose previous object may remain: its creation fails "
+        "with \"already exists\".", severity=_WARN, fails=Fails.SOMETIMES, check=f"{_VALIDATE}.hook_collisions")
+    CREATE_NAMESPACE = _Entry(
+        "create-namespace", "helm upgrade --install --create-namespace creates the release namespace before an "
+        "install (a create of kind Namespace in the plan, not part of the release).")
+    NAMESPACE_EXISTS = _Entry(
+        "namespace-exists", "--create-namespace on an install into a namespace that already exists: helm leaves it "
+        "as it is.")
+    NAMESPACE_TWICE = _Entry(
+        "namespace-twice", "--create-namespace and a chart that declares the release namespace too: creating the "
+        "chart's copy fails with \"already exists\".", severity=_WARN, fails=Fails.ALWAYS,
+        check="deployah_plan.commands.upgrade_flags.namespace_notes")
+    CREATE_NAMESPACE_IGNORED = _Entry(
+        "create-namespace-ignored", "--create-namespace on an upgrade: helm creates a namespace only when it "
+        "installs.")
+    NO_HOOKS = _Entry("no-hooks", "--no-hooks: no hook runs on this action.")
+    FORCE_REPLACE = _Entry(
+        "force-replace", "--force (Helm 3) or --force-replace (Helm 4): updated objects are replaced, not patched.")
+    RELEASE_LABELS = _Entry("release-labels", "--labels: the release labels the new revision records.")
+    DESCRIPTION = _Entry("description", "--description: the description the new revision records.")
+    HISTORY_PRUNED = _Entry(
+        "history-pruned", "--history-max: the stored revisions helm deletes when it records the new one.")
+    ATOMIC = _Entry(
+        "atomic", "--atomic or --rollback-on-failure: what helm does when the action fails (roll back, or uninstall "
+        "an install).")
+    WAIT_FOR_JOBS = _Entry(
+        "wait-for-jobs", "--wait-for-jobs: the Jobs helm waits for (or that it does not wait for, without --wait).")
+    INSTALL_FLAG = _Entry(
+        "install-flag", "A release that does not exist, planned as helm upgrade --install: without --install, helm "
+        "upgrade fails.")
+    DEPRECATED_FLAG = _Entry(
+        "deprecated-flag", "A flag the helm at hand still takes but deprecates (Helm 4: --atomic, --force).")
+
+    _value_: str
+    description: str
+    severity: Severity
+    fails: Fails
+    check: str
+    gate: str
+    label: str
+    loud: bool
+    known: bool
+
+    def __new__(cls, entry: _Entry) -> Code:
+        member = str.__new__(cls, entry.value)
+        member._value_ = entry.value
+        member.description, member.severity, member.fails = entry.description, entry.severity, entry.fails
+        member.check, member.gate, member.loud = entry.check, entry.gate, entry.loud
+        member.label = entry.value if entry.label is None else entry.label
+        member.known = True
+        return member
+
+    # A code is its wire value wherever it is written: in a message, a gate match, the JSON plan.
+    def __str__(self) -> str:
+        return self._value_
+
+    def __format__(self, spec: str) -> str:
+        return format(self._value_, spec)
+
+    __hash__ = str.__hash__  # equal to its value, so hashed as it
+
+    @classmethod
+    def _missing_(cls, value: object) -> Code | None:
+        """A code this version does not know (a saved plan from a newer one): a stand-in that
+        keeps the value. It is in the families its name starts with (`ownership-...`)."""
+        if not isinstance(value, str):
+            return None
+        member = str.__new__(cls, value)
+        member._name_, member._value_ = "UNKNOWN", value
+        member.description, member.severity, member.fails, member.check = "", _WARN, Fails.SOMETIMES, ""
+        member.gate, member.label, member.loud, member.known = "", value, False, False
+        return member
+
+    def in_family(self, family: str) -> bool:
+        """`--fail-on warning:FAMILY` matches this code: its own name, a `FAMILY-...` variant,
+        or a code whose gate family it is (`ownership` takes `collision`)."""
+        return self._value_ == family or self._value_.startswith(family + "-") or self.gate == family
+
+
+# The --fail-on families that warning codes join besides their own names (`--fail-on ownership`).
+GATES: tuple[str, ...] = tuple(dict.fromkeys(c.gate for c in Code if c.gate))
+
+
+def schema_codes() -> list[dict[str, str]]:
+    """The schema's `$defs.warning_code.oneOf`: one entry per code, in the table's order."""
+    return [{"const": c.value, "description": c.description} for c in Code]
+
+
+__all__ = ["GATES", "Code", "Fails", "Severity", "schema_codes"]

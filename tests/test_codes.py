@@ -1,0 +1,117 @@
+"""The table of warning codes (deployah_plan/codes.py): every code made through it, each failure
+made by the check the table names, and codes from a newer version read as written."""
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import json
+
+import pytest
+
+from conftest import ROOT, run_plan
+from deployah_plan.codes import GATES, Code, Fails, Severity
+from deployah_plan.core.gates import check_gates, parse_gate
+from deployah_plan.model import Header, HelmAction, Warning, build_plan, warn
+from deployah_plan.render import words
+from deployah_plan.render.json_doc import render as render_json
+from deployah_plan.saved import plan_of
+
+
+def _package_sources() -> dict[str, ast.Module]:
+    return {str(p.relative_to(ROOT)): ast.parse(p.read_text(), str(p))
+            for p in sorted((ROOT / "deployah_plan").rglob("*.py")) if p.name != "codes.py"}
+
+
+def test_warnings_are_made_from_the_table_only() -> None:
+    """No code is a bare string: `warn` and `Warning` take a `Code` member (saved.py reads one back)."""
+    bare = []
+    for where, tree in _package_sources().items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("warn", "Warning") and node.args:
+                first = node.args[0]
+                if isinstance(first, ast.Constant):
+                    bare.append(f"{where}:{node.lineno}")
+    assert bare == []
+
+
+def test_every_code_is_made_somewhere() -> None:
+    used = {node.attr for tree in _package_sources().values() for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "Code"}
+    assert sorted(c.name for c in Code if c.name not in used) == [], "codes in the table that nothing makes"
+
+
+def _check_source(path: str) -> str:
+    """The check's source; a method's with the methods of its class it calls."""
+    module, _, name = path.rpartition(".")
+    try:
+        return inspect.getsource(getattr(importlib.import_module(module), name))
+    except ModuleNotFoundError:  # a method: module.Class.method
+        module, _, owner = module.rpartition(".")
+        cls = getattr(importlib.import_module(module), owner)
+        source = inspect.getsource(getattr(cls, name))
+        called = [c for c in vars(cls) if f"self.{c}(" in source]
+        return "\n".join([source, *(inspect.getsource(getattr(cls, c)) for c in called)])
+
+
+@pytest.mark.parametrize("code", [c for c in Code if c.fails is not Fails.NEVER], ids=lambda c: c.value)
+def test_each_failure_names_the_check_that_predicts_it(code: Code) -> None:
+    """The table is the list of failure checks: the named function makes the code."""
+    assert code.check, f"{code.value} may fail: name its check"
+    assert f"Code.{code.name}" in _check_source(code.check), f"{code.check} does not make {code.value}"
+    assert code.severity is Severity.WARNING or code.fails is Fails.SOMETIMES
+
+
+def test_codes_that_never_fail_name_no_check() -> None:
+    assert [c.value for c in Code if c.fails is Fails.NEVER and c.check] == []
+
+
+def test_warn_takes_severity_and_failure_from_the_table() -> None:
+    assert warn(Code.IMMUTABLE, "x") == Warning(Code.IMMUTABLE, "x", Severity.WARNING, None, True)
+    assert warn(Code.NO_HOOKS, "x") == Warning(Code.NO_HOOKS, "x", Severity.INFO)
+    assert warn(Code.OWNERSHIP, "x") == Warning(Code.OWNERSHIP, "x", Severity.INFO)
+    assert warn(Code.OWNERSHIP, "x", fails=True) == Warning(Code.OWNERSHIP, "x", Severity.WARNING, None, True)
+    assert warn(Code.UNKNOWN_FIELD, "x", severity=Severity.INFO).severity is Severity.INFO
+
+
+def test_a_plan_refuses_a_failure_the_table_does_not_allow() -> None:
+    header = Header("r", "ns")
+    with pytest.raises(ValueError, match="never predicts a failure"):
+        build_plan(header, HelmAction.NONE, warnings=[Warning(Code.DATA_LOSS, "x", fails=True)])
+    with pytest.raises(ValueError, match="always predicts a failure"):
+        build_plan(header, HelmAction.NONE, warnings=[Warning(Code.IMMUTABLE, "x")])
+
+
+def test_a_code_is_its_wire_value() -> None:
+    assert Code("ssa-conflict") is Code.SSA_CONFLICT
+    assert json.dumps({"code": Code.SSA_CONFLICT}) == '{"code": "ssa-conflict"}'
+    assert f"{Code.SSA_CONFLICT}: x" == "ssa-conflict: x" and Code.SSA_CONFLICT == "ssa-conflict"
+    assert Code.SSA_CONFLICT in {"ssa-conflict"}
+    assert GATES == ("immutable", "ownership")
+    assert [c.value for c in Code if c.in_family("ownership")] == ["ownership", "collision", "ssa-conflict"]
+
+
+def test_a_code_from_a_newer_version_is_kept_as_written() -> None:
+    newer = Code("ownership-stolen")
+    assert newer == "ownership-stolen" and not newer.known and newer not in list(Code)
+    assert newer.in_family("ownership") and not newer.in_family("immutable")
+    assert newer.label == "ownership-stolen" and not newer.loud and newer.fails is Fails.SOMETIMES
+    plan = build_plan(Header("r", "ns"), HelmAction.NONE, warnings=[Warning(newer, "m", fails=True)])
+    assert plan.summary.failures == 1
+    with pytest.raises(ValueError):
+        Code(3)  # type: ignore[arg-type]
+
+
+def test_a_saved_warning_with_a_code_from_a_newer_version_is_read_as_written() -> None:
+    """The plan reader keeps a code it does not know; gates and writers use it as written. (The
+    schema check in front of it, `helm plan show`, still refuses a code the schema does not list.)"""
+    made = run_plan("diff", "previous.yaml", "desired.yaml", "-o", "json", cwd=ROOT / "tests" / "cases" / "data-loss-and-keep")
+    assert made.code == 0, made.err
+    doc = made.json()
+    doc["warnings"][0].update(code="ownership-stolen", severity="warning", predicted_failure=True)
+    plan = plan_of(doc)
+    assert plan.warnings[0].code == "ownership-stolen" and plan.warnings[0].fails
+    (match,) = check_gates(plan, [parse_gate("ownership")])
+    assert match.matched[0].startswith("ownership-stolen: ")
+    assert json.loads(render_json(plan))["warnings"][0] == doc["warnings"][0]
+    assert "ownership-stolen" in words.failure_label(plan.warnings)
