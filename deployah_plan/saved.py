@@ -4,7 +4,8 @@ The document is input, so it is checked against the published schema first (plan
 a wrong type is one line naming where. Then the mirror of render/json_doc.py: one function
 per model type. The plan is rebuilt through
 `build_plan`, so what the document derives (summary, will_run, reasons, has_changes) is derived
-again, not trusted; so are the common changes (`common_changes`, and `common` on a field change):
+again, not trusted; so are "what matters" (`highlights`) and the common changes (`common_changes`,
+and `common` on a field change):
 render/report.py finds them again in the field changes read back, which the document keeps in
 full, so `show` folds them exactly as the original run did. A document of a major version we do not know is refused; a newer minor
 version only adds fields, which are skipped.

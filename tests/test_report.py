@@ -96,9 +96,9 @@ def test_markdown_folds_and_is_half_as_long() -> None:
 
 def _without_additions(doc: Any) -> Any:
     """A 1.5 document as 1.3 wrote it: without `common_changes` and the `common` marks (1.4),
-    and a create's `desired` object (1.5)."""
+    and a create's `desired` object and `highlights` (1.5)."""
     if isinstance(doc, dict):
-        return {k: _without_additions(v) for k, v in doc.items() if k not in ("common_changes", "common", "desired")}
+        return {k: _without_additions(v) for k, v in doc.items() if k not in ("common_changes", "common", "desired", "highlights")}
     if isinstance(doc, list):
         return [_without_additions(v) for v in doc]
     return doc

@@ -29,7 +29,7 @@ from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectRe
 # 1.3 the `inputs` record of a plan saved with --out (deployah_plan/inputs.py), for `helm plan verify`;
 # 1.4 added common changes (`common_changes`, and `common` on each field change said there);
 # 1.5 added `desired` on each create (a change or a hook definition): the object it creates,
-# Secret values masked.
+# Secret values masked; and `highlights`, what text and markdown say first ("what matters").
 FORMAT_VERSION = "1.5"
 
 
@@ -147,6 +147,13 @@ def _common_doc(item: CommonChange, redactor: Redactor, changes: dict[tuple[str,
             "changes": [changes[r.identity] for r in item.resources], "tasks": [tasks[r.identity] for r in item.hooks]}
 
 
+def highlight_docs(report: Report) -> list[dict[str, Any]]:
+    """What the text and markdown say first (derived: `show` finds them again)."""
+    return [{"what": h.what.value, "sign": h.sign, "resources": [ref_doc(r) for r in h.resources],
+             "before": _plain(h.before), "after": _plain(h.after), "detail": list(h.detail)}
+            for h in report.highlights]
+
+
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
     return {"source": crd.source, "name": crd.name, "lifecycle": crd.lifecycle.value, "will_process": crd.will_process,
             "live_differs": crd.live_differs, "chart_changed": crd.chart_changed}
@@ -205,6 +212,7 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "changes": [resource_change_doc(item, redactor) for item in report.objects],
         "tasks": [task_doc(item, redactor, positions) for item in report.tasks],
         "common_changes": common_change_docs(report, redactor),
+        "highlights": highlight_docs(report),
         "live": live_doc(plan.live),
         "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],
