@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +184,22 @@ def test_a_long_value_wraps_at_the_terminal_width_without_losing_a_character() -
     lines = text.wrap(line, 60)
     assert all(len(x) <= 60 for x in lines) and len(lines) > 2
     assert "".join(x.strip() for x in lines).replace(" ", "") == line.replace(" ", "")
+
+
+def test_what_matters_is_said_first_and_alike_in_text_markdown_and_json() -> None:
+    """create-update-delete: a PVC deleted (data loss), a Service deleted, an image bumped."""
+    case = ROOT / "tests" / "cases" / "create-update-delete"
+    args = ("diff", "previous.yaml", "desired.yaml", *shlex.split((case / "args").read_text(), comments=True))
+    doc = run_plan(*args, "-o", "json", cwd=case).json()
+    assert [(h["what"], h["sign"]) for h in doc["highlights"]] == [("data-loss", "!"), ("delete", "-"), ("image", "~")]
+    image = doc["highlights"][2]
+    assert (image["before"], image["after"], image["detail"]) == ("nginx:1.25", "nginx:1.27", ["web"])
+    assert [r["name"] for r in doc["highlights"][1]["resources"]] == ["shop-legacy", "shop-data"]
+    out = run_plan(*args, "-o", "text", cwd=case).out
+    head, details = out.split("Resources, in the order", 1)
+    assert head.index("What matters") > head.index("helm plan:")
+    assert '  ~ image "nginx:1.25" -> "nginx:1.27" in Deployment shop/shop-web (web)\n' in head
+    assert "  - deleted: Service shop/shop-legacy, PersistentVolumeClaim shop/shop-data\n" in head
+    comment = run_plan(*args, "-o", "markdown", cwd=case).out
+    assert comment.index("#### What matters") < comment.index("#### Resources")
+    assert '- `~` image "nginx:1.25" -\\> "nginx:1.27" in Deployment shop/shop-web (web)\n' in comment
