@@ -203,3 +203,47 @@ def test_what_matters_is_said_first_and_alike_in_text_markdown_and_json() -> Non
     comment = run_plan(*args, "-o", "markdown", cwd=case).out
     assert comment.index("#### What matters") < comment.index("#### Resources")
     assert '- `~` image "nginx:1.25" -\\> "nginx:1.27" in Deployment shop/shop-web (web)\n' in comment
+
+
+def test_a_change_inside_an_atomic_list_is_shown_in_every_output() -> None:
+    """A Role gaining `delete` (rules and verbs are atomic lists in Kubernetes' RBAC API) and a
+    startup script gaining `exit 1` inside a container's atomic `command`."""
+    case = ROOT / "tests" / "cases" / "rbac-and-new-objects"
+    args = ("diff", "previous.yaml", "desired.yaml", "-n", "shop")
+    out = run_plan(*args, "-o", "text", cwd=case).out
+    role = out.split("  ~ Role shop/reader  (update)\n", 1)[1]
+    assert role.startswith("      ~ rules (an atomic list, replaced as a whole):\n"
+                           "          ~ [1].verbs (an atomic list, replaced as a whole):\n"
+                           '          +     [2]: "delete"\n')
+    assert "          +     exit 1\n" in out
+    comment = run_plan(*args, "-o", "markdown", cwd=case).out
+    assert '+         [2]: "delete"' in comment and "+         exit 1" in comment
+    doc = run_plan(*args, "-o", "json", cwd=case).json()
+    rules = next(c for c in doc["changes"] if c["resource"]["kind"] == "Role")["fields"][0]
+    assert rules["parts"][0]["parts"][0] == {"path": "/2", "op": "add", "before": None, "after": "delete"}
+
+
+def test_a_created_object_shows_its_content_within_a_budget_and_masks_secret_values() -> None:
+    case = ROOT / "tests" / "cases" / "rbac-and-new-objects"
+    args = ("diff", "previous.yaml", "desired.yaml", "-n", "shop")
+    desired = (case / "desired.yaml").read_text()
+    annotation = desired.split('example.com/runbook: "', 1)[1].split('"', 1)[0]
+    assert 180 < len(annotation) < 1000
+    for output in ("text", "markdown", "json"):
+        out = run_plan(*args, "-o", output, cwd=case).out
+        assert "s3cr3t" not in out and "czNjcjN0" not in out, output  # nor its base64
+        assert annotation in out, output
+    out = run_plan(*args, "-o", "text", cwd=case).out
+    assert "  + Secret shop/api  (create)\n      + data:\n      +   token: (sensitive #1, 12 bytes)\n" in out
+    # The ConfigMap's content is 49 lines (metadata, annotations, the annotation, data, 45 keys):
+    # 40 are shown and the rest counted.
+    assert "      +   key35: \"value35\"\n        … 9 more lines (--full-values shows them" in out
+    assert "key36" not in out
+    whole = run_plan(*args, "-o", "text", "--full-values", cwd=case).out
+    assert '      +   key44: "value44"\n' in whole and "more lines" not in whole
+    doc = run_plan(*args, "-o", "json", cwd=case).json()
+    secret = next(c for c in doc["changes"] if c["resource"]["kind"] == "Secret")
+    assert secret["desired"]["data"]["token"] == {"sensitive": True, "length": 12, "token": 1}
+    shown = run_plan(*args, "-o", "json", "--show-secrets", cwd=case).json()
+    secret = next(c for c in shown["changes"] if c["resource"]["kind"] == "Secret")
+    assert secret["desired"]["data"]["token"] == "czNjcjN0LXZhbHVl"  # base64 of s3cr3t-value
