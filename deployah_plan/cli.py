@@ -1,4 +1,6 @@
-"""The command line: parses arguments, runs one command, prints, and maps errors to exit codes.
+"""The command line: parses arguments, dispatches to one command function, and maps errors to
+exit codes (here only: `_run`). What a plan command does is commands/plan_steps.py; its
+flags are declared in flags.py.
 
 Exit codes (the README has the same table):
 
@@ -16,30 +18,32 @@ from __future__ import annotations
 
 import gc
 import os
-import shutil
 import sys
 import traceback
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence, TypeVar
 
 import click
 
-from deployah_plan import inputs
-from deployah_plan.commands.diff import DiffOptions, plan_diff
-from deployah_plan.commands.rollback import RollbackOptions, plan_rollback
-from deployah_plan.commands.show import read_saved_plan, schema_text, write_saved_plan
-from deployah_plan.commands.uninstall import UninstallOptions, plan_uninstall
-from deployah_plan.commands.upgrade import UpgradeOptions, ValueFlags, plan_upgrade
-from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
+from deployah_plan import flags
+from deployah_plan.commands.plan_steps import run_plan, run_show
+from deployah_plan.commands.show import schema_text
 from deployah_plan.commands.verify import VerifyOptions, verify_plan
-from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
-from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
-from deployah_plan.model import ApplyMethod, Plan
-from deployah_plan.render import gitlab, json_doc, markdown, text
-from deployah_plan.sources.files import Inputs, describe
+from deployah_plan.render.writers import FORMATS
 
-EXIT_OK, EXIT_ERROR, EXIT_CHANGES, EXIT_GATE = 0, 1, 2, 3
+EXIT_OK, EXIT_ERROR = 0, 1
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@dataclass
+class _Session:
+    """What the command line knows beyond one command's parameters: the argv (for the inputs
+    record of --out) and the --debug decision, which `_run` needs if the command fails."""
+
+    argv: list[str]
+    debug: bool = field(default_factory=lambda: _debug_enabled(False))
 
 
 def _debug_enabled(flag: bool) -> bool:
@@ -49,120 +53,22 @@ def _debug_enabled(flag: bool) -> bool:
 def _remember_debug(ctx: click.Context, _param: click.Parameter, flag: bool) -> bool:
     """Keeps the --debug decision where `_run` finds it if the command fails: the flag is read
     once, by click, and HELM_DEBUG (helm's own --debug) once, here."""
-    if isinstance(ctx.obj, dict):
-        ctx.obj["debug"] = _debug_enabled(flag)
+    session = ctx.find_object(_Session)
+    if session is not None:
+        session.debug = _debug_enabled(flag)
     return flag
 
 
-def _use_colour(no_color: bool) -> bool:
-    """Colour only on a terminal that draws it: not with --no-color, NO_COLOR or TERM=dumb."""
-    return (not no_color and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
-            and sys.stdout.isatty())
+def _options(table: Sequence[flags.Flag]) -> Callable[[_F], _F]:
+    return flags.click_options(table, choices={"output": FORMATS}, callbacks={"debug": _remember_debug})
 
 
-def _text_width() -> int | None:
-    """Wrap text at the terminal's width (COLUMNS overrides it, as shutil reads it); never when
-    the output goes to a pipe or a file, so what a script or a CI log gets does not depend on
-    the terminal it was started from."""
-    if not sys.stdout.isatty():
-        return None
-    return max(shutil.get_terminal_size().columns, 40)
-
-
-def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The flags every command that prints a plan takes."""
-    for option in reversed([
-        click.option("-o", "--output", type=click.Choice(["text", "json", "markdown", "gitlab", "table"]), default="text",
-                     show_default=True, help="How to print the plan (markdown: for a pull-request comment; "
-                                             "gitlab: the counts GitLab's merge-request widget reads; "
-                                             "table, helm's default, is text)."),
-        click.option("--detailed-exitcode", is_flag=True,
-                     help="Exit 0 when nothing changes, 2 when something does (ignored changes do not count), 1 on error."),
-        click.option("--fail-on", "fail_on", multiple=True, metavar="GATE",
-                     help="Exit 3 when the plan matches GATE (repeatable): create, update, delete, ACTION:KIND "
-                          "(delete:PersistentVolumeClaim), crd, drift, ownership, immutable, warning:CODE."),
-        click.option("--no-color", "--no-colour", "no_color", is_flag=True, help="Never colour the text output (NO_COLOR is honoured too)."),
-        click.option("--show-secrets", is_flag=True, help="Print Secret values instead of hiding them."),
-        click.option("--full-values", is_flag=True,
-                     help="Print every value whole, and every created object in full (text and markdown "
-                          "shorten a value beyond 1,000 characters and a new object beyond 40 lines)."),
-        click.option("--debug", is_flag=True, callback=_remember_debug,
-                     help="Print each helm call, and the traceback of an unexpected failure."),
-    ]):
-        func = option(func)
-    return func
-
-
-def _plan_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The flags of the commands that make a plan (not of `show`)."""
-    for option in reversed([
-        click.option("--out", "out", metavar="FILE", help="Also write the JSON plan to FILE, for `helm plan show`."),
-        click.option("--ignore", "ignore", multiple=True, metavar="RULE",
-                     help="Ignore matching changes (repeatable). RULE is YAML in Flux's shape: "
-                          "'{paths: [/spec/replicas], target: {kind: Deployment, name: web}}'."),
-        click.option("--ignore-file", "ignore_files", multiple=True, metavar="FILE",
-                     help="Read ignore rules from FILE: a YAML list of rules, or ignore: [...] (repeatable)."),
-    ]):
-        func = option(func)
-    return func
-
-
-def _ignore_rules(flags: Sequence[str], files: Sequence[str], reader: Inputs | None = None) -> list[IgnoreRule]:
-    rules = [parse_flag(flag, i) for i, flag in enumerate(flags, 1)]
-    for name in files:
-        content = (reader or Inputs()).read(name, "ignore file", "check the --ignore-file path")
-        rules += parse_file(content, describe(name))
-    return rules
-
-
-def _print(document: str) -> None:
-    """Write the plan to standard output; a full disk or a closed pipe is an error, in one line."""
-    try:
-        sys.stdout.write(document)
-        sys.stdout.flush()
-    except OSError as err:
-        # What could not be written stays in the buffer, and the interpreter would try to
-        # flush it again on exit: point standard output at nothing first.
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        raise UsageError(f"cannot write the plan to standard output: {err.strerror or err}",
-                         "check where standard output goes (a full disk, a closed pipe), or save it with --out FILE") from None
-
-
-def _emit(plan: Plan, output: str, no_color: bool, detailed: bool, show_secrets: bool, gates: Sequence[Gate],
-          out: str | None = None, full_values: bool = False) -> int:
-    """Print the plan (and save it, with its inputs record), then check the gates: the exit code
-    of every plan command. While `helm plan verify` makes a plan again, the plan is handed to it
-    instead."""
-    recorder = inputs.current()
-    if recorder is not None and recorder.sink is not None:
-        recorder.sink.append(plan)
-        return EXIT_OK
-    if out:
-        record = None
-        if recorder is not None:
-            ctx = click.get_current_context()
-            record = recorder.record(ctx.command, ctx.params, plan.header)
-        write_saved_plan(out, plan, show_secrets, record, recorder.digester if recorder else None)
-    if output == "json":  # (-o table, pasted from a helm command line, prints text)
-        _print(json_doc.render(plan, show_secrets))
-    elif output == "markdown":
-        _print(markdown.render(plan, show_secrets, full_values=full_values))
-    elif output == "gitlab":
-        _print(gitlab.render(plan))
-    else:
-        _print(text.render(plan, colour=_use_colour(no_color), show_secrets=show_secrets, width=_text_width(),
-                           full_values=full_values))
-    matches = check_gates(plan, list(gates))
-    for match in matches:
-        click.echo(f"helm plan: {match}", err=True)
-    for line in unevaluated(plan, list(gates)):
-        click.echo(f"helm plan: {line}", err=True)
-    if matches:
-        return EXIT_GATE
-    return EXIT_CHANGES if detailed and plan.has_changes else EXIT_OK
+def _plan(name: str, params: dict[str, Any]) -> int:
+    """Dispatch a plan command to its steps, with the argv it was given."""
+    ctx = click.get_current_context()
+    session = ctx.find_object(_Session)
+    argv = session.argv if session is not None else [name]
+    return run_plan(name, ctx.command, params, argv, debug=_debug_enabled(params["debug"]))
 
 
 class _Commands(click.Group):
@@ -198,36 +104,6 @@ def main_group() -> None:
     does it. Nothing is ever written to the cluster."""
 
 
-def _cluster_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Where the release lives, as helm's own global flags (helm passes them to a plugin in
-    HELM_NAMESPACE, HELM_KUBECONTEXT and KUBECONFIG)."""
-    for option in reversed([
-        click.option("-n", "--namespace", metavar="NS", help="Release namespace (helm passes its -n as HELM_NAMESPACE)."),
-        click.option("--kube-context", metavar="NAME", help="Kubeconfig context (helm passes it as HELM_KUBECONTEXT)."),
-        click.option("--kubeconfig", metavar="PATH", help="Kubeconfig file (helm passes it as KUBECONFIG)."),
-    ]):
-        func = option(func)
-    return func
-
-
-_UPGRADE_GROUPS = [
-    ("Values", ["values_files", "set_", "set_string", "set_file", "set_json", "set_literal", "reuse_values",
-                "reset_values", "reset_then_reuse_values"]),
-    ("Chart source", ["chart_version", "repo", "devel", "dependency_update", "username", "password", "ca_file",
-                      "cert_file", "key_file", "insecure_skip_tls_verify", "plain_http", "pass_credentials", "verify",
-                      "keyring"]),
-    ("Rendering", ["render", "kube_version", "api_versions", "post_renderer", "post_renderer_args",
-                   "skip_schema_validation", "enable_dns", "disable_openapi_validation", "skip_crds"]),
-    ("What helm does", ["install", "no_hooks", "create_namespace", "take_ownership", "force", "force_replace",
-                        "server_side", "force_conflicts", "history_max", "labels", "description"]),
-    ("Cluster", ["namespace", "kube_context", "kubeconfig", "no_drift", "require_cluster"]),
-    ("Output", ["output", "no_color", "show_secrets", "full_values", "out", "ignore", "ignore_files", "debug"]),
-    ("Gates", ["detailed_exitcode", "fail_on"]),
-    ("Accepted, no effect on the plan", ["wait", "wait_for_jobs", "atomic", "rollback_on_failure", "timeout",
-                                         "cleanup_on_fail", "dry_run", "render_subchart_notes", "hide_notes",
-                                         "hide_secret"]),
-]
-
 _UPGRADE_EXAMPLES = """
 # paste your deploy command after `helm plan`:
 {prog} upgrade --install ingress-nginx ./ingress-nginx -n ingress-nginx --create-namespace
@@ -241,80 +117,12 @@ _UPGRADE_EXAMPLES = """
 """
 
 
-@main_group.command("upgrade", cls=GroupedCommand, groups=_UPGRADE_GROUPS, examples=_UPGRADE_EXAMPLES,
-                    rewrite={"--wait": "--wait-value", "--dry-run": "--dry-run-value"},
+@main_group.command("upgrade", cls=GroupedCommand, groups=flags.help_groups(flags.UPGRADE, flags.UPGRADE_GROUPS),
+                    examples=_UPGRADE_EXAMPLES, rewrite=flags.optional_values(flags.UPGRADE),
                     short_help="Plan helm upgrade --install RELEASE CHART.")
 @click.argument("release")
 @click.argument("chart")
-@click.option("-f", "--values", "values_files", multiple=True, metavar="FILE", help="Values file (repeatable).")
-@click.option("--set", "set_", multiple=True, metavar="K=V", help="Set values on the command line (repeatable).")
-@click.option("--set-string", multiple=True, metavar="K=V", help="Set STRING values (repeatable).")
-@click.option("--set-file", multiple=True, metavar="K=PATH", help="Set values from files (repeatable).")
-@click.option("--set-json", multiple=True, metavar="K=JSON", help="Set JSON values (repeatable).")
-@click.option("--set-literal", multiple=True, metavar="K=V", help="Set a literal STRING value (repeatable).")
-@click.option("--reuse-values", is_flag=True, help="Reuse the last release's values, then apply the ones given.")
-@click.option("--reset-values", is_flag=True, help="Start from the chart's own values.")
-@click.option("--reset-then-reuse-values", is_flag=True,
-              help="Start from the chart's values, apply the last release's, then the ones given.")
-@click.option("--version", "chart_version", metavar="V", help="Chart version or range, for a chart from a repository.")
-@click.option("--repo", metavar="URL", help="Chart repository URL to find CHART in.")
-@click.option("--devel", is_flag=True, help="Use development versions too.")
-@click.option("--dependency-update", is_flag=True,
-              help="Update the chart's missing dependencies before rendering (writes charts/, as helm does).")
-@click.option("--username", metavar="USER", help="Chart repository username.")
-@click.option("--password", metavar="PASS", help="Chart repository password (never printed, not even with --debug).")
-@click.option("--ca-file", metavar="FILE", help="CA bundle for HTTPS chart repositories.")
-@click.option("--cert-file", metavar="FILE", help="Client certificate for the chart repository.")
-@click.option("--key-file", metavar="FILE", help="Client key for the chart repository.")
-@click.option("--insecure-skip-tls-verify", is_flag=True, help="Skip TLS checks for the chart download.")
-@click.option("--plain-http", is_flag=True, help="Use plain HTTP for the chart download.")
-@click.option("--pass-credentials", is_flag=True, help="Pass the credentials to all domains.")
-@click.option("--verify", is_flag=True, help="Verify the chart's provenance before using it.")
-@click.option("--keyring", metavar="FILE", help="Public keys for --verify.")
-@click.option("--render", type=click.Choice(["auto", "template", "server"]), default="auto", show_default=True,
-              help="Render offline (helm template) or with the cluster (helm upgrade --dry-run=server).")
-@click.option("--kube-version", metavar="V", help="Kubernetes version for Capabilities (offline render only).")
-@click.option("-a", "--api-versions", multiple=True, metavar="API",
-              help="API versions for Capabilities (offline render only).")
-@click.option("--post-renderer", metavar="PATH|PLUGIN",
-              help="Post-render the manifests (Helm 3: an executable; Helm 4: a postrenderer plugin's name).")
-@click.option("--post-renderer-args", multiple=True, metavar="ARG", help="An argument to the post-renderer (repeatable).")
-@click.option("--skip-schema-validation", is_flag=True, help="Do not check values against values.schema.json.")
-@click.option("--enable-dns", is_flag=True, help="Let templates look up DNS names.")
-@click.option("--disable-openapi-validation", is_flag=True,
-              help="Do not validate the objects against the cluster's OpenAPI schema (unknown fields are dropped, "
-                   "not rejected).")
-@click.option("--skip-crds", is_flag=True, help="Do not install the chart's crds/ on an install.")
-@click.option("-i", "--install", is_flag=True, help="Install when the release does not exist (always planned so).")
-@click.option("--no-hooks", is_flag=True, help="Run no hooks.")
-@click.option("--create-namespace", is_flag=True, help="On an install, create the release namespace if missing.")
-@click.option("--take-ownership", is_flag=True, help="Adopt existing objects whoever owns them.")
-@click.option("--force", is_flag=True, help="Replace updated objects instead of patching them (Helm 4: deprecated).")
-@click.option("--force-replace", is_flag=True, help="Helm 4: replace updated objects instead of patching them.")
-@click.option("--server-side", type=click.Choice(["auto", "true", "false"]), default="auto", show_default=True,
-              help="Helm 4: server-side (true) or client-side (false) apply; auto follows the previous release.")
-@click.option("--force-conflicts", is_flag=True, help="Helm 4: take fields other managers own (server-side apply).")
-@click.option("--history-max", type=int, default=None, metavar="N",
-              help="Revisions to keep; the plan names those helm deletes. [default: 10; 0: no limit]")
-@click.option("-l", "--labels", multiple=True, metavar="K=V,...", help="Release labels (a value of null removes one).")
-@click.option("--description", metavar="TEXT", help="The new revision's description.")
-@_cluster_options
-@click.option("--no-drift", is_flag=True, help="Do not read the cluster: no drift, no ownership check.")
-@click.option("--require-cluster", is_flag=True, help="Fail when the live state cannot be read, instead of planning without it.")
-@click.option("--wait", is_flag=True, help="Helm 3: wait for readiness; Helm 4: --wait or --wait=STRATEGY.")
-@click.option("--wait-value", hidden=True)
-@click.option("--wait-for-jobs", is_flag=True, help="With --wait, wait for Jobs too (the plan names them).")
-@click.option("--atomic", is_flag=True, help="Roll back on failure (Helm 4: deprecated, --rollback-on-failure).")
-@click.option("--rollback-on-failure", is_flag=True, help="Helm 4: roll back on failure.")
-@click.option("--timeout", metavar="DURATION", help="How long helm waits for each operation.")
-@click.option("--cleanup-on-fail", is_flag=True, help="Delete new objects when the upgrade fails.")
-@click.option("--dry-run", is_flag=True, help="A plan never writes anyway (--dry-run=client|server too).")
-@click.option("--dry-run-value", hidden=True)
-@click.option("--render-subchart-notes", is_flag=True, help="Render subcharts' NOTES.txt.")
-@click.option("--hide-notes", is_flag=True, help="Do not print NOTES.txt.")
-@click.option("--hide-secret", is_flag=True, help="Hide Secrets in a dry run (the plan hides their values anyway).")
-@_plan_options
-@_output_options
+@_options(flags.UPGRADE)
 def upgrade_command(**params: Any) -> int:
     """Plan `helm upgrade --install RELEASE CHART` (an install when the release does not exist).
 
@@ -324,41 +132,7 @@ def upgrade_command(**params: Any) -> int:
     (`helm template`) or by the cluster (`helm upgrade --dry-run=server`); what helm does is
     planned as it does it; the waiting and reporting flags are accepted and change nothing,
     except that the plan notes what --atomic and --wait-for-jobs will do."""
-    p = params
-    gates = [parse_gate(g) for g in p["fail_on"]]
-    rules = _ignore_rules(p["ignore"], p["ignore_files"])
-    wait = p["wait_value"] if p["wait_value"] is not None else ("true" if p["wait"] else "")
-    dry_run = p["dry_run_value"] if p["dry_run_value"] is not None else ("client" if p["dry_run"] else "")
-    options = UpgradeOptions(
-        release=p["release"], chart=p["chart"],
-        values=ValueFlags(p["values_files"], p["set_json"], p["set_"], p["set_string"], p["set_file"], p["set_literal"]),
-        version=p["chart_version"], repo=p["repo"], devel=p["devel"], kube_version=p["kube_version"],
-        api_versions=p["api_versions"], skip_crds=p["skip_crds"], reuse_values=p["reuse_values"],
-        reset_values=p["reset_values"], reset_then_reuse_values=p["reset_then_reuse_values"], render=p["render"],
-        namespace=p["namespace"], kube_context=p["kube_context"], kubeconfig=p["kubeconfig"],
-        debug=_debug_enabled(p["debug"]), no_drift=p["no_drift"], require_cluster=p["require_cluster"],
-        take_ownership=p["take_ownership"], server_side=p["server_side"], force_conflicts=p["force_conflicts"],
-        disable_openapi_validation=p["disable_openapi_validation"],
-        source=ChartSource(p["username"], p["password"], p["ca_file"], p["cert_file"], p["key_file"],
-                           p["insecure_skip_tls_verify"], p["plain_http"], p["pass_credentials"], p["verify"],
-                           p["keyring"]),
-        deploy=DeployFlags(
-            install=p["install"], no_hooks=p["no_hooks"], create_namespace=p["create_namespace"],
-            post_renderer=p["post_renderer"], post_renderer_args=p["post_renderer_args"], force=p["force"],
-            force_replace=p["force_replace"], history_max=p["history_max"], labels=p["labels"],
-            dependency_update=p["dependency_update"], skip_schema_validation=p["skip_schema_validation"],
-            enable_dns=p["enable_dns"],
-            description=p["description"], wait=wait, wait_for_jobs=p["wait_for_jobs"], atomic=p["atomic"],
-            rollback_on_failure=p["rollback_on_failure"], timeout=p["timeout"], cleanup_on_fail=p["cleanup_on_fail"],
-            dry_run=dry_run, render_subchart_notes=p["render_subchart_notes"], hide_notes=p["hide_notes"],
-            hide_secret=p["hide_secret"]),
-    )
-    recorder = inputs.current()
-    if recorder is not None:  # the inputs are digested only for a record: --out, or verify
-        recorder.needed = bool(p["out"]) or recorder.sink is not None
-    plan = apply_ignore(plan_upgrade(options), rules)
-    return _emit(plan, p["output"], p["no_color"], p["detailed_exitcode"], p["show_secrets"], gates, p["out"],
-                 p["full_values"])
+    return _plan("upgrade", params)
 
 
 @main_group.command("rollback", cls=GroupedCommand, short_help="Plan helm rollback RELEASE [REVISION].",
@@ -368,24 +142,10 @@ def upgrade_command(**params: Any) -> int:
 """)
 @click.argument("release")
 @click.argument("revision", type=click.IntRange(min=0), default=0, required=False)
-@click.option("--no-hooks", is_flag=True, help="As helm rollback --no-hooks: no hook runs.")
-@click.option("--no-drift", is_flag=True, help="Do not read the cluster: no drift, no ownership check.")
-@click.option("--require-cluster", is_flag=True, help="Fail when the live state cannot be read, instead of planning without it.")
-@_cluster_options
-@_plan_options
-@_output_options
-def rollback_command(release: str, revision: int, no_hooks: bool, no_drift: bool, require_cluster: bool,
-                     namespace: str | None, kube_context: str | None,
-                     kubeconfig: str | None, out: str | None, ignore: Sequence[str], ignore_files: Sequence[str],
-                     output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
-                     show_secrets: bool, full_values: bool, debug: bool) -> int:
+@_options(flags.ROLLBACK)
+def rollback_command(**params: Any) -> int:
     """Plan `helm rollback RELEASE [REVISION]` (REVISION omitted: the one before the current)."""
-    gates = [parse_gate(g) for g in fail_on]
-    rules = _ignore_rules(ignore, ignore_files)
-    options = RollbackOptions(release, revision, no_hooks, no_drift, require_cluster, namespace, kube_context, kubeconfig,
-                              _debug_enabled(debug))
-    return _emit(apply_ignore(plan_rollback(options), rules), output, no_color, detailed_exitcode, show_secrets,
-                 gates, out, full_values)
+    return _plan("rollback", params)
 
 
 @main_group.command("uninstall", cls=GroupedCommand, short_help="Plan helm uninstall RELEASE.",
@@ -394,22 +154,10 @@ def rollback_command(release: str, revision: int, no_hooks: bool, no_drift: bool
 {prog} uninstall shop --keep-history --fail-on delete:PersistentVolumeClaim
 """)
 @click.argument("release")
-@click.option("--no-hooks", is_flag=True, help="As helm uninstall --no-hooks: no hook runs.")
-@click.option("--keep-history", is_flag=True, help="As helm uninstall --keep-history.")
-@_cluster_options
-@_plan_options
-@_output_options
-def uninstall_command(release: str, no_hooks: bool, keep_history: bool, namespace: str | None,
-                      kube_context: str | None, kubeconfig: str | None, out: str | None, ignore: Sequence[str],
-                      ignore_files: Sequence[str], output: str, detailed_exitcode: bool, fail_on: Sequence[str],
-                      no_color: bool, show_secrets: bool, full_values: bool, debug: bool) -> int:
+@_options(flags.UNINSTALL)
+def uninstall_command(**params: Any) -> int:
     """Plan `helm uninstall RELEASE`: what is deleted, what is kept, which hooks run."""
-    gates = [parse_gate(g) for g in fail_on]
-    rules = _ignore_rules(ignore, ignore_files)
-    options = UninstallOptions(release, no_hooks, keep_history, namespace, kube_context, kubeconfig,
-                               _debug_enabled(debug))
-    return _emit(apply_ignore(plan_uninstall(options), rules), output, no_color, detailed_exitcode, show_secrets,
-                 gates, out, full_values)
+    return _plan("uninstall", params)
 
 
 @main_group.command("diff", cls=GroupedCommand, short_help="Plan from two rendered manifest files.",
@@ -423,40 +171,10 @@ helm template shop ./chart --include-crds | {prog} diff previous.yaml - --releas
 """)
 @click.argument("previous", metavar="PREVIOUS")
 @click.argument("desired", metavar="DESIRED")
-@click.option("--release", default="release", show_default=True, help="Release name, for the header.")
-@click.option("-n", "--namespace", default=None, metavar="NS",
-              help="Release namespace: given to namespaced objects that declare none. [default: HELM_NAMESPACE or default]")
-@click.option("--action", type=click.Choice(["auto", "install", "upgrade"]), default="auto", show_default=True,
-              help="auto: install when PREVIOUS is empty, else upgrade.")
-@click.option("--kind-order", type=click.Choice(["auto", "helm3", "helm4"]), default="auto", show_default=True,
-              help="Whose kind order to apply in; auto asks the helm at hand (Helm 3 when there is none).")
-@click.option("--skip-crds", is_flag=True, help="Plan an install as with --skip-crds.")
-@click.option("--live", metavar="FILE", help="Live state saved by `kubectl get ... -o yaml` (a List or YAML documents; "
-              "- reads standard input): adds drift and ownership.")
-@click.option("--take-ownership", is_flag=True, help="Plan as helm upgrade --take-ownership.")
-@click.option("--apply-method", type=click.Choice([m.value for m in ApplyMethod]), default=ApplyMethod.CSA.value,
-              show_default=True,
-              help="How the release was applied: client-side (Helm 3) or server-side (Helm 4 default).")
-@click.option("--kube-version", metavar="V", help="Judge the objects against this Kubernetes version: kinds it "
-              "serves, their schemas (predicted failures).")
-@click.option("--disable-openapi-validation", is_flag=True,
-              help="As helm's: unknown fields are dropped instead of rejected (with --kube-version).")
-@_plan_options
-@_output_options
-def diff_command(previous: str, desired: str, release: str, namespace: str | None, action: str, kind_order: str,
-                 skip_crds: bool, live: str | None, take_ownership: bool, apply_method: str,
-                 kube_version: str | None, disable_openapi_validation: bool, out: str | None,
-                 ignore: Sequence[str], ignore_files: Sequence[str], output: str, detailed_exitcode: bool,
-                 fail_on: Sequence[str], no_color: bool, show_secrets: bool, full_values: bool, debug: bool) -> int:
+@_options(flags.DIFF)
+def diff_command(**params: Any) -> int:
     """Plan from two rendered manifest files (- reads standard input), with no cluster and no release store."""
-    gates = [parse_gate(g) for g in fail_on]
-    reader = Inputs()
-    rules = _ignore_rules(ignore, ignore_files, reader)
-    options = DiffOptions(previous, desired, release, namespace or os.environ.get("HELM_NAMESPACE") or "default",
-                          action, kind_order, skip_crds, live, take_ownership, ApplyMethod(apply_method), kube_version,
-                          disable_openapi_validation, _debug_enabled(debug))
-    plan = apply_ignore(plan_diff(options, reader), rules)
-    return _emit(plan, output, no_color, detailed_exitcode, show_secrets, gates, out, full_values)
+    return _plan("diff", params)
 
 
 @main_group.command("show", cls=GroupedCommand, short_help="Print a saved plan again.",
@@ -466,16 +184,13 @@ def diff_command(previous: str, desired: str, release: str, namespace: str | Non
 {prog} show plan.json --fail-on delete   # gates on a saved plan
 """)
 @click.argument("saved", metavar="PLAN.json")
-@_output_options
-def show_command(saved: str, output: str, detailed_exitcode: bool, fail_on: Sequence[str], no_color: bool,
-                 show_secrets: bool, full_values: bool, debug: bool) -> int:
+@_options(flags.SHOW)
+def show_command(saved: str, **params: Any) -> int:
     """Print a plan saved with --out (or -o json) again, as text, markdown or JSON, with no helm and no cluster.
 
     The output is the one the original run printed, byte for byte. Gates and --detailed-exitcode
     work as on the original run; ignore rules were applied when the plan was made."""
-    gates = [parse_gate(g) for g in fail_on]
-    return _emit(read_saved_plan(saved), output, no_color, detailed_exitcode, show_secrets, gates,
-                 full_values=full_values)
+    return run_show(saved, params)
 
 
 @main_group.command("verify", cls=GroupedCommand, short_help="Check that a saved plan still holds, then deploy.",
@@ -502,7 +217,8 @@ def verify_command(saved: str, command: Sequence[str], strict: bool, check_only:
         strict, check_only, debug = strict or flag == "--strict", check_only or flag == "--check-only", \
             debug or flag == "--debug"
     _remember_debug(click.get_current_context(), verify_command.params[0], debug)  # --debug may follow PLAN.json
-    return verify_plan(main_group, VerifyOptions(saved, tuple(rest), strict, check_only, _debug_enabled(debug)))
+    return verify_plan(main_group, VerifyOptions(path=saved, command=tuple(rest), strict=strict, check_only=check_only,
+                                                 debug=_debug_enabled(debug)))
 
 
 @main_group.command("schema", cls=GroupedCommand, short_help="Print the JSON Schema of the JSON plan.",
@@ -530,10 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: list[str]) -> int:
-    state: dict[str, bool] = {}  # filled by the --debug option's callback once click parses it
+    session = _Session(args)  # its debug is set by the --debug option's callback once click parses it
     try:
-        with inputs.recording(inputs.Recorder(args, inputs.Digester.new())):
-            result = main_group.main(args=args, prog_name=prog_name(), standalone_mode=False, obj=state)
+        result = main_group.main(args=args, prog_name=prog_name(), standalone_mode=False, obj=session)
     except click.exceptions.Exit as done:
         return done.exit_code
     except click.exceptions.Abort:
@@ -555,7 +270,7 @@ def _run(args: list[str]) -> int:
         click.echo("helm plan: interrupted", err=True)
         return 130
     except Exception as err:  # a bug: say so in one line, with the traceback only on request
-        if state.get("debug", _debug_enabled(False)):
+        if session.debug:
             traceback.print_exc()
         click.echo(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the traceback, "
                    "and please report it)", err=True)

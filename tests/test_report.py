@@ -18,6 +18,7 @@ from typing import Any
 from conftest import ROOT, run_plan
 from deployah_plan import saved
 from deployah_plan.render import markdown, text
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.words import CONTEXT, LONG_VALUE, shorten, shorten_pair
 
 CASE = ROOT / "tests" / "cases" / "chart-label-bump"
@@ -54,7 +55,7 @@ def _without_head(plan: str) -> str:
 def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
     folded = _out("text")
     plan = saved.load(_out("json"), "plan.json")
-    unfolded = text.render(plan, fold=False)
+    unfolded = text.render(plan, WriteOptions(fold=False))
     assert text.render(plan) == folded  # the same plan, the same writer: only folding differs
     assert len(_without_head(folded).splitlines()) * 2 <= MAIN_TEXT_LINES
     # Unfolded, the same report repeats the bumps under every object (and pod template).
@@ -79,7 +80,7 @@ def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
 def test_markdown_folds_and_is_half_as_long() -> None:
     folded = _out("markdown")
     plan = saved.load(_out("json"), "plan.json")
-    unfolded = markdown.render(plan, fold=False)
+    unfolded = markdown.render(plan, WriteOptions(fold=False))
     assert markdown.render(plan) == folded
     # The image digest was cut to 72 characters then; it is shown whole now, on a - and a + line.
     image = next(f for c in json.loads(_out("json"))["changes"] for f in c["fields"] if f["path"].endswith("/image"))

@@ -6,6 +6,7 @@ import base64
 from pathlib import Path
 
 from conftest import Store, run_plan, write_chart
+from deployah_plan.render.writers import FORMATS
 
 VALUES = ("hunter2-old-password", "s3cr3t-new-password", "tls-key-line-two", "api-token-xyz")
 SECRET_CHART = {
@@ -35,7 +36,7 @@ def test_no_secret_value_in_any_output(helm: Path, store: Store, tmp_path: Path)
     store.add("app", chart)
     flags = ("--set", "password=s3cr3t-new-password", "--set", "keyline=tls-key-line-two", "--set", "token=api-token-xyz")
     outputs = []
-    for output in ("text", "json", "markdown"):
+    for output in FORMATS:
         saved = tmp_path / f"plan-{output}.json"
         result = run_plan("upgrade", "app", str(chart), *flags, "-o", output, "--out", str(saved), "--debug",
                           helm=helm, store=store)

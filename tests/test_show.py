@@ -9,6 +9,7 @@ import jsonschema
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from conftest import ROOT, run_plan
 from deployah_plan.render.json_doc import FORMAT_VERSION
+from deployah_plan.render.writers import FORMATS
 from test_bad_input import _one_line_error
 from test_cases import validate
 
@@ -34,7 +35,7 @@ def test_schema_command_prints_the_published_schema() -> None:
 
 def test_a_saved_plan_keeps_secrets_masked(tmp_path: Path) -> None:
     saved = _save(tmp_path)
-    for output in ("text", "json", "markdown"):
+    for output in FORMATS:
         for flags in ((), ("--show-secrets",)):
             shown = run_plan("show", str(saved), "-o", output, *flags)
             assert shown.code == 0, shown.err

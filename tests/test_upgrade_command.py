@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import EXAMPLE, Store, assert_example_upgrade, changes_of, run_plan, write_chart
+from deployah_plan.render.writers import FORMATS
 
 
 
@@ -179,7 +180,7 @@ def test_lookup_rendered_offline_is_warned(helm: Path, store: Store, tmp_path: P
 def test_a_saved_upgrade_plan_shows_again_byte_for_byte(helm: Path, store: Store, tmp_path: Path) -> None:
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     saved = tmp_path / "plan.json"
-    for output in ("text", "markdown", "json"):
+    for output in FORMATS:
         original = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", output, "--out", str(saved),
                             helm=helm, store=store)
         assert original.code == 0, original.err

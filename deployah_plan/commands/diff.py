@@ -6,19 +6,23 @@ For CI jobs without cluster credentials: PREVIOUS is what `helm get manifest` (p
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from typing import Any, Mapping
 
-from deployah_plan.commands.target import check_version, offline_target
+from deployah_plan.record import Planned
+from deployah_plan.release.api_target import check_version, offline_target
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
+from deployah_plan.flags import DIFF, request_fields
 from deployah_plan.manifests import split_stream
-from deployah_plan.model import ApplyMethod, Header, Plan
+from deployah_plan.model import ApplyMethod, Header
 from deployah_plan.sources.cluster import load_live_file
-from deployah_plan.sources.files import Inputs, describe
+from deployah_plan.sources.files import FileReader, describe
 from deployah_plan.sources.helm import Helm
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DiffOptions:
     previous: str
     desired: str
@@ -35,6 +39,13 @@ class DiffOptions:
     debug: bool = False  # print the helm call (`helm version`, for the kind order)
 
 
+def diff_options(params: Mapping[str, Any], *, debug: bool) -> DiffOptions:
+    fields = request_fields(DIFF, params, "diff")
+    fields["namespace"] = fields["namespace"] or os.environ.get("HELM_NAMESPACE") or "default"
+    fields["apply_method"] = ApplyMethod(fields["apply_method"])
+    return DiffOptions(previous=params["previous"], desired=params["desired"], debug=debug, **fields)
+
+
 _MANIFEST_HINT = "pass a rendered manifest file (YAML text), or - to read standard input"
 
 
@@ -49,8 +60,8 @@ def _helm_major(kind_order: str, debug: bool) -> tuple[int, str]:
     return int(version.split(".")[0]), version
 
 
-def plan_diff(options: DiffOptions, inputs: Inputs | None = None) -> Plan:
-    """The plan from the files; `inputs` is the command's reader (it knows whether an ignore
+def plan_diff(options: DiffOptions, reader: FileReader | None = None) -> Planned:
+    """The plan from the files (nothing read from a release or a cluster); `reader` is the command's reader (it knows whether an ignore
     file already took standard input)."""
     # Helm refuses longer names (chartutil.ValidateReleaseName: 53; a namespace is a DNS label).
     for value, flag, most in ((options.release, "--release", 53), (options.namespace, "-n", 63)):
@@ -63,24 +74,24 @@ def plan_diff(options: DiffOptions, inputs: Inputs | None = None) -> Plan:
         target = offline_target(check_version(options.kube_version), "from --kube-version",
                                 strict_fields=ssa and not options.disable_openapi_validation,
                                 validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa)
-    inputs = inputs or Inputs()
-    previous_text = inputs.read(options.previous, "PREVIOUS manifest", _MANIFEST_HINT)
-    desired_text = inputs.read(options.desired, "DESIRED manifest", _MANIFEST_HINT)
+    reader = reader or FileReader()
+    previous_text = reader.read(options.previous, "PREVIOUS manifest", _MANIFEST_HINT)
+    desired_text = reader.read(options.desired, "DESIRED manifest", _MANIFEST_HINT)
     previous = split_stream(previous_text, describe(options.previous))
     desired = split_stream(desired_text, describe(options.desired))
     empty = not (previous.resources or previous.hooks)
     fresh = options.action == "install" or (options.action == "auto" and empty)
     if fresh and not empty:
         raise UsageError("--action install was given but PREVIOUS holds objects", "drop --action install, or pass an empty PREVIOUS")
-    live = load_live_file(options.live, inputs) if options.live else None
+    live = load_live_file(options.live, reader) if options.live else None
     major, version = _helm_major(options.kind_order, options.debug)
     header = Header(release=options.release, namespace=options.namespace, revision=1 if fresh else 0,
                     fresh_install=fresh, helm_version=version, rendered_by="files")
-    return make_plan(PlanRequest(
+    return Planned(make_plan(PlanRequest(
         header, None if fresh else previous, desired, major, options.skip_crds,
         live=live, live_source=options.live or "", live_reason="no live state given (--live FILE)",
         take_ownership=options.take_ownership, apply_method=options.apply_method, target=target,
-    ))
+    )))
 
 
-__all__ = ["DiffOptions", "plan_diff"]
+__all__ = ["DiffOptions", "diff_options", "plan_diff"]

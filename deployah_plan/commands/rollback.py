@@ -11,17 +11,19 @@ revisions' kinds is read, as for an upgrade: drift, ownership of what comes back
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Mapping
 
-from deployah_plan import inputs
-from deployah_plan.commands import live as live_state
-from deployah_plan.commands.stored import major, open_release, rendered
+from deployah_plan.record import Facts, Planned
+from deployah_plan.release import live_objects as live_state
+from deployah_plan.release.revisions import major, open_release, rendered
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import ReleaseError, UsageError
-from deployah_plan.model import ApplyMethod, Header, HelmAction, Plan
+from deployah_plan.flags import ROLLBACK, request_fields
+from deployah_plan.model import ApplyMethod, Header, HelmAction
 from deployah_plan.sources.kubeconfig import resolve_settings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RollbackOptions:
     release: str
     revision: int = 0  # 0: the revision before the current one
@@ -34,7 +36,12 @@ class RollbackOptions:
     debug: bool = False
 
 
-def plan_rollback(options: RollbackOptions) -> Plan:
+def rollback_options(params: Mapping[str, Any], *, debug: bool) -> RollbackOptions:
+    return RollbackOptions(release=params["release"], revision=params["revision"], debug=debug,
+                           **request_fields(ROLLBACK, params, "rollback"))
+
+
+def plan_rollback(options: RollbackOptions) -> Planned:
     if options.revision < 0:
         raise UsageError(f"revision {options.revision} is negative", "give a revision from `helm history`, or none")
     helm, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
@@ -50,9 +57,6 @@ def plan_rollback(options: RollbackOptions) -> Plan:
     previous, desired = rendered(current), rendered(back)
     live = None if skipped else live_state.read(settings, live_scope([previous, desired], namespace))
     live = live_state.required(live, options.require_cluster)
-    inputs.previous(current, current.revision)
-    inputs.desired(desired)
-    inputs.live(live, options.release, [previous, desired])
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=current.revision + 1, chart_name=back.chart_name, chart_version=back.chart_version,
@@ -62,6 +66,8 @@ def plan_rollback(options: RollbackOptions) -> Plan:
     # Helm 4's rollback applies as the target revision was applied (--server-side auto:
     # pkg/action/rollback.go, getUpgradeServerSideValue with the target's ApplyMethod).
     apply_method = (back.apply_method or ApplyMethod.CSA) if major(helm_version) >= 4 else None
-    return make_plan(PlanRequest(header, previous, desired, major(helm_version), action=HelmAction.ROLLBACK,
-                                 hooks_disabled=options.no_hooks, live=live, live_source="cluster",
-                                 live_reason=skipped, apply_method=apply_method))
+    facts = Facts(previous=current, newest_revision=current.revision, desired=desired, live=live,
+                  release=options.release, live_streams=(previous, desired))
+    return Planned(make_plan(PlanRequest(header, previous, desired, major(helm_version), action=HelmAction.ROLLBACK,
+                                         hooks_disabled=options.no_hooks, live=live, live_source="cluster",
+                                         live_reason=skipped, apply_method=apply_method)), facts)

@@ -9,20 +9,22 @@ import json
 from importlib import resources
 from typing import Any
 
-from deployah_plan import inputs, saved
+from deployah_plan import saved
+from deployah_plan.record import Digester, sealed
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Plan
 from deployah_plan.plan_schema_check import schema_text
 from deployah_plan.render import json_doc
-from deployah_plan.sources.files import Inputs, describe
+from deployah_plan.render.options import WriteOptions
+from deployah_plan.sources.files import FileReader, describe
 
 
 def write_saved_plan(path: str, plan: Plan, show_secrets: bool, record: dict[str, Any] | None = None,
-                     digester: inputs.Digester | None = None) -> None:
-    """The JSON plan, with its inputs record sealed in when there is one (inputs.py)."""
-    text = json_doc.render(plan, show_secrets)
+                     digester: Digester | None = None) -> None:
+    """The JSON plan, with its inputs record sealed in when there is one (record.py)."""
+    text = json_doc.render(plan, WriteOptions(show_secrets=show_secrets))
     if record is not None and digester is not None:
-        text = json_doc.dumps(inputs.sealed(json.loads(text), record, digester))
+        text = json_doc.dumps(sealed(json.loads(text), record, digester))
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -31,7 +33,7 @@ def write_saved_plan(path: str, plan: Plan, show_secrets: bool, record: dict[str
 
 
 def read_saved_plan(path: str) -> Plan:
-    content = Inputs().read(path, "saved plan", "pass a file written by `helm plan ... --out FILE`")
+    content = FileReader().read(path, "saved plan", "pass a file written by `helm plan ... --out FILE`")
     return saved.load(content, describe(path))
 
 

@@ -9,17 +9,19 @@ post-delete hooks run. Hooks themselves and the chart's crds/ are not deleted.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Mapping
 
-from deployah_plan import inputs
-from deployah_plan.commands.stored import major, open_release, rendered
+from deployah_plan.record import Facts, Planned
+from deployah_plan.release.revisions import major, open_release, rendered
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import ReleaseError
+from deployah_plan.flags import UNINSTALL, request_fields
 from deployah_plan.manifests import Rendered
 from deployah_plan.codes import Code
-from deployah_plan.model import Header, HelmAction, Plan, warn
+from deployah_plan.model import Header, HelmAction, warn
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class UninstallOptions:
     release: str
     no_hooks: bool = False
@@ -30,7 +32,11 @@ class UninstallOptions:
     debug: bool = False
 
 
-def plan_uninstall(options: UninstallOptions) -> Plan:
+def uninstall_options(params: Mapping[str, Any], *, debug: bool) -> UninstallOptions:
+    return UninstallOptions(release=params["release"], debug=debug, **request_fields(UNINSTALL, params, "uninstall"))
+
+
+def plan_uninstall(options: UninstallOptions) -> Planned:
     helm, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
                                                        options.kubeconfig, options.debug)
     namespace = target.namespace
@@ -40,15 +46,15 @@ def plan_uninstall(options: UninstallOptions) -> Plan:
     notes = [warn(Code.KEEP_HISTORY, f"--keep-history: revision {current.revision} is kept, marked uninstalled")
              if options.keep_history else
              warn(Code.HISTORY_DELETED, "the release's history is deleted with it (add --keep-history to keep it)")]
-    inputs.previous(current, current.revision)
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=current.revision, previous_revision=current.revision,
         previous_chart=f"{current.chart_name}-{current.chart_version}", helm_version=helm_version,
         rendered_by="release",
     )
-    return make_plan(PlanRequest(header, rendered(current), Rendered(), major(helm_version), warnings=tuple(notes),
+    plan = make_plan(PlanRequest(header, rendered(current), Rendered(), major(helm_version), warnings=tuple(notes),
                                  action=HelmAction.UNINSTALL, hooks_disabled=options.no_hooks,
                                  apply_method=current.apply_method,
                                  live_reason="not needed: helm uninstall deletes what the release manifest lists "
                                              "and reads keep from it"))
+    return Planned(plan, Facts(previous=current, newest_revision=current.revision))

@@ -18,27 +18,29 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from deployah_plan import inputs
-from deployah_plan.commands import live as live_state
-from deployah_plan.commands import target as targets
-from deployah_plan.commands.stored import connect, major, rendered
+from deployah_plan.release import api_target as targets
+from deployah_plan.release import live_objects as live_state
+from deployah_plan.release.revisions import connect, major, rendered
+from deployah_plan.record import ChartRead, Facts, Planned, chart_tree_sha256
 from deployah_plan.commands import upgrade_flags as flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import UsageError
+from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.codes import Code
-from deployah_plan.model import ApplyMethod, Header, Plan, Warning, warn
+from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ValueFlags:
-    """The values flags, in the order helm merges them whatever the command-line order."""
+    """The values flags. Helm merges them in one order whatever the command-line order (files,
+    --set-json, --set, --set-string, --set-file, --set-literal: pkg/cli/values/options.go)."""
 
     files: Sequence[str] = ()
     set_json: Sequence[str] = ()
@@ -48,13 +50,7 @@ class ValueFlags:
     set_literal: Sequence[str] = ()
 
     def args(self) -> list[str]:
-        out: list[str] = []
-        for flag, values in (("--values", self.files), ("--set-json", self.set_json), ("--set", self.set),
-                             ("--set-string", self.set_string), ("--set-file", self.set_file),
-                             ("--set-literal", self.set_literal)):
-            for value in values:
-                out += [flag, value]
-        return out
+        return helm_args(self, Reach.VALUES)
 
     def any(self) -> bool:
         return bool(self.args())
@@ -69,7 +65,7 @@ class ValueFlags:
                 raise UsageError(f"file {path} given to --set-file not found", "check the path after '=' in --set-file")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class UpgradeOptions:
     release: str
     chart: str
@@ -96,6 +92,17 @@ class UpgradeOptions:
     disable_openapi_validation: bool = False  # as helm's: no strict field validation
     source: ChartSource = field(default_factory=ChartSource)
     deploy: DeployFlags = field(default_factory=DeployFlags)
+
+
+def upgrade_options(params: Mapping[str, Any], *, debug: bool) -> UpgradeOptions:
+    """The request from the command's parsed parameters (flags.UPGRADE says which field each fills)."""
+    return UpgradeOptions(
+        release=params["release"], chart=params["chart"], debug=debug,
+        values=ValueFlags(**request_fields(UPGRADE, params, "values")),
+        source=ChartSource(**request_fields(UPGRADE, params, "source")),
+        deploy=DeployFlags(**request_fields(UPGRADE, params, "deploy")),
+        **request_fields(UPGRADE, params, "upgrade"),
+    )
 
 
 def _render_mode(options: UpgradeOptions) -> str:
@@ -189,7 +196,9 @@ def _from_record(record: dict[str, Any]) -> Rendered:
                     manifest.dropped + hooks.dropped + crds.dropped)
 
 
-def plan_upgrade(options: UpgradeOptions) -> Plan:
+def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Planned:
+    """The plan and what it read. `digest_chart`: a record will be made (--out, verify), so the
+    chart is digested while a pulled chart's folder still exists."""
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
     namespace = target.namespace
     deploy = options.deploy
@@ -226,7 +235,7 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
         history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
                         if history_max > 0 and state.newest_revision >= history_max - 1 else None)
         chart = chart_call.result()
-        inputs.chart(options.chart, chart.path)
+        chart_read = ChartRead(ref=options.chart, tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
         previous = rendered(state.current) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []
@@ -258,20 +267,12 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
                 notes.append(warn(Code.LOOKUP_OFFLINE, f"chart {chart.name} calls `lookup`, which returns nothing "
                                   "when rendered offline; with a cluster, plan with --render server"))
         else:
-            args = options.values.args()
-            for flag, on in (("--reuse-values", options.reuse_values), ("--reset-values", options.reset_values),
-                             ("--reset-then-reuse-values", options.reset_then_reuse_values),
-                             ("--skip-crds", options.skip_crds),
-                             ("--disable-openapi-validation", options.disable_openapi_validation)):
-                if on:
-                    args.append(flag)
-            args += deploy.render_args()
+            args = options.values.args() + helm_args(options, Reach.SERVER_RENDER) + deploy.render_args()
             desired = _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
         live = live_call.result() if live_call else None
         history = history_call.result() if history_call else []
         kube_default = default_call.result() if default_call else ""  # done before the render
 
-    inputs.desired(desired)
     # --create-namespace on an install: the Namespace helm creates is planned as a create, and
     # read live with the release's kinds (as one of the objects this plan creates).
     creates_namespace = fresh and deploy.create_namespace
@@ -287,8 +288,8 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
             live = live_state.merge(live, live_state.read(settings, more))
     live = live_state.required(live, options.require_cluster)
     current = state.current
-    inputs.previous(current, state.newest_revision)
-    inputs.live(live, options.release, [previous, desired])
+    facts = Facts(chart=chart_read, previous=current, newest_revision=state.newest_revision, desired=rendered_desired,
+                  live=live, release=options.release, live_streams=(previous, desired))
     apply_method = _apply_method(options, helm_major, current.apply_method if current else None, fresh=current is None)
     # A cluster the live read could not reach is not asked again (another connect timeout).
     ask = mode == "server" or (not skipped and (live is None or live.reachable))
@@ -315,12 +316,12 @@ def plan_upgrade(options: UpgradeOptions) -> Plan:
     if state.replaces_uninstalled:
         notes.append(warn(Code.REINSTALL, f"release {options.release} was uninstalled with its history kept: "
                           "helm upgrade --install installs it again"))
-    return make_plan(PlanRequest(
+    return Planned(make_plan(PlanRequest(
         header, previous, desired, helm_major, options.skip_crds, tuple(notes),
         hooks_disabled=deploy.no_hooks,
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
-    ))
+    )), facts)
 
 
 def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: list[Rendered | None],

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from deployah_plan.errors import UsageError
+from deployah_plan.flags import Reach, helm_args
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.codes import Code
 from deployah_plan.model import Warning, warn
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ChartSource:
     """`helm upgrade`'s repository flags (pkg/cmd/flags.go addChartPathOptionsFlags), given to
     the one `helm pull` that fetches a chart from a repository or an OCI registry."""
@@ -34,24 +35,13 @@ class ChartSource:
     keyring: str | None = None
 
     def pull_args(self) -> list[str]:
-        out: list[str] = []
-        for flag, value in (("--username", self.username), ("--password", self.password),
-                            ("--ca-file", self.ca_file), ("--cert-file", self.cert_file),
-                            ("--key-file", self.key_file), ("--keyring", self.keyring)):
-            if value:
-                out += [flag, value]
-        for flag, on in (("--insecure-skip-tls-verify", self.insecure_skip_tls_verify),
-                         ("--plain-http", self.plain_http), ("--pass-credentials", self.pass_credentials),
-                         ("--verify", self.verify)):
-            if on:
-                out.append(flag)
-        return out
+        return helm_args(self, Reach.PULL)
 
 
 HISTORY_MAX_DEFAULT = 10  # helm upgrade --history-max's default (Helm 3 and 4)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DeployFlags:
     """The rest of `helm upgrade`'s own flags. Each one either changes what Helm does, and so
     the plan (`no_hooks` .. `description`), or only how Helm waits and reports (the rest),
@@ -90,16 +80,7 @@ class DeployFlags:
         binary on PATH, run on the manifests only; Helm 4: a postrenderer/v1 plugin, run on the
         manifests and, separately, on the hooks; pkg/action/action.go renderResources), the
         chart's values.schema.json check, DNS in templates, dependency update."""
-        out: list[str] = []
-        if self.post_renderer:
-            out += ["--post-renderer", self.post_renderer]
-            for arg in self.post_renderer_args:
-                out.append(f"--post-renderer-args={arg}")
-        for flag, on in (("--skip-schema-validation", self.skip_schema_validation),
-                         ("--enable-dns", self.enable_dns), ("--dependency-update", self.dependency_update)):
-            if on:
-                out.append(flag)
-        return out
+        return helm_args(self, Reach.RENDER)
 
 
 # Labels Helm keeps for itself on a release record (pkg/storage/driver/util.go systemLabels);

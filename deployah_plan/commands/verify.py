@@ -1,7 +1,7 @@
 """`helm plan verify PLAN.json [-- helm upgrade ...]`: is the plan that was reviewed still the
 plan that would be deployed?
 
-The plan is made again with the inputs its record holds (deployah_plan/inputs.py) and compared
+The plan is made again with the inputs its record holds (deployah_plan/record.py) and compared
 with the saved one. It holds when the two JSON documents are equal and the desired render's
 digest is too (the plan masks Secret values, so two renders whose secrets differ can print the
 same plan: the digest tells them apart). Then verify exits 0; otherwise 4, printing what
@@ -11,11 +11,12 @@ comment in a values file, a live field the plan does not read) is printed as a n
 only with --strict.
 
 Given a helm command after `--`, its flags are parsed by the same click command the plan was
-made with (so every flag that command knows is compared, none is named here), with the
-values of --set* digested as the record has them, and must equal the recorded ones, except
-the flags only helm plan has (output, ignore rules, --render, drift switches) and where the
-release is (the namespace and context are compared as resolved, since helm hands its global
-flags to a plugin as environment variables). The plan is made again from that command, and
+made with (so every flag that command knows is compared), with the values of --set* digested
+as the record has them, and must equal the recorded ones, except those the flag table
+(deployah_plan/flags.py) marks: the flags only helm plan has (output, ignore rules, --render,
+drift switches; those that change the plan are taken from the record) and where the release
+is (the namespace and context are compared as resolved, since helm hands its global flags to
+a plugin as environment variables). The plan is made again from that command, and
 the command is run only when the plan holds; its exit code is passed through. The writing is
 done by helm: this plugin never writes to a cluster. `helm` as the command's first word means
 the helm running the plugin (HELM_BIN).
@@ -39,27 +40,24 @@ from typing import Any, Sequence
 
 import click
 
-from deployah_plan import inputs, saved
+from deployah_plan import record as records
+from deployah_plan import saved
+from deployah_plan.commands import plan_steps
 from deployah_plan.errors import HelmError, UsageError
+from deployah_plan.flags import BY_COMMAND, from_record, not_compared
+from deployah_plan.model import Plan
+from deployah_plan.record import Digester
 from deployah_plan.render import json_doc
-from deployah_plan.sources.files import Inputs
+from deployah_plan.render.options import WriteOptions
+from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm import Helm
 
 EXIT_MOVED = 4
-# helm plan's own flags: how to print, what to ignore, whether to read the cluster. They are not
-# helm's, so a deploy command does not carry them; they come from the record. Where the release
-# is, is compared as resolved (namespace, context) rather than as flags.
-# Not compared with the command's: the plan's own flags, and -i/--install (a plan of `helm plan
-# upgrade` is always one of `helm upgrade --install`).
-PLAN_ONLY = frozenset({"output", "detailed_exitcode", "fail_on", "no_color", "show_secrets", "full_values", "debug",
-                       "out", "ignore", "ignore_files", "render", "no_drift", "require_cluster", "namespace",
-                       "kube_context", "kubeconfig", "install"})
-FROM_RECORD = ("render", "no_drift", "require_cluster", "ignore", "ignore_files", "show_secrets")
 VERIFIABLE = ("upgrade", "rollback", "uninstall")
 _HINT = "plan again with `helm plan upgrade ... --out FILE` and review it"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VerifyOptions:
     path: str
     command: tuple[str, ...] = ()  # the helm command to run when the plan holds ("--" dropped)
@@ -72,12 +70,12 @@ class VerifyOptions:
 class SavedPlan:
     document: dict[str, Any]  # the plan, without its record
     record: dict[str, Any]
-    digester: inputs.Digester
+    digester: Digester
 
 
 def read(path: str) -> SavedPlan:
     """The saved plan and its record, refused unless verify can trust and re-make it."""
-    text = Inputs().read(path, "saved plan", "write one with `helm plan upgrade ... --out FILE`")
+    text = FileReader().read(path, "saved plan", "write one with `helm plan upgrade ... --out FILE`")
     saved.load(text, path)  # a plan this version can read, or a one-line error
     doc = json.loads(text)
     record = doc.get("inputs")
@@ -86,10 +84,10 @@ def read(path: str) -> SavedPlan:
                          "or by a helm plan older than format 1.3)", "save the plan with --out FILE")
     try:
         command = str(record["command"])
-        digester = inputs.Digester.of(str(record["digest"]["salt"]), bool(record["digest"]["keyed"]))
+        digester = Digester.of(str(record["digest"]["salt"]), bool(record["digest"]["keyed"]))
     except (KeyError, TypeError):
         raise UsageError(f"{path}: its inputs record is incomplete", _HINT) from None
-    if inputs.seal(digester, doc) != record.get("seal"):
+    if records.seal(digester, doc) != record.get("seal"):
         raise UsageError(f"{path} was changed after it was written: its seal does not match its plan and inputs",
                          "verify the file the plan job wrote, or plan again")
     if command == "diff":
@@ -129,18 +127,19 @@ def _flag(param: click.Parameter) -> str:
 def _shown(param: click.Parameter, value: Any) -> str:
     """A value for a message: keys only for digested values, nothing for credentials."""
     items = list(value) if isinstance(value, (list, tuple)) else [value]
-    if param.name in inputs.VALUE_PARAMS:
+    if param.name in records.VALUE_PARAMS:
         items = [str(v).split("=(")[0] + "=..." for v in items]
-    elif inputs.is_credential(param):
-        items = [inputs.HIDDEN if v else "none" for v in items]
+    elif records.is_credential(param):
+        items = [records.HIDDEN if v else "none" for v in items]
     return " ".join(str(v) for v in items) if items else "none"
 
 
 def check_flags(command: click.Command, recorded: click.Context, given: click.Context) -> None:
     """Refuse a command whose flags are not the reviewed plan's, naming the first that differs."""
+    skipped = not_compared(BY_COMMAND[command.name or ""])
     for param in command.params:
         name = param.name or ""
-        if name in PLAN_ONLY:
+        if name in skipped:
             continue
         before, after = recorded.params.get(name), given.params.get(name)
         if before != after:
@@ -272,20 +271,13 @@ def plan_difference(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 # -- the command ------------------------------------------------------------------------------
 
 def _remake(command: click.Command, argv: list[str], given: click.Context, recorded: click.Context,
-            digester: inputs.Digester, debug: bool) -> tuple[Any, dict[str, Any]]:
-    """The plan made again (in this process, through the command's own code) and its record."""
-    for name in FROM_RECORD:
-        if name in recorded.params:
-            given.params[name] = recorded.params[name]
-    given.params.update(output="json", out=None, fail_on=(), detailed_exitcode=False, no_color=True, debug=debug)
-    recorder = inputs.Recorder(argv, digester, sink=[])
-    with inputs.recording(recorder), given:
-        assert command.callback is not None
-        given.invoke(command.callback, **given.params)
-    if not recorder.sink:
-        raise UsageError("the plan could not be made again", _HINT)
-    plan = recorder.sink[0]
-    return plan, recorder.record(command, given.params, plan.header)
+            digester: Digester, debug: bool) -> tuple[Plan, dict[str, Any]]:
+    """The plan made again (in this process, by the command's own planner) and its record."""
+    name = command.name or ""
+    params = dict(given.params)
+    params.update({key: recorded.params[key] for key in from_record(BY_COMMAND[name]) if key in recorded.params})
+    planned = plan_steps.make(name, params, debug=debug, reader=FileReader(), digest_chart=True)
+    return planned.plan, records.make_record(planned.facts, planned.plan.header, command, params, argv, digester)
 
 
 def verify_plan(group: click.Group, options: VerifyOptions) -> int:
@@ -300,18 +292,18 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
         run = run[1:]
     if run:
         argv = _plugin_argv(run, name, command)
-        redacted = inputs.redact_argv(command, argv, saved_plan.digester)
+        redacted = records.redact_argv(command, argv, saved_plan.digester)
         check_flags(command, recorded, _parse(command, redacted, "the command"))
         given = _parse(command, argv, "the command")
     else:
-        if inputs.hidden_values(recorded_argv):
+        if records.hidden_values(recorded_argv):
             raise UsageError(f"{options.path} was made with --set values or credentials, which it keeps only as "
                              "digests", f"pass the command: `helm plan verify {options.path} -- helm {name} ...`")
         argv = recorded_argv
         given = _parse(command, argv, "the recorded command")
     plan, record_now = _remake(command, argv, given, recorded, saved_plan.digester, options.debug)
     show_secrets = bool(recorded.params.get("show_secrets"))
-    document_now = json.loads(json_doc.render(plan, show_secrets))
+    document_now = json.loads(json_doc.render(plan, WriteOptions(show_secrets=show_secrets)))
     moved = moved_inputs(record, record_now)
     difference = plan_difference(saved_plan.document, document_now)
     holds = not difference and record.get("render") == record_now.get("render") and not (options.strict and moved)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 
 from deployah_plan.model import Plan
+from deployah_plan.render.options import WriteOptions
 
 
-def render(plan: Plan) -> str:
+def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     summary = plan.summary
     return json.dumps({"create": summary.create, "update": summary.update, "delete": summary.delete}) + "\n"

@@ -21,12 +21,13 @@ from deployah_plan.model import (
     Action, ChartCRD, DriftChange, FieldChange, Header, LiveCheck, Plan, ResourceRef, Summary, TaskAction, Warning,
 )
 from deployah_plan.redact import Masked, Redactor
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectReport, Report, TaskReport
 
 # 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership;
 # 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
 # whether a chart CRD changed in the chart;
-# 1.3 the `inputs` record of a plan saved with --out (deployah_plan/inputs.py), for `helm plan verify`;
+# 1.3 the `inputs` record of a plan saved with --out (deployah_plan/record.py), for `helm plan verify`;
 # 1.4 added common changes (`common_changes`, and `common` on each field change said there);
 # 1.5 added `desired` on each create (a change or a hook definition): the object it creates,
 # Secret values masked; and `highlights`, what text and markdown say first ("what matters").
@@ -227,5 +228,5 @@ def dumps(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def render(plan: Plan, show_secrets: bool = False) -> str:
-    return dumps(document(plan, show_secrets))
+def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
+    return dumps(document(plan, options.show_secrets))

@@ -30,6 +30,7 @@ from typing import Any, Iterable, Mapping
 from deployah_plan.model import Action, DriftChange, FieldChange, Plan, ResourceRef, Severity, TaskAction, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import ObjectReport, Report, TaskRow, Weight
 from deployah_plan.render.words import SIGN, TASK_SIGN, View
 
@@ -360,11 +361,11 @@ def _clip(line: str) -> str:
 _HIGHLIGHT_MARK = {"X": "⛔", "!": "⚠️"}
 
 
-def render(plan: Plan, show_secrets: bool = False, fold: bool = True, full_values: bool = False) -> str:
-    """The plan as a comment; `fold=False` repeats common changes under every object;
-    `full_values` shows every value and created object whole (the size cut still applies)."""
-    view = View.of(full_values)
-    report = Report.of(plan, fold)
+def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
+    """The plan as a comment; `options.full_values` shows every value and created object whole
+    (the size cut still applies)."""
+    view = View.of(options.full_values)
+    report = Report.of(plan, options.fold)
     title, *rest = (_clip(line) for line in words.header_lines(plan))
     head = "\n\n".join([
         f"### {md(title)}",
@@ -379,7 +380,7 @@ def render(plan: Plan, show_secrets: bool = False, fold: bool = True, full_value
         if more > 0:
             notes.append(f"- {md(words.more_highlights(more))}")
         head += "\n\n" + "\n".join([_title(words.HIGHLIGHTS_TITLE), "", *notes])
-    sections = _sections(report, Redactor.for_plan(plan, show_secrets), view)
+    sections = _sections(report, Redactor.for_plan(plan, options.show_secrets), view)
     full = sum(s.size() for s in sections.values()) + len(head)
     cut = _fit(sections, CAP - len(head) - _RESERVE) if full > CAP - _RESERVE else []
     parts = [head]

@@ -17,6 +17,7 @@ from deployah_plan.model import (
 )
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
+from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import ObjectReport, Report
 from deployah_plan.render.words import SHORT, SIGN, TASK_SIGN, View
 
@@ -181,15 +182,14 @@ def _warning_line(warning: PlanWarning, style: _Style) -> str:
     return f"  {style(mark, mark)} {style(warning.message, 'alert') if loud else warning.message}"
 
 
-def render(plan: Plan, colour: bool = False, show_secrets: bool = False, width: int | None = None,
-           fold: bool = True, full_values: bool = False) -> str:
-    """The plan as text. `width` wraps lines (None: never); `fold=False` repeats common changes
-    under every object (what the plan looked like before they were folded); `full_values`
-    shows every value and every created object whole."""
-    style = _Style(colour)
-    view = View.of(full_values)
-    report = Report.of(plan, fold)
-    redactor = Redactor.for_plan(plan, show_secrets)
+def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
+    """The plan as text. `options.width` wraps lines (None: never); `options.full_values` shows
+    every value and every created object whole."""
+    style = _Style(options.colour)
+    width = options.width
+    view = View.of(options.full_values)
+    report = Report.of(plan, options.fold)
+    redactor = Redactor.for_plan(plan, options.show_secrets)
     out = _header(plan, style)
     if report.highlights:
         out += ["", style(words.HIGHLIGHTS_TITLE, "bold")]

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from deployah_plan.errors import LiveStateError
-from deployah_plan.sources.files import Inputs
+from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.sources.live import (
     CONNECT_TIMEOUT, NOT_SERVED, PAGE_SIZE, READ_TIMEOUT, KindRef, LiveSnapshot,
@@ -91,11 +91,11 @@ def _list_items(document: dict[str, Any], line: int, origin: str) -> list[dict[s
     return out
 
 
-def load_live_file(path: str | Path, inputs: Inputs | None = None) -> LiveSnapshot:
+def load_live_file(path: str | Path, reader: FileReader | None = None) -> LiveSnapshot:
     """Live state saved earlier (`-` reads standard input), for plans made without a cluster;
-    `inputs` is the command's reader, when other inputs may have taken standard input."""
+    `reader` is the command's reader, when other inputs may have taken standard input."""
     origin = str(path)
-    text = (inputs or Inputs()).read(origin, "live state file", "check the path of the live state file",
+    text = (reader or FileReader()).read(origin, "live state file", "check the path of the live state file",
                                      LiveStateError)
     objects: list[dict[str, Any]] = []
     try:

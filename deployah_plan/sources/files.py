@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 from deployah_plan.errors import PlanError, UsageError
 
-__all__ = ["MAX_INPUT_BYTES", "Inputs", "describe"]
+__all__ = ["MAX_INPUT_BYTES", "FileReader", "describe"]
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024  # a release of several thousand objects is a few MB
 
@@ -30,8 +30,8 @@ def describe(path: str) -> str:
     return "standard input" if path == "-" else path
 
 
-class Inputs:
-    """Reads the inputs of one command; remembers which one took standard input."""
+class FileReader:
+    """Reads the input files of one command; remembers which one took standard input."""
 
     def __init__(self, stdin: BinaryIO | None = None) -> None:
         self._stdin = stdin

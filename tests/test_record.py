@@ -1,5 +1,5 @@
-"""The inputs record's pieces: digests that depend on content only, and a command line with its
-secrets taken out by the command's own option table."""
+"""The inputs record's pieces (deployah_plan/record.py): digests that depend on content only, and a
+command line with its secrets taken out by the command's own option table."""
 from __future__ import annotations
 
 import shutil
@@ -8,36 +8,36 @@ from pathlib import Path
 import click
 
 from conftest import EXAMPLE
-from deployah_plan import inputs
+from deployah_plan import record
 from deployah_plan.cli import main_group
 
-DIGESTER = inputs.Digester.of("00ff", keyed=False)
+DIGESTER = record.Digester.of("00ff", keyed=False)
 
 
 def test_a_chart_folder_digests_by_paths_and_contents(tmp_path: Path) -> None:
     copy = Path(shutil.copytree(EXAMPLE / "chart-v2", tmp_path / "elsewhere"))
-    reference = inputs.chart_digest(DIGESTER, str(EXAMPLE / "chart-v2"))
-    assert inputs.chart_digest(DIGESTER, str(copy)) == reference  # the folder's own name and place do not count
+    reference = record.chart_digest(DIGESTER, str(EXAMPLE / "chart-v2"))
+    assert record.chart_digest(DIGESTER, str(copy)) == reference  # the folder's own name and place do not count
     (copy / "templates" / "web.yaml").rename(copy / "templates" / "web2.yaml")
-    assert inputs.chart_digest(DIGESTER, str(copy)) != reference
+    assert record.chart_digest(DIGESTER, str(copy)) != reference
     (copy / "templates" / "web2.yaml").rename(copy / "templates" / "web.yaml")
     (copy / "values.yaml").write_text((copy / "values.yaml").read_text() + "\n")
-    assert inputs.chart_digest(DIGESTER, str(copy)) != reference
-    assert inputs.chart_digest(inputs.Digester.of("01ff", keyed=False), str(EXAMPLE / "chart-v2")) != reference
+    assert record.chart_digest(DIGESTER, str(copy)) != reference
+    assert record.chart_digest(record.Digester.of("01ff", keyed=False), str(EXAMPLE / "chart-v2")) != reference
 
 
 def test_the_command_line_keeps_keys_and_digests_values() -> None:
     upgrade = main_group.commands["upgrade"]
     argv = ["upgrade", "shop", "./chart", "--set", "db.password=hunter2,replicas=3", "--set-string=tag=1.2",
             "-f", "values.yaml", "--set-literal", "a=b,c", "--skip-crds", "-o", "json"]
-    redacted = inputs.redact_argv(upgrade, argv, DIGESTER)
+    redacted = record.redact_argv(upgrade, argv, DIGESTER)
     assert "hunter2" not in " ".join(redacted) and "1.2" not in " ".join(redacted)
     assert redacted[3] == "--set" and redacted[4].startswith("db.password,replicas=(hmac-sha256:")
     assert redacted[5].startswith("--set-string=tag=(hmac-sha256:")
     assert redacted[6:8] == ["-f", "values.yaml"] and redacted[10:] == ["--skip-crds", "-o", "json"]
     assert redacted[9].startswith("a=(hmac-sha256:")  # a literal's commas are its value
-    assert inputs.hidden_values(redacted) and not inputs.hidden_values(argv)
-    assert inputs.redact_argv(upgrade, argv, DIGESTER) == redacted  # the same salt, the same digests
+    assert record.hidden_values(redacted) and not record.hidden_values(argv)
+    assert record.redact_argv(upgrade, argv, DIGESTER) == redacted  # the same salt, the same digests
 
 
 def test_a_credential_flag_is_hidden_whatever_the_command() -> None:
@@ -47,9 +47,9 @@ def test_a_credential_flag_is_hidden_whatever_the_command() -> None:
     def pull(password: str, username: str) -> None:
         """A command with credentials."""
 
-    redacted = inputs.redact_argv(pull, ["pull", "--username", "me", "--password", "s3cret"], DIGESTER)
-    assert redacted == ["pull", "--username", "me", "--password", inputs.HIDDEN]
-    assert inputs.hidden_values(redacted)
+    redacted = record.redact_argv(pull, ["pull", "--username", "me", "--password", "s3cret"], DIGESTER)
+    assert redacted == ["pull", "--username", "me", "--password", record.HIDDEN]
+    assert record.hidden_values(redacted)
 
 
 def test_no_fragment_of_a_set_value_is_kept_as_a_key() -> None:

@@ -31,30 +31,31 @@ plan and the verify job) and the key is derived from it too: then neither a gues
 seal can be checked without it. Without HELM_PLAN_KEY the seal detects edits and corruption,
 not a forger who recomputes it.
 
-Recording is driven by the command line: `cli._run` opens a Recorder for the command, the
-release commands report what they read (`chart`, `previous`, `desired`, `live`: no-ops when
-nothing records), and `--out` seals the record into the file.
+Each release command returns what it read with its plan (`Planned(plan, facts)`); the record
+is a function of those facts, the command's parsed params, its argv and a Digester
+(`make_record`), made only for --out or verify, and `sealed` into the document.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
 import os
 import re
 import secrets
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import click
 
 from deployah_plan import __version__
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
+from deployah_plan.model import Header, Plan
 from deployah_plan.redact import value_keys
+from deployah_plan.sources.helm import StoredRelease
+from deployah_plan.sources.live import LiveSnapshot
 
 KEY_ENV = "HELM_PLAN_KEY"
 ALGORITHM = "hmac-sha256"
@@ -107,9 +108,10 @@ class Digester:
 
 # -- digests of what a plan read -------------------------------------------------------------
 
-def chart_digest(digester: Digester, path: str) -> str:
+def chart_tree_sha256(path: str) -> bytes:
     """A packaged chart by its bytes; a chart folder by each file's relative path and content,
-    in path order (so neither the walk order nor timestamps matter)."""
+    in path order (so neither the walk order nor timestamps matter). A folder of a few thousand
+    lines digests in milliseconds."""
     root = Path(path)
     hasher = hashlib.sha256()
     try:
@@ -122,7 +124,11 @@ def chart_digest(digester: Digester, path: str) -> str:
             hasher.update(root.read_bytes())
     except OSError as err:
         raise UsageError(f"cannot read the chart {path} to digest it: {err.strerror or err}", "check the chart path") from None
-    return digester.digest(hasher.digest())
+    return hasher.digest()
+
+
+def chart_digest(digester: Digester, path: str) -> str:
+    return digester.digest(chart_tree_sha256(path))
 
 
 def _file_digest(digester: Digester, path: str) -> str | None:
@@ -164,10 +170,7 @@ def _stable(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def live_record(digester: Digester, live: Any, release: str, streams: Sequence[Rendered | None]) -> dict[str, Any]:
-    """`live` is a LiveSnapshot or None (not read)."""
-    if live is None:
-        return {"read": False}
+def live_record(digester: Digester, live: LiveSnapshot, release: str, streams: Sequence[Rendered | None]) -> dict[str, Any]:
     if not live.reachable:
         return {"read": False, "error": live.error}
     named = {_identity(d.obj) for r in streams if r is not None for d in (*r.resources, *r.hooks, *r.crds)}
@@ -241,95 +244,76 @@ def hidden_values(argv: Sequence[str]) -> bool:
     return any(token == HIDDEN or token.endswith(f"={HIDDEN}") or _DIGESTED.search(token) for token in argv)
 
 
-# -- the recorder ----------------------------------------------------------------------------
+# -- what a plan read, and the record made of it ---------------------------------------------
 
-@dataclass
-class Recorder:
-    """What one command read, while it plans. `sink` set: the plan is handed over, not printed
-    (helm plan verify making a plan again)."""
+@dataclass(frozen=True, kw_only=True)
+class ChartRead:
+    """The chart as given, and a digest of what was rendered (the tree's SHA-256, made while a
+    pulled chart's temporary folder still exists; keyed when the record is made)."""
 
-    argv: list[str]
-    digester: Digester
-    facts: dict[str, Any] = field(default_factory=dict)
-    sink: list[Any] | None = None
-    # What the digests are taken of, kept by reference: they are computed only when a record is
-    # made (--out, verify), so a plan that is only printed pays nothing for them.
-    later: dict[str, Callable[[], Any]] = field(default_factory=dict)
-    needed: bool = True  # False: no record will be made (no --out), so nothing is digested
-
-    def record(self, command: click.Command, params: dict[str, Any], header: Any) -> dict[str, Any]:
-        """The inputs record, unsealed, from what the command read and its parsed params."""
-        files = []
-        for name, flag in FILE_PARAMS.items():
-            for item in params.get(name) or ():
-                paths = [part.split("=", 1)[1] for part in str(item).split(",") if "=" in part] \
-                    if name == "set_file" else [str(item)]
-                files += [{"flag": flag, "path": path, "digest": _file_digest(self.digester, path)} for path in paths]
-        facts = {**self.facts, **{key: make() for key, make in self.later.items()}}
-        return {
-            "command": self.argv[0] if self.argv else "",
-            "argv": redact_argv(command, self.argv, self.digester),
-            "helm_plan_version": __version__,
-            "helm_version": header.helm_version,
-            "kube_context": header.kube_context,
-            "namespace": header.namespace,
-            "release": header.release,
-            "chart": facts.get("chart"),
-            "files": files,
-            "previous": facts.get("previous"),
-            "render": facts.get("render", ""),
-            "live": facts.get("live", {"read": False}),
-            "digest": self.digester.describe(),
-        }
+    ref: str
+    tree_sha256: bytes
 
 
-_CURRENT: ContextVar[Recorder | None] = ContextVar("helm_plan_recorder", default=None)
+@dataclass(frozen=True, kw_only=True)
+class Facts:
+    """What a release command read while it planned, kept by reference: the record's digests
+    are taken of it only when a record is made (--out, verify), so a plan that is only printed
+    pays nothing for them. Nothing read: the defaults (`helm plan diff`)."""
+
+    chart: ChartRead | None = None
+    previous: StoredRelease | None = None  # the revision planned against
+    newest_revision: int = 0
+    desired: Rendered | None = None  # what the render gave, before the planner adds anything
+    live: LiveSnapshot | None = None  # None: not read
+    release: str = ""
+    live_streams: tuple[Rendered | None, ...] = ()  # the previous and desired streams, naming what the live read used
 
 
-@contextlib.contextmanager
-def recording(recorder: Recorder) -> Iterator[Recorder]:
-    token = _CURRENT.set(recorder)
-    try:
-        yield recorder
-    finally:
-        _CURRENT.reset(token)
+@dataclass(frozen=True)
+class Planned:
+    """What a plan_* function made, and what it read to make it."""
+
+    plan: Plan
+    facts: Facts = field(default_factory=Facts)
 
 
-def current() -> Recorder | None:
-    return _CURRENT.get()
+def _files(params: Mapping[str, Any], digester: Digester) -> list[dict[str, Any]]:
+    files = []
+    for name, flag in FILE_PARAMS.items():
+        for item in params.get(name) or ():
+            paths = [part.split("=", 1)[1] for part in str(item).split(",") if "=" in part] \
+                if name == "set_file" else [str(item)]
+            files += [{"flag": flag, "path": path, "digest": _file_digest(digester, path)} for path in paths]
+    return files
 
 
-def chart(ref: str, path: str) -> None:
-    """The chart as given, and as rendered. Digested at once: a pulled chart lives in a
-    temporary folder (a folder of a few thousand lines digests in milliseconds)."""
-    rec = current()
-    if rec is not None and rec.needed:
-        rec.facts["chart"] = {"ref": ref, "digest": chart_digest(rec.digester, path)}
-
-
-def previous(stored: Any, newest_revision: int) -> None:
-    """The revision planned against (a StoredRelease, or None when there is none)."""
-    rec = current()
-    if rec is not None:
-        digester = rec.digester
-        rec.later["previous"] = lambda: None if stored is None else {
-            "revision": stored.revision, "newest_revision": newest_revision,
-            "digest": digester.digest(canonical([stored.manifest, stored.hooks_stream])),
-        }
-
-
-def desired(rendered: Rendered | None) -> None:
-    rec = current()
-    if rec is not None:
-        digester = rec.digester
-        rec.later["render"] = lambda: rendered_digest(digester, rendered)
-
-
-def live(snapshot: Any, release: str, streams: Sequence[Rendered | None]) -> None:
-    rec = current()
-    if rec is not None:
-        digester, kept = rec.digester, list(streams)
-        rec.later["live"] = lambda: live_record(digester, snapshot, release, kept)
+def make_record(facts: Facts, header: Header, command: click.Command, params: Mapping[str, Any],
+                argv: Sequence[str], digester: Digester) -> dict[str, Any]:
+    """The inputs record, unsealed: what the command read, its parsed params and its argv (the
+    command's name first)."""
+    previous = None if facts.previous is None else {
+        "revision": facts.previous.revision, "newest_revision": facts.newest_revision,
+        "digest": digester.digest(canonical([facts.previous.manifest, facts.previous.hooks_stream])),
+    }
+    chart = None if facts.chart is None else {"ref": facts.chart.ref, "digest": digester.digest(facts.chart.tree_sha256)}
+    live = (live_record(digester, facts.live, facts.release, facts.live_streams) if facts.live is not None
+            else {"read": False})
+    return {
+        "command": argv[0] if argv else "",
+        "argv": redact_argv(command, argv, digester),
+        "helm_plan_version": __version__,
+        "helm_version": header.helm_version,
+        "kube_context": header.kube_context,
+        "namespace": header.namespace,
+        "release": header.release,
+        "chart": chart,
+        "files": _files(params, digester),
+        "previous": previous,
+        "render": rendered_digest(digester, facts.desired),
+        "live": live,
+        "digest": digester.describe(),
+    }
 
 
 def seal(digester: Digester, document: dict[str, Any]) -> str:
@@ -347,7 +331,7 @@ def sealed(document: dict[str, Any], record: dict[str, Any], digester: Digester)
 
 
 __all__ = [
-    "ALGORITHM", "Digester", "HIDDEN", "KEY_ENV", "Recorder", "canonical", "chart", "chart_digest", "current",
-    "desired", "hidden_values", "is_credential", "live", "previous", "recording", "redact_argv", "rendered_digest",
-    "seal", "sealed",
+    "ALGORITHM", "ChartRead", "Digester", "Facts", "HIDDEN", "KEY_ENV", "Planned", "canonical", "chart_digest",
+    "chart_tree_sha256", "hidden_values", "is_credential", "make_record", "redact_argv", "rendered_digest", "seal",
+    "sealed",
 ]

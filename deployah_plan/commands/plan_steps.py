@@ -1,0 +1,162 @@
+"""The steps a plan command takes once its flags are parsed, each its own function, in order:
+
+1. `make`: the plan and what it read (`Planned`), with the ignore rules applied;
+2. `save`: with --out, the JSON plan and its inputs record (record.py), sealed;
+3. `show`: the plan printed by the writer `-o` names (render/writers.py);
+4. `gate_exit`: the --fail-on gates and --detailed-exitcode, as the exit code.
+
+The plan is printed (and saved) before the gates are checked, so a blocked plan can still be
+read. `helm plan verify` takes step 1 only, then compares.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import click
+
+from deployah_plan.commands.diff import diff_options, plan_diff
+from deployah_plan.commands.rollback import plan_rollback, rollback_options
+from deployah_plan.commands.show import read_saved_plan, write_saved_plan
+from deployah_plan.commands.uninstall import plan_uninstall, uninstall_options
+from deployah_plan.commands.upgrade import plan_upgrade, upgrade_options
+from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
+from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
+from deployah_plan.errors import UsageError
+from deployah_plan.model import Plan
+from deployah_plan.record import Digester, Planned, make_record
+from deployah_plan.render.writers import WRITERS, WriteOptions
+from deployah_plan.sources.files import FileReader, describe
+
+EXIT_OK, EXIT_CHANGES, EXIT_GATE = 0, 2, 3
+
+# Each plan command's planner, from its parsed parameters: (params, debug, reader, digest_chart).
+Planner = Callable[[Mapping[str, Any], bool, FileReader, bool], Planned]
+PLANNERS: Mapping[str, Planner] = {
+    "upgrade": lambda p, debug, _reader, digest: plan_upgrade(upgrade_options(p, debug=debug), digest_chart=digest),
+    "rollback": lambda p, debug, _reader, _digest: plan_rollback(rollback_options(p, debug=debug)),
+    "uninstall": lambda p, debug, _reader, _digest: plan_uninstall(uninstall_options(p, debug=debug)),
+    "diff": lambda p, debug, reader, _digest: plan_diff(diff_options(p, debug=debug), reader),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Printing:
+    """How the plan is printed and what the exit code says: the output flags, gates parsed."""
+
+    output: str
+    show_secrets: bool
+    full_values: bool
+    no_color: bool
+    detailed_exitcode: bool
+    gates: tuple[Gate, ...]
+
+    @classmethod
+    def of(cls, params: Mapping[str, Any]) -> "Printing":
+        return cls(output=params["output"], show_secrets=params["show_secrets"], full_values=params["full_values"],
+                   no_color=params["no_color"],
+                   detailed_exitcode=params["detailed_exitcode"],
+                   gates=tuple(parse_gate(g) for g in params["fail_on"]))
+
+
+def ignore_rules(flags: Sequence[str], files: Sequence[str], reader: FileReader) -> list[IgnoreRule]:
+    rules = [parse_flag(flag, i) for i, flag in enumerate(flags, 1)]
+    for name in files:
+        content = reader.read(name, "ignore file", "check the --ignore-file path")
+        rules += parse_file(content, describe(name))
+    return rules
+
+
+def make(command: str, params: Mapping[str, Any], *, debug: bool, reader: FileReader,
+         digest_chart: bool) -> Planned:
+    """Step 1: the plan and what it read, the ignore rules applied. `digest_chart`: a record
+    will be made of it (--out, verify)."""
+    rules = ignore_rules(params["ignore"], params["ignore_files"], reader)
+    planned = PLANNERS[command](params, debug, reader, digest_chart)
+    return dataclasses.replace(planned, plan=apply_ignore(planned.plan, rules))
+
+
+def save(path: str, planned: Planned, command: click.Command, params: Mapping[str, Any], argv: Sequence[str]) -> None:
+    """Step 2: the JSON plan with its inputs record, sealed."""
+    digester = Digester.new()
+    record = make_record(planned.facts, planned.plan.header, command, params, argv, digester)
+    write_saved_plan(path, planned.plan, bool(params["show_secrets"]), record, digester)
+
+
+def _use_colour(no_color: bool) -> bool:
+    """Colour only on a terminal that draws it: not with --no-color, NO_COLOR or TERM=dumb."""
+    return (not no_color and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+            and sys.stdout.isatty())
+
+
+def _text_width() -> int | None:
+    """Wrap text at the terminal's width (COLUMNS overrides it, as shutil reads it); never when
+    the output goes to a pipe or a file, so what a script or a CI log gets does not depend on
+    the terminal it was started from."""
+    if not sys.stdout.isatty():
+        return None
+    return max(shutil.get_terminal_size().columns, 40)
+
+
+def _write(document: str) -> None:
+    """Write to standard output; a full disk or a closed pipe is an error, in one line."""
+    try:
+        sys.stdout.write(document)
+        sys.stdout.flush()
+    except OSError as err:
+        # What could not be written stays in the buffer, and the interpreter would try to
+        # flush it again on exit: point standard output at nothing first.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        raise UsageError(f"cannot write the plan to standard output: {err.strerror or err}",
+                         "check where standard output goes (a full disk, a closed pipe), or save it with --out FILE") from None
+
+
+def show(plan: Plan, printing: Printing) -> None:
+    """Step 3: the plan, printed."""
+    options = WriteOptions(show_secrets=printing.show_secrets, colour=_use_colour(printing.no_color),
+                           width=_text_width(), full_values=printing.full_values)
+    _write(WRITERS[printing.output](plan, options))
+
+
+def gate_exit(plan: Plan, printing: Printing) -> int:
+    """Step 4: a matched gate is 3 (each named on stderr); else 2 with --detailed-exitcode when
+    something changes; else 0."""
+    gates = list(printing.gates)
+    matches = check_gates(plan, gates)
+    for match in matches:
+        click.echo(f"helm plan: {match}", err=True)
+    for line in unevaluated(plan, gates):
+        click.echo(f"helm plan: {line}", err=True)
+    if matches:
+        return EXIT_GATE
+    return EXIT_CHANGES if printing.detailed_exitcode and plan.has_changes else EXIT_OK
+
+
+def run_plan(name: str, command: click.Command, params: Mapping[str, Any], argv: Sequence[str], *,
+             debug: bool) -> int:
+    """`helm plan upgrade|rollback|uninstall|diff`: every step."""
+    printing = Printing.of(params)
+    out = params["out"]
+    planned = make(name, params, debug=debug, reader=FileReader(), digest_chart=bool(out))
+    if out:
+        save(out, planned, command, params, argv)
+    show(planned.plan, printing)
+    return gate_exit(planned.plan, printing)
+
+
+def run_show(path: str, params: Mapping[str, Any]) -> int:
+    """`helm plan show PLAN.json`: a saved plan printed again, gates checked."""
+    printing = Printing.of(params)
+    plan = read_saved_plan(path)
+    show(plan, printing)
+    return gate_exit(plan, printing)
+
+
+__all__ = ["PLANNERS", "Printing", "gate_exit", "ignore_rules", "make", "run_plan", "run_show", "save", "show"]

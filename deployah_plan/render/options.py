@@ -1,0 +1,17 @@
+"""What every writer is told besides the plan: one options object, whatever the format."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, kw_only=True)
+class WriteOptions:
+    """`colour` and `width` only change text; `fold=False` repeats common changes under every
+    object, and `full_values` shows every value and created object whole (text and markdown).
+    Secret values are masked unless `show_secrets`."""
+
+    show_secrets: bool = False
+    colour: bool = False
+    width: int | None = None  # wrap text at this width; None: never
+    fold: bool = True
+    full_values: bool = False
