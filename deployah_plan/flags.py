@@ -232,7 +232,7 @@ UPGRADE: tuple[Flag, ...] = (
          into="deploy", help="Release labels (a value of null removes one)."),
     _text("--description", "TEXT", "The new revision's description.", "What helm does", "deploy"),
     *CLUSTER_FLAGS, NO_DRIFT, REQUIRE_CLUSTER,
-    OUTPUT, NO_COLOR, SHOW_SECRETS, OUT, IGNORE, IGNORE_FILE, DEBUG, DETAILED_EXITCODE, FAIL_ON,
+    OUTPUT, NO_COLOR, SHOW_SECRETS, FULL_VALUES, OUT, IGNORE, IGNORE_FILE, DEBUG, DETAILED_EXITCODE, FAIL_ON,
     Flag(names=("--wait",), dest="wait", bare="true", group=_ACCEPTED, into="deploy",
          help="Helm 3: wait for readiness; Helm 4: --wait or --wait=STRATEGY."),
     _switch("--wait-for-jobs", "With --wait, wait for Jobs too (the plan names them).", _ACCEPTED, "deploy"),

@@ -73,9 +73,9 @@ def test_helm_arguments_come_from_the_table() -> None:
 def test_verify_compares_the_helm_flags_and_takes_the_plan_flags_from_the_record() -> None:
     skipped = flags.not_compared(flags.UPGRADE)
     # helm plan's own flags, where the release is (compared as resolved) and --install.
-    assert skipped == {"output", "detailed_exitcode", "fail_on", "no_color", "show_secrets", "debug", "out", "ignore",
-                       "ignore_files", "render", "no_drift", "require_cluster", "namespace", "kube_context",
-                       "kubeconfig", "install"}
+    assert skipped == {"output", "detailed_exitcode", "fail_on", "no_color", "show_secrets", "full_values", "debug",
+                       "out", "ignore", "ignore_files", "render", "no_drift", "require_cluster", "namespace",
+                       "kube_context", "kubeconfig", "install"}
     assert set(flags.from_record(flags.UPGRADE)) == {"render", "no_drift", "require_cluster", "ignore", "ignore_files",
                                                      "show_secrets"}
     assert {"values_files", "set_", "password", "wait", "wait_value", "post_renderer"}.isdisjoint(skipped)
@@ -99,3 +99,8 @@ def test_the_record_is_made_of_what_the_planner_read() -> None:
     rendered = make_record(Facts(desired=Rendered()), header, upgrade, {}, argv, digester)
     assert rendered["render"].startswith("hmac-sha256:")
     assert make_record(Facts(desired=Rendered()), header, upgrade, {}, argv, digester) == rendered  # a function of its inputs
+
+
+def test_every_command_that_prints_a_plan_takes_full_values() -> None:
+    for command in ("upgrade", "rollback", "uninstall", "diff", "show"):
+        assert "full_values" in {f.dest for f in flags.BY_COMMAND[command]}, command
