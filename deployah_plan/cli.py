@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
+import threading
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TypeVar
@@ -238,11 +240,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     # paused for the command and restored after.
     collecting = gc.isenabled()
     gc.disable()
+    # SIGTERM (a cancelled CI job, `kill`) stops the command as Ctrl-C does: by an exception,
+    # so that every `with` block on the way out runs and the temporary files holding release
+    # values are removed.
+    terminate = signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() else None
     try:
         return _run(list(sys.argv[1:] if argv is None else argv))
     finally:
+        if terminate is not None:
+            signal.signal(signal.SIGTERM, terminate)
         if collecting:
             gc.enable()
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _run(args: list[str]) -> int:

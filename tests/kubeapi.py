@@ -29,7 +29,11 @@ default Secret storage driver, with nothing patched. What it serves, and why:
   name of the certificate a request came with is kept in its `client` field.
   `require_authorization(value)` is `require_token` for any Authorization header (Basic).
 - `Proxy`: an HTTP CONNECT proxy on loopback that tunnels to the server and records where
-  it was asked to go, for kubeconfigs with `proxy-url`.
+  it was asked to go (and the headers of each CONNECT), for kubeconfigs with `proxy-url`.
+- `script(path, respond)`: a hostile or broken server for one path: `respond(handler,
+  request)` writes the raw answer itself (slowly, endlessly, compressed, ...); the request is
+  recorded as any other. `openapi_urls` replaces the v3 index's `serverRelativeURL` of a
+  group version path.
 - writes: none. POST, PUT, PATCH and DELETE answer 405; a plan must never write, and every
   request is kept in `requests` so a test can assert that (`writes()`).
 
@@ -56,7 +60,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from urllib.parse import parse_qs, urlsplit
 
 from tlsfiles import CertAuthority
@@ -145,6 +149,8 @@ class FakeKube:
         `tls`: serve HTTPS with this CA's server certificate, and accept its client certificates.
         `openapi`: the OpenAPI v3 schemas to serve, per group version path."""
         self.openapi = openapi
+        self.openapi_urls: dict[str, str] = {}
+        self.scripts: dict[str, Callable[[BaseHTTPRequestHandler, Request], None]] = {}
         self.namespace, self.context = namespace, context
         self.resources = RESOURCES + list(custom or [])
         self.objects: dict[tuple[str, str, str, str], dict[str, Any]] = {}  # (gv, plural, ns, name)
@@ -203,6 +209,11 @@ class FakeKube:
     def require_client_cert(self, name: str) -> None:
         """Answer 401 Unauthorized unless a request came with a client certificate for `name`."""
         self.client_cert = name
+
+    def script(self, path: str, respond: Callable[[BaseHTTPRequestHandler, Request], None]) -> None:
+        """Answer every request for `path` with `respond(handler, request)`, which writes the raw
+        answer (status line, headers, body) to `handler.wfile` as it likes."""
+        self.scripts[path] = respond
 
     def writes(self) -> list[Request]:
         """Requests that could change something: any non-GET, or any dryRun request."""
@@ -267,7 +278,8 @@ class FakeKube:
             return 200, KUBE_VERSION
         if path.startswith("/openapi/v3") and self.openapi is not None:
             if path == "/openapi/v3":
-                return 200, {"paths": {gv: {"serverRelativeURL": f"/openapi/v3/{gv}?hash=0"} for gv in self.openapi}}
+                return 200, {"paths": {gv: {"serverRelativeURL": self.openapi_urls.get(gv, f"/openapi/v3/{gv}?hash=0")}
+                                       for gv in self.openapi}}
             schemas = self.openapi.get(path.removeprefix("/openapi/v3/"))
             if schemas is None:
                 return 404, status(404, "NotFound", "the server could not find the requested resource")
@@ -334,6 +346,14 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(self.connection, ssl.SSLSocket):
             peer = self.connection.getpeercert() or {}
             client = next((v for rdn in peer.get("subject", ()) for k, v in rdn if k == "commonName"), "")
+        respond = self.kube.scripts.get(url.path)
+        if respond is not None:
+            request = Request(self.command, url.path, parse_qs(url.query), tuple(self.headers.items()), client)
+            with self.kube._lock:
+                self.kube.requests.append(request)
+            respond(self, request)
+            self.close_connection = True
+            return
         code, body = self.kube.answer(self.command, url.path, parse_qs(url.query), tuple(self.headers.items()), client)
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(code)
@@ -354,6 +374,7 @@ class Proxy:
 
     def __init__(self) -> None:
         self.tunnels: list[str] = []
+        self.headers: list[dict[str, str]] = []  # of each CONNECT, names in lower case
         self._server: socketserver.ThreadingTCPServer | None = None
 
     @property
@@ -367,8 +388,11 @@ class Proxy:
         class Tunnel(socketserver.StreamRequestHandler):
             def handle(self) -> None:
                 line = self.rfile.readline().decode("latin-1")
-                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                    pass
+                headers = {}
+                while (header := self.rfile.readline()) not in (b"\r\n", b"\n", b""):
+                    name, _, value = header.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                proxy.headers.append(headers)
                 method, target, _ = (line.split() + ["", "", ""])[:3]
                 if method != "CONNECT":
                     self.wfile.write(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")

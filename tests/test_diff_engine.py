@@ -282,3 +282,86 @@ def test_numbers_compare_as_resolved() -> None:
 def test_pointer_tokens_are_escaped() -> None:
     (change,) = diff({"metadata": {"annotations": {"a/b~c": "1"}}}, {"metadata": {"annotations": {"a/b~c": "2"}}})
     assert change.path == "/metadata/annotations/a~1b~0c"
+
+
+# -- the line diff of big values --------------------------------------------------------------------
+
+def _patched(a: list[str], hunks: tuple[str, ...]) -> list[str]:
+    """b, rebuilt from a and its unified diff: checks that the diff is true."""
+    import re
+    out: list[str] = []
+    at = 0
+    for line in hunks:
+        header = re.fullmatch(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", line)
+        if header:
+            start = int(header[1]) - (0 if header[2] == "0" else 1)
+            out += a[at:start]
+            at = start
+        elif line[:1] in (" ", "-"):
+            assert a[at] == line[1:]
+            at += 1
+            if line[:1] == " ":
+                out.append(line[1:])
+        else:
+            out.append(line[1:])
+    return out + a[at:]
+
+
+def _lines(count: int, seed: int) -> list[str]:
+    import random
+    rng = random.Random(seed)
+    return [f"line {i} " + "".join(rng.choices("abcdefghij ", k=70)) for i in range(count)]
+
+
+def test_an_8_mb_value_with_ten_thousand_changed_lines_is_diffed_in_seconds() -> None:
+    """difflib alone took minutes on this (its cost grows with both sides' length)."""
+    import time
+    from deployah_plan.core.diff import MAX_DIFF_LINES
+    a = _lines(100_000, 1)
+    b = list(a)
+    for i in range(0, len(b), 10):
+        b[i] += " changed"
+    del b[5_000:5_100]
+    b[70_000:70_000] = ["new"] * 300
+    started = time.monotonic()
+    changes = diff_objects({"data": {"k": "\n".join(a)}}, {"data": {"k": "\n".join(b)}})
+    assert time.monotonic() - started < 10
+    assert len("\n".join(a)) > 8_000_000
+    (change,) = changes
+    assert len(change.lines) == MAX_DIFF_LINES + 1
+    assert change.lines[-1].startswith(f"@@ the line diff is cut at {MAX_DIFF_LINES:,} lines: ")
+
+
+def test_a_big_value_with_few_changes_gets_a_whole_true_line_diff() -> None:
+    a = _lines(60_000, 2)
+    b = list(a)
+    b[10] = "changed"
+    del b[30_000:30_050]
+    b[50_000:50_000] = ["added 1", "added 2"]
+    hunks = line_diff("\n".join(a), "\n".join(b))
+    assert _patched(a, hunks) == b
+    assert [h for h in hunks if h.startswith("@@")] == ["@@ -9,5 +9,5 @@", "@@ -29999,54 +29999,4 @@",
+                                                       "@@ -50049,4 +49999,6 @@"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from("abcdefgh"), max_size=60), st.lists(st.sampled_from("abcdefgh"), max_size=60),
+       st.integers(min_value=0, max_value=40))
+def test_the_anchored_line_diff_is_always_true(a: list[str], b: list[str], cells: int) -> None:
+    """The path big values take (anchors, then difflib between them), forced onto small ones."""
+    from deployah_plan.core import diff as engine
+    saved = engine._DIFFLIB_LINES, engine._DIFFLIB_CELLS
+    engine._DIFFLIB_LINES, engine._DIFFLIB_CELLS = 0, cells
+    try:
+        hunks = line_diff("\n".join(a), "\n".join(b))
+    finally:
+        engine._DIFFLIB_LINES, engine._DIFFLIB_CELLS = saved
+    assert _patched(a, hunks) == b
+
+
+def test_repeated_lines_without_anchors_stay_fast() -> None:
+    import time
+    a, b = ["a", "b"] * 50_000, ["b", "a"] * 50_000
+    started = time.monotonic()
+    hunks = line_diff("\n".join(a), "\n".join(b))
+    assert time.monotonic() - started < 10 and hunks

@@ -336,3 +336,24 @@ def test_a_crd_schema_with_wrong_types_is_judged_not_crashed_on(tmp_path: Path) 
     result = run_plan("diff", "/dev/null", "d.yaml", "--kube-version", "1.31", "--action", "install", cwd=tmp_path)
     assert result.code == 0 and "internal error" not in result.err, result.err
     assert "the API server rejects it" in result.out
+
+
+def test_control_characters_are_escaped_in_markdown_as_in_text(tmp_path: Path) -> None:
+    cm = ('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "a\\e[2Jb\\u202e"}\n'
+          'data: {k: "%s"}\n')
+    previous, desired = cm % "old", cm % "x\\ay\\e]8;;http://evil\\e\\\\"
+    result = run_plan("diff", _write(tmp_path, "p.yaml", previous), _write(tmp_path, "d.yaml", desired),
+                      "--kind-order", "helm3", "-o", "markdown")
+    assert result.code == 0, result.err
+    assert not any(c in result.out for c in "\x1b\x07\u202e"), repr(result.out)
+    assert "ConfigMap default/a\\x1b[2Jb\\u202e (1 field change)</summary>" in result.out  # as text shows it
+
+
+def test_markdown_escapes_control_characters_in_server_messages() -> None:
+    from deployah_plan.codes import Code
+    from deployah_plan.model import HelmAction, Header, build_plan, warn
+    message = "forbidden: \x1b[2J\x1b]8;;http://evil\x07click\u202e"  # as a server's Status message may say
+    plan = build_plan(Header(release="r", namespace="n"), HelmAction.NONE,
+                      warnings=[warn(Code.KINDS_NOT_CHECKED, message)])
+    out = markdown.render(plan)
+    assert not any(c in out for c in "\x1b\x07\u202e") and "forbidden: \\\\x1b\\[2J" in out

@@ -233,9 +233,19 @@ def test_unknown_ca_fails_tls(tls_kube: FakeKube, tmp_path: Path) -> None:
 
 
 def test_insecure_skip_tls_verify(tls_kube: FakeKube, tmp_path: Path) -> None:
-    other = make_ca(tmp_path / "other")  # the kubeconfig's CA is dropped when told to skip the check
-    cluster = {"server": tls_kube.url, "insecure-skip-tls-verify": True, "certificate-authority": str(other.ca)}
+    cluster = {"server": tls_kube.url, "insecure-skip-tls-verify": True}
     _assert_read(_read(_kubeconfig(tmp_path / "kc", cluster, {"token": "t"})), tls_kube)
+
+
+def test_insecure_skip_tls_verify_with_a_ca_is_refused_as_client_go_refuses_it(tls_kube: FakeKube, tmp_path: Path) -> None:
+    other = make_ca(tmp_path / "other")
+    cluster = {"server": tls_kube.url, "insecure-skip-tls-verify": True, "certificate-authority": str(other.ca)}
+    config = _kubeconfig(tmp_path / "kc", cluster, {"token": "t"})
+    refused = _read(config)
+    assert not refused.reachable and "both a certificate authority and insecure-skip-tls-verify" in refused.error
+    assert tls_kube.requests == []
+    # helm's --kube-insecure-skip-tls-verify replaces the kubeconfig's CA and flag together.
+    _assert_read(_read(config, HELM_KUBEINSECURE_SKIP_TLS_VERIFY="true"), tls_kube)
 
 
 def test_helm_kube_ca_file_and_tls_server_name(tls_kube: FakeKube, ca: CertAuthority, tmp_path: Path) -> None:

@@ -96,3 +96,10 @@ def test_show_reads_a_plan_written_by_format_1_0() -> None:
     again = run_plan("show", str(saved), "-o", "json")
     validate(again.json())
     assert again.json()["format_version"] == FORMAT_VERSION
+
+
+def test_a_plan_saved_with_secrets_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    assert _save(tmp_path, "--show-secrets").stat().st_mode & 0o777 == 0o600
+    existing = tmp_path / "plan.json"
+    existing.chmod(0o644)  # a file that was there before is narrowed too
+    assert _save(tmp_path, "--show-secrets").stat().st_mode & 0o077 == 0

@@ -187,3 +187,46 @@ def test_a_saved_upgrade_plan_shows_again_byte_for_byte(helm: Path, store: Store
         shown = run_plan("show", str(saved), "-o", output)  # no helm, no release store
         assert shown.code == 0, shown.err
         assert shown.out == original.out
+
+
+def test_sigterm_leaves_no_temporary_file_of_release_values(helm: Path, store: Store, tmp_path: Path) -> None:
+    """A plan stopped by SIGTERM (a cancelled CI job) removes its temporary folder, which holds
+    the previous release's values, as it does on Ctrl-C."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT, clean_env
+    from kubeapi import FakeKube
+
+    chart = write_chart(tmp_path, "app", {
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  size: {{ .Values.size | quote }}\n",
+    }, values="size: small\n")
+    store.add("app", chart, flags=("--set", "size=large"))
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+
+    def stall(handler: object, request: object) -> None:
+        time.sleep(4)  # the live read hangs while the plan holds the values in its folder
+
+    with FakeKube(namespace="default") as kube:
+        kube.script("/api/v1/namespaces/default/configmaps", stall)  # type: ignore[arg-type]
+        env = clean_env(HELM_BIN=str(helm), HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path),
+                        KUBECONFIG=str(kube.write_kubeconfig(tmp_path / "kc")), TMPDIR=str(temp))
+        process = subprocess.Popen([sys.executable, "-m", "deployah_plan", "upgrade", "app", str(chart)], env=env,
+                                   cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while not (list(temp.glob("helm-plan-*/previous-values-*"))
+                       and any(r.path.endswith("/configmaps") for r in kube.requests)):
+                assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+                time.sleep(0.05)
+            os.kill(process.pid, signal.SIGTERM)
+            _, err = process.communicate(timeout=20)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode != 0 and "Traceback" not in err
+    assert [p.name for p in temp.iterdir() if p.name.startswith("helm-plan-")] == []

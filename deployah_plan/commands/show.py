@@ -6,6 +6,8 @@ prints. Reading it needs no helm and no cluster (deployah_plan/saved.py does the
 from __future__ import annotations
 
 import json
+import os
+import stat
 from importlib import resources
 from typing import Any
 
@@ -21,12 +23,17 @@ from deployah_plan.sources.files import FileReader, describe
 
 def write_saved_plan(path: str, plan: Plan, show_secrets: bool, record: dict[str, Any] | None = None,
                      digester: Digester | None = None) -> None:
-    """The JSON plan, with its inputs record sealed in when there is one (record.py)."""
+    """The JSON plan, with its inputs record sealed in when there is one (record.py). A plan
+    with secret values in it (--show-secrets) is readable by its owner only (0600), whether the
+    file is new or was there before."""
     text = json_doc.render(plan, WriteOptions(show_secrets=show_secrets))
     if record is not None and digester is not None:
         text = json_doc.dumps(sealed(json.loads(text), record, digester))
     try:
-        with open(path, "w", encoding="utf-8") as handle:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if show_secrets else 0o666)
+        with open(descriptor, "w", encoding="utf-8") as handle:
+            if show_secrets and stat.S_ISREG(os.fstat(descriptor).st_mode):
+                os.chmod(descriptor, 0o600)
             handle.write(text)
     except OSError as err:
         raise UsageError(f"cannot write the plan to {path}: {err.strerror or err}", "check the --out path") from None

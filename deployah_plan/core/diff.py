@@ -185,10 +185,142 @@ def _embedded(a: str, b: str, room: int) -> tuple[str, Any, Any] | None:
     return None
 
 
+# The line diff of a multi-line value. difflib's matcher costs about the product of the two
+# sides' lengths, which is fine for any real file but ran for minutes on two 8 MB values with
+# many changed lines. So, past _DIFFLIB_LINES lines a side: common leading and trailing lines
+# are set aside, lines found once in each side anchor the rest (patience diff, n log n), and
+# difflib matches only what lies between anchors, when that is at most _DIFFLIB_CELLS lines x
+# lines (a larger stretch with no anchor is shown as removed and added whole). The result is a
+# true diff, not always the shortest. At most MAX_DIFF_LINES lines of it are kept; a last line
+# says how many more there are.
+_DIFFLIB_LINES = 2_000
+_DIFFLIB_CELLS = 1_000_000
+MAX_DIFF_LINES = 20_000
+
+
 def line_diff(a: str, b: str, context: int = 2) -> tuple[str, ...]:
     """A unified diff of two multi-line strings: hunk headers and lines, no file header."""
-    lines = difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=context)
-    return tuple(line for index, line in enumerate(lines) if index >= 2)
+    la, lb = a.splitlines(), b.splitlines()
+    if len(la) <= _DIFFLIB_LINES and len(lb) <= _DIFFLIB_LINES:
+        matcher = difflib.SequenceMatcher(None, la, lb)
+    else:
+        matcher = _Matched(_matching_blocks(la, lb), len(la), len(lb))
+    out: list[str] = []
+    hidden = 0
+    for group in matcher.get_grouped_opcodes(context):
+        if len(out) >= MAX_DIFF_LINES:
+            hidden += 1 + sum(i2 - i1 if tag == "equal" else (i2 - i1) + (j2 - j1) for tag, i1, i2, j1, j2 in group)
+            continue
+        out.append(f"@@ -{_range(group[0][1], group[-1][2])} +{_range(group[0][3], group[-1][4])} @@")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += (" " + line for line in la[i1:i2])
+                continue
+            out += ("-" + line for line in la[i1:i2])
+            out += ("+" + line for line in lb[j1:j2])
+    if len(out) > MAX_DIFF_LINES:
+        hidden += len(out) - MAX_DIFF_LINES
+        del out[MAX_DIFF_LINES:]
+    if hidden:
+        out.append(f"@@ the line diff is cut at {MAX_DIFF_LINES:,} lines: {hidden:,} more are not shown @@")
+    return tuple(out)
+
+
+class _Matched(difflib.SequenceMatcher[str]):
+    """difflib's opcodes and hunks over equal runs found by _matching_blocks."""
+
+    def __init__(self, blocks: list[tuple[int, int, int]], len_a: int, len_b: int) -> None:
+        super().__init__(None, [], [])
+        self._blocks = [difflib.Match(i, j, n) for i, j, n in blocks] + [difflib.Match(len_a, len_b, 0)]
+
+    def get_matching_blocks(self) -> list[difflib.Match]:
+        return self._blocks
+
+
+def _range(start: int, stop: int) -> str:
+    """A unified diff's line range (difflib's _format_range_unified)."""
+    length = stop - start
+    return f"{start + 1}" if length == 1 else f"{start + (1 if length else 0)},{length}"
+
+
+def _matching_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
+    """Equal runs (i, j, size) in increasing order, as difflib's get_matching_blocks gives them
+    (without its last, empty one), found as the comment above line_diff says."""
+    blocks: list[tuple[int, int, int]] = []
+    stack = [(0, len(a), 0, len(b))]
+    while stack:
+        a1, a2, b1, b2 = stack.pop()
+        start = 0  # common leading lines
+        while a1 + start < a2 and b1 + start < b2 and a[a1 + start] == b[b1 + start]:
+            start += 1
+        if start:
+            blocks.append((a1, b1, start))
+            a1, b1 = a1 + start, b1 + start
+        end = 0  # common trailing lines
+        while a2 - end > a1 and b2 - end > b1 and a[a2 - end - 1] == b[b2 - end - 1]:
+            end += 1
+        if end:
+            blocks.append((a2 - end, b2 - end, end))
+            a2, b2 = a2 - end, b2 - end
+        if a1 == a2 or b1 == b2:
+            continue
+        if (a2 - a1) * (b2 - b1) <= _DIFFLIB_CELLS:
+            inner = difflib.SequenceMatcher(None, a[a1:a2], b[b1:b2], autojunk=False)
+            blocks += [(a1 + i, b1 + j, n) for i, j, n in inner.get_matching_blocks() if n]
+            continue
+        anchors = _unique_anchors(a, a1, a2, b, b1, b2)
+        previous_i, previous_j = a1, b1
+        for i, j in anchors:
+            blocks.append((i, j, 1))
+            stack.append((previous_i, i, previous_j, j))
+            previous_i, previous_j = i + 1, j + 1
+        if anchors:
+            stack.append((previous_i, a2, previous_j, b2))
+    blocks.sort()
+    merged: list[tuple[int, int, int]] = []
+    for i, j, n in blocks:  # adjacent runs as one, as difflib gives them
+        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + n)
+        else:
+            merged.append((i, j, n))
+    return merged
+
+
+def _unique_anchors(a: list[str], a1: int, a2: int, b: list[str], b1: int, b2: int) -> list[tuple[int, int]]:
+    """Lines found exactly once in a[a1:a2] and once in b[b1:b2], the longest run of them in the
+    same order on both sides (patience sorting)."""
+    count: dict[str, list[int]] = {}
+    for i in range(a1, a2):
+        entry = count.setdefault(a[i], [0, 0, i, 0])
+        entry[0] += 1
+    for j in range(b1, b2):
+        entry = count.get(b[j])  # type: ignore[assignment]
+        if entry is not None:
+            entry[1] += 1
+            entry[3] = j
+    pairs = sorted((i, j) for ca, cb, i, j in count.values() if ca == 1 and cb == 1)
+    # Longest increasing subsequence of j over pairs in i order.
+    tails: list[int] = []  # index into pairs of the smallest tail of each length
+    back: list[int] = [-1] * len(pairs)
+    for n, (_, j) in enumerate(pairs):
+        low, high = 0, len(tails)
+        while low < high:
+            middle = (low + high) // 2
+            if pairs[tails[middle]][1] < j:
+                low = middle + 1
+            else:
+                high = middle
+        back[n] = tails[low - 1] if low else -1
+        if low == len(tails):
+            tails.append(n)
+        else:
+            tails[low] = n
+    chain: list[tuple[int, int]] = []
+    n = tails[-1] if tails else -1
+    while n >= 0:
+        chain.append(pairs[n])
+        n = back[n]
+    return chain[::-1]
 
 
 class _Walker:

@@ -77,9 +77,11 @@ class IgnoreRule:
         if not (self.labels or self.annotations):
             return True
         obj = change.after if change.after is not None else change.before
-        metadata = (obj or {}).get("metadata") or {}
-        labels = metadata.get("labels") or {}
-        annotations = metadata.get("annotations") or {}
+        metadata = obj.get("metadata") if isinstance(obj, dict) else None
+        metadata = metadata if isinstance(metadata, dict) else {}
+        labels, annotations = metadata.get("labels") or {}, metadata.get("annotations") or {}
+        if not (isinstance(labels, dict) and isinstance(annotations, dict)):
+            return False  # labels that are not a map cannot be judged: nothing is hidden on a guess
         return all(r.matches(labels) for r in self.labels) and all(r.matches(annotations) for r in self.annotations)
 
     def covers(self, path: str) -> bool:

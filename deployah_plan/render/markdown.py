@@ -4,8 +4,10 @@ Order: the header, a summary table and the warnings first; then one collapsible 
 section per changed object with its field changes; then tasks, chart CRDs, ignored changes and
 what was not checked.
 
-Everything from the plan is escaped: text in markdown gets backslash escapes, text in HTML
-gets entities, and field changes sit in a fenced block longer than any backtick run in them.
+Everything from the plan is escaped: control characters and bidirectional overrides (from a
+manifest, or a server's message) become visible escapes as in the text output, then text in
+markdown gets backslash escapes, text in HTML gets entities, and field changes sit in a fenced
+block longer than any backtick run in them.
 
 A comment holds at most 65,536 characters, so the output stays under CAP. When the whole plan
 does not fit, detail is cut by importance (report.Weight), least important first, and a note
@@ -32,6 +34,7 @@ from deployah_plan.redact import Redactor
 from deployah_plan.render import words
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import ObjectReport, Report, TaskRow, Weight
+from deployah_plan.render.text import escape_unprintable
 from deployah_plan.render.words import SIGN, TASK_SIGN, View
 
 CAP = 65_000
@@ -45,16 +48,16 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 def md(text: str) -> str:
     """Text that markdown shows as it is, on one line. `@` becomes an entity, so a name from a
     manifest (`@team`) never mentions, and so notifies, anyone from a pull-request comment."""
-    one_line = " ".join(str(text).split())
+    one_line = escape_unprintable(" ".join(str(text).split()))
     return _MD_SPECIAL.sub(r"\\\1", one_line).replace("&", "&amp;").replace("@", "&#64;")
 
 
 def _html(text: str) -> str:
-    return html.escape(" ".join(str(text).split()), quote=False).replace("@", "&#64;")
+    return html.escape(escape_unprintable(" ".join(str(text).split())), quote=False).replace("@", "&#64;")
 
 
 def _code_block(lines: Iterable[str], info: str = "diff") -> str:
-    body = "\n".join(lines)
+    body = "\n".join(escape_unprintable(line) for line in lines)
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{body}\n{fence}"

@@ -35,6 +35,12 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def escape_unprintable(text: str) -> str:
+    """Control characters and bidirectional overrides as visible escapes (`\\x1b`, `\\u202e`),
+    as every output shows them."""
+    return _UNPRINTABLE.sub(_escaped, text) if _UNPRINTABLE.search(text) else text
+
+
 class _Style:
     """Colours text. Its escape codes carry a mark no input can guess, so that `printable`
     can escape every control character in the plan's own text and keep only these."""

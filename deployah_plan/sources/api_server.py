@@ -6,7 +6,10 @@ Requests, all in parallel after the first:
 2. discovery of each group version asked about (`/api/v1`, `/apis/<group>/<version>`): 404
    means the server does not serve it;
 3. `/openapi/v3` (the index), then the document of each served group version it lists
-   (`/openapi/v3/apis/apps/v1?hash=...`); a server without it leaves the schemas out;
+   (`/openapi/v3/apis/apps/v1?hash=...`); a server without it leaves the schemas out. The
+   index's `serverRelativeURL` is resolved as a URL reference against the server (RFC 3986,
+   urljoin), and one that resolves to another origin (`//host/...`, `https://host/...`) is
+   not asked: the credentials go only to the kubeconfig's server;
 4. `/api/v1/namespaces/<namespace>`: 200 exists, 404 does not, anything else unknown.
 An unreachable cluster is a result (`reachable` False), not an exception.
 """
@@ -15,10 +18,10 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Iterable
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
 from deployah_plan.core.compact_schema import compact_definitions
-from deployah_plan.sources.cluster import CONNECT_TIMEOUT, READ_TIMEOUT
+from deployah_plan.sources.cluster import CONNECT_TIMEOUT
 from deployah_plan.sources.cluster_reader import _Answer, _group_version_path, _Transport, _Unreachable
 from deployah_plan.sources.kubeconfig import ClusterSettings
 
@@ -54,7 +57,8 @@ def _kinds(transport: _Transport, api_version: str) -> list[str] | None:
         document = transport.get(_group_version_path(api_version))
     except _Answer as answer:
         return [] if answer.status == 404 else None
-    return [f"{api_version} {entry.get('kind')}" for entry in document.get("resources") or []
+    entries = document.get("resources")
+    return [f"{api_version} {entry.get('kind')}" for entry in (entries if isinstance(entries, list) else [])
             if isinstance(entry, dict) and entry.get("kind") and "/" not in str(entry.get("name", ""))]
 
 
@@ -66,25 +70,42 @@ def _namespace(transport: _Transport, namespace: str) -> bool | None:
     return True
 
 
+def _same_origin(server: str, reference: str) -> tuple[str, dict[str, str]] | None:
+    """The path and query a serverRelativeURL names on `server`, resolved as a URL reference;
+    None when it resolves to another scheme, host or port (it is then not asked)."""
+    base, target = urlsplit(server + "/"), urlsplit(urljoin(server + "/", reference))
+    try:
+        same = (target.scheme, target.hostname, target.port) == (base.scheme, base.hostname, base.port)
+    except ValueError:  # a port that is not a number
+        return None
+    if not same or target.username is not None or not target.path.startswith("/"):
+        return None
+    prefix = base.path.rstrip("/")  # the server's own path prefix, which the client adds again
+    path = target.path[len(prefix):] if prefix and target.path.startswith(prefix + "/") else target.path
+    return path, dict(parse_qsl(target.query))
+
+
 def _schemas(transport: _Transport, pool: ThreadPoolExecutor, api_versions: list[str]) -> tuple[bool, dict[str, Any]]:
     try:
         index = transport.get("/openapi/v3")
     except _Answer:
         return False, {}
-    paths = index.get("paths") or {}
+    paths = index.get("paths")
     urls = []
     for api_version in api_versions:
-        entry = paths.get(_group_version_path(api_version).lstrip("/"))
-        if isinstance(entry, dict) and entry.get("serverRelativeURL"):
-            urls.append(str(entry["serverRelativeURL"]))
+        entry = paths.get(_group_version_path(api_version).lstrip("/")) if isinstance(paths, dict) else None
+        if isinstance(entry, dict) and isinstance(entry.get("serverRelativeURL"), str):
+            target = _same_origin(transport.host, entry["serverRelativeURL"])
+            if target is not None:
+                urls.append(target)
 
-    def fetch(url: str) -> dict[str, Any]:
-        path, _, query = url.partition("?")
+    def fetch(target: tuple[str, dict[str, str]]) -> dict[str, Any]:
         try:
-            document = transport.get(path, dict(q.split("=", 1) for q in query.split("&") if "=" in q))
+            document = transport.get(*target)
         except _Answer:
             return {}
-        schemas = (document.get("components") or {}).get("schemas")
+        components = document.get("components")
+        schemas = components.get("schemas") if isinstance(components, dict) else None
         return schemas if isinstance(schemas, dict) else {}
 
     merged: dict[str, Any] = {}
@@ -94,11 +115,11 @@ def _schemas(transport: _Transport, pool: ThreadPoolExecutor, api_versions: list
 
 
 def read_api(settings: ClusterSettings, api_versions: Iterable[str], namespace: str, *,
-             connect_timeout: float = CONNECT_TIMEOUT, read_timeout: float = READ_TIMEOUT) -> ApiFacts:
+             connect_timeout: float = CONNECT_TIMEOUT) -> ApiFacts:
     """The facts about the API server a plan judges its objects against."""
     asked = list(dict.fromkeys(v for v in api_versions if v))
     try:
-        transport = _Transport(settings, connect_timeout, read_timeout)
+        transport = _Transport(settings, connect_timeout)
     except _Unreachable as err:
         return ApiFacts(False, str(err))
     try:
@@ -116,7 +137,7 @@ def read_api(settings: ClusterSettings, api_versions: Iterable[str], namespace: 
             except _Unreachable as err:
                 return ApiFacts(False, str(err), requests=transport.requests)
             except _Answer as answer:
-                return ApiFacts(False, f"the cluster answered {answer.status}: {answer.message}", requests=transport.requests)
+                return ApiFacts(False, str(answer), requests=transport.requests)
     finally:
         transport.close()
     roots, types = compact_definitions(schemas) if schemas else ({}, {})

@@ -8,7 +8,8 @@ cannot filter them). One LIST per kind and namespace serves both, so that is all
 1. discovery, once and only for the group versions asked about (`/api/v1`,
    `/apis/<group>/<version>`), to map each kind to its resource name and scope. A group
    version or kind the server does not serve is reported, not guessed;
-2. one LIST per (kind, namespace), all in parallel (pages of 500 follow `continue`).
+2. one LIST per (kind, namespace), all in parallel (pages of 500 follow `continue`, at most
+   MAX_PAGES pages and MAX_OBJECTS objects: past that the kind and namespace is unreadable).
 
 Never a write, never a dry run: the only verb sent is GET. Release Secrets (type
 `helm.sh/release.v1`, the largest objects in a release namespace) are left out by a field
@@ -19,9 +20,11 @@ could not see:
 - the cluster cannot be reached (connection refused, DNS, TLS, a connect timeout of a few
   seconds, a kubeconfig that names no cluster), or it refuses the credentials (401):
   `reachable` is False and `error` says why in one line; nothing is read;
-- a kind or namespace cannot be read (403, not served, another error answer): an
-  unreadable entry (a `LiveGap`, the plan's own record of it), and every other kind is
-  still read.
+- the reading passes its deadline (settings.budget: each request, and all of them), or a
+  client's answers pass their size bound: `reachable` is False, as above;
+- a kind or namespace cannot be read (403, not served, another error answer, more pages or
+  objects than the bounds, an answer larger than kubeclient.MAX_ANSWER_BYTES): an unreadable
+  entry (a `LiveGap`, the plan's own record of it), and every other kind is still read.
 
 The values (KindRef, LiveSnapshot) live in sources/live.py, which both this module and the
 reader (sources/cluster_reader.py) import; neither imports the other at module level.
@@ -39,24 +42,24 @@ from deployah_plan.errors import LiveStateError
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.sources.live import (
-    CONNECT_TIMEOUT, NOT_SERVED, PAGE_SIZE, READ_TIMEOUT, KindRef, LiveSnapshot,
+    CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot,
 )
 from deployah_plan.yamlkube import YAMLError, load_all
 
-__all__ = ["CONNECT_TIMEOUT", "READ_TIMEOUT", "PAGE_SIZE", "NOT_SERVED", "KindRef", "LiveSnapshot",
+__all__ = ["CONNECT_TIMEOUT", "PAGE_SIZE", "MAX_PAGES", "MAX_OBJECTS", "NOT_SERVED", "KindRef", "LiveSnapshot",
            "read_live", "load_live_file"]
 
 
 # -- the transport ------------------------------------------------------------------------------
 
 def read_live(settings: ClusterSettings, wanted: Iterable[tuple[KindRef, str]], *,
-              connect_timeout: float = CONNECT_TIMEOUT, read_timeout: float = READ_TIMEOUT) -> LiveSnapshot:
+              connect_timeout: float = CONNECT_TIMEOUT) -> LiveSnapshot:
     """The live objects of each (kind, namespace) wanted; see the module docstring."""
     # The client (and urllib3) is imported only when a cluster is read: most plans (offline,
     # saved, from files) never need it.
     from deployah_plan.sources import cluster_reader
 
-    return cluster_reader.read_live(settings, wanted, connect_timeout=connect_timeout, read_timeout=read_timeout)
+    return cluster_reader.read_live(settings, wanted, connect_timeout=connect_timeout)
 
 
 _SAVE_HINT = "save the live state with `kubectl get KIND... -o yaml > FILE` (a List), or as YAML documents"

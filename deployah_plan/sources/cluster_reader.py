@@ -11,10 +11,10 @@ from typing import Any, Iterable, Mapping
 from urllib.parse import quote
 
 from deployah_plan.model import LiveGap
-from deployah_plan.sources.kubeclient import KubeClient, KubeUnreachable, one_line
+from deployah_plan.sources.kubeclient import AnswerTooLarge, KubeClient, KubeUnreachable, one_line
 from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.sources.live import (
-    CONNECT_TIMEOUT, NOT_SERVED, PAGE_SIZE, READ_TIMEOUT, KindRef, LiveSnapshot,
+    CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot,
 )
 
 
@@ -27,10 +27,11 @@ class _Unreachable(Exception):
 
 
 class _Answer(Exception):
-    """The server answered with an error status for one request."""
+    """The server answered with an error status for one request (status 0: an answer that was
+    not read, too large)."""
 
     def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
+        super().__init__(message if status == 0 else f"the cluster answered {status}: {message}")
         self.status = status
         self.message = message
 
@@ -38,9 +39,9 @@ class _Answer(Exception):
 class _Transport:
     """GET, and only GET, through one KubeClient; counts the requests it sends."""
 
-    def __init__(self, settings: ClusterSettings, connect_timeout: float, read_timeout: float) -> None:
+    def __init__(self, settings: ClusterSettings, connect_timeout: float) -> None:
         try:
-            self.client = KubeClient(settings, connect_timeout, read_timeout)
+            self.client = KubeClient(settings, connect_timeout)
         except KubeUnreachable as err:
             raise _Unreachable(str(err)) from None
 
@@ -57,6 +58,8 @@ class _Transport:
             response = self.client.get(path, query)
         except KubeUnreachable as err:
             raise _Unreachable(str(err)) from None
+        except AnswerTooLarge as err:
+            raise _Answer(0, str(err)) from None
         if response.status == 401:
             raise _Unreachable(f"the cluster at {self.host} refused the credentials (401 Unauthorized)")
         if not 200 <= response.status < 300:
@@ -86,6 +89,8 @@ def _reason(answer: _Answer) -> str:
         return f"forbidden: {answer.message}"
     if answer.status == 404:
         return NOT_SERVED
+    if answer.status == 0:
+        return answer.message
     return f"HTTP {answer.status}: {answer.message}"
 
 
@@ -109,7 +114,10 @@ def _discover(transport: _Transport, api_version: str) -> dict[str, _Resource] |
     except _Answer as answer:
         return _reason(answer)
     resources: dict[str, _Resource] = {}
-    for entry in document.get("resources") or []:
+    entries = document.get("resources")
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
         name, kind = str(entry.get("name", "")), str(entry.get("kind", ""))
         if name and kind and "/" not in name:  # "deployments/status" and the like are subresources
             resources.setdefault(kind, _Resource(name, bool(entry.get("namespaced")), "list" in (entry.get("verbs") or [])))
@@ -132,18 +140,25 @@ def _list(transport: _Transport, job: _ListJob) -> list[dict[str, Any]] | LiveGa
     if (job.ref.api_version, job.ref.kind) == ("v1", "Secret"):
         query["fieldSelector"] = _RELEASE_SECRETS
     items: list[dict[str, Any]] = []
-    while True:
+    for _ in range(MAX_PAGES):
         try:
             page = transport.get(job.path(), query)
         except _Answer as answer:
             return LiveGap(job.ref.api_version, job.ref.kind, job.namespace, _reason(answer))
-        for item in page.get("items") or []:
+        found = page.get("items")
+        for item in found if isinstance(found, list) else []:
             if isinstance(item, dict):
                 items.append({"apiVersion": job.ref.api_version, "kind": job.ref.kind, **item})
-        token = (page.get("metadata") or {}).get("continue")
+        if len(items) > MAX_OBJECTS:
+            return LiveGap(job.ref.api_version, job.ref.kind, job.namespace,
+                           f"more than {MAX_OBJECTS:,} objects, the most helm plan reads of one kind")
+        metadata = page.get("metadata")
+        token = metadata.get("continue") if isinstance(metadata, dict) else None
         if not token:
             return items
         query["continue"] = str(token)
+    return LiveGap(job.ref.api_version, job.ref.kind, job.namespace,
+                   f"more than {MAX_PAGES} pages, the most helm plan follows of one list")
 
 
 def _plan_lists(wanted: Iterable[tuple[KindRef, str]], found: Mapping[str, dict[str, _Resource] | str]
@@ -168,12 +183,12 @@ def _plan_lists(wanted: Iterable[tuple[KindRef, str]], found: Mapping[str, dict[
 
 
 def read_live(settings: ClusterSettings, wanted: Iterable[tuple[KindRef, str]], *,
-              connect_timeout: float = CONNECT_TIMEOUT, read_timeout: float = READ_TIMEOUT) -> LiveSnapshot:
+              connect_timeout: float = CONNECT_TIMEOUT) -> LiveSnapshot:
     """Every live object of each (kind, namespace) in `wanted`; "" as the namespace means the
     cluster scope for a cluster-scoped kind and every namespace for a namespaced one."""
     wanted = list(dict.fromkeys(wanted))
     try:
-        transport = _Transport(settings, connect_timeout, read_timeout)
+        transport = _Transport(settings, connect_timeout)
     except _Unreachable as err:
         return LiveSnapshot(False, error=str(err))
     try:

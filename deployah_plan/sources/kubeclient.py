@@ -27,12 +27,36 @@ its `interactiveMode` allows it; it must print an ExecCredential of the apiVersi
 asked for, with a token or a client certificate.
 
 Every failure to connect or authenticate is a `KubeUnreachable` whose message is one line.
+
+The kubeconfig is decoded as client-go decodes it (k8s.io/client-go/tools/clientcmd/api/v1,
+YAML turned into JSON, keys matched exactly, unknown keys ignored): a value of the wrong type
+(`insecure-skip-tls-verify: "false"`, a string) fails the whole kubeconfig, in every file, as
+`kubectl` fails; a cluster with both a CA and `insecure-skip-tls-verify` is refused as
+client-go refuses it. A CA (the kubeconfig's, or helm's --kube-ca-file) is the only one
+trusted: the system's roots are not added to it.
+
+What a server can make it do is bounded (the server may be hostile or broken):
+- a request goes only to the kubeconfig's server: a path that would name another host
+  (`@host:port/...`, `//host/...`) is refused before anything is sent, and redirects are
+  not followed, so credentials never leave for another origin;
+- each request has a deadline for the whole exchange, connect to last byte (a server that
+  sends a byte now and then is cut off), and all requests share the command's `ReadBudget`;
+- a 429 or 503 with `Retry-After` is asked again, at most `MAX_RETRIES` times, waiting at
+  most `MAX_RETRY_AFTER` seconds each time and never past a deadline;
+- an answer is read in pieces up to `MAX_ANSWER_BYTES`, after gzip decoding (which is done
+  here, with the same bound, so a small gzip bomb cannot inflate past it), and one client
+  reads at most `MAX_READ_BYTES` in all;
+- an exec credential plugin has the request deadline (the whole budget when it may ask a
+  person to log in) and may print at most `MAX_PLUGIN_OUTPUT` bytes.
 """
 from __future__ import annotations
 
 import base64
+import datetime
 import json
 import os
+import selectors
+import socket
 import ssl
 import subprocess
 import sys
@@ -40,21 +64,29 @@ import tempfile
 import threading
 import time
 import warnings
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 from urllib.request import getproxies, proxy_bypass
 
 import urllib3
 import yaml
 
 from deployah_plan.redact import without_userinfo
-from deployah_plan.sources.kubeconfig import ClusterSettings
+from deployah_plan.sources.kubeconfig import ClusterSettings, ReadBudget
 
-__all__ = ["KubeUnreachable", "Response", "KubeClient"]
+__all__ = ["KubeUnreachable", "AnswerTooLarge", "Response", "KubeClient", "MAX_ANSWER_BYTES", "MAX_READ_BYTES",
+           "MAX_RETRIES", "MAX_RETRY_AFTER", "MAX_PLUGIN_OUTPUT"]
 
 _EXEC_API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
+MAX_ANSWER_BYTES = 64 * 2**20  # one answer, decoded: a page of 500 large objects is a few MB
+MAX_READ_BYTES = 512 * 2**20  # every answer of one client (one read of the live state or API facts)
+MAX_RETRIES = 3  # a 429 or 503 with Retry-After is asked again this many times at most
+MAX_RETRY_AFTER = 10.0  # seconds: a longer Retry-After is waited this long
+MAX_PLUGIN_OUTPUT = 4 * 2**20  # an ExecCredential is a few kB, a certificate chain included
+_CHUNK = 64 * 1024
 
 
 class KubeUnreachable(Exception):
@@ -62,11 +94,17 @@ class KubeUnreachable(Exception):
     connection that fails. The message is one line."""
 
 
+class AnswerTooLarge(Exception):
+    """One answer was larger than MAX_ANSWER_BYTES (decoded): that answer is not read, others
+    may be. The message is one line."""
+
+
 @dataclass(frozen=True)
 class Response:
     status: int
     reason: str
     body: bytes
+    retry_after: str = ""  # the Retry-After header, as sent
 
 
 def one_line(text: str) -> str:
@@ -95,6 +133,61 @@ class _Config:
     user: _Entry = field(default_factory=lambda: _Entry({}, Path(".")))
 
 
+# The kubeconfig's types (k8s.io/client-go/tools/clientcmd/api/v1 types.go), for the checks
+# json.Unmarshal makes: a struct is a dict of its known keys (others are ignored), a list is
+# [item], a map is {"*": value}; `extensions` hold any value.
+_STR, _BOOL, _BYTES, _ANY = "a string", "true or false", "a base64 string", "anything"
+_EXTENSIONS = [{"name": _STR, "extension": _ANY}]
+_CLUSTER = {"server": _STR, "tls-server-name": _STR, "insecure-skip-tls-verify": _BOOL,
+            "certificate-authority": _STR, "certificate-authority-data": _BYTES, "proxy-url": _STR,
+            "disable-compression": _BOOL, "extensions": _EXTENSIONS}
+_EXEC = {"command": _STR, "args": [_STR], "env": [{"name": _STR, "value": _STR}], "apiVersion": _STR,
+         "installHint": _STR, "provideClusterInfo": _BOOL, "interactiveMode": _STR}
+_USER = {"client-certificate": _STR, "client-certificate-data": _BYTES, "client-key": _STR,
+         "client-key-data": _BYTES, "token": _STR, "tokenFile": _STR, "as": _STR, "as-uid": _STR,
+         "as-groups": [_STR], "as-user-extra": {"*": [_STR]}, "username": _STR, "password": _STR,
+         "auth-provider": {"name": _STR, "config": {"*": _STR}}, "exec": _EXEC, "extensions": _EXTENSIONS}
+_CONTEXT = {"cluster": _STR, "user": _STR, "namespace": _STR, "extensions": _EXTENSIONS}
+_KUBECONFIG = {"kind": _STR, "apiVersion": _STR, "preferences": {"colors": _BOOL, "extensions": _EXTENSIONS},
+               "clusters": [{"name": _STR, "cluster": _CLUSTER}], "users": [{"name": _STR, "user": _USER}],
+               "contexts": [{"name": _STR, "context": _CONTEXT}], "current-context": _STR,
+               "extensions": _EXTENSIONS}
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "a string"
+
+
+def _type_error(value: Any, spec: Any, where: str) -> str:
+    """Where the value does not have the type client-go decodes it into, or "" when it does.
+    The value itself is never named: it may be a credential."""
+    if value is None or spec == _ANY:
+        return ""  # JSON null leaves a Go field empty
+    if isinstance(spec, str):
+        if spec == _BOOL:
+            fits = isinstance(value, bool)
+        else:  # a YAML timestamp is a string once the YAML is JSON, as client-go reads it
+            fits = isinstance(value, (str, datetime.date))
+        return "" if fits else f"{where} is {_type_name(value)}, not {spec}"
+    if isinstance(spec, list):
+        if not isinstance(value, list):
+            return f"{where} is {_type_name(value)}, not a list"
+        return next((e for i, item in enumerate(value) if (e := _type_error(item, spec[0], f"{where}[{i}]"))), "")
+    if not isinstance(value, dict):
+        return f"{where} is {_type_name(value)}, not a mapping"
+    if "*" in spec:
+        return next((e for k, v in value.items() if (e := _type_error(v, spec["*"], f"{where}.{k}"))), "")
+    return next((e for k, v in value.items() if k in spec and (e := _type_error(v, spec[k], f"{where}.{k}" if where else str(k)))), "")
+
+
 def _named(config: dict[str, Any], section: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for entry in config.get(section) or []:
@@ -114,8 +207,12 @@ def _load_config(settings: ClusterSettings) -> _Config:
             loaded = yaml.safe_load(Path(file).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
             raise KubeUnreachable(f"the kubeconfig {file} cannot be read: {one_line(str(err))}") from None
-        if not isinstance(loaded, dict):
-            continue
+        if loaded is None:
+            continue  # an empty file is an empty kubeconfig
+        problem = _type_error(loaded, _KUBECONFIG, "")
+        if problem or not isinstance(loaded, dict):
+            raise KubeUnreachable(f"the kubeconfig {file} cannot be read: "
+                                  f"{problem or 'it is ' + _type_name(loaded) + ', not a mapping'} (client-go refuses it too)")
         folder = Path(file).resolve().parent
         for name, body in _named(loaded, "clusters").items():
             clusters.setdefault(name, _Entry(body, folder))
@@ -161,10 +258,41 @@ def _read(path: str, what: str) -> bytes:
     try:
         return Path(path).read_bytes()
     except OSError as err:
-        raise KubeUnreachable(f"cannot read the kubeconfig's {what} {path}: {err.strerror or err}") from None
+        raise KubeUnreachable(f"cannot read the {what} {path}: {err.strerror or err}") from None
 
 
-def _run_exec(spec: dict[str, Any], server: str, cluster: _Entry) -> _Credential:
+def _run_plugin(args: list[str], env: dict[str, str], interactive: bool, limit: float) -> tuple[int, bytes | None]:
+    """Run a credential plugin: its exit code and what it printed (None when it printed more
+    than MAX_PLUGIN_OUTPUT). It is killed when it prints too much, or is still running after
+    `limit` seconds (subprocess.TimeoutExpired)."""
+    deadline = time.monotonic() + limit
+    with subprocess.Popen(args, env=env, stdout=subprocess.PIPE,
+                          stdin=None if interactive else subprocess.DEVNULL) as process:
+        assert process.stdout is not None
+        output = bytearray()
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    process.kill()
+                    raise subprocess.TimeoutExpired(args, limit)
+                chunk = os.read(process.stdout.fileno(), _CHUNK)
+                if not chunk:
+                    break
+                output += chunk
+                if len(output) > MAX_PLUGIN_OUTPUT:
+                    process.kill()
+                    return -1, None
+        try:
+            code = process.wait(max(deadline - time.monotonic(), 0.01))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    return code, bytes(output)
+
+
+def _run_exec(spec: dict[str, Any], server: str, cluster: _Entry, budget: ReadBudget) -> _Credential:
     """Run a client-go credential plugin (client.authentication.k8s.io ExecCredential)."""
     command = str(spec.get("command") or "")
     api_version = str(spec.get("apiVersion") or "")
@@ -185,7 +313,7 @@ def _run_exec(spec: dict[str, Any], server: str, cluster: _Entry) -> _Credential
             "server": server, "tls-server-name": values.get("tls-server-name"),
             "insecure-skip-tls-verify": values.get("insecure-skip-tls-verify"),
             "certificate-authority-data": values.get("certificate-authority-data")
-            or (base64.b64encode(_read(cluster.path("certificate-authority"), "certificate-authority")).decode()
+            or (base64.b64encode(_read(cluster.path("certificate-authority"), "kubeconfig's certificate-authority")).decode()
                 if values.get("certificate-authority") else None),
             "proxy-url": values.get("proxy-url"), "config": (values.get("extensions") or None),
         }.items() if v}
@@ -196,16 +324,25 @@ def _run_exec(spec: dict[str, Any], server: str, cluster: _Entry) -> _Credential
     env["KUBERNETES_EXEC_INFO"] = json.dumps(info)
     args = [command, *(str(a) for a in spec.get("args") or [])]
     hint = one_line(str(spec.get("installHint") or ""))
+    # A person may be logging in: an interactive plugin has what is left of the whole budget.
+    limit = budget.remaining() if interactive else min(budget.request, budget.remaining())
     try:
-        done = subprocess.run(args, env=env, stdout=subprocess.PIPE, stdin=None if interactive else subprocess.DEVNULL)
+        code, output = _run_plugin(args, env, interactive, limit)
     except OSError as err:
         raise KubeUnreachable(f"the kubeconfig's exec credential plugin {command} cannot be run: "
                               f"{err.strerror or err}" + (f"; {hint}" if hint else "")) from None
-    if done.returncode != 0:
-        raise KubeUnreachable(f"the kubeconfig's exec credential plugin {command} failed (exit {done.returncode}); "
+    except subprocess.TimeoutExpired:
+        raise KubeUnreachable(f"the kubeconfig's exec credential plugin {command} gave no credential within "
+                              f"{limit:.0f}s and was stopped; run it by hand to see why, or set "
+                              f"HELM_PLAN_{'CLUSTER' if interactive else 'REQUEST'}_TIMEOUT") from None
+    if output is None:
+        raise KubeUnreachable(f"the kubeconfig's exec credential plugin {command} printed more than "
+                              f"{MAX_PLUGIN_OUTPUT // 2**20} MiB and was stopped; an ExecCredential is a few kB")
+    if code != 0:
+        raise KubeUnreachable(f"the kubeconfig's exec credential plugin {command} failed (exit {code}); "
                               "run it by hand to see why, or log in again")
     try:
-        credential = json.loads(done.stdout)
+        credential = json.loads(output)
         if not isinstance(credential, dict):
             raise ValueError
     except ValueError:
@@ -251,7 +388,7 @@ _EXEC_CREDENTIALS: dict[tuple[str, str], _Credential] = {}
 _EXEC_LOCK = threading.Lock()
 
 
-def _exec_credential(spec: dict[str, Any], server: str, cluster: _Entry) -> _Credential:
+def _exec_credential(spec: dict[str, Any], server: str, cluster: _Entry, budget: ReadBudget) -> _Credential:
     """The exec plugin's credential, run once per command: a plan reads the cluster several
     times (the previous release's kinds, the new ones, the API's facts), and a plugin such as
     `aws eks get-token` is slow, or may ask the user to log in. A command lasts far less than
@@ -260,31 +397,31 @@ def _exec_credential(spec: dict[str, Any], server: str, cluster: _Entry) -> _Cre
     with _EXEC_LOCK:
         found = _EXEC_CREDENTIALS.get(key)
         if found is None:
-            found = _EXEC_CREDENTIALS[key] = _run_exec(spec, server, cluster)
+            found = _EXEC_CREDENTIALS[key] = _run_exec(spec, server, cluster, budget)
     return found
 
 
-def _credential(user: _Entry, server: str, cluster: _Entry, token: str) -> tuple[_Credential, str]:
+def _credential(user: _Entry, server: str, cluster: _Entry, token: str, budget: ReadBudget) -> tuple[_Credential, str]:
     """The user's credential (`token`, helm's --kube-token, replaces the user's own), and the
     Basic auth value (or "")."""
     values = user.values
     cert = (_b64(values["client-certificate-data"], "client-certificate-data") if values.get("client-certificate-data")
-            else _read(user.path("client-certificate"), "client-certificate") if values.get("client-certificate") else b"")
+            else _read(user.path("client-certificate"), "kubeconfig's client-certificate") if values.get("client-certificate") else b"")
     key = (_b64(values["client-key-data"], "client-key-data") if values.get("client-key-data")
-           else _read(user.path("client-key"), "client-key") if values.get("client-key") else b"")
+           else _read(user.path("client-key"), "kubeconfig's client-key") if values.get("client-key") else b"")
     if bool(cert) != bool(key):
         raise KubeUnreachable("the kubeconfig's user has a client certificate without its key, or a key without its certificate")
     if token:
         return _Credential(token, cert, key), ""
     if isinstance(values.get("exec"), dict):
-        found = _exec_credential(values["exec"], server, cluster)
+        found = _exec_credential(values["exec"], server, cluster, budget)
         return (found if found.cert_pem else _Credential(found.token, cert, key)), ""
     if isinstance(values.get("auth-provider"), dict):
         return _Credential(_auth_provider(values["auth-provider"]).token, cert, key), ""
     if values.get("token"):
         return _Credential(str(values["token"]), cert, key), ""
     if values.get("tokenFile"):
-        return _Credential(_read(user.path("tokenFile"), "tokenFile").decode(errors="replace").strip(), cert, key), ""
+        return _Credential(_read(user.path("tokenFile"), "kubeconfig's tokenFile").decode(errors="replace").strip(), cert, key), ""
     if values.get("username") or values.get("password"):
         pair = f"{values.get('username') or ''}:{values.get('password') or ''}".encode()
         return _Credential(cert_pem=cert, key_pem=key), "Basic " + base64.b64encode(pair).decode()
@@ -294,17 +431,24 @@ def _credential(user: _Entry, server: str, cluster: _Entry, token: str) -> tuple
 # -- TLS and the pool ----------------------------------------------------------------------------
 
 def _tls_context(cluster: _Entry, settings: ClusterSettings, credential: _Credential) -> ssl.SSLContext:
-    insecure = settings.insecure_skip_tls_verify or bool(cluster.values.get("insecure-skip-tls-verify"))
-    context = ssl.create_default_context()
-    if settings.ca_file:
-        context.load_verify_locations(cafile=settings.ca_file)
-    elif insecure:
-        pass  # client-go drops the kubeconfig's CA when told to skip the check
-    elif cluster.values.get("certificate-authority-data"):
-        context = ssl.create_default_context(
-            cadata=_b64(cluster.values["certificate-authority-data"], "certificate-authority-data").decode("ascii", "replace"))
-    elif cluster.values.get("certificate-authority"):
-        context = ssl.create_default_context(cafile=cluster.path("certificate-authority"))
+    values = cluster.values
+    if settings.ca_file or settings.insecure_skip_tls_verify:
+        # helm's --kube-ca-file and --kube-insecure-skip-tls-verify replace the kubeconfig's CA
+        # and its insecure flag together (client-go's DirectClientConfig.getCluster).
+        insecure = settings.insecure_skip_tls_verify
+        ca = _read(settings.ca_file, "--kube-ca-file (HELM_KUBECAFILE)") if settings.ca_file else b""
+    else:
+        insecure = bool(values.get("insecure-skip-tls-verify"))
+        ca = (_b64(values["certificate-authority-data"], "certificate-authority-data") if values.get("certificate-authority-data")
+              else _read(cluster.path("certificate-authority"), "kubeconfig's certificate-authority")
+              if values.get("certificate-authority") else b"")
+    if insecure and ca:
+        raise KubeUnreachable("the cluster has both a certificate authority and insecure-skip-tls-verify, which client-go "
+                              "(and so helm and kubectl) refuses; remove one of them")
+    if ca:  # that CA alone is trusted, as client-go's rootCertPool: not the system's roots
+        context = ssl.create_default_context(cadata=ca.decode("ascii", "replace") if b"-----BEGIN" in ca else ca)
+    else:
+        context = ssl.create_default_context()
     if insecure:
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
@@ -318,6 +462,112 @@ def _tls_context(cluster: _Entry, settings: ClusterSettings, credential: _Creden
                 path.write_bytes(data)
             context.load_cert_chain(str(cert), str(key))
     return context
+
+
+# -- one request's deadline ------------------------------------------------------------------------
+
+_ACTIVE = threading.local()  # the _Watch of the request this thread is sending
+
+
+class _Watch:
+    """Cuts a request's connection at its deadline. urllib3's read timeout bounds each wait for
+    a byte, not the exchange: a server sending a byte every few seconds never trips it. A timer
+    shuts the socket down instead, which wakes the waiting read at once."""
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(seconds, 0.0), self._cut)
+        self._timer.daemon = True
+
+    def __enter__(self) -> "_Watch":
+        _ACTIVE.watch = self
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        _ACTIVE.watch = None
+
+    def using(self, sock: socket.socket | None) -> None:
+        with self._lock:
+            self._sock = sock
+            if self.expired:
+                self._shutdown()
+
+    def _cut(self) -> None:
+        with self._lock:
+            self.expired = True
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _Watched:
+    """Mixed into urllib3's connection classes: each request tells its _Watch which socket it
+    is using (a pooled connection is reused, so this is per request, not per connect)."""
+
+    sock: socket.socket | None
+
+    def request(self, *args: Any, **kwargs: Any) -> Any:
+        watch = getattr(_ACTIVE, "watch", None)
+        if watch is not None:
+            watch.using(self.sock)
+        return super().request(*args, **kwargs)  # type: ignore[misc]
+
+    def connect(self) -> Any:
+        result = super().connect()  # type: ignore[misc]
+        watch = getattr(_ACTIVE, "watch", None)
+        if watch is not None:
+            watch.using(self.sock)
+        return result
+
+
+def _watched(manager: urllib3.PoolManager) -> urllib3.PoolManager:
+    """The manager, its pools making connections that a _Watch can cut."""
+    classes: dict[str, Any] = {}
+    pool_class: Any
+    for scheme, pool_class in manager.pool_classes_by_scheme.items():
+        connection = type(f"Watched{pool_class.ConnectionCls.__name__}", (_Watched, pool_class.ConnectionCls), {})
+        classes[scheme] = type(f"Watched{pool_class.__name__}", (pool_class,), {"ConnectionCls": connection})
+    manager.pool_classes_by_scheme = classes
+    return manager
+
+
+def _read_body(answer: Any, limit: int) -> bytes:
+    """The body, decoded, read in pieces; AnswerTooLarge past `limit` bytes. gzip is decoded
+    here with the same bound (urllib3 would inflate a whole piece at once)."""
+    encoding = str(answer.headers.get("Content-Encoding") or "").strip().lower()
+    if encoding not in ("", "identity", "gzip", "x-gzip"):
+        raise KubeUnreachable(f"the cluster answered in a content encoding helm plan does not read ({one_line(encoding)[:40]})")
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS) if encoding.endswith("gzip") else None
+    parts: list[bytes] = []
+    size = 0
+    for chunk in answer.stream(_CHUNK, decode_content=False):
+        pending = chunk
+        while pending:
+            if inflate is None:
+                data, pending = pending, b""
+            else:
+                try:
+                    data = inflate.decompress(pending, limit + 1 - size)
+                except zlib.error:
+                    raise KubeUnreachable("the cluster's answer is not valid gzip") from None
+                pending = inflate.unconsumed_tail
+                if inflate.eof:  # gzip members may follow one another (Go's reader reads them all)
+                    pending = inflate.unused_data + pending
+                    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            size += len(data)
+            if size > limit:
+                raise AnswerTooLarge(f"an answer larger than {limit // 2**20} MiB, the most helm plan reads")
+            parts.append(data)
+    return b"".join(parts)
 
 
 def _proxy_for(server: str, cluster: _Entry) -> str:
@@ -343,7 +593,7 @@ class KubeClient:
     The credential (an exec plugin's token included) is fetched once, when the client is made.
     """
 
-    def __init__(self, settings: ClusterSettings, connect_timeout: float, read_timeout: float) -> None:
+    def __init__(self, settings: ClusterSettings, connect_timeout: float) -> None:
         try:
             config = _load_config(settings)
         except KubeUnreachable:
@@ -356,9 +606,19 @@ class KubeClient:
                                   else f'the kubeconfig context "{settings.context}" has no server')
         server = server.rstrip("/")
         self.host = server if "://" in server else f"https://{server}"
+        parts = urlsplit(self.host)
+        try:
+            self.origin = (parts.scheme, parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
+        except ValueError:
+            raise KubeUnreachable(f"the cluster's server {without_userinfo(self.host)} is not a URL") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.query or parts.fragment:
+            raise KubeUnreachable(f"the cluster's server {without_userinfo(self.host)} is not an http or https URL "
+                                  "of a host (and an optional path)")
         self.settings = settings
-        credential, basic = _credential(config.user, self.host, config.cluster, settings.token)
-        self.headers = urllib3.HTTPHeaderDict({"Accept": "application/json", "User-Agent": "helm-plan"})
+        self.budget = settings.budget
+        credential, basic = _credential(config.user, self.host, config.cluster, settings.token, self.budget)
+        self.headers = urllib3.HTTPHeaderDict({"Accept": "application/json", "Accept-Encoding": "gzip",
+                                               "User-Agent": "helm-plan"})
         if credential.token:
             self.headers["Authorization"] = f"Bearer {credential.token}"
         elif basic:
@@ -370,14 +630,12 @@ class KubeClient:
             self.headers["Impersonate-User"] = as_user
         for group in as_groups:
             self.headers.add("Impersonate-Group", group)  # one header per group, as client-go sends them
-        self.timeout = urllib3.Timeout(connect=connect_timeout, read=read_timeout)
         self.connect_timeout = connect_timeout
-        scheme = urlsplit(self.host).scheme
-        pool: dict[str, Any] = {"maxsize": 16, "retries": urllib3.Retry(total=0, redirect=0), "timeout": self.timeout}
-        if scheme == "https":
+        pool: dict[str, Any] = {"maxsize": 16, "retries": urllib3.Retry(total=0, redirect=0)}
+        if parts.scheme == "https":
             try:
                 pool["ssl_context"] = _tls_context(config.cluster, settings, credential)
-            except (ssl.SSLError, OSError, ValueError) as err:
+            except (ssl.SSLError, ValueError) as err:
                 raise KubeUnreachable(f"the kubeconfig's TLS settings cannot be used: {one_line(str(err))}") from None
             if pool["ssl_context"].verify_mode == ssl.CERT_NONE:
                 pool["cert_reqs"] = "CERT_NONE"
@@ -386,37 +644,101 @@ class KubeClient:
             if name:
                 pool["server_hostname"] = name
                 pool["assert_hostname"] = name
-        proxy = _proxy_for(self.host, config.cluster)
-        self.pool: urllib3.PoolManager
+        self.pool = _watched(self._manager(_proxy_for(self.host, config.cluster), pool))
+        self.requests = 0
+        self.bytes_read = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _manager(proxy: str, pool: dict[str, Any]) -> urllib3.PoolManager:
         if not proxy:
-            self.pool = urllib3.PoolManager(**pool)
-        elif proxy.startswith(("socks5://", "socks5h://")):
+            return urllib3.PoolManager(**pool)
+        shown = without_userinfo(proxy)
+        if proxy.startswith(("socks5://", "socks5h://")):
             try:
                 with warnings.catch_warnings():  # urllib3 warns before it raises, when PySocks is missing
                     warnings.simplefilter("ignore")
                     from urllib3.contrib.socks import SOCKSProxyManager
             except ImportError:
-                raise KubeUnreachable(f"the kubeconfig's proxy-url {without_userinfo(proxy)} is a SOCKS proxy, "
+                raise KubeUnreachable(f"the kubeconfig's proxy-url {shown} is a SOCKS proxy, "
                                       "which helm plan cannot use; use an HTTP proxy, or an SSH tunnel to the API server") from None
-            self.pool = SOCKSProxyManager(proxy, **pool)
-        elif proxy.startswith(("http://", "https://")):
-            self.pool = urllib3.ProxyManager(proxy, **pool)
-        else:
-            raise KubeUnreachable(f"the kubeconfig's proxy-url {without_userinfo(proxy)} is not an http, https or "
-                                  "socks5 URL")
-        self.requests = 0
-        self._lock = threading.Lock()
+            return SOCKSProxyManager(proxy, **pool)
+        if not proxy.startswith(("http://", "https://")):
+            raise KubeUnreachable(f"the kubeconfig's proxy-url {shown} is not an http, https or socks5 URL")
+        parts = urlsplit(proxy)
+        if parts.username is not None:
+            # The proxy's user and password go with every CONNECT (and every plain-HTTP
+            # request through it) as Proxy-Authorization, as Go's transport sends them.
+            pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+            pool["proxy_headers"] = urllib3.make_headers(proxy_basic_auth=pair)
+        return urllib3.ProxyManager(shown, **pool)
+
+    def url(self, path: str, query: Mapping[str, str] | None = None) -> str:
+        """The URL of a path on this server; KubeUnreachable when it would reach any other
+        origin (the credentials go only to the kubeconfig's server)."""
+        url = self.host + path + (f"?{urlencode(query)}" if query else "")
+        parts = urlsplit(url)
+        try:
+            origin = (parts.scheme, parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
+        except ValueError:
+            origin = ("", "", 0)
+        if not path.startswith("/") or path.startswith("//") or parts.username is not None or origin != self.origin:
+            raise KubeUnreachable(f"refused to send a request for {one_line(path)[:80]!r}: it does not name a path "
+                                  f"on the cluster's server {self.origin[1]}:{self.origin[2]}")
+        return url
 
     def get(self, path: str, query: Mapping[str, str] | None = None) -> Response:
-        """One GET; a failure to connect raises KubeUnreachable."""
-        url = self.host + path + (f"?{urlencode(query)}" if query else "")
+        """One GET, asked again after a 429 or 5xx with Retry-After; a failure to connect, or
+        no whole answer within the deadline, raises KubeUnreachable; an answer past
+        MAX_ANSWER_BYTES raises AnswerTooLarge."""
+        url = self.url(path, query)
+        for attempt in range(MAX_RETRIES + 1):
+            response = self._once(url)
+            wait = _retry_after(response)
+            if wait is None or attempt == MAX_RETRIES or wait >= self.budget.remaining():
+                return response
+            time.sleep(wait)
+        raise AssertionError("unreachable")
+
+    def _once(self, url: str) -> Response:
+        left = self.budget.remaining()
+        if left <= 0:
+            raise KubeUnreachable(f"the cluster reading took longer than {self.budget.total:g}s "
+                                  "(HELM_PLAN_CLUSTER_TIMEOUT); nothing more is asked")
+        seconds = min(self.budget.request, left)
+        late = (f"the cluster at {self.host} gave no whole answer within {seconds:g}s (HELM_PLAN_REQUEST_TIMEOUT)"
+                if seconds == self.budget.request else
+                f"the cluster reading took longer than {self.budget.total:g}s (HELM_PLAN_CLUSTER_TIMEOUT); "
+                "nothing more is asked")
         with self._lock:
             self.requests += 1
-        try:
-            answer = self.pool.request("GET", url, headers=self.headers, preload_content=True, redirect=False)
-        except (urllib3.exceptions.HTTPError, OSError) as err:
-            raise KubeUnreachable(f"cannot reach the cluster at {self.host}: {self._why(err)}") from None
-        return Response(answer.status, str(answer.reason or ""), answer.data)
+            room = MAX_READ_BYTES - self.bytes_read
+        timeout = urllib3.Timeout(connect=min(self.connect_timeout, seconds), read=seconds)
+        with _Watch(seconds) as watch:
+            try:
+                answer = self.pool.request("GET", url, headers=self.headers, preload_content=False,
+                                           decode_content=False, redirect=False, timeout=timeout)
+                try:
+                    body = _read_body(answer, min(MAX_ANSWER_BYTES, room))
+                except BaseException:
+                    answer.close()  # the rest of the answer is unread: the connection is not used again
+                    raise
+                finally:
+                    answer.release_conn()
+            except (urllib3.exceptions.HTTPError, OSError) as err:
+                if watch.expired:
+                    raise KubeUnreachable(late) from None
+                raise KubeUnreachable(f"cannot reach the cluster at {self.host}: {self._why(err)}") from None
+            except AnswerTooLarge:
+                if room < MAX_ANSWER_BYTES:
+                    raise KubeUnreachable(f"the cluster's answers passed {MAX_READ_BYTES // 2**20} MiB, the most "
+                                          "helm plan reads in one go; nothing more is asked") from None
+                raise
+        if watch.expired:  # cut after the last byte came (a body read until the connection closes)
+            raise KubeUnreachable(late)
+        with self._lock:
+            self.bytes_read += len(body)
+        return Response(answer.status, str(answer.reason or ""), body, str(answer.headers.get("Retry-After") or ""))
 
     def _why(self, err: BaseException) -> str:
         reason: BaseException = err
@@ -438,3 +760,15 @@ class KubeClient:
 
     def close(self) -> None:
         self.pool.clear()
+
+
+def _retry_after(response: Response) -> float | None:
+    """Seconds to wait before asking again, as client-go's checkWait: a 429 or a 5xx whose
+    Retry-After is a number of seconds; capped at MAX_RETRY_AFTER. None: do not ask again."""
+    if not (response.status == 429 or response.status >= 500):
+        return None
+    try:
+        seconds = int(response.retry_after.strip())
+    except ValueError:
+        return None
+    return min(max(float(seconds), 0.0), MAX_RETRY_AFTER)

@@ -14,21 +14,83 @@ Precedence (client-go's, which helm uses):
   current-context wins.
 - context: --kube-context / HELM_KUBECONTEXT, else the merged current-context.
 - namespace: -n / HELM_NAMESPACE, else the context's namespace, else "default".
+
+How long the cluster may take is the plan's own setting (`ReadBudget`): HELM_PLAN_REQUEST_TIMEOUT
+bounds each request from its first byte sent to its last byte read, HELM_PLAN_CLUSTER_TIMEOUT
+all of a command's cluster reading, counted from its first request. Both take seconds (`30`) or
+a Go duration as helm's `--timeout` does (`90s`, `2m`, `1m30s`).
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import re
+import threading
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
+
+from deployah_plan.errors import UsageError
+
+REQUEST_TIMEOUT = 60.0  # seconds for one request, whole answer included (a big LIST takes a while)
+CLUSTER_TIMEOUT = 300.0  # seconds for all the cluster reading of one command
 
 
 @dataclass(frozen=True)
 class KubeTarget:
     context: str
     namespace: str
+
+
+class ReadBudget:
+    """The time a command's cluster reading may take: `request` seconds for each request,
+    `total` seconds for all of them, counted from the first request (rendering the chart
+    before it does not count). One budget is shared by every read of a command; thread-safe."""
+
+    def __init__(self, request: float = REQUEST_TIMEOUT, total: float = CLUSTER_TIMEOUT) -> None:
+        self.request = request
+        self.total = total
+        self._started: float | None = None
+        self._lock = threading.Lock()
+
+    def remaining(self) -> float:
+        """Seconds left of the total (it starts counting on the first call)."""
+        now = time.monotonic()
+        with self._lock:
+            if self._started is None:
+                self._started = now
+            return self._started + self.total - now
+
+    def __repr__(self) -> str:
+        return f"ReadBudget(request={self.request:g}, total={self.total:g})"
+
+
+_DURATION = re.compile(r"(?:(\d+(?:\.\d*)?|\.\d+)(h|m|s|ms))+")
+_UNIT = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+def parse_seconds(text: str, name: str) -> float:
+    """Seconds from `30`, `2.5` or a Go duration (`90s`, `2m`, `1m30s`); above zero."""
+    value = text.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        if not _DURATION.fullmatch(value):
+            raise UsageError(f"{name}={text!r} is not a duration",
+                             f"give seconds ({name}=30) or a duration such as 90s or 2m") from None
+        seconds = sum(float(n) * _UNIT[unit] for n, unit in re.findall(r"(\d+(?:\.\d*)?|\.\d+)(h|m|s|ms)", value))
+    if not 0 < seconds < 10**7:
+        raise UsageError(f"{name}={text!r} is not a positive duration", f"give seconds ({name}=30) or a duration such as 2m")
+    return seconds
+
+
+def read_budget(environ: Mapping[str, str]) -> ReadBudget:
+    """HELM_PLAN_REQUEST_TIMEOUT and HELM_PLAN_CLUSTER_TIMEOUT, or the defaults."""
+    request, total = (environ.get(name, "").strip() for name in ("HELM_PLAN_REQUEST_TIMEOUT", "HELM_PLAN_CLUSTER_TIMEOUT"))
+    return ReadBudget(parse_seconds(request, "HELM_PLAN_REQUEST_TIMEOUT") if request else REQUEST_TIMEOUT,
+                      parse_seconds(total, "HELM_PLAN_CLUSTER_TIMEOUT") if total else CLUSTER_TIMEOUT)
 
 
 @dataclass(frozen=True)
@@ -49,6 +111,7 @@ class ClusterSettings:
     tls_server_name: str = ""  # HELM_KUBETLS_SERVER_NAME
     as_user: str = ""  # HELM_KUBEASUSER: sent as Impersonate-User
     as_groups: tuple[str, ...] = ()  # HELM_KUBEASGROUPS: one Impersonate-Group header each
+    budget: ReadBudget = field(default_factory=ReadBudget, compare=False)  # HELM_PLAN_*_TIMEOUT
 
 
 def _kubeconfig_files(explicit: str | None, environ: Mapping[str, str] | None = None) -> list[Path]:
@@ -75,9 +138,11 @@ def _current_context(configs: list[dict[str, Any]], flag: str | None, environ: M
 
 def _context_namespace(configs: list[dict[str, Any]], context: str) -> str:
     for config in configs:  # the first file that names the context wins, as in client-go
-        for entry in config.get("contexts") or []:
+        entries = config.get("contexts")
+        for entry in entries if isinstance(entries, list) else []:
             if isinstance(entry, dict) and entry.get("name") == context:
-                return str((entry.get("context") or {}).get("namespace") or "")
+                body = entry.get("context")
+                return str(body.get("namespace") or "") if isinstance(body, dict) else ""
     return ""
 
 
@@ -115,4 +180,5 @@ def resolve_settings(environ: Mapping[str, str] | None = None, *, namespace: str
         insecure_skip_tls_verify=_env_bool(env.get("HELM_KUBEINSECURE_SKIP_TLS_VERIFY", "")),
         tls_server_name=env.get("HELM_KUBETLS_SERVER_NAME", ""),
         as_user=env.get("HELM_KUBEASUSER", ""), as_groups=_env_csv(env.get("HELM_KUBEASGROUPS", "")),
+        budget=read_budget(env),
     )

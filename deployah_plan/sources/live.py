@@ -10,11 +10,12 @@ from typing import Any
 
 from deployah_plan.model import LiveGap
 
-__all__ = ["CONNECT_TIMEOUT", "READ_TIMEOUT", "PAGE_SIZE", "NOT_SERVED", "KindRef", "LiveSnapshot"]
+__all__ = ["CONNECT_TIMEOUT", "PAGE_SIZE", "MAX_PAGES", "MAX_OBJECTS", "NOT_SERVED", "KindRef", "LiveSnapshot"]
 
 CONNECT_TIMEOUT = 3.0  # seconds to open a connection: an unreachable cluster fails fast
-READ_TIMEOUT = 60.0  # seconds to wait for an answer once connected (a big LIST takes a while)
 PAGE_SIZE = 500  # objects per LIST page, as kubectl asks
+MAX_PAGES = 200  # pages of one LIST followed at most (100,000 objects at PAGE_SIZE)
+MAX_OBJECTS = 100_000  # objects of one LIST kept at most, whatever the server's page size
 NOT_SERVED = "not served by the cluster"
 
 @dataclass(frozen=True)
