@@ -21,18 +21,18 @@ import os
 import signal
 import sys
 import threading
-import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TypeVar
 
 import click
 
+# Only what every command line needs is imported here: a command's own modules are imported
+# when it runs, so `--help` or one command does not load the others (nor yaml, the planner, the
+# writers it does not print with).
 from deployah_plan import flags
-from deployah_plan.commands.plan_steps import run_plan, run_show
-from deployah_plan.commands.show import schema_text
-from deployah_plan.commands.verify import VerifyOptions, verify_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
+from deployah_plan.redact import credentials, scrub
 from deployah_plan.render.writers import FORMATS
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -46,6 +46,10 @@ class _Session:
 
     argv: list[str]
     debug: bool = field(default_factory=lambda: _debug_enabled(False))
+
+    def shown(self, text: str) -> str:
+        """A message fit to print: without the credentials this command line carries."""
+        return scrub(text, credentials(self.argv))
 
 
 def _debug_enabled(flag: bool) -> bool:
@@ -70,6 +74,8 @@ def _plan(name: str, params: dict[str, Any]) -> int:
     ctx = click.get_current_context()
     session = ctx.find_object(_Session)
     argv = session.argv if session is not None else [name]
+    from deployah_plan.commands.plan_steps import run_plan
+
     return run_plan(name, ctx.command, params, argv, debug=_debug_enabled(params["debug"]))
 
 
@@ -120,7 +126,7 @@ _UPGRADE_EXAMPLES = """
 
 
 @main_group.command("upgrade", cls=GroupedCommand, groups=flags.help_groups(flags.UPGRADE, flags.UPGRADE_GROUPS),
-                    examples=_UPGRADE_EXAMPLES, rewrite=flags.optional_values(flags.UPGRADE),
+                    examples=_UPGRADE_EXAMPLES, table=flags.UPGRADE,
                     short_help="Plan helm upgrade --install RELEASE CHART.")
 @click.argument("release")
 @click.argument("chart")
@@ -138,6 +144,7 @@ def upgrade_command(**params: Any) -> int:
 
 
 @main_group.command("rollback", cls=GroupedCommand, short_help="Plan helm rollback RELEASE [REVISION].",
+                    table=flags.ROLLBACK,
                     examples="""
 {prog} rollback shop            # back to the revision before the newest
 {prog} rollback shop 3 -n shop -o markdown
@@ -150,7 +157,7 @@ def rollback_command(**params: Any) -> int:
     return _plan("rollback", params)
 
 
-@main_group.command("uninstall", cls=GroupedCommand, short_help="Plan helm uninstall RELEASE.",
+@main_group.command("uninstall", cls=GroupedCommand, short_help="Plan helm uninstall RELEASE.", table=flags.UNINSTALL,
                     examples="""
 {prog} uninstall shop -n shop
 {prog} uninstall shop --keep-history --fail-on delete:PersistentVolumeClaim
@@ -162,7 +169,7 @@ def uninstall_command(**params: Any) -> int:
     return _plan("uninstall", params)
 
 
-@main_group.command("diff", cls=GroupedCommand, short_help="Plan from two rendered manifest files.",
+@main_group.command("diff", cls=GroupedCommand, short_help="Plan from two rendered manifest files.", table=flags.DIFF,
                     examples="""
 # in CI, with no cluster: the base branch's render against the head's
 helm template shop ./chart -n shop --include-crds > head.yaml
@@ -179,7 +186,7 @@ def diff_command(**params: Any) -> int:
     return _plan("diff", params)
 
 
-@main_group.command("show", cls=GroupedCommand, short_help="Print a saved plan again.",
+@main_group.command("show", cls=GroupedCommand, short_help="Print a saved plan again.", table=flags.SHOW,
                     examples="""
 {prog} upgrade shop ./chart --out plan.json
 {prog} show plan.json -o markdown
@@ -192,6 +199,8 @@ def show_command(saved: str, **params: Any) -> int:
 
     The output is the one the original run printed, byte for byte. Gates and --detailed-exitcode
     work as on the original run; ignore rules were applied when the plan was made."""
+    from deployah_plan.commands.plan_steps import run_show
+
     return run_show(saved, params)
 
 
@@ -219,6 +228,8 @@ def verify_command(saved: str, command: Sequence[str], strict: bool, check_only:
         strict, check_only, debug = strict or flag == "--strict", check_only or flag == "--check-only", \
             debug or flag == "--debug"
     _remember_debug(click.get_current_context(), verify_command.params[0], debug)  # --debug may follow PLAN.json
+    from deployah_plan.commands.verify import VerifyOptions, verify_plan
+
     return verify_plan(main_group, VerifyOptions(path=saved, command=tuple(rest), strict=strict, check_only=check_only,
                                                  debug=_debug_enabled(debug)))
 
@@ -229,6 +240,8 @@ def verify_command(saved: str, command: Sequence[str], strict: bool, check_only:
 """)
 def schema_command() -> int:
     """Print the JSON Schema of the JSON plan (-o json, --out)."""
+    from deployah_plan.commands.show import schema_text
+
     sys.stdout.write(schema_text())
     return EXIT_OK
 
@@ -273,18 +286,20 @@ def _run(args: list[str]) -> int:
         ctx = getattr(err, "ctx", None)
         where = ctx.command_path if ctx is not None else "helm plan"
         message = err.format_message().rstrip(".")
-        click.echo(f"helm plan: error: {message}; see `{where} --help`", err=True)
+        click.echo(session.shown(f"helm plan: error: {message}; see `{where} --help`"), err=True)
         return EXIT_ERROR
     except PlanError as err:
-        click.echo(f"helm plan: error: {err}", err=True)
+        click.echo(session.shown(f"helm plan: error: {err}"), err=True)
         return EXIT_ERROR
     except KeyboardInterrupt:
         click.echo("helm plan: interrupted", err=True)
         return 130
     except Exception as err:  # a bug: say so in one line, with the traceback only on request
         if session.debug:
-            traceback.print_exc()
-        click.echo(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the traceback, "
-                   "and please report it)", err=True)
+            import traceback
+
+            sys.stderr.write(session.shown(traceback.format_exc()))
+        click.echo(session.shown(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the "
+                                 "traceback, and please report it)"), err=True)
         return EXIT_ERROR
     return result if isinstance(result, int) else EXIT_OK

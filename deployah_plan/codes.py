@@ -87,6 +87,11 @@ class Code(str, enum.Enum):
     CRD_NOT_UPGRADED = _Entry(
         "crd-not-upgraded", "A chart CRD (crds/) changed in the chart, but Helm never upgrades the chart's crds/: "
         "apply it yourself before the upgrade if the new chart needs it.", severity=_WARN)
+    CRD_VERSION_REMOVED = _Entry(
+        "crd-version-removed", "An applied CRD leaves out a version. With the live CRD read and that version still "
+        "in its status.storedVersions, a predicted failure (the API server refuses the update); without the live "
+        "CRD, a warning.", severity=_WARN, fails=Fails.SOMETIMES, check=f"{_PLANNER}._crd_versions",
+        label="removes a stored CRD version")
     CRDS_UNTOUCHED = _Entry(
         "crds-untouched", "helm uninstall never deletes the CRDs installed from the chart's crds/ directory.")
     DROPPED_DOCUMENT = _Entry(
@@ -118,6 +123,10 @@ class Code(str, enum.Enum):
         severity=_WARN, fails=Fails.ALWAYS, check=f"{_VALIDATE}._Predictor.kind")
     KINDS_NOT_CHECKED = _Entry(
         "kinds-not-checked", "Custom kinds whose CRD is not in the chart, rendered offline: not checked.")
+    KUBE_VERSION_ASSUMED = _Entry(
+        "kube-version-assumed", "`helm plan diff` without --kube-version judged the objects against the newest "
+        "Kubernetes version helm plan knows (named in the message); a kind that version does not serve is then a "
+        "warning, not a predicted failure.")
     SCHEMA_INVALID = _Entry(
         "schema-invalid", "A value of the wrong type or a missing required field: the API server rejects the "
         "object.", severity=_WARN, fails=Fails.ALWAYS, check=f"{_VALIDATE}._Predictor.schema")
@@ -131,6 +140,10 @@ class Code(str, enum.Enum):
     HOOK_COLLISION = _Entry(
         "hook-collision", "A hook without before-hook-creation whose previous object may remain: its creation fails "
         "with \"already exists\".", severity=_WARN, fails=Fails.SOMETIMES, check=f"{_VALIDATE}.hook_collisions")
+    PVC_EXPAND_REFUSED = _Entry(
+        "pvc-expand-refused", "A PersistentVolumeClaim asks for more storage and its StorageClass (read from the "
+        "cluster or the release) does not allow volume expansion: the API server refuses it.", severity=_WARN,
+        fails=Fails.ALWAYS, check="deployah_plan.core.impact._pvc_size", label="volume expansion refused")
     CREATE_NAMESPACE = _Entry(
         "create-namespace", "helm upgrade --install --create-namespace creates the release namespace before an "
         "install (a create of kind Namespace in the plan, not part of the release).")

@@ -7,10 +7,13 @@ parameter's name; `into` and `attr`: the request field it fills), how its `--hel
 it with the reviewed plan's (`verify`). Derived from it, never written again:
 
 - the click options of each command (`click_options`) and `helm plan upgrade --help`'s groups
-  (`help_groups`), and the `--flag=VALUE` rewrite of a flag whose value is optional;
+  (`help_groups`);
+- how a command line is read: by helm's pflag rules (pflag.py), from each flag's names, short
+  name, whether it takes or repeats a value, its optional (`bare`) value and `split`;
 - the request objects' fields (`request_fields`: UpgradeOptions and its parts, RollbackOptions, ...);
 - the helm argument lists (`helm_args`: values, render, dry-run-only and pull flags);
-- verify's comparison (`not_compared`, `from_record`).
+- verify's comparison (`not_compared`, `from_record`), and what verify takes only from a command
+  or a keyed plan (`program`: a program helm runs, a kubeconfig).
 
 A new `helm upgrade` flag is one entry in `UPGRADE`, plus what it does in the planner when it
 changes more than helm's arguments.
@@ -36,6 +39,14 @@ class Reach(enum.Enum):
     SERVER_RENDER = "server-render"  # to `helm upgrade --dry-run=server` only (offline, the planner does its work)
     TEMPLATE = "template"  # to `helm template` only, with what the planner adds to it (--api-versions)
     PULL = "pull"  # to the `helm pull` that fetches a chart from a repository or a registry
+
+
+class Split(enum.Enum):
+    """How helm's pflag reads one occurrence of a repeatable flag's value."""
+
+    NONE = "none"  # StringArray (--set, --set-file, ...) and the plugin's own: the value as given
+    CSV = "csv"  # StringSlice (-f, -a): comma-separated, read as CSV (`-f a.yaml,b.yaml` is two files)
+    PAIRS = "pairs"  # StringToString (--labels): key=value pairs, comma-separated
 
 
 class Verify(enum.Enum):
@@ -69,6 +80,14 @@ class Flag:
     attr: str = ""  # the field there; dest when empty
     equals: bool = False  # passed to helm as --flag=VALUE (a value may start with "-")
     requires: str = ""  # passed to helm only with this other flag (its attr) set
+    split: Split = Split.NONE  # how pflag splits a repeatable flag's value
+    program: bool = False  # names a program helm runs, or a kubeconfig (whose user may run one)
+
+    def __post_init__(self) -> None:
+        if self.program and self.verify is Verify.FROM_RECORD:
+            raise ValueError(f"{self.long}: a program is never taken from a plan's record")
+        if self.split is not Split.NONE and not self.repeatable:
+            raise ValueError(f"{self.long}: only a repeatable flag is split")
 
     @property
     def long(self) -> str:
@@ -131,7 +150,8 @@ KUBE_CONTEXT = Flag(names=("--kube-context",), dest="kube_context", metavar="NAM
                     help="Kubeconfig context (helm passes it as HELM_KUBECONTEXT).", verify=Verify.NOT_COMPARED,
                     into="upgrade")
 KUBECONFIG = Flag(names=("--kubeconfig",), dest="kubeconfig", metavar="PATH", group="Cluster",
-                  help="Kubeconfig file (helm passes it as KUBECONFIG).", verify=Verify.NOT_COMPARED, into="upgrade")
+                  help="Kubeconfig file (helm passes it as KUBECONFIG).", verify=Verify.NOT_COMPARED, into="upgrade",
+                  program=True)  # its user may run an exec credential plugin
 CLUSTER_FLAGS = (NAMESPACE, KUBE_CONTEXT, KUBECONFIG)
 NO_DRIFT = Flag(names=("--no-drift",), dest="no_drift", takes_value=False, group="Cluster",
                 help="Do not read the cluster: no drift, no ownership check.", verify=Verify.FROM_RECORD, into="upgrade")
@@ -140,9 +160,10 @@ REQUIRE_CLUSTER = Flag(names=("--require-cluster",), dest="require_cluster", tak
                        verify=Verify.FROM_RECORD, into="upgrade")
 
 
-def _values(names: tuple[str, ...], dest: str, metavar: str, help: str, attr: str = "", short: str = "") -> Flag:
+def _values(names: tuple[str, ...], dest: str, metavar: str, help: str, attr: str = "", short: str = "",
+            split: Split = Split.NONE) -> Flag:
     return Flag(names=names, short=short, dest=dest, repeatable=True, metavar=metavar, help=help, group="Values",
-                reach=Reach.VALUES, into="values", attr=attr)
+                reach=Reach.VALUES, into="values", attr=attr, split=split)
 
 
 def _switch(name: str, help: str, group: str, into: str, reach: Reach = Reach.NONE, short: str = "",
@@ -152,9 +173,9 @@ def _switch(name: str, help: str, group: str, into: str, reach: Reach = Reach.NO
 
 
 def _text(name: str, metavar: str, help: str, group: str, into: str, reach: Reach = Reach.NONE,
-          dest: str = "", attr: str = "") -> Flag:
+          dest: str = "", attr: str = "", program: bool = False) -> Flag:
     return Flag(names=(name,), dest=dest or name[2:].replace("-", "_"), metavar=metavar, help=help, group=group,
-                into=into, reach=reach, attr=attr)
+                into=into, reach=reach, attr=attr, program=program)
 
 
 _ACCEPTED = "Accepted, no effect on the plan"
@@ -163,7 +184,8 @@ _ACCEPTED = "Accepted, no effect on the plan"
 # the order `--help` lists them. `into`: "upgrade" UpgradeOptions itself, "values" ValueFlags,
 # "source" ChartSource, "deploy" DeployFlags.
 UPGRADE: tuple[Flag, ...] = (
-    _values(("--values",), "values_files", "FILE", "Values file (repeatable).", attr="files", short="-f"),
+    _values(("--values",), "values_files", "FILE", "Values file (repeatable).", attr="files", short="-f",
+            split=Split.CSV),
     _values(("--set",), "set_", "K=V", "Set values on the command line (repeatable).", attr="set"),
     _values(("--set-string",), "set_string", "K=V", "Set STRING values (repeatable)."),
     _values(("--set-file",), "set_file", "K=PATH", "Set values from files (repeatable)."),
@@ -199,9 +221,9 @@ UPGRADE: tuple[Flag, ...] = (
           Reach.TEMPLATE),
     Flag(names=("--api-versions",), short="-a", dest="api_versions", repeatable=True, metavar="API",
          help="API versions for Capabilities (offline render only).", group="Rendering", into="upgrade",
-         reach=Reach.TEMPLATE),
+         reach=Reach.TEMPLATE, split=Split.CSV),
     _text("--post-renderer", "PATH|PLUGIN", "Post-render the manifests (Helm 3: an executable; Helm 4: a "
-          "postrenderer plugin's name).", "Rendering", "deploy", Reach.RENDER),
+          "postrenderer plugin's name).", "Rendering", "deploy", Reach.RENDER, program=True),
     Flag(names=("--post-renderer-args",), dest="post_renderer_args", repeatable=True, metavar="ARG",
          help="An argument to the post-renderer (repeatable).", group="Rendering", into="deploy", reach=Reach.RENDER,
          equals=True, requires="post_renderer"),
@@ -229,7 +251,7 @@ UPGRADE: tuple[Flag, ...] = (
     Flag(names=("--history-max",), dest="history_max", type=int, metavar="N", group="What helm does", into="deploy",
          help="Revisions to keep; the plan names those helm deletes. [default: 10; 0: no limit]"),
     Flag(names=("--labels",), short="-l", dest="labels", repeatable=True, metavar="K=V,...", group="What helm does",
-         into="deploy", help="Release labels (a value of null removes one)."),
+         into="deploy", help="Release labels (a value of null removes one).", split=Split.PAIRS),
     _text("--description", "TEXT", "The new revision's description.", "What helm does", "deploy"),
     *CLUSTER_FLAGS, NO_DRIFT, REQUIRE_CLUSTER,
     OUTPUT, NO_COLOR, SHOW_SECRETS, FULL_VALUES, OUT, IGNORE, IGNORE_FILE, DEBUG, DETAILED_EXITCODE, FAIL_ON,
@@ -329,11 +351,6 @@ def help_groups(flags: Sequence[Flag], order: Sequence[str]) -> list[tuple[str, 
     return [(group, [flag.dest for flag in flags if flag.group == group]) for group in order]
 
 
-def optional_values(flags: Iterable[Flag]) -> dict[str, str]:
-    """`--flag=VALUE` of each flag with an optional value, as the hidden option that reads it."""
-    return {flag.long: f"{flag.long}-value" for flag in flags if flag.bare}
-
-
 def value(flag: Flag, params: Mapping[str, Any]) -> Any:
     """A flag's parsed value. An optional-value flag: "" when absent, its bare value when given
     alone, else what followed `=`."""
@@ -374,6 +391,6 @@ def from_record(flags: Iterable[Flag]) -> tuple[str, ...]:
     return tuple(flag.dest for flag in flags if flag.verify is Verify.FROM_RECORD)
 
 
-__all__ = ["BY_COMMAND", "DIFF", "Flag", "OUTPUT_FLAGS", "PLAN_FLAGS", "ROLLBACK", "Reach", "SHOW", "UNINSTALL",
+__all__ = ["BY_COMMAND", "DIFF", "Flag", "OUTPUT_FLAGS", "PLAN_FLAGS", "ROLLBACK", "Reach", "SHOW", "Split", "UNINSTALL",
            "UPGRADE", "UPGRADE_GROUPS", "Verify", "click_options", "from_record", "help_groups", "helm_args",
-           "not_compared", "optional_values", "request_fields", "value"]
+           "not_compared", "request_fields", "value"]

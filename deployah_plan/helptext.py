@@ -8,6 +8,9 @@ from typing import Any, Sequence
 
 import click
 
+from deployah_plan.flags import Flag
+from deployah_plan.pflag import click_spelling
+
 
 def prog_name(argv0: str | None = None) -> str:
     """`helm plan` when helm runs the plugin (helm sets HELM_PLUGIN_NAME for it), else the name
@@ -27,27 +30,18 @@ class GroupedCommand(click.Command):
     `{prog}` is replaced by the program's name as invoked."""
 
     def __init__(self, *args: Any, groups: Sequence[tuple[str, Sequence[str]]] = (), examples: str = "",
-                 rewrite: dict[str, str] | None = None, **kwargs: Any) -> None:
+                 table: Sequence[Flag] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.groups = list(groups)
         self.examples = examples
-        self.rewrite = rewrite or {}
+        self.table = tuple(table)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        """Flags whose value is optional in helm (pflag's NoOptDefVal: `--wait` or `--wait=watcher`,
-        never `--wait watcher`) become a bare flag plus a hidden option for the `=VALUE` form, so
-        that a bare one never swallows the argument after it, as click would."""
-        out: list[str] = []
-        for arg in args:
-            if arg == "--":
-                out += args[len(out):]
-                break
-            name, eq, value = arg.partition("=")
-            if eq and name in self.rewrite:
-                out.append(f"{self.rewrite[name]}={value}")
-            else:
-                out.append(arg)
-        return super().parse_args(ctx, out)
+        """The arguments read by helm's rules first (pflag.py), when the command's flags come
+        from the flag table, so that click reads what helm would."""
+        if self.table:
+            args = click_spelling(self.table, args)
+        return super().parse_args(ctx, args)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         records: dict[str, tuple[str, str]] = {}

@@ -109,9 +109,25 @@ class _SourceIndex:
         return path
 
 
+_NOT_SPACE = re.compile(r"\S")
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")  # where str.splitlines splits
+
+
 def _has_content(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end] has a line that is neither blank nor a comment."""
-    return any(part.strip() and not part.lstrip().startswith("#") for part in text[start:end].splitlines())
+    """Whether text[start:end] has a line that is neither blank nor a comment: a line whose
+    first character other than white space is not `#`. Found by searching, not by splitting
+    each document into lines."""
+    position = start
+    while True:
+        found = _NOT_SPACE.search(text, position, end)
+        if found is None:
+            return False
+        if text[found.start()] != "#":
+            return True
+        line_end = _LINE_BREAK.search(text, found.start(), end)
+        if line_end is None:
+            return False
+        position = line_end.end()
 
 
 def _annotation(obj: Mapping[str, Any], key: str) -> str | None:

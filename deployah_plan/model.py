@@ -25,14 +25,20 @@ Invariants (a `ValueError` names the one broken):
 - A warning that `fails` is a predicted failure of the whole action (severity warning); the
   summary counts them. A known code fails as its entry in `codes.Code` says (always, never, or
   case by case).
+- `summary.regenerated` counts the updates whose every real field change is `regenerated`
+  (values the chart makes anew on every render); they still count as changes.
 - Ignored changes (matched whole by an ignore rule) sit in `ignored`, never in `changes`, and
   count only in `summary.ignored`. A change in `changes` may carry `ignored_fields`; an update
   there still needs at least one field change that is not ignored.
 - Drift is reported only when the live state was read (`LiveCheck.status` checked or partial);
-  a partial check names what it could not read, a complete one names nothing. Drift never
-  changes the Helm action or the summary. A modified drift's `effect` is derived from its fields.
+  a partial check names what it could not read, a complete one names nothing. A modified
+  drift's `effect` is derived from its fields. Drift this deploy sets back (`DriftChange.reverts`:
+  a missing object created again, a live field changed back to the chart's) is a change: the
+  summary counts it (`drift_reverted`), and it makes an upgrade, never `HelmAction.NONE`.
 - Only a create carries an ownership verdict other than `not-checked`; `owner_release` names
   the other release that owns the live object (other-release, or adopt with --take-ownership).
+- Each impact (what the deploy does to running things: core/impact.py) has a kind, names at
+  least one object, and counts only with non-negative integers; impacts keep the order given.
 
 Snapshots keep secret values. The plan is not the JSON document: renderers decide what a
 reader may see.
@@ -201,6 +207,40 @@ class FieldChange:
     parts: tuple["FieldChange", ...] = ()
     parts_of: str = ""  # "json", "yaml" or "entries"
     equivalent: bool = False
+    # A CustomResourceDefinition's schema prose (a `description` keyword under openAPIV3Schema):
+    # a real change, counted per CRD (`CRDSummary.descriptions`) rather than shown one by one.
+    crd_description: bool = False
+    # The chart makes this value anew on every render (a random password, a generated
+    # certificate, `now`, a checksum of those): found by rendering twice (core/regenerated.py).
+    # A real change Helm applies, but not one the inputs asked for.
+    regenerated: bool = False
+
+
+@dataclass(frozen=True)
+class CRDSchemaChange:
+    """One change to a CRD that matters to its custom resources (core/crd.py).
+
+    `what` is one of: version-added, version-removed, served-changed, storage-changed (before
+    and after are the flag), field-added, field-removed (before/after: the field's type, when
+    given), type-changed (before/after: the types), required-added, required-removed. `path`
+    names the field in the version's schema, dotted (`spec.tls.secretName`, `[]` for a list's
+    items, `{}` for a map's values); "" for a version change.
+    """
+
+    what: str
+    version: str
+    path: str = ""
+    before: Any = None
+    after: Any = None
+
+
+@dataclass(frozen=True)
+class CRDSummary:
+    """A CRD's change by meaning: how many field changes only edit schema prose, and what
+    else changed for its custom resources (versions matched by name)."""
+
+    descriptions: int = 0
+    changes: tuple[CRDSchemaChange, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -241,6 +281,7 @@ class ResourceChange:
     # "namespace/name" of the release that owns it, when it is not this one.
     ownership: Ownership = Ownership.NOT_CHECKED
     owner_release: str = ""
+    crd_schema: CRDSummary | None = None  # an updated CustomResourceDefinition's change by meaning
 
 
 @dataclass(frozen=True)
@@ -284,6 +325,7 @@ class ChartCRD:
     # The chart's copy changed since the previous render (a diff of two renders with their
     # crds/); None when the previous copy is not known. Helm still leaves it alone on upgrade.
     chart_changed: bool | None = None
+    schema: CRDSummary | None = None  # what changed in the chart, by meaning (when chart_changed)
 
     @property
     def will_process(self) -> bool:
@@ -319,6 +361,12 @@ class DriftChange:
     reason: str = ""  # one line: why this effect (e.g. "a custom resource: JSON merge patch")
     live: Mapping[str, Any] | None = None
 
+    @property
+    def reverts(self) -> bool:
+        """This deploy sets the live object back to the chart: it creates a missing object
+        again, adopts an unexpected one, or changes at least one drifted field back."""
+        return self.effect is DriftEffect.REVERTED or any(f.effect is DriftEffect.REVERTED for f in self.fields)
+
 
 @dataclass(frozen=True)
 class LiveGap:
@@ -348,6 +396,119 @@ class LiveCheck:
 
 
 @dataclass(frozen=True)
+class _Kind:
+    value: str
+    description: str  # the published schema's text
+    sign: str  # the mark the writers put before it: `~` a rollout, `=` nothing restarts, `!` at risk
+    one: str = ""  # how the impact line counts one of them, and several ("" : a count of its own)
+    many: str = ""
+    family: str = ""  # the --fail-on family it also answers to (`traffic`, `data`)
+
+
+_TRAFFIC = ("traffic risk", "traffic risks")
+_DATA = ("data risk", "data risks")
+
+
+class ImpactKind(enum.Enum):
+    """What a deploy does to running things, beyond the objects it writes (core/impact.py),
+    declared once with what varies with it: the schema's text, the writers' sign, how the line
+    under the plan line counts it, and its `--fail-on` family. Each rests on documented
+    Kubernetes controller behaviour; the README ("What the deploy does to running things")
+    quotes it. The order is the one impacts are listed in.
+    """
+
+    RESTART = _Kind(
+        "restart", "A pod-template change on a Deployment, StatefulSet or DaemonSet: its controller replaces the "
+        "pods now (counts: replicas, live_replicas, pods).", "~")
+    DEFERRED_RESTART = _Kind(
+        "deferred-restart", "A pod-template change that restarts no pod now: OnDelete (until pods are deleted), a "
+        "paused Deployment, or a StatefulSet partition at or above the replica count.", "=",
+        "pod-template change waits for pods to be deleted or resumed",
+        "pod-template changes wait for pods to be deleted or resumed")
+    NO_RESTART = _Kind(
+        "no-restart", "A workload updated only outside its pod template (metadata, replicas): no pod restarts.",
+        "=", "workload changes without a restart", "workloads change without a restart")
+    CONFIG_UNREACHED = _Kind(
+        "config-unreached", "A ConfigMap's or Secret's data changes and no pod template that reads it does: the "
+        "objects are its consumers (counts: consumers, never_updated: those reading it as env or a subPath mount).",
+        "!", "config change reaches no running pod", "config changes reach no running pod")
+    REPLICAS_RESET = _Kind(
+        "replicas-reset", "The chart sets spec.replicas on a workload an HPA scales (objects: the HPA): client-side "
+        "apply resets the count on each deploy; server-side apply conflicts with the HPA controller (counts: "
+        "replicas, live_replicas).", "!",
+        "HPA-scaled replica count set by the chart", "HPA-scaled replica counts set by the chart")
+    TRAFFIC_UNMATCHED = _Kind(
+        "traffic-unmatched", "A Service's selector no longer matches the pods of any workload of the release "
+        "(objects: the workloads it matched).", "!", *_TRAFFIC, family="traffic")
+    TRAFFIC_MOVED = _Kind(
+        "traffic-moved", "A Service's selector matches other workloads than before (objects: before and after).",
+        "!", *_TRAFFIC, family="traffic")
+    TRAFFIC_PORT = _Kind(
+        "traffic-port", "A Service port removed, or its targetPort changed (counts: ports).", "!", *_TRAFFIC,
+        family="traffic")
+    TRAFFIC_ROUTE = _Kind(
+        "traffic-route", "An Ingress or HTTPRoute host or rule removed, or the object deleted (counts: routes).",
+        "!", *_TRAFFIC, family="traffic")
+    DATA_CRD = _Kind(
+        "data-crd", "A CustomResourceDefinition is deleted: every custom resource of its kind goes with it.", "!",
+        *_DATA, family="data")
+    DATA_PVC_SHRINK = _Kind(
+        "data-pvc-shrink", "A PersistentVolumeClaim asks for less storage: the API server refuses it.", "!", *_DATA,
+        family="data")
+    DATA_PVC_EXPAND = _Kind(
+        "data-pvc-expand", "A PersistentVolumeClaim asks for more storage: only a StorageClass with "
+        "allowVolumeExpansion grows it (judged when the StorageClass was read).", "!", *_DATA, family="data")
+    DATA_PVC_LEFT = _Kind(
+        "data-pvc-left", "A StatefulSet is deleted: the claims of its volumeClaimTemplates stay, or are deleted by "
+        "its persistentVolumeClaimRetentionPolicy (counts: claims).", "!", *_DATA, family="data")
+
+    _value_: str
+    description: str
+    sign: str
+    one: str
+    many: str
+    family: str
+
+    def __new__(cls, entry: _Kind) -> ImpactKind:
+        member = object.__new__(cls)
+        member._value_ = entry.value
+        member.description, member.sign, member.one, member.many = entry.description, entry.sign, entry.one, entry.many
+        member.family = entry.family
+        return member
+
+    def answers_to(self, gate: str) -> bool:
+        """`--fail-on GATE` names this kind, or its family."""
+        return gate in (self._value_, self.family)
+
+
+# The --fail-on names impacts answer to: each kind, then the families.
+IMPACT_GATES: tuple[str, ...] = (*(k.value for k in ImpactKind), *dict.fromkeys(k.family for k in ImpactKind if k.family))
+
+
+def schema_impact_kinds() -> list[dict[str, str]]:
+    """The schema's `$defs.impact.properties.kind.oneOf`: one entry per kind, in the table's order."""
+    return [{"const": k.value, "description": k.description} for k in ImpactKind]
+
+
+@dataclass(frozen=True)
+class Impact:
+    """One thing the deploy does to running things. `resource` is the object it is about;
+    `objects` the others involved (consumers, workloads, HPAs), in a stable order; `counts`
+    what can be counted (replicas, pods, consumers), by name; `message` one line that says it,
+    and `details` the lines under it (what each consumer sees, the strategy)."""
+
+    kind: ImpactKind
+    resource: ResourceRef
+    message: str
+    objects: tuple[ResourceRef, ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()
+    details: tuple[str, ...] = ()
+
+    def count(self, name: str) -> int | None:
+        return dict(self.counts).get(name)
+
+
+@dataclass(frozen=True)
 class Header:
     release: str
     namespace: str
@@ -374,6 +535,8 @@ class Summary:
     hooks_run: int = 0  # hooks that run on this action
     hooks_changed: int = 0  # of those, hooks whose definition changes
     hooks_stored: int = 0  # hook definitions that change but do not run on this action (only stored)
+    drift_reverted: int = 0  # drifted objects this deploy sets back (DriftChange.reverts): changes too
+    regenerated: int = 0  # of the updates, those whose every change is a value the chart regenerates
 
     @property
     def total(self) -> int:
@@ -394,17 +557,19 @@ class Plan:
     not_checked: tuple[str, ...] = ()  # derived from `live`: what this plan could not check, one sentence each
     drift: tuple[DriftChange, ...] = ()
     live: LiveCheck = LiveCheck()
+    impact: tuple[Impact, ...] = ()  # what the deploy does to running things (core/impact.py)
 
     @property
     def has_changes(self) -> bool:
         """True when Helm would change something that no ignore rule matched: a resource, a
-        hook, or a new release. Ignored changes never count (for --detailed-exitcode)."""
+        hook, a new release, or drift it sets back. Ignored changes never count (for
+        --detailed-exitcode)."""
         if self.helm_action in (HelmAction.INSTALL, HelmAction.UNINSTALL):
             return True
         hooks = any(t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE for t in self.tasks)
         # A chart CRD that changed is something to act on, though Helm will not apply it.
         crds = any(c.chart_changed for c in self.chart_crds)
-        return bool(self.changes) or hooks or crds
+        return bool(self.changes) or hooks or crds or self.summary.drift_reverted > 0
 
     def task_groups(self) -> tuple[tuple[TaskPhase, tuple[TaskPlan, ...]], ...]:
         """Tasks by phase, each phase in Helm's run order. A hook that runs in several phases
@@ -445,7 +610,7 @@ def disambiguate(changes: Iterable[ResourceChange]) -> list[ResourceChange]:
 
 
 def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Iterable[Warning] = (),
-              tasks: Iterable[TaskPlan] = ()) -> Summary:
+              tasks: Iterable[TaskPlan] = (), drift: Iterable[DriftChange] = ()) -> Summary:
     counts = {Action.CREATE: 0, Action.UPDATE: 0, Action.DELETE: 0, Action.RETAIN: 0}
     for change in changes:
         counts[change.action] += 1
@@ -456,7 +621,14 @@ def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Ite
         hooks_run=sum(1 for t in hooks if t.will_run),
         hooks_changed=sum(1 for t in hooks if t.will_run and t.action is not TaskAction.UNCHANGED),
         hooks_stored=sum(1 for t in hooks if not t.will_run and t.action is not TaskAction.UNCHANGED),
+        drift_reverted=sum(1 for d in drift if d.reverts),
+        regenerated=sum(1 for c in changes if c.action is Action.UPDATE and _only_regenerated(c.fields)),
     )
+
+
+def _only_regenerated(fields: Iterable[FieldChange]) -> bool:
+    real = [f for f in fields if not f.equivalent]
+    return bool(real) and all(f.regenerated for f in real)
 
 
 def _check_change(change: ResourceChange, ignored: bool = False) -> None:
@@ -561,6 +733,7 @@ def build_plan(
     hooks_disabled: bool = False,
     drift: Iterable[DriftChange] = (),
     live: LiveCheck | None = None,
+    impact: Iterable[Impact] = (),
 ) -> Plan:
     """The one constructor of a Plan; see the module docstring for what it checks."""
     if not isinstance(helm_action, HelmAction):
@@ -597,12 +770,20 @@ def build_plan(
     live = live if live is not None else LiveCheck()
     drift_list = sorted((_drift_effect(d) for d in drift), key=lambda d: (d.resource.identity, d.resource))
     _check_live(live, drift_list)
+    if helm_action is HelmAction.NONE and any(d.reverts for d in drift_list):
+        raise ValueError("a plan that sets drift back is an upgrade, not a plan with no Helm action")
     warning_list = tuple(warnings)
     for warning in warning_list:
         if warning.fails and warning.severity is not Severity.WARNING:
             raise ValueError(f"a predicted failure is a warning, not {warning.severity.value}: {warning.code}")
         if warning.code.fails is (Fails.NEVER if warning.fails else Fails.ALWAYS):
             raise ValueError(f"warning {warning.code} {'never' if warning.fails else 'always'} predicts a failure")
+    impact_list = tuple(impact)
+    for item in impact_list:
+        if not isinstance(item.kind, ImpactKind):
+            raise ValueError(f"impact {item.kind!r} is not an ImpactKind")
+        if any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for _, n in item.counts):
+            raise ValueError(f"impact {item.kind.value} on {item.resource}: counts are non-negative integers")
     return Plan(
         header=header,
         helm_action=helm_action,
@@ -610,21 +791,25 @@ def build_plan(
         tasks=tuple(task_list),
         chart_crds=tuple(chart_crds),
         warnings=warning_list,
-        summary=summarize(change_list, len(ignored_list), warning_list, task_list),
+        summary=summarize(change_list, len(ignored_list), warning_list, task_list, drift_list),
         ignored=tuple(ignored_list),
         not_checked=_not_checked(live),
         hooks_disabled=hooks_disabled,
         drift=tuple(drift_list),
         live=live,
+        impact=impact_list,
     )
 
 
 def rebuild(plan: Plan, changes: Iterable[ResourceChange] | None = None,
             ignored: Iterable[ResourceChange] | None = None) -> Plan:
-    """The same plan with some parts replaced, checked and derived again by `build_plan`."""
+    """The same plan with some parts replaced, checked and derived again by `build_plan`. An
+    impact about an object whose whole change is now ignored goes with it."""
+    ignored = plan.ignored if ignored is None else tuple(ignored)
+    gone = {c.resource.identity for c in ignored}
     return build_plan(
         plan.header, plan.helm_action,
-        plan.changes if changes is None else changes, plan.tasks, plan.chart_crds, plan.warnings,
-        plan.ignored if ignored is None else ignored,
+        plan.changes if changes is None else changes, plan.tasks, plan.chart_crds, plan.warnings, ignored,
         hooks_disabled=plan.hooks_disabled, drift=plan.drift, live=plan.live,
+        impact=[i for i in plan.impact if i.resource.identity not in gone],
     )

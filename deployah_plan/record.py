@@ -3,11 +3,12 @@ to say what moved since.
 
 A plan saved with `--out` carries an `inputs` object beside the plan (format 1.3):
 
-- `command` and `argv`: the command line after the program name, as typed, except that the
-  values of `--set`, `--set-string`, `--set-json` and `--set-literal` become a digest (their
-  keys stay readable) and a credential flag (`--password`, a token) becomes `(hidden)`. It is
-  parsed again by the same click command, so every flag the command has is recorded without
-  naming it here;
+- `command` and `argv`: the command line after the program name, as helm reads it (pflag.py:
+  each flag spelt `--flag=VALUE`), except that the values of `--set`, `--set-string`,
+  `--set-json` and `--set-literal` become a digest (their keys stay readable), and a
+  credential flag (`--password`, a token) and the user and password of a URL
+  (`--repo https://user:pw@host`, a chart or values URL) become `(hidden)`. It is parsed again
+  by the same command, so every flag the command has is recorded without naming it here;
 - `chart`: the chart reference and a digest of what was rendered (the archive's bytes, or of a
   chart folder every file's relative path and content, in path order);
 - `files`: a digest of each file the command read by path (`-f`, `--set-file`,
@@ -29,7 +30,8 @@ two plans do not give equal digests and no precomputed table applies. A short se
 be guessed by whoever holds the file and the salt; set HELM_PLAN_KEY (a CI secret, in both the
 plan and the verify job) and the key is derived from it too: then neither a guess nor a forged
 seal can be checked without it. Without HELM_PLAN_KEY the seal detects edits and corruption,
-not a forger who recomputes it.
+not a forger who recomputes it: verify then runs no program the file alone names, and refuses
+an unkeyed plan when HELM_PLAN_KEY is set (commands/verify.py).
 
 Each release command returns what it read with its plan (`Planned(plan, facts)`); the record
 is a function of those facts, the command's parsed params, its argv and a Digester
@@ -37,12 +39,9 @@ is a function of those facts, the command's parsed params, its argv and a Digest
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import re
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -53,7 +52,9 @@ from deployah_plan import __version__
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.model import Header, Plan
-from deployah_plan.redact import value_keys
+from deployah_plan.flags import BY_COMMAND, Flag
+from deployah_plan.pflag import helm_spelling
+from deployah_plan.redact import hide_userinfo, value_keys
 from deployah_plan.sources.helm import StoredRelease
 from deployah_plan.sources.live import LiveSnapshot
 
@@ -83,7 +84,7 @@ class Digester:
 
     @classmethod
     def new(cls) -> "Digester":
-        return cls.of(secrets.token_hex(16), bool(os.environ.get(KEY_ENV)))
+        return cls.of(os.urandom(16).hex(), bool(os.environ.get(KEY_ENV)))  # what secrets.token_hex reads
 
     @classmethod
     def of(cls, salt: str, keyed: bool) -> "Digester":
@@ -93,6 +94,8 @@ class Digester:
             raise UsageError("the plan's digest salt is not hex", "plan again with --out") from None
         if not keyed:
             return cls(salt, False, raw)
+        import hashlib  # digests are imported where a record is made or checked
+
         secret = os.environ.get(KEY_ENV, "")
         if not secret:
             raise UsageError(f"the plan was sealed with {KEY_ENV}, which is not set",
@@ -100,6 +103,9 @@ class Digester:
         return cls(salt, True, hashlib.sha256(b"helm-plan\0" + secret.encode() + b"\0" + raw).digest())
 
     def digest(self, data: bytes) -> str:
+        import hashlib
+        import hmac
+
         return f"{ALGORITHM}:{hmac.new(self.key, data, hashlib.sha256).hexdigest()}"
 
     def describe(self) -> dict[str, Any]:
@@ -112,6 +118,8 @@ def chart_tree_sha256(path: str) -> bytes:
     """A packaged chart by its bytes; a chart folder by each file's relative path and content,
     in path order (so neither the walk order nor timestamps matter). A folder of a few thousand
     lines digests in milliseconds."""
+    import hashlib
+
     root = Path(path)
     hasher = hashlib.sha256()
     try:
@@ -188,60 +196,43 @@ def live_record(digester: Digester, live: LiveSnapshot, release: str, streams: S
 
 # -- the command line, with secrets taken out ------------------------------------------------
 
-def _options(command: click.Command) -> dict[str, click.Option]:
-    out: dict[str, click.Option] = {}
-    for param in command.params:
-        if isinstance(param, click.Option):
-            for name in (*param.opts, *param.secondary_opts):
-                out[name] = param
-    return out
+def _credential(name: str) -> bool:
+    return bool(_CREDENTIAL.search(name))
 
 
 def is_credential(param: click.Parameter) -> bool:
-    return bool(param.name and _CREDENTIAL.search(param.name))
+    return _credential(param.name or "")
 
 
-def _redact_value(param: click.Option, value: str, digester: Digester) -> str:
-    if param.name in VALUE_PARAMS:
-        keys = value_keys(value, whole=param.name in ("set_json", "set_literal"))
+def _redact_value(flag: Flag, value: str, digester: Digester) -> str:
+    if flag.dest in VALUE_PARAMS:
+        keys = value_keys(value, whole=flag.dest in ("set_json", "set_literal"))
         return f"{keys}=({digester.digest(value.encode())})"
-    if is_credential(param):
+    if _credential(flag.dest):
         return HIDDEN
-    return value
+    return hide_userinfo(value)
 
 
 def redact_argv(command: click.Command, argv: Sequence[str], digester: Digester) -> list[str]:
-    """argv (the command's name first) with the values of the value flags digested and
-    credentials hidden. The command's own option table says which tokens are values."""
-    options = _options(command)
+    """argv (the command's name first) as helm reads it (pflag.helm_spelling: each flag
+    `--long=VALUE`), with the values of the value flags digested, credentials hidden, and the
+    user and password of a URL (`--repo https://user:pw@host`, a chart URL) hidden."""
+    table = BY_COMMAND[command.name or ""]
+    by_long = {flag.long: flag for flag in table}
     out = list(argv[:1])
-    i = 1
-    while i < len(argv):
-        token = argv[i]
-        if token == "--":
-            out += argv[i:]
-            break
-        name, eq, value = token.partition("=") if token.startswith("--") else (token, "", "")
-        param = options.get(name)
-        if param is None or param.is_flag or param.count:
-            out.append(token)
-            i += 1
-            continue
-        if eq:
-            out.append(f"{name}={_redact_value(param, value, digester)}")
-            i += 1
-        elif i + 1 < len(argv):
-            out += [name, _redact_value(param, argv[i + 1], digester)]
-            i += 2
-        else:
-            out.append(token)
-            i += 1
+    ended = False
+    for token in helm_spelling(table, argv[1:]):
+        name, eq, value = token.partition("=")
+        flag = None if ended else by_long.get(name)
+        ended = ended or token == "--"
+        out.append(f"{name}={_redact_value(flag, value, digester)}" if flag is not None and eq
+                   else hide_userinfo(token))
     return out
 
 
 def hidden_values(argv: Sequence[str]) -> bool:
     """Whether a recorded argv holds values that are only digests (it cannot be run as is)."""
-    return any(token == HIDDEN or token.endswith(f"={HIDDEN}") or _DIGESTED.search(token) for token in argv)
+    return any(HIDDEN in token or _DIGESTED.search(token) for token in argv)
 
 
 # -- what a plan read, and the record made of it ---------------------------------------------
@@ -284,7 +275,8 @@ def _files(params: Mapping[str, Any], digester: Digester) -> list[dict[str, Any]
         for item in params.get(name) or ():
             paths = [part.split("=", 1)[1] for part in str(item).split(",") if "=" in part] \
                 if name == "set_file" else [str(item)]
-            files += [{"flag": flag, "path": path, "digest": _file_digest(digester, path)} for path in paths]
+            files += [{"flag": flag, "path": hide_userinfo(path), "digest": _file_digest(digester, path)}
+                      for path in paths]
     return files
 
 

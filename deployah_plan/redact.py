@@ -17,8 +17,8 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
-from urllib.parse import urlsplit, urlunsplit
+from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from deployah_plan.model import Action, FieldChange, FieldOp, Plan, ResourceRef, TaskAction
 
@@ -196,6 +196,41 @@ def value_keys(value: str, whole: bool = False) -> str:
     parts = [value] if whole else re.split(r"(?<!\\),", value)
     keys = [part.split("=", 1)[0] for part in parts if "=" in part]
     return ",".join(key for key in keys if _VALUE_KEY.match(key)) or "(keys hidden)"
+
+
+_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s\"'<>]*@")
+
+
+def hide_userinfo(text: str) -> str:
+    """Text with the user and password of every URL in it (`scheme://user:pw@host`) as
+    `(hidden)`, so that it still says a credential was given."""
+    return _USERINFO.sub(r"\1(hidden)@", text)
+
+
+_PASSWORD_IN_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s\"'<>:@]*:([^/?#\s\"'<>]*)@")
+_CREDENTIAL_FLAGS = ("--password", "--kube-token")
+_SHORTEST = 4  # a shorter "password" would hide every such run of letters in a message, and protects nothing
+
+
+def credentials(argv: Sequence[str]) -> list[str]:
+    """The credentials a command line carries: the values of --password (and helm's
+    --kube-token), and the password of every URL given with one (`https://user:pw@host`)."""
+    found: list[str] = []
+    for i, token in enumerate(argv):
+        name, eq, value = token.partition("=")
+        if name in _CREDENTIAL_FLAGS:
+            found.append(value if eq else (argv[i + 1] if i + 1 < len(argv) else ""))
+        for password in _PASSWORD_IN_URL.findall(token):
+            found += [password, unquote(password)]
+    return sorted({f for f in found if len(f) >= _SHORTEST}, key=len, reverse=True)
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """Text fit to print: no URL's user and password, and none of `secrets`."""
+    text = hide_userinfo(text)
+    for secret in secrets:
+        text = text.replace(secret, "(hidden)")
+    return text
 
 
 def without_userinfo(url: str) -> str:

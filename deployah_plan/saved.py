@@ -22,8 +22,8 @@ from typing import Any, Callable, TypeVar
 from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
-    Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
-    HelmAction, HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
+    Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
+    HelmAction, HookDefinition, Impact, ImpactKind, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
 from deployah_plan.plan_schema_check import first_error
@@ -65,6 +65,8 @@ def field_change_of(ref: ResourceRef | None, doc: dict[str, Any]) -> FieldChange
         parts=tuple(field_change_of(None, part) for part in doc.get("parts", ())),
         parts_of=doc.get("parts_of", ""),
         equivalent=bool(doc.get("equivalent", False)),
+        crd_description=bool(doc.get("crd_description", False)),
+        regenerated=bool(doc.get("regenerated", False)),
     )
 
 
@@ -85,6 +87,13 @@ def desired_of(ref: ResourceRef, doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def crd_summary_of(doc: dict[str, Any] | None) -> CRDSummary | None:
+    if doc is None:
+        return None
+    return CRDSummary(doc["descriptions"], tuple(CRDSchemaChange(c["what"], c["version"], c["path"], c["before"], c["after"])
+                                                 for c in doc["changes"]))
+
+
 def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
     ref = ref_of(doc["resource"])
     action = Action(doc["action"])
@@ -99,6 +108,7 @@ def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
         ownership=Ownership(doc.get("ownership", Ownership.NOT_CHECKED.value)), owner_release=doc.get("owner_release", ""),
         ignored_fields=tuple(field_change_of(ref, f) for f in doc.get("ignored_fields", ())),
         ignored_by=tuple(doc.get("ignored_by", ())),
+        crd_schema=crd_summary_of(doc.get("crd_schema")),
     )
 
 
@@ -123,7 +133,7 @@ def task_of(doc: dict[str, Any]) -> TaskPlan:
 
 def chart_crd_of(doc: dict[str, Any]) -> ChartCRD:
     return ChartCRD(doc["source"], doc["name"], CRDLifecycle(doc["lifecycle"]), doc.get("live_differs"),
-                    doc.get("chart_changed"))
+                    doc.get("chart_changed"), crd_summary_of(doc.get("schema")))
 
 
 def live_of(doc: dict[str, Any]) -> LiveCheck:
@@ -150,6 +160,12 @@ def warning_of(doc: dict[str, Any]) -> Warning:
                    ref_of(doc["resource"]) if doc.get("resource") else None, bool(doc.get("predicted_failure", False)))
 
 
+def impact_of(doc: dict[str, Any]) -> Impact:
+    return Impact(ImpactKind(doc["kind"]), ref_of(doc["resource"]), doc["message"],
+                  tuple(ref_of(r) for r in doc.get("objects", ())),
+                  tuple((str(k), v) for k, v in (doc.get("counts") or {}).items()), tuple(doc.get("details", ())))
+
+
 def header_of(doc: dict[str, Any]) -> Header:
     return Header(
         release=doc["release"], namespace=doc["namespace"], kube_context=doc["kube_context"],
@@ -174,6 +190,7 @@ def plan_of(doc: Any) -> Plan:
         _each(doc, "ignored", resource_change_of),
         hooks_disabled=bool(doc.get("hooks_disabled", False)),
         drift=_each(doc, "drift", drift_of), live=live_of(doc["live"]) if "live" in doc else None,
+        impact=_each(doc, "impact", impact_of),
     )
 
 

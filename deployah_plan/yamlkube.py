@@ -39,6 +39,7 @@ _PLAIN = "!plain"  # our tag for an untagged plain scalar, resolved later by go-
 _STR = "tag:yaml.org,2002:str"
 _SEQ = "tag:yaml.org,2002:seq"
 _MAP = "tag:yaml.org,2002:map"
+_MERGE = "tag:yaml.org,2002:merge"
 
 
 class YAMLError(Exception):
@@ -54,6 +55,9 @@ class LoadedDocument(NamedTuple):
     start_line: int  # 0-based line of the document's first node within the stream
 
 
+_NOTHING: dict[Any, Any] = {}
+
+
 class _Loader(_Base):  # type: ignore[misc]
     """The parser and composer, with a resolver that only marks plain scalars."""
 
@@ -62,11 +66,10 @@ class _Loader(_Base):  # type: ignore[misc]
             return _PLAIN if implicit[0] else _STR
         return _SEQ if kind is SequenceNode else _MAP
 
-    def descend_resolver(self, *args: Any) -> None:
-        pass
-
-    def ascend_resolver(self) -> None:
-        pass
+    # Called around every node and unused here: built-in callables that do nothing (a method
+    # of an empty dict, the tuple type) cost the composer far less than Python functions.
+    descend_resolver = _NOTHING.get  # (parent, index) -> index
+    ascend_resolver = tuple  # () -> ()
 
 
 # go-yaml v2 resolve.go: the values looked up by their exact text.
@@ -253,6 +256,77 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
+def _construct_tree(root: Node, resolved: dict[str, Any]) -> Any:
+    """`_construct` for a document without aliases, where every node is used once: no memo and
+    no heights, only the depth on the way down. The common case, and the one time is spent on:
+    scalars under a container are read in place rather than through a call each, and each
+    plain scalar's text is resolved once per stream (`resolved`, text to value)."""
+    known = resolved.get
+    missing = resolved  # not a value any text resolves to
+
+    def plain(text: str) -> Any:
+        value = resolved[text] = resolve_plain(text) if text else None
+        return value
+
+    def build(node: Node, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise YAMLError(f"the document nests deeper than {MAX_DEPTH} levels", node.start_mark.line)
+        kind = type(node)
+        if kind is ScalarNode:
+            tag = node.tag
+            if tag == _PLAIN:
+                value = known(node.value, missing)
+                return plain(node.value) if value is missing else value
+            return node.value if tag == _STR else _explicit(node)
+        # Below the depth limit a scalar child is read here; at it, build() refuses the child.
+        inline = depth < MAX_DEPTH
+        if kind is SequenceNode:
+            items = []
+            for item in node.value:
+                if inline and type(item) is ScalarNode and item.tag == _STR:
+                    items.append(item.value)
+                elif inline and type(item) is ScalarNode and item.tag == _PLAIN:
+                    value = known(item.value, missing)
+                    items.append(plain(item.value) if value is missing else value)
+                else:
+                    items.append(build(item, depth + 1))
+            return items
+        mapping: dict[str, Any] = {}
+        merged: list[Node] = []
+        for key_node, value_node in node.value:
+            key_tag = key_node.tag
+            if type(key_node) is not ScalarNode:
+                name = _key_text(build(key_node, depth + 1))
+            elif key_node.value == "<<" and key_tag in (_PLAIN, _MERGE):
+                merged.append(value_node)
+                continue
+            elif key_tag == _STR:
+                name = key_node.value
+            elif key_tag == _PLAIN and inline:
+                key = known(key_node.value, missing)
+                if key is missing:
+                    key = plain(key_node.value)
+                name = key if type(key) is str else _key_text(key)
+            else:
+                name = _key_text(build(key_node, depth + 1))
+            if name in mapping:
+                raise YAMLError(f'mapping key "{name}" already defined', key_node.start_mark.line)
+            if inline and type(value_node) is ScalarNode and value_node.tag == _STR:
+                mapping[name] = value_node.value
+            elif inline and type(value_node) is ScalarNode and value_node.tag == _PLAIN:
+                value = known(value_node.value, missing)
+                mapping[name] = plain(value_node.value) if value is missing else value
+            else:
+                mapping[name] = build(value_node, depth + 1)
+        if merged:
+            parts = [(build(part, depth + 1), part.start_mark.line)
+                     for source in merged for part in (source.value if type(source) is SequenceNode else [source])]
+            mapping = _merge(parts, mapping)
+        return mapping
+
+    return build(root, 0)
+
+
 def _construct(root: Node, shared: bool) -> Any:
     """Turn a node graph into plain dicts, lists and scalars, refusing depth past MAX_DEPTH
     (an alias counts at the depth where it is used: its value's height is remembered)."""
@@ -331,9 +405,28 @@ def _merge(parts: list[tuple[Any, int]], explicit: dict[str, Any]) -> dict[str, 
     return result
 
 
+# Where an anchor (`&name`) or an alias (`*name`) may start: at the start, or after white space,
+# a flow indicator, `:`, `?`, `-` or a byte order mark; and before a character of a name. A
+# superset of YAML's: `"*"` or `a*b` are not, ` *.example.com` may be.
+_ANCHOR = re.compile(r"(?:^|[\s\[\]{},:?\-\ufeff])&(?=[^\s\[\]{},])")
+_ALIAS = re.compile(r"(?:^|[\s\[\]{},:?\-\ufeff])\*(?=[^\s\[\]{},])")
+
+
+def _may_share(text: str, node: Node) -> bool:
+    """Whether the document whose root is `node` may use an alias: its text has both an anchor
+    and an alias (an alias without its anchor is refused while composing). Only such documents
+    are checked for aliasing and built with shared nodes."""
+    start, end = node.start_mark.index, node.end_mark.index
+    if text.find("&", start, end) < 0 or text.find("*", start, end) < 0:
+        return False
+    before = max(start - 1, 0)  # the character in front of the document's first one counts
+    return _ANCHOR.search(text, before, end) is not None and _ALIAS.search(text, before, end) is not None
+
+
 def load_all(text: str) -> Iterator[LoadedDocument]:
     """Each non-empty document of a stream, in order."""
-    has_aliases = "&" in text or "*" in text
+    has_aliases = "&" in text and "*" in text
+    resolved: dict[str, Any] = {}
     loader = _Loader(text)
     try:
         while loader.check_node():
@@ -342,9 +435,12 @@ def load_all(text: str) -> Iterator[LoadedDocument]:
                 continue
             if isinstance(node, ScalarNode) and node.tag == _PLAIN and node.value in ("", "~", "null", "Null", "NULL"):
                 continue  # an empty document
-            if has_aliases:
+            if has_aliases and _may_share(text, node):
                 _check_aliasing(node)
-            yield LoadedDocument(_construct(node, has_aliases), node.start_mark.line)
+                value = _construct(node, True)
+            else:
+                value = _construct_tree(node, resolved)
+            yield LoadedDocument(value, node.start_mark.line)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         problem = err.problem or err.context or "malformed YAML"

@@ -3,6 +3,7 @@
 GitHub workflows, the action and the GitLab job linted (GitHub's with actionlint)."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -202,6 +203,22 @@ def test_gitlab_report_from_a_saved_plan(tmp_path: Path) -> None:
     assert made.out == '{"create": 2, "update": 1, "delete": 1}\n'
     shown = run_plan("show", str(saved), "-o", "gitlab")
     assert shown.code == 0 and shown.out == made.out
+
+
+def test_gitlab_report_carries_the_impact(tmp_path: Path) -> None:
+    # GitLab reads create, update and delete (and requires them); the impact rides along.
+    previous, desired = tmp_path / "previous.yaml", tmp_path / "desired.yaml"
+    deployment = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n"
+                  "  selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n"
+                  "    spec:\n      containers: [{{name: web, image: 'nginx:{tag}'}}]\n")
+    previous.write_text(deployment.format(tag="1.14.2"))
+    desired.write_text(deployment.format(tag="1.16.1"))
+    saved = tmp_path / "plan.json"
+    made = run_plan("diff", str(previous), str(desired), "--release", "r", "-o", "gitlab", "--out", str(saved))
+    assert made.code == 0, made.err
+    assert json.loads(made.out) == {"create": 0, "update": 1, "delete": 0, "impact": {
+        "counts": {"restart": 1}, "summary": "Impact: 1 workload restarts (3 pods)."}}
+    assert run_plan("show", str(saved), "-o", "gitlab").out == made.out
 
 
 # -- the verify mode, for real ----------------------------------------------------------------------

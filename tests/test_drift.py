@@ -2,13 +2,18 @@
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+
+from conftest import run_plan
 
 from deployah_plan.core.diff import declared_surface, diff_objects
 from deployah_plan.core.ownership import check_ownership, kept_by_policy, kept_on_delete
-from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
+from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, release_scope
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import (
     ApplyMethod, DriftEffect, DriftKind, Header, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
@@ -119,8 +124,40 @@ def test_modified_field_is_reverted_by_a_three_way_merge() -> None:
     (item,) = p.drift
     assert item.fields[1].change.keys == (("/spec/template/spec/containers/0", {"name": "web"}),)
     assert item.fields[0].change.before == 2 and item.fields[0].change.after == 5
-    # Drift is its own section: the plan itself has nothing to do.
-    assert p.helm_action is HelmAction.NONE and p.summary.total == 0
+    # No object of the release changes, but Helm's three-way merge sets the live fields back:
+    # that is work this deploy does, so it is an upgrade with changes (--detailed-exitcode 2).
+    assert p.helm_action is HelmAction.UPGRADE and p.summary.total == 0
+    assert p.summary.drift_reverted == 1 and p.has_changes
+
+
+def test_drift_left_alone_is_no_change() -> None:
+    live = live_of(WIDGET)
+    live["spec"]["size"] = 9  # a custom resource gets a JSON merge patch: live drift stays
+    p = plan([WIDGET], [WIDGET], [live])
+    assert drift_of(p) == {"blue": ("modified", "left", [("/spec/size", "replace", "left")])}
+    assert p.helm_action is HelmAction.NONE and p.summary.drift_reverted == 0 and not p.has_changes
+
+
+def test_a_missing_object_created_again_is_a_change(tmp_path: Path) -> None:
+    """End to end: a scaled Deployment and a deleted ConfigMap, the chart unchanged. Helm's
+    upgrade patches the Deployment back to 2 replicas and creates the ConfigMap again
+    (pkg/kube Client.Update creates a target object it cannot find)."""
+    manifest = "---\n".join([DEPLOYMENT, CONFIGMAP])
+    (tmp_path / "release.yaml").write_text(manifest)
+    live = live_of(DEPLOYMENT)
+    live["spec"]["replicas"] = 5
+    # A saved live file covers a kind only where it holds one of its objects: another release's.
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other", "namespace": "shop"}}
+    (tmp_path / "live.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [live, other]}))
+    args = ["diff", "release.yaml", "release.yaml", "--release", "shop", "-n", "shop", "--live", "live.yaml",
+            "--kind-order", "helm3", "--detailed-exitcode"]
+    result = run_plan(*args, "--no-color", cwd=tmp_path)
+    assert result.code == 2, result.err
+    assert "No changes" not in result.out
+    assert "2 drifted objects set back to the chart." in result.out.splitlines()[-1]
+    json_out = run_plan(*args, "-o", "json", cwd=tmp_path)
+    summary = json.loads(json_out.out)["summary"]
+    assert summary["drift_reverted"] == 2 and summary["has_changes"] is True
 
 
 def test_a_field_the_new_chart_drops_is_removed_and_one_it_now_declares_is_left() -> None:
@@ -233,8 +270,11 @@ def test_unreachable_and_skipped() -> None:
 def test_live_scope_names_each_kind_and_namespace_once() -> None:
     stream = split_stream("---\n".join([DEPLOYMENT, CONFIGMAP, CONFIGMAP.replace("name: cfg", "name: b"),
                                         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n"]), "s")
-    assert live_scope([stream], "shop") == [("apps/v1", "Deployment", "shop"), ("v1", "ConfigMap", "shop"),
-                                            ("v1", "Namespace", "")]
+    assert release_scope([stream], "shop") == [("apps/v1", "Deployment", "shop"), ("v1", "ConfigMap", "shop"),
+                                               ("v1", "Namespace", "")]
+    # The read adds, for the impact only, the HPAs that may scale the Deployment (test_impact.py).
+    assert live_scope([stream], "shop") == [*release_scope([stream], "shop"),
+                                            ("autoscaling/v2", "HorizontalPodAutoscaler", "shop")]
 
 
 def test_the_model_refuses_drift_without_a_live_state() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 import click
+import pytest
 
 from deployah_plan import flags
 from deployah_plan.cli import main_group
@@ -86,7 +87,7 @@ def test_optional_values_are_read_as_helm_reads_them() -> None:
     assert flags.value(wait, {"wait": False, "wait_value": None}) == ""
     assert flags.value(wait, {"wait": True, "wait_value": None}) == "true"
     assert flags.value(wait, {"wait": False, "wait_value": "watcher"}) == "watcher"
-    assert flags.optional_values(flags.UPGRADE) == {"--wait": "--wait-value", "--dry-run": "--dry-run-value"}
+    assert [flag.long for flag in flags.UPGRADE if flag.bare] == ["--wait", "--dry-run"]
 
 
 def test_the_record_is_made_of_what_the_planner_read() -> None:
@@ -104,3 +105,13 @@ def test_the_record_is_made_of_what_the_planner_read() -> None:
 def test_every_command_that_prints_a_plan_takes_full_values() -> None:
     for command in ("upgrade", "rollback", "uninstall", "diff", "show"):
         assert "full_values" in {f.dest for f in flags.BY_COMMAND[command]}, command
+
+
+def test_what_names_a_program_is_never_taken_from_the_record() -> None:
+    named = {flag.long for table in flags.BY_COMMAND.values() for flag in table if flag.program}
+    assert named == {"--post-renderer", "--kubeconfig"}
+    with pytest.raises(ValueError, match="never taken from a plan's record"):
+        flags.Flag(names=("--exec",), dest="exec", program=True, verify=flags.Verify.FROM_RECORD)
+    # pflag's value types: StringSlice (CSV) and StringToString (pairs), per helm's flag definitions
+    split = {flag.long: flag.split for flag in flags.UPGRADE if flag.split is not flags.Split.NONE}
+    assert split == {"--values": flags.Split.CSV, "--api-versions": flags.Split.CSV, "--labels": flags.Split.PAIRS}

@@ -18,6 +18,7 @@ byte stream. HYPOTHESIS_PROFILE=ci (the default) runs the numbers the README giv
 """
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
@@ -319,7 +320,9 @@ def test_hostile_saved_plans(tmp_path_factory: Any, base_plans: list[dict[str, A
         if anywhere and data.draw(st.integers(0, 3)) == 2 and isinstance(parent, dict):
             del parent[path[-1]]
         else:
-            parent[path[-1]] = data.draw(_replacements)
+            # A copy: a drawn list or map is shared between examples, and a later mutation of
+            # this document must not change what the strategy draws next time.
+            parent[path[-1]] = copy.deepcopy(data.draw(_replacements))
         if path[:1] == ("format_version",):
             break
     text = json.dumps(doc)

@@ -96,7 +96,7 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
     assert result.code == 0, result.err
     doc = result.json()
     validate(doc)
-    assert_example_upgrade(doc, helm)  # drift changes neither the changes nor the summary
+    assert_example_upgrade(doc, helm)  # drift changes neither the changes nor their counts
     helm4 = helm.parent.name.startswith("4.")
     live = doc["live"]
     assert live["status"] == "checked" and live["complete"] and live["source"] == "cluster"
@@ -117,6 +117,29 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
         assert replicas["effect"] == "reverted" and replicas["ssa"] == ""
     (password,) = drift["Secret", "shop-db"]["fields"]
     assert password["path"] == "/data/password" and password["after"]["sensitive"] is True
+    # What the deploy sets back counts as a change: objects with a field reverted.
+    reverted = [key for key, d in drift.items() if d["effect"] == "reverted" or any(
+        f["effect"] == "reverted" for f in d["fields"])]
+    assert doc["summary"]["drift_reverted"] == len(reverted) > 0
+
+    # What the deploy does to running things: the chart's replicas (2) on the Deployment its new
+    # HPA scales, 5 live. Client-side apply (Helm 3) resets the count; under server-side apply
+    # (Helm 4) another field manager (kubectl-scale) owns it, so the apply conflicts.
+    impact = {i["kind"]: i for i in doc["impact"]}
+    reset = impact["replicas-reset"]
+    assert reset["resource"]["name"] == "shop-web" and reset["counts"] == {"replicas": 2, "live_replicas": 5}
+    assert [o["kind"] for o in reset["objects"]] == ["HorizontalPodAutoscaler"]
+    if helm4:
+        assert "server-side apply conflicts and the upgrade fails" in reset["message"]
+        assert any("kubectl-scale" in d for d in reset["details"])
+    else:
+        assert "the count jumps from 5 to 2" in reset["message"]
+    # The image changes: the pods roll, and the Secret they read as env rides along.
+    restart = impact["restart"]
+    assert restart["resource"]["name"] == "shop-web" and restart["counts"]["live_replicas"] == 5
+    assert restart["counts"]["pods"] == (5 if helm4 else 2)
+    assert "it reads Secret shop/shop-db, whose data changes: the new pods see it" in restart["details"]
+    assert "config-unreached" not in impact
     assert "typed-by-hand" not in result.out and base64.b64encode(b"typed-by-hand").decode() not in result.out
 
     ownership = {c["resource"]["name"] + "/" + c["resource"]["kind"]: c["ownership"] for c in doc["changes"]

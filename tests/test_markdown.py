@@ -61,9 +61,11 @@ def test_a_small_plan_is_not_cut(tmp_path: Path) -> None:
 
 
 def _crd(prose: str) -> str:
-    """A CRD whose schema carries 2,000 described fields (about 240,000 characters of prose)."""
+    """A CRD whose schema carries 2,000 described fields with defaults (about 480,000
+    characters): the prose edits are counted in one line, the defaults are details."""
     properties = "\n".join(f"              field{i:04d}:\n                type: string\n"
-                           f"                description: \"{prose} {i} " + "x" * 80 + "\"" for i in range(2000))
+                           f"                description: \"{prose} {i} " + "x" * 80 + "\"\n"
+                           f"                default: \"{prose} {i} " + "y" * 80 + "\"" for i in range(2000))
     return ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
             "metadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n"
             "  names: {kind: Widget, plural: widgets}\n  versions:\n    - name: v1\n      served: true\n"
@@ -86,8 +88,9 @@ def _release(image: str, verbs: str, issuer: str, prose: str, legacy: bool) -> s
 
 
 def test_the_cut_keeps_what_matters_and_drops_crd_prose_first(tmp_path: Path) -> None:
-    """A chart bump whose CRD prose alone is four comments long: the image, the widened Role,
-    the values-driven issuer and the delete stay; the CRD's details go, and the note names it."""
+    """A chart bump whose CRD schema changes alone are several comments long: the image, the
+    widened Role, the values-driven issuer and the delete stay; the CRD's details go, and the
+    note names it."""
     (tmp_path / "p.yaml").write_text(_release("app:1", "[get]", "staging", "Old words for", True))
     (tmp_path / "d.yaml").write_text(_release("app:2", "[get, delete]", "production", "New words for", False))
     out = run_plan("diff", "p.yaml", "d.yaml", "-o", "markdown", cwd=tmp_path).out
@@ -103,3 +106,19 @@ def test_the_cut_keeps_what_matters_and_drops_crd_prose_first(tmp_path: Path) ->
     assert "Deployment" not in note and "Role" not in note and "Certificate" not in note
     crd = next(line for line in details.splitlines() if "CustomResourceDefinition widgets.example.com" in line)
     assert "details cut to fit" in crd or "more rows cut to fit" in details
+
+
+def test_thousands_of_rollouts_fit_a_comment(tmp_path: Path) -> None:
+    def deployments(image: str) -> str:
+        return "".join(f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web-{n:04}}}\nspec:\n"
+                       f"  replicas: 2\n  selector: {{matchLabels: {{app: web-{n:04}}}}}\n  template:\n"
+                       f"    metadata: {{labels: {{app: web-{n:04}}}}}\n"
+                       f"    spec: {{containers: [{{name: web, image: '{image}'}}]}}\n" for n in range(3000))
+    (tmp_path / "p.yaml").write_text(deployments("app:1"))
+    (tmp_path / "d.yaml").write_text(deployments("app:2"))
+    out = run_plan("diff", "p.yaml", "d.yaml", "-o", "markdown", cwd=tmp_path).out
+    assert len(out) < CAP
+    assert "**Plan: 0 to create, 3000 to update, 0 to delete.**<br>\n**Impact: 3000 workloads restart (6000 pods).**" in out
+    note = next(line for line in out.splitlines() if line.startswith("> **Cut to fit a comment"))
+    assert "impacts" in note and "#### What the deploy does to running things" in out
+    assert "- `~ restart` Deployment default/web-0000: pod template changes: 2 pods restart" in out

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import ROOT
 from deployah_plan.codes import schema_codes
+from deployah_plan.model import schema_impact_kinds
 
 SCHEMA = json.loads((ROOT / "deployah_plan" / "schema" / "plan.schema.json").read_text())
 
@@ -20,6 +21,11 @@ def test_the_schema_lists_the_warning_codes_of_the_table() -> None:
     assert SCHEMA["$defs"]["warning_code"]["oneOf"] == schema_codes(), "run scripts/gen-schema-codes"
     assert all(entry["description"] for entry in schema_codes())
     assert SCHEMA["$defs"]["warning"]["properties"]["code"] == {"$ref": "#/$defs/warning_code"}
+
+
+def test_the_schema_lists_the_impact_kinds_of_the_table() -> None:
+    """model.ImpactKind is where an impact kind is declared; the schema lists the same, in order."""
+    assert SCHEMA["$defs"]["impact"]["properties"]["kind"]["oneOf"] == schema_impact_kinds(), "run scripts/gen-schema-codes"
 
 
 def test_schema_id_is_the_one_the_readme_names() -> None:

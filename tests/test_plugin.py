@@ -94,8 +94,8 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
     assert installed.returncode == 0, installed.stderr
     plugin = home / "data" / "plugins" / "helm-plan"
     assert plugin.is_dir() and not plugin.is_symlink()
-    (first,) = (cache / "helm-plan").iterdir()
-    assert first.name.startswith("env-") and (first / "bin" / "python").exists()
+    (first,) = (cache / "helm-plan").glob("env-*")
+    assert (first / "bin" / "python").exists()
     assert not list(first.glob("lib/python*/site-packages/pip"))  # made without a pip of its own
     assert _files(plugin) == _files(checkout)  # nothing made in the plugin folder
     python_bin = first / "bin" / "python"
@@ -103,6 +103,8 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
 
     ran = _run(helm, "plan", "schema", env=env)
     assert ran.returncode == 0 and '"$id"' in ran.stdout and ran.stderr == ""
+    assert _files(plugin) == _files(checkout)  # its bytecode is kept under the environment
+    assert list((first / "pycache").rglob("cli*.pyc"))
 
     # A new commit with the same dependencies: the update hook finds the environment.
     (checkout / "NOTES.md").write_text("a change that is not a dependency\n")
@@ -110,7 +112,7 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
     updated = _run(helm, "plugin", "update", "plan", env=env)
     assert updated.returncode == 0, updated.stderr
     assert (plugin / "NOTES.md").is_file()
-    assert [p.name for p in (cache / "helm-plan").iterdir()] == [first.name]
+    assert [p.name for p in (cache / "helm-plan").glob("env-*")] == [first.name]
     assert python_bin.lstat().st_mtime_ns == made  # not rebuilt
     ran = _run(helm, "plan", "schema", env=env)
     assert ran.returncode == 0 and "making its Python environment" not in ran.stderr
@@ -121,7 +123,7 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
     _commit(checkout, "a new dependency range")
     updated = _run(helm, "plugin", "update", "plan", env=env)
     assert updated.returncode == 0, updated.stderr
-    (second,) = (cache / "helm-plan").iterdir()
+    (second,) = (cache / "helm-plan").glob("env-*")
     assert second.name != first.name and "click>=8.1.3" in (second / "requirements.txt").read_text()
 
     removed = _run(helm, "plugin", "uninstall", "plan", env=env)
@@ -187,3 +189,41 @@ def test_the_plugin_reads_the_dependencies_of_pyproject(tmp_path: Path) -> None:
     listed = _run("bash", "-c", f'source <(sed -n "/^dependencies()/,/^}}/p" {ROOT}/scripts/helm-plan); '
                   f'here={ROOT}; dependencies', env=env).stdout.split()
     assert listed == declared
+
+
+def test_the_launcher_runs_the_last_environment_without_starting_python(tmp_path: Path, shared_cache: Path) -> None:
+    env = _helm_env(tmp_path / "home", shared_cache)
+    launcher = ROOT / "scripts" / "helm-plan"
+    assert _run(launcher, "schema", env=env).returncode == 0
+    record = shared_cache / "helm-plan" / "launch"
+    here, python, environment = record.read_text().splitlines()
+    assert (here, python) == (str(ROOT.resolve()), "python3") and (Path(environment) / "bin" / "python").exists()
+
+    # A python3 that cannot run: only the quick way (no Python started to find the key) works.
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3").write_text("#!/bin/sh\nexit 1\n")
+    (fake / "python3").chmod(0o755)
+    broken = {**env, "PATH": f"{fake}:{env['PATH']}"}
+    quick = _run(launcher, "schema", env=broken)
+    assert quick.returncode == 0 and '"$id"' in quick.stdout, quick.stderr
+
+    # pyproject.toml newer than the record (an update): the long way, which starts python3.
+    os.utime(record, (0, 0))
+    slow = _run(launcher, "schema", env=broken)
+    assert slow.returncode == 1 and "python3 does not run" in slow.stderr
+    # A record naming an environment that is gone: the long way too.
+    record.write_text(f"{here}\npython3\n{tmp_path / 'gone'}\n")
+    assert _run(launcher, "schema", env=broken).returncode == 1
+    assert _run(launcher, "schema", env=env).returncode == 0  # and the record is written again
+    assert record.read_text().splitlines()[2] == environment
+
+
+def test_a_deployah_plan_folder_where_it_runs_is_not_imported(tmp_path: Path, shared_cache: Path) -> None:
+    hostile = tmp_path / "repo" / "deployah_plan"
+    hostile.mkdir(parents=True)
+    (hostile / "__init__.py").write_text("raise SystemExit('imported from the current folder')\n")
+    (hostile / "cli.py").write_text("raise SystemExit('imported from the current folder')\n")
+    done = _run(ROOT / "scripts" / "helm-plan", "schema", env=_helm_env(tmp_path / "home", shared_cache),
+                cwd=hostile.parent)
+    assert done.returncode == 0 and '"$id"' in done.stdout, done.stderr

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -147,11 +148,15 @@ def _runs(record: dict[str, Any], event: str, namespace: str) -> list[str]:
     return names
 
 
-def _chart_crds(helm4: Path, chart: Path) -> list[str]:
-    """The CRDs Helm loads from the chart's crds/ (`helm show crds`: .helmignore applies)."""
+def _chart_crd_objects(helm4: Path, chart: Path) -> dict[str, Any]:
+    """The CRDs Helm loads from the chart's crds/ (`helm show crds`: .helmignore applies), by name."""
     done = subprocess.run([str(helm4), "show", "crds", str(chart)], capture_output=True, text=True, env=clean_env())
     assert done.returncode == 0, done.stderr
-    return [d["metadata"]["name"] for d in yaml.safe_load_all(done.stdout) if d]
+    return {d["metadata"]["name"]: _no_nulls(d) for d in yaml.safe_load_all(done.stdout) if d}
+
+
+def _chart_crds(helm4: Path, chart: Path) -> list[str]:
+    return list(_chart_crd_objects(helm4, chart))
 
 
 def _planned(doc: dict[str, Any]) -> dict[Identity, dict[str, Any]]:
@@ -201,6 +206,14 @@ def test_an_upgrade_of_a_real_chart_is_what_helm_does(case: Case, helm: Path, he
     _check_upgrade(doc, case, before, after)
     assert [c["name"] for c in doc["chart_crds"]] == _chart_crds(helm4, CHARTS / case.name / "next")
     assert {c["lifecycle"] for c in doc["chart_crds"]} <= {"not-on-upgrade"}
+    # The previous chart's crds/ come from the release record: a CRD whose document differs
+    # between the two charts is reported as changed (Helm will not apply it), each one once.
+    old_crds = _chart_crd_objects(helm4, CHARTS / case.name / "prev")
+    new_crds = _chart_crd_objects(helm4, CHARTS / case.name / "next")
+    changed = {c["name"]: c["chart_changed"] for c in doc["chart_crds"]}
+    assert changed == {name: (None if name not in old_crds else old_crds[name] != obj) for name, obj in new_crds.items()}
+    warned = [w["message"].split()[2] for w in doc["warnings"] if w["code"] == "crd-not-upgraded"]
+    assert warned == [name for name, was in changed.items() if was]
     # chart crds/ never become resources (argo-cd's CRDs under templates/crds/ are resources)
     assert not any(re.match(r"[^/]+(/charts/[^/]+)*/crds/", c["source"]) for c in doc["changes"])
     for event, phase in (("pre-upgrade", "preDeploy"), ("post-upgrade", "postDeploy")):
@@ -208,6 +221,40 @@ def test_an_upgrade_of_a_real_chart_is_what_helm_does(case: Case, helm: Path, he
     upgrade_hooks = [h for h in after.get("hooks") or [] if {"pre-upgrade", "post-upgrade"} & set(h["events"])]
     assert doc["summary"]["hooks_run"] == len(upgrade_hooks)
     assert doc["summary"]["predicted_failures"] == 0
+    assert _restarts(doc) == _template_changes(before, after, case.namespace)
+
+
+WORKLOADS = ("Deployment", "StatefulSet", "DaemonSet")
+
+
+def _template_changes(before: dict[str, Any], after: dict[str, Any], namespace: str) -> dict[str, int]:
+    """The workloads whose pod template differs between Helm's two records, with their replica
+    count (the default, 1, when none is set): a Deployment or StatefulSet rolls its pods if and
+    only if .spec.template changes (Kubernetes, "Deployments")."""
+    old, new = _objects(before["manifest"], namespace), _objects(after["manifest"], namespace)
+    return {f"{ident[1]}/{ident[3]}": obj["spec"].get("replicas", 1) for ident, obj in new.items()
+            if ident[1] in WORKLOADS and ident in old and old[ident]["spec"].get("template") != obj["spec"].get("template")}
+
+
+def _restarts(doc: dict[str, Any]) -> dict[str, int]:
+    return {f"{i['resource']['kind']}/{i['resource']['name']}": i["counts"]["pods"] for i in doc["impact"]
+            if i["kind"] == "restart"}
+
+
+def test_argo_cd_rolls_its_config_with_checksum_annotations(helm: Path, plugin: dict[str, str],
+                                                         records: dict[tuple[str, str], dict[str, Any]],
+                                                         tmp_path: Path) -> None:
+    """argo-cd annotates its pod templates with checksum/cm (a digest of argocd-cm): the config it
+    changes reaches the pods through the rollout, so no config change is left unread."""
+    (case,) = [c for c in CASES if c.name == "argo-cd"]
+    result = _plan(helm, plugin, _store(tmp_path, [records[(case.name, "prev")]]), case, "next", "next")
+    assert result.returncode == 0, result.stderr
+    impact = {(i["kind"], i["resource"]["name"]): i for i in json.loads(result.stdout)["impact"]}
+    assert not [key for key in impact if key[0] == "config-unreached"]
+    server = impact["restart", "argocd-repo-server"]
+    assert any(d.startswith("its checksum annotation changed (checksum/cm") for d in server["details"])
+    assert "it reads ConfigMap argocd/argocd-cm, whose data changes: the new pods see it" in server["details"]
+    assert impact["restart", "argocd-notifications-controller"]["details"][0].startswith("Recreate: ")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
@@ -221,6 +268,7 @@ def test_a_no_op_upgrade_of_a_real_chart_plans_no_changes(case: Case, helm: Path
     doc = json.loads(result.stdout)
     assert doc["helm_action"] == "none" and doc["changes"] == []
     assert [c["name"] for c in doc["chart_crds"]] == _chart_crds(helm4, CHARTS / case.name / "prev")
+    assert all(c["chart_changed"] is False for c in doc["chart_crds"])
     assert doc["summary"]["hooks_run"] == sum(1 for h in before.get("hooks") or [] if "pre-upgrade" in h["events"]
                                              or "post-upgrade" in h["events"])
 
@@ -343,3 +391,27 @@ def test_a_created_object_shows_what_it_contains(helm: Path, plugin: dict[str, s
         assert f"+   policyTypes: {json.dumps(policy_types)}" in block, ident
         selector = desired[ident]["spec"]["podSelector"]["matchLabels"]["app.kubernetes.io/name"]
         assert f'app.kubernetes.io/name: "{selector}"' in block, ident
+
+
+def test_a_value_stamped_with_now_is_marked_regenerated(helm: Path, helm4: Path, plugin: dict[str, str],
+                                                         tmp_path: Path) -> None:
+    """argo-cd stamps its admin password's mtime with `now` (the pin in EXTRA is left out here):
+    a no-op upgrade changes only that value, and the plan says it is the chart's doing."""
+    case = CASES[1]
+    values = [arg for path in case.values_prev for arg in ("-f", path)]  # without EXTRA's pin
+    done = subprocess.run([str(helm4), "install", case.release, str(CHARTS / case.name / "prev"), "-n", case.namespace,
+                           "--dry-run=client", "-o", "json", *values],
+                          capture_output=True, text=True, env=clean_env())
+    assert done.returncode == 0, done.stderr
+    store = _store(tmp_path, [json.loads(done.stdout)])
+    time.sleep(1.1)  # the stored release and the plan render in different seconds
+    result = subprocess.run(
+        [str(helm), "plan", "upgrade", case.release, str(CHARTS / case.name / "prev"), "-n", case.namespace,
+         *values, "-o", "json", "--detailed-exitcode"],
+        env={**plugin, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)}, capture_output=True, text=True)
+    assert result.returncode == 2, result.stderr
+    doc = json.loads(result.stdout)
+    (change,) = doc["changes"]
+    assert (change["resource"]["kind"], change["resource"]["name"]) == ("Secret", "argocd-secret")
+    assert [(f["path"], f.get("regenerated")) for f in change["fields"]] == [("/data/admin.passwordMtime", True)]
+    assert doc["summary"]["regenerated"] == 1 and doc["summary"]["update"] == 1

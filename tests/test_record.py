@@ -5,8 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import click
-
 from conftest import EXAMPLE
 from deployah_plan import record
 from deployah_plan.cli import main_group
@@ -32,24 +30,26 @@ def test_the_command_line_keeps_keys_and_digests_values() -> None:
             "-f", "values.yaml", "--set-literal", "a=b,c", "--skip-crds", "-o", "json"]
     redacted = record.redact_argv(upgrade, argv, DIGESTER)
     assert "hunter2" not in " ".join(redacted) and "1.2" not in " ".join(redacted)
-    assert redacted[3] == "--set" and redacted[4].startswith("db.password,replicas=(hmac-sha256:")
-    assert redacted[5].startswith("--set-string=tag=(hmac-sha256:")
-    assert redacted[6:8] == ["-f", "values.yaml"] and redacted[10:] == ["--skip-crds", "-o", "json"]
-    assert redacted[9].startswith("a=(hmac-sha256:")  # a literal's commas are its value
+    assert redacted[3].startswith("--set=db.password,replicas=(hmac-sha256:")
+    assert redacted[4].startswith("--set-string=tag=(hmac-sha256:")
+    assert redacted[5] == "--values=values.yaml" and redacted[7:] == ["--skip-crds", "--output=json"]
+    assert redacted[6].startswith("--set-literal=a=(hmac-sha256:")  # a literal's commas are its value
     assert record.hidden_values(redacted) and not record.hidden_values(argv)
     assert record.redact_argv(upgrade, argv, DIGESTER) == redacted  # the same salt, the same digests
 
 
-def test_a_credential_flag_is_hidden_whatever_the_command() -> None:
-    @click.command()
-    @click.option("--password")
-    @click.option("--username")
-    def pull(password: str, username: str) -> None:
-        """A command with credentials."""
-
-    redacted = record.redact_argv(pull, ["pull", "--username", "me", "--password", "s3cret"], DIGESTER)
-    assert redacted == ["pull", "--username", "me", "--password", record.HIDDEN]
+def test_credentials_are_hidden_in_flags_and_in_urls() -> None:
+    upgrade = main_group.commands["upgrade"]
+    argv = ["upgrade", "shop", "https://ci:s3cret@charts.example.com/shop-1.0.0.tgz", "--username", "me",
+            "--password", "s3cret", "--repo=oci://ci:s3cret@registry.example.com/charts",
+            "-f", "https://ci:s3cret@config.example.com/values.yaml,local.yaml"]
+    redacted = record.redact_argv(upgrade, argv, DIGESTER)
+    assert redacted == ["upgrade", "shop", "https://(hidden)@charts.example.com/shop-1.0.0.tgz", "--username=me",
+                        f"--password={record.HIDDEN}", "--repo=oci://(hidden)@registry.example.com/charts",
+                        "--values=https://(hidden)@config.example.com/values.yaml", "--values=local.yaml"]
     assert record.hidden_values(redacted)
+    assert not record.hidden_values(record.redact_argv(upgrade, ["upgrade", "shop", "https://charts.example.com/c.tgz"],
+                                                       DIGESTER))
 
 
 def test_no_fragment_of_a_set_value_is_kept_as_a_key() -> None:

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import base64
+import json
+import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
-from conftest import Store, run_plan, write_chart
+from conftest import EXAMPLE, Result, Store, clean_env, run_plan, write_chart
+from deployah_plan.redact import credentials, scrub
 from deployah_plan.render.writers import FORMATS
 
 VALUES = ("hunter2-old-password", "s3cr3t-new-password", "tls-key-line-two", "api-token-xyz")
@@ -73,3 +79,108 @@ def test_errors_do_not_quote_secret_values(tmp_path: Path) -> None:
         "apiVersion: v1\nkind: Secret\nmetadata: {name: a}\nstringData:\n  k: hunter2-secret\n  k: hunter2-secret\n")
     result = run_plan("diff", str(tmp_path / "previous.yaml"), str(tmp_path / "desired.yaml"))
     assert result.code == 1 and "hunter2" not in result.err and "aHVudGVy" not in result.err
+
+
+# -- repository credentials: typed in a URL or given as --password --------------------------
+
+PASSWORD = "Rep0-Pa55word-xyz"
+
+
+class _Repository:
+    """A chart repository on loopback that answers only `Authorization: Basic ci:PASSWORD`,
+    serving the example chart packaged by real helm, with the index `helm repo index` writes."""
+
+    def __init__(self, root: Path, helm: Path) -> None:
+        for args in (["package", str(EXAMPLE / "chart-v1"), "-d", str(root)], ["repo", "index", str(root)]):
+            done = subprocess.run([str(helm), *args], capture_output=True, text=True, env=clean_env())
+            assert done.returncode == 0, done.stderr
+        expected = "Basic " + base64.b64encode(f"ci:{PASSWORD}".encode()).decode()
+        served = root
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                path = served / self.path.lstrip("/").split("?")[0]
+                if self.headers.get("Authorization") != expected:
+                    self.send_response(401)
+                    self.send_header("WWW-Authenticate", 'Basic realm="charts"')
+                    self.end_headers()
+                elif not path.is_file():
+                    self.send_error(404)
+                else:
+                    body = path.read_bytes()
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def url(self, userinfo: str = f"ci:{PASSWORD}") -> str:
+        return f"http://{userinfo}@127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_repository_credentials_never_appear_in_any_output(helm: Path, store: Store, tmp_path: Path) -> None:
+    """The password in `--repo https://user:pw@host`, in a chart URL and in --password is kept
+    out of the saved plan, the outputs, --debug lines and every error; such a plan needs the
+    command to verify, as --set values do."""
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    repository = _Repository(tmp_path / "repo", helm)
+    outputs: list[str] = []
+
+    def run(*args: str, code: int | None = 0) -> Result:
+        result = run_plan(*args, helm=helm, store=store, cwd=tmp_path)
+        outputs.extend([result.out, result.err])
+        if code is not None:
+            assert result.code == code, result.out + result.err
+        return result
+
+    try:
+        deploy = ("upgrade", "shop", "shop", "-n", "shop", "--repo", repository.url())
+        run(*deploy, "--out", "plan.json", "--debug")
+        saved = (tmp_path / "plan.json").read_text()
+        outputs.append(saved)
+        record = json.loads(saved)["inputs"]
+        assert f"--repo={repository.url('(hidden)')}" in record["argv"]
+        alone = run("verify", "plan.json", code=1)
+        assert "pass the command" in alone.err
+        _holds = run("verify", "plan.json", "--check-only", "--debug", "--", "helm", *deploy)
+        assert "holds" in _holds.out
+        other = run("verify", "plan.json", "--check-only", "--", "helm", "upgrade", "shop", "shop", "-n", "shop",
+                    "--repo", repository.url() + "/elsewhere", code=1)
+        assert "--repo differs from the reviewed plan" in other.err
+        # A chart by URL, with the user and password in it; and --password, with --debug.
+        package = f"{repository.url()}/shop-0.1.0.tgz"
+        run("upgrade", "shop", package, "-n", "shop", "--out", "url-plan.json", "--debug")
+        outputs.append((tmp_path / "url-plan.json").read_text())
+        run("upgrade", "shop", "shop", "-n", "shop", "--repo", repository.url("").replace("@", ""), "--username", "ci",
+            "--password", PASSWORD, "--debug", "--out", "flag-plan.json")
+        outputs.append((tmp_path / "flag-plan.json").read_text())
+        # Errors: a repository that is not there, a chart that is not in it, a wrong password.
+        failed = run("upgrade", "shop", "shop", "-n", "shop", "--repo", repository.url() + "/missing", "--debug",
+                     code=1)
+        assert failed.err.startswith("helm plan: error: ") or "helm plan: error: " in failed.err
+        run("upgrade", "shop", f"{repository.url()}/nothing-1.0.0.tgz", "-n", "shop", "--debug", code=1)
+        run("upgrade", "shop", "shop", "-n", "shop", "--repo", repository.url(f"ci:{PASSWORD}-wrong"), code=1)
+        run("verify", "plan.json", "--", "helm", "upgrade", "shop", "shop", "-n", "shop", "--repo",
+            repository.url() + "/missing", "--debug", code=1)
+    finally:
+        repository.close()
+    leaked = [text for text in outputs if PASSWORD in text]
+    assert not leaked, leaked[0][:3000]
+
+
+def test_credentials_are_taken_out_of_a_message_however_given() -> None:
+    argv = ["upgrade", "r", "c", "--password", "hunter22", "--repo=https://ci:p%40ss-word@h.example/charts"]
+    assert credentials(argv) == ["p%40ss-word", "p@ss-word", "hunter22"]
+    message = 'looks like "https://ci:p%40ss-word@h.example/charts" is not valid (user ci, password hunter22)'
+    assert scrub(message, credentials(argv)) == \
+        'looks like "https://(hidden)@h.example/charts" is not valid (user ci, password (hidden))'

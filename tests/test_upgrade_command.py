@@ -146,8 +146,11 @@ def test_debug_shows_each_helm_call_and_the_count_is_small(helm: Path, store: St
     result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--debug", helm=helm, store=store)
     calls = [line for line in result.err.splitlines() if line.startswith("helm plan: running ")]
     # version, get all, get values (no values given), template, and the Kubernetes version
-    # helm template assumes (read from a one-line chart, alongside the others)
+    # helm template assumes (read from a one-line chart, alongside the others). The template
+    # runs once: the example chart calls no function that makes a new value on every render,
+    # so there is nothing a second render could find.
     assert len(calls) == 5, calls
+    assert sum(" template shop " in call for call in calls) == 1, calls
     assert sum("kube-version" in call for call in calls) == 1, calls
     # Values given on the command line may be secrets: --debug names their keys only.
     shown = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--set", "dbPassword=hunter2",
@@ -187,6 +190,38 @@ def test_a_saved_upgrade_plan_shows_again_byte_for_byte(helm: Path, store: Store
         shown = run_plan("show", str(saved), "-o", output)  # no helm, no release store
         assert shown.code == 0, shown.err
         assert shown.out == original.out
+
+
+def test_impact_of_the_example_upgrade_on_each_apply_method(helm: Path, store: Store) -> None:
+    # chart-v2 adds an HPA for shop-web, whose spec.replicas the chart keeps setting (2), changes
+    # its image (a rollout) and the password of the Secret it reads as env (covered by it).
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    helm4 = helm.parent.name.startswith("4.")
+    runs = [((), "ssa" if helm4 else "")] + ([(("--server-side=false",), "csa")] if helm4 else [])
+    for flags, method in runs:
+        result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json", *flags,
+                          helm=helm, store=store)
+        assert result.code == 0, result.err
+        impact = {i["kind"]: i for i in result.json()["impact"]}
+        assert sorted(impact) == ["replicas-reset", "restart"]
+        restart = impact["restart"]
+        assert restart["counts"] == {"replicas": 2, "pods": 2}
+        assert restart["details"][0] == ("RollingUpdate, maxSurge 25%, maxUnavailable 25% "
+                                         "(at most 1 extra and 0 unavailable of 2 at a time)")
+        assert "it reads Secret shop/shop-db, whose data changes: the new pods see it" in restart["details"]
+        reset = impact["replicas-reset"]["message"]
+        if method == "ssa":  # the HPA controller will own spec.replicas once it scales
+            assert "server-side apply conflicts: the upgrade fails unless --force-conflicts" in reset
+        else:  # client-side apply: Helm 3, and Helm 4 with --server-side=false
+            assert "each deploy resets it: the count jumps to 2 from whatever the HPA chose" in reset
+    text = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", helm=helm, store=store).out
+    plan_line = "Plan: 2 to create, 3 to update, 1 to delete. 1 hook runs (1 changed).\n"
+    assert plan_line + "Impact: 1 workload restarts (2 pods), 1 HPA-scaled replica count set by the chart.\n" in text
+    gated = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--fail-on", "restart:deploy",
+                     "--fail-on", "restart:statefulset", "--fail-on", "config-unreached", helm=helm, store=store)
+    assert gated.code == 3
+    assert "--fail-on restart:deploy matched: restart: Deployment shop/shop-web" in gated.err + gated.out
+    assert "restart:statefulset matched" not in gated.err + gated.out and "config-unreached matched" not in gated.err + gated.out
 
 
 def test_sigterm_leaves_no_temporary_file_of_release_values(helm: Path, store: Store, tmp_path: Path) -> None:

@@ -198,8 +198,34 @@ def test_diff_with_kube_version(tmp_path: Path) -> None:
     (failure,) = [w for w in result.json()["warnings"] if w.get("predicted_failure")]
     assert "(removed in 1.25)" in failure["message"] and "use batch/v1" in failure["message"]
     assert run_plan("diff", str(empty), str(desired), "--kube-version", "one").code == 1
-    # without --kube-version the files are not judged
-    assert run_plan("diff", str(empty), str(desired), "-o", "json").json()["summary"]["predicted_failures"] == 0
+    # Without --kube-version the cluster's version is unknown: a kind the newest version no
+    # longer serves is a warning, not a predicted failure.
+    unknown = run_plan("diff", str(empty), str(desired), "-o", "json").json()
+    assert unknown["summary"]["predicted_failures"] == 0
+    (removed,) = [w for w in unknown["warnings"] if w["code"] == "api-not-served"]
+    assert removed["severity"] == "warning" and "pass --kube-version" in removed["message"]
+
+
+def test_diff_without_kube_version_judges_against_the_newest_known(tmp_path: Path) -> None:
+    """`spec.replica` is not a field of apps/v1 Deployment in any Kubernetes version: strict
+    field validation (server-side apply) rejects it, client-side apply drops it with a warning."""
+    previous, desired = tmp_path / "previous.yaml", tmp_path / "desired.yaml"
+    previous.write_text(json.dumps(DEPLOYMENT))
+    desired.write_text(json.dumps(_with(DEPLOYMENT, "spec.replica", 3)))
+    newest = f"1.{table().newest}"
+    csa = run_plan("diff", str(previous), str(desired), "-o", "json")
+    assert csa.code == 0, csa.err
+    doc = csa.json()
+    (note,) = [w for w in doc["warnings"] if w["code"] == "kube-version-assumed"]
+    assert f"Kubernetes {newest}, the newest version helm plan knows" in note["message"]
+    (typo,) = [w for w in doc["warnings"] if w["code"] == "unknown-field"]
+    assert "spec.replica is unknown" in typo["message"] and not typo["predicted_failure"]
+    ssa = run_plan("diff", str(previous), str(desired), "--apply-method", "ssa", "-o", "json").json()
+    (typo,) = [w for w in ssa["warnings"] if w["code"] == "unknown-field"]
+    assert typo["predicted_failure"] and f"Kubernetes {newest}" in typo["message"]
+    assert ssa["summary"]["predicted_failures"] == 1
+    text = run_plan("diff", str(previous), str(desired), "--no-color").out
+    assert f"objects judged against Kubernetes {newest}" in text
 
 
 # -- against the loopback API -------------------------------------------------------------------

@@ -14,7 +14,9 @@ from typing import Any, Iterator
 
 import pytest
 
-from conftest import EXAMPLE, ROOT, Result, Store, clean_env, run_plan
+from conftest import EXAMPLE, ROOT, Result, Store, clean_env, run_plan, write_chart
+from deployah_plan import record
+from deployah_plan.commands.verify import plan_difference
 from deployah_plan.yamlkube import load_all
 from kubeapi import FakeKube
 from test_cases import validate
@@ -168,10 +170,10 @@ def test_set_values_are_digests_and_the_command_must_carry_them(helm: Path, stor
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     saved = _plan(tmp_path, helm, store, "--set", "dbPassword=hunter22,logLevel=WARN")
     argv = json.loads(saved.read_text())["inputs"]["argv"]
-    assert argv[argv.index("--set") + 1].startswith("dbPassword,logLevel=(hmac-sha256:")
+    assert [a for a in argv if a.startswith("--set=")][0].startswith("--set=dbPassword,logLevel=(hmac-sha256:")
     assert "hunter22" not in saved.read_text()
     alone = run_plan("verify", "plan.json", helm=helm, store=store, cwd=tmp_path)
-    assert alone.code == 1 and "keeps only as digests" in alone.err and "-- helm upgrade" in alone.err
+    assert alone.code == 1 and "keeps only their digests" in alone.err and "-- helm upgrade" in alone.err
 
     def verify(*command: str) -> Result:
         return run_plan("verify", "plan.json", "--check-only", "--", "helm", *command, helm=helm, store=store,
@@ -311,3 +313,135 @@ def test_a_rollback_plan_verifies_and_catches_a_new_revision(helm: Path, store: 
     moved = verify()
     _no_longer_holds(moved, "revision")
     assert "planned against revision 2 (newest 2); now revision 3 (newest 3)" in moved.out
+
+
+def test_the_plan_difference_names_impacts_that_moved() -> None:
+    then = {"impact": [{"kind": "restart", "message": "Deployment shop/web: pod template changes: 2 pods restart"}]}
+    now = {"impact": [{"kind": "restart", "message": "Deployment shop/web: pod template changes: 5 pods restart"}]}
+    assert plan_difference(then, now) == [
+        "  - impact restart: Deployment shop/web: pod template changes: 2 pods restart",
+        "  + impact restart: Deployment shop/web: pod template changes: 5 pods restart",
+    ]
+
+
+# -- the command line means what helm makes it mean ------------------------------------------
+
+WEB = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: web
+          image: {{ .Values.image }}
+"""
+
+
+def test_the_plan_and_the_deploy_read_one_command_line_alike(helm: Path, store: Store, tmp_path: Path) -> None:
+    """helm reads `-if=vals.yaml` as --install and the file vals.yaml, and `-n=shop` as the
+    namespace shop (pflag's parseShortArg). The plan, verify and the deploy helm runs must all
+    read the same words so: the image planned is the image helm deploys. (With the memory
+    driver helm keeps the release it deploys in memory and prints it with --debug.)"""
+    store.add("web", write_chart(tmp_path, "web", {"deployment.yaml": WEB}, values="image: nginx:1.25\n"), "shop")
+    (tmp_path / "vals.yaml").write_text("image: nginx:1.27\n")
+    (tmp_path / "=vals.yaml").write_text("image: nginx:1.26\n")  # what the words name if `=` is kept
+    words = ["web", "./web", "-if=vals.yaml", "-n=shop", "--set-string", "team=a,tier=b", "-l", "tier=web,team=shop"]
+    with FakeKube(namespace="shop", context="fake-ctx") as kube:  # helm asks a cluster for its version
+        kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        made = run_plan("upgrade", *words, "--render", "template", "--out", "plan.json", "-o", "json", helm=helm,
+                        store=store, cwd=tmp_path, KUBECONFIG=kubeconfig)
+        assert made.code == 0, made.err
+        planned = made.json()
+        assert planned["header"]["namespace"] == "shop"
+        image = [(f["before"], f["after"]) for c in planned["changes"] for f in c["fields"]
+                 if f["path"] == "/spec/template/spec/containers/0/image"]
+        assert image == [("nginx:1.25", "nginx:1.27")], planned["changes"]
+        ran = run_plan("verify", "plan.json", "--", str(helm), "upgrade", *words, "--debug", helm=helm, store=store,
+                       cwd=tmp_path, KUBECONFIG=kubeconfig)
+    assert ran.code == 0 and "holds" in ran.out and "running helm upgrade" in ran.err, ran.out + ran.err
+    deployed = ran.out.split("MANIFEST:", 1)[-1]
+    assert "NAMESPACE: shop" in ran.out and "image: nginx:1.27" in deployed and "nginx:1.26" not in ran.out
+
+
+def test_a_spelling_helm_may_read_otherwise_is_refused(helm: Path, store: Store, tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    quoted = run_plan("upgrade", "shop", "shop", "-n", "shop", "-f", '"a.yaml,b.yaml"', helm=helm, store=store,
+                      cwd=tmp_path)
+    assert quoted.code == 1 and quoted.err.count("\n") == 1 and "as CSV" in quoted.err, quoted.err
+    octal = run_plan("upgrade", "shop", "shop", "--history-max=010", helm=helm, store=store, cwd=tmp_path)
+    assert octal.code == 1 and "decimal number" in octal.err, octal.err
+    unknown = run_plan("upgrade", "shop", "shop", "-x", helm=helm, store=store, cwd=tmp_path)
+    assert unknown.code == 1 and "unknown shorthand flag: 'x' in -x" in unknown.err, unknown.err
+
+
+# -- what a plan file alone can make verify do -------------------------------------------------
+
+def _reseal(saved: Path, edit: Any) -> None:
+    """Edit a saved plan's record as a forger can: then seal it again without a key."""
+    doc = json.loads(saved.read_text())
+    edit(doc["inputs"])
+    doc["inputs"]["digest"]["keyed"] = False
+    doc["inputs"]["seal"] = record.seal(record.Digester.of(doc["inputs"]["digest"]["salt"], False), doc)
+    saved.write_text(json.dumps(doc))
+
+
+def test_verify_runs_no_program_that_only_the_plan_file_names(helm: Path, store: Store, chart: Path,
+                                                              tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    marker = tmp_path / "ran"
+    program = tmp_path / "program.sh"
+    program.write_text(f"#!/bin/sh\necho ran >> {marker}\ncat\n")  # as a post-renderer: passes the manifests on
+    program.chmod(0o755)
+    kubeconfig = tmp_path / "exec-kubeconfig"
+    kubeconfig.write_text(json.dumps({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": "http://127.0.0.1:9"}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u", "namespace": "shop"}}],
+        "users": [{"name": "u", "user": {"exec": {"apiVersion": "client.authentication.k8s.io/v1",
+                                                  "command": str(program), "interactiveMode": "Never"}}}]}))
+    saved = _plan(tmp_path, helm, store)
+    reviewed = saved.read_text()
+    command = ("--check-only", "--", "helm", "upgrade", "shop", "shop", "-n", "shop")
+    for added in (f"--post-renderer={program}", f"--kubeconfig={kubeconfig}"):
+        saved.write_text(reviewed)
+        _reseal(saved, lambda inputs: inputs["argv"].append(added))
+        alone = run_plan("verify", "plan.json", helm=helm, store=store, cwd=tmp_path)
+        assert alone.code == 1 and alone.err.count("\n") == 1, alone.out + alone.err
+        assert "names a program to run or a kubeconfig" in alone.err and "-- helm upgrade" in alone.err
+        given = run_plan("verify", "plan.json", *command, helm=helm, store=store, cwd=tmp_path)
+        if added.startswith("--post-renderer"):  # the command has none: it is not the reviewed one
+            assert given.code == 1 and "--post-renderer differs from the reviewed plan" in given.err, given.err
+        else:  # the command's kubeconfig (none) is the one used
+            _holds(given)
+        assert not marker.exists(), added
+
+    # Sealed with the key, the plan is the reviewer's word: its post-renderer runs (Helm 3: an executable).
+    if helm.parent.name.startswith("3."):
+        keyed = run_plan("upgrade", "shop", "shop", "-n", "shop", "--post-renderer", str(program), "--out", "plan.json",
+                         helm=helm, store=store, cwd=tmp_path, HELM_PLAN_KEY="ci-secret")
+        assert keyed.code == 0, keyed.err
+        marker.unlink()
+        _holds(run_plan("verify", "plan.json", helm=helm, store=store, cwd=tmp_path, HELM_PLAN_KEY="ci-secret"))
+        assert marker.exists()
+
+
+def test_with_the_key_set_a_plan_sealed_without_it_is_refused(helm: Path, store: Store, chart: Path,
+                                                              tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    _plan(tmp_path, helm, store)  # no key in the plan job
+
+    def refused() -> None:
+        result = run_plan("verify", "plan.json", helm=helm, store=store, cwd=tmp_path, HELM_PLAN_KEY="ci-secret")
+        assert result.code == 1 and result.out == "" and result.err.count("\n") == 1, result.out + result.err
+        assert "was sealed without HELM_PLAN_KEY, which is set here" in result.err
+
+    refused()
+    made = run_plan("upgrade", "shop", "shop", "-n", "shop", "--out", "plan.json", helm=helm, store=store,
+                    cwd=tmp_path, HELM_PLAN_KEY="ci-secret")
+    assert made.code == 0, made.err
+    _reseal(tmp_path / "plan.json", lambda inputs: None)  # the keyed plan rewritten as unkeyed
+    refused()

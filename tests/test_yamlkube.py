@@ -99,3 +99,34 @@ def test_nested_merge_keys_are_built_once() -> None:
     finally:
         yamlkube._merge = original
     assert calls == 90
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("a: &x 1\nb: *x\n", {"a": 1, "b": 1}),
+    ("- &x {k: v}\n- *x\n", [{"k": "v"}, {"k": "v"}]),
+    ("[&x a, *x]\n", ["a", "a"]),
+    ("{a: &x [1], b: *x}\n", {"a": [1], "b": [1]}),
+    ("{\"a\": &x 1, \"b\":*x}\n", {"a": 1, "b": 1}),
+    ("a:\n\t- &x 1\n\t- *x\n".replace("\t", "  "), {"a": [1, 1]}),
+    ("? &k key\n: *k\n", {"key": "key"}),
+    ("\ufeffa: &x 1\nb: *x\n", {"a": 1, "b": 1}),
+])
+def test_aliases_wherever_yaml_allows_them(text: str, value: object) -> None:
+    assert [d.value for d in load_all(text)] == [value]
+
+
+def test_star_and_ampersand_in_text_are_not_aliases() -> None:
+    text = 'rules: [{verbs: ["*"], resources: [\'*\']}]\nnote: "R&D * a&b *c"\nglob: a*b\nx: |\n  * item &amp; more\n'
+    (doc,) = [d.value for d in load_all(text)]
+    assert doc == {"rules": [{"verbs": ["*"], "resources": ["*"]}], "note": "R&D * a&b *c", "glob": "a*b",
+                   "x": "* item &amp; more\n"}
+
+
+def test_an_alias_bomb_is_refused_among_plain_documents() -> None:
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 26):
+        prev, cur = f"l{i - 1}" if i > 1 else "a", f"l{i}"
+        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    stream = "plain: [\"*\"]\n---\n" + "\n".join(lines) + "\n---\nafter: 1\n"
+    with pytest.raises(YAMLError, match="excessive aliasing"):
+        list(load_all(stream))

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from deployah_plan.record import Planned
-from deployah_plan.release.api_target import check_version, offline_target
+from deployah_plan.release.api_target import check_version, newest_version, offline_target
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.flags import DIFF, request_fields
 from deployah_plan.manifests import split_stream
-from deployah_plan.model import ApplyMethod, Header
+from deployah_plan.codes import Code
+from deployah_plan.model import ApplyMethod, Header, warn
 from deployah_plan.sources.cluster import load_live_file
 from deployah_plan.sources.files import FileReader, describe
 from deployah_plan.sources.helm import Helm
@@ -68,12 +69,18 @@ def plan_diff(options: DiffOptions, reader: FileReader | None = None) -> Planned
         if len(value) > most:
             raise UsageError(f"{flag} is {len(value):,} characters long, and Helm allows at most {most}",
                              f"pass a shorter {flag}")
-    target = None
-    if options.kube_version:
-        ssa = options.apply_method is ApplyMethod.SSA
-        target = offline_target(check_version(options.kube_version), "from --kube-version",
-                                strict_fields=ssa and not options.disable_openapi_validation,
-                                validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa)
+    # Without --kube-version the objects are still judged: against the newest Kubernetes version
+    # the table knows (its schemas are the strictest current ones), and the plan says so; a kind
+    # that version no longer serves is then a warning, since the cluster's version is unknown.
+    ssa = options.apply_method is ApplyMethod.SSA
+    version = check_version(options.kube_version) if options.kube_version else newest_version()
+    target = offline_target(version, "from --kube-version" if options.kube_version else "the newest version helm plan knows",
+                            strict_fields=ssa and not options.disable_openapi_validation,
+                            validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa,
+                            assumed=not options.kube_version)
+    notes = () if options.kube_version else (warn(
+        Code.KUBE_VERSION_ASSUMED, f"objects judged against Kubernetes {version}, the newest version helm plan knows: "
+        "pass --kube-version with your cluster's version to judge against it"),)
     reader = reader or FileReader()
     previous_text = reader.read(options.previous, "PREVIOUS manifest", _MANIFEST_HINT)
     desired_text = reader.read(options.desired, "DESIRED manifest", _MANIFEST_HINT)
@@ -88,7 +95,7 @@ def plan_diff(options: DiffOptions, reader: FileReader | None = None) -> Planned
     header = Header(release=options.release, namespace=options.namespace, revision=1 if fresh else 0,
                     fresh_install=fresh, helm_version=version, rendered_by="files")
     return Planned(make_plan(PlanRequest(
-        header, None if fresh else previous, desired, major, options.skip_crds,
+        header, None if fresh else previous, desired, major, options.skip_crds, notes,
         live=live, live_source=options.live or "", live_reason="no live state given (--live FILE)",
         take_ownership=options.take_ownership, apply_method=options.apply_method, target=target,
     )))

@@ -15,33 +15,51 @@ import os
 import shutil
 import sys
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import click
 
-from deployah_plan.commands.diff import diff_options, plan_diff
-from deployah_plan.commands.rollback import plan_rollback, rollback_options
-from deployah_plan.commands.show import read_saved_plan, write_saved_plan
-from deployah_plan.commands.uninstall import plan_uninstall, uninstall_options
-from deployah_plan.commands.upgrade import plan_upgrade, upgrade_options
 from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import UsageError
-from deployah_plan.model import Plan
-from deployah_plan.record import Digester, Planned, make_record
 from deployah_plan.render.writers import WRITERS, WriteOptions
 from deployah_plan.sources.files import FileReader, describe
 
+if TYPE_CHECKING:
+    from deployah_plan.model import Plan
+    from deployah_plan.record import Planned
+
 EXIT_OK, EXIT_CHANGES, EXIT_GATE = 0, 2, 3
 
+
 # Each plan command's planner, from its parsed parameters: (params, debug, reader, digest_chart).
-Planner = Callable[[Mapping[str, Any], bool, FileReader, bool], Planned]
-PLANNERS: Mapping[str, Planner] = {
-    "upgrade": lambda p, debug, _reader, digest: plan_upgrade(upgrade_options(p, debug=debug), digest_chart=digest),
-    "rollback": lambda p, debug, _reader, _digest: plan_rollback(rollback_options(p, debug=debug)),
-    "uninstall": lambda p, debug, _reader, _digest: plan_uninstall(uninstall_options(p, debug=debug)),
-    "diff": lambda p, debug, reader, _digest: plan_diff(diff_options(p, debug=debug), reader),
-}
+# Each imports its command's module when it runs: a command loads only what it uses.
+def _upgrade(params: Mapping[str, Any], debug: bool, _reader: FileReader, digest_chart: bool) -> Planned:
+    from deployah_plan.commands.upgrade import plan_upgrade, upgrade_options
+
+    return plan_upgrade(upgrade_options(params, debug=debug), digest_chart=digest_chart)
+
+
+def _rollback(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool) -> Planned:
+    from deployah_plan.commands.rollback import plan_rollback, rollback_options
+
+    return plan_rollback(rollback_options(params, debug=debug))
+
+
+def _uninstall(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool) -> Planned:
+    from deployah_plan.commands.uninstall import plan_uninstall, uninstall_options
+
+    return plan_uninstall(uninstall_options(params, debug=debug))
+
+
+def _diff(params: Mapping[str, Any], debug: bool, reader: FileReader, _digest_chart: bool) -> Planned:
+    from deployah_plan.commands.diff import diff_options, plan_diff
+
+    return plan_diff(diff_options(params, debug=debug), reader)
+
+
+Planner = Callable[[Mapping[str, Any], bool, FileReader, bool], "Planned"]
+PLANNERS: Mapping[str, Planner] = {"upgrade": _upgrade, "rollback": _rollback, "uninstall": _uninstall, "diff": _diff}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,6 +100,9 @@ def make(command: str, params: Mapping[str, Any], *, debug: bool, reader: FileRe
 
 def save(path: str, planned: Planned, command: click.Command, params: Mapping[str, Any], argv: Sequence[str]) -> None:
     """Step 2: the JSON plan with its inputs record, sealed."""
+    from deployah_plan.commands.show import write_saved_plan
+    from deployah_plan.record import Digester, make_record
+
     digester = Digester.new()
     record = make_record(planned.facts, planned.plan.header, command, params, argv, digester)
     write_saved_plan(path, planned.plan, bool(params["show_secrets"]), record, digester)
@@ -153,6 +174,8 @@ def run_plan(name: str, command: click.Command, params: Mapping[str, Any], argv:
 
 def run_show(path: str, params: Mapping[str, Any]) -> int:
     """`helm plan show PLAN.json`: a saved plan printed again, gates checked."""
+    from deployah_plan.commands.show import read_saved_plan
+
     printing = Printing.of(params)
     plan = read_saved_plan(path)
     show(plan, printing)

@@ -9,12 +9,14 @@ with --require-cluster).
 from __future__ import annotations
 
 import base64
-import dataclasses
 import binascii
+import dataclasses
+import functools
 import json
 import os
 import re
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,8 +34,9 @@ from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.codes import Code
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
+from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
-from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
+from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
 
 
@@ -145,21 +148,17 @@ def _values_file(values: dict[str, Any], workdir: str) -> list[str]:
 
 
 def _crds_stream(record: dict[str, Any]) -> str:
-    """The chart's crds/ files, as `helm template --include-crds` prints them. A release record
-    never has them in its manifest; its chart keeps them in `files`, base64-encoded (Go []byte).
-    Only the top chart's: the record does not serialise subcharts."""
+    """The chart's crds/ files of a `helm upgrade --dry-run=server -o json` record: its chart keeps
+    them in `files`, base64-encoded (Go []byte)."""
     chart = record.get("chart") or {}
-    name = (chart.get("metadata") or {}).get("name", "")
-    out = ""
+    files = []
     for entry in chart.get("files") or []:
-        path = str(entry.get("name", ""))
-        if path.startswith("crds/") and path.endswith((".yaml", ".yml", ".json")):
-            try:
-                text = base64.b64decode(entry.get("data") or "").decode(errors="replace")
-            except (binascii.Error, ValueError):
-                continue
-            out += f"---\n# Source: {name}/{path}\n{text}\n"
-    return out
+        try:
+            text = base64.b64decode(entry.get("data") or "").decode(errors="replace")
+        except (binascii.Error, ValueError):
+            continue
+        files.append((str(entry.get("name", "")), text))
+    return crds_stream(str((chart.get("metadata") or {}).get("name", "")), files)
 
 
 # What `helm template --dependency-update` prints on standard output before the manifests
@@ -196,6 +195,57 @@ def _from_record(record: dict[str, Any]) -> Rendered:
                     manifest.dropped + hooks.dropped + crds.dropped)
 
 
+def _values_from_release(options: UpgradeOptions) -> bool:
+    """Whether `helm template` is given values read from the release (_values_for_template)."""
+    return not options.reset_values and (options.reuse_values or options.reset_then_reuse_values
+                                          or not options.values.any())
+
+
+def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalChart, namespace: str,
+            values: list[str], helm_major: int, upgrade: bool) -> Rendered:
+    """The new release as helm renders it: `helm template` with `values` (mode "template"), or
+    `helm upgrade --dry-run=server` with the user's own (mode "server")."""
+    deploy = options.deploy
+    if mode == "server":
+        args = options.values.args() + helm_args(options, Reach.SERVER_RENDER) + deploy.render_args()
+        return _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
+    args = list(values)
+    if options.kube_version:
+        args += ["--kube-version", options.kube_version]
+    # With an explicit --kube-version, render as a cluster of that version would (its API
+    # versions in .Capabilities); helm template's own defaults otherwise.
+    for api in dict.fromkeys([*options.api_versions, *targets.served_api_versions(options.kube_version or "")]):
+        args += ["--api-versions", api]
+    args += deploy.render_args()
+    # Helm 3's `helm template --include-crds` sends the chart's CRDs through the
+    # post-renderer, which an install never does (it creates them from crds/ first), and
+    # the post-renderer may drop the `# Source:` lines that mark them: read them apart.
+    apart = bool(deploy.post_renderer) and helm_major < 4
+    text = helm.template(options.release, chart.path, namespace, args, upgrade=upgrade, include_crds=not apart)
+    if deploy.dependency_update:
+        text = _after_progress(text)
+    if apart:
+        # After the rest: documents that lost their `# Source:` line must not follow a
+        # crds/ one, or they would be read as part of that file.
+        text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
+    return split_stream(text, "helm template")
+
+
+def _render_again(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalChart, namespace: str,
+                  values: list[str], helm_major: int, upgrade: bool) -> Rendered:
+    """The second render of the same inputs, after the first: `--dependency-update` has written
+    the chart's charts/ folder by then, and is not asked again."""
+    once = dataclasses.replace(options, deploy=dataclasses.replace(options.deploy, dependency_update=False))
+    return _render(helm, once, mode, chart, namespace, values, helm_major, upgrade=upgrade)
+
+
+# Values a chart makes anew on every render (randAlphaNum, genCA, now, checksums of those) are
+# found by rendering the desired state twice with the same inputs (core/regenerated.py). The
+# second render runs only for a chart whose templates call such a function (sources/chart.py
+# `may_regenerate`), alongside the first: one more helm process, and no wall time on a machine
+# with a spare core, for those charts alone. A value stamped with the render's time (`now`) is
+# also found without it, by the window the renders ran in. A server render is a dry run: the
+# second one only reads the cluster too.
 def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Planned:
     """The plan and what it read. `digest_chart`: a record will be made (--out, verify), so the
     chart is digested while a pulled chart's folder still exists."""
@@ -229,46 +279,47 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         helm_major = major(helm_version)
         notes: list[Warning] = flags.check_for_helm(deploy, options.server_side, options.force_conflicts,
                                                     helm_major, helm_version)
+        chart = chart_call.result()
+        # The render runs beside the release read (their two helm processes side by side) unless
+        # it needs what the read finds: the values of a revision to reuse. It renders an upgrade;
+        # when the release turns out not to exist, the install is rendered again.
+        started = time.time()
+        early = mode == "server" or not _values_from_release(options)
+        ahead = (pool.submit(_render, helm, options, mode, chart, namespace, options.values.args(), helm_major,
+                             upgrade=True) if early else None)
+        again = (pool.submit(_render, helm, options, mode, chart, namespace, options.values.args(), helm_major,
+                             upgrade=True) if early and chart.may_regenerate and not deploy.dependency_update
+                 else None)
         state = state_call.result()
         # Helm prunes old records when it writes the new one; only a history at least as long as
         # the limit can lose one, and the newest revision number bounds the history's length.
         history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
                         if history_max > 0 and state.newest_revision >= history_max - 1 else None)
-        chart = chart_call.result()
-        chart_read = ChartRead(ref=options.chart, tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
-        previous = rendered(state.current) if state.current is not None else None
+        chart_read = ChartRead(ref=hide_userinfo(options.chart), tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
+        # With the previous chart's crds/, so a chart CRD that changed is reported (Helm leaves it).
+        previous = rendered(state.current, with_crds=True) if state.current is not None else None
         # The previous release's kinds are read while the chart renders.
         read_scope = live_scope([previous], namespace) if previous and not skipped else []
         live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
         fresh = state.current is None
-        if mode == "template":
-            args = _values_for_template(helm, options, state, namespace, workdir, notes)
-            if options.kube_version:
-                args += ["--kube-version", options.kube_version]
-            # With an explicit --kube-version, render as a cluster of that version would (its API
-            # versions in .Capabilities); helm template's own defaults otherwise.
-            for api in dict.fromkeys([*options.api_versions, *targets.served_api_versions(options.kube_version or "")]):
-                args += ["--api-versions", api]
-            args += deploy.render_args()
-            # Helm 3's `helm template --include-crds` sends the chart's CRDs through the
-            # post-renderer, which an install never does (it creates them from crds/ first), and
-            # the post-renderer may drop the `# Source:` lines that mark them: read them apart.
-            apart = bool(deploy.post_renderer) and helm_major < 4
-            text = helm.template(options.release, chart.path, namespace, args, upgrade=not fresh,
-                                 include_crds=not apart)
-            if deploy.dependency_update:
-                text = _after_progress(text)
-            if apart:
-                # After the rest: documents that lost their `# Source:` line must not follow a
-                # crds/ one, or they would be read as part of that file.
-                text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
-            desired = split_stream(text, "helm template")
-            if chart.calls_lookup:
-                notes.append(warn(Code.LOOKUP_OFFLINE, f"chart {chart.name} calls `lookup`, which returns nothing "
-                                  "when rendered offline; with a cluster, plan with --render server"))
+        if ahead is not None and (mode == "server" or not fresh):
+            desired = ahead.result()
+            desired_again = (again.result() if again is not None
+                             else _render_again(helm, options, mode, chart, namespace, options.values.args(),
+                                                helm_major, upgrade=True) if chart.may_regenerate else None)
         else:
-            args = options.values.args() + helm_args(options, Reach.SERVER_RENDER) + deploy.render_args()
-            desired = _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
+            values = _values_for_template(helm, options, state, namespace, workdir, notes)
+            render = functools.partial(_render, helm, options, mode, chart, namespace, values, helm_major,
+                                       upgrade=not fresh)
+            again_call = (pool.submit(render) if chart.may_regenerate and not deploy.dependency_update else None)
+            desired = render()
+            desired_again = (again_call.result() if again_call is not None
+                             else _render_again(helm, options, mode, chart, namespace, values, helm_major,
+                                                upgrade=not fresh) if chart.may_regenerate else None)
+        window = (started, time.time())
+        if mode == "template" and chart.calls_lookup:
+            notes.append(warn(Code.LOOKUP_OFFLINE, f"chart {chart.name} calls `lookup`, which returns nothing "
+                              "when rendered offline; with a cluster, plan with --render server"))
         live = live_call.result() if live_call else None
         history = history_call.result() if history_call else []
         kube_default = default_call.result() if default_call else ""  # done before the render
@@ -321,6 +372,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         hooks_disabled=deploy.no_hooks,
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
+        desired_again=desired_again, render_window=window,
     )), facts)
 
 

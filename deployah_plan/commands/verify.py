@@ -10,8 +10,9 @@ the plan differs. An input that moved while the plan stayed the same (a chart's 
 comment in a values file, a live field the plan does not read) is printed as a note, and fails
 only with --strict.
 
-Given a helm command after `--`, its flags are parsed by the same click command the plan was
-made with (so every flag that command knows is compared), with the values of --set* digested
+Given a helm command after `--`, its flags are read by helm's rules (pflag.py) and the same
+command the plan was made with (so every flag that command knows is compared, and means what
+it means to the helm that runs it), with the values of --set* digested
 as the record has them, and must equal the recorded ones, except those the flag table
 (deployah_plan/flags.py) marks: the flags only helm plan has (output, ignore rules, --render,
 drift switches; those that change the plan are taken from the record) and where the release
@@ -22,7 +23,12 @@ done by helm: this plugin never writes to a cluster. `helm` as the command's fir
 the helm running the plugin (HELM_BIN).
 
 Without a command, the recorded command line is planned again; one recorded with --set values
-or credentials cannot be (the record keeps only digests), and verify says to pass the command.
+or credentials cannot be (the record keeps only digests, or nothing), and verify says to pass
+the command. The plan file is not trusted to say what to run: without a command, a plan that
+names a program (--post-renderer) or a kubeconfig (whose user may run an exec plugin) is
+refused unless it is keyed; with one, programs come from the command only (no such flag is
+taken from the record: flags.Flag refuses it). With HELM_PLAN_KEY set, a plan sealed without
+it is refused: its `keyed: false` is the file's word only.
 
 Refused, exit 1: a file without an inputs record (written by -o json, or before format 1.3),
 a plan from `helm plan diff` (made from files, it says nothing about the release or the
@@ -32,6 +38,7 @@ it was written (the seal does not match), and a command whose flags are not the 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -87,6 +94,10 @@ def read(path: str) -> SavedPlan:
         digester = Digester.of(str(record["digest"]["salt"]), bool(record["digest"]["keyed"]))
     except (KeyError, TypeError):
         raise UsageError(f"{path}: its inputs record is incomplete", _HINT) from None
+    if not digester.keyed and os.environ.get(records.KEY_ENV):
+        # The file's own `keyed: false` is no evidence: whoever rewrites a plan can say so.
+        raise UsageError(f"{path} was sealed without {records.KEY_ENV}, which is set here: whoever can write the "
+                         "file could have written it", f"plan again with {records.KEY_ENV} set in the plan job")
     if records.seal(digester, doc) != record.get("seal"):
         raise UsageError(f"{path} was changed after it was written: its seal does not match its plan and inputs",
                          "verify the file the plan job wrote, or plan again")
@@ -101,11 +112,25 @@ def read(path: str) -> SavedPlan:
 # -- the command line -----------------------------------------------------------------------
 
 def _parse(command: click.Command, argv: Sequence[str], what: str) -> click.Context:
+    """argv read as helm reads it (the command's parse_args reads it by pflag's rules first)."""
     try:
         return command.make_context(argv[0], list(argv[1:]))
-    except click.ClickException as err:
-        raise UsageError(f"{what} cannot be read as `helm plan {argv[0]}`: {err.format_message().rstrip('.')}",
+    except (click.ClickException, UsageError) as err:
+        message = err.format_message() if isinstance(err, click.ClickException) else err.message
+        raise UsageError(f"{what} cannot be read as `helm plan {argv[0]}`: {message.rstrip('.')}",
                          "only flags helm plan knows can have been reviewed; plan with the same command") from None
+
+
+def check_programs(path: str, name: str, recorded: click.Context, digester: Digester) -> None:
+    """Without a command, refuse a plan that names a program (a post-renderer) or a kubeconfig
+    (whose user may run an exec plugin) unless it is keyed: the plan file alone is not trusted
+    to say what to run."""
+    named = [flag.long for flag in BY_COMMAND[name] if flag.program and recorded.params.get(flag.dest)]
+    if named and not digester.keyed:
+        raise UsageError(f"{path} names a program to run or a kubeconfig ({', '.join(named)}), and it was sealed "
+                         f"without {records.KEY_ENV}: whoever can write the file could have put it there",
+                         f"pass the command: `helm plan verify {path} -- helm {name} ...`, or seal plans with "
+                         f"{records.KEY_ENV} in the plan and the verify job")
 
 
 def _plugin_argv(helm_command: Sequence[str], name: str, command: click.Command) -> list[str]:
@@ -262,6 +287,10 @@ def plan_difference(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     warn_now = {(w.get("code"), w.get("message")) for w in new.get("warnings") or []}
     lines += [f"  - warning {code}: {message}" for code, message in sorted(warn_then - warn_now)]
     lines += [f"  + warning {code}: {message}" for code, message in sorted(warn_now - warn_then)]
+    impact_then = {(i.get("kind"), i.get("message")) for i in old.get("impact") or []}
+    impact_now = {(i.get("kind"), i.get("message")) for i in new.get("impact") or []}
+    lines += [f"  - impact {kind}: {message}" for kind, message in sorted(impact_then - impact_now)]
+    lines += [f"  + impact {kind}: {message}" for kind, message in sorted(impact_now - impact_then)]
     for key in ("hooks_disabled", "live", "not_checked", "summary", "format_version"):
         if old.get(key) != new.get(key):
             lines.append(f"  ~ {key.replace('_', ' ')} differs")
@@ -297,8 +326,10 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
         given = _parse(command, argv, "the command")
     else:
         if records.hidden_values(recorded_argv):
-            raise UsageError(f"{options.path} was made with --set values or credentials, which it keeps only as "
-                             "digests", f"pass the command: `helm plan verify {options.path} -- helm {name} ...`")
+            raise UsageError(f"{options.path} was made with --set values (it keeps only their digests) or credentials "
+                             "(a password, a URL's user and password: it keeps none)",
+                             f"pass the command: `helm plan verify {options.path} -- helm {name} ...`")
+        check_programs(options.path, name, recorded, saved_plan.digester)
         argv = recorded_argv
         given = _parse(command, argv, "the recorded command")
     plan, record_now = _remake(command, argv, given, recorded, saved_plan.digester, options.debug)

@@ -17,6 +17,10 @@ A gate is `WHAT` or `WHAT:KIND` (KIND may be `Kind.group` to name the group too)
                              apply conflict (an adoption by this release is not a failure)
     immutable                an update of an immutable field (a predicted failure)
     warning:CODE             any warning with that code (or of that family), failure or not
+    IMPACT[:KIND]            what the deploy does to running things (core/impact.py): a kind of
+                             model.ImpactKind (restart, config-unreached, replicas-reset, ...) or
+                             its family (traffic, data); KIND names the object's kind as above
+                             (`restart:statefulset`, `config-unreached:secret`)
 
 Only what the plan would really do is matched: ignored changes never match a gate. Gates read
 only what a saved JSON plan keeps, so `helm plan show --fail-on` gives the same answer.
@@ -28,10 +32,10 @@ from dataclasses import dataclass
 from deployah_plan.codes import GATES
 from deployah_plan.errors import UsageError
 from deployah_plan.kinds import kind_answers_to
-from deployah_plan.model import Action, CRDLifecycle, LiveStatus, Plan, ResourceRef
+from deployah_plan.model import IMPACT_GATES, Action, CRDLifecycle, LiveStatus, Plan, ResourceRef
 
 _ACTIONS = {"create": Action.CREATE, "update": Action.UPDATE, "delete": Action.DELETE, "retain": Action.RETAIN}
-_NAMES = (*_ACTIONS, "failure", "crd", "drift", *GATES, "warning:CODE")
+_NAMES = (*_ACTIONS, "failure", "crd", "drift", *GATES, "warning:CODE", *IMPACT_GATES)
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ class GateMatch:
 def parse_gate(text: str) -> Gate:
     what, colon, argument = text.strip().partition(":")
     what = what.lower()
-    if what in _ACTIONS:
+    if what in _ACTIONS or what in IMPACT_GATES:
         return Gate(text, what, argument.strip())
     if what == "warning" and argument.strip():
         return Gate(text, what, argument.strip())
@@ -77,6 +81,9 @@ def _matches(gate: Gate, plan: Plan) -> list[str]:
     if gate.what in _ACTIONS:
         return [f"{c.action.value} {c.resource}" for c in plan.changes
                 if c.action is _ACTIONS[gate.what] and _kind_matches(c.resource, gate.argument)]
+    if gate.what in IMPACT_GATES:
+        return [f"{i.kind.value}: {i.message}" for i in plan.impact
+                if i.kind.answers_to(gate.what) and _kind_matches(i.resource, gate.argument)]
     if gate.what == "crd":
         changed = [f"{c.action.value} {c.resource}" for c in plan.changes
                    if c.resource.kind == "CustomResourceDefinition" and c.resource.group == "apiextensions.k8s.io"]

@@ -9,7 +9,6 @@ with the version that removed them.
 from __future__ import annotations
 
 import functools
-import gzip
 import json
 import re
 from importlib import resources
@@ -119,4 +118,6 @@ def _types_at(table: ApiTable, minor: int) -> dict[str, Any]:
 @functools.lru_cache(maxsize=1)
 def table() -> ApiTable:
     data = resources.files("deployah_plan.data").joinpath("kube_api.json.gz").read_bytes()
+    import gzip  # only when a plan is judged against a Kubernetes version
+
     return ApiTable(json.loads(gzip.decompress(data)))

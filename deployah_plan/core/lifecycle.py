@@ -5,7 +5,8 @@ Pure functions over objects and planned changes; the planner calls them.
 - Task names: a hook's `deployah.dev/task` label, else its Kind/name.
 - Immutable fields: an update that changes one is rejected by the API server, so the whole
   `helm upgrade` fails unless the object is replaced. The rules are Kubernetes' validation of
-  each kind (apps, batch, core, rbac, storage).
+  each kind (apps, batch, core, rbac, storage), judged on what the API server stores: the
+  type metadata it drops and the defaults it applies are no change (`stored`).
 - Deleting a PersistentVolumeClaim, a Namespace or a CustomResourceDefinition deletes data
   that is not in the chart.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.core import quantity
-from deployah_plan.core.diff import readable_path
+from deployah_plan.core.diff import diff_objects, readable_path
 from deployah_plan.codes import Code
 from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, ResourceRef, Warning, warn
 
@@ -60,12 +61,45 @@ def immutable_paths(change: ResourceChange) -> list[str]:
     return [f.path for f in immutable_fields(change)]
 
 
+def stored(key: tuple[str, str], obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The object as the API server stores it, where that differs from what a chart sends in a
+    way an immutable field check would see. A StatefulSet's `volumeClaimTemplates` are
+    PersistentVolumeClaims embedded in the spec: decoding drops their `apiVersion` and `kind`
+    (TypeMeta is not converted into the internal type, so it never reaches storage), and the
+    defaulters fill `spec.volumeMode: Filesystem` and `status.phase: Pending`
+    (pkg/apis/core/v1 SetDefaults_PersistentVolumeClaimSpec and SetDefaults_PersistentVolumeClaim,
+    called for each template by the apps/v1 StatefulSet defaulter). So a chart that adds
+    `apiVersion: v1` and `kind: PersistentVolumeClaim` to its templates changes nothing stored."""
+    if key != ("apps", "StatefulSet"):
+        return obj
+    spec = obj.get("spec")
+    templates = spec.get("volumeClaimTemplates") if isinstance(spec, dict) else None
+    if not isinstance(spec, dict) or not isinstance(templates, list):
+        return obj
+    out = []
+    for template in templates:
+        if isinstance(template, dict):
+            template = {k: v for k, v in template.items() if k not in ("apiVersion", "kind")}
+            claim = template.get("spec")
+            if isinstance(claim, dict) and claim.get("volumeMode") is None:
+                template["spec"] = {**claim, "volumeMode": "Filesystem"}
+            status = template.get("status")
+            if status is None or isinstance(status, dict) and status.get("phase") is None:
+                template["status"] = {**(status or {}), "phase": "Pending"}
+        out.append(template)
+    return {**obj, "spec": {**spec, "volumeClaimTemplates": out}}
+
+
 def immutable_fields(change: ResourceChange) -> list[FieldChange]:
-    """The field changes of an update that the API server will not let it make."""
-    if change.action is not Action.UPDATE or change.before is None:
+    """The field changes of an update that the API server will not let it make, judged on
+    what it stores (`stored`)."""
+    if change.action is not Action.UPDATE or change.before is None or change.after is None:
         return []
     key = (change.resource.group, change.resource.kind)
     real = [f for f in change.fields if not f.equivalent]
+    before, after = stored(key, change.before), stored(key, change.after)
+    if before is not change.before or after is not change.after:
+        real = [f for f in diff_objects(before, after) if not f.equivalent]
     hits: list[FieldChange] = []
     if key in _IMMUTABLE:
         for prefix in _IMMUTABLE[key]:

@@ -50,6 +50,12 @@ class Spec:
 
 
 QUANTITY = Spec("q")
+# Lists whose schema declares no keys but whose entries Kubernetes validation keeps unique by
+# a field: matched by it, so a reader sees `versions[name=v1]` rather than a list replaced
+# whole. A CRD's versions must have unique names (apiextensions validation: "Duplicate value").
+_KEYED_BY_VALIDATION = {
+    ("apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec", "versions"): ("name",),
+}
 # A missing key field that Kubernetes defaults, so `ports` entries with and without
 # `protocol: TCP` are the same entry.
 KEY_DEFAULTS = {"protocol": "TCP"}
@@ -79,6 +85,8 @@ def _table() -> tuple[dict[str, Node], dict[tuple[str, str], Node]]:
                 spec = Spec("m", value=inner) if inner else None
             else:
                 spec = Spec("l", value=value_spec(entry[3]), list_type=entry[1], keys=tuple(entry[2] or ()))
+            if spec is not None and spec.kind == "l" and (name, field_name) in _KEYED_BY_VALIDATION:
+                spec = Spec("l", value=spec.value, list_type="map", keys=_KEYED_BY_VALIDATION[(name, field_name)])
             if spec is not None:
                 node.fields[field_name] = spec
     by_version: dict[str, Node] = {}

@@ -10,8 +10,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from deployah_plan.codes import Code
+from deployah_plan.core import crd, regenerated
 from deployah_plan.core.diff import declared_surface, diff_objects, leaves, readable_path
 from deployah_plan.core.drift import find_drift, find_live, index_live
+from deployah_plan.core.impact import ImpactInput, find_impact
 from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
 from deployah_plan.core.validate import Applied, Target, hook_collisions, json_type, namespace_warning, predict
@@ -20,7 +22,7 @@ from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_ra
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
-    HookDefinition, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
+    HookDefinition, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
     TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn,
 )
 from deployah_plan.redact import fold_string_data
@@ -56,6 +58,10 @@ class PlanRequest:
     # The API server to judge the objects against (kinds served, schemas, namespace): None
     # leaves the predicted failures of core.validate out.
     target: Target | None = None
+    # A second render of the same inputs, and when the renders ran (Unix seconds, start and
+    # end): what differs between them, or is the render's time, is marked regenerated.
+    desired_again: Rendered | None = None
+    render_window: tuple[float, float] | None = None
 
 
 def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
@@ -158,7 +164,12 @@ def _resource_changes(
             continue
         fields = diff_objects(old[1].obj, doc.obj)
         if any(not f.equivalent for f in fields):
-            changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source))
+            schema = None
+            if crd.is_crd(doc.obj):
+                fields = list(crd.mark_descriptions(fields))
+                schema = crd.summarize(old[1].obj, doc.obj, fields)
+            changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source,
+                                          crd_schema=schema))
         elif fields:
             notes.append(warn(
                 Code.EQUIVALENT_ONLY,
@@ -389,13 +400,35 @@ def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tu
     return tasks
 
 
-def live_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
-    """(apiVersion, kind, namespace) of every release resource in the streams: what the live
-    check reads ("" as the namespace for a cluster-scoped kind)."""
+def release_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
+    """(apiVersion, kind, namespace) of every release resource in the streams: what drift and
+    ownership cover ("" as the namespace for a cluster-scoped kind)."""
     streams = list(streams)
     identifier = _Identifier(namespace, _cluster_scoped(streams))
     scope = (identifier.ref(doc) for stream in streams for doc in (*stream.resources, *stream.crds, *stream.hooks))
     return list(dict.fromkeys((ref.api_version, ref.kind, ref.namespace) for ref in scope))
+
+
+# Kinds read for the impact only (core/impact.py): the HPAs that may scale the release's
+# workloads, and the StorageClasses that decide whether its claims can grow. Not being able to
+# read one leaves that impact unjudged, never the drift check partial.
+_HPA_SCOPE = ("autoscaling/v2", "HorizontalPodAutoscaler")
+_STORAGE_CLASS_SCOPE = ("storage.k8s.io/v1", "StorageClass")
+_FOR_IMPACT = {(group_of(api), kind) for api, kind in (_HPA_SCOPE, _STORAGE_CLASS_SCOPE)}
+
+
+def live_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
+    """What the live check reads: the release's kinds (`release_scope`), then, for the impact,
+    the HPAs of each namespace with a scalable workload and the StorageClasses when there is a
+    claim."""
+    streams = list(streams)
+    scope = release_scope(streams, namespace)
+    have = {(group_of(api), kind) for api, kind, _ in scope}
+    namespaces = [ns for api, kind, ns in scope if (group_of(api), kind) in (("apps", "Deployment"), ("apps", "StatefulSet"))]
+    extra = [(*_HPA_SCOPE, ns) for ns in dict.fromkeys(namespaces)] if ("autoscaling", "HorizontalPodAutoscaler") not in have else []
+    if ("", "PersistentVolumeClaim") in have and ("storage.k8s.io", "StorageClass") not in have:
+        extra.append((*_STORAGE_CLASS_SCOPE, ""))
+    return scope + [item for item in extra if item not in scope]
 
 
 class _Live:
@@ -415,7 +448,8 @@ class _Live:
             return
         self.index = index_live(live.objects)
         if request.live_source == "cluster":
-            gaps = list(live.unreadable)
+            declared = {(group_of(api), kind) for api, kind, _ in scope}
+            gaps = [g for g in live.unreadable if (group_of(g.api_version), g.kind) not in _FOR_IMPACT - declared]
             blocked = {(group_of(g.api_version), g.kind, g.namespace) for g in gaps}
             for api_version, kind, namespace in scope:
                 group = group_of(api_version)
@@ -510,7 +544,9 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
     for doc in request.desired.crds:
         name = str(doc.obj["metadata"].get("name", ""))
         old = before.get(name)
-        changed = None if old is None or fresh else bool([f for f in diff_objects(old, doc.obj) if not f.equivalent])
+        fields = crd.mark_descriptions(diff_objects(old, doc.obj)) if old is not None and not fresh else ()
+        changed = None if old is None or fresh else any(not f.equivalent for f in fields)
+        schema = crd.summarize(old, doc.obj, fields) if old is not None and changed else None
         if fresh:
             lifecycle = CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS
         else:
@@ -520,7 +556,36 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
         if live.covered(ref):
             found = find_live(live.index, ref)
             live_differs = None if found is None else bool(diff_objects(declared_surface(doc.obj, found), doc.obj))
-        out.append(ChartCRD(doc.source, name, lifecycle, live_differs, changed))
+        out.append(ChartCRD(doc.source, name, lifecycle, live_differs, changed, schema))
+    return out
+
+
+def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Warning]:
+    """CRDs this action applies that leave out a version the cluster still stores objects in:
+    the API server refuses the update (apiextensions ValidateCustomResourceDefinitionStoredVersions:
+    every `status.storedVersions` entry must appear in `spec.versions`). With the live CRD that
+    is a predicted failure; without it, a removed version is a warning."""
+    out: list[Warning] = []
+    for change in changes:
+        if change.action not in (Action.CREATE, Action.UPDATE) or not crd.is_crd(change.after) or change.after is None:
+            continue
+        ref = change.resource
+        found = live_of(ref)
+        if found is not None:
+            gone = crd.stored_versions_removed(change.after, found)
+            if gone:
+                out.append(warn(
+                    Code.CRD_VERSION_REMOVED, f"{ref}: this upgrade will fail: it removes version{'s' if len(gone) > 1 else ''} "
+                    f"{', '.join(gone)}, which the cluster's status.storedVersions still lists (objects are stored in "
+                    "it), and the API server refuses that; migrate the stored objects to a kept version and remove "
+                    "it from status.storedVersions first", ref, fails=True))
+        elif change.crd_schema is not None:
+            removed = [c.version for c in change.crd_schema.changes if c.what == "version-removed"]
+            if removed:
+                out.append(warn(
+                    Code.CRD_VERSION_REMOVED, f"{ref}: removes version{'s' if len(removed) > 1 else ''} {', '.join(removed)}; "
+                    "if the cluster's status.storedVersions still lists it, the API server refuses the update (the live "
+                    "CRD was not read): migrate the stored objects to a kept version first", ref))
     return out
 
 
@@ -570,7 +635,7 @@ def make_plan(request: PlanRequest) -> Plan:
     want_hooks = identifier.index(request.desired.hooks, "desired hook")
     warnings = list(request.warnings)
     fresh = request.previous is None
-    live = _Live(request, live_scope([previous, request.desired], header.namespace))
+    live = _Live(request, release_scope([previous, request.desired], header.namespace))
     crds: list[ChartCRD] = []
     drift: list[DriftChange] = []
 
@@ -589,21 +654,34 @@ def make_plan(request: PlanRequest) -> Plan:
             return find_live(live.index, ref) if live.covered(ref) else None
 
         changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of))
+        renders = hook_renders = None
+        if request.render_window is not None:
+            again = request.desired_again or Rendered()
+            renders, hook_renders = (
+                regenerated.Renders({i: doc.obj for i, (_, doc) in identifier.index(docs, what).items()},
+                                    request.render_window)
+                for docs, what in ((again.resources, "desired"), (again.hooks, "desired hook")))
+            changes = [regenerated.mark(c, renders) for c in changes]
         changes = _ownership(changes, live, request, warnings)
+        warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = _hook_tasks(prev_hooks, want_hooks, provisional, rank)
-        if provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks):
+        if hook_renders is not None:
+            tasks = [regenerated.mark_hooks(t, hook_renders) for t in tasks]
+        # Drift this deploy sets back is a change of the cluster: `helm upgrade` does real work.
+        if (provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks)
+                and not any(d.reverts for d in drift)):
             action = HelmAction.NONE
         else:
             action = provisional
         tasks += _schedule_tasks(changes, want_resources)
         crds = _chart_crds(request, live, fresh)
-        for crd in crds:
-            if crd.chart_changed:
+        for chart_crd in crds:
+            if chart_crd.chart_changed:
                 warnings.append(warn(
                     Code.CRD_NOT_UPGRADED,
-                    f"chart CRD {crd.name} ({crd.source}) changed in the chart, but Helm never upgrades the chart's "
+                    f"chart CRD {chart_crd.name} ({chart_crd.source}) changed in the chart, but Helm never upgrades the chart's "
                     "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it",
                 ))
         # Only objects whose live state was not read: one read and found missing is gone already.
@@ -620,7 +698,26 @@ def make_plan(request: PlanRequest) -> Plan:
             warnings += _predicted(request, request.target, action, changes, tasks, previous, prev_resources,
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
+    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift)
+    warnings += failures
     for reason in (*previous.dropped, *request.desired.dropped):
         warnings.append(warn(Code.DROPPED_DOCUMENT, reason))
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
-                      drift=drift, live=live.check)
+                      drift=drift, live=live.check, impact=impact)
+
+
+def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChange],
+            prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+            want_resources: Mapping[Identity, tuple[ResourceRef, Document]], live: _Live,
+            drift: list[DriftChange]) -> tuple[list[Impact], list[Warning]]:
+    """What the deploy does to running things (core/impact.py), from this plan's changes."""
+    def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
+        return find_live(live.index, ref) if live.covered(ref) else None
+
+    desired = {} if action is HelmAction.UNINSTALL else {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()}
+    given = ImpactInput(
+        action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()}, desired,
+        live_of if live.read else None, tuple(live.index.values()), request.apply_method, request.force_conflicts,
+        tuple(drift), request.header.namespace,
+    )
+    return find_impact(changes, given)

@@ -28,7 +28,6 @@ embedded resources. `status` is never checked: the server ignores it on create a
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -69,6 +68,9 @@ class Target:
     # its apiVersion by capability renders another one against a real cluster, so a kind not
     # served is a warning here, not a predicted failure.
     render_defaults: bool = False
+    # The version was not given (`helm plan diff` without --kube-version): the newest the table
+    # knows is judged against, and a kind it does not serve is a warning, not a predicted failure.
+    assumed: bool = False
 
     @property
     def minor(self) -> int:
@@ -186,6 +188,8 @@ class SchemaChecker:
             code = props.get(key)
             if code is None:
                 if "u" not in body:
+                    import difflib  # only for an unknown field's suggestion
+
                     near = difflib.get_close_matches(str(key), list(props), n=1)
                     out.append(Problem(_join(path, key), "unknown", f"did you mean {_join(path, near[0])}?" if near else ""))
                 continue
@@ -312,6 +316,11 @@ class _Predictor:
         if item.what == "previous release":
             fix = (f"the previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), "
                    f"and the chart must {fix}")
+        if self.target.assumed:
+            self.warnings.append(warn(
+                Code.API_NOT_SERVED, f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
+                f"pass --kube-version with your cluster's version to know whether Helm fails; {fix}", item.ref))
+            return
         if self.target.render_defaults:
             self.warnings.append(warn(
                 Code.API_NOT_SERVED, f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "

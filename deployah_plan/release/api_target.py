@@ -10,10 +10,11 @@ from typing import Iterable
 from deployah_plan.core.kube_api import parse_version, table
 from deployah_plan.core.validate import Target
 
-__all__ = ["Target", "api_versions", "check_version", "cluster_target", "helm_default_version", "offline_target",
-           "served_api_versions"]
+__all__ = ["Target", "api_versions", "check_version", "cluster_target", "helm_default_version", "newest_version",
+           "offline_target", "served_api_versions"]
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import Rendered
+from deployah_plan.sources import helm_facts
 from deployah_plan.sources.helm import Helm
 from deployah_plan.sources.kubeconfig import ClusterSettings
 
@@ -29,7 +30,12 @@ def check_version(text: str) -> str:
 
 def helm_default_version(helm: Helm) -> str:
     """The Kubernetes version `helm template` assumes (its `.Capabilities.KubeVersion`), read by
-    rendering a one-line chart: Helm 3 does not print it in `helm version`."""
+    rendering a one-line chart (Helm 3 does not print it in `helm version`) once per binary
+    (sources/helm_facts.py); "" when it cannot be read."""
+    return helm_facts.remembered(helm.binary, "kube_version", lambda: _probe_default_version(helm))
+
+
+def _probe_default_version(helm: Helm) -> str:
     with tempfile.TemporaryDirectory(prefix="helm-plan-kv-") as tmp:
         chart = Path(tmp) / "kube-version"
         (chart / "templates").mkdir(parents=True)
@@ -64,10 +70,16 @@ def served_api_versions(version: str) -> list[str]:
 
 
 def offline_target(version: str, source: str, *, strict_fields: bool, validate_fields: bool,
-                   client_side_hooks: bool, create_namespace: bool = False, render_defaults: bool = False) -> Target:
+                   client_side_hooks: bool, create_namespace: bool = False, render_defaults: bool = False,
+                   assumed: bool = False) -> Target:
     return Target(version, source, table(), strict_fields=strict_fields, validate_fields=validate_fields,
                   client_side_hooks=client_side_hooks, create_namespace=create_namespace,
-                  render_defaults=render_defaults)
+                  render_defaults=render_defaults, assumed=assumed)
+
+
+def newest_version() -> str:
+    """The newest Kubernetes version the committed table knows ("1.37")."""
+    return f"1.{table().newest}"
 
 
 def api_versions(streams: Iterable[Rendered | None]) -> list[str]:

@@ -20,11 +20,14 @@ def connect(namespace: str | None, kube_context: str | None, kubeconfig: str | N
     return Helm.find(global_args, debug), resolve_target(namespace, kube_context, kubeconfig)
 
 
-def rendered(release: StoredRelease) -> Rendered:
-    """A stored revision's manifest and hooks, split as Helm splits them."""
+def rendered(release: StoredRelease, with_crds: bool = False) -> Rendered:
+    """A stored revision's manifest and hooks, split as Helm splits them; `with_crds` adds its
+    chart's crds/ (what an upgrade compares the new chart's with)."""
     manifest = split_stream(release.manifest, f"release {release.name} revision {release.revision}")
     hooks = split_stream(release.hooks_stream, f"hooks of release {release.name} revision {release.revision}")
-    return Rendered(manifest.resources, hooks.hooks + manifest.hooks, (), manifest.dropped + hooks.dropped)
+    crds = split_stream(release.crds_stream, f"the crds/ of release {release.name} revision {release.revision}")
+    return Rendered(manifest.resources, hooks.hooks + manifest.hooks, crds.crds if with_crds else (),
+                    manifest.dropped + hooks.dropped + (crds.dropped if with_crds else ()))
 
 
 def newest(helm: Helm, release: str, namespace: str, helm_major: int) -> StoredRelease:

@@ -4,6 +4,8 @@ GitLab reads this shape from a job artifact declared as `artifacts: reports: ter
 shows the three counts in the merge-request widget (GitLab's "Terraform integration in merge
 requests"; it reads only these keys). The counts are the plan's summary: `delete` counts what
 Helm deletes, not what it retains (left in the cluster), and ignored changes count nowhere.
+GitLab requires the three keys and ignores others, so the artifact also carries `impact`: how
+many of each kind of impact on running things the plan has (core/impact.py), and its one line.
 """
 from __future__ import annotations
 
@@ -11,8 +13,16 @@ import json
 
 from deployah_plan.model import Plan
 from deployah_plan.render.options import WriteOptions
+from deployah_plan.render.report import Report
 
 
 def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
+    report = Report.of(plan, fold=False)
     summary = plan.summary
-    return json.dumps({"create": summary.create, "update": summary.update, "delete": summary.delete}) + "\n"
+    out: dict[str, object] = {"create": summary.create, "update": summary.update, "delete": summary.delete}
+    if plan.impact:
+        counts: dict[str, int] = {}
+        for item in plan.impact:
+            counts[item.kind.value] = counts.get(item.kind.value, 0) + 1
+        out["impact"] = {"counts": counts, "summary": report.impact_line}
+    return json.dumps(out) + "\n"

@@ -18,7 +18,8 @@ import math
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.model import (
-    Action, ChartCRD, DriftChange, FieldChange, Header, LiveCheck, Plan, ResourceRef, Summary, TaskAction, Warning,
+    Action, ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary,
+    TaskAction, Warning,
 )
 from deployah_plan.redact import Masked, Redactor
 from deployah_plan.render.options import WriteOptions
@@ -30,7 +31,12 @@ from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectRe
 # 1.3 the `inputs` record of a plan saved with --out (deployah_plan/record.py), for `helm plan verify`;
 # 1.4 added common changes (`common_changes`, and `common` on each field change said there);
 # 1.5 added `desired` on each create (a change or a hook definition): the object it creates,
-# Secret values masked; and `highlights`, what text and markdown say first ("what matters").
+# Secret values masked; `highlights`, what text and markdown say first ("what matters");
+# `impact`: what the deploy does to running things (core/impact.py); the summary's
+# count of drift this deploy sets back (`drift_reverted`); values the chart regenerates on every
+# render (`regenerated` on a field change, and the summary's count of updates made only of them);
+# a CRD's change by meaning (`crd_schema` on a change, `schema` on a chart CRD, `crd_description`
+# on a field change); and the `kube-version-assumed` and `crd-version-removed` warning codes.
 FORMAT_VERSION = "1.5"
 
 
@@ -62,6 +68,10 @@ def field_change_doc(change: FieldChange) -> dict[str, Any]:
         out["keys"] = {pointer: _plain(dict(key)) for pointer, key in change.keys}
     if change.equivalent:
         out["equivalent"] = True
+    if change.crd_description:
+        out["crd_description"] = True
+    if change.regenerated:
+        out["regenerated"] = True
     if change.lines:
         out["line_diff"] = list(change.lines)
     if change.parts:
@@ -102,7 +112,14 @@ def resource_change_doc(item: ObjectReport, redactor: Redactor) -> dict[str, Any
         "warnings": [w.code.value for w in item.warnings],
         "predicted_failure": bool(item.failures),
         **_desired(change.resource, change.action is Action.CREATE, change.after, redactor),
+        **({"crd_schema": crd_summary_doc(change.crd_schema)} if change.crd_schema is not None else {}),
     }
+
+
+def crd_summary_doc(summary: CRDSummary) -> dict[str, Any]:
+    return {"descriptions": summary.descriptions,
+            "changes": [{"what": c.what, "version": c.version, "path": c.path, "before": _plain(c.before),
+                         "after": _plain(c.after)} for c in summary.changes]}
 
 
 def hook_definition_doc(item: DefinitionReport, redactor: Redactor) -> dict[str, Any]:
@@ -157,13 +174,19 @@ def highlight_docs(report: Report) -> list[dict[str, Any]]:
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
     return {"source": crd.source, "name": crd.name, "lifecycle": crd.lifecycle.value, "will_process": crd.will_process,
-            "live_differs": crd.live_differs, "chart_changed": crd.chart_changed}
+            "live_differs": crd.live_differs, "chart_changed": crd.chart_changed,
+            **({"schema": crd_summary_doc(crd.schema)} if crd.schema is not None else {})}
 
 
 def warning_doc(warning: Warning) -> dict[str, Any]:
     return {"code": warning.code.value, "severity": warning.severity.value, "message": warning.message,
             "resource": ref_doc(warning.resource) if warning.resource else None,
             "predicted_failure": warning.fails}
+
+
+def impact_doc(item: Impact) -> dict[str, Any]:
+    return {"kind": item.kind.value, "resource": ref_doc(item.resource), "message": item.message,
+            "objects": [ref_doc(r) for r in item.objects], "counts": dict(item.counts), "details": list(item.details)}
 
 
 def header_doc(h: Header) -> dict[str, Any]:
@@ -180,7 +203,8 @@ def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
     return {"create": summary.create, "update": summary.update, "delete": summary.delete, "retain": summary.retain,
             "ignored": summary.ignored, "has_changes": plan.has_changes,
             "predicted_failures": summary.failures, "hooks_run": summary.hooks_run,
-            "hooks_changed": summary.hooks_changed, "hooks_stored": summary.hooks_stored}
+            "hooks_changed": summary.hooks_changed, "hooks_stored": summary.hooks_stored,
+            "drift_reverted": summary.drift_reverted, "regenerated": summary.regenerated}
 
 
 def live_doc(live: LiveCheck) -> dict[str, Any]:
@@ -218,6 +242,7 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],
         "warnings": [warning_doc(w) for w in plan.warnings],
+        "impact": [impact_doc(i) for i in plan.impact],
         "ignored": [resource_change_doc(item, redactor) for item in report.ignored],
         "not_checked": list(plan.not_checked),
         "summary": summary_doc(plan.summary, plan),

@@ -1,6 +1,7 @@
 """The plan as markdown for a pull-request comment (GitHub and GitLab).
 
-Order: the header, a summary table and the warnings first; then one collapsible `<details>`
+Order: the header, a summary table (the plan line and the impact line under it) and the
+warnings first; then what the deploy does to running things; then one collapsible `<details>`
 section per changed object with its field changes; then tasks, chart CRDs, ignored changes and
 what was not checked.
 
@@ -14,12 +15,13 @@ does not fit, detail is cut by importance (report.Weight), least important first
 at the top names the objects whose details were cut:
 1. the details of CustomResourceDefinitions (schema prose): first shortened to DETAIL_ROWS
    rows, then down to the object's line;
-2. the definition changes of hooks, then the details of drifted objects;
+2. the definition changes of hooks, then the details of drifted objects, then the details of
+   impacts (the strategy, what each reader sees: the impact's line stays);
 3. the details of the other objects, weight by weight (only common changes, their own
    changes, then deletes, images, RBAC, webhooks and Secrets' keys, then predicted failures
    and data loss), each weight shortened first, from the last in Helm's order;
 4. whole lines: ignored changes, tasks, drifted objects, objects (least important first),
-   warnings, common changes.
+   impacts, warnings, common changes.
 The header, the summary table, "what matters" and the note itself are never cut.
 """
 from __future__ import annotations
@@ -155,11 +157,12 @@ def _change_item(item: ObjectReport, redactor: Redactor, view: View) -> _Item:
     sign = SIGN[change.action]
     alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
     ref = str(change.resource) + words.change_note(change) + words.ownership_label(change) + alert
-    count = f" ({words.action_text(_plural(len(item.own), 'field change'), len(item.own), item.common_count)})" \
-        if item.own else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
+    what = _plural(len(item.own), 'field change') if item.own else "CRD schema changes"
+    count = f" ({words.action_text(what, len(item.own) + len(item.notes), item.common_count)})" \
+        if item.own or item.notes else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
     compact = f"- `{sign} {change.action.value}` {md(ref + count)}"  # md() and _html() drop the leading space
     name = str(change.resource)
-    if not item.own and not change.ignored_fields and not item.warnings and item.common_count:
+    if not item.own and not item.notes and not change.ignored_fields and not item.warnings and item.common_count:
         return _Item([compact], weight=item.weight, name=name)  # only common changes: one line
     rows = _field_rows(change.resource, item.own, redactor, view)
     if change.action is Action.CREATE:
@@ -167,6 +170,8 @@ def _change_item(item: ObjectReport, redactor: Redactor, view: View) -> _Item:
 
     def body(rows: list[str]) -> str:
         parts = [f"Source: {md(change.source)}"] if change.source else []
+        if item.notes:
+            parts.append("\n".join(f"- {md(note)}" for note in item.notes))
         if rows:
             parts.append(_code_block(rows))
         if change.ignored_fields:
@@ -280,6 +285,7 @@ def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Sect
     not_checked = [_Item([f"- {md(item)}"]) for item in plan.not_checked]
     return {
         "warnings": _Section(_title(words.WARNINGS_TITLE), warnings, "warning"),
+        "impact": _Section(_title(words.IMPACT_TITLE), _impact_items(report), "impact"),
         "common": _Section(_title(words.common_title(
             words.common_heading(len(report.groups[0].resources), len(report.groups[0].hooks))
             if len(report.groups) == 1 else "")), common, "group of common changes"),
@@ -290,6 +296,16 @@ def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Sect
         "ignored": _Section(_title(words.IGNORED_TITLE), ignored, "ignored change"),
         "not_checked": _Section(_title(words.NOT_CHECKED_TITLE), not_checked, "item"),
     }
+
+
+def _impact_items(report: Report) -> list[_Item]:
+    """What the deploy does to running things: a line each, its details under it (cut first)."""
+    items = []
+    for item in report.plan.impact:
+        line = f"- `{item.kind.sign} {item.kind.value}` {md(item.message)}"
+        full = line + "".join(f"<br>{md(detail)}" for detail in item.details)
+        items.append(_Item([full, line] if item.details else [line]))
+    return items
 
 
 def _title(title: str) -> str:
@@ -318,13 +334,13 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
                 item.level = level
                 total += len(item.text) - before
 
-    steps = [weighing(Weight.SCHEMA), sections["tasks"].items, sections["drift"].items]
+    steps = [weighing(Weight.SCHEMA), sections["tasks"].items, sections["drift"].items, sections["impact"].items]
     steps += [weighing(w) for w in (Weight.COMMON, Weight.OWN, Weight.NOTABLE, Weight.ALARM)]
     for items in steps:
         shorten(items, False)
         shorten(items, True)
     by_weight = sorted(range(len(changes)), key=lambda n: (-changes[n].weight, -n))
-    for key in ("ignored", "tasks", "drift", "changes", "warnings", "common"):
+    for key in ("ignored", "tasks", "drift", "changes", "impact", "warnings", "common"):
         items = sections[key].items
         for n in by_weight if key == "changes" else range(len(items) - 1, -1, -1):
             if total <= budget:
@@ -345,7 +361,10 @@ def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
     drift_details = [i.name for i in sections["drift"].visible() if i.cut]
     if drift_details:
         cut.append(f"the details of {_plural(len(drift_details), 'drifted object')} ({words.names(drift_details)})")
-    for key in ("changes", "tasks", "drift", "ignored", "warnings", "common"):
+    impact_details = sum(1 for i in sections["impact"].visible() if i.cut)
+    if impact_details:
+        cut.append(f"the details of {_plural(impact_details, 'impact')}")
+    for key in ("changes", "tasks", "drift", "ignored", "impact", "warnings", "common"):
         section = sections[key]
         hidden = [i.name for i in section.items if i.hidden]
         if hidden:
@@ -374,7 +393,7 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
         f"### {md(title)}",
         "\n".join(f"- {md(line)}" for line in rest),
         _summary_table(report),
-        f"**{md(words.summary_text(plan))}**",
+        f"**{md(words.summary_text(plan))}**" + (f"<br>\n**{md(report.impact_line)}**" if report.impact_line else ""),
     ])
     if report.highlights:
         notes = [f"- {_HIGHLIGHT_MARK.get(note.sign, '`' + note.sign + '`')} {md(words.highlight_text(note, view))}"

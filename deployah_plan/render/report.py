@@ -28,6 +28,7 @@ from deployah_plan.model import (
     Action, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning,
 )
+from deployah_plan.core.crd import said_by_summary
 from deployah_plan.redact import is_secret, sensitive_path
 from deployah_plan.render import words
 
@@ -110,6 +111,10 @@ class ObjectReport:
     failures: tuple[Warning, ...]
     reasons: tuple[str, ...]
     weight: "Weight"
+    # A CRD's change by meaning, in words (render/words.crd_lines): said before its own field
+    # changes, which then leave out what these lines say (prose edits counted, properties added
+    # or removed named: core.crd.said_by_summary). JSON keeps every field change.
+    notes: tuple[str, ...] = ()
 
     @property
     def common_count(self) -> int:
@@ -179,6 +184,11 @@ class Report:
         return len(self.plan.drift) if self.drift_read else None
 
     @property
+    def impact_line(self) -> str:
+        """The one line under the plan line: what the deploy does to running things ("" for nothing)."""
+        return words.impact_summary(self.plan.impact)
+
+    @property
     def warning_count(self) -> int:
         return sum(1 for w in self.plan.warnings if w.severity is Severity.WARNING)
 
@@ -235,8 +245,12 @@ class Report:
             own, marks = split(change.resource, change.fields) if folded else (change.fields, (-1,) * len(change.fields))
             warnings = tuple(about.get(change.resource.identity, ()))
             failures = tuple(w for w in warnings if w.fails)
+            notes: tuple[str, ...] = ()
+            if folded and change.crd_schema is not None:
+                own = tuple(f for f in own if not said_by_summary(f))
+                notes = tuple(words.crd_lines(change.crd_schema))
             return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan),
-                                _weight(change, own, warnings))
+                                _weight(change, own, warnings), notes)
 
         tasks = []
         for task in plan.tasks:
@@ -380,10 +394,17 @@ def _pod_images(obj: Mapping[str, Any] | None) -> list[tuple[Any, Any, str]]:
     return out
 
 
+def _meant(fields: tuple[FieldChange, ...]) -> tuple[FieldChange, ...]:
+    """The field changes the values or the chart meant: not those the chart regenerates on every
+    render (a random password, a timestamp), which weigh as common changes and are not news."""
+    return tuple(f for f in fields if not f.regenerated)
+
+
 def _secret_keys(change: ResourceChange) -> tuple[str, ...]:
-    """A Secret's data keys an update adds, removes or changes: "key (added)"; never a value."""
+    """A Secret's data keys an update adds, removes or changes: "key (added)"; never a value
+    (a regenerated one left out)."""
     out = []
-    for f in change.fields:
+    for f in _meant(change.fields):
         parts = f.path.split("/")
         done = {FieldOp.ADD: "added", FieldOp.REMOVE: "removed"}.get(f.op, "changed")
         if len(parts) == 3 and parts[1] in ("data", "stringData"):
@@ -395,8 +416,9 @@ def _secret_keys(change: ResourceChange) -> tuple[str, ...]:
 
 def _weight(change: ResourceChange, own: tuple[FieldChange, ...], warnings: tuple[Warning, ...]) -> Weight:
     """How much the object's details matter (see Weight). A field change the chart regenerates
-    on every render would weigh as a common one, when the plan marks it so."""
+    on every render (marked `regenerated`) weighs as a common one."""
     ref = change.resource
+    own = _meant(own)
     if any(w.fails or w.code is Code.DATA_LOSS for w in warnings):
         return Weight.ALARM
     if change.action in (Action.DELETE, Action.RETAIN):
@@ -405,7 +427,7 @@ def _weight(change: ResourceChange, own: tuple[FieldChange, ...], warnings: tupl
         return Weight.SCHEMA
     if change.action is Action.CREATE:
         return Weight.NOTABLE if _is_rbac(ref) or _is_webhook(ref) else Weight.OWN
-    if _image_changes(change.fields):
+    if _image_changes(_meant(change.fields)):
         return Weight.NOTABLE
     if own and (_is_rbac(ref) or _is_webhook(ref) or (is_secret(ref) and _secret_keys(change))):
         return Weight.NOTABLE
@@ -414,7 +436,8 @@ def _weight(change: ResourceChange, own: tuple[FieldChange, ...], warnings: tupl
 
 def _highlights(plan: Plan) -> tuple[Highlight, ...]:
     """What matters most, said before the details: predicted failures and data loss, deletes,
-    images, RBAC, admission webhooks and Secrets' keys."""
+    images, RBAC, admission webhooks and Secrets' keys (values the chart regenerates on every
+    render left out)."""
     out = [Highlight(Notable.FAILURE, "X", (w.resource,) if w.resource else (), detail=(w.message,))
            for w in plan.warnings if w.fails]
     out += [Highlight(Notable.DATA_LOSS, "!", (w.resource,) if w.resource else (), detail=(w.message,))
@@ -430,7 +453,7 @@ def _highlights(plan: Plan) -> tuple[Highlight, ...]:
     objects += [(d.resource, d.action is TaskAction.CREATE, d.action is TaskAction.UPDATE, d.after, d.fields)
                 for t in plan.tasks for d in t.definitions]
     for ref, new, updated, after_obj, fields in objects:
-        found = _pod_images(after_obj) if new else _image_changes(fields) if updated else []
+        found = _pod_images(after_obj) if new else _image_changes(_meant(fields)) if updated else []
         for before, after, container in found:
             entry = images.setdefault((_canonical(before), _canonical(after)), (before, after, []))
             entry[2].append((ref, container))
@@ -442,8 +465,9 @@ def _highlights(plan: Plan) -> tuple[Highlight, ...]:
         if created:
             out.append(Highlight(what, "+", created))
         for change in plan.changes:
-            if change.action is Action.UPDATE and test(change.resource) and _touched(change.fields):
-                out.append(Highlight(what, "~", (change.resource,), detail=_touched(change.fields)))
+            touched = _touched(_meant(change.fields))
+            if change.action is Action.UPDATE and test(change.resource) and touched:
+                out.append(Highlight(what, "~", (change.resource,), detail=touched))
     for change in plan.changes:
         if change.action is Action.UPDATE and is_secret(change.resource) and _secret_keys(change):
             out.append(Highlight(Notable.SECRET, "~", (change.resource,), detail=_secret_keys(change)))

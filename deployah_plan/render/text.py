@@ -8,8 +8,8 @@ test) lines are never wrapped, so the output does not depend on where it is writ
 """
 from __future__ import annotations
 
+import os
 import re
-import secrets
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.model import (
@@ -47,7 +47,7 @@ class _Style:
 
     def __init__(self, colour: bool) -> None:
         self.colour = colour
-        self.mark = "\x1b" + secrets.token_hex(8)
+        self.mark = "\x1b" + os.urandom(8).hex()  # what secrets.token_hex reads, without its imports
 
     def __call__(self, text: str, key: str) -> str:
         return f"{self.mark}[{_COLOUR[key]}m{text}{self.mark}[0m" if self.colour and key in _COLOUR and text else text
@@ -104,10 +104,11 @@ def _common_lines(report: Report, redactor: Redactor, style: _Style, view: View)
 def _object_lines(item: ObjectReport, redactor: Redactor, style: _Style, view: View) -> list[str]:
     change = item.change
     sign = SIGN[change.action]
-    action = words.action_text(change.action.value, len(item.own), item.common_count)
+    action = words.action_text(change.action.value, len(item.own) + len(item.notes), item.common_count)
     alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
     out = [f"  {style(sign, sign)} {change.resource}  ({action}){words.change_note(change)}"
            f"{words.ownership_label(change)}{style(alert, 'alert')}"]
+    out += [f"      {style('*', '=')} {note}" for note in item.notes]
     out += _field_lines(change.resource, item.own, redactor, style, "      ", view)
     if change.action is Action.CREATE:
         out += _content_lines(change.resource, change.after, redactor, style, "      ", view)
@@ -181,6 +182,19 @@ def _drift_lines(plan: Plan, redactor: Redactor, style: _Style, view: View) -> l
     return out
 
 
+def _impact_lines(report: Report, style: _Style) -> list[str]:
+    """What the deploy does to running things: one line each, the strategy and what each
+    consumer sees under it."""
+    if not report.plan.impact:
+        return []
+    out = ["", style(words.IMPACT_TITLE, "bold")]
+    for item in report.plan.impact:
+        sign = item.kind.sign
+        out.append(f"  {style(sign, sign)} {item.message}")
+        out += [f"      {style(detail, 'dim')}" for detail in item.details]
+    return out
+
+
 def _warning_line(warning: PlanWarning, style: _Style) -> str:
     """A predicted failure or a data loss stands out (red); other warnings keep their mark."""
     mark = "X" if warning.fails else "!" if warning.severity is Severity.WARNING else "i"
@@ -212,6 +226,7 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     if plan.tasks:
         out += ["", style(words.TASKS_TITLE, "bold")]
         out += _task_lines(report, redactor, style, view)
+    out += _impact_lines(report, style)
     if plan.chart_crds:
         out += ["", style(words.CRDS_TITLE, "bold")]
         for crd in plan.chart_crds:
@@ -227,6 +242,8 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
             out.append(f"  {style(SIGN[change.action], 'dim')} {change.resource}  "
                        f"({change.action.value}; {', '.join(change.ignored_by)})")
     out += ["", _summary(plan, style)]
+    if report.impact_line:
+        out.append(style(report.impact_line, "bold"))
     out = [style.printable(line) for line in out]  # escaped first: wrapping measures what is shown
     if width:
         out = [wrapped for line in out for wrapped in wrap(line, width)]

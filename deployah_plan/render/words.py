@@ -16,8 +16,8 @@ from deployah_plan.codes import Code
 from deployah_plan.core.diff import key_label, readable_path
 from deployah_plan.core.drift import DELETED_REASON, KEPT_REASON
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, Ownership, Plan,
-    ResourceChange, TaskAction, TaskPhase, TaskPlan, Warning,
+    Action, ChartCRD, CRDLifecycle, CRDSummary, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, Impact,
+    ImpactKind, Ownership, Plan, ResourceChange, TaskAction, TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.redact import Masked
 
@@ -118,6 +118,15 @@ def _labels(labels: Any) -> str:
 
 PARTS = {"json": "JSON", "yaml": "YAML", "entries": "an atomic list, replaced as a whole"}
 EQUIVALENT_NOTE = " (the same quantity: not a change)"
+REGENERATED_NOTE = "  (regenerated on every render)"
+
+
+def _regenerated(change: FieldChange, rows: list[tuple[str, str]], at: int = 0) -> list[tuple[str, str]]:
+    """The rows, with the note on a value the chart makes anew on every render."""
+    if change.regenerated and rows:
+        sign, text = rows[at]
+        rows[at] = (sign, text + REGENERATED_NOTE)
+    return rows
 
 
 def field_body(change: FieldChange, path: str, view: View = SHORT) -> str:
@@ -161,7 +170,7 @@ def field_rows(change: FieldChange, path: str | None = None, view: View = SHORT)
     """A field change (already seen through the Redactor) as rows of (sign, text): the change,
     then its line diff or inner changes, indented."""
     where = readable_path(change.path, change.keys) if path is None else path
-    return [(field_sign(change), field_body(change, where, view)), *inner_rows(change, view)]
+    return _regenerated(change, [(field_sign(change), field_body(change, where, view)), *inner_rows(change, view)])
 
 
 def diff_rows(change: FieldChange, path: str | None = None, view: View = SHORT) -> list[tuple[str, str]]:
@@ -173,8 +182,8 @@ def diff_rows(change: FieldChange, path: str | None = None, view: View = SHORT) 
         before, after = shorten_pair(value_text(change.before), value_text(change.after), view.limit)
         if change.equivalent:
             return [(" ", f"{where}: {before} -> {after}{EQUIVALENT_NOTE}")]
-        return [("-", f"{where}: {before}"), ("+", f"{where}: {after}")]
-    rows = [(field_sign(change), field_body(change, where, view))]
+        return _regenerated(change, [("-", f"{where}: {before}"), ("+", f"{where}: {after}")], 1)
+    rows = _regenerated(change, [(field_sign(change), field_body(change, where, view))])
     for part in change.parts:
         rows += [(sign, "    " + text) for sign, text in diff_rows(part, _part_path(part), view)]
     if change.lines:
@@ -350,6 +359,11 @@ def summary_text(plan: Plan) -> str:
     hooks = hooks_text(plan)
     if hooks:
         text += " " + hooks[0].upper() + hooks[1:]
+    if s.regenerated:
+        text += (f" {plural(s.regenerated, 'update')} only change{'s' if s.regenerated == 1 else ''} values the "
+                 "chart generates anew on every render (random values, certificates, timestamps).")
+    if s.drift_reverted:
+        text += f" {plural(s.drift_reverted, 'drifted object')} set back to the chart."
     if s.ignored:
         text += f" {s.ignored} ignored."
     if fails:
@@ -596,11 +610,81 @@ CRD_MEANING = {
 }
 
 
+_CRD_CHANGE = {
+    "version-added": "version {version} added",
+    "version-removed": "version {version} removed",
+    "served-changed": "{version}: served {before} -> {after}",
+    "storage-changed": "{version}: storage {before} -> {after}",
+    "field-added": "{version}: new field {path}{after_type}",
+    "field-removed": "{version}: field {path} removed{before_type}",
+    "type-changed": "{version}: type of {path} {before} -> {after}",
+    "required-added": "{version}: {path} now required",
+    "required-removed": "{version}: {path} no longer required",
+}
+
+
+def crd_lines(summary: CRDSummary) -> list[str]:
+    """A CRD's change by meaning, one line each; the schema prose edits as one count."""
+    out = []
+    for change in summary.changes:
+        template = _CRD_CHANGE.get(change.what, "{version}: {what} {path}")
+        out.append(template.format(
+            version=change.version, path=change.path, what=change.what, before=change.before, after=change.after,
+            after_type=f" ({change.after})" if change.after else "", before_type=f" (was {change.before})" if change.before else ""))
+    if summary.descriptions:
+        out.append(f"{plural(summary.descriptions, 'description change')} (schema prose; each one is in the JSON plan)")
+    return out
+
+
+def crd_summary_note(summary: CRDSummary | None) -> str:
+    """A chart CRD's change by meaning, in one clause."""
+    if summary is None:
+        return ""
+    lines = crd_lines(summary)
+    if len(lines) > 6:
+        lines = lines[:5] + [f"and {len(lines) - 5} more in the JSON plan"]
+    return f" ({'; '.join(lines)})" if lines else ""
+
+
 def crd_note(crd: ChartCRD) -> str:
     if crd.chart_changed and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
-        return "; CHANGED in the chart, and this upgrade will not apply it: apply it yourself"
+        return ("; CHANGED in the chart" + crd_summary_note(crd.schema)
+                + ", and this upgrade will not apply it: apply it yourself")
     if crd.live_differs and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
         return "; the cluster's copy differs from the chart's, and this upgrade will not update it"
     if crd.live_differs is not None and crd.lifecycle is CRDLifecycle.PROCESS:
         return "; it already exists in the cluster, so Helm skips it"
     return ""
+
+
+# -- what the deploy does to running things (core/impact.py) ------------------------------------------
+
+IMPACT_TITLE = "What the deploy does to running things:"
+
+
+def impact_summary(impacts: Iterable[Impact]) -> str:
+    """The line under the plan line: what happens to running things, counted ("" for nothing).
+    Restarts count their pods; the other kinds count as their table entry words them, kinds
+    that share words (a family) together."""
+    impacts = list(impacts)
+    if not impacts:
+        return ""
+    parts = []
+    restarts = [i for i in impacts if i.kind is ImpactKind.RESTART]
+    if restarts:
+        pods = [i.count("pods") for i in restarts]
+        known, per_node = sum(p for p in pods if p is not None), pods.count(None)
+        counted = plural(known, "pod") if len(pods) > per_node else ""
+        if per_node:
+            every = f"one per node of {plural(per_node, 'DaemonSet')}" if counted else "one pod per node"
+            counted = f"{counted}, and {every}" if counted else every
+        parts.append(f"{plural(len(restarts), 'workload')} restart{'s' if len(restarts) == 1 else ''} ({counted})")
+    counts: dict[tuple[str, str], int] = {}
+    for kind in ImpactKind:
+        if kind.one:
+            counts.setdefault((kind.one, kind.many), 0)
+    for item in impacts:
+        if item.kind.one:
+            counts[(item.kind.one, item.kind.many)] += 1
+    parts += [f"{n} {one if n == 1 else many}" for (one, many), n in counts.items() if n]
+    return "Impact: " + ", ".join(parts) + "."

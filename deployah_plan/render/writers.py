@@ -5,20 +5,35 @@ the command line's `-o` choices and the tests' list of formats come from this ta
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping
+import importlib
+from typing import TYPE_CHECKING, Callable, Mapping
 
-from deployah_plan.model import Plan
-from deployah_plan.render import gitlab, json_doc, markdown, text
 from deployah_plan.render.options import WriteOptions
 
-Writer = Callable[[Plan, WriteOptions], str]
+if TYPE_CHECKING:
+    from deployah_plan.model import Plan
+
+Writer = Callable[["Plan", WriteOptions], str]
+
+
+class _Module:
+    """The `render` of a module in render/, imported when it first writes: a command imports
+    only the writer it prints with (and `--help` none)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, plan: Plan, options: WriteOptions) -> str:
+        render: Writer = importlib.import_module(f"deployah_plan.render.{self.name}").render
+        return render(plan, options)
+
 
 WRITERS: Mapping[str, Writer] = {
-    "text": text.render,
-    "json": json_doc.render,
-    "markdown": markdown.render,  # for a pull-request comment
-    "gitlab": gitlab.render,  # the counts GitLab's merge-request widget reads
-    "table": text.render,  # helm's default -o, pasted from a helm command line
+    "text": _Module("text"),
+    "json": _Module("json_doc"),
+    "markdown": _Module("markdown"),  # for a pull-request comment
+    "gitlab": _Module("gitlab"),  # the counts GitLab's merge-request widget reads
+    "table": _Module("text"),  # helm's default -o, pasted from a helm command line
 }
 FORMATS = tuple(WRITERS)
 

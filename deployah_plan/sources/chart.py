@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import os
 import re
-import tarfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from deployah_plan.errors import UsageError
 from deployah_plan.sources.helm import Helm
 from deployah_plan.yamlkube import YAMLError, load_all
 
+if TYPE_CHECKING:
+    import tarfile
+
 _LOOKUP = re.compile(r"\{\{-?[^}]*\blookup\b")
+# Template functions whose result differs on every render (sprig's random, crypto and time
+# functions; htpasswd and bcrypt salt at random; encryptAES draws its IV at random).
+_REGENERATES = re.compile(r"\{\{-?[^}]*\b(?:rand(?:AlphaNum|Alpha|Numeric|Ascii|Int|Bytes)|uuidv4|genCA(?:WithKey)?|"
+                          r"genPrivateKey|genSelfSignedCert(?:WithKey)?|genSignedCert(?:WithKey)?|now|htpasswd|"
+                          r"bcrypt|encryptAES|shuffle)\b")
 
 
 @dataclass(frozen=True)
@@ -22,9 +29,14 @@ class LocalChart:
     name: str
     version: str
     calls_lookup: bool  # a template calls `lookup`, which renders empty without a cluster
+    # A template may make a new value on every render (or a subchart archive was not looked
+    # into): the desired state is rendered twice to find those values (core/regenerated.py).
+    may_regenerate: bool = True
 
 
 def _looks_local(ref: str) -> bool:
+    if "://" in ref:  # a chart by URL (https://host/chart-1.0.0.tgz) or in a registry (oci://)
+        return False
     return ref.startswith(("/", "./", "../", "~")) or ref.endswith((".tgz", ".tar.gz")) or ref in (".", "..")
 
 
@@ -62,8 +74,12 @@ def inspect(path: str) -> LocalChart:
         if not chart_yaml.is_file():
             raise UsageError(f"{path} is not a chart: it has no Chart.yaml", "pass the folder that holds Chart.yaml")
         name, version = _metadata(chart_yaml.read_text(), path)
-        uses = any(_LOOKUP.search(text) for text in _dir_templates(target))
-        return LocalChart(str(target), name, version, uses)
+        texts = list(_dir_templates(target))
+        archived = any(p.is_file() for p in target.rglob("charts/*.tgz"))
+        return LocalChart(str(target), name, version, any(_LOOKUP.search(t) for t in texts),
+                          archived or any(_REGENERATES.search(t) for t in texts))
+    import tarfile  # only for a packaged chart
+
     try:
         with tarfile.open(target) as archive:
             members = [m for m in archive.getmembers() if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")]
@@ -71,10 +87,13 @@ def inspect(path: str) -> LocalChart:
             if handle is None:
                 raise UsageError(f"{path} is not a packaged chart: it has no Chart.yaml", "pass a chart folder or a .tgz made by `helm package`")
             name, version = _metadata(handle.read().decode(errors="replace"), path)
-            uses = any(_LOOKUP.search(text) for text in _tar_templates(archive))
+            texts = list(_tar_templates(archive))
+            archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in archive.getmembers())
+            uses = any(_LOOKUP.search(t) for t in texts)
+            regenerates = archived or any(_REGENERATES.search(t) for t in texts)
     except (tarfile.TarError, OSError) as err:
         raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
-    return LocalChart(str(target), name, version, uses)
+    return LocalChart(str(target), name, version, uses, regenerates)
 
 
 def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str | None = None,

@@ -13,11 +13,12 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
 from deployah_plan.redact import value_keys, without_userinfo
+from deployah_plan.sources import helm_facts
 
 _NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
 _UNREACHABLE = re.compile(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
@@ -31,7 +32,10 @@ _RECORD_TEMPLATE = (
     '"chart_version":{{with .Release.Chart}}{{with .Metadata}}{{printf "%q" .Version}}{{else}}""{{end}}{{else}}""{{end}},'
     '"manifest":{{printf "%q" .Release.Manifest}},'
     '"hooks":[{{range $i, $h := .Release.Hooks}}{{if $i}},{{end}}'
-    '{"path":{{printf "%q" $h.Path}},"manifest":{{printf "%q" $h.Manifest}}}{{end}}]'
+    '{"path":{{printf "%q" $h.Path}},"manifest":{{printf "%q" $h.Manifest}}}{{end}}],'
+    # The chart's crds/ files (the record keeps the top chart's files; `null` ends the list).
+    '"crd_files":[{{with .Release.Chart}}{{range .Files}}{{if ge (len .Name) 5}}{{if eq (slice .Name 0 5) "crds/"}}'
+    '{"name":{{printf "%q" .Name}},"data":{{printf "%q" (printf "%s" .Data)}}},{{end}}{{end}}{{end}}{{end}}null]'
     '__APPLY_METHOD__}'
 )
 # Helm 4 records how the release was applied (model.ApplyMethod); Helm 3's release has no such field,
@@ -72,6 +76,15 @@ def hooks_stream(hooks: Sequence[Mapping[str, Any]]) -> str:
     return "".join(f"---\n# Source: {h.get('path', '')}\n{h.get('manifest', '')}\n" for h in hooks)
 
 
+def crds_stream(chart_name: str, files: Iterable[tuple[str, str]]) -> str:
+    """A chart's crds/ files (path, text), as `helm template --include-crds` prints them: each
+    file whole under one `# Source: <chart>/crds/...` line. A release record never has them in
+    its manifest; its chart keeps them in `files`. Only the top chart's: the record does not
+    serialise subcharts."""
+    return "".join(f"---\n# Source: {chart_name}/{path}\n{text}\n" for path, text in files
+                   if path.startswith("crds/") and path.endswith((".yaml", ".yml", ".json")))
+
+
 @dataclass(frozen=True)
 class StoredRelease:
     """One revision of a release, as Helm stored it."""
@@ -85,15 +98,20 @@ class StoredRelease:
     manifest: str
     hooks_stream: str  # the hooks as `helm get hooks` prints them
     apply_method: ApplyMethod | None = None  # Helm 4's; None for Helm 3 (client-side apply)
+    crds_stream: str = ""  # the chart's crds/ files as `helm template --include-crds` prints them
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> "StoredRelease":
         hooks = hooks_stream(record.get("hooks") or [])
+        chart_name = record.get("chart_name", "")
+        files = [(str(f.get("name", "")), str(f.get("data", ""))) for f in record.get("crd_files") or ()
+                 if isinstance(f, dict)]
         return cls(
             name=record["name"], namespace=record["namespace"], revision=int(record["version"]),
-            status=record["status"], chart_name=record.get("chart_name", ""),
+            status=record["status"], chart_name=chart_name,
             chart_version=record.get("chart_version", ""), manifest=record.get("manifest") or "",
             hooks_stream=hooks, apply_method=ApplyMethod.recorded(str(record.get("apply_method") or "")),
+            crds_stream=crds_stream(chart_name, files),
         )
 
 
@@ -131,7 +149,8 @@ class Helm:
     def run(self, args: Sequence[str], *, what: str, stdin: str | None = None) -> str:
         command = [self.binary, *args, *self.global_args]
         if self.debug:
-            print("helm plan: running " + " ".join(_shown(command)), file=sys.stderr)
+            # One write per line: calls run in threads, and print() writes the line end apart.
+            sys.stderr.write("helm plan: running " + " ".join(_shown(command)) + "\n")
         try:
             done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
         except OSError as err:
@@ -141,6 +160,10 @@ class Helm:
         return done.stdout
 
     def version(self) -> str:
+        """helm's version, asked once per binary (sources/helm_facts.py)."""
+        return helm_facts.remembered(self.binary, "version", self._ask_version)
+
+    def _ask_version(self) -> str:
         out = self.run(["version", "--template", "{{.Version}}"], what="helm version").strip()
         if not re.match(r"v?\d+\.\d+", out):
             raise HelmError(f"helm version printed {out!r}", "check that HELM_BIN or PATH names a real helm")

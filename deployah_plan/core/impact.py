@@ -1,0 +1,729 @@
+"""What the deploy does to running things: restarts, config that reaches nobody, replicas fought
+over, traffic and data at risk.
+
+Pure: derived once from the plan's own changes (their field changes and snapshots, never a
+second diff), the desired and previous objects of the release (a ConfigMap's consumers and a
+Service's pods may be objects that do not change), and, when it was read, the live state.
+Each rule is Kubernetes' documented controller behaviour (README, "What the deploy does to
+running things", quotes it):
+
+- Deployments, StatefulSets and DaemonSets roll their pods if and only if `.spec.template`
+  changes (Deployment concepts: "A Deployment's rollout is triggered if and only if the
+  Deployment's Pod template is changed"). The strategy says how: a Deployment's RollingUpdate
+  (maxSurge and maxUnavailable, 25% each by default; surge rounds up, unavailable down) or
+  Recreate; a StatefulSet's RollingUpdate from the highest ordinal down to its `partition`, or
+  OnDelete; a DaemonSet's RollingUpdate (maxUnavailable 1, maxSurge 0 by default) or OnDelete.
+  A paused Deployment rolls nothing until it is resumed.
+- A ConfigMap or Secret is read by a running pod as environment variables (never updated), as a
+  mounted volume (updated after the kubelet's periodic sync) or through a `subPath` mount (never
+  updated). So changed data reaches no running pod unless the consumer's pod template changes
+  too, which a `checksum/...` annotation on the template is the common way of doing.
+- The chart's `spec.replicas` on a workload an HPA scales: client-side apply (Helm 3, Helm 4
+  with --server-side=false) patches the declared value over the live one on every deploy;
+  server-side apply conflicts with the HPA controller, which owns the field once it has scaled
+  (the upgrade fails unless --force-conflicts, which sets the declared value).
+- A Service sends traffic to the pods its selector matches; ports and routes removed drop the
+  traffic that used them.
+- Deleting a CRD deletes every custom resource of its kind; a PVC's storage request may not
+  shrink, and grows only with a StorageClass that allows volume expansion; deleting a
+  StatefulSet leaves the PVCs of its volumeClaimTemplates unless its
+  persistentVolumeClaimRetentionPolicy says Delete.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from deployah_plan.core import quantity
+from deployah_plan.core.lifecycle import immutable_fields
+from deployah_plan.codes import Code
+from deployah_plan.model import (
+    Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Impact, ImpactKind, ResourceChange, ResourceRef, Warning,
+    warn,
+)
+
+Identity = tuple[str, str, str, str]
+LiveOf = Callable[[ResourceRef], "Mapping[str, Any] | None"]
+
+WORKLOADS = frozenset({("apps", "Deployment"), ("apps", "StatefulSet"), ("apps", "DaemonSet")})
+_WORKLOAD_KINDS = frozenset(kind for _, kind in WORKLOADS)
+# Objects whose pods a Service may select: the workloads, and what else carries a pod template.
+_POD_OWNERS = WORKLOADS | {("apps", "ReplicaSet")}
+_TEMPLATE = "/spec/template"
+_CHECKSUM = "/spec/template/metadata/annotations/checksum~1"
+_CONFIG = {("", "ConfigMap"), ("", "Secret")}
+_CONFIG_DATA = ("/data", "/binaryData", "/stringData")
+_PVC_STORAGE = "/spec/resources/requests/storage"
+_HPA = ("autoscaling", "HorizontalPodAutoscaler")
+_DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+_SHOWN = 3  # names listed in one line before "and N more"
+
+
+@dataclass(frozen=True)
+class ImpactInput:
+    """What the impact rules read, besides the plan's changes.
+
+    `previous` and `desired` are the release's objects by identity (ref, object); `live_of`
+    gives an object's live state when it was read (None otherwise); `live_objects` are every
+    live object read (HPAs and StorageClasses outside the release count too). `apply_method`
+    is this deploy's (None: Helm 3, client-side).
+    """
+
+    action: HelmAction
+    previous: Mapping[Identity, tuple[ResourceRef, Mapping[str, Any]]]
+    desired: Mapping[Identity, tuple[ResourceRef, Mapping[str, Any]]]
+    live_of: LiveOf | None = None
+    live_objects: tuple[Mapping[str, Any], ...] = ()
+    apply_method: ApplyMethod | None = None
+    force_conflicts: bool = False
+    drift: tuple[DriftChange, ...] = ()
+    namespace: str = ""
+
+
+@dataclass
+class _Found:
+    impacts: list[Impact] = field(default_factory=list)
+    warnings: list[Warning] = field(default_factory=list)
+
+
+def _key(ref: ResourceRef) -> tuple[str, str]:
+    return (ref.group, ref.kind)
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for part in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(part)
+    return obj
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _names(refs: Iterable[ResourceRef]) -> str:
+    refs = list(refs)
+    shown = ", ".join(str(r) for r in refs[:_SHOWN])
+    return shown + (f" and {len(refs) - _SHOWN} more" if len(refs) > _SHOWN else "")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+# -- rollouts ---------------------------------------------------------------------------------------
+
+def template_changed(change: ResourceChange) -> bool:
+    """A real field change under the pod template (an equivalent quantity changes nothing)."""
+    return any(not f.equivalent and (f.path == _TEMPLATE or f.path.startswith(_TEMPLATE + "/")) for f in change.fields)
+
+
+def _scaled(value: Any, replicas: int, up: bool) -> int | None:
+    """maxSurge (rounded up) or maxUnavailable (rounded down) as a number of pods
+    (intstr.GetScaledValueFromIntOrPercent, as the Deployment controller resolves them)."""
+    if _int(value) is not None:
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,3}%", value):
+        exact = int(value[:-1]) * replicas / 100
+        return math.ceil(exact) if up else math.floor(exact)
+    return None
+
+
+@dataclass(frozen=True)
+class _Rollout:
+    kind: ImpactKind
+    pods: int | None
+    strategy: str
+
+
+def _deployment_rollout(obj: Mapping[str, Any], replicas: int | None) -> _Rollout:
+    strategy = _get(obj, "spec", "strategy") or {}
+    if _get(obj, "spec", "paused") is True:
+        return _Rollout(ImpactKind.DEFERRED_RESTART, 0, "paused: nothing rolls until the Deployment is resumed")
+    if _get(strategy, "type") == "Recreate":
+        return _Rollout(ImpactKind.RESTART, replicas,
+                        "Recreate: every old pod stops before the new ones start (no pod serves in between)")
+    surge = _get(strategy, "rollingUpdate", "maxSurge")
+    unavailable = _get(strategy, "rollingUpdate", "maxUnavailable")
+    surge, unavailable = ("25%" if surge is None else surge), ("25%" if unavailable is None else unavailable)
+    text = f"RollingUpdate, maxSurge {surge}, maxUnavailable {unavailable}"
+    if replicas is not None:
+        up, down = _scaled(surge, replicas, True), _scaled(unavailable, replicas, False)
+        if up is not None and down is not None:
+            down = 1 if up == 0 and down == 0 else down  # the controller's fencepost
+            text += f" (at most {up} extra and {down} unavailable of {replicas} at a time)"
+    return _Rollout(ImpactKind.RESTART, replicas, text)
+
+
+def _statefulset_rollout(obj: Mapping[str, Any], replicas: int | None) -> _Rollout:
+    strategy = _get(obj, "spec", "updateStrategy") or {}
+    if _get(strategy, "type") == "OnDelete":
+        return _Rollout(ImpactKind.DEFERRED_RESTART, 0,
+                        "OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template")
+    partition = _int(_get(strategy, "rollingUpdate", "partition")) or 0
+    unavailable = _get(strategy, "rollingUpdate", "maxUnavailable")
+    pace = "one pod at a time" if unavailable is None else f"at most {unavailable} unavailable at a time"
+    if partition:
+        pods = None if replicas is None else max(0, replicas - partition)
+        where = f"only pods with an ordinal of {partition} or more restart ({pods} of {replicas})" \
+            if replicas is not None else f"only pods with an ordinal of {partition} or more restart"
+        kind = ImpactKind.DEFERRED_RESTART if pods == 0 else ImpactKind.RESTART
+        return _Rollout(kind, pods, f"RollingUpdate with partition {partition}: {where}, highest ordinal first, {pace}")
+    return _Rollout(ImpactKind.RESTART, replicas, f"RollingUpdate, highest ordinal first, {pace}")
+
+
+def _daemonset_rollout(obj: Mapping[str, Any]) -> _Rollout:
+    """One pod per eligible node: how many is not counted (the plan never reads status)."""
+    strategy = _get(obj, "spec", "updateStrategy") or {}
+    if _get(strategy, "type") == "OnDelete":
+        return _Rollout(ImpactKind.DEFERRED_RESTART, 0,
+                        "OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template")
+    unavailable = _get(strategy, "rollingUpdate", "maxUnavailable")
+    surge = _get(strategy, "rollingUpdate", "maxSurge")
+    text = (f"RollingUpdate, maxUnavailable {1 if unavailable is None else unavailable}, "
+            f"maxSurge {0 if surge is None else surge}, one pod per node")
+    return _Rollout(ImpactKind.RESTART, None, text)
+
+
+@dataclass(frozen=True)
+class _Hpa:
+    ref: ResourceRef
+    obj: Mapping[str, Any]
+    live: bool  # found only in the live state
+
+    def range_text(self) -> str:
+        low, high = _int(_get(self.obj, "spec", "minReplicas")), _int(_get(self.obj, "spec", "maxReplicas"))
+        return f"{1 if low is None else low} to {high}" if high is not None else ""
+
+
+def _hpas(given: ImpactInput) -> dict[Identity, _Hpa]:
+    """Every HPA by the identity of the workload it scales: the release's, then live ones."""
+    out: dict[Identity, _Hpa] = {}
+
+    def add(ref: ResourceRef, obj: Mapping[str, Any], live: bool) -> None:
+        target = _get(obj, "spec", "scaleTargetRef")
+        if not isinstance(target, dict) or not isinstance(target.get("name"), str):
+            return
+        api = str(target.get("apiVersion") or "")
+        group = api.split("/")[0] if "/" in api else ""
+        out.setdefault((group, str(target.get("kind", "")), ref.namespace, target["name"]), _Hpa(ref, obj, live))
+
+    for ref, obj in given.desired.values():
+        if _key(ref) == _HPA:
+            add(ref, obj, False)
+    for obj in given.live_objects:
+        api = str(obj.get("apiVersion", ""))
+        if api.split("/")[0] == "autoscaling" and obj.get("kind") == "HorizontalPodAutoscaler":
+            meta = obj.get("metadata") or {}
+            ref = ResourceRef(api, "HorizontalPodAutoscaler", str(meta.get("namespace", "")), str(meta.get("name", "")))
+            add(ref, obj, True)
+    return out
+
+
+def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, covers: list[str]) -> Impact:
+    ref, obj = change.resource, change.after or {}
+    live = given.live_of(ref) if given.live_of else None
+    declared = _int(_get(obj, "spec", "replicas"))
+    live_replicas = _int(_get(live, "spec", "replicas"))
+    counts: list[tuple[str, int]] = []
+    details: list[str] = []
+    if _key(ref) == ("apps", "DaemonSet"):
+        plan = _daemonset_rollout(obj)
+        replicas_text = "one pod per node"
+    else:
+        # An HPA's count is the live one; without spec.replicas an update keeps the live count,
+        # and a workload never given one has the default, 1.
+        if hpa is not None:
+            # Client-side apply sets the chart's count in the same patch (replicas-reset says so).
+            resets = declared is not None and (given.apply_method is not ApplyMethod.SSA or given.force_conflicts)
+            replicas = declared if resets or live_replicas is None else live_replicas
+        else:
+            replicas = declared if declared is not None else live_replicas if live_replicas is not None else 1
+        plan = (_deployment_rollout(obj, replicas) if ref.kind == "Deployment" else _statefulset_rollout(obj, replicas))
+        if declared is not None:
+            counts.append(("replicas", declared))
+        replicas_text = _plural(replicas, "replica") if replicas is not None else ""
+        if hpa is not None:
+            scaling = f"scaled by {hpa.ref}" + (f" ({hpa.range_text()})" if hpa.range_text() else "")
+            replicas_text = ", ".join(x for x in (replicas_text, scaling) if x) + \
+                (f": {live_replicas} live" if live_replicas is not None else "")
+        elif live_replicas is not None and live_replicas != declared:
+            replicas_text += f", {live_replicas} live"
+    if live_replicas is not None:
+        counts.append(("live_replicas", live_replicas))
+    if plan.pods is not None:
+        counts.append(("pods", plan.pods))
+    details.append(plan.strategy)
+    if any(f.path.startswith(_CHECKSUM) for f in change.fields if not f.equivalent):
+        names = sorted({f.path[len(_CHECKSUM):].replace("~1", "/").replace("~0", "~")
+                        for f in change.fields if f.path.startswith(_CHECKSUM)})
+        details.append(f"its checksum annotation changed ({', '.join('checksum/' + n for n in names)}): "
+                       "the rollout is how the new config reaches the pods")
+    details += covers
+    if plan.kind is ImpactKind.DEFERRED_RESTART:
+        message = f"{ref}: pod template changes, but no pod restarts now ({replicas_text})"
+    else:
+        pods = f"{_plural(plan.pods, 'pod')} restart{'s' if plan.pods == 1 else ''}" if plan.pods is not None \
+            else "its pods restart"
+        same = plan.pods is not None and replicas_text == _plural(plan.pods, "replica")
+        message = f"{ref}: pod template changes: {pods}" + ("" if same else f" ({replicas_text})")
+    return Impact(plan.kind, ref, message, (hpa.ref,) if hpa else (), tuple(counts), tuple(details))
+
+
+def _no_restart(change: ResourceChange) -> Impact:
+    ref = change.resource
+    before, after = _int(_get(change.before, "spec", "replicas")), _int(_get(change.after, "spec", "replicas"))
+    scale = ""
+    if before != after and after is not None and before is not None:
+        scale = f"; it scales from {before} to {after} replicas (pods are added or removed, none replaced)"
+    counts = (("replicas", after),) if after is not None else ()
+    return Impact(ImpactKind.NO_RESTART, ref,
+                  f"{ref}: changes outside the pod template only: no pod restarts{scale}", (), counts)
+
+
+# -- config consumers -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Use:
+    """How one workload reads one ConfigMap or Secret."""
+
+    how: str  # "env", "volume" or "subPath"
+    where: str  # container and variable or mount path
+
+
+def _pod_spec(ref: ResourceRef, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    spec = _get(obj, "spec", "template", "spec")
+    return spec if isinstance(spec, dict) else None
+
+
+def _list(value: Any) -> list[Mapping[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def consumers(pod: Mapping[str, Any]) -> dict[tuple[str, str], list[_Use]]:
+    """The ConfigMaps and Secrets a pod spec reads, by (kind, name), and how."""
+    out: dict[tuple[str, str], list[_Use]] = {}
+    containers = _list(pod.get("initContainers")) + _list(pod.get("containers"))
+    for container in containers:
+        cname = str(container.get("name", ""))
+        for env in _list(container.get("env")):
+            for key, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
+                source = _get(env, "valueFrom", key, "name")
+                if isinstance(source, str):
+                    out.setdefault((kind, source), []).append(_Use("env", f"{cname}: env {env.get('name')}"))
+        for env_from in _list(container.get("envFrom")):
+            for key, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
+                source = _get(env_from, key, "name")
+                if isinstance(source, str):
+                    out.setdefault((kind, source), []).append(_Use("env", f"{cname}: envFrom"))
+    volumes: dict[str, list[tuple[str, str]]] = {}
+    for volume in _list(pod.get("volumes")):
+        name = str(volume.get("name", ""))
+        found = []
+        if isinstance(_get(volume, "configMap", "name"), str):
+            found.append(("ConfigMap", volume["configMap"]["name"]))
+        if isinstance(_get(volume, "secret", "secretName"), str):
+            found.append(("Secret", volume["secret"]["secretName"]))
+        for source in _list(_get(volume, "projected", "sources")):
+            if isinstance(_get(source, "configMap", "name"), str):
+                found.append(("ConfigMap", source["configMap"]["name"]))
+            if isinstance(_get(source, "secret", "name"), str):
+                found.append(("Secret", source["secret"]["name"]))
+        if found:
+            volumes[name] = found
+    for container in containers:
+        cname = str(container.get("name", ""))
+        for mount in _list(container.get("volumeMounts")):
+            for kind, source in volumes.get(str(mount.get("name", "")), ()):
+                sub = mount.get("subPath") or mount.get("subPathExpr")
+                how = "subPath" if sub else "volume"
+                out.setdefault((kind, source), []).append(_Use(how, f"{cname}: {mount.get('mountPath', '')}"))
+    return out
+
+
+_SEES = {
+    "env": "environment variables never change in a running pod",
+    "subPath": "a subPath mount never receives updates",
+    "volume": "the mounted files update after the kubelet's next sync (about a minute); the process must re-read them",
+}
+
+
+def _config_data_changed(change: ResourceChange) -> bool:
+    return change.action is Action.UPDATE and _key(change.resource) in _CONFIG and any(
+        not f.equivalent and f.path.startswith(_CONFIG_DATA) for f in change.fields)
+
+
+# -- traffic ----------------------------------------------------------------------------------------
+
+_POD_KINDS = frozenset(kind for _, kind in _POD_OWNERS) | {"Pod"}  # a cheap first test, before the group
+
+
+def _pod_labels(ref: ResourceRef, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The labels of the pods an object makes (None: it makes none)."""
+    if ref.kind not in _POD_KINDS:
+        return None
+    if _key(ref) in _POD_OWNERS:
+        labels = _get(obj, "spec", "template", "metadata", "labels")
+    elif _key(ref) == ("", "Pod"):
+        labels = _get(obj, "metadata", "labels")
+    else:
+        return None
+    return labels if isinstance(labels, dict) else {}
+
+
+class _LabelIndex:
+    """Which pod-owning objects carry a label: a selector matches the intersection of its pairs."""
+
+    def __init__(self, objects: Iterable[tuple[ResourceRef, Mapping[str, Any]]]) -> None:
+        self.by_pair: dict[tuple[str, str], set[Identity]] = {}
+        self.refs: dict[Identity, ResourceRef] = {}
+        for ref, obj in objects:
+            labels = _pod_labels(ref, obj)
+            if labels is None:
+                continue
+            self.refs[ref.identity] = ref
+            for key, value in labels.items():
+                self.by_pair.setdefault((str(key), str(value)), set()).add(ref.identity)
+
+    def matching(self, selector: Mapping[str, Any]) -> set[Identity]:
+        found: set[Identity] | None = None
+        for pair in sorted(selector.items(), key=lambda kv: len(self.by_pair.get((str(kv[0]), str(kv[1])), ()))):
+            hits = self.by_pair.get((str(pair[0]), str(pair[1])), set())
+            found = set(hits) if found is None else found & hits
+            if not found:
+                return set()
+        return found or set()
+
+
+def _selector(obj: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    if _get(obj, "spec", "type") == "ExternalName":
+        return None
+    selector = _get(obj, "spec", "selector")
+    return selector if isinstance(selector, dict) and selector else None
+
+
+def _ports(obj: Mapping[str, Any] | None) -> dict[tuple[str, str], Mapping[str, Any]]:
+    return {(str(p.get("port")), str(p.get("protocol") or "TCP")): p for p in _list(_get(obj, "spec", "ports"))}
+
+
+def _routes(ref: ResourceRef, obj: Mapping[str, Any] | None) -> dict[str, str]:
+    """The routes an Ingress or HTTPRoute serves, by a stable key, each with its words."""
+    out: dict[str, str] = {}
+    if obj is None:
+        return out
+    if ref.kind == "Ingress":
+        if isinstance(_get(obj, "spec", "defaultBackend") or _get(obj, "spec", "backend"), dict):
+            out["default"] = "the default backend"
+        for rule in _list(_get(obj, "spec", "rules")):
+            host = str(rule.get("host") or "")
+            paths = _list(_get(rule, "http", "paths")) or [{}]
+            for entry in paths:
+                where = str(entry.get("path") or "/")
+                out[f"{host} {where}"] = f"host {host} path {where}" if host else f"path {where} (any host)"
+        return out
+    hosts = [str(h) for h in (_get(obj, "spec", "hostnames") or []) if isinstance(h, str)]
+    for host in hosts:
+        out[f"host {host}"] = f"hostname {host}"
+    for rule in _list(_get(obj, "spec", "rules")):
+        for match in _list(rule.get("matches")) or [{}]:
+            path = str(_get(match, "path", "value") or "/")
+            method = f"{match['method']} " if isinstance(match.get("method"), str) else ""
+            headers = ",".join(sorted(str(h.get("name")) for h in _list(match.get("headers"))))
+            key = f"rule {method}{path}" + (f" [{headers}]" if headers else "")
+            out[key] = f"rule {method}{path}" + (f" (headers {headers})" if headers else "")
+    return out
+
+
+def _routes_kind(ref: ResourceRef) -> bool:
+    return (ref.kind == "Ingress" and ref.group in ("networking.k8s.io", "extensions")) or \
+        (ref.kind == "HTTPRoute" and ref.group == "gateway.networking.k8s.io")
+
+
+# -- the rules ----------------------------------------------------------------------------------------
+
+def find_impact(changes: Iterable[ResourceChange], given: ImpactInput) -> tuple[list[Impact], list[Warning]]:
+    """The impacts of a plan's changes, in a fixed order (rollouts, config, replicas, traffic,
+    data; each in the plan's order), and the failures they predict."""
+    changes = list(changes)
+    found = _Found()
+    if given.action is not HelmAction.UNINSTALL and given.action is not HelmAction.INSTALL:
+        _workloads(changes, given, found)
+        _traffic(changes, given, found)
+    _data(changes, given, found)
+    order = {kind: n for n, kind in enumerate(ImpactKind)}
+    # Within a kind, the plan's order; an object the plan does not change (a workload whose
+    # replicas an HPA fights over, a Service) keeps the manifest's order, after them.
+    position = {c.resource.identity: n for n, c in enumerate(changes)}
+    found.impacts.sort(key=lambda item: (order[item.kind], position.get(item.resource.identity, len(changes))))
+    return found.impacts, found.warnings
+
+
+def _workloads(changes: list[ResourceChange], given: ImpactInput, found: _Found) -> None:
+    hpas = _hpas(given)
+    rolling = {c.resource.identity for c in changes
+               if c.action is Action.UPDATE and _key(c.resource) in WORKLOADS and template_changed(c)}
+    # Who reads each ConfigMap and Secret that changes: only those are indexed.
+    wanted = {(c.resource.kind, c.resource.namespace, c.resource.name) for c in changes if _config_data_changed(c)}
+    readers: dict[tuple[str, str, str], list[tuple[ResourceRef, list[_Use]]]] = {}
+    if wanted:
+        for ref, obj in given.desired.values():
+            pod = _pod_spec(ref, obj) if ref.kind in _WORKLOAD_KINDS and _key(ref) in WORKLOADS else None
+            if pod is None:
+                continue
+            for (kind, name), uses in consumers(pod).items():
+                if (kind, ref.namespace, name) in wanted:
+                    readers.setdefault((kind, ref.namespace, name), []).append((ref, uses))
+    covers: dict[Identity, list[str]] = {}
+    for change in changes:
+        if not _config_data_changed(change):
+            continue
+        ref = change.resource
+        unreached = []
+        for reader, uses in readers.get((ref.kind, ref.namespace, ref.name), ()):
+            if reader.identity in rolling:
+                covers.setdefault(reader.identity, []).append(f"it reads {ref}, whose data changes: the new pods see it")
+            else:
+                unreached.append((reader, uses))
+        if unreached:
+            details = []
+            for reader, uses in unreached:
+                for how in ("env", "subPath", "volume"):
+                    where = [u.where for u in uses if u.how == how]
+                    if where:
+                        details.append(f"{reader} ({'; '.join(dict.fromkeys(where))}): {_SEES[how]}")
+            never = sum(1 for _, uses in unreached if any(u.how != "volume" for u in uses))
+            one_reader = len(unreached) == 1
+            message = (f"{ref}: data changes, but no pod template that reads it does: "
+                       f"{_names(r for r, _ in unreached)} "
+                       + (f"keep{'s' if one_reader else ''} the old values until {'its' if one_reader else 'their'} "
+                          "pods restart" if never
+                          else f"see{'s' if one_reader else ''} it only as mounted files, after the kubelet's sync"))
+            found.impacts.append(Impact(
+                ImpactKind.CONFIG_UNREACHED, ref, message, tuple(r for r, _ in unreached),
+                (("consumers", len(unreached)), ("never_updated", never)), tuple(details)))
+    for change in changes:
+        if change.action is not Action.UPDATE or _key(change.resource) not in WORKLOADS or immutable_fields(change):
+            continue  # an update the API server refuses restarts nothing (the immutable warning says so)
+        hpa = hpas.get(change.resource.identity)
+        if change.resource.identity in rolling:
+            found.impacts.append(_rollout(change, given, hpa, covers.get(change.resource.identity, [])))
+        else:
+            found.impacts.append(_no_restart(change))
+    for ref, obj in given.desired.values() if hpas else ():
+        hpa = hpas.get(ref.identity)
+        declared = _int(_get(obj, "spec", "replicas"))
+        if hpa is None or declared is None or ref.identity not in given.previous:
+            continue
+        found.impacts.append(_replicas_reset(ref, declared, hpa, given))
+
+
+def _replicas_reset(ref: ResourceRef, declared: int, hpa: _Hpa, given: ImpactInput) -> Impact:
+    live = given.live_of(ref) if given.live_of else None
+    live_replicas = _int(_get(live, "spec", "replicas"))
+    counts = [("replicas", declared)] + ([("live_replicas", live_replicas)] if live_replicas is not None else [])
+    about = [x for x in ("live, not in the release" if hpa.live else "",
+                         f"{hpa.range_text()} replicas" if hpa.range_text() else "") if x]
+    scaler = f"{hpa.ref}" + (f" ({'; '.join(about)})" if about else "")
+    drifted = next((f for d in given.drift if d.resource.identity == ref.identity for f in d.fields
+                    if f.change.path == "/spec/replicas"), None)
+    details: list[str] = []
+    if given.apply_method is ApplyMethod.SSA:
+        # Server-side apply: the HPA controller's writes to the scale subresource take
+        # ownership of spec.replicas; applying another value then conflicts.
+        if drifted is not None and drifted.effect is DriftEffect.CONFLICT:
+            message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it and another "
+                       f"field manager owns it ({live_replicas} live): server-side apply conflicts and the upgrade "
+                       f"fails; remove replicas from the chart, or pass --force-conflicts to reset it to {declared}")
+            if drifted.ssa:
+                details.append(drifted.ssa)
+        elif given.force_conflicts and live_replicas is not None and live_replicas != declared:
+            message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: "
+                       f"--force-conflicts resets it from {live_replicas} to {declared}")
+        elif live_replicas is not None and live_replicas == declared:
+            message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: "
+                       f"the live count is {declared}, so this deploy changes nothing; once the HPA moves it, "
+                       "server-side apply conflicts on spec.replicas")
+        else:
+            message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: once the HPA "
+                       "has moved it, its controller owns spec.replicas and server-side apply conflicts: the "
+                       f"upgrade fails unless --force-conflicts, which resets it to {declared}")
+        details.append("server-side apply: a field another manager owns with another value is a conflict")
+    else:
+        if live_replicas is not None and live_replicas != declared:
+            jump = f"the count jumps from {live_replicas} to {declared}, then the HPA scales it again"
+        elif live_replicas is not None:
+            jump = f"the live count is {declared} now, so this deploy does not move it"
+        else:
+            jump = f"the count jumps to {declared} from whatever the HPA chose, then the HPA scales it again"
+        message = f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: each deploy resets it: {jump}"
+        details.append("client-side apply patches every declared field that differs live, spec.replicas included")
+    details.append("remove spec.replicas from the chart when an HPA scales the workload")
+    return Impact(ImpactKind.REPLICAS_RESET, ref, message, (hpa.ref,), tuple(counts), tuple(details))
+
+
+def _traffic(changes: list[ResourceChange], given: ImpactInput, found: _Found) -> None:
+    # The label pairs of pods that come, go or change: a Service whose selector is unchanged
+    # matches other pods only if one of its pairs is among them.
+    moved: set[tuple[str, str]] = set()
+    for c in changes:
+        before = _pod_labels(c.resource, c.before or {}) if c.before is not None else None
+        after = _pod_labels(c.resource, c.after or {}) if c.after is not None else None
+        if before != after:
+            moved.update((str(k), str(v)) for labels in (before, after) if labels for k, v in labels.items())
+    before_index: _LabelIndex | None = None
+    after_index: _LabelIndex | None = None
+    for ident, (ref, obj) in given.desired.items():
+        if ref.kind != "Service" or ref.group != "" or ident not in given.previous:
+            continue
+        old = given.previous[ident][1]
+        was, now = _selector(old), _selector(obj)
+        if was is None or (was == now and not any((str(k), str(v)) in moved for k, v in was.items())):
+            continue
+        before_index = before_index or _LabelIndex(given.previous.values())
+        after_index = after_index or _LabelIndex(given.desired.values())
+        matched_before = before_index.matching(was)
+        if not matched_before:
+            continue  # its pods are not the release's: nothing to judge them by
+        matched_after = after_index.matching(now) if now is not None else set()
+        old_refs = [before_index.refs[i] for i in sorted(matched_before)]
+        if not matched_after:
+            found.impacts.append(Impact(
+                ImpactKind.TRAFFIC_UNMATCHED, ref,
+                f"{ref}: its selector no longer matches the pods of any workload in the release "
+                f"(it matched {_names(old_refs)}): traffic to it has no endpoints",
+                tuple(old_refs), (("workloads_before", len(matched_before)), ("workloads_after", 0))))
+        elif matched_after != matched_before:
+            new_refs = [after_index.refs[i] for i in sorted(matched_after)]
+            found.impacts.append(Impact(
+                ImpactKind.TRAFFIC_MOVED, ref,
+                f"{ref}: its selector matches other pods: {_names(old_refs)} before, {_names(new_refs)} after",
+                tuple(dict.fromkeys([*old_refs, *new_refs])),
+                (("workloads_before", len(matched_before)), ("workloads_after", len(matched_after)))))
+    for change in changes:
+        ref = change.resource
+        if _key(ref) == ("", "Service") and change.action is Action.UPDATE:
+            _port_impact(change, found)
+        elif _routes_kind(ref) and change.action in (Action.UPDATE, Action.DELETE):
+            before, after = _routes(ref, change.before), _routes(ref, change.after)
+            if change.action is Action.UPDATE and ref.kind == "HTTPRoute" and not any(k.startswith("host ") for k in after):
+                before = {k: v for k, v in before.items() if not k.startswith("host ")}  # no hostnames: every host
+            gone = [words for key, words in before.items() if key not in after]
+            if gone:
+                shown = ", ".join(gone[:_SHOWN]) + (f" and {len(gone) - _SHOWN} more" if len(gone) > _SHOWN else "")
+                verb = "is deleted" if change.action is Action.DELETE else "no longer serves"
+                found.impacts.append(Impact(
+                    ImpactKind.TRAFFIC_ROUTE, ref, f"{ref} {verb}: {shown}: requests to "
+                    f"{'them' if len(gone) > 1 else 'it'} stop reaching the release", (), (("routes", len(gone)),),
+                    tuple(gone) if len(gone) > 1 else ()))
+
+
+def _port_impact(change: ResourceChange, found: _Found) -> None:
+    ref = change.resource
+    before, after = _ports(change.before), _ports(change.after)
+    lines = []
+    for key, port in before.items():
+        new = after.get(key)
+        name = f"port {key[0]}/{key[1]}"
+        if new is None:
+            lines.append(f"{name} removed: clients of it lose the connection")
+        elif (port.get("targetPort") or port.get("port")) != (new.get("targetPort") or new.get("port")):
+            lines.append(f"{name}: targetPort {port.get('targetPort') or port.get('port')} -> "
+                         f"{new.get('targetPort') or new.get('port')}: connections go to the new container port, "
+                         "which pods not yet updated may not listen on")
+    if lines:
+        found.impacts.append(Impact(ImpactKind.TRAFFIC_PORT, ref, f"{ref}: {lines[0]}" if len(lines) == 1 else
+                                    f"{ref}: {_plural(len(lines), 'port')} change for clients", (),
+                                    (("ports", len(lines)),), tuple(lines) if len(lines) > 1 else ()))
+
+
+def _data(changes: list[ResourceChange], given: ImpactInput, found: _Found) -> None:
+    for change in changes:
+        ref = change.resource
+        if change.action is Action.DELETE and _key(ref) == ("apiextensions.k8s.io", "CustomResourceDefinition"):
+            kind = _get(change.before, "spec", "names", "kind")
+            group = _get(change.before, "spec", "group")
+            what = f"every {kind}.{group}" if isinstance(kind, str) and isinstance(group, str) else "every custom resource of its kind"
+            found.impacts.append(Impact(ImpactKind.DATA_CRD, ref,
+                                        f"{ref} is deleted: {what}, in every namespace, is deleted with it"))
+        elif change.action is Action.UPDATE and _key(ref) == ("", "PersistentVolumeClaim"):
+            _pvc_size(change, given, found)
+        elif change.action is Action.DELETE and _key(ref) == ("apps", "StatefulSet"):
+            _statefulset_claims(change, given, found)
+
+
+def _pvc_size(change: ResourceChange, given: ImpactInput, found: _Found) -> None:
+    ref = change.resource
+    size = next((f for f in change.fields if f.path == _PVC_STORAGE and not f.equivalent), None)
+    if size is None:
+        return
+    old, new = quantity.parse(size.before), quantity.parse(size.after)
+    if old is None or new is None:
+        return
+    if new < old:
+        found.impacts.append(Impact(
+            ImpactKind.DATA_PVC_SHRINK, ref,
+            f"{ref}: storage {size.before} -> {size.after}: the API server refuses to shrink a claim, so this upgrade fails"))
+        return
+    live = given.live_of(ref) if given.live_of else None
+    name = _get(change.after, "spec", "storageClassName") or _get(live, "spec", "storageClassName")
+    classes = _storage_classes(given)
+    if not isinstance(name, str):
+        name = next((n for n, obj in classes.items() if _get(obj, "metadata", "annotations", _DEFAULT_CLASS) == "true"), None)
+    klass = classes.get(name) if isinstance(name, str) else None
+    grow = f"{ref}: storage {size.before} -> {size.after}"
+    if klass is None:
+        which = f"StorageClass {name}" if isinstance(name, str) else "its StorageClass"
+        found.impacts.append(Impact(
+            ImpactKind.DATA_PVC_EXPAND, ref,
+            f"{grow}: the claim grows only if {which} has allowVolumeExpansion: true (not read here); "
+            "otherwise the API server refuses it and this upgrade fails"))
+    elif _get(klass, "allowVolumeExpansion") is True:
+        found.impacts.append(Impact(
+            ImpactKind.DATA_PVC_EXPAND, ref,
+            f"{grow}: StorageClass {name} allows volume expansion; the volume grows when its driver resizes it"))
+    else:
+        text = (f"{grow}: StorageClass {name} does not allow volume expansion: the API server refuses "
+                "it and this upgrade fails")
+        found.impacts.append(Impact(ImpactKind.DATA_PVC_EXPAND, ref, text))
+        found.warnings.append(warn(Code.PVC_EXPAND_REFUSED, text, ref))
+
+
+def _storage_classes(given: ImpactInput) -> dict[str, Mapping[str, Any]]:
+    out: dict[str, Mapping[str, Any]] = {}
+    for obj in given.live_objects:
+        if str(obj.get("apiVersion", "")).startswith("storage.k8s.io/") and obj.get("kind") == "StorageClass":
+            out[str(_get(obj, "metadata", "name"))] = obj
+    for ref, obj in given.desired.values():  # the release's own wins: it is what will be there
+        if _key(ref) == ("storage.k8s.io", "StorageClass"):
+            out[ref.name] = obj
+    return out
+
+
+def _statefulset_claims(change: ResourceChange, given: ImpactInput, found: _Found) -> None:
+    ref, obj = change.resource, change.before or {}
+    templates = [str(_get(t, "metadata", "name")) for t in _list(_get(obj, "spec", "volumeClaimTemplates"))
+                 if isinstance(_get(t, "metadata", "name"), str)]
+    if not templates:
+        return
+    live = given.live_of(ref) if given.live_of else None
+    replicas = _int(_get(live, "spec", "replicas"))
+    replicas = replicas if replicas is not None else _int(_get(obj, "spec", "replicas"))
+    replicas = 1 if replicas is None else replicas
+    count = replicas * len(templates)  # named TEMPLATE-STATEFULSET-ORDINAL; only the first few are spelt out
+    first = [f"{t}-{ref.name}-{n}" for n in range(min(replicas, _SHOWN)) for t in templates][:_SHOWN]
+    shown = ", ".join(first) + (f" and {count - len(first)} more" if count > len(first) else "")
+    policy = _get(obj, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
+    if policy == "Delete":
+        message = (f"{ref} is deleted with persistentVolumeClaimRetentionPolicy whenDeleted: Delete: its "
+                   f"{_plural(count, 'claim')} ({shown}) are deleted too, and their data with them "
+                   "when the reclaim policy is Delete")
+    else:
+        message = (f"{ref} is deleted, but its {_plural(count, 'claim')} ({shown}) stay: they keep "
+                   "their data and keep costing until deleted (a new StatefulSet of that name adopts them)")
+    found.impacts.append(Impact(ImpactKind.DATA_PVC_LEFT, ref, message, (), (("claims", count),)))
+
+
+__all__ = ["ImpactInput", "consumers", "find_impact", "template_changed"]

@@ -1,0 +1,106 @@
+"""Values a chart generates anew on every render, found from the renders themselves. Pure.
+
+Templates that call `randAlphaNum`, `genCA`, `genSelfSignedCert`, `uuidv4` or `now` (and
+checksums of what they make) give a new value on every render, so an upgrade with unchanged
+inputs still changes them. Two facts show such a value, without guessing from names:
+- the desired state was rendered twice with the same inputs (the sources run a second render
+  alongside the first), and the field differs between the two renders;
+- the value is the time of the render (`now`, which two renders within one second share): a
+  timestamp, or Unix seconds, within the window the renders ran in. A Secret's `data` values
+  are decoded from base64 first.
+Such a field change is marked `regenerated`: a real change Helm applies, and one the chart
+makes on every deploy, not one the user asked for.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from deployah_plan.core.diff import diff_objects
+from deployah_plan.model import FieldChange, FieldOp, ResourceChange, ResourceRef, TaskPlan
+
+# RFC 3339, and Go's own form of a time (what `{{ now }}` prints: "2025-01-02 15:04:05.999 +0000 UTC m=+0.01").
+_TIMESTAMP = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)? ?(Z|[+-]\d{2}:?\d{2})?"
+                        r"(?: [A-Z]{3,5})?(?: m=[+-][0-9.]+)?")
+_SLACK = 2.0  # seconds either side of the render window (timestamps are truncated to the second)
+
+
+@dataclass(frozen=True)
+class Renders:
+    """What the sources know about the desired render: a second render of the same inputs (by
+    identity, the objects of each), and when the renders ran (Unix seconds, start and end)."""
+
+    again: Mapping[tuple[str, str, str, str], Mapping[str, Any]]
+    window: tuple[float, float]
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + "/")
+
+
+def _seconds(text: str) -> float | None:
+    found = _TIMESTAMP.fullmatch(text)
+    if not found:
+        return None
+    day, clock, fraction, zone = found.groups()
+    zone = "+00:00" if zone in (None, "Z") else zone if ":" in zone else f"{zone[:3]}:{zone[3:]}"
+    try:
+        # Python 3.10 reads a fraction of exactly 3 or 6 digits.
+        parsed = datetime.datetime.fromisoformat(f"{day}T{clock}{fraction[:7].ljust(7, '0') if fraction else ''}{zone}")
+    except ValueError:
+        return None
+    return parsed.timestamp()
+
+
+def is_render_time(value: Any, window: tuple[float, float], secret: bool = False) -> bool:
+    """The value is the time the chart was rendered (`now`): a timestamp, or Unix seconds."""
+    if secret and isinstance(value, str):
+        try:
+            value = base64.b64decode(value, validate=True).decode()
+        except (binascii.Error, ValueError):
+            return False
+    start, end = window[0] - _SLACK, window[1] + _SLACK
+    if isinstance(value, str):
+        when = _seconds(value.strip())
+        if when is None and value.strip().isdigit() and len(value.strip()) == 10:
+            when = float(value.strip())
+        return when is not None and start <= when <= end
+    if isinstance(value, int) and not isinstance(value, bool):
+        return start <= value <= end
+    return False
+
+
+def _marked(ref: ResourceRef, after: Mapping[str, Any] | None, fields: tuple[FieldChange, ...],
+            renders: Renders) -> tuple[FieldChange, ...]:
+    if after is None or not fields:
+        return fields
+    again = renders.again.get(ref.identity)
+    varies = [f.path for f in diff_objects(after, again)] if again is not None else []
+    secret = ref.kind == "Secret" and ref.group == ""
+    marked = []
+    for f in fields:
+        regenerated = any(_under(f.path, p) for p in varies) or (
+            f.op in (FieldOp.ADD, FieldOp.REPLACE) and not f.parts
+            and is_render_time(f.after, renders.window, secret and f.path.startswith("/data/")))
+        marked.append(replace(f, regenerated=True) if regenerated and not f.equivalent else f)
+    return tuple(marked)
+
+
+def mark(change: ResourceChange, renders: Renders) -> ResourceChange:
+    """The change with each field change the chart regenerates marked `regenerated`."""
+    return replace(change, fields=_marked(change.resource, change.after, change.fields, renders))
+
+
+def mark_hooks(task: TaskPlan, renders: Renders) -> TaskPlan:
+    """The task with its hook definitions' regenerated field changes marked."""
+    if not task.definitions:
+        return task
+    return replace(task, definitions=tuple(replace(d, fields=_marked(d.resource, d.after, d.fields, renders))
+                                           for d in task.definitions))
+
+
+__all__ = ["Renders", "is_render_time", "mark", "mark_hooks"]

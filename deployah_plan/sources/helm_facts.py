@@ -1,0 +1,140 @@
+"""What never changes for one helm binary, remembered between runs: its version and the
+Kubernetes version `helm template` assumes. Asking costs a helm process each (`helm version`,
+and a one-line chart rendered), which is as much as the render itself.
+
+The facts live in helm's cache folder (`$HELM_CACHE_HOME`, which helm gives its plugins, else
+helm's own default), one small JSON file per binary: `helm-plan/helm-facts/<checksum of its
+real path>.json`. A file holds the binary's real path, size and modification time; a binary that is
+replaced or upgraded no longer matches and is asked again. Files are written whole (a
+temporary file renamed into place), so a reader never sees half of one.
+
+The cache is input like any other: a file that is not a regular file, is larger than a bound,
+is not the expected JSON, or holds a value that does not look like a version is ignored (and
+overwritten once the fact is asked again). Nothing is ever trusted beyond two version strings.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import sys
+import threading
+import zlib
+from pathlib import Path
+from typing import Callable
+
+FACTS = ("version", "kube_version")  # each a version string; "" is never remembered
+_MAX_BYTES = 4096
+_VERSION = re.compile(r"v?\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:[-+][0-9A-Za-z.+-]{1,64})?")
+_lock = threading.Lock()  # one process's threads update one file in turn
+
+
+def cache_home() -> Path:
+    """Helm's cache folder, as helm resolves it (helm.sh/helm/v3/pkg/helmpath/lazypath.go):
+    $HELM_CACHE_HOME, else $XDG_CACHE_HOME/helm, else the platform's cache folder + /helm."""
+    explicit = os.environ.get("HELM_CACHE_HOME")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        home = Path.home()
+        base = str(home / "Library" / "Caches") if sys.platform == "darwin" else str(home / ".cache")
+    return Path(base) / "helm"
+
+
+def _identity(binary: str) -> tuple[str, int, int] | None:
+    """The binary's real path, size and modification time; None when it cannot be found."""
+    found = binary if os.sep in binary else shutil.which(binary)
+    if not found:
+        return None
+    try:
+        real = os.path.realpath(found)
+        info = os.stat(real)
+    except (OSError, ValueError):
+        return None
+    return real, info.st_size, info.st_mtime_ns
+
+
+def _file_for(real_path: str) -> Path:
+    """A checksum of the path names the file: two binaries whose paths collide share a file and
+    take turns in it (each finds the other's path and asks again), never each other's facts."""
+    raw = real_path.encode(errors="surrogateescape")
+    return cache_home() / "helm-plan" / "helm-facts" / f"{zlib.crc32(raw):08x}-{len(raw)}.json"
+
+
+def _read(path: Path) -> dict[str, object]:
+    """The file's JSON object, or {} when it is missing, not a regular file, too large or not
+    a JSON object. Opened without blocking, so a FIFO put in its place cannot hang a plan."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return {}
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return {}
+        data = os.read(fd, _MAX_BYTES + 1)
+    except OSError:
+        return {}
+    finally:
+        os.close(fd)
+    if len(data) > _MAX_BYTES:
+        return {}
+    try:
+        doc = json.loads(data.decode())
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _valid(doc: dict[str, object], identity: tuple[str, int, int]) -> dict[str, str]:
+    """The facts a file holds for exactly this binary: nothing when it names another one (or
+    another size or time), and only values that look like versions."""
+    real, size, mtime = identity
+    if doc.get("binary") != real or doc.get("size") != size or doc.get("mtime_ns") != mtime:
+        return {}
+    return {name: value for name in FACTS
+            if isinstance(value := doc.get(name), str) and _VERSION.fullmatch(value)}
+
+
+def _write(path: Path, identity: tuple[str, int, int], facts: dict[str, str]) -> None:
+    """Replace the file whole; a cache that cannot be written is not an error (a read-only
+    home): the facts are asked again next time."""
+    import tempfile  # only on the first run with this binary
+
+    real, size, mtime = identity
+    text = json.dumps({"binary": real, "size": size, "mtime_ns": mtime, **facts})
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".facts-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass
+
+
+def remembered(binary: str, fact: str, ask: Callable[[], str]) -> str:
+    """The fact about `binary` from the cache, else `ask()` (which runs helm), remembered when
+    it answers a version. `ask` raising (helm failed) leaves the cache as it was."""
+    identity = _identity(binary)
+    try:
+        path = _file_for(identity[0]) if identity is not None else None
+    except (RuntimeError, KeyError):  # no home folder to find helm's cache in
+        path = None
+    if identity is None or path is None:
+        return ask()
+    known = _valid(_read(path), identity)
+    if fact in known:
+        return known[fact]
+    value = ask()
+    if _VERSION.fullmatch(value):
+        with _lock:
+            known = _valid(_read(path), identity)  # what another thread or process added meanwhile
+            _write(path, identity, {**known, fact: value})
+    return value

@@ -1,0 +1,179 @@
+"""`helm plan upgrade` through the installed plugin ÷ `helm template`, side by side; see scripts/bench.
+
+For each helm (3 and 4) the plugin is installed (`helm plugin install` of this checkout) into
+a helm home of its own; for each vendored real chart (tests/charts) the previous version is
+stored as a deployed release in helm's memory driver (Helm 4's `helm install --dry-run=client`
+record, as scripts/release-fixture makes it), and then, alternately, `helm template` of the
+next version and `helm plan upgrade` of it with the same values are run to completion (text
+output to /dev/null), each process timed on its own, on the wall clock and in CPU time. One
+untimed run of each goes first (the plugin's Python environment, its bytecode and what it
+remembers about helm are made then). Printed: the medians and their ratios.
+
+Also: the Python imports of `helm plan --help` and of a whole plan (`python -X importtime`,
+the top-level imports added up).
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CHARTS = ROOT / "tests" / "charts"
+HELM_VERSIONS = ("3.19.0", "4.3.1")
+# argo-cd stamps its admin password's mtime with `now`; fixing it makes the chart deterministic.
+EXTRA = {"argo-cd": ["--set", "configs.secret.argocdServerAdminPasswordMtime=2025-01-01T00:00:00Z"]}
+
+
+def fetch_helm(version: str) -> Path:
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "fetch-helm"), version],
+                         check=True, capture_output=True, text=True).stdout
+    return Path(out.strip())
+
+
+def _values(name: str, side: str) -> list[str]:
+    spec = yaml.safe_load((CHARTS / name / "case.yaml").read_text())
+    files = [*spec.get("values", []), *spec.get(f"values_{side}", [])]
+    return [arg for file in files for arg in ("-f", str(CHARTS / name / file))] + EXTRA.get(name, [])
+
+
+def _case(name: str) -> tuple[str, str]:
+    spec = yaml.safe_load((CHARTS / name / "case.yaml").read_text())
+    return str(spec["release"]), str(spec["namespace"])
+
+
+def user_env(work: Path, version: str) -> dict[str, str]:
+    """A user's environment with a helm home of its own (nothing of this shell's helm settings;
+    Python allowed to keep bytecode, as by default)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("HELM_", "KUBECONFIG", "PYTHON"))}
+    home = work / f"helm-{version}"
+    env.update(HELM_DATA_HOME=str(home / "data"), HELM_CONFIG_HOME=str(home / "config"),
+               HELM_CACHE_HOME=str(home / "cache"))
+    return env
+
+
+def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (user and system, of the process and all it waited for) of a
+    command run to completion."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert child.stderr is not None
+    err = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 2):
+        sys.exit(f"bench: {' '.join(command[:3])} failed: {err.strip()[-500:]}")
+    return elapsed, usage.ru_utime + usage.ru_stime
+
+
+def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float, float, float]]:
+    """(helm version, chart, median plan, median template, median plan CPU, median template CPU)
+    per helm and chart: wall-clock seconds, then CPU seconds (what a machine shared with other
+    work still measures faithfully; the plan's includes its helm processes)."""
+    helm4 = fetch_helm("4.3.1")
+    figures = []
+    for version in HELM_VERSIONS:
+        helm = fetch_helm(version)
+        env = user_env(work, version)
+        installed = subprocess.run([str(helm), "plugin", "install", str(ROOT)], env=env, capture_output=True, text=True)
+        if installed.returncode != 0:
+            sys.exit(f"bench: helm {version} plugin install failed: {installed.stderr.strip()}")
+        for name in sorted(p.name for p in CHARTS.iterdir() if (p / "case.yaml").is_file()):
+            release, namespace = _case(name)
+            store = work / f"store-{name}.json"
+            if not store.exists():
+                done = subprocess.run([sys.executable, str(ROOT / "scripts" / "release-fixture"), "--helm", str(helm4),
+                                       "--out", str(store), release, str(CHARTS / name / "prev"), "-n", namespace,
+                                       *_values(name, "prev")], capture_output=True, text=True)
+                if done.returncode != 0:
+                    sys.exit(f"bench: {done.stderr.strip()}")
+            run_env = {**env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)}
+            chart = [release, str(CHARTS / name / "next"), "-n", namespace, *_values(name, "next")]
+            template = [str(helm), "template", *chart]
+            plan = [str(helm), "plan", "upgrade", *chart]
+            _timed(template, run_env)
+            _timed(plan, run_env)
+            plans, templates = [], []
+            for _ in range(runs):
+                templates.append(_timed(template, run_env))
+                plans.append(_timed(plan, run_env))
+            figures.append((version, name, statistics.median(t for t, _ in plans),
+                            statistics.median(t for t, _ in templates), statistics.median(c for _, c in plans),
+                            statistics.median(c for _, c in templates)))
+    return figures
+
+
+# Runs helm plan with every top-level import timed in CPU seconds (what a loaded machine still
+# measures faithfully), printed last on stderr.
+_COUNTED = """
+import builtins, runpy, sys, time
+spent, depth, real = 0.0, 0, builtins.__import__
+def counted(*args, **kwargs):
+    global spent, depth
+    if depth:
+        return real(*args, **kwargs)
+    depth, start = 1, time.process_time()
+    try:
+        return real(*args, **kwargs)
+    finally:
+        spent, depth = spent + time.process_time() - start, 0
+builtins.__import__ = counted
+sys.argv = ["helm-plan", *sys.argv[1:]]
+try:
+    runpy.run_module("deployah_plan", run_name="__main__")
+except SystemExit:
+    pass
+finally:
+    sys.stderr.write(f"\\nimport-cpu {spent}\\n")
+"""
+
+
+def import_ms(work: Path) -> dict[str, tuple[float, float]]:
+    """Milliseconds of imports of `helm plan --help` and of a whole plan of the kube-state-metrics
+    upgrade (Helm 4), run as the plugin runs it (its environment's Python, its bytecode folder),
+    median of 5 after one run that makes the bytecode: (the top-level entries of
+    `python -X importtime` after Python's own start (`site`) added up, on the wall clock; the
+    same imports in CPU time)."""
+    helm = fetch_helm("4.3.1")
+    env = user_env(work, "4.3.1")
+    where = subprocess.run([str(ROOT / "scripts" / "helm-plan"), "--env-path"], env=env, capture_output=True, text=True)
+    python_env = Path(where.stdout.strip())
+    if not (python_env / "bin" / "python").exists():
+        sys.exit("bench: the plugin's environment is not made (run the plugin figures first)")
+    name = "kube-state-metrics"
+    release, namespace = _case(name)
+    env.update(PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(python_env / "pycache"), HELM_BIN=str(helm),
+               HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(work / f"store-{name}.json"))
+    python = [str(python_env / "bin" / "python"), "-s"]
+    plan = ["upgrade", release, str(CHARTS / name / "next"), "-n", namespace, *_values(name, "next")]
+    results = {}
+    for what, args in (("help", ["--help"]), ("plan", plan)):
+        # From the work folder: `-m` and `-c` put the current folder first on the module path.
+        subprocess.run([*python, "-m", "deployah_plan", *args], env=env, capture_output=True, cwd=work)
+        walls, cpus = [], []
+        for _ in range(5):
+            err = subprocess.run([*python, "-X", "importtime", "-m", "deployah_plan", *args], env=env,
+                                 capture_output=True, text=True, cwd=work).stderr
+            total, started = 0, False
+            for line in err.splitlines():
+                if not line.startswith("import time:") or line.count("|") != 2:
+                    continue
+                _, cumulative, module = line.split("|")
+                if module.startswith("  ") or not cumulative.strip().isdigit():
+                    continue
+                if started:
+                    total += int(cumulative)
+                started = started or module.strip() == "site"
+            walls.append(total / 1000)
+            err = subprocess.run([*python, "-c", _COUNTED, *args], env=env, capture_output=True, text=True,
+                                 cwd=work).stderr
+            cpus.append(float(err.rsplit("import-cpu ", 1)[1]) * 1000)
+        results[what] = (statistics.median(walls), statistics.median(cpus))
+    return results

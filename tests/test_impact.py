@@ -1,0 +1,679 @@
+"""What the deploy does to running things (core/impact.py), through the planner.
+
+The objects are the examples of the Kubernetes documentation (kubernetes.io/docs): the
+nginx-deployment of "Deployments", the web StatefulSet of "StatefulSet Basics", the
+fluentd-elasticsearch DaemonSet, the game-demo ConfigMap of "ConfigMaps", the php-apache HPA of
+"HorizontalPodAutoscaler Walkthrough", my-service of "Service", minimal-ingress of "Ingress",
+the Gateway API's HTTPRoute, the CronTab CRD of "Extend the Kubernetes API with
+CustomResourceDefinitions" and myclaim of "Persistent Volumes". Expected values are what that
+documentation says the controllers do.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from deployah_plan.core.gates import check_gates, parse_gate
+from deployah_plan.core.ignore import apply_ignore, parse_flag
+from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
+from deployah_plan.manifests import split_stream
+from deployah_plan.model import ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan
+from deployah_plan.render import words
+from deployah_plan.sources.cluster import LiveSnapshot
+from deployah_plan.yamlkube import load_all
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: nginx-deployment
+  labels:
+    app: nginx
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.14.2
+        ports:
+        - containerPort: 80
+"""
+STATEFULSET = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+spec:
+  serviceName: "nginx"
+  replicas: 2
+  selector:
+    matchLabels:
+      app: nginx-sts
+  template:
+    metadata:
+      labels:
+        app: nginx-sts
+    spec:
+      containers:
+      - name: nginx
+        image: registry.k8s.io/nginx-slim:0.21
+        ports:
+        - containerPort: 80
+          name: web
+        volumeMounts:
+        - name: www
+          mountPath: /usr/share/nginx/html
+  volumeClaimTemplates:
+  - metadata:
+      name: www
+    spec:
+      accessModes: [ "ReadWriteOnce" ]
+      resources:
+        requests:
+          storage: 1Gi
+"""
+DAEMONSET = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: fluentd-elasticsearch
+  namespace: kube-system
+spec:
+  selector:
+    matchLabels:
+      name: fluentd-elasticsearch
+  template:
+    metadata:
+      labels:
+        name: fluentd-elasticsearch
+    spec:
+      containers:
+      - name: fluentd-elasticsearch
+        image: quay.io/fluentd_elasticsearch/fluentd:v2.5.2
+"""
+CONFIGMAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: game-demo
+data:
+  player_initial_lives: "3"
+  ui_properties_file_name: "user-interface.properties"
+  game.properties: |
+    enemy.types=aliens,monsters
+    player.maximum-lives=5
+"""
+# The ConfigMaps page's Pod, as a Deployment's template: env from a key, and a volume.
+CONSUMER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: configmap-demo
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: demo}
+  template:
+    metadata:
+      labels: {app: demo}
+    spec:
+      containers:
+        - name: demo
+          image: alpine
+          command: ["sleep", "3600"]
+          env:
+            - name: PLAYER_INITIAL_LIVES
+              valueFrom:
+                configMapKeyRef:
+                  name: game-demo
+                  key: player_initial_lives
+          volumeMounts:
+          - name: config
+            mountPath: "/config"
+            readOnly: true
+      volumes:
+      - name: config
+        configMap:
+          name: game-demo
+          items:
+          - key: "game.properties"
+            path: "game.properties"
+"""
+PHP_APACHE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: php-apache
+spec:
+  selector:
+    matchLabels:
+      run: php-apache
+  replicas: 1
+  template:
+    metadata:
+      labels:
+        run: php-apache
+    spec:
+      containers:
+      - name: php-apache
+        image: registry.k8s.io/hpa-example
+        ports:
+        - containerPort: 80
+"""
+HPA = """\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: php-apache
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: php-apache
+  minReplicas: 1
+  maxReplicas: 10
+  metrics:
+  - type: Resource
+    resource:
+      name: cpu
+      target:
+        type: Utilization
+        averageUtilization: 50
+"""
+SERVICE = """\
+apiVersion: v1
+kind: Service
+metadata:
+  name: my-service
+spec:
+  selector:
+    app: nginx
+  ports:
+    - protocol: TCP
+      port: 80
+      targetPort: 9376
+"""
+INGRESS = """\
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: minimal-ingress
+spec:
+  ingressClassName: nginx-example
+  rules:
+  - http:
+      paths:
+      - path: /testpath
+        pathType: Prefix
+        backend:
+          service:
+            name: test
+            port:
+              number: 80
+"""
+HTTPROUTE = """\
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: example-httproute
+spec:
+  parentRefs:
+  - name: example-gateway
+  hostnames:
+  - "www.example.com"
+  - "www.example.net"
+  rules:
+  - matches:
+    - path:
+        type: PathPrefix
+        value: /login
+    backendRefs:
+    - name: example-svc
+      port: 8080
+"""
+CRD = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema: {type: object}
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames:
+    - ct
+"""
+PVC = """\
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: myclaim
+spec:
+  accessModes:
+    - ReadWriteOnce
+  volumeMode: Filesystem
+  resources:
+    requests:
+      storage: 8Gi
+  storageClassName: slow
+"""
+STORAGECLASS = """\
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: slow
+provisioner: kubernetes.io/aws-ebs
+allowVolumeExpansion: {allow}
+"""
+
+
+def obj(text: str) -> dict[str, Any]:
+    (doc,) = load_all(text)
+    value: dict[str, Any] = doc.value
+    return value
+
+
+def live_of(text: str, **spec: Any) -> dict[str, Any]:
+    """The object as the API server returns it, in namespace shop, with Helm's metadata."""
+    live = obj(text)
+    meta = live["metadata"]
+    meta.setdefault("namespace", "shop")
+    meta["labels"] = {**meta.get("labels", {}), "app.kubernetes.io/managed-by": "Helm"}
+    meta["annotations"] = {**meta.get("annotations", {}), "meta.helm.sh/release-name": "shop",
+                           "meta.helm.sh/release-namespace": "shop"}
+    live.setdefault("spec", {}).update(spec)
+    return live
+
+
+def plan(previous: list[str] | None, desired: list[str], live: list[dict[str, Any]] | None = None,
+         **request: Any) -> Plan:
+    prev = split_stream("---\n".join(previous), "previous") if previous is not None else None
+    want = split_stream("---\n".join(desired), "desired")
+    header = Header("shop", "shop", fresh_install=prev is None)
+    snapshot = LiveSnapshot(True, tuple(live), requests=1) if live is not None else None
+    return make_plan(PlanRequest(header, prev, want, live=snapshot, live_source="cluster" if live is not None else "",
+                                 **request))
+
+
+def impacts(p: Plan, kind: ImpactKind | None = None) -> list[Impact]:
+    return [i for i in p.impact if kind is None or i.kind is kind]
+
+
+def one(p: Plan, kind: ImpactKind) -> Impact:
+    found = impacts(p, kind)
+    assert len(found) == 1, [i.message for i in p.impact]
+    return found[0]
+
+
+def bump(text: str, old: str, new: str) -> str:
+    assert old in text
+    return text.replace(old, new)
+
+
+# -- 1. rollouts ----------------------------------------------------------------------------------------
+
+def test_deployment_image_change_rolls_its_pods_with_the_default_strategy() -> None:
+    # "A Deployment's rollout is triggered if and only if the Deployment's Pod template is
+    # changed"; maxUnavailable and maxSurge default to 25%: of 3 pods, 1 extra (rounded up) and
+    # 0 unavailable (rounded down).
+    p = plan([DEPLOYMENT], [bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")])
+    item = one(p, ImpactKind.RESTART)
+    assert item.resource.name == "nginx-deployment"
+    assert item.count("pods") == 3 and item.count("replicas") == 3
+    assert "3 pods restart" in item.message
+    assert item.details[0] == "RollingUpdate, maxSurge 25%, maxUnavailable 25% (at most 1 extra and 0 unavailable of 3 at a time)"
+
+
+def test_deployment_recreate_and_explicit_rolling_numbers() -> None:
+    recreate = bump(DEPLOYMENT, "  replicas: 3\n", "  replicas: 3\n  strategy:\n    type: Recreate\n")
+    p = plan([recreate], [bump(recreate, "nginx:1.14.2", "nginx:1.16.1")])
+    assert one(p, ImpactKind.RESTART).details[0].startswith("Recreate: every old pod stops before the new ones start")
+    rolling = bump(DEPLOYMENT, "  replicas: 3\n",
+                   "  replicas: 10\n  strategy:\n    rollingUpdate: {maxSurge: 2, maxUnavailable: 30%}\n")
+    p = plan([rolling], [bump(rolling, "nginx:1.14.2", "nginx:1.16.1")])
+    assert "(at most 2 extra and 3 unavailable of 10 at a time)" in one(p, ImpactKind.RESTART).details[0]
+
+
+def test_paused_deployment_rolls_nothing() -> None:
+    paused = bump(DEPLOYMENT, "  replicas: 3\n", "  replicas: 3\n  paused: true\n")
+    p = plan([paused], [bump(paused, "nginx:1.14.2", "nginx:1.16.1")])
+    item = one(p, ImpactKind.DEFERRED_RESTART)
+    assert item.count("pods") == 0 and "resumed" in item.details[0]
+    assert not impacts(p, ImpactKind.RESTART)
+
+
+def test_metadata_or_replicas_only_restarts_nothing() -> None:
+    # "Other updates, such as scaling the Deployment, do not trigger a rollout."
+    changed = bump(bump(DEPLOYMENT, "  replicas: 3\n", "  replicas: 5\n"), "  labels:\n    app: nginx\n",
+                   "  labels:\n    app: nginx\n    tier: web\n")
+    p = plan([DEPLOYMENT], [changed])
+    item = one(p, ImpactKind.NO_RESTART)
+    assert "no pod restarts" in item.message and "scales from 3 to 5" in item.message
+    assert not impacts(p, ImpactKind.RESTART)
+
+
+def test_statefulset_rolls_highest_ordinal_first_and_partition_limits_it() -> None:
+    new = bump(STATEFULSET, "nginx-slim:0.21", "nginx-slim:0.24")
+    item = one(plan([STATEFULSET], [new]), ImpactKind.RESTART)
+    assert item.count("pods") == 2 and "highest ordinal first, one pod at a time" in item.details[0]
+    # "All Pods with an ordinal that is greater than or equal to the partition will be updated"
+    staged = bump(STATEFULSET, "  replicas: 2\n", "  replicas: 5\n  updateStrategy:\n    type: RollingUpdate\n"
+                  "    rollingUpdate:\n      partition: 3\n")
+    item = one(plan([staged], [bump(staged, "nginx-slim:0.21", "nginx-slim:0.24")]), ImpactKind.RESTART)
+    assert item.count("pods") == 2 and "partition 3" in item.details[0] and "(2 of 5)" in item.details[0]
+    # A partition at or above the replica count restarts nothing.
+    held = bump(staged, "partition: 3", "partition: 5")
+    item = one(plan([held], [bump(held, "nginx-slim:0.21", "nginx-slim:0.24")]), ImpactKind.DEFERRED_RESTART)
+    assert item.count("pods") == 0
+
+
+def test_on_delete_restarts_nothing_until_pods_are_deleted() -> None:
+    # "the StatefulSet controller will not automatically update the Pods ... Users must
+    # manually delete Pods"
+    for text in (STATEFULSET, DAEMONSET):
+        spec = "spec:\n  updateStrategy:\n    type: OnDelete\n"
+        on_delete = text.replace("spec:\n", spec, 1)
+        new = on_delete.replace("nginx-slim:0.21", "nginx-slim:0.24").replace("fluentd:v2.5.2", "fluentd:v2.6.0")
+        p = plan([on_delete], [new])
+        item = one(p, ImpactKind.DEFERRED_RESTART)
+        assert item.details[0].startswith("OnDelete: no pod restarts until it is deleted")
+        assert not impacts(p, ImpactKind.RESTART)
+
+
+def test_daemonset_rolls_one_pod_per_node() -> None:
+    new = bump(DAEMONSET, "fluentd:v2.5.2", "fluentd:v2.6.0")
+    p = plan([DAEMONSET], [new])
+    item = one(p, ImpactKind.RESTART)
+    assert item.details[0] == "RollingUpdate, maxUnavailable 1, maxSurge 0, one pod per node"
+    assert item.count("pods") is None and "its pods restart (one pod per node)" in item.message
+    assert p.impact and words.impact_summary(p.impact) == "Impact: 1 workload restarts (one pod per node)."
+    both = plan([DAEMONSET, DEPLOYMENT], [new, bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")])
+    assert words.impact_summary(both.impact) == "Impact: 2 workloads restart (3 pods, and one per node of 1 DaemonSet)."
+
+
+def test_live_count_and_hpa_count() -> None:
+    new = bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")
+    item = one(plan([DEPLOYMENT], [new], [live_of(DEPLOYMENT, replicas=3)]), ImpactKind.RESTART)
+    assert item.count("live_replicas") == 3
+    # With an HPA, the pods that restart are the live count the HPA chose.
+    app = bump(PHP_APACHE, "  replicas: 1\n", "")
+    p = plan([app, HPA], [bump(app, "hpa-example", "hpa-example:2"), HPA], [live_of(app, replicas=7)])
+    item = one(p, ImpactKind.RESTART)
+    assert item.count("pods") == 7 and item.count("live_replicas") == 7
+    assert "scaled by HorizontalPodAutoscaler shop/php-apache (1 to 10): 7 live" in item.message
+    assert not impacts(p, ImpactKind.REPLICAS_RESET)  # the chart does not set replicas
+
+
+# -- 2. config that reaches nobody ------------------------------------------------------------------
+
+def test_configmap_change_without_rollout_reaches_no_running_pod() -> None:
+    new = bump(CONFIGMAP, 'player_initial_lives: "3"', 'player_initial_lives: "5"')
+    p = plan([CONFIGMAP, CONSUMER], [new, CONSUMER])
+    item = one(p, ImpactKind.CONFIG_UNREACHED)
+    assert item.resource.name == "game-demo" and [r.name for r in item.objects] == ["configmap-demo"]
+    assert item.count("consumers") == 1 and item.count("never_updated") == 1
+    assert item.details == (
+        "Deployment shop/configmap-demo (demo: env PLAYER_INITIAL_LIVES): environment variables never change in a running pod",
+        "Deployment shop/configmap-demo (demo: /config): the mounted files update after the kubelet's next sync "
+        "(about a minute); the process must re-read them",
+    )
+    assert check_gates(p, [parse_gate("config-unreached")])
+
+
+def test_subpath_and_projected_and_secret_consumers() -> None:
+    consumer = bump(CONSUMER, '            mountPath: "/config"\n',
+                    '            mountPath: "/etc/game.properties"\n            subPath: game.properties\n')
+    consumer = bump(consumer, "        configMap:\n          name: game-demo\n",
+                    "        projected:\n          sources:\n          - configMap:\n              name: game-demo\n"
+                    "          - secret:\n              name: game-secret\n")
+    consumer = bump(consumer, "          items:\n          - key: \"game.properties\"\n            path: \"game.properties\"\n", "")
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: game-secret\nstringData:\n  token: a\n"
+    p = plan([CONFIGMAP, secret, consumer], [CONFIGMAP, secret.replace("token: a", "token: b"), consumer])
+    item = one(p, ImpactKind.CONFIG_UNREACHED)
+    assert item.resource.kind == "Secret"
+    assert item.details == ("Deployment shop/configmap-demo (demo: /etc/game.properties): a subPath mount never "
+                            "receives updates",)
+    assert "token" not in item.message + "".join(item.details) or "b" not in item.details
+
+
+def test_volume_only_consumer_sees_files_after_sync() -> None:
+    consumer = bump(CONSUMER, "          env:\n            - name: PLAYER_INITIAL_LIVES\n              valueFrom:\n"
+                    "                configMapKeyRef:\n                  name: game-demo\n"
+                    "                  key: player_initial_lives\n", "")
+    new = bump(CONFIGMAP, "player.maximum-lives=5", "player.maximum-lives=7")
+    item = one(plan([CONFIGMAP, consumer], [new, consumer]), ImpactKind.CONFIG_UNREACHED)
+    assert item.count("never_updated") == 0 and "only as mounted files" in item.message
+
+
+def test_checksum_annotation_makes_the_rollout_cover_the_config() -> None:
+    def with_checksum(value: str) -> str:
+        return bump(CONSUMER, "      labels: {app: demo}\n",
+                    f"      labels: {{app: demo}}\n      annotations:\n        checksum/config: {value}\n")
+    new = bump(CONFIGMAP, 'player_initial_lives: "3"', 'player_initial_lives: "5"')
+    p = plan([CONFIGMAP, with_checksum("aaa")], [new, with_checksum("bbb")])
+    assert not impacts(p, ImpactKind.CONFIG_UNREACHED)
+    item = one(p, ImpactKind.RESTART)
+    assert "checksum/config" in item.details[1]
+    assert item.details[2] == "it reads ConfigMap shop/game-demo, whose data changes: the new pods see it"
+    # The checksum unchanged (a chart that forgot a file): the config still reaches nobody.
+    p = plan([CONFIGMAP, with_checksum("aaa")], [new, with_checksum("aaa")])
+    assert one(p, ImpactKind.CONFIG_UNREACHED)
+
+
+# -- 3. replicas fought over ----------------------------------------------------------------------
+
+def test_client_side_apply_resets_hpa_count_every_deploy() -> None:
+    # HPA docs: "any time a change to that object is applied ... this will instruct Kubernetes
+    # to scale the current number of Pods to the value of the spec.replicas key".
+    for method in (None, ApplyMethod.CSA):  # Helm 3, and Helm 4 with --server-side=false
+        p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], apply_method=method)
+        item = one(p, ImpactKind.REPLICAS_RESET)
+        assert "each deploy resets it: the count jumps to 1 from whatever the HPA chose" in item.message
+        assert item.count("replicas") == 1
+        p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live_of(PHP_APACHE, replicas=6), live_of(HPA)],
+                 apply_method=method)
+        item = one(p, ImpactKind.REPLICAS_RESET)
+        assert "the count jumps from 6 to 1" in item.message and item.count("live_replicas") == 6
+
+
+def test_server_side_apply_conflicts_with_the_hpa_instead() -> None:
+    p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], apply_method=ApplyMethod.SSA)
+    item = one(p, ImpactKind.REPLICAS_RESET)
+    assert "server-side apply conflicts: the upgrade fails unless --force-conflicts, which resets it to 1" in item.message
+    # Live: the HPA controller's scale writes own spec.replicas (managedFields); Helm's apply conflicts.
+    live = live_of(PHP_APACHE, replicas=6)
+    live["metadata"]["managedFields"] = [
+        {"manager": "helm", "operation": "Apply", "apiVersion": "apps/v1",
+         "fieldsV1": {"f:spec": {"f:selector": {}, "f:template": {}}}},
+        {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "apps/v1", "subresource": "scale",
+         "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+    ]
+    p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method=ApplyMethod.SSA)
+    item = one(p, ImpactKind.REPLICAS_RESET)
+    assert "server-side apply conflicts and the upgrade fails" in item.message and "(6 live)" in item.message
+    assert "kube-controller-manager" in item.details[0]
+    p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method=ApplyMethod.SSA, force_conflicts=True)
+    assert "--force-conflicts resets it from 6 to 1" in one(p, ImpactKind.REPLICAS_RESET).message
+
+
+def test_live_hpa_outside_the_release_counts() -> None:
+    hpa = live_of(HPA)
+    del hpa["metadata"]["annotations"]
+    p = plan([PHP_APACHE], [PHP_APACHE], [live_of(PHP_APACHE, replicas=4), hpa])
+    item = one(p, ImpactKind.REPLICAS_RESET)
+    assert "(live, not in the release; 1 to 10 replicas)" in item.message and "from 4 to 1" in item.message
+
+
+def test_no_reset_on_install_or_without_replicas() -> None:
+    assert not impacts(plan(None, [PHP_APACHE, HPA]))
+    app = bump(PHP_APACHE, "  replicas: 1\n", "")
+    assert not impacts(plan([app, HPA], [app, HPA]), ImpactKind.REPLICAS_RESET)
+
+
+# -- 4. traffic -------------------------------------------------------------------------------------------
+
+def test_service_selector_that_matches_nothing_any_more() -> None:
+    p = plan([SERVICE, DEPLOYMENT], [bump(SERVICE, "    app: nginx\n", "    app: nginx2\n"), DEPLOYMENT])
+    item = one(p, ImpactKind.TRAFFIC_UNMATCHED)
+    assert "no longer matches the pods of any workload" in item.message
+    assert [r.name for r in item.objects] == ["nginx-deployment"]
+    # The pods' labels change instead: the same.
+    relabelled = DEPLOYMENT.replace("app: nginx", "app: web")
+    assert one(plan([SERVICE, DEPLOYMENT], [SERVICE, relabelled]), ImpactKind.TRAFFIC_UNMATCHED)
+    assert check_gates(p, [parse_gate("traffic")])
+
+
+def test_service_selector_that_matches_other_pods() -> None:
+    p = plan([SERVICE, DEPLOYMENT, STATEFULSET],
+             [bump(SERVICE, "    app: nginx\n", "    app: nginx-sts\n"), DEPLOYMENT, STATEFULSET])
+    item = one(p, ImpactKind.TRAFFIC_MOVED)
+    assert "Deployment shop/nginx-deployment before, StatefulSet shop/web after" in item.message
+
+
+def test_service_selector_of_pods_outside_the_release_is_not_judged() -> None:
+    assert not impacts(plan([SERVICE], [bump(SERVICE, "    app: nginx\n", "    app: other\n")]))
+
+
+def test_service_port_and_target_port() -> None:
+    p = plan([SERVICE], [bump(SERVICE, "targetPort: 9376", "targetPort: 9377")])
+    assert one(p, ImpactKind.TRAFFIC_PORT).message == (
+        "Service shop/my-service: port 80/TCP: targetPort 9376 -> 9377: connections go to the new container port, "
+        "which pods not yet updated may not listen on")
+    p = plan([SERVICE], [bump(SERVICE, "port: 80", "port: 8080")])
+    assert "port 80/TCP removed" in one(p, ImpactKind.TRAFFIC_PORT).message
+
+
+def test_ingress_and_httproute_rules_removed() -> None:
+    more = bump(INGRESS, "  - http:\n", "  - host: foo.bar.com\n    http:\n      paths:\n      - path: /\n"
+                "        pathType: Prefix\n        backend:\n          service: {name: foo, port: {number: 80}}\n"
+                "  - http:\n")
+    item = one(plan([more], [INGRESS]), ImpactKind.TRAFFIC_ROUTE)
+    assert item.message.startswith("Ingress shop/minimal-ingress no longer serves: host foo.bar.com path /")
+    item = one(plan([INGRESS], []), ImpactKind.TRAFFIC_ROUTE)
+    assert "is deleted: path /testpath (any host)" in item.message
+    fewer = bump(HTTPROUTE, '  - "www.example.net"\n', "")
+    fewer = bump(fewer, "value: /login", "value: /signin")
+    item = one(plan([HTTPROUTE], [fewer]), ImpactKind.TRAFFIC_ROUTE)
+    assert item.details == ("hostname www.example.net", "rule /login") and item.count("routes") == 2
+
+
+# -- 5. data ------------------------------------------------------------------------------------------------
+
+def test_crd_leaving_the_release_deletes_its_custom_resources() -> None:
+    item = one(plan([CRD], []), ImpactKind.DATA_CRD)
+    assert "every CronTab.stable.example.com, in every namespace, is deleted with it" in item.message
+    kept = bump(CRD, "  name: crontabs.stable.example.com\n",
+                "  name: crontabs.stable.example.com\n  annotations:\n    helm.sh/resource-policy: keep\n")
+    assert not impacts(plan([kept], []))
+
+
+def test_pvc_shrink_fails_and_growth_needs_expansion() -> None:
+    p = plan([PVC], [bump(PVC, "storage: 8Gi", "storage: 4Gi")])
+    assert "refuses to shrink" in one(p, ImpactKind.DATA_PVC_SHRINK).message
+    assert any(w.fails for w in p.warnings)
+    grown = bump(PVC, "storage: 8Gi", "storage: 16Gi")
+    item = one(plan([PVC], [grown]), ImpactKind.DATA_PVC_EXPAND)
+    assert "only if StorageClass slow has allowVolumeExpansion: true (not read here)" in item.message
+    live_pvc = live_of(PVC)
+    refused = plan([PVC], [grown], [live_pvc, obj(STORAGECLASS.format(allow="false"))])
+    assert "does not allow volume expansion" in one(refused, ImpactKind.DATA_PVC_EXPAND).message
+    assert [w.code for w in refused.warnings if w.fails] == ["pvc-expand-refused"]
+    allowed = plan([PVC], [grown], [live_pvc, obj(STORAGECLASS.format(allow="true"))])
+    assert "allows volume expansion" in one(allowed, ImpactKind.DATA_PVC_EXPAND).message
+    assert not any(w.fails for w in allowed.warnings)
+
+
+def test_deleted_statefulset_leaves_its_claims() -> None:
+    # "Deleting and/or scaling a StatefulSet down will not delete the volumes associated with
+    # the StatefulSet."
+    item = one(plan([STATEFULSET], []), ImpactKind.DATA_PVC_LEFT)
+    assert "its 2 claims (www-web-0, www-web-1) stay" in item.message and item.count("claims") == 2
+    deleting = bump(STATEFULSET, "  replicas: 2\n",
+                    "  replicas: 2\n  persistentVolumeClaimRetentionPolicy:\n    whenDeleted: Delete\n")
+    assert "are deleted too" in one(plan([deleting], []), ImpactKind.DATA_PVC_LEFT).message
+    uninstall = make_plan(PlanRequest(Header("shop", "shop"), split_stream(STATEFULSET, "previous"),
+                                      split_stream("", "desired"), action=HelmAction.UNINSTALL))
+    assert one(uninstall, ImpactKind.DATA_PVC_LEFT)
+
+
+# -- gates --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("gate, matches", [
+    ("restart", True), ("restart:deployment", True), ("restart:deploy", True), ("restart:statefulset", False),
+    ("restart:sts", False), ("no-restart", False), ("config-unreached", False), ("traffic", False),
+])
+def test_impact_gates(gate: str, matches: bool) -> None:
+    p = plan([DEPLOYMENT], [bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")])
+    assert bool(check_gates(p, [parse_gate(gate)])) is matches
+
+
+# -- what is read for the impact ------------------------------------------------------------------------
+
+def test_the_live_read_adds_hpas_and_storage_classes_without_making_them_drift_gaps() -> None:
+    stream = split_stream("---\n".join([DEPLOYMENT, PVC]), "desired")
+    assert live_scope([stream], "shop") == [
+        ("apps/v1", "Deployment", "shop"), ("v1", "PersistentVolumeClaim", "shop"),
+        ("autoscaling/v2", "HorizontalPodAutoscaler", "shop"), ("storage.k8s.io/v1", "StorageClass", "")]
+    # An HPA or StorageClass that cannot be read leaves the impact unjudged, never the check partial.
+    gaps = (LiveGap("autoscaling/v2", "HorizontalPodAutoscaler", "shop", "forbidden"),
+            LiveGap("storage.k8s.io/v1", "StorageClass", "", "forbidden"))
+    snapshot = LiveSnapshot(True, (live_of(DEPLOYMENT), live_of(PVC)), gaps, requests=4)
+    grown = bump(PVC, "storage: 8Gi", "storage: 16Gi")
+    p = make_plan(PlanRequest(Header("shop", "shop"), split_stream("---\n".join([DEPLOYMENT, PVC]), "previous"),
+                              split_stream("---\n".join([DEPLOYMENT, grown]), "desired"), live=snapshot,
+                              live_source="cluster"))
+    assert p.live.status is LiveStatus.CHECKED and p.live.unreadable == ()
+    assert "(not read here)" in one(p, ImpactKind.DATA_PVC_EXPAND).message
+    # A release that declares the kind itself still reports its gap.
+    with_hpa = split_stream("---\n".join([PHP_APACHE, HPA]), "desired")
+    p = make_plan(PlanRequest(Header("shop", "shop"), with_hpa, with_hpa, live=snapshot, live_source="cluster"))
+    assert p.live.status is LiveStatus.PARTIAL
+
+
+def test_default_storage_class_judges_a_claim_without_one() -> None:
+    claim = bump(PVC, "  storageClassName: slow\n", "")
+    default = obj(STORAGECLASS.format(allow="false"))
+    default["metadata"]["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    p = plan([claim], [bump(claim, "storage: 8Gi", "storage: 16Gi")], [live_of(claim), default])
+    assert "StorageClass slow does not allow volume expansion" in one(p, ImpactKind.DATA_PVC_EXPAND).message
+
+
+def test_odd_shapes_are_judged_not_crashed_on() -> None:
+    # Whatever a template renders, the impact is derived or left out: never an internal error.
+    odd_service = bump(SERVICE, "    - protocol: TCP\n      port: 80\n", "    - protocol: TCP\n      port: [80]\n")
+    assert plan([SERVICE], [odd_service]).impact
+    huge = bump(STATEFULSET, "  replicas: 2\n", "  replicas: 1000000000\n")
+    item = one(plan([huge], []), ImpactKind.DATA_PVC_LEFT)
+    assert item.count("claims") == 1_000_000_000 and "(www-web-0, www-web-1, www-web-2 and 999999997 more)" in item.message
+    odd_pod = bump(CONSUMER, "          env:\n", "          env: [7, {valueFrom: 3}, {name: X, valueFrom: {configMapKeyRef: 5}}]\n"
+                   "          unused:\n")
+    odd_pod = bump(odd_pod, "      volumes:\n", "      volumes: [1, {name: v, projected: {sources: [2]}}]\n      unusedVolumes:\n")
+    new = bump(CONFIGMAP, 'player_initial_lives: "3"', 'player_initial_lives: "5"')
+    assert plan([CONFIGMAP, odd_pod], [new, odd_pod]) is not None
+    strategy = bump(DEPLOYMENT, "  replicas: 3\n", "  replicas: 3\n  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: [1], maxUnavailable: 1.5}}\n")
+    item = one(plan([strategy], [bump(strategy, "nginx:1.14.2", "nginx:1.16.1")]), ImpactKind.RESTART)
+    assert item.details[0] == "RollingUpdate, maxSurge [1], maxUnavailable 1.5"
+
+
+def test_an_ignored_change_takes_its_impact_with_it() -> None:
+    p = plan([DEPLOYMENT], [bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")])
+    assert one(p, ImpactKind.RESTART)
+    ignored = apply_ignore(p, [parse_flag("{paths: [/spec/template], target: {kind: Deployment}}", 1)])
+    assert ignored.summary.ignored == 1 and ignored.impact == ()

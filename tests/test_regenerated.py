@@ -1,0 +1,123 @@
+"""Values a chart makes anew on every render (core/regenerated.py), planned with real helm.
+
+Sprig's `randAlphaNum` and `genCA` return new values on each call, and `now` the time of the
+render; a checksum of a template holding one changes with it. So an upgrade with the same
+inputs still changes them: the plan marks those field changes `regenerated`, and says once in
+the summary how many updates change nothing else. A value the inputs changed is never marked.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from conftest import Store, run_plan, write_chart
+from deployah_plan import saved
+from deployah_plan.core.regenerated import is_render_time
+from deployah_plan.render.report import Report, Weight
+
+SECRET = """\
+apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ .Release.Name }}-db
+data:
+  password: {{ randAlphaNum 16 | b64enc | quote }}
+  user: {{ "admin" | b64enc | quote }}
+"""
+CERT = """\
+{{- $ca := genCA "shop-ca" 365 }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-ca
+data:
+  ca.crt: {{ $ca.Cert | quote }}
+  stamped: {{ now | date "2006-01-02T15:04:05Z07:00" | quote }}
+"""
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+      annotations:
+        checksum/secret: {{ include (print $.Template.BasePath "/secret.yaml") . | sha256sum }}
+    spec:
+      containers:
+      - name: web
+        image: "nginx:{{ .Values.tag }}"
+"""
+HOOK = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ .Release.Name }}-migrate
+  annotations: {"helm.sh/hook": pre-upgrade}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: migrate
+        image: busybox
+        env: [{name: TOKEN, value: {{ randAlphaNum 12 | quote }}}]
+"""
+UNCHANGED = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-plain\ndata:\n  a: b\n"
+
+
+def _chart(root: Path, tag: str) -> Path:
+    return write_chart(root / tag, "shop", {"secret.yaml": SECRET, "cert.yaml": CERT, "deployment.yaml": DEPLOYMENT,
+                                            "plain.yaml": UNCHANGED, "hook.yaml": HOOK}, values=f"tag: \"{tag}\"\n")
+
+
+def _fields(doc: dict[str, Any], kind: str) -> dict[str, bool]:
+    change = next(c for c in doc["changes"] if c["resource"]["kind"] == kind and c["resource"]["name"] != "shop-plain")
+    return {f["path"]: bool(f.get("regenerated")) for f in change["fields"]}
+
+
+def test_values_the_chart_regenerates_are_marked(helm: Path, store: Store, tmp_path: Path) -> None:
+    store.add("shop", _chart(tmp_path, "1.25"), "shop")
+    time.sleep(1.1)  # `now` moves on between the stored release and the plan
+    result = run_plan("upgrade", "shop", str(_chart(tmp_path, "1.27")), "-n", "shop", "-o", "json",
+                      "--detailed-exitcode", helm=helm, store=store)
+    assert result.code == 2, result.err
+    doc = result.json()
+    assert _fields(doc, "Secret") == {"/data/password": True}  # `user` renders the same each time
+    assert _fields(doc, "ConfigMap") == {"/data/ca.crt": True, "/data/stamped": True}
+    assert _fields(doc, "Deployment") == {
+        "/spec/template/metadata/annotations/checksum~1secret": True,
+        "/spec/template/spec/containers/0/image": False,  # the values changed it
+    }
+    assert [c["resource"]["name"] for c in doc["changes"]] == ["shop-db", "shop-ca", "shop-web"]
+    assert doc["summary"]["regenerated"] == 2 and doc["summary"]["update"] == 3
+    # Not news: a regenerated Secret key is no "what matters" line, and an object changed only by
+    # values the chart regenerates weighs as one with only common changes when the markdown is cut.
+    assert [h["what"] for h in doc["highlights"]] == ["image"]
+    weights = {item.change.resource.name: item.weight for item in Report.of(saved.load(result.out, "plan.json")).objects}
+    assert weights == {"shop-db": Weight.COMMON, "shop-ca": Weight.COMMON, "shop-web": Weight.NOTABLE}
+    (hook,) = [d for t in doc["tasks"] for d in t["definitions"]]
+    assert [(f["path"], f.get("regenerated")) for f in hook["fields"]] == [
+        ("/spec/template/spec/containers/0/env/0/value", True)]
+    text = run_plan("upgrade", "shop", str(_chart(tmp_path, "1.27")), "-n", "shop", "--no-color",
+                    helm=helm, store=store).out
+    plan_line = next(line for line in text.splitlines() if line.startswith("Plan:"))
+    assert "2 updates only change values the chart generates anew on every render" in plan_line
+    image = next(line for line in text.splitlines() if "image" in line)
+    assert "regenerated" not in image
+
+
+def test_render_time() -> None:
+    window = (1_700_000_000.0, 1_700_000_001.5)
+    assert is_render_time("2023-11-14T22:13:20Z", window)
+    assert is_render_time("2023-11-14 22:13:21.123456789 +0000 UTC m=+0.000123", window)  # `{{ now }}` as Go prints it
+    assert is_render_time("2023-11-14T22:13:21.123456789+00:00", window) and is_render_time("2023-11-14T22:13:21.5Z", window)
+    assert is_render_time("MjAyMy0xMS0xNFQyMjoxMzoyMFo=", window, secret=True)  # base64 of the first
+    assert is_render_time(1_700_000_001, window) and is_render_time("1700000001", window)
+    assert not is_render_time("2023-11-14T22:10:00Z", window)  # minutes before: a value, not `now`
+    assert not is_render_time("2023-11-14T22:13:20Z", window, secret=True)  # not base64 of a time
+    assert not is_render_time(True, window) and not is_render_time("hello", window)
