@@ -122,6 +122,10 @@ NO_COLOR = Flag(names=("--no-color", "--no-colour"), dest="no_color", takes_valu
                 help="Never colour the text output (NO_COLOR is honoured too).", verify=Verify.NOT_COMPARED)
 SHOW_SECRETS = Flag(names=("--show-secrets",), dest="show_secrets", takes_value=False, group="Output",
                     help="Print Secret values instead of hiding them.", verify=Verify.FROM_RECORD)
+FULL_VALUES = Flag(names=("--full-values",), dest="full_values", takes_value=False, group="Output",
+                   help="Print every value whole, and every created object in full (text and markdown shorten "
+                        "a value beyond 1,000 characters and a new object beyond 40 lines).",
+                   verify=Verify.NOT_COMPARED)
 DEBUG = Flag(names=("--debug",), dest="debug", takes_value=False, group="Output",
              help="Print each helm call, and the traceback of an unexpected failure.", verify=Verify.NOT_COMPARED)
 COLOR = Flag(names=("--color", "--colour"), dest="color", takes_value=False, group="Output",
@@ -132,7 +136,8 @@ SUPPRESS = Flag(names=("--suppress",), dest="suppress", repeatable=True, metavar
 SOURCE_ROOT = Flag(names=("--source-root",), dest="source_root", default="", metavar="DIR", group="Output",
                    help="The chart's folder in the repository, for the file paths of -o github and -o codequality "
                         "(it replaces the chart name that starts each `# Source:` path).", verify=Verify.NOT_COMPARED)
-OUTPUT_FLAGS = (OUTPUT, DETAILED_EXITCODE, FAIL_ON, NO_COLOR, COLOR, SUPPRESS, SOURCE_ROOT, SHOW_SECRETS, DEBUG)
+OUTPUT_FLAGS = (OUTPUT, DETAILED_EXITCODE, FAIL_ON, NO_COLOR, COLOR, SUPPRESS, SOURCE_ROOT, SHOW_SECRETS, FULL_VALUES,
+                DEBUG)
 
 # -- shared by the commands that make a plan ---------------------------------------------------
 
@@ -264,7 +269,7 @@ UPGRADE: tuple[Flag, ...] = (
          into="deploy", help="Release labels (a value of null removes one).", split=Split.PAIRS),
     _text("--description", "TEXT", "The new revision's description.", "What helm does", "deploy"),
     *CLUSTER_FLAGS, NO_DRIFT, REQUIRE_CLUSTER,
-    OUTPUT, NO_COLOR, COLOR, SUPPRESS, SOURCE_ROOT, SHOW_SECRETS, dataclasses.replace(CONTEXT, into="upgrade"), OUT,
+    OUTPUT, NO_COLOR, COLOR, SUPPRESS, SOURCE_ROOT, SHOW_SECRETS, FULL_VALUES, dataclasses.replace(CONTEXT, into="upgrade"), OUT,
     IGNORE, IGNORE_FILE, DEBUG, DETAILED_EXITCODE, FAIL_ON,
     Flag(names=("--wait",), dest="wait", bare="true", group=_ACCEPTED, into="deploy",
          help="Helm 3: wait for readiness; Helm 4: --wait or --wait=STRATEGY."),

@@ -178,10 +178,12 @@ class ResourceRef:
         return (self.group, self.kind, self.namespace, self.name or self.generate_name + "*")
 
     def __str__(self) -> str:
+        """One spelling everywhere: `Role ns/x` for a namespaced object, `ClusterRole x` for a
+        cluster-scoped one (no namespace, so no slash): the kind, then the `namespace/name`
+        key kubectl users know from events and logs."""
         name = self.name or f"{self.generate_name}*"
-        where = f"{self.namespace}/" if self.namespace else ""
         kind = f"{self.kind}.{self.group or 'core'}" if self.show_group else self.kind
-        return f"{kind}/{where}{name}" if not self.namespace else f"{kind} {where}{name}"
+        return f"{kind} {self.namespace}/{name}" if self.namespace else f"{kind} {name}"
 
 
 @dataclass(frozen=True)

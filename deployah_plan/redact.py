@@ -17,10 +17,10 @@ import base64
 import binascii
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from deployah_plan.model import FieldChange, Plan, ResourceRef
+from deployah_plan.model import Action, FieldChange, FieldOp, Plan, ResourceRef, TaskAction
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _LAST_APPLIED_POINTER = "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
@@ -127,6 +127,19 @@ class Redactor:
                     out[key] = self.mask(out[key], f"/{key}")
         return out
 
+    def content(self, ref: ResourceRef, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """A whole object as a reader may see it (a created object's content): a Secret's
+        `data` and `stringData` and a last-applied annotation masked, the rest as it is."""
+        out = dict(obj)
+        if self.show_secrets:
+            return out
+        metadata = out.get("metadata")
+        if isinstance(metadata, dict):
+            out["metadata"] = self._mask_container(ref, metadata, "/metadata")
+        if is_secret(ref):
+            out = self._mask_container(ref, out, "")
+        return out
+
     def view(self, ref: ResourceRef, change: FieldChange) -> FieldChange:
         """The change as a reader may see it."""
         if self.show_secrets or not sensitive_path(ref, change.path):
@@ -143,16 +156,33 @@ class Redactor:
 
 
 def _plan_fields(plan: Plan) -> Iterable[tuple[ResourceRef, FieldChange]]:
+    """Every value a writer may show, in plan order; a created object's content is its one
+    field change at the root (masked as `Redactor.content` masks it)."""
     for change in (*plan.changes, *plan.ignored):
+        if change.action is Action.CREATE:
+            yield from _content_fields(change.resource, change.after)
         for field in (*change.fields, *change.ignored_fields):
             yield change.resource, field
     for task in plan.tasks:
         for definition in task.definitions:
+            if definition.action is TaskAction.CREATE:
+                yield from _content_fields(definition.resource, definition.after)
             for field in definition.fields:
                 yield definition.resource, field
     for drift in plan.drift:  # live values, masked like every other Secret value
         for drifted in drift.fields:
             yield drift.resource, drifted.change
+
+
+def _content_fields(ref: ResourceRef, obj: Mapping[str, Any] | None) -> Iterable[tuple[ResourceRef, FieldChange]]:
+    """The sensitive parts of a created object's content, as `Redactor.content` masks them."""
+    if not obj:
+        return
+    metadata = obj.get("metadata")
+    if isinstance(metadata, dict) and LAST_APPLIED in (metadata.get("annotations") or {}):
+        yield ref, FieldChange("/metadata", FieldOp.ADD, None, metadata)
+    if is_secret(ref):
+        yield ref, FieldChange("", FieldOp.ADD, None, obj)
 
 
 _VALUE_KEY = re.compile(r"[A-Za-z0-9_.\[\]/-]+\Z")

@@ -4,13 +4,15 @@ The document is input, so it is checked against the published schema first (plan
 a wrong type is one line naming where. Then the mirror of render/json_doc.py: one function
 per model type. The plan is rebuilt through
 `build_plan`, so what the document derives (summary, will_run, reasons, has_changes) is derived
-again, not trusted; so are the common changes (`common_changes`, and `common` on a field change):
+again, not trusted; so are "what matters" (`highlights`) and the common changes (`common_changes`,
+and `common` on a field change):
 render/report.py finds them again in the field changes read back, which the document keeps in
 full, so `show` folds them exactly as the original run did. A document of a major version we do not know is refused; a newer minor
 version only adds fields, which are skipped.
 
-A plan read back has no snapshots (the document keeps field changes, not whole objects), and
-masked secret values come back as `Masked`, so they stay masked in every output.
+A plan read back has no snapshots (the document keeps field changes, not whole objects) but
+the object each create makes (`desired`, 1.5); masked secret values come back as `Masked`, so
+they stay masked in every output.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from deployah_plan.model import (
     TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
 from deployah_plan.plan_schema_check import first_error
-from deployah_plan.redact import Masked, sensitive_path
+from deployah_plan.redact import LAST_APPLIED, Masked, is_secret, sensitive_path
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from deployah_plan.yamlkube import MAX_DEPTH, too_deep
 
@@ -68,6 +70,23 @@ def field_change_of(ref: ResourceRef | None, doc: dict[str, Any]) -> FieldChange
     )
 
 
+def desired_of(ref: ResourceRef, doc: dict[str, Any]) -> dict[str, Any]:
+    """A create's object (`desired`), its masked values as `Masked` where a mask can be: a
+    Secret's data and stringData, a last-applied annotation. Without one (before 1.5), none."""
+    obj = doc.get("desired")
+    if not isinstance(obj, dict):
+        return _NO_SNAPSHOT
+    out = dict(obj)
+    if isinstance(out.get("metadata"), dict) and isinstance(out["metadata"].get("annotations"), dict):
+        annotations = dict(out["metadata"]["annotations"])
+        if LAST_APPLIED in annotations:
+            annotations[LAST_APPLIED] = _unmask(annotations[LAST_APPLIED])
+        out["metadata"] = {**out["metadata"], "annotations": annotations}
+    if is_secret(ref):
+        out.update({key: _unmask(out[key]) for key in ("data", "stringData") if key in out})
+    return out
+
+
 def crd_summary_of(doc: dict[str, Any] | None) -> CRDSummary | None:
     if doc is None:
         return None
@@ -81,7 +100,8 @@ def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
     return ResourceChange(
         resource=ref, action=action,
         before=None if action is Action.CREATE else _NO_SNAPSHOT,
-        after=None if action in (Action.DELETE, Action.RETAIN) else _NO_SNAPSHOT,
+        after=None if action in (Action.DELETE, Action.RETAIN) else desired_of(ref, doc) if action is Action.CREATE
+        else _NO_SNAPSHOT,
         fields=tuple(field_change_of(ref, f) for f in doc["fields"]),
         helm_order=doc["helm_order"], source=doc["source"],
         likely_rename=ref_of(doc["likely_rename"]) if doc.get("likely_rename") else None,
@@ -96,7 +116,8 @@ def hook_definition_of(doc: dict[str, Any]) -> HookDefinition:
     ref = ref_of(doc["resource"])
     action = TaskAction(doc["action"])
     return HookDefinition(ref, action, None if action is TaskAction.CREATE else _NO_SNAPSHOT,
-                          None if action is TaskAction.DELETE else _NO_SNAPSHOT,
+                          None if action is TaskAction.DELETE else desired_of(ref, doc) if action is TaskAction.CREATE
+                          else _NO_SNAPSHOT,
                           tuple(field_change_of(ref, f) for f in doc["fields"]))
 
 

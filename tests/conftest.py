@@ -106,9 +106,9 @@ def assert_example_upgrade(doc: dict[str, Any], helm: Path) -> None:
     assert summary == {"create": 2, "update": 3, "delete": 1, "retain": 0, "ignored": 0, "has_changes": True,
                        "hooks_run": 1, "hooks_changed": 1, "hooks_stored": 0, "regenerated": 0}
     tasks = {t["name"]: t for t in doc["tasks"]}
-    assert tasks["Job/shop-migrate"]["action"] == "update" and tasks["Job/shop-migrate"]["will_run"] is True
-    assert tasks["Job/shop-seed"]["will_run"] is False  # post-install only: not on an upgrade
-    assert tasks["CronJob/shop-cleanup"]["phase"] == "schedule"
+    assert tasks["Job shop/shop-migrate"]["action"] == "update" and tasks["Job shop/shop-migrate"]["will_run"] is True
+    assert tasks["Job shop/shop-seed"]["will_run"] is False  # post-install only: not on an upgrade
+    assert tasks["CronJob shop/shop-cleanup"]["phase"] == "schedule"
     assert doc["chart_crds"][0]["lifecycle"] == "not-on-upgrade"
 
 

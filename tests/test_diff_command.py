@@ -200,7 +200,7 @@ metadata:
     assert doc["helm_action"] == "install"
     assert [c["name"] for c in doc["chart_crds"]] == ["widgets.example.com", "parts.example.com"]
     assert [c["resource"]["name"] for c in doc["changes"]] == ["templated.example.com"]
-    assert [(t["name"], t["events"], t["will_run"]) for t in doc["tasks"]] == [("Pod/t", ["test"], False)]
+    assert [(t["name"], t["events"], t["will_run"]) for t in doc["tasks"]] == [("Pod default/t", ["test"], False)]
     assert any("crd-install" in w["message"] for w in doc["warnings"])
 
 
@@ -225,4 +225,4 @@ def test_example_rendered_by_helm_template(helm: Path, tmp_path: Path) -> None:
                               check=True, capture_output=True, text=True).stdout
     doc = run_plan("diff", "-", _write(tmp_path, "d.yaml", rendered), "-n", "shop", "-o", "json", stdin="").json()
     assert doc["summary"]["create"] == 6
-    assert {t["name"] for t in doc["tasks"]} >= {"Job/shop-migrate", "Job/shop-seed", "Pod/shop-smoke-test"}
+    assert {t["name"] for t in doc["tasks"]} >= {"Job shop/shop-migrate", "Job shop/shop-seed", "Pod shop/shop-smoke-test"}

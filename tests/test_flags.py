@@ -78,7 +78,7 @@ def test_verify_compares_the_helm_flags_and_takes_the_plan_flags_from_the_record
     skipped = flags.not_compared(flags.UPGRADE)
     # helm plan's own flags, where the release is (compared as resolved) and --install.
     assert skipped == {"output", "detailed_exitcode", "fail_on", "no_color", "color", "suppress", "source_root",
-                       "show_secrets", "line_context", "debug", "out", "ignore", "ignore_files", "render", "no_drift",
+                       "show_secrets", "full_values", "line_context", "debug", "out", "ignore", "ignore_files", "render", "no_drift",
                        "require_cluster", "namespace", "kube_context", "kubeconfig", "install"}
     assert set(flags.from_record(flags.UPGRADE)) == {"render", "no_drift", "require_cluster", "ignore", "ignore_files",
                                                      "show_secrets", "line_context"}
@@ -103,6 +103,11 @@ def test_the_record_is_made_of_what_the_planner_read() -> None:
     rendered = make_record(Facts(desired=Rendered()), header, upgrade, {}, argv, digester)
     assert rendered["render"].startswith("hmac-sha256:")
     assert make_record(Facts(desired=Rendered()), header, upgrade, {}, argv, digester) == rendered  # a function of its inputs
+
+
+def test_every_command_that_prints_a_plan_takes_full_values() -> None:
+    for command in ("upgrade", "rollback", "uninstall", "diff", "show"):
+        assert "full_values" in {f.dest for f in flags.BY_COMMAND[command]}, command
 
 
 def test_what_names_a_program_is_never_taken_from_the_record() -> None:

@@ -62,7 +62,7 @@ def test_crd_and_warning_gates() -> None:
     matched = {m.gate.text: m.matched for m in check_gates(plan, [parse_gate(g) for g in (
         "crd", "immutable", "ownership", "warning:dropped-document", "drift", "warning:immutable", "failure")])}
     assert matched == {
-        "crd": ("create CustomResourceDefinition/widgets.example.com", "chart CRD a.example.com (app/crds/a.yaml)"),
+        "crd": ("create CustomResourceDefinition widgets.example.com", "chart CRD a.example.com (app/crds/a.yaml)"),
         "immutable": ("immutable: spec.selector cannot change", "immutable-field: a newer code of the family"),
         "ownership": ("ownership: owned by x",),
         "warning:dropped-document": ("dropped-document: skipped",),

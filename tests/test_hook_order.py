@@ -23,10 +23,10 @@ def test_equal_weights_and_names_run_in_kind_install_order_and_a_hook_runs_in_bo
     doc = result.json()
     # weight 0, name app-init: ServiceAccount (install order 8th) < Role < Job < an unknown kind;
     # then weight 5.
-    assert _runs(doc, "preDeploy") == ["ServiceAccount/app-init", "Role/app-init", "Job/app-init", "Widget/app-init",
-                                       "Job/app-check"]
+    assert _runs(doc, "preDeploy") == ["ServiceAccount app/app-init", "Role app/app-init", "Job app/app-init", "Widget app/app-init",
+                                       "Job app/app-check"]
     # app-check lists pre-upgrade and post-upgrade: Helm runs it in both (before-hook-creation re-creates it).
-    assert _runs(doc, "postDeploy") == ["Job/app-notify", "Job/app-check"]
+    assert _runs(doc, "postDeploy") == ["Job app/app-notify", "Job app/app-check"]
     assert doc["summary"]["hooks_run"] == 6 and doc["summary"]["hooks_stored"] == 0
 
 
@@ -35,7 +35,7 @@ def test_on_install_only_install_hooks_run_and_the_others_are_only_stored() -> N
                       "-o", "json", cwd=CASE)
     assert result.code == 0, result.err
     doc = result.json()
-    assert _runs(doc, "preDeploy") == ["ServiceAccount/app-init", "Role/app-init", "Job/app-init"]
+    assert _runs(doc, "preDeploy") == ["ServiceAccount app/app-init", "Role app/app-init", "Job app/app-init"]
     assert _runs(doc, "postDeploy") == []
     # Widget (pre-upgrade), app-check and app-notify only go into the release record.
     assert (doc["summary"]["hooks_run"], doc["summary"]["hooks_stored"]) == (3, 3)

@@ -203,7 +203,7 @@ def test_a_crd_whose_spec_is_not_a_map_is_planned(tmp_path: Path, spec: str) -> 
     crd = f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: a.b}}\nspec: {spec}\n"
     result = run_plan("diff", _write(tmp_path, "p.yaml", ""), _write(tmp_path, "d.yaml", crd), "--kind-order", "helm3")
     assert result.code == 0, result.err
-    assert "CustomResourceDefinition/a.b" in result.out
+    assert "CustomResourceDefinition a.b" in result.out
 
 
 # 9. Two objects with generateName: two creates.

@@ -58,8 +58,8 @@ def test_rollback_runs_the_target_revisions_rollback_hooks(helm: Path, store: St
     doc = run_plan("rollback", "app", "-o", "json", helm=helm, store=store).json()
     assert changes_of(doc) == [("update", "ConfigMap", "app")]
     tasks = {t["name"]: (t["phase"], t["will_run"]) for t in doc["tasks"]}
-    assert tasks == {"Job/backup": ("preDeploy", True), "Job/notify": ("postDeploy", True),
-                     "Job/goodbye": ("other", False), "Job/migrate": ("other", False)}
+    assert tasks == {"Job default/backup": ("preDeploy", True), "Job default/notify": ("postDeploy", True),
+                     "Job default/goodbye": ("other", False), "Job default/migrate": ("other", False)}
     quiet = run_plan("rollback", "app", "--no-hooks", "-o", "json", helm=helm, store=store).json()
     assert not any(t["will_run"] for t in quiet["tasks"]) and quiet["hooks_disabled"] is True
 
@@ -85,9 +85,9 @@ def test_uninstall_deletes_everything_in_helms_uninstall_order(helm: Path, store
                                ("delete", "PersistentVolumeClaim", "scratch"), ("delete", "ConfigMap", "app")]
     assert doc["summary"]["delete"] == 3 and doc["summary"]["retain"] == 1
     tasks = {t["name"]: (t["phase"], t["will_run"], t["action"]) for t in doc["tasks"]}
-    assert tasks["Job/backup"] == ("preDeploy", True, "unchanged")
-    assert tasks["Job/goodbye"] == ("postDeploy", True, "unchanged")
-    assert tasks["Job/notify"][1] is False and tasks["Job/migrate"][1] is False
+    assert tasks["Job default/backup"] == ("preDeploy", True, "unchanged")
+    assert tasks["Job default/goodbye"] == ("postDeploy", True, "unchanged")
+    assert tasks["Job default/notify"][1] is False and tasks["Job default/migrate"][1] is False
     codes = {w["code"] for w in doc["warnings"]}
     assert {"data-loss", "crds-untouched", "history-deleted"} <= codes
     assert "keep-from-manifest" not in codes  # uninstall reads keep from the manifest, as Helm does

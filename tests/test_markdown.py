@@ -1,6 +1,7 @@
 """Markdown for pull requests: escaping, and the size cap on a big plan."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from conftest import run_plan
@@ -39,12 +40,17 @@ def test_a_5000_object_plan_fits_a_comment_and_says_what_was_cut(tmp_path: Path)
     assert "unknown hook event 'crd-install'" in out
     # The cut is stated, at the top, with what was cut.
     note = next(line for line in out.splitlines() if line.startswith("> **Cut to fit a comment"))
-    assert "Not shown: the details of " in note and " objects; " in note
+    # The cut is stated, at the top, naming the objects whose details or lines were left out.
+    assert "Not shown: the details of " in note and "(ConfigMap default/cm-0000, ConfigMap default/cm-0001," in note
+    assert re.search(r"; [0-9,]+ objects \(ConfigMap default/cm-", note)
     assert out.index(note) < out.index("#### Resources")
     assert "more objects, not shown here (see the JSON plan)" in out
-    # Field changes go before whole lines: the objects shown keep one line each, in Helm's order.
+    # Field changes go before whole lines: the objects shown keep one line each, in Helm's order,
+    # marked as cut; the delete matters more than any of them and keeps its line.
     assert "<details>" not in out
-    assert "- `~ update` ConfigMap default/cm-0000 (1 field change)\n- `~ update` ConfigMap default/cm-0001" in out
+    assert ("- `~ update` ConfigMap default/cm-0000 (1 field change) *(details cut to fit)*\n"
+            "- `~ update` ConfigMap default/cm-0001") in out
+    assert "- `- delete` Service default/gone *(details cut to fit)*" in out
 
 
 def test_a_small_plan_is_not_cut(tmp_path: Path) -> None:
@@ -52,6 +58,54 @@ def test_a_small_plan_is_not_cut(tmp_path: Path) -> None:
     (tmp_path / "d.yaml").write_text(_objects(3, "app:2"))
     out = run_plan("diff", "p.yaml", "d.yaml", "-o", "markdown", cwd=tmp_path).out
     assert "Cut to fit" not in out and out.count("<details>") == 3
+
+
+def _crd(prose: str) -> str:
+    """A CRD whose schema carries 2,000 described fields with defaults (about 480,000
+    characters): the prose edits are counted in one line, the defaults are details."""
+    properties = "\n".join(f"              field{i:04d}:\n                type: string\n"
+                           f"                description: \"{prose} {i} " + "x" * 80 + "\"\n"
+                           f"                default: \"{prose} {i} " + "y" * 80 + "\"" for i in range(2000))
+    return ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+            "metadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  scope: Namespaced\n"
+            "  names: {kind: Widget, plural: widgets}\n  versions:\n    - name: v1\n      served: true\n"
+            "      storage: true\n      schema:\n        openAPIV3Schema:\n          type: object\n"
+            f"          properties:\n{properties}\n")
+
+
+def _release(image: str, verbs: str, issuer: str, prose: str, legacy: bool) -> str:
+    docs = [_crd(prose),
+            f"apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {{name: app, namespace: shop}}\n"
+            f"rules:\n  - apiGroups: ['']\n    resources: [secrets]\n    verbs: {verbs}\n",
+            f"apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: app, namespace: shop}}\nspec:\n"
+            f"  selector: {{matchLabels: {{app: a}}}}\n  template:\n    metadata: {{labels: {{app: a}}}}\n"
+            f"    spec:\n      containers: [{{name: app, image: \"{image}\"}}]\n",
+            f"apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {{name: app, namespace: shop}}\n"
+            f"spec:\n  secretName: app-tls\n  issuerRef: {{name: {issuer}, kind: ClusterIssuer}}\n"]
+    if legacy:
+        docs.append("apiVersion: v1\nkind: Service\nmetadata: {name: legacy, namespace: shop}\n")
+    return "---\n".join(docs)
+
+
+def test_the_cut_keeps_what_matters_and_drops_crd_prose_first(tmp_path: Path) -> None:
+    """A chart bump whose CRD schema changes alone are several comments long: the image, the
+    widened Role, the values-driven issuer and the delete stay; the CRD's details go, and the
+    note names it."""
+    (tmp_path / "p.yaml").write_text(_release("app:1", "[get]", "staging", "Old words for", True))
+    (tmp_path / "d.yaml").write_text(_release("app:2", "[get, delete]", "production", "New words for", False))
+    out = run_plan("diff", "p.yaml", "d.yaml", "-o", "markdown", cwd=tmp_path).out
+    assert len(out) < CAP
+    head, details = out.split("#### Resources", 1)
+    assert 'image "app:1" -\\> "app:2" in Deployment shop/app (app)' in head
+    assert "RBAC: Role shop/app: rules changed" in head and "deleted: Service shop/legacy" in head
+    for change in ('- spec.template.spec.containers[name=app].image: "app:1"', '+         [1]: "delete"',
+                   '- spec.issuerRef.name: "staging"', '+ spec.issuerRef.name: "production"'):
+        assert change in details, change
+    note = next(line for line in head.splitlines() if line.startswith("> **Cut to fit a comment"))
+    assert "CustomResourceDefinition widgets.example.com" in note
+    assert "Deployment" not in note and "Role" not in note and "Certificate" not in note
+    crd = next(line for line in details.splitlines() if "CustomResourceDefinition widgets.example.com" in line)
+    assert "details cut to fit" in crd or "more rows cut to fit" in details
 
 
 def test_thousands_of_rollouts_fit_a_comment(tmp_path: Path) -> None:

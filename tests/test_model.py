@@ -88,3 +88,13 @@ def test_ignored_changes_are_checked_and_counted_apart() -> None:
         build_plan(UPGRADE, HelmAction.UPGRADE, [ResourceChange(CM, Action.CREATE, None, OBJ)], ignored=[ignored])
     with pytest.raises(ValueError, match="a plan with no Helm action cannot change resources or tasks"):
         build_plan(UPGRADE, HelmAction.NONE, [], ignored=[ignored])
+
+
+def test_an_object_is_named_one_way_with_its_scope_plain() -> None:
+    """`Kind namespace/name` for a namespaced object, `Kind name` for a cluster-scoped one (its
+    namespace is "", as the API server keeps it): no second convention with a slash."""
+    assert str(ResourceRef("rbac.authorization.k8s.io/v1", "Role", "shop", "reader")) == "Role shop/reader"
+    assert str(ResourceRef("rbac.authorization.k8s.io/v1", "ClusterRole", "", "reader")) == "ClusterRole reader"
+    assert str(ResourceRef("batch/v1", "Job", "shop", "", generate_name="migrate-")) == "Job shop/migrate-*"
+    grouped = ResourceRef("networking.k8s.io/v1", "Ingress", "shop", "web", show_group=True)
+    assert str(grouped) == "Ingress.networking.k8s.io shop/web"

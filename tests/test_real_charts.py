@@ -136,9 +136,16 @@ def _objects(manifest: str, namespace: str) -> dict[Identity, dict[str, Any]]:
     return out
 
 
-def _runs(record: dict[str, Any], event: str) -> list[str]:
+def _runs(record: dict[str, Any], event: str, namespace: str) -> list[str]:
+    """Each hook that runs on `event`, named `Kind namespace/name` (`Kind name` when
+    cluster-scoped), in the order Helm runs them."""
     hooks = [h for h in record.get("hooks") or [] if event in h["events"]]  # the stored order: kind first
-    return [f"{h['kind']}/{h['name']}" for h in sorted(hooks, key=lambda h: (h.get("weight", 0), h["name"]))]
+    names = []
+    for hook in sorted(hooks, key=lambda h: (h.get("weight", 0), h["name"])):
+        ns = "" if hook["kind"] in CLUSTER_SCOPED else (yaml.safe_load(hook["manifest"])["metadata"].get("namespace")
+                                                       or namespace)
+        names.append(f"{hook['kind']} {ns}/{hook['name']}" if ns else f"{hook['kind']} {hook['name']}")
+    return names
 
 
 def _chart_crd_objects(helm4: Path, chart: Path) -> dict[str, Any]:
@@ -210,7 +217,7 @@ def test_an_upgrade_of_a_real_chart_is_what_helm_does(case: Case, helm: Path, he
     # chart crds/ never become resources (argo-cd's CRDs under templates/crds/ are resources)
     assert not any(re.match(r"[^/]+(/charts/[^/]+)*/crds/", c["source"]) for c in doc["changes"])
     for event, phase in (("pre-upgrade", "preDeploy"), ("post-upgrade", "postDeploy")):
-        assert _phase(doc, phase) == _runs(after, event), phase
+        assert _phase(doc, phase) == _runs(after, event, case.namespace), phase
     upgrade_hooks = [h for h in after.get("hooks") or [] if {"pre-upgrade", "post-upgrade"} & set(h["events"])]
     assert doc["summary"]["hooks_run"] == len(upgrade_hooks)
     assert doc["summary"]["predicted_failures"] == 0
@@ -280,7 +287,13 @@ def test_installing_a_chart_with_crds_creates_them_first_and_never_as_resources(
     assert {c["lifecycle"] for c in doc["chart_crds"]} == {"process"}
     desired = _objects(records[(case.name, "next")]["manifest"], case.namespace)
     assert [ident for ident in _planned(doc)] == list(desired)  # Helm's install order, CRDs apart
-    assert _phase(doc, "preDeploy") == _runs(records[(case.name, "next")], "pre-install")
+    assert _phase(doc, "preDeploy") == _runs(records[(case.name, "next")], "pre-install", case.namespace)
+    # Each create carries the object Helm would create (--show-secrets: Secret values as they are).
+    for ident, change in _planned(doc).items():
+        got = _no_nulls(change["desired"])
+        if ident[2]:
+            got["metadata"]["namespace"] = ident[2]
+        assert normalised(got) == normalised(desired[ident]), ident
 
 
 def _changed_paths(doc: dict[str, Any], kind: str, name: str) -> Iterator[str]:
@@ -306,6 +319,78 @@ def test_a_field_that_goes_from_null_to_absent_is_no_change(helm: Path, plugin: 
     result = _plan(helm, plugin, _store(tmp_path, [before]), case, "next", "next")
     doc = json.loads(result.stdout)
     assert not [p for p in _changed_paths(doc, "Deployment", "ksm-kube-state-metrics") if "httpHeaders" in p]
+
+
+# --- what a reviewer reads --------------------------------------------------------------------
+
+SCREEN = 40  # lines a reviewer sees before scrolling
+
+
+def _images(manifest: str, namespace: str) -> dict[tuple[Identity, str], str]:
+    """Every container's image in Helm's manifest, by object and container name."""
+    out = {}
+    for ident, obj in _objects(manifest, namespace).items():
+        for path in (("spec",), ("spec", "template", "spec"), ("spec", "jobTemplate", "spec", "template", "spec")):
+            spec: Any = obj
+            for key in path:
+                spec = spec.get(key) if isinstance(spec, dict) else None
+            for container in (spec or {}).get("containers", []) + (spec or {}).get("initContainers", []) \
+                    if isinstance(spec, dict) else ():
+                out[(ident, container["name"])] = container["image"]
+    return out
+
+
+def _image_bumps(before: dict[str, Any], after: dict[str, Any], namespace: str) -> set[tuple[str, str]]:
+    """(old image, new image) of every container Helm's two records run with another image,
+    hooks included."""
+    def all_images(record: dict[str, Any]) -> dict[tuple[Identity, str], str]:
+        hooks = "".join("---\n" + h["manifest"] + "\n" for h in record.get("hooks") or [])
+        return {**_images(record["manifest"], namespace), **_images(hooks, namespace)}
+    old, new = all_images(before), all_images(after)
+    return {(old[k], new[k]) for k in old.keys() & new.keys() if old[k] != new[k]}
+
+
+def test_the_argo_cd_upgrade_shows_its_image_bumps_first_and_its_comment_fits(
+        helm: Path, plugin: dict[str, str], records: dict[tuple[str, str], dict[str, Any]], tmp_path: Path) -> None:
+    case = CASES[1]
+    before, after = records[(case.name, "prev")], records[(case.name, "next")]
+    bumps = _image_bumps(before, after, case.namespace)
+    assert len(bumps) == 2  # argocd v3.1.9 -> v3.4.4, redis 7.2 -> 8.2
+    store = _store(tmp_path, [before])
+    text = _plan(helm, plugin, store, case, "next", "next", "-o", "text").stdout
+    screen = "\n".join(text.splitlines()[:SCREEN])
+    assert "What matters" in screen
+    for old, new in bumps:
+        assert f'image "{old}" -> "{new}"' in screen, (old, new)
+    comment = _plan(helm, plugin, store, case, "next", "next", "-o", "markdown").stdout
+    assert len(comment) <= 65_536  # GitHub's limit for a comment
+    for old, new in bumps:
+        assert f'image "{old}" -\\> "{new}"' in comment, (old, new)
+    # The Role whose rules changed keeps its details: RBAC is cut after CRD schema prose.
+    role = next(line for line in comment.splitlines() if "Role argocd/argocd-applicationset-controller" in line
+                and line.startswith("<details>"))
+    assert role
+    # What was cut, if anything, is named by object; CRDs go first.
+    note = next((line for line in comment.splitlines() if line.startswith("> **Cut to fit")), "")
+    assert not note or "CustomResourceDefinition" in note
+
+
+def test_a_created_object_shows_what_it_contains(helm: Path, plugin: dict[str, str],
+                                                records: dict[tuple[str, str], dict[str, Any]],
+                                                tmp_path: Path) -> None:
+    """argo-cd 10 adds NetworkPolicies: the text shows their rules, not only their names."""
+    case = CASES[1]
+    before, after = records[(case.name, "prev")], records[(case.name, "next")]
+    desired = _objects(after["manifest"], case.namespace)
+    created = [i for i in desired if i not in _objects(before["manifest"], case.namespace)]
+    assert created and {i[1] for i in created} == {"NetworkPolicy"}
+    text = _plan(helm, plugin, _store(tmp_path, [before]), case, "next", "next", "-o", "text").stdout
+    for ident in created:
+        block = re.split(r"\n {2}(?! )", text.split(f"  + NetworkPolicy {ident[2]}/{ident[3]}  (create)\n", 1)[1])[0]
+        policy_types = desired[ident]["spec"]["policyTypes"]
+        assert f"+   policyTypes: {json.dumps(policy_types)}" in block, ident
+        selector = desired[ident]["spec"]["podSelector"]["matchLabels"]["app.kubernetes.io/name"]
+        assert f'app.kubernetes.io/name: "{selector}"' in block, ident
 
 
 def test_a_value_stamped_with_now_is_marked_regenerated(helm: Path, helm4: Path, plugin: dict[str, str],

@@ -13,6 +13,8 @@ real change is), read here with PyYAML, never from an earlier output of the plan
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ from conftest import ROOT, run_plan
 from deployah_plan import saved
 from deployah_plan.render import markdown, text
 from deployah_plan.render.options import WriteOptions
-from deployah_plan.render.words import MAX_VALUE, shorten_pair
+from deployah_plan.render.words import CONTEXT, LONG_VALUE, shorten, shorten_pair
 
 CASE = ROOT / "tests" / "cases" / "chart-label-bump"
 # A stated Kubernetes version: the plan then has no note about an assumed one, and its lines are
@@ -85,13 +87,19 @@ def _out(output: str) -> str:
     return result.out
 
 
+def _without_head(plan: str) -> str:
+    """The plan without its "what matters" head (added after these were measured): the same
+    facts, said again before the details."""
+    return re.sub(r"\n(#### )?What matters \(the details follow\):?\n.*?\n\n", "\n", plan, count=1, flags=re.S)
+
+
 def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
     folded = _out("text")
     plan = saved.load(_out("json"), "plan.json")
     unfolded = text.render(plan, WriteOptions(fold=False))  # no flag turns folding off
     # The impact section (a rollout of the controller) came later and is not part of the measure.
     assert "Impact: 1 workload restarts (1 pod)." in folded
-    assert len(text.render(replace(plan, impact=())).splitlines()) * 2 <= MAIN_TEXT_LINES
+    assert len(_without_head(text.render(replace(plan, impact=()))).splitlines()) * 2 <= MAIN_TEXT_LINES
     # Unfolded, the same report repeats the bumps under every object (and pod template).
     assert unfolded.count('labels["helm.sh/chart"]') + unfolded.count('labels["app.kubernetes.io/version"]') == LABEL_LINES
     # Folding takes those lines out and adds the common block (a blank line, its title and the two
@@ -116,10 +124,14 @@ def test_markdown_folds_and_is_half_as_long() -> None:
     plan = saved.load(_out("json"), "plan.json")
     unfolded = markdown.render(plan, WriteOptions(fold=False))
     assert unfolded.count('labels["helm.sh/chart"]') == 2 * (len(RESOURCES) + len(HOOKS) + TEMPLATES)  # - and +
-    assert len(markdown.render(replace(plan, impact=()))) * 2 <= MAIN_MARKDOWN_CHARS  # the impact section came later
+    # The image digest was cut to 72 characters then; it is shown whole now, on a - and a + line.
+    image = next(f for c in json.loads(_out("json"))["changes"] for f in c["fields"] if f["path"].endswith("/image"))
+    whole = sum(len(json.dumps(image[side])) - 72 for side in ("before", "after"))
+    # The impact section came later too.
+    assert (len(_without_head(markdown.render(replace(plan, impact=())))) - whole) * 2 <= MAIN_MARKDOWN_CHARS
     assert len(folded) * 2 <= len(unfolded)
     assert folded.count('metadata.labels["helm.sh/chart"]') == 2  # one - line and one + line
-    assert "- `~ update` IngressClass/nginx (only 2 common changes)\n" in folded
+    assert "- `~ update` IngressClass nginx (only 2 common changes)\n" in folded
     for change in ["- data.enable-real-ip", "+     [9]: \"--enable-metrics=true\"",
                    "- webhooks[name=validate.nginx.ingress.kubernetes.io].clientConfig.service.port: 443",
                    "+ webhooks[name=validate.nginx.ingress.kubernetes.io].clientConfig.service.port: 8443",
@@ -169,27 +181,122 @@ def test_json_keeps_every_field_change_and_only_adds_the_grouping() -> None:
     assert [f.get("common") for f in deployment["fields"]] == [0, 1, 0, 1, None, None]
 
 
-def test_a_long_value_is_cut_around_what_differs() -> None:
+_ELIDED = re.compile(r"…\(([0-9,]+) (?:characters elided\)…|more characters\))")
+
+
+def _accounted(shown: str) -> int:
+    """How many characters of the value a shortened form stands for: those shown, and those
+    each elision note counts."""
+    counts = [int(n.replace(",", "")) for n in _ELIDED.findall(shown)]
+    return len(_ELIDED.sub("", shown)) + sum(counts)
+
+
+def test_a_value_a_person_can_read_is_shown_whole() -> None:
+    annotation = json.dumps("x" * 180 + " the end")  # a 200-character annotation
+    assert shorten(annotation) == annotation
+    assert shorten_pair(annotation, annotation[:-2] + '!"') == (annotation, annotation[:-2] + '!"')
+    assert len(annotation) < LONG_VALUE
+
+
+def test_a_long_value_is_cut_around_what_differs_and_says_how_much() -> None:
     digest = "sha256:" + "1" * 56
-    before = json.dumps(f"registry.example.com/team/app:v1.2.3@{digest}aaaaaaaa")
-    after = json.dumps(f"registry.example.com/team/app:v1.2.3@{digest}bbbbbbbb")
+    before = json.dumps(f"registry.example.com/team/app:v1.2.3@{digest}" + "z" * 3000 + "aaaaaaaa")
+    after = json.dumps(f"registry.example.com/team/app:v1.2.3@{digest}" + "z" * 3000 + "bbbbbbbb")
     short_before, short_after = shorten_pair(before, after)
-    assert short_before != short_after
     assert short_before.endswith('aaaaaaaa"') and short_after.endswith('bbbbbbbb"')
-    assert short_before.startswith('"registry.example.com') and "…" in short_before
-    assert len(short_before) <= MAX_VALUE and len(short_after) <= MAX_VALUE
+    assert short_before.startswith('"registry.example.com') and "characters elided)…" in short_before
+    assert _accounted(short_before) == len(before) and _accounted(short_after) == len(after)
+    assert len(_ELIDED.sub("", short_before)) <= LONG_VALUE + 2 * CONTEXT
     # A difference at the start keeps the start; a long different middle still shows where it starts.
-    a, b = "x" * 100 + "A" + "y" * 200, "x" * 100 + "B" + "z" * 200
+    a, b = "x" * 100 + "A" + "y" * 5000, "x" * 100 + "B" + "z" * 5000
     sa, sb = shorten_pair(a, b)
-    assert "A" in sa and "B" in sb and len(sa) <= MAX_VALUE and len(sb) <= MAX_VALUE
-    # Short values are left whole.
-    assert shorten_pair('"app:1"', '"app:2"') == ('"app:1"', '"app:2"')
+    assert "A" in sa and "B" in sb and sa.endswith("more characters)")
+    assert _accounted(sa) == len(a) and _accounted(sb) == len(b)
+    # A lone long value: its start, and how much more there is.
+    lone = shorten("q" * 4000)
+    assert lone.startswith("q" * LONG_VALUE) and lone.endswith("…(3,000 more characters)")
+    # --full-values: every value whole.
+    assert shorten_pair(a, b, None) == (a, b) and shorten("q" * 4000, None) == "q" * 4000
 
 
-def test_values_cut_the_same_way_in_text_and_markdown(tmp_path: Path) -> None:
-    long = "registry.example.com/team/app:v1.2.3@sha256:" + "1" * 56
+def test_values_cut_the_same_way_in_text_and_markdown_and_full_values_shows_them_whole(tmp_path: Path) -> None:
+    long = "registry.example.com/team/app:v1.2.3@sha256:" + "1" * 2000
     for name, tail in (("p.yaml", "aaaa"), ("d.yaml", "bbbb")):
         (tmp_path / name).write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: a}}\ndata: {{image: \"{long}{tail}\"}}\n")
     for output in ("text", "markdown"):
         out = run_plan("diff", "p.yaml", "d.yaml", "-o", output, cwd=tmp_path).out
         assert '1111aaaa"' in out and '1111bbbb"' in out, output
+        assert "characters elided)…" in out and long not in out, output
+        whole = run_plan("diff", "p.yaml", "d.yaml", "-o", output, "--full-values", cwd=tmp_path).out
+        assert f'"{long}aaaa"' in whole and f'"{long}bbbb"' in whole and "elided" not in whole, output
+
+
+def test_a_long_value_wraps_at_the_terminal_width_without_losing_a_character() -> None:
+    value = "v" * 150
+    line = f'      + metadata.annotations["a"]: "{value}"'
+    lines = text.wrap(line, 60)
+    assert all(len(x) <= 60 for x in lines) and len(lines) > 2
+    assert "".join(x.strip() for x in lines).replace(" ", "") == line.replace(" ", "")
+
+
+def test_what_matters_is_said_first_and_alike_in_text_markdown_and_json() -> None:
+    """create-update-delete: a PVC deleted (data loss), a Service deleted, an image bumped."""
+    case = ROOT / "tests" / "cases" / "create-update-delete"
+    args = ("diff", "previous.yaml", "desired.yaml", *shlex.split((case / "args").read_text(), comments=True))
+    doc = run_plan(*args, "-o", "json", cwd=case).json()
+    assert [(h["what"], h["sign"]) for h in doc["highlights"]] == [("data-loss", "!"), ("delete", "-"), ("image", "~")]
+    image = doc["highlights"][2]
+    assert (image["before"], image["after"], image["detail"]) == ("nginx:1.25", "nginx:1.27", ["web"])
+    assert [r["name"] for r in doc["highlights"][1]["resources"]] == ["shop-legacy", "shop-data"]
+    out = run_plan(*args, "-o", "text", cwd=case).out
+    head, details = out.split("Resources, in the order", 1)
+    assert head.index("What matters") > head.index("helm plan:")
+    assert '  ~ image "nginx:1.25" -> "nginx:1.27" in Deployment shop/shop-web (web)\n' in head
+    assert "  - deleted: Service shop/shop-legacy, PersistentVolumeClaim shop/shop-data\n" in head
+    comment = run_plan(*args, "-o", "markdown", cwd=case).out
+    assert comment.index("#### What matters") < comment.index("#### Resources")
+    assert '- `~` image "nginx:1.25" -\\> "nginx:1.27" in Deployment shop/shop-web (web)\n' in comment
+
+
+def test_a_change_inside_an_atomic_list_is_shown_in_every_output() -> None:
+    """A Role gaining `delete` (rules and verbs are atomic lists in Kubernetes' RBAC API) and a
+    startup script gaining `exit 1` inside a container's atomic `command`."""
+    case = ROOT / "tests" / "cases" / "rbac-and-new-objects"
+    args = ("diff", "previous.yaml", "desired.yaml", "-n", "shop")
+    out = run_plan(*args, "-o", "text", cwd=case).out
+    role = out.split("  ~ Role shop/reader  (update)\n", 1)[1]
+    assert role.startswith("      ~ rules (an atomic list, replaced as a whole):\n"
+                           "          ~ [1].verbs (an atomic list, replaced as a whole):\n"
+                           '          +     [2]: "delete"\n')
+    assert "          +     exit 1\n" in out
+    comment = run_plan(*args, "-o", "markdown", cwd=case).out
+    assert '+         [2]: "delete"' in comment and "+         exit 1" in comment
+    doc = run_plan(*args, "-o", "json", cwd=case).json()
+    rules = next(c for c in doc["changes"] if c["resource"]["kind"] == "Role")["fields"][0]
+    assert rules["parts"][0]["parts"][0] == {"path": "/2", "op": "add", "before": None, "after": "delete"}
+
+
+def test_a_created_object_shows_its_content_within_a_budget_and_masks_secret_values() -> None:
+    case = ROOT / "tests" / "cases" / "rbac-and-new-objects"
+    args = ("diff", "previous.yaml", "desired.yaml", "-n", "shop")
+    desired = (case / "desired.yaml").read_text()
+    annotation = desired.split('example.com/runbook: "', 1)[1].split('"', 1)[0]
+    assert 180 < len(annotation) < 1000
+    for output in ("text", "markdown", "json"):
+        out = run_plan(*args, "-o", output, cwd=case).out
+        assert "s3cr3t" not in out and "czNjcjN0" not in out, output  # nor its base64
+        assert annotation in out, output
+    out = run_plan(*args, "-o", "text", cwd=case).out
+    assert "  + Secret shop/api  (create)\n      + data:\n      +   token: (sensitive #1, 12 bytes)\n" in out
+    # The ConfigMap's content is 49 lines (metadata, annotations, the annotation, data, 45 keys):
+    # 40 are shown and the rest counted.
+    assert "      +   key35: \"value35\"\n        … 9 more lines (--full-values shows them" in out
+    assert "key36" not in out
+    whole = run_plan(*args, "-o", "text", "--full-values", cwd=case).out
+    assert '      +   key44: "value44"\n' in whole and "more lines" not in whole
+    doc = run_plan(*args, "-o", "json", cwd=case).json()
+    secret = next(c for c in doc["changes"] if c["resource"]["kind"] == "Secret")
+    assert secret["desired"]["data"]["token"] == {"sensitive": True, "length": 12, "token": 1}
+    shown = run_plan(*args, "-o", "json", "--show-secrets", cwd=case).json()
+    secret = next(c for c in shown["changes"] if c["resource"]["kind"] == "Secret")
+    assert secret["desired"]["data"]["token"] == "czNjcjN0LXZhbHVl"  # base64 of s3cr3t-value

@@ -64,7 +64,7 @@ def test_fresh_install_rendered_by_the_server(helm: Path, kube: FakeKube, tmp_pa
         ("create", "Deployment", "shop-web"),
     ]
     runs = {t["name"]: t["will_run"] for t in doc["tasks"]}
-    assert runs == {"Job/shop-migrate": True, "Job/shop-seed": True, "Pod/shop-smoke-test": False}
+    assert runs == {"Job shop/shop-migrate": True, "Job shop/shop-seed": True, "Pod shop/shop-smoke-test": False}
     assert doc["chart_crds"] == [{"source": "shop/crds/widgets.yaml", "name": "widgets.shop.example.com",
                                   "lifecycle": "process", "will_process": True, "live_differs": None,
                                   "chart_changed": None}]

@@ -25,7 +25,7 @@ def test_install_when_the_release_does_not_exist(helm: Path, store: Store) -> No
     ]
     assert doc["summary"].items() >= {"create": 5, "update": 0, "delete": 0, "retain": 0, "ignored": 0, "has_changes": True}.items()
     runs = {t["name"]: t["will_run"] for t in doc["tasks"]}
-    assert runs == {"Job/shop-migrate": True, "Job/shop-seed": True, "Pod/shop-smoke-test": False}
+    assert runs == {"Job shop/shop-migrate": True, "Job shop/shop-seed": True, "Pod shop/shop-smoke-test": False}
     assert doc["chart_crds"] == [{"source": "shop/crds/widgets.yaml", "name": "widgets.shop.example.com",
                                   "lifecycle": "process", "will_process": True, "live_differs": None,
                                   "chart_changed": None}]

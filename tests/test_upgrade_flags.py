@@ -268,7 +268,7 @@ def test_post_renderer_runs_as_helm_runs_it(helm: Path, store: Store, tmp_path: 
     # manifests only); Helm 4 does, in a run of their own (helm/helm#13154).
     hooks = {t["name"]: t["action"] for t in doc["tasks"]}
     expected = "update" if _helm4(helm) else "unchanged"
-    assert hooks == {"Job/shop-migrate": expected, "Job/shop-seed": expected, "Pod/shop-smoke-test": expected}
+    assert hooks == {"Job shop/shop-migrate": expected, "Job shop/shop-seed": expected, "Pod shop/shop-smoke-test": expected}
     # Chart CRDs never go through it, and are still told apart from templates.
     assert [(c["name"], c["lifecycle"]) for c in doc["chart_crds"]] == [("widgets.shop.example.com", "not-on-upgrade")]
 

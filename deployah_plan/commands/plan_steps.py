@@ -81,6 +81,7 @@ class Printing:
 
     output: str
     show_secrets: bool
+    full_values: bool
     no_color: bool
     color: bool
     suppress: frozenset[str]
@@ -90,8 +91,9 @@ class Printing:
 
     @classmethod
     def of(cls, params: Mapping[str, Any]) -> "Printing":
-        return cls(output=params["output"], show_secrets=params["show_secrets"], no_color=params["no_color"],
-                   color=params["color"], suppress=frozenset(params["suppress"]), source_root=params["source_root"],
+        return cls(output=params["output"], show_secrets=params["show_secrets"], full_values=params["full_values"],
+                   no_color=params["no_color"], color=params["color"], suppress=frozenset(params["suppress"]),
+                   source_root=params["source_root"],
                    detailed_exitcode=params["detailed_exitcode"],
                    gates=tuple(parse_gate(g) for g in params["fail_on"]))
 
@@ -159,7 +161,8 @@ def _write(document: str) -> None:
 def show(plan: Plan, printing: Printing) -> None:
     """Step 3: the plan, printed."""
     options = WriteOptions(show_secrets=printing.show_secrets, colour=_use_colour(printing.no_color, printing.color),
-                           width=_text_width(), suppress=printing.suppress, source_root=printing.source_root)
+                           width=_text_width(), suppress=printing.suppress, source_root=printing.source_root,
+                           full_values=printing.full_values)
     _write(WRITERS[printing.output](plan, options))
 
 

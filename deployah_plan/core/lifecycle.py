@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 from deployah_plan.core import quantity
 from deployah_plan.core.diff import diff_objects, readable_path
 from deployah_plan.codes import Code
-from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, Warning, warn
+from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, ResourceRef, Warning, warn
 
 TASK_LABEL = "deployah.dev/task"
 
@@ -44,11 +44,12 @@ _DATA_LOSS = {
 }
 
 
-def task_name(obj: Mapping[str, Any], kind: str, name: str) -> str:
-    """A task's name: its `deployah.dev/task` label when present, else Kind/name."""
+def task_name(obj: Mapping[str, Any], ref: ResourceRef) -> str:
+    """A task's name: its `deployah.dev/task` label when present, else the object's name as
+    every object is named (`Job ns/migrate`)."""
     labels = (obj.get("metadata") or {}).get("labels") or {}
     label = labels.get(TASK_LABEL) if isinstance(labels, dict) else None
-    return label if isinstance(label, str) and label.strip() else f"{kind}/{name}"
+    return label if isinstance(label, str) and label.strip() else str(ref)
 
 
 def _under(path: str, prefix: str) -> bool:

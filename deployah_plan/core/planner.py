@@ -373,7 +373,7 @@ def _hook_tasks(
             ref, task_action, old[1].obj if old else None, new[1].obj if new else None, tuple(fields)
         )
         tasks.append(TaskPlan(
-            name=task_name(doc.obj, ref.kind, ref.name or ref.generate_name + "*"),
+            name=task_name(doc.obj, ref),
             phase=_hook_phase(hook.events, action),
             action=task_action,
             events=hook.events,
@@ -399,7 +399,7 @@ def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tu
                   Action.DELETE: TaskAction.DELETE, Action.RETAIN: TaskAction.DELETE}[change.action if change else None]
         change_obj = (change.after or change.before) if change else None
         obj = change_obj or next((doc.obj for r, doc in desired.values() if r == ref), {})
-        tasks.append(TaskPlan(task_name(obj, ref.kind, ref.name), TaskPhase.SCHEDULE, action, (), 0, (), (), (ref,)))
+        tasks.append(TaskPlan(task_name(obj, ref), TaskPhase.SCHEDULE, action, (), 0, (), (), (ref,)))
     return tasks
 
 

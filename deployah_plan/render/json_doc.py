@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from deployah_plan.model import (
-    ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary, Warning,
+    Action, ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary,
+    TaskAction, Warning,
 )
 from deployah_plan.redact import Masked, Redactor
 from deployah_plan.render.options import WriteOptions
@@ -29,7 +30,9 @@ from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectRe
 # whether a chart CRD changed in the chart;
 # 1.3 the `inputs` record of a plan saved with --out (deployah_plan/record.py), for `helm plan verify`;
 # 1.4 added common changes (`common_changes`, and `common` on each field change said there);
-# 1.5 added `impact`: what the deploy does to running things (core/impact.py); the summary's
+# 1.5 added `desired` on each create (a change or a hook definition): the object it creates,
+# Secret values masked; `highlights`, what text and markdown say first ("what matters");
+# `impact`: what the deploy does to running things (core/impact.py); the summary's
 # count of drift this deploy sets back (`drift_reverted`); values the chart regenerates on every
 # render (`regenerated` on a field change, and the summary's count of updates made only of them);
 # a CRD's change by meaning (`crd_schema` on a change, `schema` on a chart CRD, `crd_description`
@@ -90,6 +93,12 @@ def _fields(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor,
     return out
 
 
+def _desired(ref: ResourceRef, created: bool, obj: Mapping[str, Any] | None, redactor: Redactor) -> dict[str, Any]:
+    """`desired` for a create that knows its object (a plan read back from an older document
+    does not); nothing for any other change."""
+    return {"desired": _plain(redactor.content(ref, obj))} if created and obj else {}
+
+
 def resource_change_doc(item: ObjectReport, redactor: Redactor) -> dict[str, Any]:
     change = item.change
     return {
@@ -102,6 +111,7 @@ def resource_change_doc(item: ObjectReport, redactor: Redactor) -> dict[str, Any
         "ignored_by": list(change.ignored_by),
         "warnings": [w.code.value for w in item.warnings],
         "predicted_failure": bool(item.failures),
+        **_desired(change.resource, change.action is Action.CREATE, change.after, redactor),
         **({"crd_schema": crd_summary_doc(change.crd_schema)} if change.crd_schema is not None else {}),
     }
 
@@ -115,7 +125,8 @@ def crd_summary_doc(summary: CRDSummary) -> dict[str, Any]:
 def hook_definition_doc(item: DefinitionReport, redactor: Redactor) -> dict[str, Any]:
     definition = item.definition
     return {"resource": ref_doc(definition.resource), "action": definition.action.value,
-            "fields": _fields(definition.resource, definition.fields, redactor, item.common)}
+            "fields": _fields(definition.resource, definition.fields, redactor, item.common),
+            **_desired(definition.resource, definition.action is TaskAction.CREATE, definition.after, redactor)}
 
 
 def task_doc(item: TaskReport, redactor: Redactor, positions: dict[tuple[int, str], int]) -> dict[str, Any]:
@@ -152,6 +163,13 @@ def _common_doc(item: CommonChange, redactor: Redactor, changes: dict[tuple[str,
                 tasks: dict[tuple[str, str, str, str], int]) -> dict[str, Any]:
     return {**field_change_doc(redactor.view(item.first, item.change)), "at": list(item.paths),
             "changes": [changes[r.identity] for r in item.resources], "tasks": [tasks[r.identity] for r in item.hooks]}
+
+
+def highlight_docs(report: Report) -> list[dict[str, Any]]:
+    """What the text and markdown say first (derived: `show` finds them again)."""
+    return [{"what": h.what.value, "sign": h.sign, "resources": [ref_doc(r) for r in h.resources],
+             "before": _plain(h.before), "after": _plain(h.after), "detail": list(h.detail)}
+            for h in report.highlights]
 
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
@@ -219,6 +237,7 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "changes": [resource_change_doc(item, redactor) for item in report.objects],
         "tasks": [task_doc(item, redactor, positions) for item in report.tasks],
         "common_changes": common_change_docs(report, redactor),
+        "highlights": highlight_docs(report),
         "live": live_doc(plan.live),
         "drift": [drift_doc(d, redactor) for d in plan.drift],
         "chart_crds": [chart_crd_doc(c) for c in plan.chart_crds],

@@ -11,29 +11,35 @@ markdown gets backslash escapes, text in HTML gets entities, and field changes s
 block longer than any backtick run in them.
 
 A comment holds at most 65,536 characters, so the output stays under CAP. When the whole plan
-does not fit, detail is cut, least important first, and a note at the top says what was cut:
-1. the field changes of hook definitions,
-2. the details (field changes) of objects, from the last in Helm's order; each keeps one line,
-   then the details of impacts (the strategy, what each reader sees),
-3. whole lines: ignored changes, then tasks, then objects, then impacts, then warnings, each
-   from the end.
-The header, the summary table and the note itself are never cut.
+does not fit, detail is cut by importance (report.Weight), least important first, and a note
+at the top names the objects whose details were cut:
+1. the details of CustomResourceDefinitions (schema prose): first shortened to DETAIL_ROWS
+   rows, then down to the object's line;
+2. the definition changes of hooks, then the details of drifted objects, then the details of
+   impacts (the strategy, what each reader sees: the impact's line stays);
+3. the details of the other objects, weight by weight (only common changes, their own
+   changes, then deletes, images, RBAC, webhooks and Secrets' keys, then predicted failures
+   and data loss), each weight shortened first, from the last in Helm's order;
+4. whole lines: ignored changes, tasks, drifted objects, objects (least important first),
+   impacts, warnings, common changes.
+The header, the summary table, "what matters" and the note itself are never cut.
 """
 from __future__ import annotations
 
 import html
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
-from deployah_plan.model import DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
+from deployah_plan.model import Action, DriftChange, FieldChange, Plan, ResourceRef, Severity, TaskAction, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
 from deployah_plan.render.options import WriteOptions
-from deployah_plan.render.report import ObjectReport, Report, TaskRow
-from deployah_plan.render.words import SIGN, TASK_SIGN
+from deployah_plan.render.report import ObjectReport, Report, TaskRow, Weight
+from deployah_plan.render.words import SIGN, TASK_SIGN, View
 
 CAP = 65_000
+DETAIL_ROWS = 30  # rows an object's diff keeps when it is shortened to fit
 _RESERVE = 1_200  # room for the cut note and the "N more not shown" lines
 # What can start markup in the middle of a line; every line we write starts with our own
 # marker ("- ", "### ", "**"), so line-start markup (1. + - =) cannot occur.
@@ -58,8 +64,21 @@ def _code_block(lines: Iterable[str], info: str = "diff") -> str:
     return f"{fence}{info}\n{body}\n{fence}"
 
 
-def _field_block(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor) -> str:
-    return _code_block(f"{sign} {text}" for f in fields for sign, text in words.diff_rows(redactor.view(ref, f)))
+def _field_rows(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor, view: View) -> list[str]:
+    return [f"{sign} {text}" for f in fields for sign, text in words.diff_rows(redactor.view(ref, f), view=view)]
+
+
+def _content_rows(ref: ResourceRef, obj: Mapping[str, Any] | None, redactor: Redactor, view: View) -> list[str]:
+    """What a created object contains, as `+` lines, folded beyond the line budget."""
+    if not obj:
+        return []
+    rows, folded = words.content_rows(redactor.content(ref, obj), view)
+    return [f"+ {row}" for row in rows] + ([f"  {words.folded_note(folded)}"] if folded else [])
+
+
+def _trimmed(rows: list[str]) -> list[str]:
+    """A diff cut to its first DETAIL_ROWS rows, saying how many more there are."""
+    return rows[:DETAIL_ROWS] + [f"  … {len(rows) - DETAIL_ROWS:,} more rows cut to fit the comment"]
 
 
 def _details(summary_html: str, body: list[str]) -> str:
@@ -72,10 +91,15 @@ def _plural(n: int, word: str) -> str:
 
 @dataclass
 class _Item:
-    """One entry of a section: its forms from most to least detailed, and which is used."""
+    """One entry of a section: its forms from most to least detailed, and which is used; its
+    weight (report.Weight: what a cut drops last is lowest), and the object it is about, for
+    the note that says what was cut."""
 
     forms: list[str]
     level: int = 0
+    weight: int = Weight.OWN
+    name: str = ""
+    hidden: bool = False
 
     @property
     def text(self) -> str:
@@ -85,17 +109,21 @@ class _Item:
     def cut(self) -> bool:
         return self.level > 0
 
+    @property
+    def trimmed(self) -> bool:
+        """Shortened but not down to its line (only items with three forms have that middle)."""
+        return len(self.forms) == 3 and self.level == 1
+
 
 @dataclass
 class _Section:
     title: str
     items: list[_Item]
     what: str  # what one item is, for the cut note ("object", "task")
-    shown: int = -1  # how many items are shown; -1: all
     lead: list[str] = field(default_factory=list)
 
     def visible(self) -> list[_Item]:
-        return self.items if self.shown < 0 else self.items[: self.shown]
+        return [item for item in self.items if not item.hidden]
 
     def render(self) -> str:
         if not self.items:
@@ -123,7 +151,7 @@ class _Section:
         return len(self.title) + sum(len(x) + 2 for x in self.lead) + sum(len(i.text) + 2 for i in self.visible()) + 2
 
 
-def _change_item(item: ObjectReport, redactor: Redactor) -> _Item:
+def _change_item(item: ObjectReport, redactor: Redactor, view: View) -> _Item:
     change = item.change
     sign = SIGN[change.action]
     alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
@@ -132,49 +160,59 @@ def _change_item(item: ObjectReport, redactor: Redactor) -> _Item:
     count = f" ({words.action_text(what, len(item.own) + len(item.notes), item.common_count)})" \
         if item.own or item.notes else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
     compact = f"- `{sign} {change.action.value}` {md(ref + count)}"  # md() and _html() drop the leading space
-    if not item.own and not item.hidden and not item.notes and not change.ignored_fields and not item.warnings \
-            and item.common_count:
-        return _Item([compact])  # only common changes: one line
-    body = []
-    if change.source:
-        body.append(f"Source: {md(change.source)}")
-    if item.notes:
-        body.append("\n".join(f"- {md(note)}" for note in item.notes))
-    if item.own:
-        body.append(_field_block(change.resource, item.own, redactor))
-    if item.hidden:
-        body.append(f"*{md(words.suppressed_note(change.resource.kind, item.hidden))}*")
-    if change.ignored_fields:
-        body.append(f"*{md(words.ignored_note(change))}*")
-    for warning in item.warnings:
-        body.append(f"{_mark(warning)} {_warning_text(warning)}")
-    full = _details(f"<code>{sign} {change.action.value}</code> {_html(ref + count)}", body)
-    return _Item([full, compact])
+    name = str(change.resource)
+    if not item.own and not item.hidden and not item.notes and not change.ignored_fields and not item.warnings and item.common_count:
+        return _Item([compact], weight=item.weight, name=name)  # only common changes: one line
+    rows = _field_rows(change.resource, item.own, redactor, view)
+    if change.action is Action.CREATE:
+        rows += _content_rows(change.resource, change.after, redactor, view)
+
+    def body(rows: list[str]) -> str:
+        parts = [f"Source: {md(change.source)}"] if change.source else []
+        if item.notes:
+            parts.append("\n".join(f"- {md(note)}" for note in item.notes))
+        if rows:
+            parts.append(_code_block(rows))
+        if item.hidden:
+            parts.append(f"*{md(words.suppressed_note(change.resource.kind, item.hidden))}*")
+        if change.ignored_fields:
+            parts.append(f"*{md(words.ignored_note(change))}*")
+        parts += [f"{_mark(warning)} {_warning_text(warning)}" for warning in item.warnings]
+        return _details(f"<code>{sign} {change.action.value}</code> {_html(ref + count)}", parts)
+
+    forms = [body(rows)] + ([body(_trimmed(rows))] if len(rows) > DETAIL_ROWS + 1 else [])
+    return _Item(forms + [compact + " *(details cut to fit)*"], weight=item.weight, name=name)
 
 
-def _task_item(row: TaskRow, report: Report, redactor: Redactor) -> _Item:
+def _task_item(row: TaskRow, report: Report, redactor: Redactor, view: View) -> _Item:
     task, plan = row.tasks[0], report.plan
     item = report.task(task)
     sign = TASK_SIGN[task.action].strip() or "="
     line = f"- `{sign}` {md(' · '.join(words.task_parts(task, plan, item.own_count, item.common_count)))}"
     if row.policy:
         line += f"<br>{md(words.policy_text(row.policy, row.policy_for))}"
-    changed = [d for d in item.definitions if d.own]
-    if not changed:
-        return _Item([line, line])
-    blocks = [_field_block(d.definition.resource, d.own, redactor) for d in changed]
+    blocks = []
+    for d in item.definitions:
+        hook = d.definition
+        rows = _field_rows(hook.resource, d.own, redactor, view)
+        if hook.action is TaskAction.CREATE:
+            rows += _content_rows(hook.resource, hook.after, redactor, view)
+        if rows:
+            blocks.append(_code_block(rows))
+    if not blocks:
+        return _Item([line, line], name=task.name)
     full = line + "\n\n" + _details(f"definition of {_html(task.name)}", blocks)
-    return _Item([full, line])
+    return _Item([full, line], name=task.name)
 
 
-def _common_items(report: Report, redactor: Redactor) -> list[_Item]:
+def _common_items(report: Report, redactor: Redactor, view: View) -> list[_Item]:
     """The common changes, one block per group of objects: said once, not under each object."""
     items = []
     for group in report.groups:
         rows = []
         for n in group.changes:
             common = report.common[n]
-            rows += [f"{sign} {text}" for sign, text in words.diff_rows(redactor.view(common.first, common.change))]
+            rows += _field_rows(common.first, [common.change], redactor, view)
             if common.template_copies:
                 rows.append(f"  {words.template_note(common.template_copies).strip()}")
         head = f"**{md(words.common_heading(len(group.resources), len(group.hooks)).capitalize())}:**"
@@ -182,7 +220,7 @@ def _common_items(report: Report, redactor: Redactor) -> list[_Item]:
     return items
 
 
-def _drift_item(drift: DriftChange, redactor: Redactor) -> _Item:
+def _drift_item(drift: DriftChange, redactor: Redactor, view: View) -> _Item:
     sign = words.DRIFT_SIGN[drift.kind]
     head = f"{drift.resource} ({words.drift_label(drift)})"
     compact = f"- `{sign} {drift.kind.value}` {md(head)}"
@@ -190,14 +228,16 @@ def _drift_item(drift: DriftChange, redactor: Redactor) -> _Item:
     if drift.fields:
         rows = []
         for field in drift.fields:
-            view = words.diff_rows(redactor.view(drift.resource, field.change))
+            shown = words.diff_rows(redactor.view(drift.resource, field.change), view=view)
             note = "; ".join(x for x in (words.FIELD_EFFECT[field.effect], field.ssa) if x)
-            at = 1 if len(view) > 1 and view[0][0] == "-" and view[1][0] == "+" else 0  # after the live value
-            rows += [f"{sign} {text}" + (f"  [{note}]" if n == at and note else "") for n, (sign, text) in enumerate(view)]
+            at = 1 if len(shown) > 1 and shown[0][0] == "-" and shown[1][0] == "+" else 0  # after the live value
+            rows += [f"{sign} {text}" + (f"  [{note}]" if n == at and note else "")
+                     for n, (sign, text) in enumerate(shown)]
         body.append(_code_block(rows))
     if not body:
-        return _Item([compact])
-    return _Item([_details(f"<code>{sign} {drift.kind.value}</code> {_html(head)}", body), compact])
+        return _Item([compact], name=str(drift.resource))
+    return _Item([_details(f"<code>{sign} {drift.kind.value}</code> {_html(head)}", body), compact],
+                 name=str(drift.resource))
 
 
 def _mark(warning: Warning) -> str:
@@ -224,21 +264,21 @@ def _summary_table(report: Report) -> str:
     ])
 
 
-def _sections(report: Report, redactor: Redactor) -> dict[str, _Section]:
+def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Section]:
     plan = report.plan
     warnings = [_Item([f"- {_mark(w)} {_warning_text(w)}"]) for w in plan.warnings]
-    common = _common_items(report, redactor)
-    changes = [_change_item(item, redactor) for item in report.objects]
+    common = _common_items(report, redactor, view)
+    changes = [_change_item(item, redactor, view) for item in report.objects]
     tasks: list[_Item] = []
     for phase, rows in report.phases():
         for n, row in enumerate(rows):
             again = words.again_text([t.name for t in row.tasks], [t.weight for t in row.tasks], row.again)
-            item = _Item([f"- {md(again)}"]) if row.again else _task_item(row, report, redactor)
+            item = _Item([f"- {md(again)}"]) if row.again else _task_item(row, report, redactor, view)
             if n == 0:
                 title = f"**{md(words.phase_title(phase, plan))}**\n\n"
                 item.forms = [title + form for form in item.forms]
             tasks.append(item)
-    drift = [_drift_item(d, redactor) for d in plan.drift]
+    drift = [_drift_item(d, redactor, view) for d in plan.drift]
     crds = [_Item([f"- {md(c.name)} ({md(c.source)}): {md(words.CRD_MEANING[c.lifecycle] + words.crd_note(c))}"])
             for c in plan.chart_crds]
     ignored = [_Item([f"- `{SIGN[c.action]} {c.action.value}` {md(str(c.resource))} "
@@ -274,40 +314,63 @@ def _title(title: str) -> str:
 
 
 def _fit(sections: dict[str, _Section], budget: int) -> list[str]:
-    """Cut detail, least important first, until the sections fit; says what was cut."""
+    """Cut detail, least important first (see the module doc), until the sections fit; says
+    what was cut, naming the objects."""
     # The running total is kept up to date item by item (as size() would compute it), so the
     # cutting is linear in the number of items.
     total = sum(s.size() for s in sections.values())
-    for key in ("tasks", "drift", "changes", "impact"):
-        for item in reversed(sections[key].items):
+    changes = sections["changes"].items
+
+    def weighing(weight: Weight) -> list[_Item]:
+        return [item for item in changes if item.weight == weight]
+
+    def shorten(items: list[_Item], to_line: bool) -> None:
+        nonlocal total
+        for item in reversed(items):
+            if total <= budget:
+                return
+            level = len(item.forms) - 1 if to_line else 1 if len(item.forms) == 3 else 0
+            if level > item.level:
+                before = len(item.text)
+                item.level = level
+                total += len(item.text) - before
+
+    steps = [weighing(Weight.SCHEMA), sections["tasks"].items, sections["drift"].items, sections["impact"].items]
+    steps += [weighing(w) for w in (Weight.COMMON, Weight.OWN, Weight.NOTABLE, Weight.ALARM)]
+    for items in steps:
+        shorten(items, False)
+        shorten(items, True)
+    by_weight = sorted(range(len(changes)), key=lambda n: (-changes[n].weight, -n))
+    for key in ("ignored", "tasks", "drift", "changes", "impact", "warnings", "common"):
+        items = sections[key].items
+        for n in by_weight if key == "changes" else range(len(items) - 1, -1, -1):
             if total <= budget:
                 break
-            before = len(item.text)
-            item.level = len(item.forms) - 1
-            total += len(item.text) - before
-    for key in ("ignored", "tasks", "drift", "changes", "impact", "warnings", "common"):
-        section = sections[key]
-        section.shown = len(section.items)
-        while total > budget and section.shown > 0:
-            section.shown -= 1
-            total -= len(section.items[section.shown].text) + 2
-        if section.shown == len(section.items):
-            section.shown = -1
+            items[n].hidden = True
+            total -= len(items[n].text) + 2
+    visible = sections["changes"].visible()
     cut = []
-    details = sum(1 for i in sections["changes"].visible() if i.cut)
+    details = [i.name for i in visible if i.cut and not i.trimmed]
     if details:
-        cut.append(f"the details of {_plural(details, 'object')}")
+        cut.append(f"the details of {_plural(len(details), 'object')} ({words.names(details)})")
+    trimmed = [i.name for i in visible if i.trimmed]
+    if trimmed:
+        cut.append(f"part of the details of {_plural(len(trimmed), 'object')} ({words.names(trimmed)})")
+    hook_details = [i.name for i in sections["tasks"].visible() if i.cut and i.forms[0] != i.forms[-1]]
+    if hook_details:
+        cut.append(f"the definition changes of {_plural(len(hook_details), 'hook')} ({words.names(hook_details)})")
+    drift_details = [i.name for i in sections["drift"].visible() if i.cut]
+    if drift_details:
+        cut.append(f"the details of {_plural(len(drift_details), 'drifted object')} ({words.names(drift_details)})")
     impact_details = sum(1 for i in sections["impact"].visible() if i.cut)
     if impact_details:
         cut.append(f"the details of {_plural(impact_details, 'impact')}")
-    hook_details = sum(1 for i in sections["tasks"].visible() if i.cut and i.forms[0] != i.forms[-1])
-    if hook_details:
-        cut.append(f"the definition changes of {_plural(hook_details, 'hook')}")
     for key in ("changes", "tasks", "drift", "ignored", "impact", "warnings", "common"):
         section = sections[key]
-        hidden = len(section.items) - len(section.visible())
+        hidden = [i.name for i in section.items if i.hidden]
         if hidden:
-            cut.append(f"{_plural(hidden, section.what)}")
+            named = f" ({words.names(hidden)})" if all(hidden) else ""
+            cut.append(f"{_plural(len(hidden), section.what)}{named}")
     return cut
 
 
@@ -318,8 +381,13 @@ def _clip(line: str) -> str:
     return line if len(line) <= _HEADER_LINE else line[: _HEADER_LINE - 1] + "…"
 
 
+_HIGHLIGHT_MARK = {"X": "⛔", "!": "⚠️"}
+
+
 def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
-    """The plan as a comment."""
+    """The plan as a comment; `options.full_values` shows every value and created object whole
+    (the size cut still applies)."""
+    view = View.of(options.full_values)
     report = Report.of(plan, options.fold, options.suppress)
     title, *rest = (_clip(line) for line in words.header_lines(plan))
     head = "\n\n".join([
@@ -328,7 +396,14 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
         _summary_table(report),
         f"**{md(words.summary_text(plan))}**" + (f"<br>\n**{md(report.impact_line)}**" if report.impact_line else ""),
     ])
-    sections = _sections(report, Redactor.for_plan(plan, options.show_secrets))
+    if report.highlights:
+        notes = [f"- {_HIGHLIGHT_MARK.get(note.sign, '`' + note.sign + '`')} {md(words.highlight_text(note, view))}"
+                 for note in report.highlights[:words.HIGHLIGHTS]]
+        more = len(report.highlights) - words.HIGHLIGHTS
+        if more > 0:
+            notes.append(f"- {md(words.more_highlights(more))}")
+        head += "\n\n" + "\n".join([_title(words.HIGHLIGHTS_TITLE), "", *notes])
+    sections = _sections(report, Redactor.for_plan(plan, options.show_secrets), view)
     full = sum(s.size() for s in sections.values()) + len(head)
     cut = _fit(sections, CAP - len(head) - _RESERVE) if full > CAP - _RESERVE else []
     parts = [head]

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 class WriteOptions:
     """`colour` and `width` only change text; `fold=False` repeats common changes under every
     object, and `suppress` lists the objects of those kinds without their field changes (text
-    and markdown); `source_root` places findings in the repository (github, codequality).
+    and markdown); `source_root` places findings in the repository (github, codequality);
+    `full_values` shows every value and created object whole (text and markdown).
     Secret values are masked unless `show_secrets`."""
 
     show_secrets: bool = False
@@ -17,3 +18,4 @@ class WriteOptions:
     fold: bool = True
     suppress: frozenset[str] = frozenset()  # kinds whose field changes are not shown (--suppress)
     source_root: str = ""  # the chart's folder in the repository (--source-root)
+    full_values: bool = False

@@ -17,22 +17,63 @@ change and adds the grouping.
 """
 from __future__ import annotations
 
+import enum
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from deployah_plan.codes import Code
 from deployah_plan.model import (
-    Action, FieldChange, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
+    Action, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.core.crd import said_by_summary
-from deployah_plan.redact import sensitive_path
+from deployah_plan.redact import is_secret, sensitive_path
 from deployah_plan.render import words
 
 # A pod template's labels (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job; CronJob's job template).
 _TEMPLATE_LABEL = re.compile(r"^/spec(?:/jobTemplate/spec)?/template(/metadata/labels/.+)$")
 _Key = tuple[Any, ...]
+
+
+class Weight(enum.IntEnum):
+    """How much an object's details matter to a reviewer, most first: a cut for size (the
+    markdown comment) drops the details of the last weight first."""
+
+    ALARM = 0  # a predicted failure or data loss
+    NOTABLE = 1  # a delete, an image, RBAC, an admission webhook, a Secret's keys
+    OWN = 2  # its own field changes or content: what the values or the chart changed
+    COMMON = 3  # only changes said once among the common changes
+    SCHEMA = 4  # a CustomResourceDefinition: mostly schema prose
+
+
+class Notable(enum.Enum):
+    """What a line of "what matters" is about, in the order they are said."""
+
+    FAILURE = "failure"
+    DATA_LOSS = "data-loss"
+    DELETE = "delete"
+    IMAGE = "image"
+    RBAC = "rbac"
+    WEBHOOK = "webhook"
+    SECRET = "secret"
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """One line of "what matters", said before the details. `resources` are the objects it is
+    about; for an image, `before` and `after` are the image (before None: a new container),
+    and `detail` names each object's container; for RBAC, webhooks and Secrets, `detail` names
+    what changed (top-level fields, or a Secret's keys as "key (added)"); for a failure or a
+    data loss, `detail` is the warning's message."""
+
+    what: Notable
+    sign: str
+    resources: tuple[ResourceRef, ...] = ()
+    before: Any = None
+    after: Any = None
+    detail: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,6 +111,7 @@ class ObjectReport:
     warnings: tuple[Warning, ...]
     failures: tuple[Warning, ...]
     reasons: tuple[str, ...]
+    weight: "Weight"
     # A CRD's change by meaning, in words (render/words.crd_lines): said before its own field
     # changes, which then leave out what these lines say (prose edits counted, properties added
     # or removed named: core.crd.said_by_summary). JSON keeps every field change.
@@ -128,6 +170,7 @@ class Report:
     tasks: tuple[TaskReport, ...]  # in plan.tasks order
     common: tuple[CommonChange, ...]
     groups: tuple[CommonGroup, ...]
+    highlights: tuple[Highlight, ...]
     # Each task's report by the identity of the plan's task object (the report holds the plan,
     # so those objects live as long as it does).
     by_task: Mapping[int, TaskReport] = field(default_factory=dict, repr=False, compare=False)
@@ -166,8 +209,9 @@ class Report:
                     continue
                 policy = words.task_policy(task)
                 last = rows[-1] if rows else None
+                shown = self.task(last.tasks[0]).definitions if last is not None else ()
                 if (policy and last is not None and not last.again and last.policy == policy
-                        and not any(d.own for d in self.task(last.tasks[0]).definitions)):
+                        and not any(d.own or _shows_content(d.definition) for d in shown)):
                     rows[-1] = TaskRow(last.tasks, policy="", policy_for=0)
                     rows.append(TaskRow((task,), policy=policy, policy_for=last.policy_for + 1))
                 else:
@@ -209,9 +253,10 @@ class Report:
                 own = tuple(f for f in own if not said_by_summary(f))
                 notes = tuple(words.crd_lines(change.crd_schema))
             if change.resource.kind in suppress:
-                return ObjectReport(change, (), marks, warnings, failures, _reasons(change, plan), notes,
-                                    hidden=len(own))
-            return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan), notes)
+                return ObjectReport(change, (), marks, warnings, failures, _reasons(change, plan),
+                                    _weight(change, own, warnings), notes, hidden=len(own))
+            return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan),
+                                _weight(change, own, warnings), notes)
 
         tasks = []
         for task in plan.tasks:
@@ -230,8 +275,14 @@ class Report:
             tasks=tuple(tasks),
             common=common,
             groups=tuple(CommonGroup(r, h, tuple(ns)) for (r, h), ns in groups.items()),
+            highlights=_highlights(plan),
             by_task={id(item.task): item for item in tasks},
         )
+
+
+def _shows_content(definition: HookDefinition) -> bool:
+    """A new hook shows what it contains under its line (as a created object does)."""
+    return definition.action is TaskAction.CREATE and bool(definition.after)
 
 
 def _canonical(value: Any) -> Any:
@@ -290,6 +341,147 @@ def _common_index(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[d
     return out, keyed
 
 
+_RBAC = "rbac.authorization.k8s.io"
+_WEBHOOKS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
+# A container's image, in any pod spec (Pod, a template, a CronJob's job template).
+_IMAGE = re.compile(r"^(.*/(?:initContainers|containers|ephemeralContainers)/\d+)(/image)?$")
+_POD_SPECS = (("spec",), ("spec", "template", "spec"), ("spec", "jobTemplate", "spec", "template", "spec"))
+
+
+def _is_rbac(ref: ResourceRef) -> bool:
+    return ref.group == _RBAC and ref.kind in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
+
+
+def _is_webhook(ref: ResourceRef) -> bool:
+    return ref.group == "admissionregistration.k8s.io" and ref.kind in _WEBHOOKS
+
+
+def _is_crd(ref: ResourceRef) -> bool:
+    return ref.group == "apiextensions.k8s.io" and ref.kind == "CustomResourceDefinition"
+
+
+def _touched(fields: tuple[FieldChange, ...]) -> tuple[str, ...]:
+    """The top-level fields a change touches, metadata aside ("rules", "webhooks")."""
+    tops = (f.path.split("/")[1].replace("~1", "/").replace("~0", "~") for f in fields if f.path.count("/") >= 1)
+    return tuple(dict.fromkeys(t for t in tops if t and t != "metadata"))
+
+
+def _name(value: Any) -> str:
+    """A container's name as written (a YAML 1.1 `n` is the boolean false)."""
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _image_changes(fields: tuple[FieldChange, ...]) -> list[tuple[Any, Any, str]]:
+    """(before, after, container) of each image an update changes or a new container brings."""
+    out = []
+    for f in fields:
+        match = _IMAGE.match(f.path)
+        if not match or f.op not in (FieldOp.REPLACE, FieldOp.ADD):
+            continue
+        key = dict(f.keys).get(match.group(1), {})
+        if match.group(2):
+            out.append((f.before, f.after, _name(key.get("name", ""))))
+        elif isinstance(f.after, dict) and "image" in f.after:
+            out.append((None, f.after["image"], _name(f.after.get("name", ""))))
+    return out
+
+
+def _pod_images(obj: Mapping[str, Any] | None) -> list[tuple[Any, Any, str]]:
+    """(None, image, container) of every container of a new object's pod spec."""
+    out: list[tuple[Any, Any, str]] = []
+    for path in _POD_SPECS:
+        spec: Any = obj
+        for key in path:
+            spec = spec.get(key) if isinstance(spec, Mapping) else None
+        if not isinstance(spec, Mapping):
+            continue
+        for group in ("initContainers", "containers"):
+            for container in spec.get(group) or ():
+                if isinstance(container, Mapping) and "image" in container:
+                    out.append((None, container["image"], _name(container.get("name", ""))))
+    return out
+
+
+def _meant(fields: tuple[FieldChange, ...]) -> tuple[FieldChange, ...]:
+    """The field changes the values or the chart meant: not those the chart regenerates on every
+    render (a random password, a timestamp), which weigh as common changes and are not news."""
+    return tuple(f for f in fields if not f.regenerated)
+
+
+def _secret_keys(change: ResourceChange) -> tuple[str, ...]:
+    """A Secret's data keys an update adds, removes or changes: "key (added)"; never a value
+    (a regenerated one left out)."""
+    out = []
+    for f in _meant(change.fields):
+        parts = f.path.split("/")
+        done = {FieldOp.ADD: "added", FieldOp.REMOVE: "removed"}.get(f.op, "changed")
+        if len(parts) == 3 and parts[1] in ("data", "stringData"):
+            out.append(f"{parts[2].replace('~1', '/').replace('~0', '~')} ({done})")
+        elif len(parts) == 2 and parts[1] in ("data", "stringData"):
+            out.append(f"all {parts[1]} keys ({done})")
+    return tuple(dict.fromkeys(out))
+
+
+def _weight(change: ResourceChange, own: tuple[FieldChange, ...], warnings: tuple[Warning, ...]) -> Weight:
+    """How much the object's details matter (see Weight). A field change the chart regenerates
+    on every render (marked `regenerated`) weighs as a common one."""
+    ref = change.resource
+    own = _meant(own)
+    if any(w.fails or w.code is Code.DATA_LOSS for w in warnings):
+        return Weight.ALARM
+    if change.action in (Action.DELETE, Action.RETAIN):
+        return Weight.NOTABLE
+    if _is_crd(ref):
+        return Weight.SCHEMA
+    if change.action is Action.CREATE:
+        return Weight.NOTABLE if _is_rbac(ref) or _is_webhook(ref) else Weight.OWN
+    if _image_changes(_meant(change.fields)):
+        return Weight.NOTABLE
+    if own and (_is_rbac(ref) or _is_webhook(ref) or (is_secret(ref) and _secret_keys(change))):
+        return Weight.NOTABLE
+    return Weight.OWN if own else Weight.COMMON
+
+
+def _highlights(plan: Plan) -> tuple[Highlight, ...]:
+    """What matters most, said before the details: predicted failures and data loss, deletes,
+    images, RBAC, admission webhooks and Secrets' keys (values the chart regenerates on every
+    render left out)."""
+    out = [Highlight(Notable.FAILURE, "X", (w.resource,) if w.resource else (), detail=(w.message,))
+           for w in plan.warnings if w.fails]
+    out += [Highlight(Notable.DATA_LOSS, "!", (w.resource,) if w.resource else (), detail=(w.message,))
+            for w in plan.warnings if w.code is Code.DATA_LOSS and not w.fails]
+    for action in (Action.DELETE, Action.RETAIN):
+        gone = tuple(c.resource for c in plan.changes if c.action is action)
+        if gone:
+            out.append(Highlight(Notable.DELETE, words.SIGN[action], gone))
+    # One line per image bump, naming every object and container it is in.
+    images: dict[tuple[Any, Any], tuple[Any, Any, list[tuple[ResourceRef, str]]]] = {}
+    objects = [(c.resource, c.action is Action.CREATE, c.action is Action.UPDATE, c.after, c.fields)
+               for c in plan.changes]
+    objects += [(d.resource, d.action is TaskAction.CREATE, d.action is TaskAction.UPDATE, d.after, d.fields)
+                for t in plan.tasks for d in t.definitions]
+    for ref, new, updated, after_obj, fields in objects:
+        found = _pod_images(after_obj) if new else _image_changes(_meant(fields)) if updated else []
+        for before, after, container in found:
+            entry = images.setdefault((_canonical(before), _canonical(after)), (before, after, []))
+            entry[2].append((ref, container))
+    for before, after, hits in images.values():
+        out.append(Highlight(Notable.IMAGE, "+" if before is None else "~", tuple(r for r, _ in hits),
+                             before, after, tuple(c for _, c in hits)))
+    for what, test in ((Notable.RBAC, _is_rbac), (Notable.WEBHOOK, _is_webhook)):
+        created = tuple(c.resource for c in plan.changes if c.action is Action.CREATE and test(c.resource))
+        if created:
+            out.append(Highlight(what, "+", created))
+        for change in plan.changes:
+            touched = _touched(_meant(change.fields))
+            if change.action is Action.UPDATE and test(change.resource) and touched:
+                out.append(Highlight(what, "~", (change.resource,), detail=touched))
+    for change in plan.changes:
+        if change.action is Action.UPDATE and is_secret(change.resource) and _secret_keys(change):
+            out.append(Highlight(Notable.SECRET, "~", (change.resource,), detail=_secret_keys(change)))
+    return tuple(out)
+
+
 def _reasons(change: ResourceChange, plan: Plan) -> tuple[str, ...]:
     """Why the change has its action, in words."""
     if change.action is Action.CREATE:
@@ -307,4 +499,5 @@ def _reasons(change: ResourceChange, plan: Plan) -> tuple[str, ...]:
     return tuple(out)
 
 
-__all__ = ["CommonChange", "CommonGroup", "DefinitionReport", "ObjectReport", "Report", "TaskReport", "TaskRow"]
+__all__ = ["CommonChange", "CommonGroup", "DefinitionReport", "Highlight", "Notable", "ObjectReport", "Report",
+           "TaskReport", "TaskRow", "Weight"]

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
 from deployah_plan.model import (
-    DriftEffect, FieldChange, LiveStatus, Plan, ResourceRef, Severity, Warning as PlanWarning,
+    Action, DriftEffect, FieldChange, LiveStatus, Plan, ResourceRef, Severity, TaskAction, Warning as PlanWarning,
 )
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import ObjectReport, Report
-from deployah_plan.render.words import SIGN, TASK_SIGN
+from deployah_plan.render.words import SHORT, SIGN, TASK_SIGN, View
 
 _COLOUR = {"+": "32", "~": "33", "-": "31", "=": "36", "!": "33", "X": "1;31", "bold": "1", "dim": "2",
            "alert": "1;31"}
@@ -44,11 +44,11 @@ class _Style:
 
 
 def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor, style: _Style,
-                 indent: str) -> list[str]:
+                 indent: str, view: View = SHORT) -> list[str]:
     lines = []
     for raw in fields:
         change = redactor.view(ref, raw)
-        for n, (sign, text) in enumerate(words.field_rows(change)):
+        for n, (sign, text) in enumerate(words.field_rows(change, view=view)):
             key = "dim" if change.equivalent or (n and text.lstrip().startswith("@@")) else sign
             # Inner rows (a line diff, the changes inside a value) sit under their field, sign first.
             where, text = (indent + "    ", text[4:]) if n else (indent, text)
@@ -57,7 +57,19 @@ def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Reda
     return lines
 
 
-def _common_lines(report: Report, redactor: Redactor, style: _Style) -> list[str]:
+def _content_lines(ref: ResourceRef, obj: Mapping[str, Any] | None, redactor: Redactor, style: _Style,
+                   indent: str, view: View) -> list[str]:
+    """What a created object contains, one `+` line each, folded beyond the line budget."""
+    if not obj:  # a plan read back from a document that did not keep it
+        return []
+    rows, folded = words.content_rows(redactor.content(ref, obj), view)
+    out = [f"{indent}{style('+', '+')} {row}" for row in rows]
+    if folded:
+        out.append(f"{indent}  {style(words.folded_note(folded), 'dim')}")
+    return out
+
+
+def _common_lines(report: Report, redactor: Redactor, style: _Style, view: View) -> list[str]:
     if not report.groups:
         return []
     headings = [words.common_heading(len(g.resources), len(g.hooks)) for g in report.groups]
@@ -68,13 +80,13 @@ def _common_lines(report: Report, redactor: Redactor, style: _Style) -> list[str
             out.append(f"  {heading}:")
         for n in group.changes:
             item = report.common[n]
-            lines = _field_lines(item.first, [item.change], redactor, style, "  " if single else "    ")
+            lines = _field_lines(item.first, [item.change], redactor, style, "  " if single else "    ", view)
             lines[0] += words.template_note(item.template_copies)
             out += lines
     return out
 
 
-def _object_lines(item: ObjectReport, redactor: Redactor, style: _Style) -> list[str]:
+def _object_lines(item: ObjectReport, redactor: Redactor, style: _Style, view: View) -> list[str]:
     change = item.change
     sign = SIGN[change.action]
     action = words.action_text(change.action.value, len(item.own) + len(item.notes), item.common_count)
@@ -82,15 +94,17 @@ def _object_lines(item: ObjectReport, redactor: Redactor, style: _Style) -> list
     out = [f"  {style(sign, sign)} {change.resource}  ({action}){words.change_note(change)}"
            f"{words.ownership_label(change)}{style(alert, 'alert')}"]
     out += [f"      {style('*', '=')} {note}" for note in item.notes]
-    out += _field_lines(change.resource, item.own, redactor, style, "      ")
+    out += _field_lines(change.resource, item.own, redactor, style, "      ", view)
     if item.hidden:
         out.append(f"      {style('(' + words.suppressed_note(change.resource.kind, item.hidden) + ')', 'dim')}")
+    if change.action is Action.CREATE:
+        out += _content_lines(change.resource, change.after, redactor, style, "      ", view)
     if change.ignored_fields:
         out.append(f"      {style('(' + words.ignored_note(change) + ')', 'dim')}")
     return out
 
 
-def _task_lines(report: Report, redactor: Redactor, style: _Style) -> list[str]:
+def _task_lines(report: Report, redactor: Redactor, style: _Style, view: View) -> list[str]:
     plan = report.plan
     out: list[str] = []
     for phase, rows in report.phases():
@@ -107,7 +121,10 @@ def _task_lines(report: Report, redactor: Redactor, style: _Style) -> list[str]:
             if row.policy:
                 out.append(f"        {words.policy_text(row.policy, row.policy_for)}")
             for definition in item.definitions:
-                out += _field_lines(definition.definition.resource, definition.own, redactor, style, "        ")
+                hook = definition.definition
+                out += _field_lines(hook.resource, definition.own, redactor, style, "        ", view)
+                if hook.action is TaskAction.CREATE:
+                    out += _content_lines(hook.resource, hook.after, redactor, style, "        ", view)
     return out
 
 
@@ -129,7 +146,7 @@ def _live_lines(plan: Plan, style: _Style) -> list[str]:
     return lines
 
 
-def _drift_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
+def _drift_lines(plan: Plan, redactor: Redactor, style: _Style, view: View) -> list[str]:
     out = ["", style(words.DRIFT_TITLE, "bold")] + _live_lines(plan, style)
     if not plan.drift:
         out.append("  no drift" + (" in what could be read" if plan.live.status is LiveStatus.PARTIAL else ""))
@@ -143,7 +160,7 @@ def _drift_lines(plan: Plan, redactor: Redactor, style: _Style) -> list[str]:
         if item.ssa:
             out.append(f"      {item.ssa}")
         for drifted in item.fields:
-            lines = _field_lines(item.resource, [drifted.change], redactor, style, "      ")
+            lines = _field_lines(item.resource, [drifted.change], redactor, style, "      ", view)
             field_effect = words.FIELD_EFFECT[drifted.effect] if item.effect is DriftEffect.MIXED or drifted.ssa else ""
             note = "; ".join(x for x in (field_effect, drifted.ssa) if x)
             if note and lines:
@@ -173,27 +190,36 @@ def _warning_line(warning: PlanWarning, style: _Style) -> str:
 
 
 def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
-    """The plan as text. `options.width` wraps lines (None: never)."""
+    """The plan as text. `options.width` wraps lines (None: never); `options.full_values` shows
+    every value and every created object whole."""
     style = _Style(options.colour)
     width = options.width
+    view = View.of(options.full_values)
     report = Report.of(plan, options.fold, options.suppress)
     redactor = Redactor.for_plan(plan, options.show_secrets)
     out = _header(plan, style)
-    out += _common_lines(report, redactor, style)
+    if report.highlights:
+        out += ["", style(words.HIGHLIGHTS_TITLE, "bold")]
+        for note in report.highlights[:words.HIGHLIGHTS]:
+            text = words.highlight_text(note, view)
+            out.append(f"  {style(note.sign, note.sign)} {style(text, 'alert') if note.sign == 'X' else text}")
+        if len(report.highlights) > words.HIGHLIGHTS:
+            out.append(f"  {words.more_highlights(len(report.highlights) - words.HIGHLIGHTS)}")
+    out += _common_lines(report, redactor, style, view)
     if plan.changes:
         out += ["", style(words.resources_title(plan), "bold")]
         for item in report.objects:
-            out += _object_lines(item, redactor, style)
+            out += _object_lines(item, redactor, style, view)
     if plan.tasks:
         out += ["", style(words.TASKS_TITLE, "bold")]
-        out += _task_lines(report, redactor, style)
+        out += _task_lines(report, redactor, style, view)
     out += _impact_lines(report, style)
     if plan.chart_crds:
         out += ["", style(words.CRDS_TITLE, "bold")]
         for crd in plan.chart_crds:
             out.append(f"  {crd.name} ({crd.source}): {words.CRD_MEANING[crd.lifecycle]}{words.crd_note(crd)}")
     if report.drift_read or plan.drift:
-        out += _drift_lines(plan, redactor, style)
+        out += _drift_lines(plan, redactor, style, view)
     if plan.warnings:
         out += ["", style(words.WARNINGS_TITLE, "bold")]
         out += [_warning_line(w, style) for w in plan.warnings]
@@ -218,15 +244,26 @@ def _visible(text: str) -> int:
 def wrap(line: str, width: int) -> list[str]:
     """One line cut at spaces to at most `width` visible characters (colour codes take no
     room); the continuation lines hang 4 columns deeper than the line's own indent. A word
-    longer than the width stays whole on its own line."""
+    longer than a whole line (a long value with no spaces) is cut where the line ends; one
+    that holds colour codes stays whole."""
     if _visible(line) <= width:
         return [line]
     indent = len(line) - len(line.lstrip(" "))
     hang = " " * min(indent + 4, max(width // 2, 0))
+    room = max(width - len(hang), 1)
     out: list[str] = []
     current = line[:indent]
     empty = True
     for word in line[indent:].split(" "):
+        while len(word) > room and "\x1b" not in word:
+            take = max(width - _visible(current) - (0 if empty else 1), 1)
+            if take < 8 and not empty:  # too little room left here: start the word on a new line
+                out.append(current)
+                current, empty = hang, True
+                continue
+            current += ("" if empty else " ") + word[:take]
+            out.append(current)
+            current, empty, word = hang, True, word[take:]
         if not empty and _visible(current) + 1 + _visible(word) > width:
             out.append(current)
             current, empty = hang + word, False
