@@ -107,7 +107,7 @@ def test_crd_gate_matches_crd_changes_and_chart_crds_that_will_be_processed() ->
                      *CHANGES],
                     crds=[ChartCRD("app/crds/a.yaml", "a.example.com", CRDLifecycle.PROCESS),
                           ChartCRD("app/crds/b.yaml", "b.example.com", CRDLifecycle.SKIP)])
-    assert _matched(plan, "crd") == {"crd": ("update CustomResourceDefinition/widgets.example.com",
+    assert _matched(plan, "crd") == {"crd": ("update CustomResourceDefinition widgets.example.com",
                                              "chart CRD a.example.com (app/crds/a.yaml)")}
 
 

@@ -200,9 +200,12 @@ def test_deleting_other_kinds_loses_nothing() -> None:
 
 
 @pytest.mark.parametrize("labels, name", [
-    ({"deployah.dev/task": "migrate"}, "migrate"), ({"deployah.dev/task": "  "}, "Job/db"),
-    ({"deployah.dev/task": 3}, "Job/db"), ({}, "Job/db"), (None, "Job/db"), (["x"], "Job/db"),
+    ({"deployah.dev/task": "migrate"}, "migrate"), ({"deployah.dev/task": "  "}, "Job shop/db"),
+    ({"deployah.dev/task": 3}, "Job shop/db"), ({}, "Job shop/db"), (None, "Job shop/db"), (["x"], "Job shop/db"),
 ])
 def test_task_name(labels: Any, name: str) -> None:
-    assert task_name({"metadata": {"labels": labels}}, "Job", "db") == name
-    assert task_name({}, "Job", "db") == "Job/db"
+    ref = ResourceRef("batch/v1", "Job", "shop", "db")
+    assert task_name({"metadata": {"labels": labels}}, ref) == name
+    assert task_name({}, ref) == "Job shop/db"
+    # A cluster-scoped object has no namespace to show: the kind, then its name.
+    assert task_name({}, ResourceRef("rbac.authorization.k8s.io/v1", "ClusterRole", "", "db")) == "ClusterRole db"

@@ -1,66 +1,70 @@
 """Unit tests of deployah_plan/render/words.py: how a value is shown on one line.
 
-The rules are the README's: a line shows at most MAX_VALUE (72) characters of a value; a value
-that long or shorter is shown whole; a longer one is cut with "…", around what differs when two
-values are compared, so a reviewer always sees the change."""
+The rules are the README's: a value up to LONG_VALUE (1,000) characters is shown whole; a longer
+one is cut, around what differs when two values are compared (CONTEXT characters kept on each
+side of it), and every gap says how many characters it stands for, so a reviewer always sees
+the change and knows what was left out; --full-values (View.of(True)) shows everything."""
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.redact import Masked
-from deployah_plan.render.words import CONTEXT, MAX_VALUE, field_body, field_sign, plural, shorten, shorten_pair, value_text
+from deployah_plan.render.words import (
+    CONTEXT, LONG_VALUE, View, field_body, field_sign, plural, shorten, shorten_pair, value_text,
+)
+
+_GAP = re.compile(r"…\((\d[\d,]*) (?:more characters|characters elided)\)…?")
+
+
+def _shown_and_hidden(text: str) -> tuple[int, int]:
+    """Characters shown, and characters the gaps say they stand for."""
+    hidden = sum(int(m.group(1).replace(",", "")) for m in _GAP.finditer(text))
+    return len(_GAP.sub("", text)), hidden
 
 
 def test_the_limits() -> None:
-    assert (MAX_VALUE, CONTEXT) == (72, 12)
+    assert (LONG_VALUE, CONTEXT) == (1_000, 40)
+    assert View.of(True) == View(None, None) and View.of(False) == View()
 
 
-@pytest.mark.parametrize("length", [0, 1, 71, 72])
+@pytest.mark.parametrize("length", [0, 1, 999, 1_000])
 def test_a_value_at_or_under_the_limit_is_shown_whole(length: int) -> None:
     text = "x" * length
     assert shorten(text) == text
     assert shorten_pair(text, "y" * length) == (text, "y" * length)
 
 
-@pytest.mark.parametrize("length", [73, 100])
-def test_a_longer_value_is_cut_to_the_limit_with_an_ellipsis(length: int) -> None:
+@pytest.mark.parametrize("length", [1_001, 5_000])
+def test_a_longer_value_keeps_its_start_and_says_how_much_more(length: int) -> None:
     text = "".join(chr(ord("a") + i % 26) for i in range(length))
-    assert shorten(text) == text[:71] + "…" and len(shorten(text)) == 72
-    assert shorten(text, limit=10) == text[:9] + "…"
+    short = shorten(text)
+    assert short.startswith(text[:LONG_VALUE]) and _shown_and_hidden(short) == (LONG_VALUE, length - LONG_VALUE)
+    assert shorten(text, limit=None) == text
 
 
-def test_a_pair_is_cut_around_what_differs_on_both_sides() -> None:
-    head = "registry.example.com/team/app@sha256:" + "0" * 50
-    before, after = head + "aaaa", head + "bbbb"
+def test_a_pair_is_cut_around_what_differs_and_the_gaps_add_up() -> None:
+    head = "registry.example.com/team/app@sha256:" + "0" * 2_000
+    before, after = head + "aaaa" + "z" * 500, head + "bbbb" + "z" * 500
     short_before, short_after = shorten_pair(before, after)
-    assert len(short_before) <= MAX_VALUE and len(short_after) <= MAX_VALUE
-    assert short_before.endswith("0" * CONTEXT + "aaaa") and short_after.endswith("0" * CONTEXT + "bbbb")
-    assert short_before.startswith("registry.example.com") and "…" in short_before
+    for whole, short, differ in ((before, short_before, "aaaa"), (after, short_after, "bbbb")):
+        assert "0" * CONTEXT + differ + "z" * CONTEXT in short
+        assert short.startswith("registry.example.com")
+        shown, hidden = _shown_and_hidden(short)
+        assert shown + hidden == len(whole)
     # Only the long side is cut.
-    assert shorten_pair("short", "y" * 80)[0] == "short"
-    assert shorten_pair("y" * 80, "short")[1] == "short"
+    assert shorten_pair("short", "y" * 1_200)[0] == "short"
+    assert shorten_pair("y" * 1_200, "short")[1] == "short"
+    assert shorten_pair(before, after, limit=None) == (before, after)
 
 
 def test_a_difference_at_the_start_keeps_the_start() -> None:
-    before, after = "A" + "x" * 100, "B" + "x" * 100
-    assert shorten_pair(before, after) == ("A" + "x" * CONTEXT + "…", "B" + "x" * CONTEXT + "…")
-
-
-def test_a_long_difference_shows_where_it_starts() -> None:
-    before, after = "x" * 20 + "A" * 100, "x" * 20 + "B" * 100
+    before, after = "A" + "x" * 2_000, "B" + "x" * 2_000
     short_before, short_after = shorten_pair(before, after)
-    assert short_before == "…" + "x" * CONTEXT + "A" * 58 + "…" and len(short_before) == MAX_VALUE
-    assert short_after == "…" + "x" * CONTEXT + "B" * 58 + "…"
-
-
-def test_a_difference_in_the_middle_keeps_the_start_and_context() -> None:
-    before = "s" * 10 + "m" * 60 + "A" + "e" * 60
-    after = "s" * 10 + "m" * 60 + "B" + "e" * 60
-    short_before, _ = shorten_pair(before, after)
-    assert short_before.startswith("s" * 10) and ("m" * CONTEXT + "A" + "e" * CONTEXT + "…") in short_before
-    assert len(short_before) <= MAX_VALUE
-    assert short_before.count("…") == 2
+    assert short_before.startswith("A" + "x" * CONTEXT) and short_after.startswith("B" + "x" * CONTEXT)
+    assert _shown_and_hidden(short_before)[1] > 0
 
 
 @pytest.mark.parametrize("value, shown", [
@@ -73,7 +77,9 @@ def test_value_text(value: object, shown: str) -> None:
 
 
 def test_field_bodies() -> None:
-    assert field_body(FieldChange("/a", FieldOp.ADD, None, "x" * 80), "a") == "a: " + '"' + "x" * 70 + "…"
+    assert field_body(FieldChange("/a", FieldOp.ADD, None, "x" * 80), "a") == "a: " + '"' + "x" * 80 + '"'
+    long = field_body(FieldChange("/a", FieldOp.ADD, None, "x" * 1_500), "a")
+    assert long.startswith('a: "' + "x" * 999) and "more characters" in long
     assert field_body(FieldChange("/a", FieldOp.REMOVE, 1, None), "a") == "a: 1"
     assert field_body(FieldChange("/a", FieldOp.REPLACE, 1, 2), "a") == "a: 1 -> 2"
     assert field_body(FieldChange("/a", FieldOp.REPLACE, "1", "1000m", equivalent=True), "a") == (
