@@ -94,10 +94,11 @@ def test_show_secrets_prints_them(helm: Path, store: Store, tmp_path: Path) -> N
     assert base64.b64encode(b"api-token-xyz").decode() in out
     # The new password shows inside the base64 of config's app.ini: the forms the test above
     # looks for would find it there.
-    [line] = [line for line in out.splitlines() if "app.ini" in line]
+    # (The "what matters" head names the key app.ini too, without its value.)
+    lines = [line for line in out.splitlines() if "app.ini" in line]
     whole = base64.b64encode(b"s3cr3t-new-password").decode()
-    assert "s3cr3t-new-password" not in line and whole not in line
-    assert any(form in line for form in _forms("s3cr3t-new-password"))
+    assert lines and all("s3cr3t-new-password" not in line and whole not in line for line in lines)
+    assert any(form in line for line in lines for form in _forms("s3cr3t-new-password"))
 
 
 def test_errors_do_not_quote_secret_values(tmp_path: Path) -> None:
