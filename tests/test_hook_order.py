@@ -58,5 +58,5 @@ def test_equal_weights_run_by_name_before_kind_and_weights_compare_as_numbers(tm
     result = run_plan("diff", "previous.yaml", "desired.yaml", "--release", "app", "--action", "upgrade", "-o", "json",
                       cwd=tmp_path)
     assert result.code == 0, result.err
-    assert _runs(result.json(), "preDeploy") == ["Secret/zzz-first", "Job/alpha", "ConfigMap/mid", "ServiceAccount/zeta",
-                                                 "Job/nine", "Job/ten"]
+    assert _runs(result.json(), "preDeploy") == ["Secret default/zzz-first", "Job default/alpha", "ConfigMap default/mid",
+                                                 "ServiceAccount default/zeta", "Job default/nine", "Job default/ten"]
