@@ -68,8 +68,8 @@ FLAGS: tuple[DiffFlag, ...] = (
     _flag("--detailed-exitcode", False, Does.SAME, "exit 2 when something changes, 0 when nothing does"),
     _flag("--context -C", True, Does.MAPPED, "`--context N`: unchanged lines shown around each change of a "
           "multi-line value (a ConfigMap's file); helm plan shows field changes, never whole manifests"),
-    _flag("--suppress", True, Does.MAPPED, "`--suppress KIND`: that kind's objects are listed without their field "
-          "changes, and still count as changes", repeatable=True),
+    _flag("--suppress", True, Does.MAPPED, "`--suppress KIND`: that kind's objects and hooks keep their line, "
+          "without their field changes or content, and still count as changes", repeatable=True),
     _flag("--suppress-secrets -q", False, Does.MAPPED, "`--suppress Secret`; Secret values are masked anyway"),
     _flag("--show-secrets", False, Does.SAME, "Secret values are shown instead of masked"),
     _flag("--show-secrets-decoded", False, Does.MAPPED, "`--show-secrets`: the values are shown as the Secret "
