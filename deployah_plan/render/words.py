@@ -708,6 +708,6 @@ def impact_summary(impacts: Iterable[Impact]) -> str:
             counts.setdefault((kind.one, kind.many), 0)
     for item in impacts:
         if item.kind.one:
-            counts[(item.kind.one, item.kind.many)] += 1
+            counts[(item.kind.one, item.kind.many)] = counts.get((item.kind.one, item.kind.many), 0) + 1
     parts += [f"{n} {one if n == 1 else many}" for (one, many), n in counts.items() if n]
     return "Impact: " + ", ".join(parts) + "."
