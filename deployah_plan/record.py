@@ -96,7 +96,7 @@ class Digester:
             return cls(salt, False, raw)
         import hashlib  # digests are imported where a record is made or checked
 
-        secret = os.environ.get(KEY_ENV, "")
+        secret = os.environ.get(KEY_ENV)
         if not secret:
             raise UsageError(f"the plan was sealed with {KEY_ENV}, which is not set",
                              f"set {KEY_ENV} to the key the plan job used")
@@ -161,8 +161,10 @@ def rendered_digest(digester: Digester, rendered: Rendered | None) -> str:
 
 
 def _identity(obj: dict[str, Any]) -> tuple[str, str, str]:
+    """Group, kind and name. A rendered document and a live object always carry a kind
+    (manifests.py and the cluster reader set or require it)."""
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
-    return group, str(obj.get("kind", "")), str((obj.get("metadata") or {}).get("name", ""))
+    return group, str(obj["kind"]), str((obj.get("metadata") or {}).get("name", ""))
 
 
 def _stable(obj: dict[str, Any]) -> dict[str, Any]:

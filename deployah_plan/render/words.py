@@ -63,7 +63,7 @@ def value_text(value: Any) -> str:
         value = str(value)  # as the JSON document keeps it, so a saved plan shows the same
     if isinstance(value, str) and "\n" in value.rstrip("\n"):
         return f"({value.count(chr(10)) + (0 if value.endswith(chr(10)) else 1)} lines)"
-    return json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
+    return json.dumps(value, ensure_ascii=False, default=str)  # json.dumps' separators: ", " and ": "
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class View:
     lines: int | None = OBJECT_LINES
 
     @classmethod
-    def of(cls, full_values: bool = False) -> "View":
+    def of(cls, full_values: bool) -> "View":
         return cls(None, None) if full_values else cls()
 
 
@@ -168,14 +168,20 @@ def _part_path(part: FieldChange) -> str:
     return readable_path(part.path, part.keys) if part.path else "(whole value)"
 
 
-def inner_rows(change: FieldChange, view: View = SHORT) -> list[tuple[str, str]]:
-    """A change's line diff or inner changes as (sign, text), indented under it; an inner change
-    that has its own (an entry's atomic list inside an atomic list, a script inside it) brings
-    them, one level deeper."""
+def _line_rows(change: FieldChange) -> list[tuple[str, str]]:
+    """A multi-line value's line diff as (sign, text), indented under it."""
     rows = []
     for line in change.lines:
         mark = line[:1] if line[:1] in "+-" else " "
         rows.append((mark, "    " + (line if line.startswith("@@") else line[1:])))
+    return rows
+
+
+def inner_rows(change: FieldChange, view: View = SHORT) -> list[tuple[str, str]]:
+    """A change's line diff or inner changes as (sign, text), indented under it; an inner change
+    that has its own (an entry's atomic list inside an atomic list, a script inside it) brings
+    them, one level deeper. A change has lines or parts, never both (core/diff.py)."""
+    rows = _line_rows(change)
     for part in change.parts:
         rows += [(sign, "    " + text) for sign, text in field_rows(part, _part_path(part), view)]
     return rows
@@ -201,9 +207,7 @@ def diff_rows(change: FieldChange, path: str | None = None, view: View = SHORT) 
     rows = _regenerated(change, [(field_sign(change), field_body(change, where, view))])
     for part in change.parts:
         rows += [(sign, "    " + text) for sign, text in diff_rows(part, _part_path(part), view)]
-    if change.lines:
-        rows += inner_rows(change, view)
-    return rows
+    return rows + _line_rows(change)
 
 
 # -- what matters ------------------------------------------------------------------------------
@@ -267,12 +271,12 @@ def _is_scalar(value: Any) -> bool:
     return not isinstance(value, (dict, list)) and not (isinstance(value, str) and "\n" in value.rstrip("\n"))
 
 
-def _yaml(value: Any, indent: str, view: View) -> Iterable[str]:
-    """A value as YAML lines at `indent` (JSON scalars, which YAML reads the same)."""
+def _yaml(value: dict[Any, Any] | list[Any], indent: str, view: View) -> Iterable[str]:
+    """A map or a list as YAML lines at `indent` (JSON scalars, which YAML reads the same)."""
     if isinstance(value, dict):
         for key, item in value.items():
             yield from _entry(f"{indent}{_key_text(key)}:", item, indent + "  ", view)
-    elif isinstance(value, list):
+    else:
         for item in value:
             if isinstance(item, dict) and item:
                 first = True
@@ -281,8 +285,6 @@ def _yaml(value: Any, indent: str, view: View) -> Iterable[str]:
                     first = False
             else:
                 yield from _entry(f"{indent}-", item, indent + "  ", view)
-    else:
-        yield indent + _scalar(value, view)
 
 
 def _entry(head: str, value: Any, inner: str, view: View) -> Iterable[str]:
@@ -297,7 +299,7 @@ def _entry(head: str, value: Any, inner: str, view: View) -> Iterable[str]:
         yield f"{head} {inline}"
     elif isinstance(value, (dict, list)):
         yield head
-        yield from _yaml(value, inner if isinstance(value, dict) else inner, view)
+        yield from _yaml(value, inner, view)
     else:
         yield f"{head} {_scalar(value, view)}"
 
@@ -371,9 +373,9 @@ def summary_text(plan: Plan) -> str:
     text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
     if s.retain:
         text = text[:-1] + f", {s.retain} to keep."
-    hooks = hooks_text(plan)
+    hooks = hooks_text(plan)  # starts with a count: "2 hooks run."
     if hooks:
-        text += " " + hooks[0].upper() + hooks[1:]
+        text += " " + hooks
     if s.regenerated:
         text += (f" {plural(s.regenerated, 'update')} only change{'s' if s.regenerated == 1 else ''} values the "
                  "chart generates anew on every render (random values, certificates, timestamps).")
@@ -558,7 +560,7 @@ def run_label(task: TaskPlan, plan: Plan) -> str:
     return f"will not run on {VERB[plan.helm_action]} (events: {','.join(task.events)})"
 
 
-def task_parts(task: TaskPlan, plan: Plan, own: int = 0, common: int = 0) -> list[str]:
+def task_parts(task: TaskPlan, plan: Plan, own: int, common: int) -> list[str]:
     """The words of a task's line: name, weight, whether it runs, action (and how many of its
     definition changes are said once among the common changes)."""
     parts = [f"{task.name}"]
