@@ -262,9 +262,7 @@ def _link_bucket(olds: list[ResourceChange], news: list[ResourceChange], linked:
     taken_new: set[int] = set()
     rest: list[int] = []
     for i, found in enumerate(old_leaves):
-        same_content = by_content.get(found)
-        while same_content and same_content[0] in taken_new:
-            same_content.pop(0)
+        same_content = by_content.get(found)  # each create sits in one list: taken ones are popped
         if same_content:
             j = same_content.pop(0)
             taken_new.add(j)
