@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from deployah_plan.codes import Code
+from deployah_plan.core import planner
 from deployah_plan.core.planner import PlanRequest, _hook_phase, make_plan
 from deployah_plan.errors import ManifestError
 from deployah_plan.manifests import Rendered, split_stream
@@ -197,8 +198,8 @@ def test_a_custom_kind_is_cluster_scoped_when_its_crd_in_the_render_says_so(wher
 
 
 def test_a_crd_in_the_previous_release_only_still_scopes_its_kind() -> None:
-    p = plan([WIDGET_CRD, WIDGET], [WIDGET])
-    assert str(change(p, "widgets.shop.example.com").resource) == "CustomResourceDefinition widgets.shop.example.com"
+    """The Widget declared with a namespace before and without one now is one cluster-scoped object."""
+    p = plan([WIDGET_CRD, WIDGET], [WIDGET.replace("  namespace: elsewhere\n", "")])
     assert [str(c.resource) for c in p.changes] == ["CustomResourceDefinition widgets.shop.example.com"]
 
 
@@ -216,10 +217,17 @@ def test_a_custom_kind_is_namespaced_unless_a_crd_of_its_group_and_kind_says_clu
     assert str(change(p, "blue").resource) == "Widget elsewhere/blue"
 
 
-def test_a_crd_without_a_group_scopes_the_kind_of_the_core_group() -> None:
-    crd = WIDGET_CRD.replace("  group: shop.example.com\n", "")
-    p = plan(None, ["# Source: app/templates/crd.yaml\n" + crd, doc("Widget", "w", "v1", meta="  namespace: x\n")])
-    assert str(change(p, "w").resource) == "Widget w"
+@pytest.mark.parametrize("spec", ["  names: {kind: Widget, plural: widgets}\n",  # no group: the API server refuses it
+                                  "  group: {name: shop.example.com}\n  names: {kind: Widget}\n",
+                                  "  group: shop.example.com\n  names: {kind: [Widget]}\n",
+                                  "  group: shop.example.com\n  names: {plural: widgets}\n"])
+def test_a_crd_without_a_group_and_kind_scopes_nothing(spec: str) -> None:
+    crd = ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets\n"
+           f"spec:\n  scope: Cluster\n{spec}")
+    p = plan(None, ["# Source: app/templates/crd.yaml\n" + crd, doc("Widget", "w", "v1", meta="  namespace: x\n"),
+                    doc("Widget", "blue", "shop.example.com/v1")])
+    assert str(change(p, "w").resource) == "Widget x/w"
+    assert str(change(p, "blue").resource) == "Widget shop/blue"
 
 
 def test_a_namespaced_object_without_a_namespace_is_in_the_release_namespace() -> None:
@@ -315,7 +323,7 @@ def test_string_data_with_data_that_is_not_a_map_is_refused() -> None:
     with pytest.raises(ManifestError, match=r"document 1: Secret db has data that is a string, not a map "
                                             r"of keys to base64 values") as raised:
         plan(None, [secret("data: abc\nstringData:\n  password: x\n")])
-    assert "the API server refuses it" in raised.value.hint
+    assert raised.value.hint == "the API server refuses it; fix the template"
     assert plan(None, [secret("data: null\nstringData:\n  password: x\n")]).changes[0].action is Action.CREATE
 
 
@@ -503,7 +511,8 @@ def test_uninstall_runs_the_delete_hooks_and_notes_chart_crds_stay() -> None:
                       "bye": (TaskPhase.POST_DEPLOY, TaskAction.UNCHANGED, True),
                       "migrate": (TaskPhase.OTHER, TaskAction.UNCHANGED, False)}
     assert task(p, "drain").weight == 2
-    assert [w.code for w in p.warnings if w.code is Code.CRDS_UNTOUCHED] == [Code.CRDS_UNTOUCHED]
+    assert [w.message for w in p.warnings if w.code is Code.CRDS_UNTOUCHED] == [
+        "CRDs installed from the chart's crds/ directory are never deleted by helm uninstall"]
     assert p.chart_crds == ()
 
 
@@ -516,12 +525,27 @@ def test_uninstall_orders_hooks_as_helm_stores_them_in_install_kind_order() -> N
 
 
 def test_a_plain_upgrade_notes_keep_guessed_from_the_manifest() -> None:
-    p = plan([cm("a"), cm("b"), cm("c"), cm("d")], [])
-    (note,) = [w.message for w in p.warnings if w.code is Code.KEEP_FROM_MANIFEST]
-    assert "(ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c, ...)" in note
-    p = plan([cm("a")], [])
-    (note,) = [w.message for w in p.warnings if w.code is Code.KEEP_FROM_MANIFEST]
-    assert "(ConfigMap shop/a), the previous manifest's was used" in note
+    def note(p: Plan) -> str:
+        (found,) = [w.message for w in p.warnings if w.code is Code.KEEP_FROM_MANIFEST]
+        return found
+    head = ("whether Helm keeps an object that leaves the release depends on the live object's helm.sh/resource-policy "
+            "annotation; where the live object was not read ")
+    assert note(plan([cm("a"), cm("b"), cm("c"), cm("d")], [])) == (
+        head + "(ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c, ...), the previous manifest's was used")
+    assert note(plan([cm("a"), cm("b"), cm("c")], [])) == (
+        head + "(ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c), the previous manifest's was used")
+    assert note(plan([cm("a")], [])) == head + "(ConfigMap shop/a), the previous manifest's was used"
+
+
+def test_a_document_helm_drops_is_noted() -> None:
+    """A hook with an unknown event (Helm 2's crd-install) is neither hook nor resource."""
+    old = hook("ConfigMap", "old", "crd-install")
+    new = hook("ConfigMap", "new", "pre-install,bogus")
+    p = plan([cm("cfg"), old], [cm("cfg"), new])
+    assert [w.message for w in p.warnings if w.code is Code.DROPPED_DOCUMENT] == [
+        "ConfigMap/old: unknown hook event 'crd-install'; Helm skips this document",
+        "ConfigMap/new: unknown hook event 'bogus'; Helm skips this document"]
+    assert p.changes == () and p.tasks == ()
 
 
 # -- likely renames ------------------------------------------------------------------------------
@@ -788,6 +812,14 @@ def test_fields_that_differ_between_two_renders_are_marked_regenerated() -> None
     assert [f.regenerated for f in task(p, "h").definitions[0].fields] == [False]
 
 
+def test_a_second_render_with_one_identity_twice_is_refused() -> None:
+    with pytest.raises(ManifestError, match=r"two desired objects have the same identity ConfigMap shop/cfg"):
+        plan([cm("cfg")], [cm("cfg")], desired_again=rendered([cm("cfg"), cm("cfg")]), render_window=(1.0, 2.0))
+    with pytest.raises(ManifestError, match=r"two desired hook objects have the same identity Job shop/h"):
+        plan(None, [hook("Job", "h", "pre-install")], desired_again=rendered([hook("Job", "h", "pre-install")] * 2),
+             render_window=(1.0, 2.0))
+
+
 def test_a_render_time_is_regenerated_even_without_a_second_render() -> None:
     p = plan([cm("cfg", "  at: '1000000000'\n")], [cm("cfg", "  at: '1700000000'\n")], render_window=(1700000000.0, 1700000001.0))
     assert [f.regenerated for f in change(p, "cfg").fields] == [True]
@@ -800,3 +832,58 @@ def test_only_ownership_of_creates_is_judged() -> None:
     p = plan([cm("cfg")], [cm("cfg", "  colour: red\n"), cm("new")], live=on_live, live_source="cluster")
     assert change(p, "cfg").ownership is Ownership.NOT_CHECKED
     assert change(p, "new").ownership is not Ownership.NOT_CHECKED
+
+
+# -- the bounds that keep rename pairing linear --------------------------------------------------
+
+def keys(name: str, *names: str) -> str:
+    """A ConfigMap whose leaves are the keys named (each with the same value)."""
+    return cm(name, "".join(f"  {key}: v\n" for key in names))
+
+
+def test_scoring_stops_when_the_leaf_budget_is_spent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each delete scored costs the leaves compared (the smaller side, plus one); the deletes
+    still to score once the budget is spent stay unlinked."""
+    olds = [keys(f"gone-{k}", f"{k}a", f"{k}b", f"{k}c", f"{k}d", f"{k}x") for k in "pqr"]
+    news = [keys(f"new-{k}", f"{k}a", f"{k}b", f"{k}c", f"{k}d", f"{k}y") for k in "pqr"]  # 4 of 5 shared: 0.8
+    everything = {f"{w}-{k}" for k in "pqr" for w in ("gone", "new")}
+    assert set(links(plan(olds, news))) == everything
+    monkeypatch.setattr(planner, "_RENAME_BUDGET", 12)  # two pairs of 5 leaves: 6 + 6
+    assert set(links(plan(olds, news))) == everything - {"gone-r", "new-r"}
+    monkeypatch.setattr(planner, "_RENAME_BUDGET", 13)
+    assert set(links(plan(olds, news))) == everything
+
+
+def test_one_delete_is_scored_against_a_bounded_number_of_creates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Candidates come rarest shared leaf first, then in Helm's order; past the bound, a better
+    create is not looked at."""
+    shared = [f"s{i}" for i in range(1, 9)]
+    gone = keys("gone", "a1", "a2", *shared)
+    creates = [keys("c0", "a1", "a2", *shared[:6], "x1", "x2"),  # 8 of 10 shared: 0.8
+               keys("c1", "a1", "a2", *shared[:7], "x3"),  # 0.9
+               keys("c2", "a1", "a2", *shared, "x4")]  # 10 of 10 and 11: 0.95
+    # Deletes that cannot pair (too large) make s7 and s8 common, so a1 is the rarest shared leaf.
+    decoys = [keys(f"decoy-{d}", "s7", "s8", *(f"d{d}-{i}" for i in range(40))) for d in range(3)]
+    assert links(plan([gone, *decoys], creates))["gone"] == "c2"
+    monkeypatch.setattr(planner, "_RENAME_CANDIDATES", 2)
+    assert links(plan([gone, *decoys], creates))["gone"] == "c1"
+
+
+@pytest.mark.parametrize("misfits, linked", [(7, True), (8, False)])
+def test_the_postings_looked_at_for_one_delete_are_bounded(monkeypatch: pytest.MonkeyPatch, misfits: int,
+                                                           linked: bool) -> None:
+    """Creates of a size that cannot reach the threshold are skipped, but counted: at most eight
+    times the candidate bound."""
+    monkeypatch.setattr(planner, "_RENAME_CANDIDATES", 1)
+    gone = keys("gone", "s1", "s2", "s3", "s4", "d1")
+    match = keys("match", "s1", "s2", "s3", "s4", "g1")  # 0.8
+    small = [keys(f"small-{k}", "d1", f"u{k}", f"w{k}") for k in range(misfits)]  # 3 against 5: too small
+    # Deletes too large to pair make the shared s1..s4 commoner than d1, so d1's postings come first.
+    decoys = [keys(f"decoy-{d}", "s1", "s2", "s3", "s4", *(f"d{d}-{i}" for i in range(30))) for d in range(10)]
+    assert ("gone" in links(plan([gone, *decoys], [*small, match]))) is linked
+
+
+def test_a_null_namespace_is_no_namespace() -> None:
+    role = doc("ClusterRole", "reader", "rbac.authorization.k8s.io/v1", "rules: []\n")
+    assert plan([role.replace("metadata:\n", "metadata:\n  namespace: null\n")], [role]).changes == ()
+    assert plan([cm("cfg", meta="  namespace: null\n")], [cm("cfg")]).changes == ()
