@@ -238,8 +238,6 @@ def _link_renames(changes: list[ResourceChange]) -> list[ResourceChange]:
     """
     creates = [c for c in changes if c.action is Action.CREATE and not c.resource.generate_name]
     deletes = [c for c in changes if c.action is Action.DELETE]
-    if not creates or not deletes:
-        return changes
     buckets: dict[tuple[str, str], tuple[list[ResourceChange], list[ResourceChange]]] = {}
     for gone in deletes:
         buckets.setdefault((gone.resource.group, gone.resource.kind), ([], []))[0].append(gone)

@@ -873,12 +873,12 @@ def test_one_delete_is_scored_against_a_bounded_number_of_creates(monkeypatch: p
 def test_the_postings_looked_at_for_one_delete_are_bounded(monkeypatch: pytest.MonkeyPatch, misfits: int,
                                                            linked: bool) -> None:
     """Creates of a size that cannot reach the threshold are skipped, but counted: at most eight
-    times the candidate bound."""
+    times the candidate bound. The rarest shared leaf comes first, whatever its name."""
     monkeypatch.setattr(planner, "_RENAME_CANDIDATES", 1)
-    gone = keys("gone", "s1", "s2", "s3", "s4", "d1")
+    gone = keys("gone", "s1", "s2", "s3", "s4", "z1")
     match = keys("match", "s1", "s2", "s3", "s4", "g1")  # 0.8
-    small = [keys(f"small-{k}", "d1", f"u{k}", f"w{k}") for k in range(misfits)]  # 3 against 5: too small
-    # Deletes too large to pair make the shared s1..s4 commoner than d1, so d1's postings come first.
+    small = [keys(f"small-{k}", "z1", f"u{k}", f"w{k}") for k in range(misfits)]  # 3 against 5: too small
+    # Deletes too large to pair make the shared s1..s4 commoner than z1, so z1's postings come first.
     decoys = [keys(f"decoy-{d}", "s1", "s2", "s3", "s4", *(f"d{d}-{i}" for i in range(30))) for d in range(10)]
     assert ("gone" in links(plan([gone, *decoys], [*small, match]))) is linked
 
