@@ -130,13 +130,11 @@ class _Identifier:
         cluster-scoped one. So neither spelling is a change."""
         metadata = doc.obj["metadata"]
         if ref.namespace:
-            if metadata.get("namespace") == ref.namespace:
-                return doc
-            metadata = {**metadata, "namespace": ref.namespace}
-        else:
-            if "namespace" not in metadata:
-                return doc
+            metadata = {**metadata, "namespace": ref.namespace}  # a namespace it declares keeps its place
+        elif "namespace" in metadata:
             metadata = {k: v for k, v in metadata.items() if k != "namespace"}
+        else:
+            return doc
         return replace(doc, obj={**doc.obj, "metadata": metadata})
 
 

@@ -869,6 +869,13 @@ def test_one_delete_is_scored_against_a_bounded_number_of_creates(monkeypatch: p
     assert links(plan([gone, *decoys], creates))["gone"] == "c1"
 
 
+def test_a_create_paired_by_equal_content_takes_no_candidate_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(planner, "_RENAME_CANDIDATES", 1)
+    olds = [keys("same", "a", "b", "c", "d", "e"), keys("gone", "a", "b", "c", "d", "x")]
+    news = [keys("same-new", "a", "b", "c", "d", "e"), keys("close", "a", "b", "c", "d", "y")]  # 0.8 to gone
+    assert links(plan(olds, news)) == {"same": "same-new", "same-new": "same", "gone": "close", "close": "gone"}
+
+
 @pytest.mark.parametrize("misfits, linked", [(7, True), (8, False)])
 def test_the_postings_looked_at_for_one_delete_are_bounded(monkeypatch: pytest.MonkeyPatch, misfits: int,
                                                            linked: bool) -> None:
