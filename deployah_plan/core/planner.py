@@ -75,7 +75,9 @@ def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
                 spec = obj.get("spec")
                 names = spec.get("names") if isinstance(spec, dict) else None
                 if isinstance(spec, dict) and spec.get("scope") == "Cluster" and isinstance(names, dict):
-                    scoped.add((str(spec.get("group", "")), str(names.get("kind", ""))))
+                    group, kind = spec.get("group"), names.get("kind")
+                    if isinstance(group, str) and isinstance(kind, str):  # the API server requires both
+                        scoped.add((group, kind))
     return scoped
 
 
@@ -103,7 +105,7 @@ class _Identifier:
         for doc in docs:
             ref = self.ref(doc)
             if ref.generate_name:
-                ref_id: Identity = (*ref.identity[:3], f"{ref.generate_name}*#{doc.position}")
+                ref_id: Identity = (ref.group, ref.kind, ref.namespace, f"{ref.generate_name}*#{doc.position}")
             else:
                 ref_id = ref.identity
             if ref_id in found:
@@ -130,12 +132,12 @@ class _Identifier:
         `NamespaceParam(...).DefaultNamespace()`), and the API server drops the namespace of a
         cluster-scoped one. So neither spelling is a change."""
         metadata = doc.obj["metadata"]
-        if metadata.get("namespace") == (ref.namespace or None) or (not ref.namespace and "namespace" not in metadata):
-            return doc
         if ref.namespace:
-            metadata = {**metadata, "namespace": ref.namespace}
-        else:
+            metadata = {**metadata, "namespace": ref.namespace}  # a namespace it declares keeps its place
+        elif "namespace" in metadata:
             metadata = {k: v for k, v in metadata.items() if k != "namespace"}
+        else:
+            return doc
         return Document({**doc.obj, "metadata": metadata}, doc.source, doc.position, doc.hook)
 
 
@@ -199,7 +201,7 @@ def _uninstall_changes(previous: Mapping[Identity, tuple[ResourceRef, Document]]
 
 
 def _quantities(fields: Iterable[FieldChange]) -> str:
-    return ", ".join(f"{f.path.rsplit('/', 1)[-1]} {f.before} = {f.after}" for f in fields)
+    return ", ".join(f"{f.path.rpartition('/')[2]} {f.before} = {f.after}" for f in fields)
 
 
 _RENAME_SIMILARITY = 0.8  # share of equal leaves of the content for a delete and a create to look like one object
@@ -213,7 +215,7 @@ def _content(obj: Mapping[str, Any]) -> dict[str, Any]:
     if body:
         return body
     meta = obj.get("metadata") or {}
-    return {"labels": meta.get("labels") or {}, "annotations": meta.get("annotations") or {}}
+    return {key: meta.get(key) or {} for key in ("labels", "annotations")}
 
 
 _RENAME_CANDIDATES = 32  # creates scored against one delete at most
@@ -237,8 +239,6 @@ def _link_renames(changes: list[ResourceChange]) -> list[ResourceChange]:
     """
     creates = [c for c in changes if c.action is Action.CREATE and not c.resource.generate_name]
     deletes = [c for c in changes if c.action is Action.DELETE]
-    if not creates or not deletes:
-        return changes
     buckets: dict[tuple[str, str], tuple[list[ResourceChange], list[ResourceChange]]] = {}
     for gone in deletes:
         buckets.setdefault((gone.resource.group, gone.resource.kind), ([], []))[0].append(gone)
@@ -262,21 +262,15 @@ def _link_bucket(olds: list[ResourceChange], news: list[ResourceChange], linked:
     by_content: dict[frozenset[tuple[str, str]], list[int]] = {}
     for j, found in enumerate(new_leaves):
         by_content.setdefault(found, []).append(j)
-    taken_new: set[int] = set()
     rest: list[int] = []
     for i, found in enumerate(old_leaves):
-        same_content = by_content.get(found)
-        while same_content and same_content[0] in taken_new:
-            same_content.pop(0)
+        same_content = by_content.get(found)  # each create sits in one list: taken ones are popped
         if same_content:
             j = same_content.pop(0)
-            taken_new.add(j)
             linked[id(olds[i])], linked[id(news[j])] = news[j].resource, olds[i].resource
         else:
             rest.append(i)
-    open_new = [j for j in range(len(news)) if j not in taken_new]
-    if not rest or not open_new:
-        return
+    open_new = [j for j, new in enumerate(news) if id(new) not in linked]
     # The prefix filter: order leaves by how rare they are, and index each set's rarest.
     frequency: dict[tuple[str, str], int] = {}
     for found in [*(old_leaves[i] for i in rest), *(new_leaves[j] for j in open_new)]:
@@ -393,15 +387,16 @@ def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tu
     """CronJobs are scheduled work: a task that points at its resource change (if any)."""
     changed = {c.resource.identity: c for c in changes}
     tasks: list[TaskPlan] = []
-    refs = [ref for ref, _ in desired.values()] + [c.resource for c in changes if c.action in (Action.DELETE, Action.RETAIN)]
-    for ref in refs:
+    # Each object as declared now (a create's or an update's `after` is the desired object), or
+    # as it was for one that leaves.
+    declared: list[tuple[ResourceRef, Mapping[str, Any]]] = [(ref, doc.obj) for ref, doc in desired.values()]
+    declared += [(c.resource, c.before) for c in changes if c.before is not None and c.action in (Action.DELETE, Action.RETAIN)]
+    for ref, obj in declared:
         if ref.kind != "CronJob" or ref.group != "batch":
             continue
         change = changed.get(ref.identity)
         action = {None: TaskAction.UNCHANGED, Action.CREATE: TaskAction.CREATE, Action.UPDATE: TaskAction.UPDATE,
                   Action.DELETE: TaskAction.DELETE, Action.RETAIN: TaskAction.DELETE}[change.action if change else None]
-        change_obj = (change.after or change.before) if change else None
-        obj = change_obj or next((doc.obj for r, doc in desired.values() if r == ref), {})
         tasks.append(TaskPlan(task_name(obj, ref), TaskPhase.SCHEDULE, action, (), 0, (), (), (ref,)))
     return tasks
 
