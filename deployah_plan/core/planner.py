@@ -476,8 +476,8 @@ class _Live:
         return self.check.status in (LiveStatus.CHECKED, LiveStatus.PARTIAL)
 
     def covered(self, ref: ResourceRef) -> bool:
-        return self.read and ((ref.group, ref.kind, ref.namespace) in self.covered_kinds
-                              or (ref.group, ref.kind, "") in self.covered_kinds)
+        # Scope and refs come from one identifier: a kind is cluster-scoped ("") in both or in neither.
+        return self.read and (ref.group, ref.kind, ref.namespace) in self.covered_kinds
 
 
 def _ownership(changes: list[ResourceChange], live: _Live, request: PlanRequest, notes: list[Warning]) -> list[ResourceChange]:
@@ -722,6 +722,6 @@ def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChan
     given = ImpactInput(
         action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()}, desired,
         live_of if live.read else None, tuple(live.index.values()), request.apply_method, request.force_conflicts,
-        tuple(drift), request.header.namespace,
+        tuple(drift),
     )
     return find_impact(changes, given)
