@@ -593,7 +593,7 @@ def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Wa
 
 
 def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes: list[ResourceChange],
-               tasks: list[TaskPlan], previous: Rendered,
+               tasks: list[TaskPlan],
                prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
                want_resources: Mapping[Identity, tuple[ResourceRef, Document]],
                want_hooks: Mapping[Identity, tuple[ResourceRef, Document]],
@@ -699,7 +699,7 @@ def make_plan(request: PlanRequest) -> Plan:
                 "the previous manifest's was used",
             ))
         if request.target is not None:
-            warnings += _predicted(request, request.target, action, changes, tasks, previous, prev_resources,
+            warnings += _predicted(request, request.target, action, changes, tasks, prev_resources,
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
     impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift)
@@ -718,9 +718,10 @@ def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChan
     def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
         return find_live(live.index, ref) if live.covered(ref) else None
 
-    desired = {} if action is HelmAction.UNINSTALL else {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()}
+    # An uninstall's desired stream is empty, and its impact (deleted CRDs and claims) reads none.
     given = ImpactInput(
-        action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()}, desired,
+        action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()},
+        {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()},
         live_of if live.read else None, tuple(live.index.values()), request.apply_method, request.force_conflicts,
         tuple(drift),
     )

@@ -521,3 +521,107 @@ def test_a_hook_of_the_previous_release_may_collide_when_the_cluster_was_not_rea
     # Read, but not its kind: unknown, so no guess either way.
     gap = LiveSnapshot(True, (), (LiveGap("v1", "ConfigMap", "shop", "forbidden"),))
     assert by_code(plan([CONFIGMAP, HOOK], [CONFIGMAP, HOOK], gap, target=TARGET), Code.HOOK_COLLISION) == []
+
+
+# -- the warnings at the end of a plan --------------------------------------------------------------
+
+def _keep_warning(names: str) -> str:
+    return ("whether Helm keeps an object that leaves the release depends on the live object's "
+            f"helm.sh/resource-policy annotation; where the live object was not read ({names}), the previous "
+            "manifest's was used")
+
+
+def test_keep_is_read_from_the_manifest_only_where_the_live_object_was_not_read() -> None:
+    # helm upgrade reads helm.sh/resource-policy from the live object of each object leaving
+    # the release (pkg/kube Client.Update): unread, the previous manifest's annotation stands in.
+    kept = cm("d").replace("name: d", "name: d\n  annotations: {helm.sh/resource-policy: keep}")
+    gone = [cm("a"), cm("b"), cm("c"), kept]
+    p = plan([DEPLOYMENT, *gone], [DEPLOYMENT], None)
+    assert {c.resource.name: c.action for c in p.changes} == {
+        "a": Action.DELETE, "b": Action.DELETE, "c": Action.DELETE, "d": Action.RETAIN}
+    assert [(w.message, w.resource) for w in by_code(p, Code.KEEP_FROM_MANIFEST)] == [
+        (_keep_warning("ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c, ..."), None)]
+    # Three are named in full, with nothing left out.
+    (warning,) = by_code(plan([DEPLOYMENT, *gone[:3]], [DEPLOYMENT], None), Code.KEEP_FROM_MANIFEST)
+    assert warning.message == _keep_warning("ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c")
+    # Read: the live annotation decides (a ConfigMap read and not found is gone already).
+    assert by_code(plan([DEPLOYMENT, *gone], [DEPLOYMENT], [live_of(DEPLOYMENT)]), Code.KEEP_FROM_MANIFEST) == []
+    # Only the kinds not read are named.
+    partial = LiveSnapshot(True, (), (LiveGap("apps/v1", "Deployment", "shop", "forbidden"),))
+    (warning,) = by_code(plan([DEPLOYMENT, cm("a")], [], partial), Code.KEEP_FROM_MANIFEST)
+    assert warning.message == _keep_warning("Deployment shop/web")
+
+
+def test_documents_helm_skips_are_named_previous_first() -> None:
+    def bogus(name: str) -> str:
+        return f"# Source: shop/templates/{name}.yaml\n" + cm(name).replace(
+            f"name: {name}", f"name: {name}\n  annotations: {{helm.sh/hook: 'pre-upgrade,bogus'}}")
+    p = plan([CONFIGMAP, bogus("old")], [CONFIGMAP, bogus("new")], None)
+    assert [(w.message, w.resource, w.fails) for w in by_code(p, Code.DROPPED_DOCUMENT)] == [
+        ("shop/templates/old.yaml: unknown hook event 'bogus'; Helm skips this document", None, False),
+        ("shop/templates/new.yaml: unknown hook event 'bogus'; Helm skips this document", None, False)]
+
+
+def test_an_uninstall_deletes_the_release_and_never_its_chart_crds() -> None:
+    previous = stream(CONFIGMAP, DEPLOYMENT)
+    p = make_plan(PlanRequest(Header("shop", "shop"), previous, Rendered(), action=HelmAction.UNINSTALL))
+    assert p.helm_action is HelmAction.UNINSTALL
+    assert [(c.resource.kind, c.action) for c in p.changes] == [("Deployment", Action.DELETE), ("ConfigMap", Action.DELETE)]
+    assert [(w.message, w.resource, w.fails) for w in by_code(p, Code.CRDS_UNTOUCHED)] == [
+        ("CRDs installed from the chart's crds/ directory are never deleted by helm uninstall", None, False)]
+
+
+# -- what the deploy does to running things (core/impact.py) ----------------------------------------
+
+def _scaled() -> list[dict[str, Any]]:
+    """The Deployment scaled to 5 by an HPA that is not part of the release."""
+    live = live_of(DEPLOYMENT)
+    live["spec"]["replicas"] = 5
+    hpa = obj(HPA)
+    hpa["metadata"]["namespace"] = "shop"
+    return [live, hpa]
+
+
+RESET = ("Deployment shop/web: the chart sets spec.replicas to 2, but HorizontalPodAutoscaler shop/web (live, not in "
+         "the release; 2 to 9 replicas) scales it")
+
+
+def test_replicas_an_hpa_scales_are_reset_by_each_deploy() -> None:
+    # Client-side apply (Helm 3): the three-way merge sets the chart's count back.
+    (impact,) = plan([DEPLOYMENT], [DEPLOYMENT], _scaled()).impact
+    assert impact.message == f"{RESET}: each deploy resets it: the count jumps from 5 to 2, then the HPA scales it again"
+    # Server-side apply with --force-conflicts takes the field from the HPA's controller.
+    (impact,) = plan([DEPLOYMENT], [DEPLOYMENT], _scaled(), apply_method=ApplyMethod.SSA, force_conflicts=True).impact
+    assert impact.message == f"{RESET}: --force-conflicts resets it from 5 to 2"
+    # Not read: no HPA is known, so nothing is said.
+    assert plan([DEPLOYMENT], [DEPLOYMENT], None).impact == ()
+
+
+def test_replicas_owned_by_the_hpas_controller_conflict_under_server_side_apply() -> None:
+    live, hpa = _scaled()
+    live["metadata"]["managedFields"] = [{"manager": "kube-controller-manager", "operation": "Update",
+                                          "subresource": "scale", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]
+    p = plan([DEPLOYMENT], [DEPLOYMENT], [live, hpa], apply_method=ApplyMethod.SSA)
+    (impact,) = p.impact
+    assert impact.message == (f"{RESET} and another field manager owns it (5 live): server-side apply conflicts and the "
+                              "upgrade fails; remove replicas from the chart, or pass --force-conflicts to reset it to 2")
+    assert impact.details[0] == ("server-side apply conflict: field manager kube-controller-manager owns it; the upgrade "
+                                 "fails unless conflicts are forced (--force-conflicts)")
+
+
+def test_a_claim_grows_only_if_its_live_storage_class_allows_expansion() -> None:
+    grown = PVC.replace("storage: 1Gi", "storage: 2Gi")
+    live = live_of(PVC)
+    live["spec"]["storageClassName"] = "slow"  # set by the cluster's default class at creation
+    slow = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "slow"},
+            "provisioner": "x", "allowVolumeExpansion": False}
+    text = ("PersistentVolumeClaim shop/data: storage 1Gi -> 2Gi: StorageClass slow does not allow volume expansion: "
+            "the API server refuses it and this upgrade fails")
+    p = plan([PVC], [grown], [live, slow])
+    assert [(w.code, w.message, w.resource) for w in p.warnings] == [
+        (Code.PVC_EXPAND_REFUSED, text, ref("v1", "PersistentVolumeClaim", "data"))]
+    assert [i.message for i in p.impact] == [text]
+    # Not read: the class is not known.
+    assert [i.message for i in plan([PVC], [grown], None).impact] == [
+        "PersistentVolumeClaim shop/data: storage 1Gi -> 2Gi: the claim grows only if its StorageClass has "
+        "allowVolumeExpansion: true (not read here); otherwise the API server refuses it and this upgrade fails"]
