@@ -119,12 +119,25 @@ def test_a_release_with_its_own_hpas_reads_them_once_as_its_own_kind() -> None:
         ("apps/v1", "Deployment", "shop"), ("autoscaling/v2", "HorizontalPodAutoscaler", "shop")]
 
 
+def test_the_releases_own_hpas_of_another_version_stand_in_for_the_read_in_their_namespace() -> None:
+    own = HPA.replace("autoscaling/v2", "autoscaling/v1")
+    elsewhere = DEPLOYMENT.replace("name: web\n", "name: web\n  namespace: batch\n", 1)
+    assert live_scope([stream(DEPLOYMENT, elsewhere, own)], "shop") == [
+        ("apps/v1", "Deployment", "shop"), ("apps/v1", "Deployment", "batch"),
+        ("autoscaling/v1", "HorizontalPodAutoscaler", "shop"),
+        # The release has no HPA in batch: a live one there may still scale its Deployment.
+        ("autoscaling/v2", "HorizontalPodAutoscaler", "batch")]
+
+
 def test_a_claim_makes_the_read_include_the_cluster_scoped_storage_classes() -> None:
     assert live_scope([stream(PVC)], "shop") == [("v1", "PersistentVolumeClaim", "shop"),
                                                   ("storage.k8s.io/v1", "StorageClass", "")]
     # A release that brings its own StorageClass reads them already; no claim, no StorageClass.
     assert live_scope([stream(PVC, STORAGE_CLASS)], "shop") == [("v1", "PersistentVolumeClaim", "shop"),
                                                                  ("storage.k8s.io/v1", "StorageClass", "")]
+    beta = STORAGE_CLASS.replace("storage.k8s.io/v1", "storage.k8s.io/v1beta1")
+    assert live_scope([stream(PVC, beta)], "shop") == [("v1", "PersistentVolumeClaim", "shop"),
+                                                        ("storage.k8s.io/v1beta1", "StorageClass", "")]
     assert live_scope([stream(CONFIGMAP)], "shop") == [("v1", "ConfigMap", "shop")]
 
 
@@ -625,3 +638,43 @@ def test_a_claim_grows_only_if_its_live_storage_class_allows_expansion() -> None
     assert [i.message for i in plan([PVC], [grown], None).impact] == [
         "PersistentVolumeClaim shop/data: storage 1Gi -> 2Gi: the claim grows only if its StorageClass has "
         "allowVolumeExpansion: true (not read here); otherwise the API server refuses it and this upgrade fails"]
+
+
+def test_a_chart_crd_named_by_generate_name_is_still_compared_with_its_previous_copy() -> None:
+    def unnamed(size: str) -> str:
+        return crd("widgets", {"v1": {"size": size}}, CRD_FILE).replace(
+            "name: widgets.shop.example.com", "generateName: widgets-")
+    (found,) = plan([unnamed("integer")], [unnamed("integer")], None).chart_crds
+    assert found == ChartCRD(CRD_FILE, "", CRDLifecycle.NOT_ON_UPGRADE, None, False, None)
+    (found,) = plan([unnamed("integer")], [unnamed("string")], None).chart_crds
+    assert (found.name, found.chart_changed) == ("", True)
+
+
+def test_stored_versions_are_read_only_from_crds() -> None:
+    # A custom resource's status is its own business, even when it has a storedVersions field.
+    live = live_of(WIDGET)
+    live["status"] = {"storedVersions": ["v0"]}
+    p = plan([WIDGET], [WIDGET.replace("size: 2", "size: 3")], [live])
+    assert [c.action for c in p.changes] == [Action.UPDATE]
+    assert by_code(p, Code.CRD_VERSION_REMOVED) == []
+
+
+def test_crds_after_other_changes_are_checked() -> None:
+    # Helm applies ConfigMaps before CRDs (its install order): a CRD after an updated ConfigMap.
+    old, new = crd("widgets", TWO_VERSIONS), crd("widgets", WIDGETS_V1)
+    p = plan([cm("a", x="1"), old], [cm("a", x="2"), new], [live_of(cm("a", x="1")), live_crd(old, ["v1alpha1"])])
+    assert [c.resource.kind for c in p.changes] == ["ConfigMap", "CustomResourceDefinition"]
+    assert [(w.resource, w.fails) for w in by_code(p, Code.CRD_VERSION_REMOVED)] == [(crd_ref("widgets"), True)]
+
+
+# -- an object read but in a kind the read did not complete is not trusted ----------------------------
+
+def test_an_object_of_a_kind_not_fully_read_is_not_used() -> None:
+    live, hpa = _scaled()
+    gap = LiveGap("apps/v1", "Deployment", "shop", "too many objects")
+    (impact,) = plan([DEPLOYMENT], [DEPLOYMENT], LiveSnapshot(True, (live, hpa), (gap,))).impact
+    assert impact.message == (f"{RESET}: each deploy resets it: the count jumps to 2 from whatever the HPA chose, then "
+                              "the HPA scales it again")
+    # Likewise a hook: whether the previous run's object is there is unknown.
+    hooks = LiveSnapshot(True, (live_of(CONFIGMAP), live_of(HOOK)), (LiveGap("v1", "ConfigMap", "shop", "too many"),))
+    assert by_code(plan([CONFIGMAP, HOOK], [CONFIGMAP, HOOK], hooks, target=TARGET), Code.HOOK_COLLISION) == []
