@@ -411,6 +411,14 @@ def test_without_the_live_crd_a_removed_version_is_a_warning() -> None:
                    Code.CRD_VERSION_REMOVED) == []
 
 
+def test_a_crd_of_a_kind_not_fully_read_is_judged_as_not_read() -> None:
+    old, new = crd("widgets", TWO_VERSIONS), crd("widgets", WIDGETS_V1)
+    gap = LiveGap("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "too many objects")
+    p = plan([old], [new], LiveSnapshot(True, (live_crd(old, ["v1alpha1"]),), (gap,)))
+    assert [(w.fails, w.message.endswith("(the live CRD was not read): migrate the stored objects to a kept version "
+                                         "first")) for w in by_code(p, Code.CRD_VERSION_REMOVED)] == [(False, True)]
+
+
 def test_each_crd_of_the_plan_is_checked() -> None:
     old = [crd("gadgets", TWO_VERSIONS), crd("widgets", TWO_VERSIONS)]
     new = [crd("gadgets", WIDGETS_V1), crd("widgets", WIDGETS_V1)]
@@ -575,13 +583,43 @@ def test_documents_helm_skips_are_named_previous_first() -> None:
         ("shop/templates/new.yaml: unknown hook event 'bogus'; Helm skips this document", None, False)]
 
 
-def test_an_uninstall_deletes_the_release_and_never_its_chart_crds() -> None:
-    previous = stream(CONFIGMAP, DEPLOYMENT)
+JOB_HOOK = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: a-job
+  annotations: {helm.sh/hook: pre-delete}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: x, image: x}]
+"""
+
+
+def test_an_uninstall_deletes_the_release_runs_its_delete_hooks_and_never_deletes_its_chart_crds() -> None:
+    hook = cm("z-cm").replace("name: z-cm", "name: z-cm\n  annotations: {helm.sh/hook: pre-delete}")
+    previous = stream(CONFIGMAP, DEPLOYMENT, JOB_HOOK, hook, HOOK)
     p = make_plan(PlanRequest(Header("shop", "shop"), previous, Rendered(), action=HelmAction.UNINSTALL))
-    assert p.helm_action is HelmAction.UNINSTALL
+    assert p.helm_action is HelmAction.UNINSTALL and not p.hooks_disabled
+    # Helm's uninstall order: the Deployment before the ConfigMap it may read.
     assert [(c.resource.kind, c.action) for c in p.changes] == [("Deployment", Action.DELETE), ("ConfigMap", Action.DELETE)]
+    # Hooks run by weight, then name; Helm stores them sorted by kind in install order (ConfigMap
+    # before Job, stable), which is each one's helm_order. The pre-upgrade hook does not run.
+    assert [(t.name, t.events, t.helm_order, t.will_run) for t in p.tasks] == [
+        ("Job shop/a-job", ("pre-delete",), 2, True), ("ConfigMap shop/z-cm", ("pre-delete",), 0, True),
+        ("ConfigMap shop/job", ("pre-upgrade",), 1, False)]
     assert [(w.message, w.resource, w.fails) for w in by_code(p, Code.CRDS_UNTOUCHED)] == [
         ("CRDs installed from the chart's crds/ directory are never deleted by helm uninstall", None, False)]
+    quiet = make_plan(PlanRequest(Header("shop", "shop"), previous, Rendered(), action=HelmAction.UNINSTALL,
+                                  hooks_disabled=True))
+    assert quiet.hooks_disabled and not any(t.will_run for t in quiet.tasks)
+
+
+def test_the_requests_own_warnings_stay_beside_the_predicted_failures() -> None:
+    note = Warning(Code.DROPPED_DOCUMENT, "a note from the source")
+    p = plan([cm("x")], [bad_cm("x")], None, target=TARGET, warnings=(note,))
+    assert [w.code for w in p.warnings] == [Code.DROPPED_DOCUMENT, Code.SCHEMA_INVALID]
 
 
 # -- what the deploy does to running things (core/impact.py) ----------------------------------------
