@@ -79,7 +79,6 @@ class ImpactInput:
     apply_method: ApplyMethod | None = None
     force_conflicts: bool = False
     drift: tuple[DriftChange, ...] = ()
-    namespace: str = ""
 
 
 @dataclass

@@ -426,10 +426,13 @@ def live_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, s
     scope = release_scope(streams, namespace)
     have = {(group_of(api), kind) for api, kind, _ in scope}
     namespaces = [ns for api, kind, ns in scope if (group_of(api), kind) in (("apps", "Deployment"), ("apps", "StatefulSet"))]
-    extra = [(*_HPA_SCOPE, ns) for ns in dict.fromkeys(namespaces)] if ("autoscaling", "HorizontalPodAutoscaler") not in have else []
+    # An HPA scales a workload of its own namespace: read them there, unless the release's own
+    # HPAs (in whatever version) are read there already.
+    read = {ns for api, kind, ns in scope if (group_of(api), kind) == ("autoscaling", "HorizontalPodAutoscaler")}
+    extra = [(*_HPA_SCOPE, ns) for ns in dict.fromkeys(namespaces) if ns not in read]
     if ("", "PersistentVolumeClaim") in have and ("storage.k8s.io", "StorageClass") not in have:
         extra.append((*_STORAGE_CLASS_SCOPE, ""))
-    return scope + [item for item in extra if item not in scope]
+    return scope + extra
 
 
 class _Live:
@@ -474,8 +477,8 @@ class _Live:
         return self.check.status in (LiveStatus.CHECKED, LiveStatus.PARTIAL)
 
     def covered(self, ref: ResourceRef) -> bool:
-        return self.read and ((ref.group, ref.kind, ref.namespace) in self.covered_kinds
-                              or (ref.group, ref.kind, "") in self.covered_kinds)
+        # Scope and refs come from one identifier: a kind is cluster-scoped ("") in both or in neither.
+        return self.read and (ref.group, ref.kind, ref.namespace) in self.covered_kinds
 
 
 def _ownership(changes: list[ResourceChange], live: _Live, request: PlanRequest, notes: list[Warning]) -> list[ResourceChange]:
@@ -537,27 +540,35 @@ def _drift(request: PlanRequest, live: _Live,
     return drift
 
 
+def _chart_crd_ref(doc: Document) -> ResourceRef:
+    """A document of the chart's crds/ (cluster-scoped; "" as the name of one named by generateName)."""
+    return ResourceRef(str(doc.obj["apiVersion"]), "CustomResourceDefinition", "", str(doc.obj["metadata"].get("name") or ""))
+
+
 def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD]:
     """The chart's crds/: what this action does with each, and whether the cluster's copy
-    differs from the chart's (then an upgrade leaves it as it is)."""
+    differs from the chart's (then an upgrade leaves it as it is). An install has no previous
+    copy to compare with (`fresh`: `request.previous` is None)."""
     out = []
-    before = {str(d.obj["metadata"].get("name", "")): d.obj for d in (request.previous.crds if request.previous else ())}
+    before = {_chart_crd_ref(d).name: d.obj for d in (request.previous.crds if request.previous else ())}
     for doc in request.desired.crds:
-        name = str(doc.obj["metadata"].get("name", ""))
-        old = before.get(name)
-        fields = crd.mark_descriptions(diff_objects(old, doc.obj)) if old is not None and not fresh else ()
-        changed = None if old is None or fresh else any(not f.equivalent for f in fields)
-        schema = crd.summarize(old, doc.obj, fields) if old is not None and changed else None
+        ref = _chart_crd_ref(doc)
+        old = before.get(ref.name)
+        changed: bool | None = None
+        schema = None
+        if old is not None:
+            fields = crd.mark_descriptions(diff_objects(old, doc.obj))
+            changed = any(not f.equivalent for f in fields)
+            schema = crd.summarize(old, doc.obj, fields) if changed else None
         if fresh:
             lifecycle = CRDLifecycle.SKIP if request.skip_crds else CRDLifecycle.PROCESS
         else:
             lifecycle = CRDLifecycle.NOT_ON_UPGRADE
-        ref = ResourceRef(str(doc.obj.get("apiVersion", "")), "CustomResourceDefinition", "", name)
         live_differs: bool | None = None
         if live.covered(ref):
             found = find_live(live.index, ref)
             live_differs = None if found is None else bool(diff_objects(declared_surface(doc.obj, found), doc.obj))
-        out.append(ChartCRD(doc.source, name, lifecycle, live_differs, changed, schema))
+        out.append(ChartCRD(doc.source, ref.name, lifecycle, live_differs, changed, schema))
     return out
 
 
@@ -591,7 +602,7 @@ def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Wa
 
 
 def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes: list[ResourceChange],
-               tasks: list[TaskPlan], previous: Rendered,
+               tasks: list[TaskPlan],
                prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
                want_resources: Mapping[Identity, tuple[ResourceRef, Document]],
                want_hooks: Mapping[Identity, tuple[ResourceRef, Document]],
@@ -600,16 +611,14 @@ def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes
     the new release's (schemas checked for what is created or changed, and for the hooks that
     run), the chart's crds/ on install, and the previous release's (mapped only)."""
     sent = {c.resource.identity for c in changes if c.action in (Action.CREATE, Action.UPDATE)}
-    events = HOOK_EVENTS.get(action, ())
+    events = HOOK_EVENTS[action]
     runs = [t for t in tasks if not request.hooks_disabled and t.action is not TaskAction.DELETE
             and t.phase is not TaskPhase.SCHEDULE and any(e in events for e in t.events)]
     running = {ref.identity for t in runs for ref in t.resources}
     objects = [Applied(ref, doc.obj, ref.identity in sent) for ref, doc in want_resources.values()]
     objects += [Applied(ref, doc.obj, True, "hook") for ref, doc in want_hooks.values() if ref.identity in running]
     if request.previous is None and not request.skip_crds:
-        objects += [Applied(ResourceRef(str(d.obj.get("apiVersion", "")), "CustomResourceDefinition", "",
-                                        str(d.obj["metadata"].get("name", ""))), d.obj, True, "chart CRD")
-                    for d in request.desired.crds]
+        objects += [Applied(_chart_crd_ref(d), d.obj, True, "chart CRD") for d in request.desired.crds]
     if request.previous is not None:
         objects += [Applied(ref, doc.obj, False, "previous release") for ref, doc in prev_resources.values()]
     crd_objects = [d.obj for d in (*request.desired.crds, *request.desired.resources, *request.desired.hooks)]
@@ -697,7 +706,7 @@ def make_plan(request: PlanRequest) -> Plan:
                 "the previous manifest's was used",
             ))
         if request.target is not None:
-            warnings += _predicted(request, request.target, action, changes, tasks, previous, prev_resources,
+            warnings += _predicted(request, request.target, action, changes, tasks, prev_resources,
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
     impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift)
@@ -716,10 +725,11 @@ def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChan
     def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
         return find_live(live.index, ref) if live.covered(ref) else None
 
-    desired = {} if action is HelmAction.UNINSTALL else {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()}
+    # An uninstall's desired stream is empty, and its impact (deleted CRDs and claims) reads none.
     given = ImpactInput(
-        action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()}, desired,
-        live_of if live.read else None, tuple(live.index.values()), request.apply_method, request.force_conflicts,
-        tuple(drift), request.header.namespace,
+        action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()},
+        {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()},
+        live_of, tuple(live.index.values()), request.apply_method, request.force_conflicts,
+        tuple(drift),
     )
     return find_impact(changes, given)
