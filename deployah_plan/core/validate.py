@@ -84,11 +84,10 @@ class Target:
 
 @dataclass(frozen=True)
 class Applied:
-    """One object Helm builds; `ref` names it (its apiVersion and kind are the object's, which
-    the manifest reader has checked are set). `apply`: it is sent to the server (created or
-    changed) and so validated against the schema; else only mapped to a REST resource (the
-    previous release's objects). `what` names it in messages when it is not a plain release
-    object (a hook, the previous release's)."""
+    """One object Helm builds (its apiVersion and kind are set: the manifest reader checks).
+    `apply`: it is sent to the server (created or changed) and so validated against the
+    schema; else only mapped to a REST resource (the previous release's objects). `what` names
+    it in messages when it is not a plain release object (a hook, the previous release's)."""
 
     ref: ResourceRef
     obj: Mapping[str, Any]
@@ -266,7 +265,8 @@ class _Predictor:
     def kind(self, item: Applied) -> tuple[str, str | None] | None:
         """Whether the kind is served; returns how to check its schema: ("builtin"|"live"|"crd", root),
         the root None when no schema is known for it."""
-        target, api_version, kind = self.target, item.ref.api_version, item.ref.kind
+        # the object's own: the chart's crds/ may hold any kind, and Helm creates it as it is
+        target, api_version, kind = self.target, str(item.obj["apiVersion"]), str(item.obj["kind"])
         gvk = f"{api_version} {kind}"
         group, _, version = api_version.rpartition("/")
         crd = self.crds.get((group, kind))
@@ -286,12 +286,12 @@ class _Predictor:
             return ("crd", name)
         if target.served is not None:
             if gvk in target.served:
-                self._deprecation(item, gvk)
+                self._deprecation(item, api_version, kind)
                 if target.roots is not None and gvk in target.roots:
                     return ("live", target.roots[gvk])
                 return ("builtin", self.table.root(gvk))  # None for a custom resource: not checked
             if self.table.builtin(api_version):
-                self._removed(item, gvk)
+                self._removed(item, api_version, kind)
             else:
                 self.fail(Code.CRD_MISSING, item, f"the cluster does not serve {kind} in {api_version} and no CRD in "
                           f"this chart defines it: Helm fails with \"no matches for kind {kind} in version "
@@ -302,15 +302,15 @@ class _Predictor:
                 self.unchecked.append(f"{kind} ({api_version})")
             return None
         if not self.table.served(gvk, self.minor):
-            self._removed(item, gvk)
+            self._removed(item, api_version, kind)
             return None
-        self._deprecation(item, gvk)
+        self._deprecation(item, api_version, kind)
         if self.minor < self.table.oldest:
             return None  # no schema for versions older than the table
         return ("builtin", self.table.root(gvk))
 
-    def _removed(self, item: Applied, gvk: str) -> None:
-        api_version, kind = item.ref.api_version, item.ref.kind
+    def _removed(self, item: Applied, api_version: str, kind: str) -> None:
+        gvk = f"{api_version} {kind}"
         removed = self.table.removed_in(gvk)
         when = f" (removed in {removed})" if removed else ""
         instead = self.table.alternatives(gvk, self.minor)
@@ -332,9 +332,9 @@ class _Predictor:
         self.fail(Code.API_NOT_SERVED, item, f"{api_version} {kind} is not served by {self.target.judged}{when}: "
                   f"Helm fails with \"no matches for kind {kind} in version {api_version}\"; {fix}")
 
-    def _deprecation(self, item: Applied, gvk: str) -> None:
+    def _deprecation(self, item: Applied, api_version: str, kind: str) -> None:
+        gvk = f"{api_version} {kind}"
         removed = self.table.removed_in(gvk)
-        api_version, kind = item.ref.api_version, item.ref.kind
         if removed and gvk not in self.deprecated and item.what != "previous release":
             self.deprecated.add(gvk)
             instead = self.table.alternatives(gvk, self.table.newest)

@@ -286,6 +286,20 @@ def test_a_kind_with_a_space_in_its_name_is_not_served() -> None:
     assert '"no matches for kind Foo Bar in version apps/v1"' in warning.message
 
 
+def test_what_the_charts_crds_folder_holds_is_judged_by_its_own_kind() -> None:
+    # Helm creates every document of crds/ as it is, whatever its kind
+    ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tools"}}
+    label = ResourceRef("v1", "CustomResourceDefinition", "", "tools")
+    assert predict(STRICT, [Applied(label, ns, True, "chart CRD")], []) == []
+    old = _crd(api="apiextensions.k8s.io/v1beta1", version="v1")
+    ref = ResourceRef("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition", "", "widgets.example.com")
+    (warning,) = predict(_target("1.25"), [Applied(ref, old, True, "chart CRD")], [old])
+    assert warning.message == (
+        "chart CRD CustomResourceDefinition widgets.example.com: apiextensions.k8s.io/v1beta1 CustomResourceDefinition "
+        "is not served by Kubernetes 1.25 (from --kube-version) (removed in 1.22): Helm fails with \"no matches for "
+        "kind CustomResourceDefinition in version apiextensions.k8s.io/v1beta1\"; use apiextensions.k8s.io/v1")
+
+
 def test_a_deprecated_api_is_a_warning_once_per_kind() -> None:
     other = {**HPA, "metadata": {"name": "h2"}}
     assert _predict(HPA, other, target=_target("1.25")) == [Warning(
