@@ -260,14 +260,26 @@ class _Predictor:
         self.warnings: list[Warning] = []
         self.unchecked: list[str] = []  # "Kind (apiVersion)", in the order first met
         self.deprecated: set[str] = set()
+        # Kinds whose answer is the same for every object and says nothing about one: served,
+        # with a schema, not deprecated. Most objects of a release are of a handful of kinds.
+        self.settled: dict[str, tuple[str, str | None]] = {}
 
     # kinds
     def kind(self, item: Applied) -> tuple[str, str | None] | None:
         """Whether the kind is served; returns how to check its schema: ("builtin"|"live"|"crd", root),
         the root None when no schema is known for it."""
         # the object's own: the chart's crds/ may hold any kind, and Helm creates it as it is
-        target, api_version, kind = self.target, str(item.obj["apiVersion"]), str(item.obj["kind"])
+        api_version, kind = str(item.obj["apiVersion"]), str(item.obj["kind"])
         gvk = f"{api_version} {kind}"
+        how = self.settled.get(gvk)
+        if how is None:
+            how = self._kind(item, api_version, kind)
+            if how is not None and not self.table.removed_in(gvk):
+                self.settled[gvk] = how
+        return how
+
+    def _kind(self, item: Applied, api_version: str, kind: str) -> tuple[str, str | None] | None:
+        target, gvk = self.target, f"{api_version} {kind}"
         group, _, version = api_version.rpartition("/")
         crd = self.crds.get((group, kind))
         if crd is not None and not self.table.builtin(api_version):
