@@ -76,7 +76,7 @@ class ApiTable:
 
     def alternatives(self, gvk: Gvk, minor: int) -> list[str]:
         """Other apiVersions of the same group and kind served at that version, stable first."""
-        api_version, kind = gvk.split(" ")
+        api_version, kind = gvk.split(" ", 1)  # a kind may hold a space (no server serves it)
         group = group_of(api_version)
         found = [g.split(" ")[0] for g in self.kinds if g.endswith(f" {kind}") and g != gvk
                  and group_of(g.split(" ")[0]) == group and self.served(g, minor)]

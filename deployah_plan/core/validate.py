@@ -84,9 +84,10 @@ class Target:
 
 @dataclass(frozen=True)
 class Applied:
-    """One object Helm builds. `apply`: it is sent to the server (created or changed) and so
-    validated against the schema; else only mapped to a REST resource. `what` names it in
-    messages when it is not a plain release object (a hook, the previous release's)."""
+    """One object Helm builds (its apiVersion and kind are set: the manifest reader checks).
+    `apply`: it is sent to the server (created or changed) and so validated against the
+    schema; else only mapped to a REST resource (the previous release's objects). `what` names
+    it in messages when it is not a plain release object (a hook, the previous release's)."""
 
     ref: ResourceRef
     obj: Mapping[str, Any]
@@ -99,7 +100,6 @@ class _Crd:
     group: str
     kind: str
     versions: dict[str, tuple[bool, Mapping[str, Any] | None]] = field(default_factory=dict)  # name: (served, schema)
-    scope: str = "Namespaced"
 
 
 def chart_crds(objs: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _Crd]:
@@ -111,11 +111,12 @@ def chart_crds(objs: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _Crd]
         spec = obj.get("spec")
         if not isinstance(spec, dict) or not isinstance(spec.get("names"), dict):
             continue
-        crd = _Crd(str(spec.get("group", "")), str(spec["names"].get("kind", "")), scope=str(spec.get("scope", "")))
+        crd = _Crd(str(spec.get("group", "")), str(spec["names"].get("kind", "")))
         for version in spec.get("versions") or ():
             if isinstance(version, dict) and version.get("name"):
                 schema = (version.get("schema") or {}).get("openAPIV3Schema") if isinstance(version.get("schema"), dict) else None
-                crd.versions[str(version["name"])] = (bool(version.get("served", True)),
+                # `served` is a plain bool in the API: a version that leaves it out is not served
+                crd.versions[str(version["name"])] = (version.get("served") is True,
                                                       schema if isinstance(schema, dict) else None)
         if not crd.versions and spec.get("version"):  # apiextensions v1beta1: one version
             crd.versions[str(spec["version"])] = (True, None)
@@ -157,7 +158,7 @@ def _scalar_ok(code: str, value: Any) -> bool:
         return isinstance(value, (int, float)) or (code == "q" and isinstance(value, str))
     if code == "x":
         return isinstance(value, (int, str)) or (isinstance(value, float) and value.is_integer())
-    return code == "a"
+    return False  # a boolean field given something else ("a", anything, never gets here)
 
 
 @dataclass(frozen=True)
@@ -173,13 +174,16 @@ class SchemaChecker:
     def __init__(self, types: Mapping[str, Any]) -> None:
         self.types = types
 
-    def check(self, obj: Mapping[str, Any], root: str, skip: Iterable[str] = ("apiVersion", "kind", "status")) -> list[Problem]:
+    def check(self, obj: Mapping[str, Any], root: str, skip: Iterable[str] = ("apiVersion", "kind", "status"),
+              path: str = "") -> list[Problem]:
+        """The problems of `obj` as type `root`, its fields named from `path` (the object's own
+        place in a larger one: "metadata")."""
         out: list[Problem] = []
         body = self.types.get(root)
         if body is None:
             return out
         skipped = set(skip)
-        self._object({k: v for k, v in obj.items() if k not in skipped}, body, "", out)
+        self._object({k: v for k, v in obj.items() if k not in skipped}, body, path, out)
         return out
 
     def _object(self, value: Mapping[str, Any], body: Mapping[str, Any], path: str, out: list[Problem]) -> None:
@@ -239,10 +243,6 @@ def _join(path: str, key: Any) -> str:
 
 # --- the predictions ------------------------------------------------------------------------
 
-def _gvk(obj: Mapping[str, Any]) -> str:
-    return f"{obj.get('apiVersion', '')} {obj.get('kind', '')}"
-
-
 def _label(item: Applied) -> str:
     return f"{item.what} {item.ref}" if item.what else str(item.ref)
 
@@ -253,33 +253,34 @@ class _Predictor:
         self.crds = crds
         self.minor = target.minor
         self.table = target.table
-        self.builtin_types = target.table.types_at(self.minor)
-        self.checker = SchemaChecker(self.builtin_types)
-        self.live_checker = SchemaChecker(target.types) if target.types is not None else None
+        self.checker = SchemaChecker(target.table.types_at(self.minor))
+        self.live_checker = SchemaChecker(target.types or {})
         self.crd_types: dict[str, Any] = {}
         self.crd_checker = SchemaChecker(self.crd_types)
         self.warnings: list[Warning] = []
-        self.unchecked: dict[str, None] = {}
+        self.unchecked: list[str] = []  # "Kind (apiVersion)", in the order first met
         self.deprecated: set[str] = set()
         # Kinds whose answer is the same for every object and says nothing about one: served,
         # with a schema, not deprecated. Most objects of a release are of a handful of kinds.
-        self.settled: dict[str, tuple[str, str]] = {}
+        self.settled: dict[str, tuple[str, str | None]] = {}
 
     # kinds
-    def kind(self, item: Applied) -> tuple[str, str] | None:
-        """Whether the kind is served; returns how to check its schema: ("builtin"|"live"|"crd", root)."""
-        gvk = _gvk(item.obj)
+    def kind(self, item: Applied) -> tuple[str, str | None] | None:
+        """Whether the kind is served; returns how to check its schema: ("builtin"|"live"|"crd", root),
+        the root None when no schema is known for it."""
+        # the object's own: the chart's crds/ may hold any kind, and Helm creates it as it is
+        api_version, kind = str(item.obj["apiVersion"]), str(item.obj["kind"])
+        gvk = f"{api_version} {kind}"
         how = self.settled.get(gvk)
         if how is None:
-            how = self._kind(item, gvk)
+            how = self._kind(item, api_version, kind)
             if how is not None and not self.table.removed_in(gvk):
                 self.settled[gvk] = how
         return how
 
-    def _kind(self, item: Applied, gvk: str) -> tuple[str, str] | None:
-        obj, target = item.obj, self.target
-        api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
-        group, version = group_of(api_version), api_version.rsplit("/", 1)[-1]
+    def _kind(self, item: Applied, api_version: str, kind: str) -> tuple[str, str | None] | None:
+        target, gvk = self.target, f"{api_version} {kind}"
+        group, _, version = api_version.rpartition("/")
         crd = self.crds.get((group, kind))
         if crd is not None and not self.table.builtin(api_version):
             served, schema = crd.versions.get(version, (False, None))
@@ -297,30 +298,31 @@ class _Predictor:
             return ("crd", name)
         if target.served is not None:
             if gvk in target.served:
-                self._deprecation(item, gvk)
+                self._deprecation(item, api_version, kind)
                 if target.roots is not None and gvk in target.roots:
                     return ("live", target.roots[gvk])
-                return ("builtin", self.table.root(gvk) or "") if self.table.builtin(api_version) else None
+                return ("builtin", self.table.root(gvk))  # None for a custom resource: not checked
             if self.table.builtin(api_version):
-                self._removed(item, gvk)
+                self._removed(item, api_version, kind)
             else:
                 self.fail(Code.CRD_MISSING, item, f"the cluster does not serve {kind} in {api_version} and no CRD in "
                           f"this chart defines it: Helm fails with \"no matches for kind {kind} in version "
                           f"{api_version}\"; install the CRD first (or add it to the chart's crds/)")
             return None
         if not self.table.builtin(api_version):
-            self.unchecked[f"{kind} ({api_version})"] = None
+            if f"{kind} ({api_version})" not in self.unchecked:
+                self.unchecked.append(f"{kind} ({api_version})")
             return None
         if not self.table.served(gvk, self.minor):
-            self._removed(item, gvk)
+            self._removed(item, api_version, kind)
             return None
-        self._deprecation(item, gvk)
+        self._deprecation(item, api_version, kind)
         if self.minor < self.table.oldest:
             return None  # no schema for versions older than the table
-        return ("builtin", self.table.root(gvk) or "")
+        return ("builtin", self.table.root(gvk))
 
-    def _removed(self, item: Applied, gvk: str) -> None:
-        api_version, kind = gvk.split(" ")
+    def _removed(self, item: Applied, api_version: str, kind: str) -> None:
+        gvk = f"{api_version} {kind}"
         removed = self.table.removed_in(gvk)
         when = f" (removed in {removed})" if removed else ""
         instead = self.table.alternatives(gvk, self.minor)
@@ -342,9 +344,9 @@ class _Predictor:
         self.fail(Code.API_NOT_SERVED, item, f"{api_version} {kind} is not served by {self.target.judged}{when}: "
                   f"Helm fails with \"no matches for kind {kind} in version {api_version}\"; {fix}")
 
-    def _deprecation(self, item: Applied, gvk: str) -> None:
+    def _deprecation(self, item: Applied, api_version: str, kind: str) -> None:
+        gvk = f"{api_version} {kind}"
         removed = self.table.removed_in(gvk)
-        api_version, kind = gvk.split(" ")
         if removed and gvk not in self.deprecated and item.what != "previous release":
             self.deprecated.add(gvk)
             instead = self.table.alternatives(gvk, self.table.newest)
@@ -356,16 +358,16 @@ class _Predictor:
         self.warnings.append(warn(code, f"{_label(item)}: {text}", item.ref, fails=True))
 
     # schemas
-    def schema(self, item: Applied, how: tuple[str, str]) -> None:
+    def schema(self, item: Applied, how: tuple[str, str | None]) -> None:
         source, root = how
-        if not root:
+        if root is None:
             return
         if source == "crd":
             problems = self.crd_checker.check(item.obj, root, ("apiVersion", "kind", "metadata", "status"))
             meta = item.obj.get("metadata")
-            if isinstance(meta, dict) and OBJECT_META in self.builtin_types:
-                problems += [Problem(f"metadata.{p.path}", p.code, p.detail) for p in self.checker.check(meta, OBJECT_META, ())]
-        elif source == "live" and self.live_checker is not None:
+            if isinstance(meta, dict):
+                problems += self.checker.check(meta, OBJECT_META, (), "metadata")
+        elif source == "live":
             problems = self.live_checker.check(item.obj, root)
         else:
             problems = self.checker.check(item.obj, root)
@@ -405,10 +407,10 @@ def predict(target: Target, objects: Iterable[Applied], crd_objects: Iterable[Ma
     predictor = _Predictor(target, chart_crds(crd_objects))
     for item in objects:
         how = predictor.kind(item)
-        if how is not None and item.apply and item.what != "previous release":
+        if how is not None and item.apply:
             predictor.schema(item, how)
     if predictor.unchecked:
-        kinds = list(predictor.unchecked)
+        kinds = predictor.unchecked
         predictor.warnings.append(warn(
             Code.KINDS_NOT_CHECKED, f"not checked offline: {', '.join(kinds[:5])}{', ...' if len(kinds) > 5 else ''} "
             "(no CRD in this chart defines them; plan with a cluster to check that it serves them)"))
