@@ -109,8 +109,10 @@ class Redactor:
             return None
         return self._leaf(path, value)
 
-    def _mask_container(self, ref: ResourceRef, value: Any, path: str) -> Any:
-        """A value that contains a Secret's data or a last-applied annotation, those masked."""
+    def _mask_container(self, value: Any, path: str) -> Any:
+        """A value that contains a Secret's data or a last-applied annotation, those masked. The
+        root ("") holds sensitive data only in a Secret (`sensitive_path`): callers pass it for no
+        other kind."""
         if not isinstance(value, dict):
             return self.mask(value, path)
         out = dict(value)
@@ -121,7 +123,7 @@ class Redactor:
                                   LAST_APPLIED: self.mask(out["annotations"][LAST_APPLIED], _LAST_APPLIED_POINTER)}
         elif path in ("/data", "/stringData"):
             out = self.mask(out, path)
-        elif path == "" and is_secret(ref):
+        elif path == "":
             for key in ("data", "stringData"):
                 if key in out:
                     out[key] = self.mask(out[key], f"/{key}")
@@ -135,9 +137,9 @@ class Redactor:
             return out
         metadata = out.get("metadata")
         if isinstance(metadata, dict):
-            out["metadata"] = self._mask_container(ref, metadata, "/metadata")
+            out["metadata"] = self._mask_container(metadata, "/metadata")
         if is_secret(ref):
-            out = self._mask_container(ref, out, "")
+            out = self._mask_container(out, "")
         return out
 
     def view(self, ref: ResourceRef, change: FieldChange) -> FieldChange:
@@ -149,7 +151,7 @@ class Redactor:
         def masked(value: Any) -> Any:
             if value is None:
                 return None
-            return self.mask(value, change.path) if leaf else self._mask_container(ref, value, change.path)
+            return self.mask(value, change.path) if leaf else self._mask_container(value, change.path)
 
         return replace(change, before=masked(change.before), after=masked(change.after), lines=(), parts=(),
                        parts_of="")

@@ -14,7 +14,8 @@ from deployah_plan.model import (
     TaskPhase, TaskPlan, build_plan,
 )
 from deployah_plan.redact import (
-    LAST_APPLIED, Masked, Redactor, fold_string_data, is_secret, sensitive_path, value_keys, without_userinfo,
+    LAST_APPLIED, Masked, Redactor, credentials, fold_string_data, hide_userinfo, is_secret, scrub, sensitive_path,
+    value_keys, without_userinfo,
 )
 
 SECRET = ResourceRef("v1", "Secret", "shop", "app")
@@ -158,3 +159,90 @@ def test_value_keys(value: str, whole: bool, keys: str) -> None:
 ])
 def test_without_userinfo(url: str, shown: str) -> None:
     assert without_userinfo(url) == shown
+
+
+def test_a_created_objects_content_masks_secret_values_and_last_applied_only() -> None:
+    r = Redactor()
+    blob = '{"data":{"password":"aHVudGVy"}}'
+    meta = {"name": "app", "annotations": {LAST_APPLIED: blob, "team": "a"}}
+    obj = {"kind": "Secret", "metadata": meta, "type": "Opaque", "data": {"a": b64("pw")}, "stringData": {"b": "pw2"}}
+    assert r.content(SECRET, obj) == {
+        "kind": "Secret", "metadata": {"name": "app", "annotations": {LAST_APPLIED: Masked(len(blob), 1), "team": "a"}},
+        "type": "Opaque", "data": {"a": Masked(2, 2)}, "stringData": {"b": Masked(3, 3)}}
+    assert obj["data"] == {"a": b64("pw")} and meta["annotations"][LAST_APPLIED] == blob  # the input is not changed
+    config = {"kind": "ConfigMap", "metadata": meta, "data": {"a": "visible"}}
+    assert r.content(CM, config) == {**config, "metadata": {"name": "app", "annotations": {
+        LAST_APPLIED: Masked(len(blob), 1), "team": "a"}}}
+    assert r.content(FAKE_SECRET, {"data": {"a": "visible"}}) == {"data": {"a": "visible"}}
+    assert r.content(SECRET, {"metadata": "odd", "data": {"a": b64("pw")}}) == {"metadata": "odd", "data": {"a": Masked(2, 2)}}
+    assert r.content(SECRET, {"data": {"a": b64("pw")}, "stringData": {"b": "pw2"}}) == {
+        "data": {"a": Masked(2, 2)}, "stringData": {"b": Masked(3, 3)}}
+    assert r.content(SECRET, {"stringData": {"b": "pw2"}}) == {"stringData": {"b": Masked(3, 3)}}
+    shown = Redactor(show_secrets=True).content(SECRET, obj)
+    assert shown == obj and shown is not obj
+
+
+def _secret(**data: str) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "Secret", "data": {k: b64(v) for k, v in data.items()}}
+
+
+def test_created_contents_are_numbered_in_plan_order_with_the_field_changes() -> None:
+    created, updated = ResourceRef("v1", "Secret", "shop", "created"), ResourceRef("v1", "Secret", "shop", "updated")
+    hook, hook_update = ResourceRef("v1", "Secret", "shop", "hook"), ResourceRef("v1", "Secret", "shop", "hook-u")
+    blob = '{"kind":"ConfigMap"}'
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"annotations": {LAST_APPLIED: blob}}}
+    plan = build_plan(
+        Header("r", "shop", revision=2, previous_revision=1), HelmAction.UPGRADE,
+        [ResourceChange(created, Action.CREATE, None, _secret(a="first"), helm_order=0),
+         ResourceChange(CM, Action.CREATE, None, config, helm_order=1),
+         ResourceChange(ResourceRef("v1", "ConfigMap", "shop", "plain"), Action.CREATE, None,
+                        {"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "public"}}, helm_order=2),
+         ResourceChange(updated, Action.UPDATE, _secret(b="second", kept="unchanged"), _secret(b="first", kept="unchanged"),
+                        (FieldChange("/data/b", FieldOp.REPLACE, b64("second"), b64("first")),), helm_order=3)],
+        tasks=[TaskPlan("hook", TaskPhase.PRE_DEPLOY, TaskAction.CREATE, ("pre-upgrade",), 0, (),
+                        (HookDefinition(hook, TaskAction.CREATE, None, _secret(t="third")),)),
+               TaskPlan("hook-u", TaskPhase.PRE_DEPLOY, TaskAction.UPDATE, ("pre-upgrade",), 1, (),
+                        (HookDefinition(hook_update, TaskAction.UPDATE, _secret(u="old", kept="same"),
+                                        _secret(u="fourth", kept="same"),
+                                        (FieldChange("/data/u", FieldOp.REPLACE, b64("old"), b64("fourth")),)),))])
+    r = Redactor.for_plan(plan)
+    # first (created), the annotation, second (updated before), third (the created hook), old, fourth; the
+    # unchanged keys of updated objects and a ConfigMap's data are never shown, so never numbered
+    assert [r.view(SECRET, FieldChange("/stringData/x", FieldOp.ADD, None, text)).after.token
+            for text in ("first", blob, "second", "third", "old", "fourth", "new")] == [1, 2, 3, 4, 5, 6, 7]
+    assert r.content(created, _secret(a="first"))["data"] == {"a": Masked(5, 1)}
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("pull https://user:pw@example.com/charts failed", "pull https://(hidden)@example.com/charts failed"),
+    ("oci://token@r.io/c and git+ssh://git:x@h.io/r", "oci://(hidden)@r.io/c and git+ssh://(hidden)@h.io/r"),
+    ('"https://a:b@c.io"', '"https://(hidden)@c.io"'),
+    ("mail me@example.com at https://example.com/a@b", "mail me@example.com at https://example.com/a@b"),
+    ("https://example.com:8443/x", "https://example.com:8443/x"),
+])
+def test_hide_userinfo_hides_every_urls_user_and_password(text: str, shown: str) -> None:
+    assert hide_userinfo(text) == shown
+
+
+@pytest.mark.parametrize("argv, found", [
+    (["helm", "repo", "add", "r", "https://e.io", "--password", "hunter22"], ["hunter22"]),
+    (["helm", "--password=s3cr3t", "--username", "bob"], ["s3cr3t"]),
+    (["helm", "diff", "--kube-token", "tok-abc", "--password-stdin"], ["tok-abc"]),
+    (["helm", "--kube-token=abcd"], ["abcd"]),  # four characters are enough
+    (["helm", "--password=abc", "--kube-token", "xyz"], []),  # shorter: it would hide words, and protects nothing
+    (["helm", "--password"], []),  # no value
+    (["helm", "repo", "add", "r", "https://bob:p%40ss-word@e.io/x"], ["p%40ss-word", "p@ss-word"]),
+    (["helm", "pull", "oci://tok@r.io/c", "https://e.io/a:b@c"], []),  # a user without a password; a path
+    (["helm", "--password", "same-pw", "--repo=https://u:same-pw@e.io"], ["same-pw"]),
+    (["helm", "--password", "pw-1", "--kube-token", "longer-token"], ["longer-token", "pw-1"]),
+])
+def test_credentials_on_a_command_line(argv: list[str], found: list[str]) -> None:
+    assert credentials(argv) == found
+
+
+def test_scrub_hides_urls_userinfo_and_every_credential_longest_first() -> None:
+    argv = ["helm", "--password", "abcd", "--kube-token", "abcd1234", "https://u:p4ss@e.io"]
+    text = "Error: login with abcd1234 (abcd) to https://u:p4ss@e.io failed; p4ss rejected"
+    assert scrub(text, credentials(argv)) == (
+        "Error: login with (hidden) ((hidden)) to https://(hidden)@e.io failed; (hidden) rejected")
+    assert scrub("nothing https://e.io", []) == "nothing https://e.io"

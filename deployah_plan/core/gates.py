@@ -63,7 +63,7 @@ def parse_gate(text: str) -> Gate:
     if what == "warning" and argument.strip():
         return Gate(text, what, argument.strip())
     if what in ("failure", "failures", "crd", "drift", *GATES) and not colon:
-        return Gate(text, what.rstrip("s") if what == "failures" else what)
+        return Gate(text, "failure" if what == "failures" else what)
     if what in ("crd", "drift", "failure", *GATES):
         raise UsageError(f"--fail-on {text!r}: {what} takes no argument", f"write --fail-on {what}")
     raise UsageError(f"unknown --fail-on gate {text!r}",

@@ -11,7 +11,7 @@ from deployah_plan.core.gates import Gate, GateMatch, check_gates, parse_gate, u
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
     Action, ChartCRD, FieldChange, FieldOp, CRDLifecycle, DriftChange, DriftEffect, DriftKind, Header, HelmAction, LiveCheck, LiveGap, LiveStatus,
-    ResourceChange, ResourceRef, Severity, Warning, build_plan, warn,
+    Impact, ImpactKind, ResourceChange, ResourceRef, Severity, Warning, build_plan, warn,
 )
 
 PVC = ResourceRef("v1", "PersistentVolumeClaim", "shop", "data")
@@ -195,3 +195,19 @@ def test_gates_that_need_the_live_state_say_when_it_was_not_read(status: LiveSta
         "--fail-on failure: ownership and drift conflicts not evaluated: the live state was not read",
     ] if unanswered else []
     assert unevaluated(plan, gates) == expected  # type: ignore[arg-type]
+
+
+def test_impact_gates_match_their_kind_or_family_and_the_objects_kind() -> None:
+    sts = ResourceRef("apps/v1", "StatefulSet", "shop", "db")
+    impacts = [Impact(ImpactKind.RESTART, sts, "StatefulSet shop/db restarts 3 pods"),
+               Impact(ImpactKind.DATA_PVC_SHRINK, PVC, "PersistentVolumeClaim shop/data cannot shrink"),
+               Impact(ImpactKind.CONFIG_UNREACHED, DEPLOY, "Deployment shop/web reads no new config")]
+    plan = build_plan(Header("r", "shop", revision=2, previous_revision=1), HelmAction.UPGRADE, CHANGES, impact=impacts)
+    assert _matched(plan, "restart", "restart:sts", "restart:deployment", "data", "data-pvc-shrink:pvc", "traffic",
+                    "config-unreached:Deployment.apps", "config-unreached:Deployment.example.com") == {
+        "restart": ("restart: StatefulSet shop/db restarts 3 pods",),
+        "restart:sts": ("restart: StatefulSet shop/db restarts 3 pods",),
+        "data": ("data-pvc-shrink: PersistentVolumeClaim shop/data cannot shrink",),
+        "data-pvc-shrink:pvc": ("data-pvc-shrink: PersistentVolumeClaim shop/data cannot shrink",),
+        "config-unreached:Deployment.apps": ("config-unreached: Deployment shop/web reads no new config",),
+    }

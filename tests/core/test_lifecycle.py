@@ -12,7 +12,7 @@ import pytest
 
 from deployah_plan.codes import Code
 from deployah_plan.core.diff import diff_objects
-from deployah_plan.core.lifecycle import consequences, immutable_fields, immutable_paths, task_name
+from deployah_plan.core.lifecycle import consequences, immutable_fields, immutable_paths, stored, task_name
 from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, ResourceRef, Severity
 
 
@@ -149,6 +149,71 @@ def test_only_updates_are_judged_and_equivalent_quantities_are_not_changes() -> 
     assert immutable_fields(ResourceChange(ref, Action.DELETE, SELECTOR, None, (field,))) == []
     equal = FieldChange("/spec/selector/cpu", FieldOp.REPLACE, "1", "1000m", equivalent=True)
     assert immutable_fields(ResourceChange(ref, Action.UPDATE, SELECTOR, SELECTOR_B, (equal, field))) == [field]
+
+
+def test_an_update_without_both_objects_is_not_judged() -> None:
+    ref = ResourceRef("apps/v1", "Deployment", "shop", "x")
+    field = FieldChange("/spec/selector/matchLabels/app", FieldOp.REPLACE, "a", "b")
+    assert immutable_fields(ResourceChange(ref, Action.UPDATE, None, SELECTOR_B, (field,))) == []
+    assert immutable_fields(ResourceChange(ref, Action.UPDATE, SELECTOR, None, (field,))) == []
+
+
+STS = ("apps", "StatefulSet")
+
+
+def _claim(**extra: Any) -> dict[str, Any]:
+    return {"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"],
+                                                   "resources": {"requests": {"storage": "1Gi"}}}, **extra}
+
+
+def test_stored_statefulset_claim_templates_lose_type_meta_and_gain_pvc_defaults() -> None:
+    """Decoding drops an embedded object's apiVersion and kind; SetDefaults_PersistentVolumeClaimSpec
+    sets volumeMode Filesystem and SetDefaults_PersistentVolumeClaim sets status.phase Pending."""
+    sent = {"kind": "StatefulSet", "spec": {"serviceName": "db", "volumeClaimTemplates": [
+        _claim(apiVersion="v1", kind="PersistentVolumeClaim"), "odd"]}}
+    claim = _claim()
+    assert stored(STS, sent) == {"kind": "StatefulSet", "spec": {"serviceName": "db", "volumeClaimTemplates": [
+        {**claim, "spec": {**claim["spec"], "volumeMode": "Filesystem"}, "status": {"phase": "Pending"}}, "odd"]}}
+    assert sent["spec"]["volumeClaimTemplates"][0]["kind"] == "PersistentVolumeClaim"  # the input is not changed
+    block = _claim(spec={"volumeMode": "Block"}, status={"phase": "Bound", "capacity": {"storage": "1Gi"}})
+    assert stored(STS, {"spec": {"volumeClaimTemplates": [block]}}) == {"spec": {"volumeClaimTemplates": [block]}}
+    partial = _claim(spec="odd", status={"conditions": []})
+    assert stored(STS, {"spec": {"volumeClaimTemplates": [partial]}}) == {"spec": {"volumeClaimTemplates": [
+        {**partial, "status": {"conditions": [], "phase": "Pending"}}]}}
+    odd_status = _claim(spec={"volumeMode": "Block"}, status="odd")
+    assert stored(STS, {"spec": {"volumeClaimTemplates": [odd_status]}}) == {"spec": {"volumeClaimTemplates": [odd_status]}}
+
+
+@pytest.mark.parametrize("key, obj", [
+    (("apps", "Deployment"), {"spec": {"volumeClaimTemplates": [{"kind": "PersistentVolumeClaim"}]}}),
+    (("example.com", "StatefulSet"), {"spec": {"volumeClaimTemplates": [{"kind": "PersistentVolumeClaim"}]}}),
+    (STS, {"spec": {"serviceName": "db"}}), (STS, {"spec": {"volumeClaimTemplates": None}}), (STS, {"spec": "odd"}),
+    (STS, {}),
+])
+def test_stored_changes_nothing_else(key: tuple[str, str], obj: dict[str, Any]) -> None:
+    assert stored(key, obj) is obj
+
+
+def test_type_meta_and_defaults_in_claim_templates_are_no_immutable_change() -> None:
+    bare = {"spec": {"serviceName": "db", "volumeClaimTemplates": [_claim()]}}
+    typed = {"spec": {"serviceName": "db", "volumeClaimTemplates": [_claim(apiVersion="v1", kind="PersistentVolumeClaim")]}}
+    assert immutable_paths(_update("apps/v1", "StatefulSet", bare, typed)) == []
+    assert immutable_paths(_update("apps/v1", "StatefulSet", typed, bare)) == []
+    # Only replicas, ordinals, template, updateStrategy, persistentVolumeClaimRetentionPolicy and
+    # minReadySeconds may change: a claim template's size may not, even growing.
+    bigger = {"spec": {"serviceName": "db", "volumeClaimTemplates": [
+        _claim(spec={"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "2Gi"}}})]}}
+    assert immutable_paths(_update("apps/v1", "StatefulSet", typed, bigger)) == [
+        "/spec/volumeClaimTemplates/0/spec/resources/requests/storage"]
+
+
+def test_an_added_claim_template_is_reported_as_the_api_server_would_store_it() -> None:
+    added = _update("apps/v1", "StatefulSet", {"spec": {"serviceName": "db"}},
+                    {"spec": {"serviceName": "db", "volumeClaimTemplates": [_claim(kind="PersistentVolumeClaim")]}})
+    [field] = immutable_fields(added)
+    claim = _claim()
+    assert (field.path, field.op, field.before) == ("/spec/volumeClaimTemplates", FieldOp.ADD, None)
+    assert field.after == [{**claim, "spec": {**claim["spec"], "volumeMode": "Filesystem"}, "status": {"phase": "Pending"}}]
 
 
 def test_an_immutable_change_is_a_predicted_failure_naming_each_field_once() -> None:
