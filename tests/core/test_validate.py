@@ -307,6 +307,16 @@ def test_a_deprecated_api_is_a_warning_once_per_kind() -> None:
         "--kube-version), and removed in Kubernetes 1.26: move to autoscaling/v2", Severity.WARNING, _ref(HPA), False)]
 
 
+def test_each_kind_is_judged_as_itself_whatever_came_before() -> None:
+    cm, deploy = _configmap(data={"a": 1}), _deployment("two")
+    assert [w.message.split(": ", 2)[2].split(" (judged")[0] for w in _predict(cm, deploy, cm)] == [
+        "data.a is an integer where the schema wants a string", "spec.replicas is a string where the schema wants an integer",
+        "data.a is an integer where the schema wants a string"]
+    # the previous release's copy of a deprecated kind does not hide the chart's from the warning
+    (warning,) = predict(_target("1.25"), [Applied(_ref(HPA), HPA, False, "previous release"), Applied(_ref(HPA), HPA)], [])
+    assert warning.code is Code.API_DEPRECATED
+
+
 def test_a_deprecated_api_without_replacement_before_the_table() -> None:
     # 1.24 still serves PodSecurityPolicy; the table has no schemas that old, so nothing else is said
     assert _predict(PSP, target=_target("1.24")) == [Warning(
