@@ -68,8 +68,11 @@ def is_custom(obj: Mapping[str, Any]) -> bool:
 # -- walking a pointer ------------------------------------------------------------------------------
 
 def _key_matches(entry: Any, key: Mapping[str, Any]) -> bool:
+    """Whether a list entry has the key a change names. A key field with a default that the
+    key leaves out is at its default (a port declared without a protocol is the TCP one);
+    only lists keyed by such a field have entries that hold it."""
     return isinstance(entry, dict) and all(
-        same(entry.get(f, KEY_DEFAULTS.get(f)), v) for f, v in key.items())
+        same(entry.get(f, KEY_DEFAULTS.get(f)), key.get(f, KEY_DEFAULTS.get(f))) for f in {*key, *KEY_DEFAULTS})
 
 
 def resolve(obj: Any, change: FieldChange) -> Any:
@@ -137,8 +140,7 @@ def _field_key(entry: str, key: Mapping[str, Any]) -> bool:
         parsed = json.loads(entry[2:])
     except ValueError:
         return False
-    return isinstance(parsed, dict) and _key_matches(parsed, key) and _key_matches(
-        {**{f: KEY_DEFAULTS[f] for f in KEY_DEFAULTS if f not in parsed}, **parsed}, key)
+    return isinstance(parsed, dict) and _key_matches(parsed, key)
 
 
 def _owns(fields: Any, change: FieldChange) -> bool:
