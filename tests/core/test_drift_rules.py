@@ -394,7 +394,7 @@ def test_objects_not_read_or_named_by_generate_name_are_never_drift() -> None:
     assert find_drift({named.identity: (named, {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "job-"}})},
                       {}, {}, lambda ref: True, "shop", "shop") == []
     # Only the kinds read are checked: the ConfigMap is reported, the Widget not.
-    found = find_drift(release(CM, WIDGET), release(CM, WIDGET), {}, lambda ref: ref.kind == "ConfigMap", "shop", "shop")
+    found = find_drift(release(WIDGET, CM), release(WIDGET, CM), {}, lambda ref: ref.kind == "ConfigMap", "shop", "shop")
     assert [(d.resource.kind, d.kind) for d in found] == [("ConfigMap", DriftKind.MISSING)]
 
 
@@ -414,17 +414,19 @@ def test_unexpected_objects_carry_this_release_s_annotations() -> None:
     cluster = stray("global")
     del cluster["metadata"]["namespace"]
     declared = obj("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: adopted, namespace: shop}\n")
-    live = [live_copy(CM), other_ns, other_name, unowned, controlled, not_controller, adopted, left, hook, cluster]
+    bare = {"metadata": {"namespace": "shop", "annotations": OWNED}}  # a saved list's item may name no kind
+    live = [live_copy(CM), other_ns, other_name, unowned, controlled, not_controller, adopted, left, hook, cluster, bare]
     found = drifts([CM], [CM, declared], live, not_unexpected=[live_identity(hook)])
     got = {d.resource.name: (d.kind, d.effect, d.reason) for d in found}
     left_alone = (DriftKind.UNEXPECTED, DriftEffect.LEFT, "not in the new chart either: Helm does not touch it")
     assert got == {
         "adopted": (DriftKind.UNEXPECTED, DriftEffect.REVERTED,
                     "the new chart declares it: Helm adopts it and applies the chart"),
-        "left": left_alone, "ref": left_alone, "global": left_alone}
+        "left": left_alone, "ref": left_alone, "global": left_alone, "": left_alone}
     by_name = {d.resource.name: d for d in found}
     assert by_name["left"].live is left and by_name["left"].resource == ResourceRef("v1", "ConfigMap", "shop", "left")
     assert by_name["global"].resource == ResourceRef("v1", "ConfigMap", "", "global")
+    assert by_name[""].resource == ResourceRef("", "", "shop", "")
 
 
 def test_a_previous_object_found_cluster_scoped_is_not_also_unexpected() -> None:
@@ -432,3 +434,28 @@ def test_a_previous_object_found_cluster_scoped_is_not_also_unexpected() -> None
     del live["metadata"]["namespace"]
     (item,) = drifts([WIDGET], [WIDGET], [live])
     assert item.kind is DriftKind.MODIFIED and item.live is live
+
+
+def test_a_custom_resource_field_the_chart_declares_null_keeps_its_live_content() -> None:
+    """A JSON merge patch holds only what differs from the previous manifest to the new one,
+    and merges an object into the live one key by key (RFC 7386): a live map under a field the
+    chart declares null is left, also when the new chart gives that field other keys."""
+    previous = widget()
+    previous["spec"]["extra"] = None
+    live = live_copy(widget(extra={"a": 1}))
+    (item,) = drifts([previous], [previous], [live])
+    assert [(f.change.path, f.change.op.value, f.effect.value) for f in item.fields] == [("/spec/extra/a", "add", "left")]
+    (item,) = drifts([previous], [widget(extra={"b": 1})], [live])
+    assert [(f.change.path, f.effect.value) for f in item.fields] == [("/spec/extra/a", "left")]
+    # A new chart that declares it as something else than a map replaces it whole.
+    (item,) = drifts([previous], [widget(extra="x")], [live])
+    assert [(f.change.path, f.effect.value) for f in item.fields] == [("/spec/extra/a", "removed")]
+    (item,) = drifts([previous], [widget(extra={"a": 2})], [live])
+    assert [(f.change.path, f.effect.value) for f in item.fields] == [("/spec/extra/a", "reverted")]
+
+
+def test_conflicts_are_not_forced_unless_asked() -> None:
+    live = live_copy(with_data(CM, a="9"), OPS_OWNS_A)
+    (item,) = find_drift(release(CM), release(CM), index_live([live]), lambda ref: True, "shop", "shop",
+                         apply_method=ApplyMethod.SSA)
+    assert [f.effect for f in item.fields] == [DriftEffect.CONFLICT]
