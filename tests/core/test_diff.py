@@ -825,3 +825,13 @@ def test_the_surface_keeps_the_declared_bookkeeping_and_only_the_last_applied_an
         "name": "c", "uid": "u-2", "annotations": {"a": "1", "kubectl.kubernetes.io/last-applied-configuration": "{}"}}}
     assert declared_surface(declared, live) == declared
     assert declared_surface(declared, {"apiVersion": "v1", "kind": "ConfigMap"}) == {"apiVersion": "v1", "kind": "ConfigMap"}
+
+
+def test_the_surface_follows_the_schema_through_maps_of_objects() -> None:
+    # A CRD's schema properties are a map of schemas; x-kubernetes-validations is keyed by rule.
+    def crd(rules: list[str]) -> dict[str, Any]:
+        validations = [{"rule": rule, "message": rule.upper()} for rule in rules]
+        schema = {"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-validations": validations}}}
+        return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": schema}}]}}
+    assert declared_surface(crd(["a", "b"]), crd(["b", "a"])) == crd(["a", "b"])
