@@ -233,7 +233,7 @@ class _Matched(difflib.SequenceMatcher[str]):
     """difflib's opcodes and hunks over equal runs found by _matching_blocks."""
 
     def __init__(self, blocks: list[tuple[int, int, int]], len_a: int, len_b: int) -> None:
-        super().__init__(None, [], [])
+        super().__init__()  # its sequences are never read: every opcode comes from the blocks
         self._blocks = [difflib.Match(i, j, n) for i, j, n in blocks] + [difflib.Match(len_a, len_b, 0)]
 
     def get_matching_blocks(self) -> list[difflib.Match]:

@@ -566,6 +566,11 @@ def test_matching_blocks_between_anchors(anchored: None) -> None:
     assert engine._matching_blocks(["h", "p", "q", "p", "t"], ["h", "q", "p", "q", "t"]) == [(0, 0, 1), (4, 4, 1)]
     assert engine._matching_blocks(["p", "q"], ["p", "q", "r"]) == [(0, 0, 2)]
     assert engine._matching_blocks(["p", "q"], ["o", "p", "q"]) == [(0, 1, 2)]
+    assert engine._matching_blocks(["h1", "h2", "x", "t1", "t2"], ["h1", "h2", "y", "t1", "t2"]) == [
+        (0, 0, 2), (3, 3, 2)]
+    # Trailing lines are looked for only after the leading ones, never across them.
+    assert engine._matching_blocks(["p", "q"], ["p", "x", "p", "q"]) == [(0, 0, 1), (1, 3, 1)]
+    assert engine._matching_blocks(["p", "x", "p", "q"], ["p", "q"]) == [(0, 0, 1), (3, 1, 1)]
     assert engine._matching_blocks([], ["a"]) == []
 
 
@@ -719,6 +724,8 @@ def test_the_context_reaches_every_multi_line_string() -> None:
 
 @pytest.mark.parametrize("a, b, lined", [
     ("one\n ", "two\n ", True),  # a second line of one space
+    ("one\n ", "two", True),
+    ("one", "two\n ", True),
     ("one\nX", "two", True),
     ("one", "two\nX", True),
     ("one\n", "two\n", False),  # one line and its final newline
@@ -764,8 +771,8 @@ def test_entries_equal_whatever_their_key_order_are_matched_when_all_moved() -> 
 
 
 def test_flags_are_named_by_what_comes_before_the_first_equals_sign() -> None:
-    assert full(diff({"l": ["--x=a=1", "--y"]}, {"l": ["--y", "--x=a=2"]})) == [
-        ("reorder", "/l", [0, 1], [1, 0]), ("replace", "/l/1", "--x=a=1", "--x=a=2")]
+    assert full(diff({"l": ["--x=1=a", "--y"]}, {"l": ["--y", "--x=2=a"]})) == [
+        ("reorder", "/l", [0, 1], [1, 0]), ("replace", "/l/1", "--x=1=a", "--x=2=a")]
     assert full(diff({"l": ["--a"]}, {"l": ["--b"]})) == [("replace", "/l/0", "--a", "--b")]
 
 
@@ -835,3 +842,20 @@ def test_the_surface_follows_the_schema_through_maps_of_objects() -> None:
         return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
                 "spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": schema}}]}}
     assert declared_surface(crd(["a", "b"]), crd(["b", "a"])) == crd(["a", "b"])
+
+
+def test_the_difflib_stretches_of_the_anchored_path_never_skip_popular_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # difflib's autojunk would drop a line found in over 1% of 200 or more lines (here the
+    # blank one) and match nothing; blank lines are real content in a config file.
+    monkeypatch.setattr(engine, "_DIFFLIB_LINES", 2)
+    a, b = ["A", *[""] * 200, "B"], ["C", *[""] * 200, "D"]
+    assert engine._matching_blocks(a, b) == [(1, 1, 200)]
+
+
+def test_a_keyed_list_only_one_side_can_key_has_its_surface_taken_in_order() -> None:
+    env = [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]
+    twice = deployment([{"name": "web", "env": env}, {"name": "web", "env": env}])
+    unique = deployment([{"name": "web", "env": env[::-1]}, {"name": "side", "env": env[::-1]}])
+    surface = declared_surface(twice, unique)
+    assert [c["name"] for c in surface["spec"]["template"]["spec"]["containers"]] == ["web", "side"]
+    assert declared_surface(unique, twice)["spec"]["template"]["spec"]["containers"][1]["name"] == "web"
