@@ -859,3 +859,11 @@ def test_a_keyed_list_only_one_side_can_key_has_its_surface_taken_in_order() -> 
     surface = declared_surface(twice, unique)
     assert [c["name"] for c in surface["spec"]["template"]["spec"]["containers"]] == ["web", "side"]
     assert declared_surface(unique, twice)["spec"]["template"]["spec"]["containers"][1]["name"] == "web"
+
+
+def test_a_port_without_protocol_is_the_tcp_entry_beside_a_udp_one_on_the_same_number() -> None:
+    tcp, udp, other = {"containerPort": 443}, {"containerPort": 443, "protocol": "UDP"}, {"containerPort": 8080}
+    before = deployment([{"name": "web", "ports": [other, udp, tcp]}])
+    after = deployment([{"name": "web", "ports": [tcp, other]}])
+    assert full(diff_objects(before, after)) == [
+        ("reorder", f"{CONTAINERS}/0/ports", [other, tcp], [tcp, other]), ("remove", f"{CONTAINERS}/0/ports/1", udp, None)]
