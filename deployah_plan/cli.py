@@ -30,7 +30,6 @@ import click
 # when it runs, so `--help` or one command does not load the others (nor yaml, the planner, the
 # writers it does not print with).
 from deployah_plan import flags
-from deployah_plan.compat import helm_diff
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.redact import credentials, scrub
@@ -298,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _helm_diff(args: list[str]) -> list[str] | int:
     """The helm-diff drop-in (compat/helm-diff runs `helm-plan helm-diff ARGS`): helm-diff's
     command line as the helm plan one that answers it, or the exit code when answered here."""
+    from deployah_plan.compat import helm_diff
+
     upgrade_flags = {name: flag.takes_value and not flag.bare for flag in flags.UPGRADE
                      for name in (*flag.names, *([flag.short] if flag.short else []))}
     translated = helm_diff.translate(args, upgrade_flags, os.environ)

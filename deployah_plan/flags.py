@@ -131,7 +131,7 @@ DEBUG = Flag(names=("--debug",), dest="debug", takes_value=False, group="Output"
 COLOR = Flag(names=("--color", "--colour"), dest="color", takes_value=False, group="Output",
              help="Colour the text output even when it is not a terminal (--no-color wins).", verify=Verify.NOT_COMPARED)
 SUPPRESS = Flag(names=("--suppress",), dest="suppress", repeatable=True, metavar="KIND", group="Output",
-                help="List objects of KIND without their field changes (repeatable); they still count.",
+                help="List objects and hooks of KIND without their field changes or content (repeatable); they still count.",
                 verify=Verify.NOT_COMPARED)
 SOURCE_ROOT = Flag(names=("--source-root",), dest="source_root", default="", metavar="DIR", group="Output",
                    help="The chart's folder in the repository, for the file paths of -o github and -o codequality "

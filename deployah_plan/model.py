@@ -476,6 +476,19 @@ class ImpactKind(enum.Enum):
         member.family = entry.family
         return member
 
+    @classmethod
+    def _missing_(cls, value: object) -> ImpactKind | None:
+        """A kind this version does not know (a saved plan from a newer one): a stand-in that
+        keeps the value, marked at risk, counted as "N KIND impacts", in the family its name
+        starts with (`traffic-...`)."""
+        if not isinstance(value, str):
+            return None
+        member = object.__new__(cls)
+        member._name_, member._value_ = "UNKNOWN", value
+        member.description, member.sign, member.one, member.many = "", "!", f"{value} impact", f"{value} impacts"
+        member.family = next((k.family for k in cls if k.family and value.startswith(k.family + "-")), "")
+        return member
+
     def answers_to(self, gate: str) -> bool:
         """`--fail-on GATE` names this kind, or its family."""
         return gate in (self._value_, self.family)

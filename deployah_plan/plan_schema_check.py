@@ -3,6 +3,14 @@
 A saved plan is input: `helm plan show` checks it against the schema before building a Plan
 from it, so a wrong type anywhere is one line naming where, not a crash.
 
+A list of values (an `enum` of strings, or a `oneOf` of string `const`s: a warning code, an
+impact kind, an action) is a vocabulary. A newer minor format version may add to a
+vocabulary (the schema's rule: a minor version only adds), so in a document of a newer minor
+version a vocabulary accepts any string shaped as its values are (letters, digits and `-`),
+and the reader keeps what it can (an unknown warning
+code or impact kind is shown as written) and refuses in one line what it cannot. A document
+of this version or an older one must use the listed values.
+
 This is a small interpreter of the JSON Schema keywords the plan schema uses (type, enum,
 const, pattern, minimum, minLength, maxLength, properties, required, additionalProperties,
 items, oneOf, anyOf, allOf and local $ref), not a general validator: the `jsonschema` package
@@ -66,30 +74,65 @@ class _Invalid(Exception):
 Check = Callable[[Any], None]
 
 
-def first_error(document: Any, required: bool = True) -> str | None:
+def first_error(document: Any, required: bool = True, newer: bool = False) -> str | None:
     """Where and how `document` breaks the plan schema (one line), or None when it does not.
     `required=False` checks only what is there: a document of an older minor version lacks
-    the fields later ones added (the reader gives them their defaults)."""
+    the fields later ones added (the reader gives them their defaults). `newer=True` is for a
+    document of a newer minor version: any string is accepted where the schema lists values."""
     try:
-        _compiled(required)(document)
+        _compiled(required, newer)(document)
     except _Invalid as err:
         return f"at {_pointer(err.path[::-1])}: {err.message}"
     return None
 
 
-@lru_cache(maxsize=2)
-def _compiled(required: bool) -> Check:
+@lru_cache(maxsize=4)
+def _compiled(required: bool, newer: bool) -> Check:
     root = schema()
-    return _Compiler(root, required).compile(root)
+    return _Compiler(root, required, newer).compile(root)
+
+
+def _vocabulary(rule: Mapping[str, Any]) -> list[str] | None:
+    """The values a rule lists, when it is a list of strings (an `enum`, or a `oneOf` of
+    `const`s each with at most a description); None for any other rule."""
+    if "enum" in rule:
+        values = rule["enum"]
+    elif rule.get("oneOf") and all(isinstance(o, dict) and "const" in o and set(o) <= {"const", "description"}
+                                   for o in rule["oneOf"]):
+        values = [o["const"] for o in rule["oneOf"]]
+    else:
+        return None
+    return values if values and all(type(v) is str for v in values) else None
+
+
+# What a value a newer version adds to a vocabulary can be: shaped as every listed one is, so
+# that a writer can show it as it shows a known one (in markdown's inline code, say).
+_NEW_VALUE = re.compile(r"[A-Za-z0-9-]{1,100}")
+
+
+def _string_of(values: list[str], newer: bool) -> Check:
+    """A vocabulary's check: one of `values`, or (`newer`) any string shaped as they are."""
+    known = frozenset(values)
+    listed = ", ".join(_short(v) for v in values) if len(values) <= 8 else f"the {len(values)} values the schema lists"
+
+    def check(value: Any) -> None:
+        if type(value) is not str:
+            raise _Invalid("{} is not of type string", value)
+        if newer and not _NEW_VALUE.fullmatch(value):
+            raise _Invalid("{} is not a value helm plan writes (letters, digits and -, at most 100)", value)
+        if not newer and value not in known:
+            raise _Invalid("{} is not one of " + listed, value)
+    return check
 
 
 class _Compiler:
     """Turns each schema node into one function, once: checking a large plan then costs a
     few calls per JSON node, and the values inside field changes (any JSON) cost nothing."""
 
-    def __init__(self, root: Mapping[str, Any], required: bool) -> None:
+    def __init__(self, root: Mapping[str, Any], required: bool, newer: bool) -> None:
         self.root = root
         self.required = required
+        self.newer = newer
         self.refs: dict[str, Check] = {}
 
     def ref(self, target: str) -> Check:
@@ -100,7 +143,10 @@ class _Compiler:
         return self.refs[target]
 
     def compile(self, rule: Mapping[str, Any]) -> Check:
-        checks: list[Check] = []
+        vocabulary = _vocabulary(rule)
+        if vocabulary is not None:
+            rule = {k: v for k, v in rule.items() if k not in ("enum", "oneOf")}
+        checks: list[Check] = [] if vocabulary is None else [_string_of(vocabulary, self.newer)]
         if "$ref" in rule:
             checks.append(self.ref(rule["$ref"]))
         if "type" in rule:

@@ -8,7 +8,8 @@ again, not trusted; so are "what matters" (`highlights`) and the common changes 
 and `common` on a field change):
 render/report.py finds them again in the field changes read back, which the document keeps in
 full, so `show` folds them exactly as the original run did. A document of a major version we do not know is refused; a newer minor
-version only adds fields, which are skipped.
+version only adds fields, which are skipped, and warning codes and impact kinds, which are
+kept as written (codes.Code and model.ImpactKind make a stand-in for a value they do not know).
 
 A plan read back has no snapshots (the document keeps field changes, not whole objects) but
 the object each create makes (`desired`, 1.5); masked secret values come back as `Masked`, so
@@ -208,13 +209,20 @@ def load(text: str, where: str) -> Plan:
     version = doc.get("format_version") if isinstance(doc, dict) else None
     if not isinstance(version, str):
         raise UsageError(f"{where} is not a helm plan document (no format_version)", hint)
-    major = FORMAT_VERSION.split(".")[0]
-    if version.split(".")[0] != major:
-        raise UsageError(f"{where} has format version {version}, and this helm plan reads only {major}.x",
-                         "show it with the helm plan version that wrote it, or plan again")
-    minor = version.split(".")[1] if version.count(".") == 1 else ""
-    current = FORMAT_VERSION.split(".")[1]
-    problem = first_error(doc, required=not (minor.isdigit() and len(minor) < 6 and int(minor) < int(current)))
+    parts = version.split(".")
+    major, minor = _number(parts[0]), _number(parts[1]) if len(parts) == 2 else None
+    ours, our_minor = (int(part) for part in FORMAT_VERSION.split("."))
+    if major != ours:
+        later = major is not None and major > ours
+        raise UsageError(f"{where} has format version {version}, and this helm plan reads only {ours}.x",
+                         "upgrade helm plan to show it, or plan again" if later
+                         else "show it with the helm plan version that wrote it, or plan again")
+    # A newer minor version only adds: fields (skipped), warning codes and impact kinds (kept as
+    # written); a value it cannot have added is refused with what to do.
+    newer = minor is not None and minor > our_minor
+    if newer:
+        hint = f"it was written by a newer helm plan (format {version}, this one reads {FORMAT_VERSION}): upgrade helm plan"
+    problem = first_error(doc, required=minor is None or minor >= our_minor, newer=newer)
     if problem:
         raise UsageError(f"{where} is not a valid helm plan document: {problem}", hint)
     try:
@@ -222,6 +230,11 @@ def load(text: str, where: str) -> Plan:
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         detail = f"missing key {err}" if isinstance(err, KeyError) else str(err)
         raise UsageError(f"{where} is not a valid helm plan document: {detail}", hint) from None
+
+
+def _number(text: str) -> int | None:
+    """A version part as a number; None when it is not one (or absurdly long)."""
+    return int(text) if text.isdigit() and len(text) < 6 else None
 
 
 __all__ = ["load", "plan_of"]

@@ -73,10 +73,40 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return elapsed, usage.ru_utime + usage.ru_stime
 
 
-def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float, float, float]]:
-    """(helm version, chart, median plan, median template, median plan CPU, median template CPU)
-    per helm and chart: wall-clock seconds, then CPU seconds (what a machine shared with other
-    work still measures faithfully; the plan's includes its helm processes)."""
+def _side_by_side(commands: list[list[str]], env: dict[str, str]) -> float:
+    """Wall-clock seconds until every command, all started at once, has finished."""
+    start = time.perf_counter()
+    children = [subprocess.Popen(c, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for c in commands]
+    for child in children:
+        child.wait()
+    return time.perf_counter() - start
+
+
+def _floor_plugin(work: Path, helm: Path, env: dict[str, str]) -> None:
+    """A plugin `plan-floor` that starts the plugin's Python and does nothing: what helm's
+    plugin dispatch and Python's start cost before helm plan does anything."""
+    where = subprocess.run([str(ROOT / "scripts" / "helm-plan"), "--env-path"], env=env, capture_output=True, text=True)
+    python = Path(where.stdout.strip()) / "bin" / "python"
+    folder = work / "plan-floor"
+    (folder / "scripts").mkdir(parents=True, exist_ok=True)
+    (folder / "plugin.yaml").write_text('name: "plan-floor"\nversion: "0.1.0"\nusage: "bench"\ndescription: "bench"\n'
+                                        'platformCommand:\n  - os: linux\n    command: "$HELM_PLUGIN_DIR/scripts/run"\n'
+                                        '  - os: darwin\n    command: "$HELM_PLUGIN_DIR/scripts/run"\n')
+    script = folder / "scripts" / "run"
+    script.write_text(f'#!/usr/bin/env bash\nexec "{python}" -s -c pass\n')
+    script.chmod(0o755)
+    subprocess.run([str(helm), "plugin", "uninstall", "plan-floor"], env=env, capture_output=True)
+    done = subprocess.run([str(helm), "plugin", "install", str(folder)], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"bench: installing the floor plugin failed: {done.stderr.strip()}")
+
+
+def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float, float, float, float]]:
+    """(helm version, chart, median plan, median template, median plan CPU, median template CPU,
+    median floor) per helm and chart: wall-clock seconds, then CPU seconds (what a machine
+    shared with other work still measures faithfully; the plan's includes its helm processes).
+    The floor: helm starting a plugin that starts the plugin's Python and ends, plus `helm get
+    all` and `helm template` run side by side (what any plan made by helm and Python costs)."""
     helm4 = fetch_helm("4.3.1")
     figures = []
     for version in HELM_VERSIONS:
@@ -85,6 +115,7 @@ def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float, f
         installed = subprocess.run([str(helm), "plugin", "install", str(ROOT)], env=env, capture_output=True, text=True)
         if installed.returncode != 0:
             sys.exit(f"bench: helm {version} plugin install failed: {installed.stderr.strip()}")
+        _floor_plugin(work, helm, env)
         for name in sorted(p.name for p in CHARTS.iterdir() if (p / "case.yaml").is_file()):
             release, namespace = _case(name)
             store = work / f"store-{name}.json"
@@ -98,15 +129,19 @@ def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float, f
             chart = [release, str(CHARTS / name / "next"), "-n", namespace, *_values(name, "next")]
             template = [str(helm), "template", *chart]
             plan = [str(helm), "plan", "upgrade", *chart]
+            floor = [str(helm), "plan-floor"]
+            get = [str(helm), "get", "all", release, "-n", namespace]
             _timed(template, run_env)
             _timed(plan, run_env)
-            plans, templates = [], []
+            _timed(floor, run_env)
+            plans, templates, floors = [], [], []
             for _ in range(runs):
                 templates.append(_timed(template, run_env))
                 plans.append(_timed(plan, run_env))
+                floors.append(_timed(floor, run_env)[0] + _side_by_side([get, template], run_env))
             figures.append((version, name, statistics.median(t for t, _ in plans),
                             statistics.median(t for t, _ in templates), statistics.median(c for _, c in plans),
-                            statistics.median(c for _, c in templates)))
+                            statistics.median(c for _, c in templates), statistics.median(floors)))
     return figures
 
 

@@ -21,7 +21,8 @@ import yaml
 
 from conftest import ROOT, clean_env, run_plan
 
-PREVIOUS = """\
+# The Widget CRD up to its versions, the same in both renders.
+CRD_HEAD = """\
 # Source: shop/templates/crd.yaml
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -32,6 +33,8 @@ spec:
   scope: Namespaced
   names: {kind: Widget, plural: widgets}
   versions:
+"""
+PREVIOUS = CRD_HEAD + """\
   - name: v1alpha1
     served: true
     storage: false
@@ -63,17 +66,7 @@ spec:
 # v1 moves to the front (matched by name, it is no change), v1alpha1 goes, v1beta1 stops being
 # served and stored, v1 becomes the storage version; five prose edits, one of them to the
 # property called `description`, whose own schema does not change otherwise.
-DESIRED = """\
-# Source: shop/templates/crd.yaml
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.shop.example.com
-spec:
-  group: shop.example.com
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets}
-  versions:
+DESIRED = CRD_HEAD + """\
   - name: v1
     served: true
     storage: true

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import yaml
 
+from builders import live_of
 from conftest import EXAMPLE, run_plan
-from core.test_drift import CONFIGMAP, DEPLOYMENT, live_of
+from core.test_drift import CONFIGMAP, DEPLOYMENT
 
 PREVIOUS = """---
 # Source: app/templates/cm.yaml

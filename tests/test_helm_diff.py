@@ -73,6 +73,8 @@ def test_what_cannot_be_honoured_is_one_line() -> None:
         (("--output", "table"), "--output table is not one of helm-diff's outputs"),
         (("--no-such-flag",), "unknown flag: --no-such-flag"),
         (("--context", "many"), "--context takes a number of lines"),
+        (("--context",), "flag needs an argument: --context"),  # helm-diff's own flag, last on the line
+        (("--version",), "flag needs an argument: --version"),  # a helm upgrade flag given through
     ]:
         with pytest.raises(UsageError, match=said.replace("(", r"\(").replace(")", r"\)")):
             translate("upgrade", "shop", "./chart", *args)

@@ -10,10 +10,9 @@ documentation says the controllers do.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from builders import live_of, obj, plan
 from deployah_plan.core.gates import check_gates, parse_gate
 from deployah_plan.core.ignore import apply_ignore, parse_flag
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
@@ -21,7 +20,6 @@ from deployah_plan.manifests import split_stream
 from deployah_plan.model import ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan
 from deployah_plan.render import words
 from deployah_plan.sources.cluster import LiveSnapshot
-from deployah_plan.yamlkube import load_all
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -284,34 +282,6 @@ allowVolumeExpansion: {allow}
 """
 
 
-def obj(text: str) -> dict[str, Any]:
-    (doc,) = load_all(text)
-    value: dict[str, Any] = doc.value
-    return value
-
-
-def live_of(text: str, **spec: Any) -> dict[str, Any]:
-    """The object as the API server returns it, in namespace shop, with Helm's metadata."""
-    live = obj(text)
-    meta = live["metadata"]
-    meta.setdefault("namespace", "shop")
-    meta["labels"] = {**meta.get("labels", {}), "app.kubernetes.io/managed-by": "Helm"}
-    meta["annotations"] = {**meta.get("annotations", {}), "meta.helm.sh/release-name": "shop",
-                           "meta.helm.sh/release-namespace": "shop"}
-    live.setdefault("spec", {}).update(spec)
-    return live
-
-
-def plan(previous: list[str] | None, desired: list[str], live: list[dict[str, Any]] | None = None,
-         **request: Any) -> Plan:
-    prev = split_stream("---\n".join(previous), "previous") if previous is not None else None
-    want = split_stream("---\n".join(desired), "desired")
-    header = Header("shop", "shop", fresh_install=prev is None)
-    snapshot = LiveSnapshot(True, tuple(live), requests=1) if live is not None else None
-    return make_plan(PlanRequest(header, prev, want, live=snapshot, live_source="cluster" if live is not None else "",
-                                 **request))
-
-
 def impacts(p: Plan, kind: ImpactKind | None = None) -> list[Impact]:
     return [i for i in p.impact if kind is None or i.kind is kind]
 
@@ -410,11 +380,11 @@ def test_daemonset_rolls_one_pod_per_node() -> None:
 
 def test_live_count_and_hpa_count() -> None:
     new = bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")
-    item = one(plan([DEPLOYMENT], [new], [live_of(DEPLOYMENT, replicas=3)]), ImpactKind.RESTART)
+    item = one(plan([DEPLOYMENT], [new], [live_of(DEPLOYMENT, spec={"replicas": 3})]), ImpactKind.RESTART)
     assert item.count("live_replicas") == 3
     # With an HPA, the pods that restart are the live count the HPA chose.
     app = bump(PHP_APACHE, "  replicas: 1\n", "")
-    p = plan([app, HPA], [bump(app, "hpa-example", "hpa-example:2"), HPA], [live_of(app, replicas=7)])
+    p = plan([app, HPA], [bump(app, "hpa-example", "hpa-example:2"), HPA], [live_of(app, spec={"replicas": 7})])
     item = one(p, ImpactKind.RESTART)
     assert item.count("pods") == 7 and item.count("live_replicas") == 7
     assert "scaled by HorizontalPodAutoscaler shop/php-apache (1 to 10): 7 live" in item.message
@@ -487,7 +457,7 @@ def test_client_side_apply_resets_hpa_count_every_deploy() -> None:
         item = one(p, ImpactKind.REPLICAS_RESET)
         assert "each deploy resets it: the count jumps to 1 from whatever the HPA chose" in item.message
         assert item.count("replicas") == 1
-        p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live_of(PHP_APACHE, replicas=6), live_of(HPA)],
+        p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live_of(PHP_APACHE, spec={"replicas": 6}), live_of(HPA)],
                  apply_method=method)
         item = one(p, ImpactKind.REPLICAS_RESET)
         assert "the count jumps from 6 to 1" in item.message and item.count("live_replicas") == 6
@@ -498,7 +468,7 @@ def test_server_side_apply_conflicts_with_the_hpa_instead() -> None:
     item = one(p, ImpactKind.REPLICAS_RESET)
     assert "server-side apply conflicts: the upgrade fails unless --force-conflicts, which resets it to 1" in item.message
     # Live: the HPA controller's scale writes own spec.replicas (managedFields); Helm's apply conflicts.
-    live = live_of(PHP_APACHE, replicas=6)
+    live = live_of(PHP_APACHE, spec={"replicas": 6})
     live["metadata"]["managedFields"] = [
         {"manager": "helm", "operation": "Apply", "apiVersion": "apps/v1",
          "fieldsV1": {"f:spec": {"f:selector": {}, "f:template": {}}}},
@@ -516,7 +486,7 @@ def test_server_side_apply_conflicts_with_the_hpa_instead() -> None:
 def test_live_hpa_outside_the_release_counts() -> None:
     hpa = live_of(HPA)
     del hpa["metadata"]["annotations"]
-    p = plan([PHP_APACHE], [PHP_APACHE], [live_of(PHP_APACHE, replicas=4), hpa])
+    p = plan([PHP_APACHE], [PHP_APACHE], [live_of(PHP_APACHE, spec={"replicas": 4}), hpa])
     item = one(p, ImpactKind.REPLICAS_RESET)
     assert "(live, not in the release; 1 to 10 replicas)" in item.message and "from 4 to 1" in item.message
 

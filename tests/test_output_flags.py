@@ -68,3 +68,29 @@ def test_summary_output(tmp_path: Path) -> None:
     run_plan("diff", previous, desired, "--out", str(saved))
     assert run_plan("show", str(saved), "-o", "summary").out.splitlines() == out
     assert json.loads(saved.read_text())["summary"]["update"] == 2
+
+
+NEW_OBJECTS = ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\ndata:\n  feature_flag: 'on'\n"
+               "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations:\n"
+               "    helm.sh/hook: pre-upgrade\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n"
+               "      containers:\n      - name: migrate\n        image: migrate-tool:1\n")
+
+
+def test_suppress_hides_what_a_created_object_or_hook_contains_and_keeps_its_line(tmp_path: Path) -> None:
+    previous, desired = _files(tmp_path)
+    Path(desired).write_text(Path(desired).read_text() + NEW_OBJECTS)
+    shown = run_plan("diff", previous, desired, "--suppress", "ConfigMap", "--suppress", "Job")
+    assert "+ ConfigMap default/extra  (create)" in shown.out
+    assert "(content not shown: --suppress ConfigMap)" in shown.out
+    assert "(content not shown: --suppress Job)" in shown.out and "Job default/migrate" in shown.out
+    assert "feature_flag" not in shown.out and "migrate-tool" not in shown.out  # nor in "What matters"
+    no_secret = run_plan("diff", previous, desired, "--suppress", "Secret").out
+    assert "Secret default/creds  (update)" in no_secret and "password" not in no_secret  # its keys unsaid
+    markdown = run_plan("diff", previous, desired, "--suppress", "ConfigMap", "--suppress", "Job", "-o", "markdown")
+    assert "ConfigMap default/extra" in markdown.out and "content not shown: --suppress ConfigMap" in markdown.out
+    assert "content not shown: --suppress Job" in markdown.out
+    assert "feature_flag" not in markdown.out and "migrate-tool" not in markdown.out
+    unsuppressed = run_plan("diff", previous, desired)  # the same plan shows both without the flag
+    assert "feature_flag" in unsuppressed.out and "migrate-tool" in unsuppressed.out
+    as_json = run_plan("diff", previous, desired, "--suppress", "ConfigMap", "--suppress", "Job", "-o", "json").out
+    assert "feature_flag" in as_json and "migrate-tool" in as_json  # JSON keeps every object whole

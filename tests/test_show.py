@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 
@@ -61,6 +62,54 @@ def test_show_reads_standard_input_and_newer_minor_versions(tmp_path: Path) -> N
     assert result.code == 0, result.err
     validate(result.json())
     assert result.json()["format_version"] == FORMAT_VERSION
+
+
+def _with_unknown_values(doc: dict[str, Any], version: str) -> str:
+    """The document at format `version`, with a warning code and an impact kind a later
+    helm plan might add (a minor version may add codes and kinds: schema and README)."""
+    warning = {"code": "quota-exceeded", "severity": "warning", "message": "the namespace quota is exceeded",
+               "resource": None, "predicted_failure": False}
+    impact = {"kind": "traffic-drained", "resource": doc["changes"][0]["resource"],
+              "message": "connections are drained", "objects": [], "counts": {}, "details": ["over 30s"]}
+    return json.dumps({**doc, "format_version": version, "warnings": doc["warnings"] + [warning],
+                       "impact": doc.get("impact", []) + [impact]})
+
+
+def test_a_newer_minor_version_with_codes_this_one_does_not_know_is_shown_as_written(tmp_path: Path) -> None:
+    doc = json.loads(_save(tmp_path).read_text())
+    major, minor = FORMAT_VERSION.split(".")
+    newer = _with_unknown_values(doc, f"{major}.{int(minor) + 1}")
+    shown = run_plan("show", "-", stdin=newer)
+    assert shown.code == 0, shown.err
+    assert "the namespace quota is exceeded" in shown.out and "connections are drained" in shown.out
+    markdown = run_plan("show", "-", "-o", "markdown", stdin=newer)
+    assert markdown.code == 0, markdown.err
+    assert "the namespace quota is exceeded" in markdown.out and "traffic-drained" in markdown.out  # as written
+    as_json = run_plan("show", "-", "-o", "json", stdin=newer)
+    assert as_json.code == 0, as_json.err
+    assert {"quota-exceeded"} <= {w["code"] for w in as_json.json()["warnings"]}
+    assert {"traffic-drained"} <= {i["kind"] for i in as_json.json()["impact"]}
+    # A value no minor version may add stays refused, in one line that says what to do.
+    broken = json.loads(newer)
+    broken["changes"][0]["action"] = "explode"
+    _one_line_error(run_plan("show", "-", stdin=json.dumps(broken)), "explode", "upgrade helm plan")
+    # A new value is shaped as the listed ones are: nothing a writer would have to escape.
+    hostile = json.loads(newer)
+    hostile["impact"][-1]["kind"] = "drained`\n<b>x</b>"
+    _one_line_error(run_plan("show", "-", "-o", "markdown", stdin=json.dumps(hostile)), "/impact/", "letters, digits and -")
+
+
+def test_the_same_version_with_a_code_it_does_not_know_is_refused(tmp_path: Path) -> None:
+    doc = json.loads(_save(tmp_path).read_text())
+    _one_line_error(run_plan("show", "-", stdin=_with_unknown_values(doc, FORMAT_VERSION)),
+                    "not a valid helm plan document", "/warnings/1/code", "quota-exceeded")
+
+
+def test_a_newer_major_version_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    doc = json.loads(_save(tmp_path).read_text())
+    newer = f"{int(FORMAT_VERSION.split('.')[0]) + 1}.0"
+    _one_line_error(run_plan("show", "-", stdin=json.dumps({**doc, "format_version": newer})),
+                    f"format version {newer}", "upgrade helm plan")
 
 
 def test_show_refuses_what_it_cannot_read(tmp_path: Path) -> None:

@@ -16,20 +16,19 @@ import json
 import os
 import re
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
 from deployah_plan.release.revisions import connect, major, rendered
-from deployah_plan.record import ChartRead, Facts, Planned, chart_tree_sha256
 from deployah_plan.commands import upgrade_flags as flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.diff import LINE_CONTEXT
-from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import UsageError
 from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
@@ -39,6 +38,9 @@ from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
+
+if TYPE_CHECKING:  # imported in plan_upgrade while helm runs (see there)
+    from deployah_plan.record import Planned
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -204,12 +206,15 @@ def _values_from_release(options: UpgradeOptions) -> bool:
 
 
 def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalChart, namespace: str,
-            values: list[str], helm_major: int, upgrade: bool) -> Rendered:
+            values: list[str], helm_major: int, upgrade: bool, starting: threading.Event | None = None) -> Rendered:
     """The new release as helm renders it: `helm template` with `values` (mode "template"), or
-    `helm upgrade --dry-run=server` with the user's own (mode "server")."""
+    `helm upgrade --dry-run=server` with the user's own (mode "server"). `starting` is set as
+    the helm process is about to start."""
     deploy = options.deploy
     if mode == "server":
         args = options.values.args() + helm_args(options, Reach.SERVER_RENDER) + deploy.render_args()
+        if starting is not None:
+            starting.set()
         return _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
     args = list(values)
     if options.kube_version:
@@ -223,6 +228,8 @@ def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalC
     # post-renderer, which an install never does (it creates them from crds/ first), and
     # the post-renderer may drop the `# Source:` lines that mark them: read them apart.
     apart = bool(deploy.post_renderer) and helm_major < 4
+    if starting is not None:
+        starting.set()
     text = helm.template(options.release, chart.path, namespace, args, upgrade=upgrade, include_crds=not apart)
     if deploy.dependency_update:
         text = _after_progress(text)
@@ -287,11 +294,22 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         # when the release turns out not to exist, the install is rendered again.
         started = time.time()
         early = mode == "server" or not _values_from_release(options)
+        starting = threading.Event()
         ahead = (pool.submit(_render, helm, options, mode, chart, namespace, options.values.args(), helm_major,
-                             upgrade=True) if early else None)
+                             upgrade=True, starting=starting) if early else None)
+        if ahead is not None:
+            ahead.add_done_callback(lambda _: starting.set())  # a render that failed before helm started
         again = (pool.submit(_render, helm, options, mode, chart, namespace, options.values.args(), helm_major,
                              upgrade=True) if early and chart.may_regenerate and not deploy.dependency_update
                  else None)
+        # The planner and the record are imported while helm reads the release and renders the
+        # chart in processes of their own: once the render is starting (this thread would
+        # otherwise hold back the thread that starts it), not before.
+        if ahead is not None:
+            starting.wait()
+        from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
+        from deployah_plan.record import ChartRead, Facts, Planned, chart_tree_sha256
+
         state = state_call.result()
         # Helm prunes old records when it writes the new one; only a history at least as long as
         # the limit can lose one, and the newest revision number bounds the history's length.

@@ -68,8 +68,8 @@ FLAGS: tuple[DiffFlag, ...] = (
     _flag("--detailed-exitcode", False, Does.SAME, "exit 2 when something changes, 0 when nothing does"),
     _flag("--context -C", True, Does.MAPPED, "`--context N`: unchanged lines shown around each change of a "
           "multi-line value (a ConfigMap's file); helm plan shows field changes, never whole manifests"),
-    _flag("--suppress", True, Does.MAPPED, "`--suppress KIND`: that kind's objects are listed without their field "
-          "changes, and still count as changes", repeatable=True),
+    _flag("--suppress", True, Does.MAPPED, "`--suppress KIND`: that kind's objects and hooks keep their line, "
+          "without their field changes or content, and still count as changes", repeatable=True),
     _flag("--suppress-secrets -q", False, Does.MAPPED, "`--suppress Secret`; Secret values are masked anyway"),
     _flag("--show-secrets", False, Does.SAME, "Secret values are shown instead of masked"),
     _flag("--show-secrets-decoded", False, Does.MAPPED, "`--show-secrets`: the values are shown as the Secret "
@@ -158,6 +158,19 @@ def _bool(name: str, value: str) -> str:
     raise UsageError(f"{name} takes true or false, not {value!r}", "see `helm diff upgrade --help` of helm-diff")
 
 
+def _flag_value(name: str, eq: str, value: str, rest: list[str], bare: str = "") -> str:
+    """The value of a flag that takes one, as pflag reads it: `--flag=V` (or `-fV`), else the
+    value it has alone (`bare`: helm-diff's `--dry-run` is `--dry-run=client`), else the next
+    argument, which it takes from `rest`."""
+    if eq:
+        return value
+    if bare:
+        return bare
+    if not rest:
+        raise UsageError(f"flag needs an argument: {name}", "give it a value")
+    return rest.pop(0)
+
+
 def read(args: Sequence[str], plan_flags: Mapping[str, bool], environ: Mapping[str, str]) -> Parsed:
     """Parse a helm diff command line as pflag does: `--flag value`, `--flag=value`, `-f value`,
     `-fvalue`, `--switch=false`, arguments anywhere, `--` ends the flags. `plan_flags` maps each
@@ -186,24 +199,11 @@ def read(args: Sequence[str], plan_flags: Mapping[str, bool], environ: Mapping[s
         if name in own:
             flag = own[name]
             long = flag.names[0]
-            if not flag.takes_value:
-                parsed.flags.setdefault(long, []).append(_bool(long, value) if eq else "true")
-            elif eq:
-                parsed.flags.setdefault(long, []).append(value)
-            elif flag.bare:
-                parsed.flags.setdefault(long, []).append(flag.bare)
-            elif rest:
-                parsed.flags.setdefault(long, []).append(rest.pop(0))
-            else:
-                raise UsageError(f"flag needs an argument: {name}", "give it a value")
+            parsed.flags.setdefault(long, []).append(_flag_value(name, eq, value, rest, flag.bare) if flag.takes_value
+                                                     else _bool(long, value) if eq else "true")
             continue
         if name in plan_flags:
-            if plan_flags[name] and not eq:
-                if not rest:
-                    raise UsageError(f"flag needs an argument: {name}", "give it a value")
-                parsed.through += [name, rest.pop(0)]
-            else:
-                parsed.through.append(token)
+            parsed.through += [name, _flag_value(name, eq, value, rest)] if plan_flags[name] and not eq else [token]
             continue
         if ignore_unknown:
             parsed.notes.append(f"helm plan: {name} is not a flag of helm diff or helm upgrade; left out "

@@ -310,8 +310,11 @@ def consumers(pod: Mapping[str, Any]) -> dict[tuple[str, str], list[_Use]]:
     for container in containers:
         cname = str(container.get("name", ""))
         for env in _list(container.get("env")):
+            value_from = env.get("valueFrom")
+            if not isinstance(value_from, dict):
+                continue  # a literal value (most of them)
             for key, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
-                source = _get(env, "valueFrom", key, "name")
+                source = _get(value_from, key, "name")
                 if isinstance(source, str):
                     out.setdefault((kind, source), []).append(_Use("env", f"{cname}: env {env.get('name')}"))
         for env_from in _list(container.get("envFrom")):

@@ -85,15 +85,18 @@ class _Identifier:
         self.cluster_scoped = cluster_scoped
 
     def ref(self, doc: Document) -> ResourceRef:
+        metadata = doc.obj["metadata"]
+        api_version, kind, namespace = self.scope(doc)
+        return ResourceRef(api_version, kind, namespace, str(metadata.get("name") or ""),
+                           "" if metadata.get("name") else str(metadata.get("generateName") or ""))
+
+    def scope(self, doc: Document) -> tuple[str, str, str]:
+        """(apiVersion, kind, namespace), "" the namespace of a cluster-scoped kind."""
         obj = doc.obj
-        metadata = obj["metadata"]
         api_version, kind = obj["apiVersion"], obj["kind"]
         if (group_of(api_version), kind) in self.cluster_scoped:
-            namespace = ""
-        else:
-            namespace = metadata.get("namespace") or self.namespace
-        return ResourceRef(api_version, kind, str(namespace), str(metadata.get("name") or ""),
-                           "" if metadata.get("name") else str(metadata.get("generateName") or ""))
+            return api_version, kind, ""
+        return api_version, kind, str(obj["metadata"].get("namespace") or self.namespace)
 
     def index(self, docs: Iterable[Document], what: str) -> dict[Identity, tuple[ResourceRef, Document]]:
         found: dict[Identity, tuple[ResourceRef, Document]] = {}
@@ -133,7 +136,7 @@ class _Identifier:
             metadata = {**metadata, "namespace": ref.namespace}
         else:
             metadata = {k: v for k, v in metadata.items() if k != "namespace"}
-        return replace(doc, obj={**doc.obj, "metadata": metadata})
+        return Document({**doc.obj, "metadata": metadata}, doc.source, doc.position, doc.hook)
 
 
 LiveOf = Callable[[ResourceRef], "Mapping[str, Any] | None"]
@@ -408,8 +411,8 @@ def release_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str
     ownership cover ("" as the namespace for a cluster-scoped kind)."""
     streams = list(streams)
     identifier = _Identifier(namespace, _cluster_scoped(streams))
-    scope = (identifier.ref(doc) for stream in streams for doc in (*stream.resources, *stream.crds, *stream.hooks))
-    return list(dict.fromkeys((ref.api_version, ref.kind, ref.namespace) for ref in scope))
+    return list(dict.fromkeys(identifier.scope(doc) for stream in streams
+                              for doc in (*stream.resources, *stream.crds, *stream.hooks)))
 
 
 # Kinds read for the impact only (core/impact.py): the HPAs that may scale the release's

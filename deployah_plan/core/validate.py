@@ -261,11 +261,23 @@ class _Predictor:
         self.warnings: list[Warning] = []
         self.unchecked: dict[str, None] = {}
         self.deprecated: set[str] = set()
+        # Kinds whose answer is the same for every object and says nothing about one: served,
+        # with a schema, not deprecated. Most objects of a release are of a handful of kinds.
+        self.settled: dict[str, tuple[str, str]] = {}
 
     # kinds
     def kind(self, item: Applied) -> tuple[str, str] | None:
         """Whether the kind is served; returns how to check its schema: ("builtin"|"live"|"crd", root)."""
-        obj, gvk, target = item.obj, _gvk(item.obj), self.target
+        gvk = _gvk(item.obj)
+        how = self.settled.get(gvk)
+        if how is None:
+            how = self._kind(item, gvk)
+            if how is not None and not self.table.removed_in(gvk):
+                self.settled[gvk] = how
+        return how
+
+    def _kind(self, item: Applied, gvk: str) -> tuple[str, str] | None:
+        obj, target = item.obj, self.target
         api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
         group, version = group_of(api_version), api_version.rsplit("/", 1)[-1]
         crd = self.crds.get((group, kind))

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from deployah_plan.core.kube_api import parse_version, table
-from deployah_plan.core.validate import Target
-
-__all__ = ["Target", "api_versions", "check_version", "cluster_target", "helm_default_version", "newest_version",
-           "offline_target", "served_api_versions"]
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import Rendered
 from deployah_plan.sources import helm_facts
 from deployah_plan.sources.helm import Helm
 from deployah_plan.sources.kubeconfig import ClusterSettings
+
+if TYPE_CHECKING:  # core.validate is imported when a Target is made: not before helm has started
+    from deployah_plan.core.validate import Target
+
+__all__ = ["Target", "api_versions", "check_version", "cluster_target", "helm_default_version", "newest_version",
+           "offline_target", "served_api_versions"]
 
 _PROBE_CHART = "apiVersion: v2\nname: kube-version\nversion: 0.1.0\n"
 _PROBE_TEMPLATE = "# {{ .Capabilities.KubeVersion.Version }}\n"
@@ -72,6 +74,8 @@ def served_api_versions(version: str) -> list[str]:
 def offline_target(version: str, source: str, *, strict_fields: bool, validate_fields: bool,
                    client_side_hooks: bool, create_namespace: bool = False, render_defaults: bool = False,
                    assumed: bool = False) -> Target:
+    from deployah_plan.core.validate import Target
+
     return Target(version, source, table(), strict_fields=strict_fields, validate_fields=validate_fields,
                   client_side_hooks=client_side_hooks, create_namespace=create_namespace,
                   render_defaults=render_defaults, assumed=assumed)
@@ -97,6 +101,7 @@ def cluster_target(settings: ClusterSettings, streams: Iterable[Rendered | None]
                    create_namespace: bool = False) -> Target | None:
     """The cluster's answers as a Target; None when it cannot be reached (the caller falls
     back to a version)."""
+    from deployah_plan.core.validate import Target
     from deployah_plan.sources.api_server import read_api  # the Kubernetes client only when a cluster is read
 
     facts = read_api(settings, api_versions(streams), namespace)

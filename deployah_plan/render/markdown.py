@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from deployah_plan.model import Action, DriftChange, FieldChange, Plan, ResourceRef, Severity, TaskAction, Warning
+from deployah_plan.model import DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
 from deployah_plan.render.options import WriteOptions
@@ -161,11 +161,10 @@ def _change_item(item: ObjectReport, redactor: Redactor, view: View) -> _Item:
         if item.own or item.notes else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
     compact = f"- `{sign} {change.action.value}` {md(ref + count)}"  # md() and _html() drop the leading space
     name = str(change.resource)
-    if not item.own and not item.hidden and not item.notes and not change.ignored_fields and not item.warnings and item.common_count:
+    if not item.own and not item.hidden and not item.hidden_content and not item.notes and not change.ignored_fields and not item.warnings and item.common_count:
         return _Item([compact], weight=item.weight, name=name)  # only common changes: one line
-    rows = _field_rows(change.resource, item.own, redactor, view)
-    if change.action is Action.CREATE:
-        rows += _content_rows(change.resource, change.after, redactor, view)
+    rows = _field_rows(change.resource, item.own, redactor, view) + _content_rows(change.resource, item.content, redactor, view)
+    suppressed = words.suppressed_note(change.resource.kind, item.hidden, item.hidden_content)
 
     def body(rows: list[str]) -> str:
         parts = [f"Source: {md(change.source)}"] if change.source else []
@@ -173,8 +172,8 @@ def _change_item(item: ObjectReport, redactor: Redactor, view: View) -> _Item:
             parts.append("\n".join(f"- {md(note)}" for note in item.notes))
         if rows:
             parts.append(_code_block(rows))
-        if item.hidden:
-            parts.append(f"*{md(words.suppressed_note(change.resource.kind, item.hidden))}*")
+        if suppressed:
+            parts.append(f"*{md(suppressed)}*")
         if change.ignored_fields:
             parts.append(f"*{md(words.ignored_note(change))}*")
         parts += [f"{_mark(warning)} {_warning_text(warning)}" for warning in item.warnings]
@@ -194,11 +193,12 @@ def _task_item(row: TaskRow, report: Report, redactor: Redactor, view: View) -> 
     blocks = []
     for d in item.definitions:
         hook = d.definition
-        rows = _field_rows(hook.resource, d.own, redactor, view)
-        if hook.action is TaskAction.CREATE:
-            rows += _content_rows(hook.resource, hook.after, redactor, view)
+        rows = _field_rows(hook.resource, d.own, redactor, view) + _content_rows(hook.resource, d.content, redactor, view)
         if rows:
             blocks.append(_code_block(rows))
+        suppressed = words.suppressed_note(hook.resource.kind, d.hidden, d.hidden_content)
+        if suppressed:
+            blocks.append(f"*{md(suppressed)}*")
     if not blocks:
         return _Item([line, line], name=task.name)
     full = line + "\n\n" + _details(f"definition of {_html(task.name)}", blocks)

@@ -103,7 +103,9 @@ class CommonGroup:
 class ObjectReport:
     """One resource change as shown: its own field changes (`common[i]` is the index in
     Report.common of `change.fields[i]`, or -1 when it is the object's own). An object of a
-    suppressed kind (--suppress) shows none: `hidden` counts them, and it is in no common change."""
+    suppressed kind (--suppress) keeps its line but shows no field change and no content:
+    `hidden` counts its field changes, `hidden_content` says a created object's content is not
+    shown, and it is in no common change."""
 
     change: ResourceChange
     own: tuple[FieldChange, ...]
@@ -117,22 +119,39 @@ class ObjectReport:
     # or removed named: core.crd.said_by_summary). JSON keeps every field change.
     notes: tuple[str, ...] = ()
     hidden: int = 0  # field changes not shown: the kind is suppressed (--suppress)
+    hidden_content: bool = False  # a created object's content not shown: the kind is suppressed
 
     @property
     def common_count(self) -> int:
         """How many distinct common changes it has (a label and its pod-template copy are one)."""
         return len({i for i in self.common if i >= 0})
 
+    @property
+    def content(self) -> Mapping[str, Any] | None:
+        """What a created object contains, shown under its line (None: nothing to show)."""
+        created = self.change.action is Action.CREATE and not self.hidden_content
+        return self.change.after if created else None
+
 
 @dataclass(frozen=True)
 class DefinitionReport:
+    """A hook's definition as shown; a hook of a suppressed kind (--suppress) shows no field
+    change and no content, as an object does (ObjectReport)."""
+
     definition: HookDefinition
     own: tuple[FieldChange, ...]
     common: tuple[int, ...]
+    hidden: int = 0
+    hidden_content: bool = False
 
     @property
     def common_count(self) -> int:
         return len({i for i in self.common if i >= 0})
+
+    @property
+    def content(self) -> Mapping[str, Any] | None:
+        """What a new hook contains, shown under its line (None: nothing to show)."""
+        return self.definition.after if _shows_content(self.definition) and not self.hidden_content else None
 
 
 @dataclass(frozen=True)
@@ -211,7 +230,7 @@ class Report:
                 last = rows[-1] if rows else None
                 shown = self.task(last.tasks[0]).definitions if last is not None else ()
                 if (policy and last is not None and not last.again and last.policy == policy
-                        and not any(d.own or _shows_content(d.definition) for d in shown)):
+                        and not any(d.own or d.content or d.hidden or d.hidden_content for d in shown)):
                     rows[-1] = TaskRow(last.tasks, policy="", policy_for=0)
                     rows.append(TaskRow((task,), policy=policy, policy_for=last.policy_for + 1))
                 else:
@@ -254,7 +273,8 @@ class Report:
                 notes = tuple(words.crd_lines(change.crd_schema))
             if change.resource.kind in suppress:
                 return ObjectReport(change, (), marks, warnings, failures, _reasons(change, plan),
-                                    _weight(change, own, warnings), notes, hidden=len(own))
+                                    _weight(change, own, warnings), notes, hidden=len(own),
+                                    hidden_content=change.action is Action.CREATE and bool(change.after))
             return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan),
                                 _weight(change, own, warnings), notes)
 
@@ -263,7 +283,10 @@ class Report:
             defs = []
             for d in task.definitions:
                 own, marks = split(d.resource, d.fields)
-                defs.append(DefinitionReport(d, own, marks))
+                if d.resource.kind in suppress:
+                    defs.append(DefinitionReport(d, (), marks, hidden=len(own), hidden_content=_shows_content(d)))
+                else:
+                    defs.append(DefinitionReport(d, own, marks))
             tasks.append(TaskReport(task, tuple(defs)))
         groups: dict[tuple[tuple[ResourceRef, ...], tuple[ResourceRef, ...]], list[int]] = {}
         for n, item in enumerate(common):
@@ -275,7 +298,7 @@ class Report:
             tasks=tuple(tasks),
             common=common,
             groups=tuple(CommonGroup(r, h, tuple(ns)) for (r, h), ns in groups.items()),
-            highlights=_highlights(plan),
+            highlights=_highlights(plan, suppress),
             by_task={id(item.task): item for item in tasks},
         )
 
@@ -312,7 +335,7 @@ def _common_index(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[d
         (c.resource, False, c.fields) for c in plan.changes
         if c.action is Action.UPDATE and c.resource.kind not in suppress]
     objects += [(d.resource, True, d.fields) for t in plan.tasks for d in t.definitions
-                if d.action is TaskAction.UPDATE]
+                if d.action is TaskAction.UPDATE and d.resource.kind not in suppress]
     for ref, is_hook, fields in objects:
         for f in fields:
             key = _key(ref, f)
@@ -442,10 +465,12 @@ def _weight(change: ResourceChange, own: tuple[FieldChange, ...], warnings: tupl
     return Weight.OWN if own else Weight.COMMON
 
 
-def _highlights(plan: Plan) -> tuple[Highlight, ...]:
+def _highlights(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[Highlight, ...]:
     """What matters most, said before the details: predicted failures and data loss, deletes,
     images, RBAC, admission webhooks and Secrets' keys (values the chart regenerates on every
-    render left out)."""
+    render left out). What is read from the fields or content of an object of a suppressed kind
+    (its images, its touched fields, its Secret keys) is left out, as under the object itself;
+    its warnings and its delete are not."""
     out = [Highlight(Notable.FAILURE, "X", (w.resource,) if w.resource else (), detail=(w.message,))
            for w in plan.warnings if w.fails]
     out += [Highlight(Notable.DATA_LOSS, "!", (w.resource,) if w.resource else (), detail=(w.message,))
@@ -457,9 +482,9 @@ def _highlights(plan: Plan) -> tuple[Highlight, ...]:
     # One line per image bump, naming every object and container it is in.
     images: dict[tuple[Any, Any], tuple[Any, Any, list[tuple[ResourceRef, str]]]] = {}
     objects = [(c.resource, c.action is Action.CREATE, c.action is Action.UPDATE, c.after, c.fields)
-               for c in plan.changes]
+               for c in plan.changes if c.resource.kind not in suppress]
     objects += [(d.resource, d.action is TaskAction.CREATE, d.action is TaskAction.UPDATE, d.after, d.fields)
-                for t in plan.tasks for d in t.definitions]
+                for t in plan.tasks for d in t.definitions if d.resource.kind not in suppress]
     for ref, new, updated, after_obj, fields in objects:
         found = _pod_images(after_obj) if new else _image_changes(_meant(fields)) if updated else []
         for before, after, container in found:
@@ -474,10 +499,11 @@ def _highlights(plan: Plan) -> tuple[Highlight, ...]:
             out.append(Highlight(what, "+", created))
         for change in plan.changes:
             touched = _touched(_meant(change.fields))
-            if change.action is Action.UPDATE and test(change.resource) and touched:
+            if change.action is Action.UPDATE and test(change.resource) and touched and change.resource.kind not in suppress:
                 out.append(Highlight(what, "~", (change.resource,), detail=touched))
     for change in plan.changes:
-        if change.action is Action.UPDATE and is_secret(change.resource) and _secret_keys(change):
+        if (change.action is Action.UPDATE and is_secret(change.resource) and change.resource.kind not in suppress
+                and _secret_keys(change)):
             out.append(Highlight(Notable.SECRET, "~", (change.resource,), detail=_secret_keys(change)))
     return tuple(out)
 

@@ -13,7 +13,7 @@ import re
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.model import (
-    Action, DriftEffect, FieldChange, LiveStatus, Plan, ResourceRef, Severity, TaskAction, Warning as PlanWarning,
+    DriftEffect, FieldChange, LiveStatus, Plan, ResourceRef, Severity, Warning as PlanWarning,
 )
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
@@ -69,6 +69,12 @@ def _content_lines(ref: ResourceRef, obj: Mapping[str, Any] | None, redactor: Re
     return out
 
 
+def _suppressed_lines(ref: ResourceRef, hidden: int, content: bool, style: _Style, indent: str) -> list[str]:
+    """What --suppress KIND left out under an object or a hook, said in one line."""
+    note = words.suppressed_note(ref.kind, hidden, content)
+    return [f"{indent}{style('(' + note + ')', 'dim')}"] if note else []
+
+
 def _common_lines(report: Report, redactor: Redactor, style: _Style, view: View) -> list[str]:
     if not report.groups:
         return []
@@ -95,10 +101,8 @@ def _object_lines(item: ObjectReport, redactor: Redactor, style: _Style, view: V
            f"{words.ownership_label(change)}{style(alert, 'alert')}"]
     out += [f"      {style('*', '=')} {note}" for note in item.notes]
     out += _field_lines(change.resource, item.own, redactor, style, "      ", view)
-    if item.hidden:
-        out.append(f"      {style('(' + words.suppressed_note(change.resource.kind, item.hidden) + ')', 'dim')}")
-    if change.action is Action.CREATE:
-        out += _content_lines(change.resource, change.after, redactor, style, "      ", view)
+    out += _suppressed_lines(change.resource, item.hidden, item.hidden_content, style, "      ")
+    out += _content_lines(change.resource, item.content, redactor, style, "      ", view)
     if change.ignored_fields:
         out.append(f"      {style('(' + words.ignored_note(change) + ')', 'dim')}")
     return out
@@ -123,8 +127,8 @@ def _task_lines(report: Report, redactor: Redactor, style: _Style, view: View) -
             for definition in item.definitions:
                 hook = definition.definition
                 out += _field_lines(hook.resource, definition.own, redactor, style, "        ", view)
-                if hook.action is TaskAction.CREATE:
-                    out += _content_lines(hook.resource, hook.after, redactor, style, "        ", view)
+                out += _suppressed_lines(hook.resource, definition.hidden, definition.hidden_content, style, "        ")
+                out += _content_lines(hook.resource, definition.content, redactor, style, "        ", view)
     return out
 
 

@@ -454,9 +454,12 @@ def action_text(action: str, own: int, common: int) -> str:
     return f"{action}: only common changes" if not own else f"{action}, and {plural(common, 'common change')}"
 
 
-def suppressed_note(kind: str, hidden: int) -> str:
-    """An object of a kind whose field changes are not shown (--suppress KIND)."""
-    return f"{plural(hidden, 'field change')} not shown: --suppress {kind}"
+def suppressed_note(kind: str, hidden: int, content: bool = False) -> str:
+    """An object or hook of a kind whose field changes and content are not shown (--suppress
+    KIND): "2 field changes not shown", "content not shown" ("" when nothing was left out)."""
+    what = [plural(hidden, 'field change')] if hidden else []
+    what += ["content"] if content else []
+    return f"{' and '.join(what)} not shown: --suppress {kind}" if what else ""
 
 
 def policy_text(policy: str, rows: int) -> str:
@@ -705,6 +708,6 @@ def impact_summary(impacts: Iterable[Impact]) -> str:
             counts.setdefault((kind.one, kind.many), 0)
     for item in impacts:
         if item.kind.one:
-            counts[(item.kind.one, item.kind.many)] += 1
+            counts[(item.kind.one, item.kind.many)] = counts.get((item.kind.one, item.kind.many), 0) + 1
     parts += [f"{n} {one if n == 1 else many}" for (one, many), n in counts.items() if n]
     return "Impact: " + ", ".join(parts) + "."

@@ -6,22 +6,20 @@ from typing import Any
 
 import pytest
 
+from builders import HELM, OWNED, live_of, obj, plan
+
 from deployah_plan.core.diff import declared_surface, diff_objects
 from deployah_plan.core.drift import field_owners
 from deployah_plan.core.ownership import check_ownership, kept_by_policy, kept_on_delete
-from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, release_scope
+from deployah_plan.core.planner import live_scope, release_scope
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import (
     FieldOp,
     FieldChange,
     ResourceRef,
-    ApplyMethod, DriftEffect, DriftKind, Header, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
+    ApplyMethod, DriftEffect, DriftKind, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
 )
 from deployah_plan.sources.cluster import LiveSnapshot
-from deployah_plan.yamlkube import load_all
-
-HELM = {"app.kubernetes.io/managed-by": "Helm"}
-OWNED = {"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "shop"}
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -47,35 +45,6 @@ spec:
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  colour: teal\n"
 SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  password: hunter2\n"
 WIDGET = "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: blue\nspec:\n  size: 2\n  colour: blue\n"
-
-
-def obj(text: str) -> dict[str, Any]:
-    (doc,) = load_all(text)
-    value: dict[str, Any] = doc.value
-    return value
-
-
-def live_of(text: str, **meta: Any) -> dict[str, Any]:
-    """What the API server would return for a manifest: namespace, bookkeeping, Helm's metadata."""
-    live = obj(text)
-    metadata = live["metadata"]
-    metadata.setdefault("namespace", "shop")
-    metadata.update(uid="u-1", resourceVersion="42", generation=3, creationTimestamp="2025-01-01T00:00:00Z",
-                    managedFields=[{"manager": "helm", "operation": "Update", "fieldsV1": {"f:metadata": {}}}])
-    metadata["labels"] = {**metadata.get("labels", {}), **HELM}
-    metadata["annotations"] = {**metadata.get("annotations", {}), **OWNED}
-    for key, value in meta.items():
-        metadata[key] = value
-    return live
-
-
-def plan(previous: list[str] | None, desired: list[str], live: list[dict[str, Any]] | LiveSnapshot | None,
-         **request: Any) -> Plan:
-    prev = split_stream("---\n".join(previous), "previous") if previous is not None else None
-    want = split_stream("---\n".join(desired), "desired")
-    snapshot = LiveSnapshot(True, tuple(live), requests=3) if isinstance(live, list) else live
-    header = Header("shop", "shop", fresh_install=prev is None)
-    return make_plan(PlanRequest(header, prev, want, live=snapshot, live_source="cluster", **request))
 
 
 def drift_of(p: Plan) -> dict[str, tuple[str, str, list[tuple[str, str, str]]]]:
