@@ -1,9 +1,14 @@
 """`helm plan diff PREVIOUS DESIRED`: offline planning from rendered files."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import yaml
+
+from builders import live_of
 from conftest import EXAMPLE, run_plan
+from core.test_drift import CONFIGMAP, DEPLOYMENT
 
 PREVIOUS = """---
 # Source: app/templates/cm.yaml
@@ -226,3 +231,25 @@ def test_example_rendered_by_helm_template(helm: Path, tmp_path: Path) -> None:
     doc = run_plan("diff", "-", _write(tmp_path, "d.yaml", rendered), "-n", "shop", "-o", "json", stdin="").json()
     assert doc["summary"]["create"] == 6
     assert {t["name"] for t in doc["tasks"]} >= {"Job shop/shop-migrate", "Job shop/shop-seed", "Pod shop/shop-smoke-test"}
+
+
+def test_a_missing_object_created_again_is_a_change(tmp_path: Path) -> None:
+    """End to end: a scaled Deployment and a deleted ConfigMap, the chart unchanged. Helm's
+    upgrade patches the Deployment back to 2 replicas and creates the ConfigMap again
+    (pkg/kube Client.Update creates a target object it cannot find)."""
+    manifest = "---\n".join([DEPLOYMENT, CONFIGMAP])
+    (tmp_path / "release.yaml").write_text(manifest)
+    live = live_of(DEPLOYMENT)
+    live["spec"]["replicas"] = 5
+    # A saved live file covers a kind only where it holds one of its objects: another release's.
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other", "namespace": "shop"}}
+    (tmp_path / "live.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [live, other]}))
+    args = ["diff", "release.yaml", "release.yaml", "--release", "shop", "-n", "shop", "--live", "live.yaml",
+            "--kind-order", "helm3", "--detailed-exitcode"]
+    result = run_plan(*args, "--no-color", cwd=tmp_path)
+    assert result.code == 2, result.err
+    assert "No changes" not in result.out
+    assert "2 drifted objects set back to the chart." in result.out.splitlines()[-1]
+    json_out = run_plan(*args, "-o", "json", cwd=tmp_path)
+    summary = json.loads(json_out.out)["summary"]
+    assert summary["drift_reverted"] == 2 and summary["has_changes"] is True

@@ -91,8 +91,6 @@ def same(a: Any, b: Any) -> bool:
         return True
     if ta is list:
         return tb is list and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if ta is bool or tb is bool:
-        return ta is tb and a == b
     if ta in _NUMBERS and tb in _NUMBERS:
         return a == b or (ta is float and tb is float and math.isnan(a) and math.isnan(b))
     return ta is tb and a == b
@@ -235,7 +233,7 @@ class _Matched(difflib.SequenceMatcher[str]):
     """difflib's opcodes and hunks over equal runs found by _matching_blocks."""
 
     def __init__(self, blocks: list[tuple[int, int, int]], len_a: int, len_b: int) -> None:
-        super().__init__(None, [], [])
+        super().__init__()  # its sequences are never read: every opcode comes from the blocks
         self._blocks = [difflib.Match(i, j, n) for i, j, n in blocks] + [difflib.Match(len_a, len_b, 0)]
 
     def get_matching_blocks(self) -> list[difflib.Match]:
@@ -342,8 +340,7 @@ class _Walker:
         self.keyed: list[tuple[int, Mapping[str, Any], tuple[str, ...]]] = []
 
     def _pointer(self, depth: int | None = None) -> str:
-        tokens = self.tokens if depth is None else self.tokens[:depth]
-        return "".join("/" + escape(t) for t in tokens)
+        return "".join("/" + escape(t) for t in self.tokens[:depth])
 
     def emit(self, op: FieldOp, before: Any, after: Any, **extra: Any) -> None:
         keys = tuple((self._pointer(depth), _key_view(entry, fields)) for depth, entry, fields in self.keyed)
@@ -678,9 +675,7 @@ def declared_surface(declared: Mapping[str, Any], live: Mapping[str, Any]) -> di
     `kind` are taken from `declared`: they are never drift.
     """
     node = root(declared.get("apiVersion"), declared.get("kind"))
-    out = _surface(dict(declared), dict(live), Spec("o", node=node) if node else None)
-    if not isinstance(out, dict):
-        return dict(declared)
+    out: dict[str, Any] = _surface(dict(declared), dict(live), Spec("o", node=node) if node else None)
     for key in ("apiVersion", "kind", "status"):
         if key in declared:
             out[key] = declared[key]

@@ -68,8 +68,11 @@ def is_custom(obj: Mapping[str, Any]) -> bool:
 # -- walking a pointer ------------------------------------------------------------------------------
 
 def _key_matches(entry: Any, key: Mapping[str, Any]) -> bool:
+    """Whether a list entry has the key a change names. A key field with a default that the
+    key leaves out is at its default (a port declared without a protocol is the TCP one);
+    only lists keyed by such a field have entries that hold it."""
     return isinstance(entry, dict) and all(
-        same(entry.get(f, KEY_DEFAULTS.get(f)), v) for f, v in key.items())
+        same(entry.get(f, KEY_DEFAULTS.get(f)), key.get(f, KEY_DEFAULTS.get(f))) for f in {*key, *KEY_DEFAULTS})
 
 
 def resolve(obj: Any, change: FieldChange) -> Any:
@@ -103,29 +106,20 @@ def resolve(obj: Any, change: FieldChange) -> Any:
     return node
 
 
-def _plain_at(obj: Any, path: list[str]) -> Any:
-    node = obj
+def _merge_patch_touches(previous: Any, desired: Any, path: list[str]) -> bool:
+    """Whether the JSON merge patch from `previous` to `desired` (RFC 7386, what Helm sends for
+    a custom resource) sets anything at `path` or above it. The patch holds only what differs;
+    an object in it is merged into the live object key by key, anything else (a list, a scalar,
+    null for a deletion) replaces the live value whole."""
+    node_p, node_d = previous, desired
     for token in path:
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return _MISSING
-    return node
-
-
-def _merge_patch_unit(previous: Any, desired: Any, change: FieldChange) -> tuple[Any, Any]:
-    """Previous and desired values of what a JSON merge patch replaces for this path: the path
-    itself, or the first list on it (a merge patch replaces lists whole)."""
-    path = tokens(change.path)
-    node, cut = previous, len(path)
-    for depth, token in enumerate(path):
-        if isinstance(node, list):
-            cut = depth
-            break
-        node = node.get(token) if isinstance(node, dict) else None
-    return _plain_at(previous, path[:cut]), _plain_at(desired, path[:cut])
+        if same(node_p, node_d):
+            return False
+        if not isinstance(node_d, dict):
+            return True
+        node_p = node_p.get(token, _MISSING) if isinstance(node_p, dict) else _MISSING
+        node_d = node_d.get(token, _MISSING)
+    return not same(node_p, node_d)
 
 
 # -- server-side apply ownership ---------------------------------------------------------------------
@@ -137,8 +131,7 @@ def _field_key(entry: str, key: Mapping[str, Any]) -> bool:
         parsed = json.loads(entry[2:])
     except ValueError:
         return False
-    return isinstance(parsed, dict) and _key_matches(parsed, key) and _key_matches(
-        {**{f: KEY_DEFAULTS[f] for f in KEY_DEFAULTS if f not in parsed}, **parsed}, key)
+    return isinstance(parsed, dict) and _key_matches(parsed, key)
 
 
 def _owns(fields: Any, change: FieldChange) -> bool:
@@ -158,8 +151,8 @@ def _owns(fields: Any, change: FieldChange) -> bool:
         elif token.isdigit() and f"i:{token}" in node:
             node = node[f"i:{token}"]
         else:
-            value = change.before if change.op is FieldOp.REMOVE else change.after
-            node = node.get("v:" + json.dumps(value, separators=(",", ":"))) if not isinstance(value, (dict, list)) else None
+            # a set member, by its value (sets hold scalars: their JSON is the same however spaced)
+            node = node.get("v:" + json.dumps(change.before if change.op is FieldOp.REMOVE else change.after))
         if node is None:
             return False
     return True
@@ -189,17 +182,15 @@ def _client_side(change: FieldChange, previous: Mapping[str, Any], desired: Mapp
     gone_live = change.op is FieldOp.REMOVE
     if wanted is not _MISSING and not gone_live and same(wanted, change.after):
         return DriftEffect.LEFT  # the new chart declares the live value
-    if custom:
-        before, after = _merge_patch_unit(previous, desired, change)
-        if same(before, after) and before is not _MISSING:
-            return DriftEffect.LEFT  # the merge patch does not touch it
+    if custom and not _merge_patch_touches(previous, desired, tokens(change.path)):
+        return DriftEffect.LEFT
     if wanted is not _MISSING:
         return DriftEffect.REVERTED
     return DriftEffect.LEFT if gone_live else DriftEffect.REMOVED
 
 
 def _server_side(change: FieldChange, live: Mapping[str, Any], desired: Mapping[str, Any],
-                 force_conflicts: bool = False) -> tuple[DriftEffect, str]:
+                 force_conflicts: bool) -> tuple[DriftEffect, str]:
     wanted = resolve(desired, change)
     gone_live = change.op is FieldOp.REMOVE
     owners = [] if gone_live else field_owners(live, change)
@@ -222,7 +213,7 @@ def _server_side(change: FieldChange, live: Mapping[str, Any], desired: Mapping[
 
 
 def _modified(ref: ResourceRef, previous: Mapping[str, Any], live: Mapping[str, Any],
-              desired: Mapping[str, Any] | None, ssa: bool, force_conflicts: bool = False) -> DriftChange | None:
+              desired: Mapping[str, Any] | None, ssa: bool, force_conflicts: bool) -> DriftChange | None:
     changes = [c for c in diff_objects(previous, declared_surface(previous, live)) if not c.equivalent]
     if not changes:
         return None

@@ -16,6 +16,7 @@ import pytest
 import yaml
 from hypothesis import given, settings, strategies as st
 
+from deployah_plan.core import diff as engine
 from deployah_plan.core.diff import (
     _in_order, declared_surface, diff, diff_objects, escape, key_label, leaves, line_diff, readable_path, same, similarity,
     tokens,
@@ -522,3 +523,347 @@ def test_entries_kept_in_order_are_a_longest_common_subsequence(a: list[str], b:
                    if any(list(sub) == [b[j] for j in idx] for sub in itertools.combinations(a, n)
                           for idx in itertools.combinations(range(len(b)), n))), default=0)
     assert len(pairs) == longest
+
+
+# -- the line diff of big values: anchors, then difflib between them -------------------------------
+# Past _DIFFLIB_LINES lines a side, common leading and trailing lines are set aside, lines found
+# once in each side anchor the rest (patience diff), and difflib matches only a stretch between
+# anchors of at most _DIFFLIB_CELLS line pairs; a larger stretch without an anchor is removed and
+# added whole. The limits are lowered here so small values take that path.
+
+
+@pytest.fixture
+def anchored(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "_DIFFLIB_LINES", 2)
+    monkeypatch.setattr(engine, "_DIFFLIB_CELLS", 0)
+
+
+def test_unique_lines_in_the_same_order_on_both_sides_anchor_the_diff() -> None:
+    # Pairs (index in a, index in b) of lines found once on each side; the longest run with
+    # both indices increasing. j in a's order: 2, 0, 1, 5, 3, 4: the one longest run is 0, 1, 3, 4.
+    a = ["c", "a", "b", "f", "d", "e", "dup", "dup", "only-a"]
+    b = ["a", "b", "c", "d", "e", "f", "dup", "only-b"]
+    assert engine._unique_anchors(a, 0, len(a), b, 0, len(b)) == [(1, 0), (2, 1), (4, 3), (5, 4)]
+    # Only the lines inside the ranges count, and a line twice on one side is no anchor.
+    assert engine._unique_anchors(a, 3, 6, b, 3, 6) == [(4, 3), (5, 4)]
+    assert engine._unique_anchors(["x", "y", "x"], 0, 3, ["x", "y"], 0, 2) == [(1, 1)]
+    assert engine._unique_anchors(["x", "y"], 0, 2, ["x", "y", "y"], 0, 3) == [(0, 0)]
+    assert engine._unique_anchors(["x"], 0, 1, ["y"], 0, 1) == []
+    assert engine._unique_anchors(["u", "w"], 0, 1, ["w", "u"], 0, 2) == [(0, 1)]
+
+
+def test_matching_blocks_between_anchors(anchored: None) -> None:
+    # No common first or last line; u1 and u2 anchor; nothing else is shared.
+    assert engine._matching_blocks(["s", "u1", "p", "u2", "q"], ["u1", "r", "u2", "w"]) == [(1, 0, 1), (3, 2, 1)]
+    # Adjacent equal runs are one block, as difflib gives them.
+    assert engine._matching_blocks(["u1", "u2", "x"], ["z", "u1", "u2"]) == [(0, 1, 2)]
+    # Common leading and trailing lines of each stretch between anchors (p is on both sides twice).
+    assert engine._matching_blocks(["x", "u1", "p", "s", "u2", "p", "y"], ["z", "u1", "p", "t", "u2", "p", "w"]) == [
+        (1, 1, 2), (4, 4, 2)]
+    assert engine._matching_blocks(["x", "u1", "s", "p", "u2", "y"], ["z", "u1", "t", "p", "u2", "w"]) == [
+        (1, 1, 1), (3, 3, 2)]
+    # Common first and last lines of the whole value.
+    assert engine._matching_blocks(["h", "p", "q", "p", "t"], ["h", "q", "p", "q", "t"]) == [(0, 0, 1), (4, 4, 1)]
+    assert engine._matching_blocks(["p", "q"], ["p", "q", "r"]) == [(0, 0, 2)]
+    assert engine._matching_blocks(["p", "q"], ["o", "p", "q"]) == [(0, 1, 2)]
+    assert engine._matching_blocks(["h1", "h2", "x", "t1", "t2"], ["h1", "h2", "y", "t1", "t2"]) == [
+        (0, 0, 2), (3, 3, 2)]
+    # Trailing lines are looked for only after the leading ones, never across them.
+    assert engine._matching_blocks(["p", "q"], ["p", "x", "p", "q"]) == [(0, 0, 1), (1, 3, 1)]
+    assert engine._matching_blocks(["p", "x", "p", "q"], ["p", "q"]) == [(0, 0, 1), (3, 1, 1)]
+    assert engine._matching_blocks([], ["a"]) == []
+
+
+def test_matching_blocks_use_difflib_on_a_small_stretch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "_DIFFLIB_CELLS", 4)
+    # Past the first and last lines, 5 x 5 is too large: u1 anchors (p and q are there twice);
+    # each 2 x 2 stretch beside it goes to difflib, which matches one line of it.
+    a = ["h", "p", "q", "u1", "p", "q", "u2"]
+    b = ["h", "q", "p", "u1", "q", "p", "u2"]
+    assert engine._matching_blocks(a, b) == [(0, 0, 1), (1, 2, 1), (3, 3, 1), (4, 5, 1), (6, 6, 1)]
+    # Below that, the stretches are anchored in turn: inside each, p and q are found once a side.
+    monkeypatch.setattr(engine, "_DIFFLIB_CELLS", 3)
+    assert engine._matching_blocks(a, b) == [(0, 0, 1), (2, 1, 1), (3, 3, 1), (5, 4, 1), (6, 6, 1)]
+    # A stretch with no anchor larger than the limit is removed and added whole.
+    assert engine._matching_blocks(["p", "q", "p", "q", "p"], ["q", "p", "q", "p", "q"]) == []
+
+
+def test_the_anchored_line_diff(anchored: None) -> None:
+    a, b = "s\nu1\np\nu2\nq", "u1\nr\nu2\nw"
+    assert line_diff(a, b) == ("@@ -1,5 +1,4 @@", "-s", " u1", "-p", "+r", " u2", "-q", "+w")
+    assert line_diff(a, b, context=0) == ("@@ -1 +0,0 @@", "-s", "@@ -3 +2 @@", "-p", "+r", "@@ -5 +4 @@", "-q", "+w")
+    assert line_diff("u1\nu2\nx\ny", "u1\nu2") == ("@@ -1,4 +1,2 @@", " u1", " u2", "-x", "-y")
+    assert line_diff("u1\nu2", "u1\nu2\nx\ny", context=1) == ("@@ -2 +2,3 @@", " u2", "+x", "+y")
+
+
+@pytest.mark.parametrize("limit, a, b, anchored_path", [
+    # Repeated lines with no anchor: difflib finds "p q p"; the anchored path removes and adds all.
+    (4, "p\nq\np\nq", "q\np\nq\np\nr", True),  # one side past the limit is enough
+    (5, "p\nq\np\nq", "q\np\nq\np\nr", False),
+    (4, "q\np\nq\np\nr", "p\nq\np\nq", True),
+    (3, "p\nq\np", "q\np\nq", False),  # exactly at the limit: difflib
+])
+def test_values_past_the_line_limit_take_the_anchored_path(monkeypatch: pytest.MonkeyPatch, limit: int, a: str,
+                                                           b: str, anchored_path: bool) -> None:
+    monkeypatch.setattr(engine, "_DIFFLIB_CELLS", 0)
+    monkeypatch.setattr(engine, "_DIFFLIB_LINES", limit)
+    whole = ("@@ -1,{} +1,{} @@".format(a.count("\n") + 1, b.count("\n") + 1),
+             *("-" + line for line in a.split("\n")), *("+" + line for line in b.split("\n")))
+    assert (line_diff(a, b) == whole) is anchored_path
+
+
+def test_a_line_diff_past_its_line_cap_counts_what_it_hides(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "MAX_DIFF_LINES", 5)
+    a = [f"l{i}" for i in range(30)]
+    b = [f"L{i}" if i in (2, 12, 22) else line for i, line in enumerate(a)]
+    # Three hunks of 7 lines (header, 2 + 2 context lines, one removed, one added): 5 shown, 16 hidden.
+    assert line_diff("\n".join(a), "\n".join(b)) == (
+        "@@ -1,5 +1,5 @@", " l0", " l1", "-l2", "+L2", "@@ the line diff is cut at 5 lines: 16 more are not shown @@")
+    monkeypatch.setattr(engine, "MAX_DIFF_LINES", 14)
+    assert line_diff("\n".join(a), "\n".join(b))[-1] == "@@ the line diff is cut at 14 lines: 7 more are not shown @@"
+    monkeypatch.setattr(engine, "MAX_DIFF_LINES", 21)
+    assert len(line_diff("\n".join(a), "\n".join(b))) == 21
+
+
+# -- what each change carries ---------------------------------------------------------------------------
+
+def full(changes: list[FieldChange]) -> list[tuple[str, str, Any, Any]]:
+    return [(c.op.value, c.path, c.before, c.after) for c in changes]
+
+
+def test_added_and_removed_entries_carry_their_values() -> None:
+    # Set lists (finalizers), unkeyed lists and keyed lists.
+    meta = {"apiVersion": "v1", "kind": "ConfigMap"}
+    assert full(diff_objects({**meta, "metadata": {"finalizers": ["a", "b"]}}, {**meta, "metadata": {"finalizers": ["b", "c"]}})) == [
+        ("add", "/metadata/finalizers/1", None, "c"), ("remove", "/metadata/finalizers/0", "a", None)]
+    assert full(diff({"l": ["a", "b"]}, {"l": ["b", "c"]})) == [("add", "/l/1", None, "c"), ("remove", "/l/0", "a", None)]
+    web, side = {"name": "web", "image": "x"}, {"name": "side", "image": "y"}
+    assert full(diff_objects(deployment([web]), deployment([side]))) == [
+        ("add", f"{CONTAINERS}/0", None, side), ("remove", f"{CONTAINERS}/0", web, None)]
+
+
+def test_equal_lists_of_every_kind_give_nothing_beside_a_change() -> None:
+    before = deployment([{"name": "web", "image": "x", "args": ["--a", "-b"], "ports": [{"containerPort": 80}]}],
+                        finalizers=["f"])
+    after = copy.deepcopy(before)
+    after["spec"]["template"]["spec"]["containers"][0]["image"] = "y"
+    assert full(diff_objects(before, after)) == [("replace", f"{CONTAINERS}/0/image", "x", "y")]
+    assert diff({"l": [1, "a"]}, {"l": [1, "a"]}) == []
+
+
+def test_a_keyed_list_that_only_one_side_can_key_is_matched_unkeyed() -> None:
+    keyed = deployment([{"name": "a", "image": "1"}, {"name": "b", "image": "2"}])
+    twice = deployment([{"name": "a", "image": "1"}, {"name": "a", "image": "3"}])
+    assert full(diff_objects(keyed, twice)) == [
+        ("replace", f"{CONTAINERS}/1/name", "b", "a"), ("replace", f"{CONTAINERS}/1/image", "2", "3")]
+    assert full(diff_objects(twice, keyed)) == [
+        ("replace", f"{CONTAINERS}/1/name", "a", "b"), ("replace", f"{CONTAINERS}/1/image", "3", "2")]
+
+
+def _cpu(value: str, **container: Any) -> dict[str, Any]:
+    return {"name": "web", "resources": {"limits": {"cpu": value}}, **container}
+
+
+def test_quantities_are_known_wherever_the_entry_is_matched() -> None:
+    # Renamed, matched unkeyed (two entries share a name), and inside an atomic list (HPA metrics).
+    shared = {"image": "x", "tag": "1", "pull": "p"}
+    (rename, cpu) = diff_objects(deployment([_cpu("1", **shared)]), deployment([_cpu("1000m", **shared, name="app")]))
+    assert rename.op is FieldOp.RENAME and cpu.equivalent and cpu.path == f"{CONTAINERS}/0/resources/limits/cpu"
+    twice = deployment([_cpu("1"), _cpu("2")])
+    (cpu,) = diff_objects(twice, deployment([_cpu("1000m"), _cpu("2")]))
+    assert cpu.equivalent and cpu.path == f"{CONTAINERS}/0/resources/limits/cpu"
+    hpa = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "spec": {"metrics": [
+        {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "AverageValue", "averageValue": "1"}}}]}}
+    after = copy.deepcopy(hpa)
+    after["spec"]["metrics"][0]["resource"]["target"]["averageValue"] = "1000m"
+    (whole,) = diff_objects(hpa, after)
+    (inner,) = whole.parts
+    assert whole.path == "/spec/metrics" and whole.parts_of == "entries" and inner.equivalent
+    assert diff_objects(hpa, copy.deepcopy(hpa)) == []
+
+
+def test_a_list_or_map_coming_from_null_is_its_entries_added_by_its_schema() -> None:
+    # tolerations is atomic: one replace of the whole list, with the entries shown.
+    pod = {"apiVersion": "v1", "kind": "Pod", "spec": {"tolerations": None, "nodeSelector": None}}
+    after = {"apiVersion": "v1", "kind": "Pod", "spec": {"tolerations": [{"key": "a"}], "nodeSelector": {"d": "x"}}}
+    (tolerations, selector) = diff_objects(pod, after)
+    assert (tolerations.op, tolerations.path, tolerations.before, tolerations.after, tolerations.parts_of) == (
+        FieldOp.REPLACE, "/spec/tolerations", [], [{"key": "a"}], "entries")
+    assert full([selector]) == [("add", "/spec/nodeSelector/d", None, "x")]
+    assert full(diff_objects(after, pod))[1] == ("remove", "/spec/nodeSelector/d", "x", None)
+
+
+def test_an_atomic_list_entry_diff_keeps_the_context_and_depth_of_its_place() -> None:
+    before = deployment([{"name": "web", "command": ["sh", "a\nb\nc\nd\ne"]}])
+    after = deployment([{"name": "web", "command": ["sh", "a\nb\nX\nd\ne"]}])
+    (whole,) = diff_objects(before, after, context=0)
+    (entry,) = whole.parts
+    assert entry.path == "/1" and entry.lines == ("@@ -3 +3 @@", "-c", "+X")
+    (whole,) = diff_objects(before, after)
+    assert whole.parts[0].lines == ("@@ -1,5 +1,5 @@", " a", " b", "-c", "+X", " d", " e")
+    # An embedded document in an atomic list entry counts the list's place against MAX_DEPTH.
+    room = MAX_DEPTH - 7  # spec/template/spec/containers/0/command, then the entry
+    (whole,) = diff_objects(deployment([{"name": "w", "command": [json.dumps(_nest(room, 1))]}]),
+                            deployment([{"name": "w", "command": [json.dumps(_nest(room, 2))]}]))
+    assert whole.parts[0].parts_of == "json"
+    (whole,) = diff_objects(deployment([{"name": "w", "command": [json.dumps(_nest(room + 1, 1))]}]),
+                            deployment([{"name": "w", "command": [json.dumps(_nest(room + 1, 2))]}]))
+    assert whole.parts[0].parts == ()
+
+
+def test_the_context_reaches_every_multi_line_string() -> None:
+    a, b = "a\nb\nc\nd\ne", "a\nb\nX\nd\ne"
+    (change,) = diff_objects({"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": a}},
+                             {"apiVersion": "v1", "kind": "ConfigMap", "data": {"k": b}}, context=0)
+    assert (change.before, change.after, change.lines) == (a, b, ("@@ -3 +3 @@", "-c", "+X"))
+    # Inside an embedded document too.
+    (change,) = diff({"c": json.dumps({"s": a})}, {"c": json.dumps({"s": b})}, context=0)
+    (inner,) = change.parts
+    assert inner.lines == ("@@ -3 +3 @@", "-c", "+X")
+
+
+@pytest.mark.parametrize("a, b, lined", [
+    ("one\n ", "two\n ", True),  # a second line of one space
+    ("one\n ", "two", True),
+    ("one", "two\n ", True),
+    ("one\nX", "two", True),
+    ("one", "two\nX", True),
+    ("one\n", "two\n", False),  # one line and its final newline
+])
+def test_which_strings_are_multi_line(a: str, b: str, lined: bool) -> None:
+    (change,) = diff({"s": a}, {"s": b})
+    assert (change.before, change.after) == (a, b) and bool(change.lines) is lined
+
+
+def test_a_yaml_document_with_a_trailing_blank_line_is_still_a_document() -> None:
+    for a, b in (("k: 1\n ", "k: 2\n"), ("k: 1\n", "k: 2\n ")):
+        (change,) = diff({"c": a}, {"c": b})
+        assert change.parts_of == "yaml" and full(list(change.parts)) == [("replace", "/k", 1, 2)]
+
+
+def test_a_json_document_is_walked_only_when_both_sides_are_one() -> None:
+    (change,) = diff({"c": '{"a": 1}'}, {"c": "2"})
+    assert change.parts == () and (change.before, change.after) == ('{"a": 1}', "2")
+    (change,) = diff({"c": "[1]"}, {"c": '"x"'})
+    assert change.parts == ()
+
+
+@pytest.mark.parametrize("form", ["json", "yaml"])
+def test_an_embedded_document_too_deep_on_one_side_is_one_replace(form: str) -> None:
+    def text(depth: int) -> str:
+        doc = _nest(depth, 1)
+        return json.dumps(doc) if form == "json" else yaml.safe_dump(doc)
+    fits, deep = text(MAX_DEPTH - 1), text(MAX_DEPTH)
+    for a, b in ((fits, deep), (deep, fits)):
+        (change,) = diff({"c": a}, {"c": b})
+        assert change.parts == () and change.op is FieldOp.REPLACE
+    flat = {"k": 1, "j": 0}
+    one, two = (json.dumps(flat), json.dumps({**flat, "k": 2})) if form == "json" else (
+        yaml.safe_dump(flat), yaml.safe_dump({**flat, "k": 2}))
+    (change,) = diff(_wrap(MAX_DEPTH - 1, one), _wrap(MAX_DEPTH - 1, two))
+    assert change.parts_of == form  # one level of room is enough for a flat document
+
+
+def test_entries_equal_whatever_their_key_order_are_matched_when_all_moved() -> None:
+    a = [{"n": i, "v": f"x{i}"} for i in range(3)]
+    b = [{"v": f"x{i}", "n": i} for i in reversed(range(3))]
+    assert full(diff({"l": a}, {"l": b})) == [("reorder", "/l", [0, 1, 2], [2, 1, 0])]
+
+
+def test_flags_are_named_by_what_comes_before_the_first_equals_sign() -> None:
+    assert full(diff({"l": ["--x=1=a", "--y"]}, {"l": ["--y", "--x=2=a"]})) == [
+        ("reorder", "/l", [0, 1], [1, 0]), ("replace", "/l/1", "--x=1=a", "--x=2=a")]
+    assert full(diff({"l": ["--a"]}, {"l": ["--b"]})) == [("replace", "/l/0", "--a", "--b")]
+
+
+FIVE = {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}
+
+
+def test_an_entry_that_moved_and_changed_pairs_at_exactly_sixty_percent() -> None:
+    close = {**FIVE, "d": 9, "e": 9}  # 3 of 5 leaves equal: 2 * 3 / 10 = 0.6
+    assert ops(diff({"l": [FIVE, "m"]}, {"l": ["m", close]})) == [
+        ("reorder", "/l"), ("replace", "/l/1/d"), ("replace", "/l/1/e")]
+    far = {**close, "c": 9}
+    assert ops(diff({"l": [FIVE, "m"]}, {"l": ["m", far]})) == [("add", "/l/1"), ("remove", "/l/0")]
+
+
+def test_a_moved_entry_pairs_with_one_entry_only_the_closest() -> None:
+    closest, close = {**FIVE, "e": 9}, {**FIVE, "d": 9, "e": 9}
+    assert full(diff({"l": [close, closest, "m"]}, {"l": ["m", FIVE]})) == [
+        ("reorder", "/l", [1, 2], [2, 1]), ("replace", "/l/1/e", 9, 5), ("remove", "/l/0", close, None)]
+    assert full(diff({"l": [FIVE, "m"]}, {"l": ["m", close, closest]})) == [
+        ("reorder", "/l", [0, 1], [1, 0]), ("add", "/l/1", None, close), ("replace", "/l/2/e", 5, 9)]
+
+
+def test_renames_pair_each_entry_once_best_first_skipping_bare_keys() -> None:
+    web = {"image": "x", "tag": "1", "pull": "p", "port": "80", "arg": "a"}
+    closest, close = {**web, "arg": "b"}, {**web, "arg": "b", "port": "81"}
+    renames = lambda before, after: [(c.before, c.after) for c in diff_objects(before, after)  # noqa: E731
+                                     if c.op is FieldOp.RENAME]
+    two_removed = deployment([{"name": "a", **close}, {"name": "b", **closest}])
+    assert renames(two_removed, deployment([{"name": "c", **web}])) == [({"name": "b"}, {"name": "c"})]
+    two_added = deployment([{"name": "c", **close}, {"name": "d", **closest}])
+    assert renames(deployment([{"name": "a", **web}]), two_added) == [({"name": "a"}, {"name": "d"})]
+    bare_first = deployment([{"name": "a"}, {"name": "b", **web}])
+    assert renames(bare_first, deployment([{"name": "c", **web}])) == [({"name": "b"}, {"name": "c"})]
+
+
+# -- the declared surface, more -------------------------------------------------------------------------
+
+def test_the_surface_of_nested_keyed_lists_follows_the_schema_all_the_way_down() -> None:
+    env = [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]
+    declared = deployment([{"name": "web", "env": env}])
+    live = deployment([{"name": "web", "env": env[::-1]}])
+    assert declared_surface(declared, live) == declared
+    # Entries that cannot be keyed (two share a name) are taken in order, with their schema.
+    twice = deployment([{"name": "web", "env": env}, {"name": "web", "env": env}])
+    assert declared_surface(twice, deployment([{"name": "web", "env": env[::-1]}] * 2)) == twice
+
+
+def test_the_surface_takes_atomic_lists_and_other_types_live_whole() -> None:
+    declared = {"apiVersion": "v1", "kind": "Pod", "spec": {"tolerations": [{"key": "a"}], "l": [1, 2]}}
+    live = {"apiVersion": "v1", "kind": "Pod", "spec": {"tolerations": [{"key": "a", "effect": "NoSchedule"}], "l": "ab"}}
+    assert declared_surface(declared, live)["spec"] == live["spec"]
+
+
+def test_the_surface_keeps_the_declared_bookkeeping_and_only_the_last_applied_annotation() -> None:
+    declared = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "uid": "u-1", "annotations": {"a": "1"}}}
+    live = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+        "name": "c", "uid": "u-2", "annotations": {"a": "1", "kubectl.kubernetes.io/last-applied-configuration": "{}"}}}
+    assert declared_surface(declared, live) == declared
+    assert declared_surface(declared, {"apiVersion": "v1", "kind": "ConfigMap"}) == {"apiVersion": "v1", "kind": "ConfigMap"}
+
+
+def test_the_surface_follows_the_schema_through_maps_of_objects() -> None:
+    # A CRD's schema properties are a map of schemas; x-kubernetes-validations is keyed by rule.
+    def crd(rules: list[str]) -> dict[str, Any]:
+        validations = [{"rule": rule, "message": rule.upper()} for rule in rules]
+        schema = {"type": "object", "properties": {"spec": {"type": "object", "x-kubernetes-validations": validations}}}
+        return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": schema}}]}}
+    assert declared_surface(crd(["a", "b"]), crd(["b", "a"])) == crd(["a", "b"])
+
+
+def test_the_difflib_stretches_of_the_anchored_path_never_skip_popular_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    # difflib's autojunk would drop a line found in over 1% of 200 or more lines (here the
+    # blank one) and match nothing; blank lines are real content in a config file.
+    monkeypatch.setattr(engine, "_DIFFLIB_LINES", 2)
+    a, b = ["A", *[""] * 200, "B"], ["C", *[""] * 200, "D"]
+    assert engine._matching_blocks(a, b) == [(1, 1, 200)]
+
+
+def test_a_keyed_list_only_one_side_can_key_has_its_surface_taken_in_order() -> None:
+    env = [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]
+    twice = deployment([{"name": "web", "env": env}, {"name": "web", "env": env}])
+    unique = deployment([{"name": "web", "env": env[::-1]}, {"name": "side", "env": env[::-1]}])
+    surface = declared_surface(twice, unique)
+    assert [c["name"] for c in surface["spec"]["template"]["spec"]["containers"]] == ["web", "side"]
+    assert declared_surface(unique, twice)["spec"]["template"]["spec"]["containers"][1]["name"] == "web"
+
+
+def test_a_port_without_protocol_is_the_tcp_entry_beside_a_udp_one_on_the_same_number() -> None:
+    tcp, udp, other = {"containerPort": 443}, {"containerPort": 443, "protocol": "UDP"}, {"containerPort": 8080}
+    before = deployment([{"name": "web", "ports": [other, udp, tcp]}])
+    after = deployment([{"name": "web", "ports": [tcp, other]}])
+    assert full(diff_objects(before, after)) == [
+        ("reorder", f"{CONTAINERS}/0/ports", [other, tcp], [tcp, other]), ("remove", f"{CONTAINERS}/0/ports/1", udp, None)]

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from deployah_plan.core.diff import diff, diff_objects, line_diff, same
+from deployah_plan.core.list_keys import KEY_DEFAULTS
 from deployah_plan.core.quantity import equivalent, parse
 from deployah_plan.model import FieldChange, FieldOp
 
@@ -34,9 +35,12 @@ def _tokens(path: str) -> list[str]:
 
 
 def _find(entries: list[Any], label: Any) -> int:
+    """The entry a reorder names: by previous index, or by the key fields it declares (a port
+    declared without a protocol is the TCP one)."""
     if isinstance(label, int):
         return label
-    return next(i for i, e in enumerate(entries) if isinstance(e, dict) and all(e.get(k) == v for k, v in label.items()))
+    return next(i for i, e in enumerate(entries) if isinstance(e, dict) and all(
+        e.get(k, KEY_DEFAULTS.get(k)) == label.get(k, KEY_DEFAULTS.get(k)) for k in {*label, *KEY_DEFAULTS}))
 
 
 def _apply(value: Any, changes: list[tuple[list[str], FieldChange]]) -> Any:

@@ -2,15 +2,11 @@
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from builders import HELM, OWNED, live_of, obj, plan
-from conftest import run_plan
 
 from deployah_plan.core.diff import declared_surface, diff_objects
 from deployah_plan.core.drift import field_owners
@@ -108,28 +104,6 @@ def test_drift_left_alone_is_no_change() -> None:
     p = plan([WIDGET], [WIDGET], [live])
     assert drift_of(p) == {"blue": ("modified", "left", [("/spec/size", "replace", "left")])}
     assert p.helm_action is HelmAction.NONE and p.summary.drift_reverted == 0 and not p.has_changes
-
-
-def test_a_missing_object_created_again_is_a_change(tmp_path: Path) -> None:
-    """End to end: a scaled Deployment and a deleted ConfigMap, the chart unchanged. Helm's
-    upgrade patches the Deployment back to 2 replicas and creates the ConfigMap again
-    (pkg/kube Client.Update creates a target object it cannot find)."""
-    manifest = "---\n".join([DEPLOYMENT, CONFIGMAP])
-    (tmp_path / "release.yaml").write_text(manifest)
-    live = live_of(DEPLOYMENT)
-    live["spec"]["replicas"] = 5
-    # A saved live file covers a kind only where it holds one of its objects: another release's.
-    other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other", "namespace": "shop"}}
-    (tmp_path / "live.yaml").write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [live, other]}))
-    args = ["diff", "release.yaml", "release.yaml", "--release", "shop", "-n", "shop", "--live", "live.yaml",
-            "--kind-order", "helm3", "--detailed-exitcode"]
-    result = run_plan(*args, "--no-color", cwd=tmp_path)
-    assert result.code == 2, result.err
-    assert "No changes" not in result.out
-    assert "2 drifted objects set back to the chart." in result.out.splitlines()[-1]
-    json_out = run_plan(*args, "-o", "json", cwd=tmp_path)
-    summary = json.loads(json_out.out)["summary"]
-    assert summary["drift_reverted"] == 2 and summary["has_changes"] is True
 
 
 def test_a_field_the_new_chart_drops_is_removed_and_one_it_now_declares_is_left() -> None:
