@@ -123,7 +123,7 @@ def _objects(manifest: str, namespace: str) -> dict[Identity, dict[str, Any]]:
     """The release manifest's objects in Helm's order, as the API server would hold them: the
     namespace Helm gives, no null fields."""
     out = {}
-    for doc in yaml.safe_load_all(manifest):
+    for doc in yaml.load_all(manifest, Loader=yaml.CSafeLoader):  # libyaml: the same values, far faster
         if not doc:
             continue
         ident = _identity(doc, namespace)
