@@ -381,8 +381,8 @@ def test_a_created_object_shows_what_it_contains(helm: Path, plugin: dict[str, s
     """argo-cd 10 adds NetworkPolicies: the text shows their rules, not only their names."""
     case = CASES[1]
     before, after = records[(case.name, "prev")], records[(case.name, "next")]
-    desired = _objects(after["manifest"], case.namespace)
-    created = [i for i in desired if i not in _objects(before["manifest"], case.namespace)]
+    desired, previous = _objects(after["manifest"], case.namespace), _objects(before["manifest"], case.namespace)
+    created = [i for i in desired if i not in previous]
     assert created and {i[1] for i in created} == {"NetworkPolicy"}
     text = _plan(helm, plugin, _store(tmp_path, [before]), case, "next", "next", "-o", "text").stdout
     for ident in created:
