@@ -132,6 +132,8 @@ class _Identifier:
         `NamespaceParam(...).DefaultNamespace()`), and the API server drops the namespace of a
         cluster-scoped one. So neither spelling is a change."""
         metadata = doc.obj["metadata"]
+        if ref.namespace and metadata.get("namespace") == ref.namespace:
+            return doc  # declared as Helm sends it (most charts write the release namespace)
         if ref.namespace:
             metadata = {**metadata, "namespace": ref.namespace}  # a namespace it declares keeps its place
         elif "namespace" in metadata:
