@@ -1,5 +1,3 @@
-import sys
+from deployah_plan.cli import run
 
-from deployah_plan.cli import main
-
-sys.exit(main())
+run()

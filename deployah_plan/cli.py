@@ -22,7 +22,7 @@ import signal
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, NoReturn, Sequence, TypeVar
 
 import click
 
@@ -292,6 +292,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, terminate)
         if collecting:
             gc.enable()
+
+
+def run() -> NoReturn:
+    """The process's entry point (scripts/helm-plan, `python -m deployah_plan`, the console
+    script): `main`, then the end of the process once its output is written. Python's own
+    teardown is skipped: freeing every module and object one by one took 40–55 ms of a
+    kube-state-metrics plan (a tenth of it), and nothing is left for it to do. Every `with`
+    block has run by then (temporary folders removed, helm processes waited for, --out
+    written), and this module registers no exit handlers."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: what it could take was written
+            code = code or EXIT_ERROR
+    os._exit(code)
 
 
 def _helm_diff(args: list[str]) -> list[str] | int:
