@@ -21,10 +21,10 @@ import os
 import signal
 import sys
 import threading
-from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, Sequence, TypeVar
 
 import click
+from msgspec import Struct, field
 
 # Only what every command line needs is imported here: a command's own modules are imported
 # when it runs, so `--help` or one command does not load the others (nor yaml, the planner, the
@@ -39,8 +39,7 @@ EXIT_OK, EXIT_ERROR = 0, 1
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-@dataclass
-class _Session:
+class _Session(Struct):
     """What the command line knows beyond one command's parameters: the argv (for the inputs
     record of --out) and the --debug decision, which `_run` needs if the command fails."""
 

@@ -21,7 +21,8 @@ severity are the document's).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 
 class Severity(enum.Enum):
@@ -37,8 +38,7 @@ class Fails(enum.Enum):
     SOMETIMES = "sometimes"  # the check says, case by case (`warn(..., fails=True)`)
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(Struct, frozen=True):
     value: str
     description: str
     severity: Severity = Severity.INFO

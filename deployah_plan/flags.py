@@ -20,12 +20,11 @@ changes more than helm's arguments.
 """
 from __future__ import annotations
 
-import dataclasses
 import enum
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 import click
+from msgspec import Struct, structs
 
 from deployah_plan.model import ApplyMethod
 
@@ -57,8 +56,7 @@ class Verify(enum.Enum):
     NOT_COMPARED = "not-compared"  # how to print, where the release is (compared as resolved), --install
 
 
-@dataclass(frozen=True, kw_only=True)
-class Flag:
+class Flag(Struct, frozen=True, kw_only=True):
     """One flag. `takes_value` False: a switch. `bare` set: the value is optional, as pflag's
     NoOptDefVal (`--wait` means `--wait=true`; `--wait VALUE` never takes VALUE)."""
 
@@ -269,7 +267,7 @@ UPGRADE: tuple[Flag, ...] = (
          into="deploy", help="Release labels (a value of null removes one).", split=Split.PAIRS),
     _text("--description", "TEXT", "The new revision's description.", "What helm does", "deploy"),
     *CLUSTER_FLAGS, NO_DRIFT, REQUIRE_CLUSTER,
-    OUTPUT, NO_COLOR, COLOR, SUPPRESS, SOURCE_ROOT, SHOW_SECRETS, FULL_VALUES, dataclasses.replace(CONTEXT, into="upgrade"), OUT,
+    OUTPUT, NO_COLOR, COLOR, SUPPRESS, SOURCE_ROOT, SHOW_SECRETS, FULL_VALUES, structs.replace(CONTEXT, into="upgrade"), OUT,
     IGNORE, IGNORE_FILE, DEBUG, DETAILED_EXITCODE, FAIL_ON,
     Flag(names=("--wait",), dest="wait", bare="true", group=_ACCEPTED, into="deploy",
          help="Helm 3: wait for readiness; Helm 4: --wait or --wait=STRATEGY."),
@@ -288,15 +286,15 @@ UPGRADE_GROUPS = ("Values", "Chart source", "Rendering", "What helm does", "Clus
 
 ROLLBACK: tuple[Flag, ...] = (
     _switch("--no-hooks", "As helm rollback --no-hooks: no hook runs.", "", "rollback"),
-    dataclasses.replace(NO_DRIFT, into="rollback"), dataclasses.replace(REQUIRE_CLUSTER, into="rollback"),
-    *(dataclasses.replace(flag, into="rollback") for flag in CLUSTER_FLAGS),
-    dataclasses.replace(CONTEXT, into="rollback"), *PLAN_FLAGS, *OUTPUT_FLAGS,
+    structs.replace(NO_DRIFT, into="rollback"), structs.replace(REQUIRE_CLUSTER, into="rollback"),
+    *(structs.replace(flag, into="rollback") for flag in CLUSTER_FLAGS),
+    structs.replace(CONTEXT, into="rollback"), *PLAN_FLAGS, *OUTPUT_FLAGS,
 )
 
 UNINSTALL: tuple[Flag, ...] = (
     _switch("--no-hooks", "As helm uninstall --no-hooks: no hook runs.", "", "uninstall"),
     _switch("--keep-history", "As helm uninstall --keep-history.", "", "uninstall"),
-    *(dataclasses.replace(flag, into="uninstall") for flag in CLUSTER_FLAGS),
+    *(structs.replace(flag, into="uninstall") for flag in CLUSTER_FLAGS),
     *PLAN_FLAGS, *OUTPUT_FLAGS,
 )
 
@@ -321,15 +319,15 @@ DIFF: tuple[Flag, ...] = (
           "(predicted failures).", "", "diff"),
     _switch("--disable-openapi-validation", "As helm's: unknown fields are dropped instead of rejected "
             "(with --kube-version).", "", "diff"),
-    dataclasses.replace(CONTEXT, into="diff"), *PLAN_FLAGS, *OUTPUT_FLAGS,
+    structs.replace(CONTEXT, into="diff"), *PLAN_FLAGS, *OUTPUT_FLAGS,
 )
 
 # Plans between stored revisions (commands/history.py).
 REVISION: tuple[Flag, ...] = (
-    *(dataclasses.replace(flag, into="revision") for flag in CLUSTER_FLAGS),
-    dataclasses.replace(CONTEXT, into="revision"), *PLAN_FLAGS, *OUTPUT_FLAGS,
+    *(structs.replace(flag, into="revision") for flag in CLUSTER_FLAGS),
+    structs.replace(CONTEXT, into="revision"), *PLAN_FLAGS, *OUTPUT_FLAGS,
 )
-RELEASES: tuple[Flag, ...] = tuple(dataclasses.replace(flag, into="releases") if flag.into else flag for flag in REVISION)
+RELEASES: tuple[Flag, ...] = tuple(structs.replace(flag, into="releases") if flag.into else flag for flag in REVISION)
 
 SHOW: tuple[Flag, ...] = OUTPUT_FLAGS
 

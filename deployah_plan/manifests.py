@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from msgspec import Struct, field
 
 from deployah_plan.errors import ManifestError
 from deployah_plan.yamlkube import YAMLError, load_all
@@ -36,8 +37,7 @@ _CRD_PATH = re.compile(r"^[^/]+(?:/charts/[^/]+)*/crds/")
 _GO_ATOI = re.compile(r"[+-]?[0-9]+\Z")
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(Struct, frozen=True):
     """The hook annotations as Helm parses them."""
 
     events: tuple[str, ...]
@@ -45,8 +45,7 @@ class Hook:
     delete_policies: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(Struct, frozen=True):
     """One object of a rendered stream. `obj` is read, never changed."""
 
     obj: dict[str, Any]
@@ -59,8 +58,7 @@ class Document:
         return self.source or f"document {self.position + 1}"
 
 
-@dataclass(frozen=True)
-class Rendered:
+class Rendered(Struct, frozen=True):
     """A stream split into release resources, hooks and chart CRDs, each in stream order."""
 
     resources: tuple[Document, ...] = ()

@@ -45,9 +45,12 @@ reader may see.
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
-from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from deployah_plan.codes import Code, Fails
 from deployah_plan.codes import Severity as Severity  # where the plan's readers find it
@@ -154,7 +157,7 @@ class Ownership(enum.Enum):
     TERMINATING = "terminating"  # being deleted (deletionTimestamp set): a collision
 
 
-@dataclass(frozen=True, order=True)
+@dataclasses.dataclass(frozen=True, order=True)  # show_group is left out of comparisons
 class ResourceRef:
     """Names one object. `namespace` is the effective one: the release namespace for a
     namespaced object that declares none, "" for a cluster-scoped kind."""
@@ -166,7 +169,7 @@ class ResourceRef:
     generate_name: str = ""
     # Name the group too: set where two objects of one plan differ only by API group
     # (extensions and networking.k8s.io Ingresses); see `disambiguate`.
-    show_group: bool = field(default=False, compare=False)
+    show_group: bool = dataclasses.field(default=False, compare=False)
 
     @property
     def group(self) -> str:
@@ -186,8 +189,7 @@ class ResourceRef:
         return f"{kind} {self.namespace}/{name}" if self.namespace else f"{kind} {name}"
 
 
-@dataclass(frozen=True)
-class FieldChange:
+class FieldChange(Struct, frozen=True):
     """One structural difference. `path` is an RFC 6901 JSON Pointer.
 
     List indices in `path` count in the desired list, except for a `remove`, which names the
@@ -216,8 +218,7 @@ class FieldChange:
     regenerated: bool = False
 
 
-@dataclass(frozen=True)
-class CRDSchemaChange:
+class CRDSchemaChange(Struct, frozen=True):
     """One change to a CRD that matters to its custom resources (core/crd.py).
 
     `what` is one of: version-added, version-removed, served-changed, storage-changed (before
@@ -234,8 +235,7 @@ class CRDSchemaChange:
     after: Any = None
 
 
-@dataclass(frozen=True)
-class CRDSummary:
+class CRDSummary(Struct, frozen=True):
     """A CRD's change by meaning: how many field changes only edit schema prose, and what
     else changed for its custom resources (versions matched by name)."""
 
@@ -243,8 +243,7 @@ class CRDSummary:
     changes: tuple[CRDSchemaChange, ...] = ()
 
 
-@dataclass(frozen=True)
-class Warning:
+class Warning(Struct, frozen=True):
     """Something the reader should know before running Helm. Made by `warn`, which takes the
     severity and whether it fails from the code's entry; a saved plan is read back as written."""
 
@@ -263,8 +262,7 @@ def warn(code: Code, message: str, resource: ResourceRef | None = None, *, fails
     return Warning(code, message, Severity.WARNING if fails else severity or code.severity, resource, fails)
 
 
-@dataclass(frozen=True)
-class ResourceChange:
+class ResourceChange(Struct, frozen=True):
     resource: ResourceRef
     action: Action
     before: Mapping[str, Any] | None
@@ -284,8 +282,7 @@ class ResourceChange:
     crd_schema: CRDSummary | None = None  # an updated CustomResourceDefinition's change by meaning
 
 
-@dataclass(frozen=True)
-class HookDefinition:
+class HookDefinition(Struct, frozen=True):
     """One hook document's difference between previous and desired."""
 
     resource: ResourceRef
@@ -295,8 +292,7 @@ class HookDefinition:
     fields: tuple[FieldChange, ...] = ()
 
 
-@dataclass(frozen=True)
-class TaskPlan:
+class TaskPlan(Struct, frozen=True):
     """A Helm hook (or a CronJob) seen as a task of the deploy."""
 
     name: str
@@ -314,8 +310,7 @@ class TaskPlan:
     runs_in: tuple[TaskPhase, ...] = ()  # derived by build_plan: every phase it runs in on this action
 
 
-@dataclass(frozen=True)
-class ChartCRD:
+class ChartCRD(Struct, frozen=True):
     source: str
     name: str
     lifecycle: CRDLifecycle
@@ -332,8 +327,7 @@ class ChartCRD:
         return self.lifecycle is CRDLifecycle.PROCESS
 
 
-@dataclass(frozen=True)
-class DriftField:
+class DriftField(Struct, frozen=True):
     """One drifted field: `change` goes from the stored value (before) to the live one (after),
     with the diff engine's pointers (indices count in the live list). `ssa` says what
     server-side apply does instead, when the release uses it."""
@@ -343,8 +337,7 @@ class DriftField:
     ssa: str = ""
 
 
-@dataclass(frozen=True)
-class DriftChange:
+class DriftChange(Struct, frozen=True):
     """One object whose live state is not what the previous release stored.
 
     `fields` only for a modified object (at least one); `effect` for the object as a whole
@@ -368,8 +361,7 @@ class DriftChange:
         return self.effect is DriftEffect.REVERTED or any(f.effect is DriftEffect.REVERTED for f in self.fields)
 
 
-@dataclass(frozen=True)
-class LiveGap:
+class LiveGap(Struct, frozen=True):
     """A kind that could not be read in a namespace ("" : cluster scope or every namespace)."""
 
     api_version: str
@@ -378,8 +370,7 @@ class LiveGap:
     reason: str
 
 
-@dataclass(frozen=True)
-class LiveCheck:
+class LiveCheck(Struct, frozen=True):
     """What the live check covered. `source` is "cluster" or the live file's path; `requests`
     counts HTTP requests sent to the cluster; `reason` says why it was skipped or unreachable."""
 
@@ -395,8 +386,7 @@ class LiveCheck:
         return self.status is LiveStatus.CHECKED
 
 
-@dataclass(frozen=True)
-class _Kind:
+class _Kind(Struct, frozen=True):
     value: str
     description: str  # the published schema's text
     sign: str  # the mark the writers put before it: `~` a rollout, `=` nothing restarts, `!` at risk
@@ -503,8 +493,7 @@ def schema_impact_kinds() -> list[dict[str, str]]:
     return [{"const": k.value, "description": k.description} for k in ImpactKind]
 
 
-@dataclass(frozen=True)
-class Impact:
+class Impact(Struct, frozen=True):
     """One thing the deploy does to running things. `resource` is the object it is about;
     `objects` the others involved (consumers, workloads, HPAs), in a stable order; `counts`
     what can be counted (replicas, pods, consumers), by name; `message` one line that says it,
@@ -521,8 +510,7 @@ class Impact:
         return dict(self.counts).get(name)
 
 
-@dataclass(frozen=True)
-class Header:
+class Header(Struct, frozen=True):
     release: str
     namespace: str
     kube_context: str = ""
@@ -537,8 +525,7 @@ class Header:
     rendered_by: str = ""  # "template", "server" or "files"
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(Struct, frozen=True):
     create: int = 0
     update: int = 0
     delete: int = 0
@@ -556,8 +543,7 @@ class Summary:
         return self.create + self.update + self.delete + self.retain
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Struct, frozen=True):
     header: Header
     helm_action: HelmAction
     changes: tuple[ResourceChange, ...]
@@ -617,7 +603,7 @@ def disambiguate(changes: Iterable[ResourceChange]) -> list[ResourceChange]:
     for change in changes:
         ref = change.resource
         if len(groups[(ref.kind, ref.namespace, ref.name)]) > 1 and not ref.show_group:
-            change = replace(change, resource=replace(ref, show_group=True))
+            change = replace(change, resource=dataclasses.replace(ref, show_group=True))
         out.append(change)
     return out
 

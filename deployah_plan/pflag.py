@@ -24,8 +24,9 @@ inputs record keeps it, and reading it again gives the same reading.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Sequence, Union
+
+from msgspec import Struct
 
 from deployah_plan.errors import UsageError
 from deployah_plan.flags import Flag, Split
@@ -36,8 +37,7 @@ _DECIMAL = re.compile(r"[+-]?(0|[1-9][0-9]*)")
 _HINT = "write it as --flag=VALUE, or see --help"
 
 
-@dataclass(frozen=True)
-class Given:
+class Given(Struct, frozen=True):
     """One occurrence of a flag, with the value pflag's Set receives (a switch's: true or false)."""
 
     flag: Flag

@@ -42,11 +42,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import click
+from msgspec import Struct, field
 
 from deployah_plan import __version__
 from deployah_plan.errors import UsageError
@@ -74,13 +74,15 @@ def canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode()
 
 
-@dataclass(frozen=True)
-class Digester:
+class Digester(Struct, frozen=True):
     """Keyed digests for one plan: the same salt (and HELM_PLAN_KEY) give the same digests."""
 
     salt: str  # hex
     keyed: bool
-    key: bytes = field(repr=False)
+    key: bytes
+
+    def __repr__(self) -> str:  # never the key
+        return f"Digester(salt={self.salt!r}, keyed={self.keyed!r})"
 
     @classmethod
     def new(cls) -> "Digester":
@@ -239,8 +241,7 @@ def hidden_values(argv: Sequence[str]) -> bool:
 
 # -- what a plan read, and the record made of it ---------------------------------------------
 
-@dataclass(frozen=True, kw_only=True)
-class ChartRead:
+class ChartRead(Struct, frozen=True, kw_only=True):
     """The chart as given, and a digest of what was rendered (the tree's SHA-256, made while a
     pulled chart's temporary folder still exists; keyed when the record is made)."""
 
@@ -248,8 +249,7 @@ class ChartRead:
     tree_sha256: bytes
 
 
-@dataclass(frozen=True, kw_only=True)
-class Facts:
+class Facts(Struct, frozen=True, kw_only=True):
     """What a release command read while it planned, kept by reference: the record's digests
     are taken of it only when a record is made (--out, verify), so a plan that is only printed
     pays nothing for them. Nothing read: the defaults (`helm plan diff`)."""
@@ -263,8 +263,7 @@ class Facts:
     live_streams: tuple[Rendered | None, ...] = ()  # the previous and desired streams, naming what the live read used
 
 
-@dataclass(frozen=True)
-class Planned:
+class Planned(Struct, frozen=True):
     """What a plan_* function made, and what it read to make it."""
 
     plan: Plan

@@ -16,9 +16,11 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote, urlsplit, urlunsplit
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from deployah_plan.model import Action, FieldChange, FieldOp, Plan, ResourceRef, TaskAction
 
@@ -26,8 +28,7 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _LAST_APPLIED_POINTER = "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
 
 
-@dataclass(frozen=True)
-class Masked:
+class Masked(Struct, frozen=True):
     """Stands for a hidden value of `length` bytes; equal values in one plan share `token`."""
 
     length: int

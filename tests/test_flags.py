@@ -1,9 +1,8 @@
 """The flag table (deployah_plan/flags.py): each flag declared once, and what derives from it."""
 from __future__ import annotations
 
-import dataclasses
-
 import click
+import msgspec
 import pytest
 
 from deployah_plan import flags
@@ -34,7 +33,7 @@ def test_every_request_field_is_filled_by_exactly_one_flag() -> None:
             request = REQUESTS[part]
             filled = [flag.field for flag in table if flag.into == part]
             assert len(filled) == len(set(filled)), (name, part)
-            fields = {f.name for f in dataclasses.fields(request)}
+            fields = {f.name for f in msgspec.structs.fields(request)}
             assert set(filled) <= fields, (name, part, set(filled) - fields)
             assert fields - set(filled) <= NOT_FLAGS, (name, part, fields - set(filled) - NOT_FLAGS)
 

@@ -319,7 +319,7 @@ def test_the_live_reader_and_the_cluster_module_do_not_import_each_other() -> No
     from deployah_plan.model import LiveGap
     from deployah_plan.sources import cluster, live
     assert cluster.LiveSnapshot is live.LiveSnapshot and not hasattr(cluster, "Unreadable")
-    assert live.LiveSnapshot.__dataclass_fields__["unreadable"].type == "tuple[LiveGap, ...]" and LiveGap
+    assert live.LiveSnapshot.__annotations__["unreadable"] == "tuple[LiveGap, ...]" and LiveGap
 
 
 def test_a_crd_schema_with_wrong_types_is_judged_not_crashed_on(tmp_path: Path) -> None:

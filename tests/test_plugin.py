@@ -177,7 +177,7 @@ def test_a_failed_build_fails_once_with_the_fix_and_leaves_nothing(helm: Path, t
     offline = _helm_env(home, PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS="")  # no package source
     installed = _run(helm, "plugin", "install", _checkout(tmp_path), env=offline)
     assert installed.returncode != 0
-    assert "helm plan: error: could not install helm plan's Python packages: click>=8.1 PyYAML>=6.0" in installed.stderr
+    assert "helm plan: error: could not install helm plan's Python packages: click>=8.1 msgspec>=0.18 PyYAML>=6.0" in installed.stderr
     assert "then run: helm plan --prepare" in installed.stderr
     envs = home / "cache" / "helm-plan"
     assert [p.name for p in envs.iterdir()] == [next(envs.glob("failed-*")).name]  # no half-made environment

@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import jsonpointer
+from msgspec.structs import replace
 import yaml
 
 from conftest import ROOT, run_plan

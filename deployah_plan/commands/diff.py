@@ -7,8 +7,9 @@ For CI jobs without cluster credentials: PREVIOUS is what `helm get manifest` (p
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any, Mapping
+
+from msgspec import Struct
 
 from deployah_plan.record import Planned
 from deployah_plan.release.api_target import check_version, newest_version, offline_target
@@ -24,8 +25,7 @@ from deployah_plan.sources.files import FileReader, describe
 from deployah_plan.sources.helm import Helm
 
 
-@dataclass(frozen=True, kw_only=True)
-class DiffOptions:
+class DiffOptions(Struct, frozen=True, kw_only=True):
     previous: str
     desired: str
     release: str = "release"

@@ -12,8 +12,9 @@ The live state is not read: these plans are about the history, not the cluster n
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
+
+from msgspec import Struct
 
 from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.planner import PlanRequest, make_plan
@@ -27,8 +28,7 @@ from deployah_plan.sources.helm import Helm, StoredRelease
 _NOT_LIVE = "not read: a plan between stored revisions is about the history, not the cluster now"
 
 
-@dataclass(frozen=True, kw_only=True)
-class RevisionOptions:
+class RevisionOptions(Struct, frozen=True, kw_only=True):
     release: str
     first: int
     second: int = 0  # 0: the newest revision
@@ -39,8 +39,7 @@ class RevisionOptions:
     line_context: int = LINE_CONTEXT
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReleasesOptions:
+class ReleasesOptions(Struct, frozen=True, kw_only=True):
     first: str  # NAME or NAMESPACE/NAME
     second: str
     namespace: str | None = None

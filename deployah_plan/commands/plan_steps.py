@@ -10,14 +10,13 @@ read. `helm plan verify` takes step 1 only, then compares.
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import click
+from msgspec import Struct, structs
 
 from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
@@ -75,8 +74,7 @@ PLANNERS: Mapping[str, Planner] = {"upgrade": _upgrade, "rollback": _rollback, "
                                   "revision": _revision, "releases": _releases}
 
 
-@dataclass(frozen=True, kw_only=True)
-class Printing:
+class Printing(Struct, frozen=True, kw_only=True):
     """How the plan is printed and what the exit code says: the output flags, gates parsed."""
 
     output: str
@@ -112,7 +110,7 @@ def make(command: str, params: Mapping[str, Any], *, debug: bool, reader: FileRe
     will be made of it (--out, verify)."""
     rules = ignore_rules(params["ignore"], params["ignore_files"], reader)
     planned = PLANNERS[command](params, debug, reader, digest_chart)
-    return dataclasses.replace(planned, plan=apply_ignore(planned.plan, rules))
+    return structs.replace(planned, plan=apply_ignore(planned.plan, rules))
 
 
 def save(path: str, planned: Planned, command: click.Command, params: Mapping[str, Any], argv: Sequence[str]) -> None:

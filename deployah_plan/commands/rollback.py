@@ -10,8 +10,9 @@ revisions' kinds is read, as for an upgrade: drift, ownership of what comes back
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
+
+from msgspec import Struct
 
 from deployah_plan.record import Facts, Planned
 from deployah_plan.release import live_objects as live_state
@@ -24,8 +25,7 @@ from deployah_plan.model import ApplyMethod, Header, HelmAction
 from deployah_plan.sources.kubeconfig import resolve_settings
 
 
-@dataclass(frozen=True, kw_only=True)
-class RollbackOptions:
+class RollbackOptions(Struct, frozen=True, kw_only=True):
     release: str
     revision: int = 0  # 0: the revision before the current one
     no_hooks: bool = False

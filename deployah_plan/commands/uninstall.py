@@ -8,8 +8,9 @@ post-delete hooks run. Hooks themselves and the chart's crds/ are not deleted.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
+
+from msgspec import Struct
 
 from deployah_plan.record import Facts, Planned
 from deployah_plan.release.revisions import major, open_release, rendered
@@ -21,8 +22,7 @@ from deployah_plan.codes import Code
 from deployah_plan.model import Header, HelmAction, warn
 
 
-@dataclass(frozen=True, kw_only=True)
-class UninstallOptions:
+class UninstallOptions(Struct, frozen=True, kw_only=True):
     release: str
     no_hooks: bool = False
     keep_history: bool = False

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import dataclasses
 import functools
 import json
 import os
@@ -19,9 +18,10 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from msgspec import Struct, structs, field
 
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
@@ -43,8 +43,7 @@ if TYPE_CHECKING:  # imported in plan_upgrade while helm runs (see there)
     from deployah_plan.record import Planned
 
 
-@dataclass(frozen=True, kw_only=True)
-class ValueFlags:
+class ValueFlags(Struct, frozen=True, kw_only=True):
     """The values flags. Helm merges them in one order whatever the command-line order (files,
     --set-json, --set, --set-string, --set-file, --set-literal: pkg/cli/values/options.go)."""
 
@@ -71,8 +70,7 @@ class ValueFlags:
                 raise UsageError(f"file {path} given to --set-file not found", "check the path after '=' in --set-file")
 
 
-@dataclass(frozen=True, kw_only=True)
-class UpgradeOptions:
+class UpgradeOptions(Struct, frozen=True, kw_only=True):
     release: str
     chart: str
     values: ValueFlags = field(default_factory=ValueFlags)
@@ -244,7 +242,7 @@ def _render_again(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.
                   values: list[str], helm_major: int, upgrade: bool) -> Rendered:
     """The second render of the same inputs, after the first: `--dependency-update` has written
     the chart's charts/ folder by then, and is not asked again."""
-    once = dataclasses.replace(options, deploy=dataclasses.replace(options.deploy, dependency_update=False))
+    once = structs.replace(options, deploy=structs.replace(options.deploy, dependency_update=False))
     return _render(helm, once, mode, chart, namespace, values, helm_major, upgrade=upgrade)
 
 
@@ -367,7 +365,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
     judge = _target(options, settings, ask, [previous, rendered_desired], namespace, helm_major,
                     apply_method, fresh, kube_default)
     if judge is not None and judge.requests and live is not None:
-        live = dataclasses.replace(live, requests=live.requests + judge.requests)  # every request is counted
+        live = structs.replace(live, requests=live.requests + judge.requests)  # every request is counted
     exists = judge.namespace_exists if judge is not None else None
     desired, more_notes = flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
     notes += more_notes

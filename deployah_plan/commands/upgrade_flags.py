@@ -8,8 +8,9 @@ helm at hand does not have is refused, as that helm would refuse it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
+
+from msgspec import Struct
 
 from deployah_plan.errors import UsageError
 from deployah_plan.flags import Reach, helm_args
@@ -18,8 +19,7 @@ from deployah_plan.codes import Code
 from deployah_plan.model import Warning, warn
 
 
-@dataclass(frozen=True, kw_only=True)
-class ChartSource:
+class ChartSource(Struct, frozen=True, kw_only=True):
     """`helm upgrade`'s repository flags (pkg/cmd/flags.go addChartPathOptionsFlags), given to
     the one `helm pull` that fetches a chart from a repository or an OCI registry."""
 
@@ -41,8 +41,7 @@ class ChartSource:
 HISTORY_MAX_DEFAULT = 10  # helm upgrade --history-max's default (Helm 3 and 4)
 
 
-@dataclass(frozen=True, kw_only=True)
-class DeployFlags:
+class DeployFlags(Struct, frozen=True, kw_only=True):
     """The rest of `helm upgrade`'s own flags. Each one either changes what Helm does, and so
     the plan (`no_hooks` .. `description`), or only how Helm waits and reports (the rest),
     which the plan accepts and, where a reader should know, mentions in a note.

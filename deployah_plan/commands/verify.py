@@ -41,11 +41,11 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 import click
+from msgspec import Struct
 
 from deployah_plan import record as records
 from deployah_plan import saved
@@ -65,8 +65,7 @@ VERIFIABLE = ("upgrade", "rollback", "uninstall")
 _HINT = "plan again with `helm plan upgrade ... --out FILE` and review it"
 
 
-@dataclass(frozen=True, kw_only=True)
-class VerifyOptions:
+class VerifyOptions(Struct, frozen=True, kw_only=True):
     path: str
     command: tuple[str, ...] = ()  # the helm command to run when the plan holds ("--" dropped)
     strict: bool = False
@@ -74,8 +73,7 @@ class VerifyOptions:
     debug: bool = False
 
 
-@dataclass(frozen=True)
-class SavedPlan:
+class SavedPlan(Struct, frozen=True):
     document: dict[str, Any]  # the plan, without its record
     record: dict[str, Any]
     digester: Digester

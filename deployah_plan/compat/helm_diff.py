@@ -24,8 +24,9 @@ exist is an error unless --allow-unreleased (or --install) is given, as in helm-
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import Mapping, Sequence
+
+from msgspec import Struct, field
 
 from deployah_plan.release.revisions import connect, major
 from deployah_plan.errors import ReleaseError, UsageError
@@ -45,8 +46,7 @@ class Does(enum.Enum):
     REFUSED = "refused"  # cannot be honoured: one line, exit 1
 
 
-@dataclass(frozen=True)
-class DiffFlag:
+class DiffFlag(Struct, frozen=True):
     names: tuple[str, ...]  # long names first, then a short one ("-C")
     takes_value: bool
     does: Does
@@ -120,8 +120,7 @@ _TRUE = ("1", "t", "T", "TRUE", "true", "True")
 _FALSE = ("0", "f", "F", "FALSE", "false", "False")
 
 
-@dataclass
-class Parsed:
+class Parsed(Struct):
     """A helm diff command line: the subcommand, its arguments, helm-diff's flags by long name
     (a switch as "true"/"false", a repeatable flag as its values), and the helm plan flags given
     through, in order."""
@@ -140,8 +139,7 @@ class Parsed:
         return values[-1] if values else None
 
 
-@dataclass(frozen=True)
-class Translated:
+class Translated(Struct, frozen=True):
     """The helm plan command line that answers a helm diff one. `text` instead: print it (version)."""
 
     argv: tuple[str, ...] = ()

@@ -17,8 +17,9 @@ still stored in it. `stored_versions_removed` names them.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Iterable, Mapping
+
+from msgspec.structs import replace
 
 from deployah_plan.core.diff import tokens
 from deployah_plan.kinds import group_of

@@ -27,7 +27,7 @@ only what a saved JSON plan keeps, so `helm plan show --fail-on` gives the same 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from deployah_plan.codes import GATES
 from deployah_plan.errors import UsageError
@@ -38,15 +38,13 @@ _ACTIONS = {"create": Action.CREATE, "update": Action.UPDATE, "delete": Action.D
 _NAMES = (*_ACTIONS, "failure", "crd", "drift", *GATES, "warning:CODE", *IMPACT_GATES)
 
 
-@dataclass(frozen=True)
-class Gate:
+class Gate(Struct, frozen=True):
     text: str  # as the user wrote it
     what: str
     argument: str = ""
 
 
-@dataclass(frozen=True)
-class GateMatch:
+class GateMatch(Struct, frozen=True):
     gate: Gate
     matched: tuple[str, ...]  # what matched, one short phrase each
 

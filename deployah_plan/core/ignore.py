@@ -24,9 +24,10 @@ Pure: rules are parsed from already-read text, and `apply_ignore` returns a new 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
+from msgspec import Struct
+from msgspec.structs import replace
 import yaml
 
 from deployah_plan.errors import UsageError
@@ -37,8 +38,7 @@ _HINT = ("write a rule as {paths: [/spec/replicas], target: {kind: Deployment, n
          "see `helm plan diff --help`")
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(Struct, frozen=True):
     """One term of a Kubernetes label selector."""
 
     key: str
@@ -57,8 +57,7 @@ class Requirement:
         return not present or value not in self.values  # "!=" and "notin", as Kubernetes reads them
 
 
-@dataclass(frozen=True)
-class IgnoreRule:
+class IgnoreRule(Struct, frozen=True):
     label: str  # how output names the rule, e.g. "--ignore #1" or "ignore.yaml #2"
     paths: tuple[str, ...]
     group: str | None = None

@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
+
+from msgspec import Struct, field
 
 from deployah_plan.core import quantity
 from deployah_plan.core.lifecycle import immutable_fields
@@ -61,8 +62,7 @@ _DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
 _SHOWN = 3  # names listed in one line before "and N more"
 
 
-@dataclass(frozen=True)
-class ImpactInput:
+class ImpactInput(Struct, frozen=True):
     """What the impact rules read, besides the plan's changes.
 
     `previous` and `desired` are the release's objects by identity (ref, object); `live_of`
@@ -81,8 +81,7 @@ class ImpactInput:
     drift: tuple[DriftChange, ...] = ()
 
 
-@dataclass
-class _Found:
+class _Found(Struct):
     impacts: list[Impact] = field(default_factory=list)
     warnings: list[Warning] = field(default_factory=list)
 
@@ -131,8 +130,7 @@ def _scaled(value: Any, replicas: int, up: bool) -> int | None:
     return None
 
 
-@dataclass(frozen=True)
-class _Rollout:
+class _Rollout(Struct, frozen=True):
     kind: ImpactKind
     pods: int | None
     strategy: str
@@ -187,8 +185,7 @@ def _daemonset_rollout(obj: Mapping[str, Any]) -> _Rollout:
     return _Rollout(ImpactKind.RESTART, None, text)
 
 
-@dataclass(frozen=True)
-class _Hpa:
+class _Hpa(Struct, frozen=True):
     ref: ResourceRef
     obj: Mapping[str, Any]
     live: bool  # found only in the live state
@@ -285,8 +282,7 @@ def _no_restart(change: ResourceChange) -> Impact:
 
 # -- config consumers -------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Use:
+class _Use(Struct, frozen=True):
     """How one workload reads one ConfigMap or Secret."""
 
     how: str  # "env", "volume" or "subPath"

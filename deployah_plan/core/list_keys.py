@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+
+from msgspec import Struct, field
 
 from deployah_plan.kinds import group_of
 
@@ -33,8 +34,7 @@ class Node:
         self.fields: dict[str, Spec] = {}
 
 
-@dataclass
-class Spec:
+class Spec(Struct):
     """What one field holds. `kind` is "q" (quantity), "o" (object), "m" (map) or "l" (list).
 
     For "o", `node` is the object's schema; for "m", `value` is the spec of every value; for

@@ -14,8 +14,9 @@ lower-cased; only "keep" counts. On upgrade Helm reads it from the live object.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
+
+from msgspec import Struct
 
 from deployah_plan.model import Ownership
 
@@ -61,8 +62,7 @@ def terminating(obj: Mapping[str, Any]) -> bool:
     return isinstance(metadata, dict) and bool(metadata.get("deletionTimestamp"))
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Struct, frozen=True):
     """The ownership check for one object to be created. `reason` is Helm's wording of what is
     wrong (empty when nothing is); `owner_release` is "namespace/name" of another owner."""
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import math
 
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from deployah_plan.codes import Code
 from deployah_plan.core import crd, regenerated
@@ -33,8 +35,7 @@ if TYPE_CHECKING:  # the core only reads the snapshot a source made
 Identity = tuple[str, str, str, str]
 
 
-@dataclass(frozen=True)
-class PlanRequest:
+class PlanRequest(Struct, frozen=True):
     """Everything the core needs. `previous` is None when the release does not exist."""
 
     header: Header

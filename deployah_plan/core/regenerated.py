@@ -17,8 +17,10 @@ import base64
 import binascii
 import datetime
 import re
-from dataclasses import dataclass, replace
 from typing import Any, Mapping
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from deployah_plan.core.diff import diff_objects
 from deployah_plan.model import FieldChange, FieldOp, ResourceChange, ResourceRef, TaskPlan
@@ -29,8 +31,7 @@ _TIMESTAMP = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)? ?(Z
 _SLACK = 2.0  # seconds either side of the render window (timestamps are truncated to the second)
 
 
-@dataclass(frozen=True)
-class Renders:
+class Renders(Struct, frozen=True):
     """What the sources know about the desired render: a second render of the same inputs (by
     identity, the objects of each), and when the renders ran (Unix seconds, start and end)."""
 

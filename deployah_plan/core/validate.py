@@ -28,8 +28,9 @@ embedded resources. `status` is never checked: the server ignores it on create a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
+
+from msgspec import Struct, field
 
 from deployah_plan.core.kube_api import ApiTable, parse_version
 from deployah_plan.core.compact_schema import compact_crd_schema
@@ -40,8 +41,7 @@ from deployah_plan.model import ResourceRef, Severity, TaskPlan, Warning, warn
 OBJECT_META = "apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(Struct, frozen=True):
     """The API server Helm will talk to, as far as the plan knows it.
 
     `kube_version` is the version judged against and `source` where it came from ("the
@@ -82,8 +82,7 @@ class Target:
         return f"Kubernetes {self.kube_version} ({self.source})"
 
 
-@dataclass(frozen=True)
-class Applied:
+class Applied(Struct, frozen=True):
     """One object Helm builds (its apiVersion and kind are set: the manifest reader checks).
     `apply`: it is sent to the server (created or changed) and so validated against the
     schema; else only mapped to a REST resource (the previous release's objects). `what` names
@@ -95,8 +94,7 @@ class Applied:
     what: str = ""
 
 
-@dataclass
-class _Crd:
+class _Crd(Struct):
     group: str
     kind: str
     versions: dict[str, tuple[bool, Mapping[str, Any] | None]] = field(default_factory=dict)  # name: (served, schema)
@@ -161,8 +159,7 @@ def _scalar_ok(code: str, value: Any) -> bool:
     return False  # a boolean field given something else ("a", anything, never gets here)
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Struct, frozen=True):
     path: str
     code: str  # "type", "required" or "unknown"
     detail: str

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
+
+from msgspec import Struct, field
 
 from deployah_plan.model import DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
@@ -89,8 +90,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
-@dataclass
-class _Item:
+class _Item(Struct):
     """One entry of a section: its forms from most to least detailed, and which is used; its
     weight (report.Weight: what a cut drops last is lowest), and the object it is about, for
     the note that says what was cut."""
@@ -115,8 +115,7 @@ class _Item:
         return len(self.forms) == 3 and self.level == 1
 
 
-@dataclass
-class _Section:
+class _Section(Struct):
     title: str
     items: list[_Item]
     what: str  # what one item is, for the cut note ("object", "task")

@@ -1,11 +1,10 @@
 """What every writer is told besides the plan: one options object, whatever the format."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True, kw_only=True)
-class WriteOptions:
+class WriteOptions(Struct, frozen=True, kw_only=True):
     """`colour` and `width` only change text; `fold=False` repeats common changes under every
     object, and `suppress` lists the objects and hooks of those kinds without their field
     changes or content (text and markdown); `source_root` places findings in the repository

@@ -17,11 +17,13 @@ change and adds the grouping.
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any, Mapping
+
+from msgspec import Struct
 
 from deployah_plan.codes import Code
 from deployah_plan.model import (
@@ -60,8 +62,7 @@ class Notable(enum.Enum):
     SECRET = "secret"
 
 
-@dataclass(frozen=True)
-class Highlight:
+class Highlight(Struct, frozen=True):
     """One line of "what matters", said before the details. `resources` are the objects it is
     about; for an image, `before` and `after` are the image (before None: a new container),
     and `detail` names each object's container; for RBAC, webhooks and Secrets, `detail` names
@@ -76,8 +77,7 @@ class Highlight:
     detail: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class CommonChange:
+class CommonChange(Struct, frozen=True):
     """One field change said once for every object it is on. `change` is the first object's,
     with the object's own path when a pod template copy folded into it; `paths` names every
     pointer it sits at; `template_copies` counts the objects whose pod template has it."""
@@ -90,8 +90,7 @@ class CommonChange:
     first: ResourceRef  # the object `change` was taken from (for the Redactor)
 
 
-@dataclass(frozen=True)
-class CommonGroup:
+class CommonGroup(Struct, frozen=True):
     """Common changes on the same objects, said under one heading."""
 
     resources: tuple[ResourceRef, ...]
@@ -99,8 +98,7 @@ class CommonGroup:
     changes: tuple[int, ...]  # indices into Report.common
 
 
-@dataclass(frozen=True)
-class ObjectReport:
+class ObjectReport(Struct, frozen=True):
     """One resource change as shown: its own field changes (`common[i]` is the index in
     Report.common of `change.fields[i]`, or -1 when it is the object's own). An object of a
     suppressed kind (--suppress) keeps its line but shows no field change and no content:
@@ -133,8 +131,7 @@ class ObjectReport:
         return self.change.after if created else None
 
 
-@dataclass(frozen=True)
-class DefinitionReport:
+class DefinitionReport(Struct, frozen=True):
     """A hook's definition as shown; a hook of a suppressed kind (--suppress) shows no field
     change and no content, as an object does (ObjectReport)."""
 
@@ -154,8 +151,7 @@ class DefinitionReport:
         return self.definition.after if _shows_content(self.definition) and not self.hidden_content else None
 
 
-@dataclass(frozen=True)
-class TaskReport:
+class TaskReport(Struct, frozen=True):
     task: TaskPlan
     definitions: tuple[DefinitionReport, ...]
 
@@ -168,8 +164,7 @@ class TaskReport:
         return sum(len(d.own) for d in self.definitions)
 
 
-@dataclass(frozen=True)
-class TaskRow:
+class TaskRow(Struct, frozen=True):
     """One entry of a phase as shown: a task, or consecutive hooks that run again (`again` says
     what happens to them, said once). `policy` is said after this row for it and the rows
     before it that share it (`policy_for` of them), so consecutive hooks with the same events
@@ -181,7 +176,7 @@ class TaskRow:
     policy_for: int = 1
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)  # by_task is left out of comparisons and repr
 class Report:
     plan: Plan
     objects: tuple[ObjectReport, ...]
@@ -192,7 +187,7 @@ class Report:
     highlights: tuple[Highlight, ...]
     # Each task's report by the identity of the plan's task object (the report holds the plan,
     # so those objects live as long as it does).
-    by_task: Mapping[int, TaskReport] = field(default_factory=dict, repr=False, compare=False)
+    by_task: Mapping[int, TaskReport] = dataclasses.field(default_factory=dict, repr=False, compare=False)
 
     @property
     def drift_read(self) -> bool:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+from msgspec import Struct
 
 from deployah_plan.codes import Code
 from deployah_plan.core.diff import key_label, readable_path
@@ -66,8 +67,7 @@ def value_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)  # json.dumps' separators: ", " and ": "
 
 
-@dataclass(frozen=True)
-class View:
+class View(Struct, frozen=True):
     """How much of each value a writer shows: `limit` characters of one value and `lines` of a
     created object's content, None for all of it (--full-values)."""
 

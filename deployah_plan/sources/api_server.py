@@ -16,9 +16,10 @@ An unreachable cluster is a result (`reachable` False), not an exception.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any, Iterable
 from urllib.parse import parse_qsl, quote, urljoin, urlsplit
+
+from msgspec import Struct, field
 
 from deployah_plan.core.compact_schema import compact_definitions
 from deployah_plan.sources.cluster import CONNECT_TIMEOUT
@@ -26,8 +27,7 @@ from deployah_plan.sources.cluster_reader import _Answer, _group_version_path, _
 from deployah_plan.sources.kubeconfig import ClusterSettings
 
 
-@dataclass(frozen=True)
-class ApiFacts:
+class ApiFacts(Struct, frozen=True):
     reachable: bool
     error: str = ""
     version: str = ""  # "1.31", from /version

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
+
+from msgspec import Struct
 
 from deployah_plan.errors import UsageError
 from deployah_plan.sources.helm import Helm
@@ -23,8 +24,7 @@ _REGENERATES = re.compile(r"\{\{-?[^}]*\b(?:rand(?:AlphaNum|Alpha|Numeric|Ascii|
                           r"bcrypt|encryptAES|shuffle)\b")
 
 
-@dataclass(frozen=True)
-class LocalChart:
+class LocalChart(Struct, frozen=True):
     path: str
     name: str
     version: str

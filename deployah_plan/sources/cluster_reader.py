@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 from urllib.parse import quote
+
+from msgspec import Struct
 
 from deployah_plan.model import LiveGap
 from deployah_plan.sources.kubeclient import AnswerTooLarge, KubeClient, KubeUnreachable, one_line
@@ -96,8 +97,7 @@ def _reason(answer: _Answer) -> str:
 
 # -- discovery and lists --------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Resource:
+class _Resource(Struct, frozen=True):
     plural: str
     namespaced: bool
     listable: bool
@@ -124,8 +124,7 @@ def _discover(transport: _Transport, api_version: str) -> dict[str, _Resource] |
     return resources
 
 
-@dataclass(frozen=True)
-class _ListJob:
+class _ListJob(Struct, frozen=True):
     ref: KindRef
     resource: _Resource
     namespace: str  # "" : cluster scope, or every namespace for a namespaced kind

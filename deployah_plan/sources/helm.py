@@ -12,8 +12,9 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
+
+from msgspec import Struct
 
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
@@ -85,8 +86,7 @@ def crds_stream(chart_name: str, files: Iterable[tuple[str, str]]) -> str:
                    if path.startswith("crds/") and path.endswith((".yaml", ".yml", ".json")))
 
 
-@dataclass(frozen=True)
-class StoredRelease:
+class StoredRelease(Struct, frozen=True):
     """One revision of a release, as Helm stored it."""
 
     name: str
@@ -115,8 +115,7 @@ class StoredRelease:
         )
 
 
-@dataclass(frozen=True)
-class ReleaseState:
+class ReleaseState(Struct, frozen=True):
     """What `helm upgrade` would find: the revision it diffs against, and the newest one."""
 
     current: StoredRelease | None  # None: no release, the upgrade installs
@@ -128,8 +127,7 @@ def _default_binary() -> str | None:
     return os.environ.get("HELM_BIN") or shutil.which("helm")
 
 
-@dataclass
-class Helm:
+class Helm(Struct):
     """A helm binary plus the global flags every call carries."""
 
     binary: str

@@ -65,12 +65,12 @@ import threading
 import time
 import warnings
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import unquote, urlencode, urlsplit
 from urllib.request import getproxies, proxy_bypass
 
+from msgspec import Struct, field
 import urllib3
 import yaml
 
@@ -99,8 +99,7 @@ class AnswerTooLarge(Exception):
     may be. The message is one line."""
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(Struct, frozen=True):
     status: int
     reason: str
     body: bytes
@@ -114,8 +113,7 @@ def one_line(text: str) -> str:
 
 # -- the kubeconfig, merged --------------------------------------------------------------------
 
-@dataclass
-class _Entry:
+class _Entry(Struct):
     """A named cluster or user, and the folder of the file that defined it."""
 
     values: dict[str, Any]
@@ -126,8 +124,7 @@ class _Entry:
         return str(self.folder / value) if value and not os.path.isabs(value) else value
 
 
-@dataclass
-class _Config:
+class _Config(Struct):
     server: str = ""
     cluster: _Entry = field(default_factory=lambda: _Entry({}, Path(".")))
     user: _Entry = field(default_factory=lambda: _Entry({}, Path(".")))
@@ -240,8 +237,7 @@ def _load_config(settings: ClusterSettings) -> _Config:
 
 # -- credentials -------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Credential:
+class _Credential(Struct, frozen=True):
     token: str = ""
     cert_pem: bytes = b""
     key_pem: bytes = b""

@@ -22,14 +22,15 @@ a Go duration as helm's `--timeout` does (`90s`, `2m`, `1m30s`).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from msgspec import Struct
 import yaml
 
 from deployah_plan.errors import UsageError
@@ -38,8 +39,7 @@ REQUEST_TIMEOUT = 60.0  # seconds for one request, whole answer included (a big 
 CLUSTER_TIMEOUT = 300.0  # seconds for all the cluster reading of one command
 
 
-@dataclass(frozen=True)
-class KubeTarget:
+class KubeTarget(Struct, frozen=True):
     context: str
     namespace: str
 
@@ -93,7 +93,7 @@ def read_budget(environ: Mapping[str, str]) -> ReadBudget:
                       parse_seconds(total, "HELM_PLAN_CLUSTER_TIMEOUT") if total else CLUSTER_TIMEOUT)
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)  # budget is left out of comparisons
 class ClusterSettings:
     """How to reach the cluster: the kubeconfig, plus helm's overrides of it.
 
@@ -111,7 +111,7 @@ class ClusterSettings:
     tls_server_name: str = ""  # HELM_KUBETLS_SERVER_NAME
     as_user: str = ""  # HELM_KUBEASUSER: sent as Impersonate-User
     as_groups: tuple[str, ...] = ()  # HELM_KUBEASGROUPS: one Impersonate-Group header each
-    budget: ReadBudget = field(default_factory=ReadBudget, compare=False)  # HELM_PLAN_*_TIMEOUT
+    budget: ReadBudget = dataclasses.field(default_factory=ReadBudget, compare=False)  # HELM_PLAN_*_TIMEOUT
 
 
 def _kubeconfig_files(explicit: str | None, environ: Mapping[str, str] | None = None) -> list[Path]:

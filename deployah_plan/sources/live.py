@@ -5,8 +5,9 @@ reports it and the plan carries it, so there is one type for the one concept.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from deployah_plan.model import LiveGap
 
@@ -18,16 +19,14 @@ MAX_PAGES = 200  # pages of one LIST followed at most (100,000 objects at PAGE_S
 MAX_OBJECTS = 100_000  # objects of one LIST kept at most, whatever the server's page size
 NOT_SERVED = "not served by the cluster"
 
-@dataclass(frozen=True)
-class KindRef:
+class KindRef(Struct, frozen=True):
     """A kind to read, as a manifest names it (`apps/v1`, `Deployment`)."""
 
     api_version: str
     kind: str
 
 
-@dataclass(frozen=True)
-class LiveSnapshot:
+class LiveSnapshot(Struct, frozen=True):
     """What was read. When `reachable` is False nothing was read and `error` says why.
 
     `objects` are whole objects as the API returns them (JSON), each with its apiVersion and
