@@ -13,8 +13,11 @@ from typing import Any
 
 from conftest import Store, run_plan, write_chart
 from deployah_plan import saved
+from deployah_plan.commands.upgrade import _Render, _varying
 from deployah_plan.core.regenerated import is_render_time
+from deployah_plan.manifests import Rendered
 from deployah_plan.render.report import Report, Weight
+from deployah_plan.sources.chart import inspect
 
 SECRET = """\
 apiVersion: v1
@@ -121,3 +124,58 @@ def test_render_time() -> None:
     assert not is_render_time("2023-11-14T22:10:00Z", window)  # minutes before: a value, not `now`
     assert not is_render_time("2023-11-14T22:13:20Z", window, secret=True)  # not base64 of a time
     assert not is_render_time(True, window) and not is_render_time("hello", window)
+
+
+def _stream(*documents: str) -> str:
+    return "".join(f"---\n# Source: shop/templates/{i}.yaml\n{doc}" for i, doc in enumerate(documents))
+
+
+def test_only_the_documents_a_second_render_changed_are_read_from_it() -> None:
+    plain = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata:\n  a: b\n"
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: {}\n"
+    hook = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations: {{\"helm.sh/hook\": pre-upgrade}}\n"
+            "spec:\n  template:\n    spec:\n      containers: [{{name: m, image: busybox, args: [{}]}}]\n")
+    first = _Render(_stream(plain, secret.format("QUJD"), hook.format("x1")))
+    again = _Render(_stream(plain, secret.format("WFla"), hook.format("x2")))
+    varying = _varying(first, again)
+    assert [d.obj["metadata"]["name"] for d in varying.resources] == ["db"]  # the ConfigMap is the same text
+    assert varying.resources[0].obj["data"] == {"password": "WFla"} and varying.resources[0].source == "shop/templates/1.yaml"
+    assert [d.obj["metadata"]["name"] for d in varying.hooks] == ["migrate"]
+    assert _varying(first, first) == Rendered()
+    # A stream that does not start with `---`, and a document split from it by a `---` with a comment.
+    bare_first, bare_again = _Render(plain + "--- # next\n" + secret.format("QUJD")), _Render(plain + "---\n" + secret.format("WFla"))
+    assert [d.obj["kind"] for d in _varying(bare_first, bare_again).resources] == ["Secret"]
+    assert [d.obj["kind"] for d in _varying(_Render(""), bare_again).resources] == ["ConfigMap", "Secret"]
+    # A server render's record is read whole: it has no stream to compare.
+    record = Rendered(resources=varying.resources)
+    assert _varying(first, _Render("", record)) is record
+
+
+STAMPED = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-stamp
+data:
+  at: {{ now | date "2006-01-02T15:04:05Z07:00" | quote }}
+  epoch: {{ now | unixEpoch | quote }}
+  tag: {{ .Values.tag | quote }}
+"""
+
+
+def test_a_chart_that_only_stamps_the_time_is_rendered_once_and_still_marked(helm: Path, store: Store,
+                                                                             tmp_path: Path) -> None:
+    def chart(tag: str) -> Path:
+        return write_chart(tmp_path / tag, "stamp", {"stamp.yaml": STAMPED}, values=f"tag: \"{tag}\"\n")
+
+    assert not inspect(str(chart("a"))).may_regenerate  # `now` alone: the window finds its values
+    assert inspect(str(_chart(tmp_path, "b"))).may_regenerate  # randAlphaNum, genCA: a second render
+    archived = write_chart(tmp_path / "c", "stamp", {"stamp.yaml": STAMPED}, extra_files={"charts/sub-1.0.0.tgz": ""})
+    assert inspect(str(archived)).may_regenerate  # a subchart archive is not looked into
+    store.add("stamp", chart("1"), "shop")
+    time.sleep(1.1)  # `now` moves on between the stored release and the plan
+    result = run_plan("upgrade", "stamp", str(chart("2")), "-n", "shop", "-o", "json", helm=helm, store=store)
+    assert result.code == 0, result.err
+    (change,) = result.json()["changes"]
+    assert {f["path"]: bool(f.get("regenerated")) for f in change["fields"]} == {
+        "/data/at": True, "/data/epoch": True, "/data/tag": False}

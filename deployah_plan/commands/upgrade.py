@@ -203,17 +203,27 @@ def _values_from_release(options: UpgradeOptions) -> bool:
                                           or not options.values.any())
 
 
+class _Render(Struct, frozen=True):
+    """One render of the new release: helm's text (`helm template`'s stream; "" for a server
+    render, a JSON record) and, unless it was asked for the text alone, its documents."""
+
+    text: str
+    documents: Rendered | None = None
+
+
 def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalChart, namespace: str,
-            values: list[str], helm_major: int, upgrade: bool, starting: threading.Event | None = None) -> Rendered:
+            values: list[str], helm_major: int, upgrade: bool, starting: threading.Event | None = None,
+            parse: bool = True) -> _Render:
     """The new release as helm renders it: `helm template` with `values` (mode "template"), or
     `helm upgrade --dry-run=server` with the user's own (mode "server"). `starting` is set as
-    the helm process is about to start."""
+    the helm process is about to start. `parse=False`: `helm template`'s text alone (a second
+    render, read by `_varying`)."""
     deploy = options.deploy
     if mode == "server":
         args = options.values.args() + helm_args(options, Reach.SERVER_RENDER) + deploy.render_args()
         if starting is not None:
             starting.set()
-        return _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args))
+        return _Render("", _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args)))
     args = list(values)
     if options.kube_version:
         args += ["--kube-version", options.kube_version]
@@ -235,15 +245,28 @@ def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalC
         # After the rest: documents that lost their `# Source:` line must not follow a
         # crds/ one, or they would be read as part of that file.
         text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
-    return split_stream(text, "helm template")
+    return _Render(text, split_stream(text, "helm template") if parse else None)
 
 
 def _render_again(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalChart, namespace: str,
-                  values: list[str], helm_major: int, upgrade: bool) -> Rendered:
+                  values: list[str], helm_major: int, upgrade: bool) -> _Render:
     """The second render of the same inputs, after the first: `--dependency-update` has written
     the chart's charts/ folder by then, and is not asked again."""
     once = structs.replace(options, deploy=structs.replace(options.deploy, dependency_update=False))
-    return _render(helm, once, mode, chart, namespace, values, helm_major, upgrade=upgrade)
+    return _render(helm, once, mode, chart, namespace, values, helm_major, upgrade=upgrade, parse=False)
+
+
+def _varying(first: _Render, again: _Render) -> Rendered:
+    """The documents of the second render that a value made anew could be in. A document whose
+    text the first render has too has no such value (core/regenerated.py would find every
+    field of it equal), so only the others are parsed: for most charts a few documents rather
+    than the whole release a second time. The text is cut at its `---` lines, which in YAML
+    always start a document."""
+    if again.documents is not None:  # a server render: a record, not a stream
+        return again.documents
+    seen = set(_SEPARATOR.split(first.text))
+    kept = [document for document in _SEPARATOR.split(again.text) if document not in seen]
+    return split_stream("".join(f"---\n{document}" for document in kept), "helm template (the second render)")
 
 
 # Values a chart makes anew on every render (randAlphaNum, genCA, now, checksums of those) are
@@ -298,7 +321,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         if ahead is not None:
             ahead.add_done_callback(lambda _: starting.set())  # a render that failed before helm started
         again = (pool.submit(_render, helm, options, mode, chart, namespace, options.values.args(), helm_major,
-                             upgrade=True) if early and chart.may_regenerate and not deploy.dependency_update
+                             upgrade=True, parse=False) if early and chart.may_regenerate and not deploy.dependency_update
                  else None)
         # The planner and the record are imported while helm reads the release and renders the
         # chart in processes of their own: once the render is starting (this thread would
@@ -321,19 +344,23 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
         fresh = state.current is None
         if ahead is not None and (mode == "server" or not fresh):
-            desired = ahead.result()
-            desired_again = (again.result() if again is not None
-                             else _render_again(helm, options, mode, chart, namespace, options.values.args(),
-                                                helm_major, upgrade=True) if chart.may_regenerate else None)
+            first = ahead.result()
+            second = (again.result() if again is not None
+                      else _render_again(helm, options, mode, chart, namespace, options.values.args(),
+                                         helm_major, upgrade=True) if chart.may_regenerate else None)
         else:
             values = _values_for_template(helm, options, state, namespace, workdir, notes)
             render = functools.partial(_render, helm, options, mode, chart, namespace, values, helm_major,
                                        upgrade=not fresh)
-            again_call = (pool.submit(render) if chart.may_regenerate and not deploy.dependency_update else None)
-            desired = render()
-            desired_again = (again_call.result() if again_call is not None
-                             else _render_again(helm, options, mode, chart, namespace, values, helm_major,
-                                                upgrade=not fresh) if chart.may_regenerate else None)
+            again_call = (pool.submit(render, parse=False) if chart.may_regenerate and not deploy.dependency_update
+                          else None)
+            first = render()
+            second = (again_call.result() if again_call is not None
+                      else _render_again(helm, options, mode, chart, namespace, values, helm_major,
+                                         upgrade=not fresh) if chart.may_regenerate else None)
+        assert first.documents is not None  # the first render is always parsed
+        desired = first.documents
+        desired_again = _varying(first, second) if second is not None else None
         window = (started, time.time())
         if mode == "template" and chart.calls_lookup:
             notes.append(warn(Code.LOOKUP_OFFLINE, f"chart {chart.name} calls `lookup`, which returns nothing "

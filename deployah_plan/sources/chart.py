@@ -17,10 +17,12 @@ if TYPE_CHECKING:
     import tarfile
 
 _LOOKUP = re.compile(r"\{\{-?[^}]*\blookup\b")
-# Template functions whose result differs on every render (sprig's random, crypto and time
-# functions; htpasswd and bcrypt salt at random; encryptAES draws its IV at random).
+# Template functions whose result differs on every render, which a second render shows
+# (sprig's random and crypto functions; htpasswd and bcrypt salt at random; encryptAES draws its
+# IV at random). Not `now`: two renders side by side share its second, so a second render
+# shows nothing more than the render window does (core/regenerated.py is_render_time).
 _REGENERATES = re.compile(r"\{\{-?[^}]*\b(?:rand(?:AlphaNum|Alpha|Numeric|Ascii|Int|Bytes)|uuidv4|genCA(?:WithKey)?|"
-                          r"genPrivateKey|genSelfSignedCert(?:WithKey)?|genSignedCert(?:WithKey)?|now|htpasswd|"
+                          r"genPrivateKey|genSelfSignedCert(?:WithKey)?|genSignedCert(?:WithKey)?|htpasswd|"
                           r"bcrypt|encryptAES|shuffle)\b")
 
 
