@@ -269,13 +269,13 @@ def _varying(first: _Render, again: _Render) -> Rendered:
     return split_stream("".join(f"---\n{document}" for document in kept), "helm template (the second render)")
 
 
-# Values a chart makes anew on every render (randAlphaNum, genCA, now, checksums of those) are
-# found by rendering the desired state twice with the same inputs (core/regenerated.py). The
-# second render runs only for a chart whose templates call such a function (sources/chart.py
-# `may_regenerate`), alongside the first: one more helm process, and no wall time on a machine
-# with a spare core, for those charts alone. A value stamped with the render's time (`now`) is
-# also found without it, by the window the renders ran in. A server render is a dry run: the
-# second one only reads the cluster too.
+# Values a chart makes anew on every render (randAlphaNum, genCA, checksums of those) are found
+# by rendering the desired state twice with the same inputs (core/regenerated.py). The second
+# render runs only for a chart whose templates call such a function (sources/chart.py `scan`),
+# alongside the first: one more helm process, and no wall time on a machine with a spare core,
+# for those charts alone; only the documents it changed are parsed (`_varying`). A value stamped
+# with the render's time (`now`) is found without it, by the window the renders ran in. A
+# server render is a dry run: the second one only reads the cluster too.
 def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Planned:
     """The plan and what it read. `digest_chart`: a record will be made (--out, verify), so the
     chart is digested while a pulled chart's folder still exists."""
@@ -320,14 +320,16 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
                              upgrade=True, starting=starting) if early else None)
         if ahead is not None:
             ahead.add_done_callback(lambda _: starting.set())  # a render that failed before helm started
-        again = (pool.submit(_render, helm, options, mode, chart, namespace, options.values.args(), helm_major,
-                             upgrade=True, parse=False) if early and chart.may_regenerate and not deploy.dependency_update
-                 else None)
-        # The planner and the record are imported while helm reads the release and renders the
-        # chart in processes of their own: once the render is starting (this thread would
-        # otherwise hold back the thread that starts it), not before.
+        # The templates are read while helm renders them (not before: that would hold the render
+        # back), then the planner and the record are imported while helm reads the release and
+        # renders the chart in processes of their own: once the render is starting (this thread
+        # would otherwise hold back the thread that starts it).
         if ahead is not None:
             starting.wait()
+        templates = charts.scan(chart)
+        again = (pool.submit(_render, helm, options, mode, chart, namespace, options.values.args(), helm_major,
+                             upgrade=True, parse=False) if early and templates.may_regenerate and not deploy.dependency_update
+                 else None)
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
         from deployah_plan.record import ChartRead, Facts, Planned, chart_tree_sha256
 
@@ -347,22 +349,22 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
             first = ahead.result()
             second = (again.result() if again is not None
                       else _render_again(helm, options, mode, chart, namespace, options.values.args(),
-                                         helm_major, upgrade=True) if chart.may_regenerate else None)
+                                         helm_major, upgrade=True) if templates.may_regenerate else None)
         else:
             values = _values_for_template(helm, options, state, namespace, workdir, notes)
             render = functools.partial(_render, helm, options, mode, chart, namespace, values, helm_major,
                                        upgrade=not fresh)
-            again_call = (pool.submit(render, parse=False) if chart.may_regenerate and not deploy.dependency_update
+            again_call = (pool.submit(render, parse=False) if templates.may_regenerate and not deploy.dependency_update
                           else None)
             first = render()
             second = (again_call.result() if again_call is not None
                       else _render_again(helm, options, mode, chart, namespace, values, helm_major,
-                                         upgrade=not fresh) if chart.may_regenerate else None)
+                                         upgrade=not fresh) if templates.may_regenerate else None)
         assert first.documents is not None  # the first render is always parsed
         desired = first.documents
         desired_again = _varying(first, second) if second is not None else None
         window = (started, time.time())
-        if mode == "template" and chart.calls_lookup:
+        if mode == "template" and templates.calls_lookup:
             notes.append(warn(Code.LOOKUP_OFFLINE, f"chart {chart.name} calls `lookup`, which returns nothing "
                               "when rendered offline; with a cluster, plan with --render server"))
         live = live_call.result() if live_call else None

@@ -30,6 +30,11 @@ class LocalChart(Struct, frozen=True):
     path: str
     name: str
     version: str
+
+
+class Templates(Struct, frozen=True):
+    """What a chart's templates call, read from their text (`scan`)."""
+
     calls_lookup: bool  # a template calls `lookup`, which renders empty without a cluster
     # A template may make a new value on every render (or a subchart archive was not looked
     # into): the desired state is rendered twice to find those values (core/regenerated.py).
@@ -69,17 +74,14 @@ def _tar_templates(archive: tarfile.TarFile) -> Iterator[str]:
 
 
 def inspect(path: str) -> LocalChart:
-    """Name, version and whether `lookup` is used, read from a local chart."""
+    """Name and version of a local chart, from its Chart.yaml."""
     target = Path(path)
     if target.is_dir():
         chart_yaml = target / "Chart.yaml"
         if not chart_yaml.is_file():
             raise UsageError(f"{path} is not a chart: it has no Chart.yaml", "pass the folder that holds Chart.yaml")
         name, version = _metadata(chart_yaml.read_text(), path)
-        texts = list(_dir_templates(target))
-        archived = any(p.is_file() for p in target.rglob("charts/*.tgz"))
-        return LocalChart(str(target), name, version, any(_LOOKUP.search(t) for t in texts),
-                          archived or any(_REGENERATES.search(t) for t in texts))
+        return LocalChart(str(target), name, version)
     import tarfile  # only for a packaged chart
 
     try:
@@ -89,13 +91,30 @@ def inspect(path: str) -> LocalChart:
             if handle is None:
                 raise UsageError(f"{path} is not a packaged chart: it has no Chart.yaml", "pass a chart folder or a .tgz made by `helm package`")
             name, version = _metadata(handle.read().decode(errors="replace"), path)
-            texts = list(_tar_templates(archive))
-            archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in archive.getmembers())
-            uses = any(_LOOKUP.search(t) for t in texts)
-            regenerates = archived or any(_REGENERATES.search(t) for t in texts)
     except (tarfile.TarError, OSError) as err:
         raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
-    return LocalChart(str(target), name, version, uses, regenerates)
+    return LocalChart(str(target), name, version)
+
+
+def scan(chart: LocalChart) -> Templates:
+    """Whether the chart's templates call `lookup`, or a function that makes a new value on
+    every render. Read apart from `inspect`, while helm renders the chart: the text of a big
+    chart's templates takes tens of milliseconds to read and search."""
+    target = Path(chart.path)
+    if target.is_dir():
+        texts = list(_dir_templates(target))
+        archived = any(p.is_file() for p in target.rglob("charts/*.tgz"))
+    else:
+        import tarfile  # only for a packaged chart
+
+        try:
+            with tarfile.open(target) as archive:
+                texts = list(_tar_templates(archive))
+                archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in archive.getmembers())
+        except (tarfile.TarError, OSError) as err:
+            raise UsageError(f"{chart.path} is not a packaged chart ({err})",
+                             "pass a chart folder or a .tgz made by `helm package`") from None
+    return Templates(any(_LOOKUP.search(t) for t in texts), archived or any(_REGENERATES.search(t) for t in texts))
 
 
 def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str | None = None,
