@@ -303,7 +303,8 @@ def run() -> NoReturn:
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:  # None: the process was started with that descriptor closed
+                stream.flush()
         except (OSError, ValueError):  # a closed pipe: what it could take was written
             code = code or EXIT_ERROR
     os._exit(code)
