@@ -330,6 +330,13 @@ def test_live_file_api_list_and_documents(tmp_path: Path) -> None:
     ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  metadata: {name: a}\n",
      "item 0 of the List at line 1 has no kind"),
     ("apiVersion: v1\nkind: List\nitems: {}\n", "the List at line 1 has items that are not a list"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: [a]\n", "the document at line 1 (ConfigMap) has metadata that is a list, not a mapping"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: 5}\n",
+     "the document at line 1 (ConfigMap) has metadata.namespace that is a number, not a string"),
+    ("apiVersion: v1\nkind: ConfigMapList\nitems:\n- metadata: {name: a, labels: x}\n",
+     "item 0 of the ConfigMapList at line 1 (ConfigMap) has metadata.labels that is a string, not a mapping"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, annotations: {meta.helm.sh/release-name: [shop]}}\n",
+     "the document at line 1 (ConfigMap) has a value in metadata.annotations that is a list, not a string"),
 ])
 def test_bad_live_files(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "live.yaml"
