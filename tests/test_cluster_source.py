@@ -360,4 +360,19 @@ def test_custom_resources(tmp_path: Path) -> None:
         assert _ids(snapshot) == [("shop.example.com/v1", "Widget", "shop", "blue")]
         assert snapshot.objects[0]["spec"] == {"size": 2}
         assert [r.path for r in kube.requests] == ["/apis/shop.example.com/v1", "/apis/shop.example.com/v1/namespaces/shop/widgets"]
+        assert snapshot.namespaced == {KindRef("shop.example.com/v1", "Widget"): True}
         _assert_read_only(kube, snapshot)
+
+
+def test_the_scope_discovery_gives_each_kind_asked_for_is_reported(tmp_path: Path) -> None:
+    """A kind asked for in the release namespace that the cluster serves cluster-scoped is
+    listed at the cluster scope, and said to be cluster-scoped; a kind not served has no scope."""
+    gadget = ("shop.example.com/v1", "gadgets", "Gadget", False)
+    with FakeKube(namespace="shop", custom=[gadget]) as kube:
+        kube.put(_obj("shop.example.com/v1", "Gadget", "big", namespace=None))
+        asked = [(KindRef("shop.example.com/v1", "Gadget"), "shop"), (KindRef("v1", "ConfigMap"), "shop"),
+                 (KindRef("shop.example.com/v1", "Widget"), "shop")]
+        snapshot = read_live(_settings(kube, tmp_path), asked)
+        assert _ids(snapshot) == [("shop.example.com/v1", "Gadget", "", "big")]
+        assert "/apis/shop.example.com/v1/gadgets" in [r.path for r in kube.requests]
+        assert snapshot.namespaced == {KindRef("shop.example.com/v1", "Gadget"): False, KindRef("v1", "ConfigMap"): True}

@@ -218,7 +218,17 @@ def read_live(settings: ClusterSettings, wanted: Iterable[tuple[KindRef, str]], 
             unreadable.append(result)
         else:
             objects.extend(result)
-    return LiveSnapshot(True, tuple(objects), tuple(unreadable), transport.requests)
+    return LiveSnapshot(True, tuple(objects), tuple(unreadable), transport.requests, namespaced=_scopes(wanted, found))
+
+
+def _scopes(wanted: Iterable[tuple[KindRef, str]], found: Mapping[str, dict[str, _Resource] | str]) -> dict[KindRef, bool]:
+    """Whether discovery says each kind asked for is namespaced, for the kinds it lists."""
+    out: dict[KindRef, bool] = {}
+    for ref, _ in wanted:
+        resources = found[ref.api_version]
+        if not isinstance(resources, str) and ref.kind in resources:
+            out[ref] = resources[ref.kind].namespaced
+    return out
 
 
 # -- saved live state ---------------------------------------------------------------------------

@@ -5,8 +5,8 @@ reports it and the plan carries it, so there is one type for the one concept.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from deployah_plan.model import LiveGap
 
@@ -35,6 +35,8 @@ class LiveSnapshot:
     kind set (a LIST leaves them out of its items), in the order the kinds were asked for and
     then the server's order. A kind missing from `objects` and absent from `unreadable` was
     read and has no object. `requests` counts every HTTP request sent, discovery included.
+    `namespaced`: for each kind asked for that the cluster's discovery lists, whether it serves
+    it namespaced; the scope Helm's resource builder gives an object (a saved file has none).
     """
 
     reachable: bool
@@ -42,6 +44,7 @@ class LiveSnapshot:
     unreadable: tuple[LiveGap, ...] = ()
     requests: int = 0
     error: str = ""
+    namespaced: Mapping[KindRef, bool] = field(default_factory=dict)
 
 
 # The metadata the plan reads from a live object, and the JSON type Kubernetes gives each

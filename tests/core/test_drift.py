@@ -19,7 +19,7 @@ from deployah_plan.model import (
     ResourceRef,
     ApplyMethod, DriftEffect, DriftKind, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
 )
-from deployah_plan.sources.cluster import LiveSnapshot
+from deployah_plan.sources.cluster import KindRef, LiveSnapshot
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -253,6 +253,47 @@ def test_unread_kinds_make_a_partial_check_that_names_them() -> None:
     assert p.live.status is LiveStatus.PARTIAL and not p.live.complete
     assert [(g.kind, g.namespace, g.reason) for g in p.live.unreadable] == [("Deployment", "shop", "forbidden: no")]
     assert p.drift == ()  # the Deployment was not read: not "missing"
+
+
+# The cluster's scope of a custom kind, from the live read's discovery, is the scope Helm's
+# resource builder gives its objects (cli-runtime SetNamespace: the release namespace only for
+# a kind the REST mapping says is namespaced), whatever the chart assumed.
+WIDGET_KIND = KindRef("shop.example.com/v1", "Widget")
+SCOPED_WIDGET_CRD = """\
+# Source: app/crds/widget.yaml
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.shop.example.com}
+spec: {group: shop.example.com, scope: Cluster, names: {kind: Widget, plural: widgets}}
+"""
+
+
+@pytest.mark.parametrize("declared", ["", "  namespace: shop\n"])
+def test_a_custom_kind_the_cluster_serves_cluster_scoped_has_no_namespace_drift(declared: str) -> None:
+    widget = WIDGET.replace("  name: blue\n", "  name: blue\n" + declared)
+    live = live_of(WIDGET)
+    del live["metadata"]["namespace"]  # as the API server holds a cluster-scoped object
+    snapshot = LiveSnapshot(True, (live,), requests=2, namespaced={WIDGET_KIND: False})
+    p = plan([widget], [widget.replace("size: 2", "size: 3")], snapshot)
+    assert p.drift == () and p.live.status is LiveStatus.CHECKED
+    (change,) = p.changes
+    assert change.resource == ResourceRef("shop.example.com/v1", "Widget", "", "blue")
+    assert [f.path for f in change.fields] == ["/spec/size"]  # the namespace is no change: the server drops it
+    assert change.after is not None and "namespace" not in change.after["metadata"]
+    # The object is Helm's, found where the cluster keeps it: a create of it is an adoption check.
+    created = plan(None, [widget], snapshot).changes[0]
+    assert created.resource.namespace == "" and created.ownership is Ownership.ADOPT
+
+
+def test_a_custom_kind_the_cluster_serves_namespaced_gets_the_release_namespace() -> None:
+    """A CRD in the chart says Cluster, the cluster serves the kind namespaced: the cluster wins."""
+    snapshot = LiveSnapshot(True, (live_of(WIDGET),), requests=2, namespaced={WIDGET_KIND: True})
+    release = [WIDGET, SCOPED_WIDGET_CRD]  # a crds/ file runs to the next `# Source:` line: it goes last
+    p = plan(release, release, snapshot)
+    assert p.drift == () and p.live.status is LiveStatus.CHECKED
+    unread = plan(release, release, LiveSnapshot(True, (live_of(WIDGET),)))
+    # Without the cluster's word, the chart's guess: one object read as missing and as unexpected.
+    assert [(d.resource.namespace, d.kind) for d in unread.drift] == [("", DriftKind.MISSING), ("shop", DriftKind.UNEXPECTED)]
 
 
 def test_unreachable_and_skipped() -> None:
