@@ -19,6 +19,7 @@ from deployah_plan.model import (
     ResourceRef,
     ApplyMethod, DriftEffect, DriftKind, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
 )
+from deployah_plan.render import words
 from deployah_plan.sources.cluster import KindRef, LiveSnapshot
 
 DEPLOYMENT = """\
@@ -114,6 +115,48 @@ def test_a_field_the_new_chart_drops_is_removed_and_one_it_now_declares_is_left(
     p = plan([DEPLOYMENT], [desired], [live])
     assert drift_of(p)["web"] == ("modified", "mixed", [
         ("/metadata/labels/app", "replace", "left"), ("/spec/replicas", "replace", "removed")])
+
+
+# A field the new chart declares null: either client-side patch holds it as null, and null
+# deletes (RFC 7386 for a custom resource's merge patch from the previous manifest; for a
+# built-in kind the three-way strategic merge patch, whose live-to-desired diff puts the desired
+# value, null, where the type changed). So the field is removed, never "set back" to null.
+NULL_REPLICAS = DEPLOYMENT.replace("replicas: 2", "replicas: null")
+NULL_SIZE = WIDGET.replace("size: 2", "size: null")
+
+
+@pytest.mark.parametrize("previous, desired, live_value, expected", [
+    (DEPLOYMENT, NULL_REPLICAS, 5, ("/spec/replicas", "replace", "removed")),
+    (NULL_REPLICAS, NULL_REPLICAS, 5, ("/spec/replicas", "add", "removed")),  # the live-to-desired diff deletes it
+    (DEPLOYMENT, NULL_REPLICAS, None, ("/spec/replicas", "remove", "left")),  # already gone: stays gone
+    (WIDGET, NULL_SIZE, 9, ("/spec/size", "replace", "removed")),  # the merge patch holds size: null
+    (NULL_SIZE, NULL_SIZE, 9, ("/spec/size", "add", "left")),  # the merge patch does not touch it
+], ids=["built-in", "built-in, null before too", "built-in, gone live", "custom", "custom, null before too"])
+def test_a_field_the_new_chart_declares_null_is_removed_not_set_back(previous: str, desired: str, live_value: Any,
+                                                                     expected: tuple[str, str, str]) -> None:
+    spec_key = "replicas" if "Deployment" in previous else "size"
+    live = live_of(previous)
+    if live_value is None:
+        live["spec"].pop(spec_key, None)
+    else:
+        live["spec"][spec_key] = live_value
+    p = plan([previous], [desired], [live])
+    (name, (kind, effect, fields)), = drift_of(p).items()
+    assert fields == [expected] and effect == expected[2]
+    if expected[2] == "removed":  # the deploy deletes a live field: work, even with no change of the chart
+        assert p.summary.drift_reverted == 1 and p.has_changes and p.helm_action is HelmAction.UPGRADE
+        text = words.drift_label(p.drift[0])
+        assert text == "modified live: the new chart no longer declares it (or declares it null): this deploy deletes it from the live object"
+    else:
+        assert p.summary.drift_reverted == 0
+
+
+def test_drift_on_an_object_the_deploy_deletes_is_not_drift_set_back() -> None:
+    live = live_of(CONFIGMAP)
+    live["data"]["colour"] = "red"
+    p = plan([CONFIGMAP, DEPLOYMENT], [DEPLOYMENT], [live, live_of(DEPLOYMENT)])
+    assert drift_of(p)["cfg"] == ("modified", "removed", [("/data/colour", "replace", "removed")])
+    assert p.summary.drift_reverted == 0  # the delete is a change of its own
 
 
 def test_missing_and_unexpected_objects() -> None:
