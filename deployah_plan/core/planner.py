@@ -83,7 +83,7 @@ def _cluster_scoped(streams: Iterable[Rendered], live: LiveSnapshot | None = Non
                     group, kind = spec.get("group"), names.get("kind")
                     if isinstance(group, str) and isinstance(kind, str):  # the API server requires both
                         scoped.add((group, kind))
-    if live is not None and live.reachable:
+    if live is not None:  # an unreachable cluster gave no scopes
         for ref, namespaced in live.namespaced.items():
             key = (group_of(ref.api_version), ref.kind)
             if namespaced:
