@@ -33,7 +33,8 @@ Invariants (a `ValueError` names the one broken):
 - Drift is reported only when the live state was read (`LiveCheck.status` checked or partial);
   a partial check names what it could not read, a complete one names nothing. A modified
   drift's `effect` is derived from its fields. Drift this deploy sets back (`DriftChange.reverts`:
-  a missing object created again, a live field changed back to the chart's) is a change: the
+  a missing object created again, a live field changed back to the chart's, or deleted from an
+  object that stays because the chart no longer declares it or declares it null) is a change: the
   summary counts it (`drift_reverted`), and it makes an upgrade, never `HelmAction.NONE`.
 - Only a create carries an ownership verdict other than `not-checked`; `owner_release` names
   the other release that owns the live object (other-release, or adopt with --take-ownership).
@@ -119,7 +120,7 @@ class DriftEffect(enum.Enum):
 
     REVERTED = "reverted"  # Helm sets it to what the chart declares (or recreates the object)
     LEFT = "left"  # Helm leaves the live value as it is
-    REMOVED = "removed"  # the new chart no longer declares it: Helm deletes the field (or the object)
+    REMOVED = "removed"  # the new chart no longer declares it (or declares null): Helm deletes the field (or the object)
     CONFLICT = "conflict"  # server-side apply: another field manager owns it; the upgrade fails
     MIXED = "mixed"  # a modified object whose fields do not all share one effect (see each field)
 
@@ -337,6 +338,11 @@ class DriftField(Struct, frozen=True):
     ssa: str = ""
 
 
+# Why a modified object's drift has the effect it has, when the object leaves the release.
+DRIFT_KEPT_REASON = "kept: the live object says helm.sh/resource-policy: keep"
+DRIFT_DELETED_REASON = "the upgrade deletes the object"
+
+
 class DriftChange(Struct, frozen=True):
     """One object whose live state is not what the previous release stored.
 
@@ -357,8 +363,13 @@ class DriftChange(Struct, frozen=True):
     @property
     def reverts(self) -> bool:
         """This deploy sets the live object back to the chart: it creates a missing object
-        again, adopts an unexpected one, or changes at least one drifted field back."""
-        return self.effect is DriftEffect.REVERTED or any(f.effect is DriftEffect.REVERTED for f in self.fields)
+        again, adopts an unexpected one, or changes at least one drifted field back, or deletes
+        one the chart no longer declares (or declares null) from an object that stays in the
+        release. An object the deploy deletes is a change of its own, not drift set back."""
+        if self.reason == DRIFT_DELETED_REASON:
+            return False
+        return self.effect is DriftEffect.REVERTED or any(
+            f.effect in (DriftEffect.REVERTED, DriftEffect.REMOVED) for f in self.fields)
 
 
 class LiveGap(Struct, frozen=True):

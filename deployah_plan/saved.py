@@ -232,9 +232,18 @@ def load(text: str, where: str) -> Plan:
         raise UsageError(f"{where} is not a valid helm plan document: {detail}", hint) from None
 
 
+def unknown_values(plan: Plan) -> list[str]:
+    """The warning codes and impact kinds of a plan read back that this version does not know
+    (a newer minor version added them), as written, each once."""
+    known_kinds = list(ImpactKind)
+    found = [f"warning code {w.code.value}" for w in plan.warnings if not w.code.known]
+    found += [f"impact kind {i.kind.value}" for i in plan.impact if i.kind not in known_kinds]
+    return list(dict.fromkeys(found))
+
+
 def _number(text: str) -> int | None:
     """A version part as a number; None when it is not one (or absurdly long)."""
     return int(text) if text.isdigit() and len(text) < 6 else None
 
 
-__all__ = ["load", "plan_of"]
+__all__ = ["load", "plan_of", "unknown_values"]

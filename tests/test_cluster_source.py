@@ -330,6 +330,13 @@ def test_live_file_api_list_and_documents(tmp_path: Path) -> None:
     ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  metadata: {name: a}\n",
      "item 0 of the List at line 1 has no kind"),
     ("apiVersion: v1\nkind: List\nitems: {}\n", "the List at line 1 has items that are not a list"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: [a]\n", "the document at line 1 (ConfigMap) has metadata that is a list, not a mapping"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: 5}\n",
+     "the document at line 1 (ConfigMap) has metadata.namespace that is a number, not a string"),
+    ("apiVersion: v1\nkind: ConfigMapList\nitems:\n- metadata: {name: a, labels: x}\n",
+     "item 0 of the ConfigMapList at line 1 (ConfigMap) has metadata.labels that is a string, not a mapping"),
+    ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, annotations: {meta.helm.sh/release-name: [shop]}}\n",
+     "the document at line 1 (ConfigMap) has a value in metadata.annotations that is a list, not a string"),
 ])
 def test_bad_live_files(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "live.yaml"
@@ -353,4 +360,19 @@ def test_custom_resources(tmp_path: Path) -> None:
         assert _ids(snapshot) == [("shop.example.com/v1", "Widget", "shop", "blue")]
         assert snapshot.objects[0]["spec"] == {"size": 2}
         assert [r.path for r in kube.requests] == ["/apis/shop.example.com/v1", "/apis/shop.example.com/v1/namespaces/shop/widgets"]
+        assert snapshot.namespaced == {KindRef("shop.example.com/v1", "Widget"): True}
         _assert_read_only(kube, snapshot)
+
+
+def test_the_scope_discovery_gives_each_kind_asked_for_is_reported(tmp_path: Path) -> None:
+    """A kind asked for in the release namespace that the cluster serves cluster-scoped is
+    listed at the cluster scope, and said to be cluster-scoped; a kind not served has no scope."""
+    gadget = ("shop.example.com/v1", "gadgets", "Gadget", False)
+    with FakeKube(namespace="shop", custom=[gadget]) as kube:
+        kube.put(_obj("shop.example.com/v1", "Gadget", "big", namespace=None))
+        asked = [(KindRef("shop.example.com/v1", "Gadget"), "shop"), (KindRef("v1", "ConfigMap"), "shop"),
+                 (KindRef("shop.example.com/v1", "Widget"), "shop")]
+        snapshot = read_live(_settings(kube, tmp_path), asked)
+        assert _ids(snapshot) == [("shop.example.com/v1", "Gadget", "", "big")]
+        assert "/apis/shop.example.com/v1/gadgets" in [r.path for r in kube.requests]
+        assert snapshot.namespaced == {KindRef("shop.example.com/v1", "Gadget"): False, KindRef("v1", "ConfigMap"): True}

@@ -20,7 +20,9 @@ from deployah_plan.sources.api_server import read_api
 from deployah_plan.sources.cluster import MAX_OBJECTS, MAX_PAGES, KindRef, LiveSnapshot, read_live
 from deployah_plan.sources.kubeclient import MAX_ANSWER_BYTES, MAX_PLUGIN_OUTPUT, MAX_RETRIES, MAX_RETRY_AFTER
 from deployah_plan.sources.kubeconfig import resolve_settings
+from conftest import EXAMPLE, Store, run_plan
 from kubeapi import FakeKube, Proxy, Request
+from test_cases import validate
 from tlsfiles import CertAuthority, make_ca
 
 CONFIGMAP = KindRef("v1", "ConfigMap")
@@ -251,7 +253,7 @@ def test_an_endless_list_is_cut_and_named(kube: FakeKube, tmp_path: Path) -> Non
 
 
 def test_too_many_objects_are_cut_and_named(kube: FakeKube, tmp_path: Path) -> None:
-    body = _page([{}] * (MAX_OBJECTS + 1))
+    body = _page([{"metadata": {"name": "same"}}] * (MAX_OBJECTS + 1))
     kube.script(LIST_PATH, lambda handler, request: _send(handler, "200 OK", {"Content-Type": "application/json"}, body))
     snapshot = _read(kube.write_kubeconfig(tmp_path / "kc"))
     assert snapshot.reachable and snapshot.objects == ()
@@ -305,6 +307,88 @@ def test_odd_discovery_documents_are_read_not_crashed_on(kube: FakeKube, tmp_pat
     kube.script("/api/v1", lambda handler, request: _send(handler, "200 OK", {"Content-Type": "application/json"}, body))
     snapshot = _read(kube.write_kubeconfig(tmp_path / "kc"))
     assert snapshot.objects == () and "\n" not in snapshot.error
+
+
+# Items a broken or hostile server may answer a LIST with, and the gap each one is: an item
+# whose metadata Kubernetes could not decode (ObjectMeta's types) is never read as an object.
+BAD_ITEMS = [
+    ("a list", {"metadata": ["shop-config"]}, "item 1 of the answer has metadata that is a list, not a mapping"),
+    ("a string", {"metadata": "shop-config"}, "item 1 of the answer has metadata that is a string, not a mapping"),
+    ("a number", {"metadata": 7}, "item 1 of the answer has metadata that is a number, not a mapping"),
+    ("null", {"metadata": None}, "item 1 of the answer has no metadata.name"),
+    ("no name", {"metadata": {"namespace": "shop"}}, "item 1 of the answer has no metadata.name"),
+    ("a numeric name", {"metadata": {"name": 7}}, "item 1 of the answer has metadata.name that is a number, not a string"),
+    ("a list namespace", {"metadata": {"name": "a", "namespace": ["shop"]}},
+     "item 1 of the answer has metadata.namespace that is a list, not a string"),
+    ("string labels", {"metadata": {"name": "a", "labels": "app=shop"}},
+     "item 1 of the answer has metadata.labels that is a string, not a mapping"),
+    ("a list of annotations", {"metadata": {"name": "a", "annotations": ["meta.helm.sh/release-name"]}},
+     "item 1 of the answer has metadata.annotations that is a list, not a mapping"),
+    ("a numeric annotation", {"metadata": {"name": "a", "annotations": {"meta.helm.sh/release-name": 7}}},
+     "item 1 of the answer has a value in metadata.annotations that is a number, not a string"),
+    ("a nested label", {"metadata": {"name": "a", "labels": {"app.kubernetes.io/managed-by": {"x": 1}}}},
+     "item 1 of the answer has a value in metadata.labels that is a mapping, not a string"),
+    ("boolean owner references", {"metadata": {"name": "a", "ownerReferences": True}},
+     "item 1 of the answer has metadata.ownerReferences that is true or false, not a list"),
+    ("numeric managed fields", {"metadata": {"name": "a", "managedFields": 3}},
+     "item 1 of the answer has metadata.managedFields that is a number, not a list"),
+    ("not an object", "shop-config", "item 1 of the answer is not a Kubernetes object"),
+]
+
+
+@pytest.mark.parametrize("item, reason", [(item, reason) for _, item, reason in BAD_ITEMS],
+                         ids=[label for label, _, _ in BAD_ITEMS])
+def test_a_list_item_of_the_wrong_shape_is_a_gap(kube: FakeKube, tmp_path: Path, item: Any, reason: str) -> None:
+    body = _page([{"metadata": {"name": "fine", "namespace": "shop"}}, item])
+    kube.script(LIST_PATH, lambda handler, request: _send(handler, "200 OK", {"Content-Type": "application/json"}, body))
+    snapshot = _read(kube.write_kubeconfig(tmp_path / "kc"))
+    assert snapshot.reachable and snapshot.objects == ()  # the good item with the bad: one object unread would read as gone
+    assert [(g.api_version, g.kind, g.namespace, g.reason) for g in snapshot.unreadable] == [("v1", "ConfigMap", "shop", reason)]
+
+
+def test_list_items_that_are_not_a_list_are_a_gap(kube: FakeKube, tmp_path: Path) -> None:
+    body = json.dumps({"kind": "ConfigMapList", "apiVersion": "v1", "metadata": {},
+                       "items": {"metadata": {"name": "shop-config"}}}).encode()
+    kube.script(LIST_PATH, lambda handler, request: _send(handler, "200 OK", {"Content-Type": "application/json"}, body))
+    snapshot = _read(kube.write_kubeconfig(tmp_path / "kc"))
+    assert snapshot.reachable and snapshot.objects == ()
+    assert [g.reason for g in snapshot.unreadable] == ["the answer's items are not a list"]
+
+
+def test_a_list_item_is_the_kind_that_was_listed(kube: FakeKube, tmp_path: Path) -> None:
+    body = _page([{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "shop-config", "namespace": "shop"}}])
+    kube.script(LIST_PATH, lambda handler, request: _send(handler, "200 OK", {"Content-Type": "application/json"}, body))
+    snapshot = _read(kube.write_kubeconfig(tmp_path / "kc"))
+    assert [(o["apiVersion"], o["kind"], o["metadata"]["name"]) for o in snapshot.objects] == [("v1", "ConfigMap", "shop-config")]
+
+
+@pytest.mark.parametrize("item, reason", [(item, reason) for _, item, reason in BAD_ITEMS[1::2]],
+                         ids=[label for label, _, _ in BAD_ITEMS[1::2]])
+def test_a_plan_with_a_bad_list_item_is_partial_not_a_crash(helm4: Path, store: Store, tmp_path: Path,
+                                                            item: Any, reason: str) -> None:
+    """End to end: the release from the offline store, the live state from a server whose
+    ConfigMap list holds a bad item beside the release's own ConfigMap."""
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    owned = {"name": "shop-config", "namespace": "shop", "labels": {"app.kubernetes.io/managed-by": "Helm"},
+             "annotations": {"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "shop"}}
+    body = _page([{"metadata": owned, "data": {"changed": "by hand"}}, item])
+    with FakeKube(namespace="shop") as kube:
+        kube.script(LIST_PATH, lambda handler, request: _send(handler, "200 OK", {"Content-Type": "application/json"}, body))
+        config = str(kube.write_kubeconfig(tmp_path / "kc"))
+        result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json",
+                          helm=helm4, store=store, KUBECONFIG=config)
+        text = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--no-color",
+                        helm=helm4, store=store, KUBECONFIG=config)
+        assert kube.writes() == []
+    assert result.code == 0 and "Traceback" not in result.err and "internal error" not in result.err, result.err
+    doc = result.json()
+    validate(doc)
+    assert doc["live"]["status"] == "partial" and doc["live"]["complete"] is False
+    assert [(u["kind"], u["namespace"], u["reason"]) for u in doc["live"]["unreadable"]] == [("ConfigMap", "shop", reason)]
+    assert not any(d["resource"]["kind"] == "ConfigMap" for d in doc["drift"])  # neither missing nor modified: unread
+    assert text.code == 0 and "Traceback" not in text.err, text.err
+    assert f"? drift and ownership of ConfigMap (v1) in shop: not read ({reason})" in text.out
+    assert "PARTIAL: some kinds could not be read" in text.out
 
 
 # -- 9. exec plugins, proxies, CA files -----------------------------------------------------------

@@ -11,7 +11,8 @@ file or saved plan, from files or standard input,
 The generated inputs carry each class a fuzz campaign found: huge quantity exponents, integers
 past 4,300 digits, deep nesting, non-UTF-8 bytes, Secrets whose data is not a map, CRDs
 whose spec is not one, generateName objects, renamed look-alikes, control characters in
-names, long names, and saved plans with wrong types.
+names, long names, live objects whose metadata (or its namespace, labels, annotations, owner
+references, field managers) has any type, and saved plans with wrong types.
 
 The command runs in this process (`cli.main`), reading real files; standard input is a real
 byte stream. HYPOTHESIS_PROFILE=ci (the default) runs the numbers the README gives.
@@ -105,6 +106,31 @@ def _objects(draw: st.DrawFn) -> dict[str, Any]:
     else:
         obj[draw(st.sampled_from(["data", "spec"]))] = draw(_values)
     return obj
+
+
+_METADATA_KEYS = ["namespace", "labels", "annotations", "ownerReferences", "managedFields", "deletionTimestamp"]
+
+
+def _hostile_live(draw: st.DrawFn, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The objects as a broken or hostile source may give them live: metadata of any type, or
+    of the right type holding odd entries (a controller reference, field managers, labels)."""
+    objects = [copy.deepcopy(o) for o in objects]  # each its own copy: desired repeats previous ones
+    for obj in objects:
+        metadata = obj["metadata"]
+        if draw(st.booleans()):
+            metadata.update(namespace="default", annotations={"meta.helm.sh/release-name": "release",
+                                                              "meta.helm.sh/release-namespace": "default"})
+        for key in draw(st.lists(st.sampled_from(_METADATA_KEYS), max_size=3, unique=True)):
+            metadata[key] = draw(st.one_of(
+                _values,
+                st.dictionaries(st.sampled_from(["app", "meta.helm.sh/release-name", "helm.sh/resource-policy"]),
+                                st.one_of(st.sampled_from(["release", "keep", "Helm"]), _hostile_scalars), max_size=3),
+                st.lists(st.one_of(_values, st.fixed_dictionaries({"controller": _hostile_scalars, "manager": _hostile_scalars,
+                                                                   "fieldsV1": _values})), max_size=3),
+            ))
+        if draw(st.integers(0, 9)) == 4:
+            obj["metadata"] = draw(_values)  # not a mapping at all
+    return objects
 
 
 def _yaml(objects: list[dict[str, Any]]) -> str:
@@ -235,6 +261,23 @@ def test_hostile_manifests_live_files_and_ignore_files(tmp_path_factory: Any, pa
         assert len(stdout) <= 65_000
     if code != 1 and output == "text":
         assert "\x1b" not in stdout  # no colour off a terminal, and no escape from the input
+
+
+@settings(max_examples=MANIFEST_EXAMPLES, **_SETTINGS)  # type: ignore[arg-type]
+@given(data=st.data(), output=_outputs)
+def test_hostile_live_metadata(tmp_path_factory: Any, data: st.DataObject, output: str) -> None:
+    """The release's own objects, live with metadata of any shape: a plan with its drift and
+    ownership, or one line naming the live file; never an internal error."""
+    tmp = tmp_path_factory.mktemp("hostile-live")
+    previous = data.draw(st.lists(_objects(), min_size=1, max_size=4))
+    desired = [o for o in previous if data.draw(st.booleans())] + data.draw(st.lists(_objects(), max_size=2))
+    files = {"previous.yaml": _yaml(previous), "desired.yaml": _yaml(desired),
+             "live.yaml": _yaml(_hostile_live(data.draw, previous + desired))}
+    for name, content in files.items():
+        (tmp / name).write_text(content)
+    args = ["diff", str(tmp / "previous.yaml"), str(tmp / "desired.yaml"), "--live", str(tmp / "live.yaml"),
+            "--apply-method", data.draw(st.sampled_from(["csa", "ssa"])), "-o", output]
+    _run(args, b"", sum(len(c) for c in files.values()), list(files))
 
 
 # -- saved plans -----------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from conftest import EXAMPLE, Store, assert_example_upgrade, run_plan
+from conftest import EXAMPLE, Store, assert_example_upgrade, run_plan, write_chart
 from deployah_plan.yamlkube import load_all
 from kubeapi import FakeKube
 from test_cases import validate
@@ -348,3 +348,28 @@ def test_server_render_stops_where_helm_would_on_an_unowned_object(helm: Path, s
     assert result.code == 1 and result.out == "" and len(result.err.strip().splitlines()) == 1
     assert "invalid ownership metadata" in result.err and "--render template" in result.err
     _reads_only(kube)
+
+
+def test_a_custom_kind_the_cluster_serves_cluster_scoped_is_no_namespace_drift(helm: Path, store: Store,
+                                                                                tmp_path: Path) -> None:
+    """The chart writes a Widget without a namespace, and no CRD: the plan cannot know its scope
+    until discovery says it is cluster-scoped. Helm's resource builder then gives it no
+    namespace and the API server keeps none, so the live Widget is the release's, unchanged."""
+    template = ("apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: blue\nspec:\n"
+                "  size: {{ .Values.size }}\n")
+    v1 = write_chart(tmp_path / "v1", "shop", {"widget.yaml": template}, values="size: 2\n")
+    v2 = write_chart(tmp_path / "v2", "shop", {"widget.yaml": template}, values="size: 3\n")
+    store.add("shop", v1, "shop")
+    with FakeKube(namespace="shop", custom=[("shop.example.com/v1", "widgets", "Widget", False)]) as kube:
+        kube.put({"apiVersion": "shop.example.com/v1", "kind": "Widget", "spec": {"size": 2},
+                  "metadata": {"name": "blue", "labels": {"app.kubernetes.io/managed-by": "Helm"}, "annotations": dict(OWNED)}})
+        result = run_plan("upgrade", "shop", str(v2), "-n", "shop", "-o", "json", helm=helm, store=store,
+                          KUBECONFIG=str(kube.write_kubeconfig(tmp_path / "kubeconfig")))
+        _reads_only(kube)
+    assert result.code == 0, result.err
+    doc = result.json()
+    validate(doc)
+    assert doc["live"]["status"] == "checked" and doc["drift"] == []
+    (change,) = doc["changes"]
+    assert (change["action"], change["resource"]["namespace"], [f["path"] for f in change["fields"]]) == (
+        "update", "", ["/spec/size"])

@@ -192,10 +192,12 @@ def run_plan(name: str, command: click.Command, params: Mapping[str, Any], argv:
 
 def run_show(path: str, params: Mapping[str, Any]) -> int:
     """`helm plan show PLAN.json`: a saved plan printed again, gates checked."""
-    from deployah_plan.commands.show import read_saved_plan
+    from deployah_plan.commands.show import check_json_output, read_saved_plan
 
     printing = Printing.of(params)
     plan = read_saved_plan(path)
+    if printing.output == "json":
+        check_json_output(plan, path)
     show(plan, printing)
     return gate_exit(plan, printing)
 

@@ -44,4 +44,18 @@ def read_saved_plan(path: str) -> Plan:
     return saved.load(content, describe(path))
 
 
-__all__ = ["read_saved_plan", "schema_text", "write_saved_plan"]
+def check_json_output(plan: Plan, path: str) -> None:
+    """`show -o json` writes the plan as this version's document, whose schema lists every
+    warning code and impact kind: a plan of a newer minor version that uses one this version
+    does not know cannot be written as one. Written under the document's own (newer) version it
+    would not be that document either (the fields that version added are not read), and printed
+    as it was read it could hold values the show flags say to mask. So it is refused."""
+    unknown = saved.unknown_values(plan)
+    if unknown:
+        raise UsageError(
+            f"{describe(path)} was written by a newer helm plan and has {', '.join(unknown)}, which format "
+            f"{json_doc.FORMAT_VERSION} does not have: -o json cannot write it as a valid {json_doc.FORMAT_VERSION} document",
+            "show it as text or markdown, read the saved file itself (it is the JSON plan), or upgrade helm plan")
+
+
+__all__ = ["check_json_output", "read_saved_plan", "schema_text", "write_saved_plan"]

@@ -10,11 +10,12 @@ What this deploy does to each drift, by apply method (helm-facts.md, field-level
 - client-side apply, built-in kinds: a three-way strategic merge (previous, desired, live).
   A field the new chart declares is set to the declared value: the drift is *reverted*
   (*left* when the live value already is the new one). A field the new chart no longer
-  declares is deleted: *removed*.
+  declares, or declares null, is deleted: *removed*.
 - client-side apply, custom resources (kinds Helm's scheme does not know: the schema table
   does not either): a JSON merge patch from the previous manifest to the new one, which never
   looks at the live object. Drift on a field the chart does not change is *left*; a changed
-  field is set (*reverted*); a field the chart drops is *removed*. Lists are replaced whole.
+  field is set (*reverted*); a field the chart drops or sets to null is *removed*. Lists are
+  replaced whole.
 - server-side apply (Helm 4, when the release was installed with it): the declared state is
   applied with field manager `helm`. A declared field that another manager owns (its
   `managedFields`) and that differs is a *conflict*: the upgrade fails unless forced. A field
@@ -34,7 +35,10 @@ from deployah_plan.core.diff import declared_surface, diff_objects, escape, same
 from deployah_plan.core.ownership import kept_by_policy, release_of
 from deployah_plan.core.list_keys import KEY_DEFAULTS, root
 from deployah_plan.kinds import group_of
-from deployah_plan.model import ApplyMethod, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, ResourceRef
+from deployah_plan.model import (
+    DRIFT_DELETED_REASON, DRIFT_KEPT_REASON, ApplyMethod, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange,
+    FieldOp, ResourceRef,
+)
 
 Identity = tuple[str, str, str, str]
 HELM_MANAGERS = frozenset({"helm"})  # the field manager Helm applies and patches with
@@ -171,14 +175,19 @@ def field_owners(live: Mapping[str, Any], change: FieldChange) -> list[str]:
     return sorted(set(owners))
 
 
-KEPT_REASON = "kept: the live object says helm.sh/resource-policy: keep"
-DELETED_REASON = "the upgrade deletes the object"
+KEPT_REASON = DRIFT_KEPT_REASON
+DELETED_REASON = DRIFT_DELETED_REASON
 
 
 # -- effects --------------------------------------------------------------------------------------------
 
 def _client_side(change: FieldChange, previous: Mapping[str, Any], desired: Mapping[str, Any], custom: bool) -> DriftEffect:
     wanted = resolve(desired, change)
+    if wanted is None:
+        # A field the new chart declares null is in either patch as null, and null deletes
+        # (RFC 7386; strategicpatch, a three-way diff of live to desired whose value changed
+        # type): it is removed, as one no longer declared is, never set back to null.
+        wanted = _MISSING
     gone_live = change.op is FieldOp.REMOVE
     if wanted is not _MISSING and not gone_live and same(wanted, change.after):
         return DriftEffect.LEFT  # the new chart declares the live value

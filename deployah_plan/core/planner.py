@@ -66,8 +66,13 @@ class PlanRequest(Struct, frozen=True):
     render_window: tuple[float, float] | None = None
 
 
-def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
-    """Built-in cluster-scoped kinds, plus custom kinds whose CRD in these streams says so."""
+def _cluster_scoped(streams: Iterable[Rendered], live: LiveSnapshot | None = None) -> set[tuple[str, str]]:
+    """Built-in cluster-scoped kinds, plus custom kinds whose CRD in these streams says so;
+    then, for each kind the live read's discovery lists, the cluster's own scope. Helm's
+    resource builder takes an object's scope from the cluster's REST mapping (cli-runtime
+    `SetNamespace` gives the release namespace only to an object `Info.Namespaced()`), so a
+    custom kind the chart writes as namespaced but the cluster serves cluster-scoped is
+    created without a namespace, and the other way round."""
     scoped = set(CLUSTER_SCOPED)
     for stream in streams:
         for doc in (*stream.crds, *stream.resources, *stream.hooks):
@@ -79,6 +84,13 @@ def _cluster_scoped(streams: Iterable[Rendered]) -> set[tuple[str, str]]:
                     group, kind = spec.get("group"), names.get("kind")
                     if isinstance(group, str) and isinstance(kind, str):  # the API server requires both
                         scoped.add((group, kind))
+    if live is not None:  # an unreachable cluster gave no scopes
+        for ref, namespaced in live.namespaced.items():
+            key = (group_of(ref.api_version), ref.kind)
+            if namespaced:
+                scoped.discard(key)
+            else:
+                scoped.add(key)
     return scoped
 
 
@@ -406,9 +418,12 @@ def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tu
 
 def release_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
     """(apiVersion, kind, namespace) of every release resource in the streams: what drift and
-    ownership cover ("" as the namespace for a cluster-scoped kind)."""
+    ownership cover ("" as the namespace for a cluster-scoped kind), as the chart says it."""
     streams = list(streams)
-    identifier = _Identifier(namespace, _cluster_scoped(streams))
+    return _scope(_Identifier(namespace, _cluster_scoped(streams)), streams)
+
+
+def _scope(identifier: _Identifier, streams: Iterable[Rendered]) -> list[tuple[str, str, str]]:
     return list(dict.fromkeys(identifier.scope(doc) for stream in streams
                               for doc in (*stream.resources, *stream.crds, *stream.hooks)))
 
@@ -640,7 +655,7 @@ def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes
 def make_plan(request: PlanRequest) -> Plan:
     header = request.header
     streams = [request.desired] + ([request.previous] if request.previous else [])
-    identifier = _Identifier(header.namespace, _cluster_scoped(streams))
+    identifier = _Identifier(header.namespace, _cluster_scoped(streams, request.live))
     previous = request.previous or Rendered()
     prev_resources = identifier.index(previous.resources, "previous")
     want_resources = identifier.index(request.desired.resources, "desired")
@@ -648,7 +663,8 @@ def make_plan(request: PlanRequest) -> Plan:
     want_hooks = identifier.index(request.desired.hooks, "desired hook")
     warnings = list(request.warnings)
     fresh = request.previous is None
-    live = _Live(request, release_scope([previous, request.desired], header.namespace))
+    # Scope and refs come from one identifier: the cluster's scope, where it was read, in both.
+    live = _Live(request, _scope(identifier, [previous, request.desired]))
     crds: list[ChartCRD] = []
     drift: list[DriftChange] = []
 

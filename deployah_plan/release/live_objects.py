@@ -40,7 +40,8 @@ def merge(first: LiveSnapshot, then: LiveSnapshot) -> LiveSnapshot:
     requests = first.requests + then.requests
     if not then.reachable:
         return LiveSnapshot(False, requests=requests, error=then.error)
-    return LiveSnapshot(True, first.objects + then.objects, first.unreadable + then.unreadable, requests)
+    return LiveSnapshot(True, first.objects + then.objects, first.unreadable + then.unreadable, requests,
+                        namespaced={**first.namespaced, **then.namespaced})
 
 
 def required(live: LiveSnapshot | None, require_cluster: bool) -> LiveSnapshot | None:

@@ -604,13 +604,13 @@ DRIFT_SIGN = {DriftKind.MODIFIED: "~", DriftKind.MISSING: "-", DriftKind.UNEXPEC
 EFFECT_LABEL = {
     DriftEffect.REVERTED: "this deploy sets it back to the chart's value",
     DriftEffect.LEFT: "this deploy leaves the live value as it is",
-    DriftEffect.REMOVED: "the new chart no longer declares it: this deploy deletes it from the live object",
+    DriftEffect.REMOVED: "the new chart no longer declares it (or declares it null): this deploy deletes it from the live object",
     DriftEffect.CONFLICT: "server-side apply conflict: the deploy fails",
     DriftEffect.MIXED: "see each field",
 }
 FIELD_EFFECT = {
     DriftEffect.REVERTED: "set back", DriftEffect.LEFT: "left as it is",
-    DriftEffect.REMOVED: "deleted: no longer declared", DriftEffect.CONFLICT: "conflict",
+    DriftEffect.REMOVED: "deleted: no longer declared, or declared null", DriftEffect.CONFLICT: "conflict",
     DriftEffect.MIXED: "mixed",
 }
 

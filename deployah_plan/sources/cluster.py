@@ -23,8 +23,10 @@ could not see:
 - the reading passes its deadline (settings.budget: each request, and all of them), or a
   client's answers pass their size bound: `reachable` is False, as above;
 - a kind or namespace cannot be read (403, not served, another error answer, more pages or
-  objects than the bounds, an answer larger than kubeclient.MAX_ANSWER_BYTES): an unreadable
-  entry (a `LiveGap`, the plan's own record of it), and every other kind is still read.
+  objects than the bounds, an answer larger than kubeclient.MAX_ANSWER_BYTES, an answer with an
+  item that is not a Kubernetes object: `live.object_problem`, the check a saved file's
+  objects get too): an unreadable entry (a `LiveGap`, the plan's own record of it), and every
+  other kind is still read.
 
 The values (KindRef, LiveSnapshot) live in sources/live.py, which both this module and the
 reader (sources/cluster_reader.py) import; neither imports the other at module level.
@@ -42,7 +44,7 @@ from deployah_plan.errors import LiveStateError
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.sources.live import (
-    CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot,
+    CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot, object_problem,
 )
 from deployah_plan.yamlkube import YAMLError, load_all
 
@@ -66,15 +68,13 @@ _SAVE_HINT = "save the live state with `kubectl get KIND... -o yaml > FILE` (a L
 
 
 def _check_object(value: Any, where: str, origin: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise LiveStateError(f"{origin}: {where} is not a Kubernetes object", _SAVE_HINT)
-    for key in ("apiVersion", "kind"):
-        if not isinstance(value.get(key), str) or not value[key]:
-            raise LiveStateError(f"{origin}: {where} has no {key}", _SAVE_HINT)
-    metadata = value.get("metadata")
-    if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str) or not metadata["name"]:
-        raise LiveStateError(f"{origin}: {where} ({value['kind']}) has no metadata.name", _SAVE_HINT)
-    return value
+    """The object, or a LiveStateError saying what keeps it from being read: the check the
+    cluster reader holds an API server's answer to (`object_problem`)."""
+    problem = object_problem(value)
+    if not problem and isinstance(value, dict):
+        return value
+    named = f" ({value['kind']})" if "metadata" in problem else ""  # a metadata problem comes after the kind's check
+    raise LiveStateError(f"{origin}: {where}{named} {problem}", _SAVE_HINT)
 
 
 def _list_items(document: dict[str, Any], line: int, origin: str) -> list[dict[str, Any]]:

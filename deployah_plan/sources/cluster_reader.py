@@ -15,7 +15,7 @@ from deployah_plan.model import LiveGap
 from deployah_plan.sources.kubeclient import AnswerTooLarge, KubeClient, KubeUnreachable, one_line
 from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.sources.live import (
-    CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot,
+    CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot, object_problem,
 )
 
 
@@ -133,6 +133,10 @@ class _ListJob(Struct, frozen=True):
         where = f"/namespaces/{quote(self.namespace, safe='')}" if self.namespace and self.resource.namespaced else ""
         return f"{_group_version_path(self.ref.api_version)}{where}/{self.resource.plural}"
 
+    def gap(self, reason: str) -> LiveGap:
+        """This list not read, and why."""
+        return LiveGap(self.ref.api_version, self.ref.kind, self.namespace, reason)
+
 
 def _list(transport: _Transport, job: _ListJob) -> list[dict[str, Any]] | LiveGap:
     query = {"limit": str(PAGE_SIZE)}
@@ -143,21 +147,25 @@ def _list(transport: _Transport, job: _ListJob) -> list[dict[str, Any]] | LiveGa
         try:
             page = transport.get(job.path(), query)
         except _Answer as answer:
-            return LiveGap(job.ref.api_version, job.ref.kind, job.namespace, _reason(answer))
+            return job.gap(_reason(answer))
         found = page.get("items")
-        for item in found if isinstance(found, list) else []:
-            if isinstance(item, dict):
-                items.append({"apiVersion": job.ref.api_version, "kind": job.ref.kind, **item})
+        if found is not None and not isinstance(found, list):
+            return job.gap("the answer's items are not a list")
+        for item in found or []:
+            # The kind asked for, whatever an item says: a LIST of ConfigMaps holds ConfigMaps.
+            obj = {**item, "apiVersion": job.ref.api_version, "kind": job.ref.kind} if isinstance(item, dict) else item
+            problem = object_problem(obj)
+            if problem:  # one object not read would read as missing: the whole list is a gap
+                return job.gap(f"item {len(items)} of the answer {problem}")
+            items.append(obj)
         if len(items) > MAX_OBJECTS:
-            return LiveGap(job.ref.api_version, job.ref.kind, job.namespace,
-                           f"more than {MAX_OBJECTS:,} objects, the most helm plan reads of one kind")
+            return job.gap(f"more than {MAX_OBJECTS:,} objects, the most helm plan reads of one kind")
         metadata = page.get("metadata")
         token = metadata.get("continue") if isinstance(metadata, dict) else None
         if not token:
             return items
         query["continue"] = str(token)
-    return LiveGap(job.ref.api_version, job.ref.kind, job.namespace,
-                   f"more than {MAX_PAGES} pages, the most helm plan follows of one list")
+    return job.gap(f"more than {MAX_PAGES} pages, the most helm plan follows of one list")
 
 
 def _plan_lists(wanted: Iterable[tuple[KindRef, str]], found: Mapping[str, dict[str, _Resource] | str]
@@ -209,7 +217,17 @@ def read_live(settings: ClusterSettings, wanted: Iterable[tuple[KindRef, str]], 
             unreadable.append(result)
         else:
             objects.extend(result)
-    return LiveSnapshot(True, tuple(objects), tuple(unreadable), transport.requests)
+    return LiveSnapshot(True, tuple(objects), tuple(unreadable), transport.requests, namespaced=_scopes(wanted, found))
+
+
+def _scopes(wanted: Iterable[tuple[KindRef, str]], found: Mapping[str, dict[str, _Resource] | str]) -> dict[KindRef, bool]:
+    """Whether discovery says each kind asked for is namespaced, for the kinds it lists."""
+    out: dict[KindRef, bool] = {}
+    for ref, _ in wanted:
+        resources = found[ref.api_version]
+        if not isinstance(resources, str) and ref.kind in resources:
+            out[ref] = resources[ref.kind].namespaced
+    return out
 
 
 # -- saved live state ---------------------------------------------------------------------------

@@ -5,13 +5,14 @@ reports it and the plan carries it, so there is one type for the one concept.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from deployah_plan.model import LiveGap
 
-__all__ = ["CONNECT_TIMEOUT", "PAGE_SIZE", "MAX_PAGES", "MAX_OBJECTS", "NOT_SERVED", "KindRef", "LiveSnapshot"]
+__all__ = ["CONNECT_TIMEOUT", "PAGE_SIZE", "MAX_PAGES", "MAX_OBJECTS", "NOT_SERVED", "KindRef", "LiveSnapshot",
+           "object_problem"]
 
 CONNECT_TIMEOUT = 3.0  # seconds to open a connection: an unreachable cluster fails fast
 PAGE_SIZE = 500  # objects per LIST page, as kubectl asks
@@ -33,6 +34,8 @@ class LiveSnapshot(Struct, frozen=True):
     kind set (a LIST leaves them out of its items), in the order the kinds were asked for and
     then the server's order. A kind missing from `objects` and absent from `unreadable` was
     read and has no object. `requests` counts every HTTP request sent, discovery included.
+    `namespaced`: for each kind asked for that the cluster's discovery lists, whether it serves
+    it namespaced; the scope Helm's resource builder gives an object (a saved file has none).
     """
 
     reachable: bool
@@ -40,3 +43,57 @@ class LiveSnapshot(Struct, frozen=True):
     unreadable: tuple[LiveGap, ...] = ()
     requests: int = 0
     error: str = ""
+    namespaced: Mapping[KindRef, bool] = field(default_factory=dict)
+
+
+# The metadata the plan reads from a live object, and the JSON type Kubernetes gives each
+# (ObjectMeta): null is an empty value, as Go's JSON decoder reads it.
+_STRINGS = ("name", "namespace")
+_STRING_MAPS = ("labels", "annotations")
+_LISTS = ("ownerReferences", "managedFields")
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "a mapping"
+
+
+def object_problem(value: Any) -> str:
+    """Why `value` is not a live object the plan can read, or "" when it is: a mapping with an
+    apiVersion, a kind, and metadata of the types Kubernetes gives them (a string name, a
+    string namespace, labels and annotations that map strings to strings, ownerReferences and
+    managedFields lists). A saved file and an API server's answer are held to this one check,
+    so drift, ownership and the inputs record never meet a value of another type. The phrase
+    names the field and the type found, never a value or a key (a hostile answer chose them)."""
+    if not isinstance(value, dict):
+        return "is not a Kubernetes object"
+    for key in ("apiVersion", "kind"):
+        if not isinstance(value.get(key), str) or not value[key]:
+            return f"has no {key}"
+    metadata = value.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        return f"has metadata that is {_json_type(metadata)}, not a mapping"
+    metadata = metadata or {}
+    for key in _STRINGS:
+        if metadata.get(key) is not None and not isinstance(metadata[key], str):
+            return f"has metadata.{key} that is {_json_type(metadata[key])}, not a string"
+    if not metadata.get("name"):
+        return "has no metadata.name"
+    for key in _STRING_MAPS:
+        entries = metadata.get(key)
+        if entries is not None and not isinstance(entries, dict):
+            return f"has metadata.{key} that is {_json_type(entries)}, not a mapping"
+        odd = next((v for v in (entries or {}).values() if not isinstance(v, str)), "")
+        if not isinstance(odd, str):
+            return f"has a value in metadata.{key} that is {_json_type(odd)}, not a string"
+    for key in _LISTS:
+        if metadata.get(key) is not None and not isinstance(metadata[key], list):
+            return f"has metadata.{key} that is {_json_type(metadata[key])}, not a list"
+    return ""

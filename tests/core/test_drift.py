@@ -19,7 +19,8 @@ from deployah_plan.model import (
     ResourceRef,
     ApplyMethod, DriftEffect, DriftKind, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
 )
-from deployah_plan.sources.cluster import LiveSnapshot
+from deployah_plan.render import words
+from deployah_plan.sources.cluster import KindRef, LiveSnapshot
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -114,6 +115,48 @@ def test_a_field_the_new_chart_drops_is_removed_and_one_it_now_declares_is_left(
     p = plan([DEPLOYMENT], [desired], [live])
     assert drift_of(p)["web"] == ("modified", "mixed", [
         ("/metadata/labels/app", "replace", "left"), ("/spec/replicas", "replace", "removed")])
+
+
+# A field the new chart declares null: either client-side patch holds it as null, and null
+# deletes (RFC 7386 for a custom resource's merge patch from the previous manifest; for a
+# built-in kind the three-way strategic merge patch, whose live-to-desired diff puts the desired
+# value, null, where the type changed). So the field is removed, never "set back" to null.
+NULL_REPLICAS = DEPLOYMENT.replace("replicas: 2", "replicas: null")
+NULL_SIZE = WIDGET.replace("size: 2", "size: null")
+
+
+@pytest.mark.parametrize("previous, desired, live_value, expected", [
+    (DEPLOYMENT, NULL_REPLICAS, 5, ("/spec/replicas", "replace", "removed")),
+    (NULL_REPLICAS, NULL_REPLICAS, 5, ("/spec/replicas", "add", "removed")),  # the live-to-desired diff deletes it
+    (DEPLOYMENT, NULL_REPLICAS, None, ("/spec/replicas", "remove", "left")),  # already gone: stays gone
+    (WIDGET, NULL_SIZE, 9, ("/spec/size", "replace", "removed")),  # the merge patch holds size: null
+    (NULL_SIZE, NULL_SIZE, 9, ("/spec/size", "add", "left")),  # the merge patch does not touch it
+], ids=["built-in", "built-in, null before too", "built-in, gone live", "custom", "custom, null before too"])
+def test_a_field_the_new_chart_declares_null_is_removed_not_set_back(previous: str, desired: str, live_value: Any,
+                                                                     expected: tuple[str, str, str]) -> None:
+    spec_key = "replicas" if "Deployment" in previous else "size"
+    live = live_of(previous)
+    if live_value is None:
+        live["spec"].pop(spec_key, None)
+    else:
+        live["spec"][spec_key] = live_value
+    p = plan([previous], [desired], [live])
+    (name, (kind, effect, fields)), = drift_of(p).items()
+    assert fields == [expected] and effect == expected[2]
+    if expected[2] == "removed":  # the deploy deletes a live field: work, even with no change of the chart
+        assert p.summary.drift_reverted == 1 and p.has_changes and p.helm_action is HelmAction.UPGRADE
+        assert words.drift_label(p.drift[0]) == ("modified live: the new chart no longer declares it (or declares it "
+                                                 "null): this deploy deletes it from the live object")
+    else:
+        assert p.summary.drift_reverted == 0
+
+
+def test_drift_on_an_object_the_deploy_deletes_is_not_drift_set_back() -> None:
+    live = live_of(CONFIGMAP)
+    live["data"]["colour"] = "red"
+    p = plan([CONFIGMAP, DEPLOYMENT], [DEPLOYMENT], [live, live_of(DEPLOYMENT)])
+    assert drift_of(p)["cfg"] == ("modified", "removed", [("/data/colour", "replace", "removed")])
+    assert p.summary.drift_reverted == 0  # the delete is a change of its own
 
 
 def test_missing_and_unexpected_objects() -> None:
@@ -253,6 +296,47 @@ def test_unread_kinds_make_a_partial_check_that_names_them() -> None:
     assert p.live.status is LiveStatus.PARTIAL and not p.live.complete
     assert [(g.kind, g.namespace, g.reason) for g in p.live.unreadable] == [("Deployment", "shop", "forbidden: no")]
     assert p.drift == ()  # the Deployment was not read: not "missing"
+
+
+# The cluster's scope of a custom kind, from the live read's discovery, is the scope Helm's
+# resource builder gives its objects (cli-runtime SetNamespace: the release namespace only for
+# a kind the REST mapping says is namespaced), whatever the chart assumed.
+WIDGET_KIND = KindRef("shop.example.com/v1", "Widget")
+SCOPED_WIDGET_CRD = """\
+# Source: app/crds/widget.yaml
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.shop.example.com}
+spec: {group: shop.example.com, scope: Cluster, names: {kind: Widget, plural: widgets}}
+"""
+
+
+@pytest.mark.parametrize("declared", ["", "  namespace: shop\n"])
+def test_a_custom_kind_the_cluster_serves_cluster_scoped_has_no_namespace_drift(declared: str) -> None:
+    widget = WIDGET.replace("  name: blue\n", "  name: blue\n" + declared)
+    live = live_of(WIDGET)
+    del live["metadata"]["namespace"]  # as the API server holds a cluster-scoped object
+    snapshot = LiveSnapshot(True, (live,), requests=2, namespaced={WIDGET_KIND: False})
+    p = plan([widget], [widget.replace("size: 2", "size: 3")], snapshot)
+    assert p.drift == () and p.live.status is LiveStatus.CHECKED
+    (change,) = p.changes
+    assert change.resource == ResourceRef("shop.example.com/v1", "Widget", "", "blue")
+    assert [f.path for f in change.fields] == ["/spec/size"]  # the namespace is no change: the server drops it
+    assert change.after is not None and "namespace" not in change.after["metadata"]
+    # The object is Helm's, found where the cluster keeps it: a create of it is an adoption check.
+    created = plan(None, [widget], snapshot).changes[0]
+    assert created.resource.namespace == "" and created.ownership is Ownership.ADOPT
+
+
+def test_a_custom_kind_the_cluster_serves_namespaced_gets_the_release_namespace() -> None:
+    """A CRD in the chart says Cluster, the cluster serves the kind namespaced: the cluster wins."""
+    snapshot = LiveSnapshot(True, (live_of(WIDGET),), requests=2, namespaced={WIDGET_KIND: True})
+    release = [WIDGET, SCOPED_WIDGET_CRD]  # a crds/ file runs to the next `# Source:` line: it goes last
+    p = plan(release, release, snapshot)
+    assert p.drift == () and p.live.status is LiveStatus.CHECKED
+    unread = plan(release, release, LiveSnapshot(True, (live_of(WIDGET),)))
+    # Without the cluster's word, the chart's guess: one object read as missing and as unexpected.
+    assert [(d.resource.namespace, d.kind) for d in unread.drift] == [("", DriftKind.MISSING), ("shop", DriftKind.UNEXPECTED)]
 
 
 def test_unreachable_and_skipped() -> None:

@@ -322,7 +322,7 @@ def test_a_hook_that_runs_in_two_phases_is_shown_again_once() -> None:
     (DriftKind.MODIFIED, DriftEffect.LEFT, "a custom resource: JSON merge patch",
      "modified live: this deploy leaves the live value as it is"),
     (DriftKind.MODIFIED, DriftEffect.REMOVED, "",
-     "modified live: the new chart no longer declares it: this deploy deletes it from the live object"),
+     "modified live: the new chart no longer declares it (or declares it null): this deploy deletes it from the live object"),
     (DriftKind.MODIFIED, DriftEffect.CONFLICT, "", "modified live: server-side apply conflict: the deploy fails"),
     (DriftKind.MODIFIED, DriftEffect.MIXED, "", "modified live: see each field"),
 ])
