@@ -148,7 +148,7 @@ def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float, f
 # Runs helm plan with every top-level import timed in CPU seconds (what a loaded machine still
 # measures faithfully), printed last on stderr.
 _COUNTED = """
-import builtins, runpy, sys, time
+import builtins, sys, time
 spent, depth, real = 0.0, 0, builtins.__import__
 def counted(*args, **kwargs):
     global spent, depth
@@ -162,9 +162,8 @@ def counted(*args, **kwargs):
 builtins.__import__ = counted
 sys.argv = ["helm-plan", *sys.argv[1:]]
 try:
-    runpy.run_module("deployah_plan", run_name="__main__")
-except SystemExit:
-    pass
+    from deployah_plan.cli import main  # main, not the entry point: that ends the process at once
+    main()
 finally:
     sys.stderr.write(f"\\nimport-cpu {spent}\\n")
 """
