@@ -890,6 +890,19 @@ def test_the_postings_looked_at_for_one_delete_are_bounded(monkeypatch: pytest.M
     assert ("gone" in links(plan([gone, *decoys], [*small, match]))) is linked
 
 
+def test_a_pair_sharing_only_common_leaves_is_never_scored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two sets of 10 leaves with Dice >= 0.8 share at least 0.8 * 10 / 1.2, so 6, leaves: in
+    one order of rarity, their 10 - 6 + 1 = 5 rarest leaves meet (6 are indexed, one more for
+    rounding). A delete and a create that share only 4 leaves, all commoner than their own
+    ones, are never compared: the leaf budget is left whole for the pair that can match."""
+    unlike = [keys("gone-a", *(f"u{i}" for i in range(6)), "c1", "c2", "c3", "c4"),
+              keys("new-a", *(f"w{i}" for i in range(6)), "c1", "c2", "c3", "c4")]  # 4 of 10: 0.4
+    alike = [keys("gone-b", "g0", *(f"r{i}" for i in range(9))),
+             keys("new-b", "h0", *(f"r{i}" for i in range(9)))]  # 9 of 10: 0.9
+    monkeypatch.setattr(planner, "_RENAME_BUDGET", 11)  # one pair of 10 leaves: 10 + 1
+    assert links(plan([unlike[0], alike[0]], [unlike[1], alike[1]])) == {"gone-b": "new-b", "new-b": "gone-b"}
+
+
 def test_a_null_namespace_is_no_namespace() -> None:
     role = doc("ClusterRole", "reader", "rbac.authorization.k8s.io/v1", "rules: []\n")
     assert plan([role.replace("metadata:\n", "metadata:\n  namespace: null\n")], [role]).changes == ()
