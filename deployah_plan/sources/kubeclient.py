@@ -76,6 +76,7 @@ import yaml
 
 from deployah_plan.redact import without_userinfo
 from deployah_plan.sources.kubeconfig import ClusterSettings, ReadBudget
+from deployah_plan.sources.live import json_type
 
 __all__ = ["KubeUnreachable", "AnswerTooLarge", "Response", "KubeClient", "MAX_ANSWER_BYTES", "MAX_READ_BYTES",
            "MAX_RETRIES", "MAX_RETRY_AFTER", "MAX_PLUGIN_OUTPUT"]
@@ -151,18 +152,6 @@ _KUBECONFIG = {"kind": _STR, "apiVersion": _STR, "preferences": {"colors": _BOOL
                "extensions": _EXTENSIONS}
 
 
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return "a string"
-
-
 def _type_error(value: Any, spec: Any, where: str) -> str:
     """Where the value does not have the type client-go decodes it into, or "" when it does.
     The value itself is never named: it may be a credential."""
@@ -173,13 +162,13 @@ def _type_error(value: Any, spec: Any, where: str) -> str:
             fits = isinstance(value, bool)
         else:  # a YAML timestamp is a string once the YAML is JSON, as client-go reads it
             fits = isinstance(value, (str, datetime.date))
-        return "" if fits else f"{where} is {_type_name(value)}, not {spec}"
+        return "" if fits else f"{where} is {json_type(value)}, not {spec}"
     if isinstance(spec, list):
         if not isinstance(value, list):
-            return f"{where} is {_type_name(value)}, not a list"
+            return f"{where} is {json_type(value)}, not a list"
         return next((e for i, item in enumerate(value) if (e := _type_error(item, spec[0], f"{where}[{i}]"))), "")
     if not isinstance(value, dict):
-        return f"{where} is {_type_name(value)}, not a mapping"
+        return f"{where} is {json_type(value)}, not a mapping"
     if "*" in spec:
         return next((e for k, v in value.items() if (e := _type_error(v, spec["*"], f"{where}.{k}"))), "")
     return next((e for k, v in value.items() if k in spec and (e := _type_error(v, spec[k], f"{where}.{k}" if where else str(k)))), "")
@@ -209,7 +198,7 @@ def _load_config(settings: ClusterSettings) -> _Config:
         problem = _type_error(loaded, _KUBECONFIG, "")
         if problem or not isinstance(loaded, dict):
             raise KubeUnreachable(f"the kubeconfig {file} cannot be read: "
-                                  f"{problem or 'it is ' + _type_name(loaded) + ', not a mapping'} (client-go refuses it too)")
+                                  f"{problem or 'it is ' + json_type(loaded) + ', not a mapping'} (client-go refuses it too)")
         folder = Path(file).resolve().parent
         for name, body in _named(loaded, "clusters").items():
             clusters.setdefault(name, _Entry(body, folder))

@@ -12,7 +12,7 @@ from msgspec import Struct, field
 from deployah_plan.model import LiveGap
 
 __all__ = ["CONNECT_TIMEOUT", "PAGE_SIZE", "MAX_PAGES", "MAX_OBJECTS", "NOT_SERVED", "KindRef", "LiveSnapshot",
-           "object_problem"]
+           "json_type", "object_problem"]
 
 CONNECT_TIMEOUT = 3.0  # seconds to open a connection: an unreachable cluster fails fast
 PAGE_SIZE = 500  # objects per LIST page, as kubectl asks
@@ -53,16 +53,18 @@ _STRING_MAPS = ("labels", "annotations")
 _LISTS = ("ownerReferences", "managedFields")
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """The JSON type of a decoded value, for a message that must not name the value itself (a
+    YAML timestamp is a string once the YAML is JSON, as client-go reads it)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true or false"
     if isinstance(value, (int, float)):
         return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "a list" if isinstance(value, list) else "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping" if isinstance(value, dict) else "a string"
 
 
 def object_problem(value: Any) -> str:
@@ -79,21 +81,21 @@ def object_problem(value: Any) -> str:
             return f"has no {key}"
     metadata = value.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
-        return f"has metadata that is {_json_type(metadata)}, not a mapping"
+        return f"has metadata that is {json_type(metadata)}, not a mapping"
     metadata = metadata or {}
     for key in _STRINGS:
         if metadata.get(key) is not None and not isinstance(metadata[key], str):
-            return f"has metadata.{key} that is {_json_type(metadata[key])}, not a string"
+            return f"has metadata.{key} that is {json_type(metadata[key])}, not a string"
     if not metadata.get("name"):
         return "has no metadata.name"
     for key in _STRING_MAPS:
         entries = metadata.get(key)
         if entries is not None and not isinstance(entries, dict):
-            return f"has metadata.{key} that is {_json_type(entries)}, not a mapping"
+            return f"has metadata.{key} that is {json_type(entries)}, not a mapping"
         odd = next((v for v in (entries or {}).values() if not isinstance(v, str)), "")
         if not isinstance(odd, str):
-            return f"has a value in metadata.{key} that is {_json_type(odd)}, not a string"
+            return f"has a value in metadata.{key} that is {json_type(odd)}, not a string"
     for key in _LISTS:
         if metadata.get(key) is not None and not isinstance(metadata[key], list):
-            return f"has metadata.{key} that is {_json_type(metadata[key])}, not a list"
+            return f"has metadata.{key} that is {json_type(metadata[key])}, not a list"
     return ""
