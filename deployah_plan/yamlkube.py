@@ -9,31 +9,62 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+if TYPE_CHECKING:
+    from yaml.nodes import Node
 
-from yaml.composer import Composer
-from yaml.parser import Parser
-from yaml.reader import Reader
-from yaml.scanner import Scanner
-
-try:
-    from yaml._yaml import CParser as _CParser  # libyaml: parses and composes in C
-except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    _CParser = None
-
-
-class _PyParser(Reader, Scanner, Parser, Composer):  # type: ignore[misc]
-    def __init__(self, stream: str) -> None:
-        Reader.__init__(self, stream)
-        Scanner.__init__(self)
-        Parser.__init__(self)
-        Composer.__init__(self)
+# PyYAML is imported by the first load (`_bind`), not with this module: a plan starts helm
+# before it reads any YAML, and PyYAML's import (its pure-Python reader compiles a large
+# character class) would hold helm back. These are its node types and the parser, once bound.
+ScalarNode: Any = None
+SequenceNode: Any = None
+MappingNode: Any = None
+_Loader: Any = None
+_MarkedError: Any = None
+_Error: Any = None
 
 
-_Base: Any = _CParser or _PyParser
+def _bind() -> None:
+    """Import PyYAML and make the parser: libyaml's (parses and composes in C), else PyYAML's
+    own in pure Python."""
+    global ScalarNode, SequenceNode, MappingNode, _Loader, _MarkedError, _Error
+    import yaml
+    from yaml.nodes import MappingNode as mapping, ScalarNode as scalar, SequenceNode as sequence
+
+    try:
+        from yaml._yaml import CParser as base
+    except ImportError:  # pragma: no cover - PyYAML built without libyaml
+        from yaml.composer import Composer
+        from yaml.parser import Parser
+        from yaml.reader import Reader
+        from yaml.scanner import Scanner
+
+        class base(Reader, Scanner, Parser, Composer):  # type: ignore[no-redef, misc]
+            def __init__(self, stream: str) -> None:
+                Reader.__init__(self, stream)
+                Scanner.__init__(self)
+                Parser.__init__(self)
+                Composer.__init__(self)
+
+    class Loader(base):  # type: ignore[misc]
+        """The parser and composer, with a resolver that only marks plain scalars."""
+
+        def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+            if kind is scalar:
+                return _PLAIN if implicit[0] else _STR
+            return _SEQ if kind is sequence else _MAP
+
+        # Called around every node and unused here: built-in callables that do nothing (a
+        # method of an empty dict, the tuple type) cost the composer far less than Python
+        # functions.
+        descend_resolver = _NOTHING.get  # (parent, index) -> index
+        ascend_resolver = tuple  # () -> ()
+
+    ScalarNode, SequenceNode, MappingNode = scalar, sequence, mapping
+    _MarkedError, _Error = yaml.MarkedYAMLError, yaml.YAMLError
+    _Loader = Loader
+
 
 _PLAIN = "!plain"  # our tag for an untagged plain scalar, resolved later by go-yaml's rules
 _STR = "tag:yaml.org,2002:str"
@@ -56,20 +87,6 @@ class LoadedDocument(NamedTuple):
 
 
 _NOTHING: dict[Any, Any] = {}
-
-
-class _Loader(_Base):  # type: ignore[misc]
-    """The parser and composer, with a resolver that only marks plain scalars."""
-
-    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
-        if kind is ScalarNode:
-            return _PLAIN if implicit[0] else _STR
-        return _SEQ if kind is SequenceNode else _MAP
-
-    # Called around every node and unused here: built-in callables that do nothing (a method
-    # of an empty dict, the tuple type) cost the composer far less than Python functions.
-    descend_resolver = _NOTHING.get  # (parent, index) -> index
-    ascend_resolver = tuple  # () -> ()
 
 
 # go-yaml v2 resolve.go: the values looked up by their exact text.
@@ -143,7 +160,7 @@ def resolve_plain(text: str) -> Any:
     return text
 
 
-def _explicit(node: ScalarNode) -> Any:
+def _explicit(node: Node) -> Any:
     tag, text = node.tag, node.value
     short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag
     if short in ("str", "binary", "timestamp", "!"):
@@ -425,6 +442,8 @@ def _may_share(text: str, node: Node) -> bool:
 
 def load_all(text: str) -> Iterator[LoadedDocument]:
     """Each non-empty document of a stream, in order."""
+    if _Loader is None:
+        _bind()
     has_aliases = "&" in text and "*" in text
     resolved: dict[str, Any] = {}
     loader = _Loader(text)
@@ -441,11 +460,11 @@ def load_all(text: str) -> Iterator[LoadedDocument]:
             else:
                 value = _construct_tree(node, resolved)
             yield LoadedDocument(value, node.start_mark.line)
-    except yaml.MarkedYAMLError as err:
+    except _MarkedError as err:
         mark = err.problem_mark or err.context_mark
         problem = err.problem or err.context or "malformed YAML"
         raise YAMLError(problem, mark.line if mark else -1) from None
-    except yaml.YAMLError as err:
+    except _Error as err:
         raise YAMLError(str(err).splitlines()[0]) from None
     finally:
         loader.dispose()

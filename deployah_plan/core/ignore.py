@@ -28,7 +28,6 @@ from typing import Any, Iterable, Mapping
 
 from msgspec import Struct
 from msgspec.structs import replace
-import yaml
 
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Action, FieldChange, Plan, ResourceChange, rebuild
@@ -154,6 +153,8 @@ def parse_rule(raw: Any, label: str) -> IgnoreRule:
 
 
 def _load_yaml(text: str, where: str) -> Any:
+    import yaml  # only when there are rules to read
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as err:

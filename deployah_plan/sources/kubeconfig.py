@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from msgspec import Struct
-import yaml
 
 from deployah_plan.errors import UsageError
 
@@ -125,8 +124,14 @@ def _kubeconfig_files(explicit: str | None, environ: Mapping[str, str] | None = 
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError):
+        text = path.read_text()
+    except OSError:
+        return {}
+    import yaml  # only for a kubeconfig that exists
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
         return {}
     return data if isinstance(data, dict) else {}
 
