@@ -1,3 +1,3 @@
-from deployah_plan.cli import run
+from deployah_plan.entry import run
 
 run()

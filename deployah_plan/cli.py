@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable, NoReturn, Sequence, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
 import click
 from msgspec import Struct, field
@@ -291,23 +291,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, terminate)
         if collecting:
             gc.enable()
-
-
-def run() -> NoReturn:
-    """The process's entry point (scripts/helm-plan, `python -m deployah_plan`, the console
-    script): `main`, then the end of the process once its output is written. Python's own
-    teardown is skipped: freeing every module and object one by one took 40–55 ms of a
-    kube-state-metrics plan (a tenth of it), and nothing is left for it to do. Every `with`
-    block has run by then (temporary folders removed, helm processes waited for, --out
-    written), and this module registers no exit handlers."""
-    code = main()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:  # None: the process was started with that descriptor closed
-                stream.flush()
-        except (OSError, ValueError):  # a closed pipe: what it could take was written
-            code = code or EXIT_ERROR
-    os._exit(code)
 
 
 def _helm_diff(args: list[str]) -> list[str] | int:

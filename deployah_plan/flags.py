@@ -23,10 +23,8 @@ from __future__ import annotations
 import enum
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
-import click
 from msgspec import Struct, structs
 
-from deployah_plan.model import ApplyMethod
 
 
 class Reach(enum.Enum):
@@ -56,6 +54,18 @@ class Verify(enum.Enum):
     NOT_COMPARED = "not-compared"  # how to print, where the release is (compared as resolved), --install
 
 
+class Choice(Struct, frozen=True):
+    """A value that must be one of `names` (a click.Choice on the command line)."""
+
+    names: tuple[str, ...]
+
+
+class AtLeast(Struct, frozen=True):
+    """A whole number no smaller than `minimum` (a click.IntRange on the command line)."""
+
+    minimum: int
+
+
 class Flag(Struct, frozen=True, kw_only=True):
     """One flag. `takes_value` False: a switch. `bare` set: the value is optional, as pflag's
     NoOptDefVal (`--wait` means `--wait=true`; `--wait VALUE` never takes VALUE)."""
@@ -66,7 +76,7 @@ class Flag(Struct, frozen=True, kw_only=True):
     takes_value: bool = True
     repeatable: bool = False
     bare: str = ""
-    type: Any = None  # a click type (int, click.Choice) for a value other than text
+    type: type[int] | Choice | AtLeast | None = None  # of a value other than text
     default: Any = None
     show_default: bool = False
     metavar: str | None = None
@@ -149,7 +159,7 @@ IGNORE_FILE = Flag(names=("--ignore-file",), dest="ignore_files", repeatable=Tru
                    verify=Verify.FROM_RECORD)
 PLAN_FLAGS = (OUT, IGNORE, IGNORE_FILE)
 # The line diffs' context changes the plan's document: verify makes the plan again with the recorded one.
-CONTEXT = Flag(names=("--context",), dest="line_context", type=click.IntRange(min=0), default=2, show_default=True,
+CONTEXT = Flag(names=("--context",), dest="line_context", type=AtLeast(0), default=2, show_default=True,
                metavar="N", group="Output", help="Unchanged lines shown around each change of a multi-line value.",
                verify=Verify.FROM_RECORD)
 
@@ -227,7 +237,7 @@ UPGRADE: tuple[Flag, ...] = (
     _switch("--pass-credentials", "Pass the credentials to all domains.", "Chart source", "source", Reach.PULL),
     _switch("--verify", "Verify the chart's provenance before using it.", "Chart source", "source", Reach.PULL),
     _text("--keyring", "FILE", "Public keys for --verify.", "Chart source", "source", Reach.PULL),
-    Flag(names=("--render",), dest="render", type=click.Choice(["auto", "template", "server"]), default="auto",
+    Flag(names=("--render",), dest="render", type=Choice(("auto", "template", "server")), default="auto",
          show_default=True, group="Rendering", into="upgrade", verify=Verify.FROM_RECORD,
          help="Render offline (helm template) or with the cluster (helm upgrade --dry-run=server)."),
     _text("--kube-version", "V", "Kubernetes version for Capabilities (offline render only).", "Rendering", "upgrade",
@@ -256,7 +266,7 @@ UPGRADE: tuple[Flag, ...] = (
     _switch("--force", "Replace updated objects instead of patching them (Helm 4: deprecated).", "What helm does",
             "deploy"),
     _switch("--force-replace", "Helm 4: replace updated objects instead of patching them.", "What helm does", "deploy"),
-    Flag(names=("--server-side",), dest="server_side", type=click.Choice(["auto", "true", "false"]), default="auto",
+    Flag(names=("--server-side",), dest="server_side", type=Choice(("auto", "true", "false")), default="auto",
          show_default=True, group="What helm does", into="upgrade",
          help="Helm 4: server-side (true) or client-side (false) apply; auto follows the previous release."),
     _switch("--force-conflicts", "Helm 4: take fields other managers own (server-side apply).", "What helm does",
@@ -303,17 +313,19 @@ DIFF: tuple[Flag, ...] = (
          into="diff"),
     Flag(names=("--namespace",), short="-n", dest="namespace", metavar="NS", into="diff",
          help="Release namespace: given to namespaced objects that declare none. [default: HELM_NAMESPACE or default]"),
-    Flag(names=("--action",), dest="action", type=click.Choice(["auto", "install", "upgrade"]), default="auto",
+    Flag(names=("--action",), dest="action", type=Choice(("auto", "install", "upgrade")), default="auto",
          show_default=True, help="auto: install when PREVIOUS is empty, else upgrade.", into="diff"),
-    Flag(names=("--kind-order",), dest="kind_order", type=click.Choice(["auto", "helm3", "helm4"]), default="auto",
+    Flag(names=("--kind-order",), dest="kind_order", type=Choice(("auto", "helm3", "helm4")), default="auto",
          show_default=True, into="diff",
          help="Whose kind order to apply in; auto asks the helm at hand (Helm 3 when there is none)."),
     _switch("--skip-crds", "Plan an install as with --skip-crds.", "", "diff"),
     _text("--live", "FILE", "Live state saved by `kubectl get ... -o yaml` (a List or YAML documents; - reads "
           "standard input): adds drift and ownership.", "", "diff"),
     _switch("--take-ownership", "Plan as helm upgrade --take-ownership.", "", "diff"),
-    Flag(names=("--apply-method",), dest="apply_method", type=click.Choice([m.value for m in ApplyMethod]),
-         default=ApplyMethod.CSA.value, show_default=True, into="diff",
+    # model.ApplyMethod's values, written out (a test holds them equal): the table is read before
+    # the model is imported (sources/early.py).
+    Flag(names=("--apply-method",), dest="apply_method", type=Choice(("csa", "ssa")),
+         default="csa", show_default=True, into="diff",
          help="How the release was applied: client-side (Helm 3) or server-side (Helm 4 default)."),
     _text("--kube-version", "V", "Judge the objects against this Kubernetes version: kinds it serves, their schemas "
           "(predicted failures).", "", "diff"),
@@ -343,7 +355,11 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 def click_options(flags: Sequence[Flag], choices: Mapping[str, Sequence[str]] | None = None,
                   callbacks: Mapping[str, Callable[..., Any]] | None = None) -> Callable[[_F], _F]:
     """A decorator adding the flags as click options, in order. `choices` gives a value's choices
-    that another table holds (-o: the writers); `callbacks` a parameter's click callback."""
+    that another table holds (-o: the writers); `callbacks` a parameter's click callback. click
+    is imported here, not with the table: helm plan reads a command line by the table before it
+    imports click (sources/early.py)."""
+    import click
+
     decorators = []
     for flag in flags:
         names = ([flag.short] if flag.short else []) + list(flag.names)
@@ -353,8 +369,12 @@ def click_options(flags: Sequence[Flag], choices: Mapping[str, Sequence[str]] | 
         else:
             kwargs.update(multiple=flag.repeatable, metavar=flag.metavar, default=flag.default,
                           show_default=flag.show_default)
-            kind = click.Choice(list((choices or {})[flag.dest])) if flag.dest in (choices or {}) else flag.type
-            if kind is not None:
+            kind = Choice(tuple((choices or {})[flag.dest])) if flag.dest in (choices or {}) else flag.type
+            if isinstance(kind, Choice):
+                kwargs["type"] = click.Choice(list(kind.names))
+            elif isinstance(kind, AtLeast):
+                kwargs["type"] = click.IntRange(min=kind.minimum)
+            elif kind is not None:
                 kwargs["type"] = kind
         decorators.append(click.option(*names, flag.dest, **kwargs))
         if flag.bare:

@@ -117,7 +117,7 @@ def _switch(flag: Flag, value: str) -> bool:
     raise UsageError(f'invalid argument "{value}" for "{flag.long}" flag: must be true or false', _HINT)
 
 
-def _items(flag: Flag, value: str) -> list[str]:
+def items(flag: Flag, value: str) -> list[str]:
     """The values one occurrence gives, as pflag's Set splits it."""
     if flag.split is Split.NONE:
         return [value]
@@ -162,7 +162,7 @@ def helm_spelling(table: Sequence[Flag], args: Sequence[str]) -> list[str]:
             if _switch(flag, word.value) and last[id(flag)] == n:
                 out.append(flag.long)
         elif flag.repeatable:
-            out += [f"{flag.long}={item}" for item in _items(flag, word.value)]
+            out += [f"{flag.long}={item}" for item in items(flag, word.value)]
         elif last[id(flag)] == n:
             value = _number(flag, word.value)
             out.append(flag.long if flag.bare and value == flag.bare else f"{flag.long}={value}")
@@ -183,4 +183,4 @@ def click_spelling(table: Sequence[Flag], args: Sequence[str]) -> list[str]:
     return out
 
 
-__all__ = ["Given", "Word", "click_spelling", "helm_spelling", "read"]
+__all__ = ["Given", "Word", "click_spelling", "helm_spelling", "items", "read"]

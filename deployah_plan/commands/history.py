@@ -22,7 +22,8 @@ from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.flags import RELEASES, REVISION, request_fields
 from deployah_plan.model import Header
 from deployah_plan.record import Facts, Planned
-from deployah_plan.release.revisions import connect, major, newest, rendered
+from deployah_plan.release.revisions import connect, newest, rendered
+from deployah_plan.sources.helm_commands import major
 from deployah_plan.sources.helm import Helm, StoredRelease
 
 _NOT_LIVE = "not read: a plan between stored revisions is about the history, not the cluster now"

@@ -16,7 +16,8 @@ from msgspec import Struct
 
 from deployah_plan.record import Facts, Planned
 from deployah_plan.release import live_objects as live_state
-from deployah_plan.release.revisions import major, open_release, rendered
+from deployah_plan.release.revisions import open_release, rendered
+from deployah_plan.sources.helm_commands import major
 from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import ReleaseError, UsageError

@@ -13,7 +13,8 @@ from typing import Any, Mapping
 from msgspec import Struct
 
 from deployah_plan.record import Facts, Planned
-from deployah_plan.release.revisions import major, open_release, rendered
+from deployah_plan.release.revisions import open_release, rendered
+from deployah_plan.sources.helm_commands import major
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import ReleaseError
 from deployah_plan.flags import UNINSTALL, request_fields

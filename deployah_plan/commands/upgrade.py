@@ -25,7 +25,8 @@ from msgspec import Struct, structs, field
 
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
-from deployah_plan.release.revisions import connect, major, rendered
+from deployah_plan.release.revisions import connect, rendered
+from deployah_plan.sources.helm_commands import major
 from deployah_plan.commands import upgrade_flags as flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.diff import LINE_CONTEXT
@@ -36,6 +37,7 @@ from deployah_plan.codes import Code
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
+from deployah_plan.sources.early import started_at
 from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
 
@@ -211,19 +213,19 @@ class _Render(Struct, frozen=True):
     documents: Rendered | None = None
 
 
-def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalChart, namespace: str,
+def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespace: str,
             values: list[str], helm_major: int, upgrade: bool, starting: threading.Event | None = None,
             parse: bool = True) -> _Render:
-    """The new release as helm renders it: `helm template` with `values` (mode "template"), or
-    `helm upgrade --dry-run=server` with the user's own (mode "server"). `starting` is set as
-    the helm process is about to start. `parse=False`: `helm template`'s text alone (a second
-    render, read by `_varying`)."""
+    """The new release as helm renders the chart at path `chart`: `helm template` with
+    `values` (mode "template"), or `helm upgrade --dry-run=server` with the user's own (mode
+    "server"). `starting` is set as the helm process is about to start. `parse=False`: `helm
+    template`'s text alone (a second render, read by `_varying`)."""
     deploy = options.deploy
     if mode == "server":
         args = options.values.args() + helm_args(options, Reach.SERVER_RENDER) + deploy.render_args()
         if starting is not None:
             starting.set()
-        return _Render("", _from_record(helm.dry_run_upgrade(options.release, chart.path, namespace, args)))
+        return _Render("", _from_record(helm.dry_run_upgrade(options.release, chart, namespace, args)))
     args = list(values)
     if options.kube_version:
         args += ["--kube-version", options.kube_version]
@@ -238,17 +240,17 @@ def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalC
     apart = bool(deploy.post_renderer) and helm_major < 4
     if starting is not None:
         starting.set()
-    text = helm.template(options.release, chart.path, namespace, args, upgrade=upgrade, include_crds=not apart)
+    text = helm.template(options.release, chart, namespace, args, upgrade=upgrade, include_crds=not apart)
     if deploy.dependency_update:
         text = _after_progress(text)
     if apart:
         # After the rest: documents that lost their `# Source:` line must not follow a
         # crds/ one, or they would be read as part of that file.
-        text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart.path), chart.name)
+        text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart), charts.inspect(chart).name)
     return _Render(text, split_stream(text, "helm template") if parse else None)
 
 
-def _render_again(helm: Helm, options: UpgradeOptions, mode: str, chart: charts.LocalChart, namespace: str,
+def _render_again(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespace: str,
                   values: list[str], helm_major: int, upgrade: bool) -> _Render:
     """The second render of the same inputs, after the first: `--dependency-update` has written
     the chart's charts/ folder by then, and is not asked again."""
@@ -309,25 +311,28 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         helm_major = major(helm_version)
         notes: list[Warning] = flags.check_for_helm(deploy, options.server_side, options.force_conflicts,
                                                     helm_major, helm_version)
-        chart = chart_call.result()
+        chart_path = chart_call.result()
         # The render runs beside the release read (their two helm processes side by side) unless
         # it needs what the read finds: the values of a revision to reuse. It renders an upgrade;
         # when the release turns out not to exist, the install is rendered again.
-        started = time.time()
+        # The window the renders run in opens when the first one was started: before the imports,
+        # when it was started then (sources/early.py).
+        started = started_at() or time.time()
         early = mode == "server" or not _values_from_release(options)
         starting = threading.Event()
-        ahead = (pool.submit(_render, helm, options, mode, chart, namespace, options.values.args(), helm_major,
+        ahead = (pool.submit(_render, helm, options, mode, chart_path, namespace, options.values.args(), helm_major,
                              upgrade=True, starting=starting) if early else None)
         if ahead is not None:
             ahead.add_done_callback(lambda _: starting.set())  # a render that failed before helm started
-        # The templates are read while helm renders them (not before: that would hold the render
-        # back), then the planner and the record are imported while helm reads the release and
-        # renders the chart in processes of their own: once the render is starting (this thread
-        # would otherwise hold back the thread that starts it).
+        # The chart's Chart.yaml and templates are read while helm renders them (not before:
+        # that would hold the render back), then the planner and the record are imported while
+        # helm reads the release and renders the chart in processes of their own: once the
+        # render is starting (this thread would otherwise hold back the thread that starts it).
         if ahead is not None:
             starting.wait()
-        templates = charts.scan(chart)
-        again = (pool.submit(_render, helm, options, mode, chart, namespace, options.values.args(), helm_major,
+        chart = charts.inspect(chart_path)
+        templates = charts.scan(chart_path)
+        again = (pool.submit(_render, helm, options, mode, chart_path, namespace, options.values.args(), helm_major,
                              upgrade=True, parse=False) if early and templates.may_regenerate and not deploy.dependency_update
                  else None)
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
@@ -348,17 +353,17 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         if ahead is not None and (mode == "server" or not fresh):
             first = ahead.result()
             second = (again.result() if again is not None
-                      else _render_again(helm, options, mode, chart, namespace, options.values.args(),
+                      else _render_again(helm, options, mode, chart_path, namespace, options.values.args(),
                                          helm_major, upgrade=True) if templates.may_regenerate else None)
         else:
             values = _values_for_template(helm, options, state, namespace, workdir, notes)
-            render = functools.partial(_render, helm, options, mode, chart, namespace, values, helm_major,
+            render = functools.partial(_render, helm, options, mode, chart_path, namespace, values, helm_major,
                                        upgrade=not fresh)
             again_call = (pool.submit(render, parse=False) if templates.may_regenerate and not deploy.dependency_update
                           else None)
             first = render()
             second = (again_call.result() if again_call is not None
-                      else _render_again(helm, options, mode, chart, namespace, values, helm_major,
+                      else _render_again(helm, options, mode, chart_path, namespace, values, helm_major,
                                          upgrade=not fresh) if templates.may_regenerate else None)
         assert first.documents is not None  # the first render is always parsed
         desired = first.documents

@@ -28,7 +28,8 @@ from typing import Mapping, Sequence
 
 from msgspec import Struct, field
 
-from deployah_plan.release.revisions import connect, major
+from deployah_plan.release.revisions import connect
+from deployah_plan.sources.helm_commands import major
 from deployah_plan.errors import ReleaseError, UsageError
 
 # The version plugin.yaml declares: helmfile reads it (pkg/state/state.go, GetPluginVersion("diff"))

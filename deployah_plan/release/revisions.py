@@ -2,9 +2,10 @@
 turned into parsed streams for the planning core."""
 from __future__ import annotations
 
-from deployah_plan.errors import HelmError, ReleaseError
+from deployah_plan.errors import ReleaseError
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.sources.helm import Helm, StoredRelease
+from deployah_plan.sources.helm_commands import major
 from deployah_plan.sources.kubeconfig import KubeTarget, resolve_target
 
 
@@ -47,11 +48,3 @@ def open_release(release: str, namespace: str | None, kube_context: str | None, 
     helm, target = connect(namespace, kube_context, kubeconfig, debug)
     helm_version = helm.version()
     return helm, target, newest(helm, release, target.namespace, major(helm_version)), helm_version
-
-
-def major(helm_version: str) -> int:
-    """The major version of a helm version string, which decides Helm's kind orders."""
-    try:
-        return int(helm_version.split(".")[0])
-    except ValueError:
-        raise HelmError(f"cannot read helm's version from {helm_version!r}", "use Helm 3.17+ or Helm 4") from None

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from msgspec import Struct
 
 from deployah_plan.errors import UsageError
-from deployah_plan.sources.helm import Helm
-from deployah_plan.yamlkube import YAMLError, load_all
 
 if TYPE_CHECKING:
     import tarfile
+
+    from deployah_plan.sources.helm import Helm
 
 _LOOKUP = re.compile(r"\{\{-?[^}]*\blookup\b")
 # Template functions whose result differs on every render, which a second render shows
@@ -48,6 +48,8 @@ def _looks_local(ref: str) -> bool:
 
 
 def _metadata(text: str, where: str) -> tuple[str, str]:
+    from deployah_plan.yamlkube import YAMLError, load_all  # read once helm renders (`resolve`)
+
     try:
         docs = [d.value for d in load_all(text)]
     except YAMLError as err:
@@ -73,14 +75,19 @@ def _tar_templates(archive: tarfile.TarFile) -> Iterator[str]:
                 yield handle.read().decode(errors="replace")
 
 
+def _folder(path: str) -> str:
+    """A chart folder, checked to hold a Chart.yaml; a file (a packaged chart) as it is."""
+    target = Path(path)
+    if target.is_dir() and not (target / "Chart.yaml").is_file():
+        raise UsageError(f"{path} is not a chart: it has no Chart.yaml", "pass the folder that holds Chart.yaml")
+    return str(target)
+
+
 def inspect(path: str) -> LocalChart:
     """Name and version of a local chart, from its Chart.yaml."""
-    target = Path(path)
+    target = Path(_folder(path))
     if target.is_dir():
-        chart_yaml = target / "Chart.yaml"
-        if not chart_yaml.is_file():
-            raise UsageError(f"{path} is not a chart: it has no Chart.yaml", "pass the folder that holds Chart.yaml")
-        name, version = _metadata(chart_yaml.read_text(), path)
+        name, version = _metadata((target / "Chart.yaml").read_text(), path)
         return LocalChart(str(target), name, version)
     import tarfile  # only for a packaged chart
 
@@ -96,11 +103,11 @@ def inspect(path: str) -> LocalChart:
     return LocalChart(str(target), name, version)
 
 
-def scan(chart: LocalChart) -> Templates:
-    """Whether the chart's templates call `lookup`, or a function that makes a new value on
-    every render. Read apart from `inspect`, while helm renders the chart: the text of a big
-    chart's templates takes tens of milliseconds to read and search."""
-    target = Path(chart.path)
+def scan(path: str) -> Templates:
+    """Whether the templates of the chart at `path` call `lookup`, or a function that makes a
+    new value on every render. Read apart from `inspect`, while helm renders the chart: the
+    text of a big chart's templates takes tens of milliseconds to read and search."""
+    target = Path(path)
     if target.is_dir():
         texts = list(_dir_templates(target))
         archived = any(p.is_file() for p in target.rglob("charts/*.tgz"))
@@ -112,20 +119,29 @@ def scan(chart: LocalChart) -> Templates:
                 texts = list(_tar_templates(archive))
                 archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in archive.getmembers())
         except (tarfile.TarError, OSError) as err:
-            raise UsageError(f"{chart.path} is not a packaged chart ({err})",
+            raise UsageError(f"{path} is not a packaged chart ({err})",
                              "pass a chart folder or a .tgz made by `helm package`") from None
     return Templates(any(_LOOKUP.search(t) for t in texts), archived or any(_REGENERATES.search(t) for t in texts))
 
 
-def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str | None = None,
-            devel: bool = False, pull_args: Sequence[str] = ()) -> LocalChart:
-    """A local chart as it is (helm ignores --version for one too); anything else (`repo/name`,
-    `oci://...`, a URL), or any chart named with --repo, pulled once, with `pull_args` (the
-    repository flags: credentials, TLS files, --plain-http, --verify) as helm upgrade gives them."""
+def on_disk(ref: str) -> str | None:
+    """The path of the chart `ref` names on disk (a folder, checked to hold a Chart.yaml, or an
+    archive); None when nothing is there."""
     expanded = os.path.expanduser(ref)
+    return _folder(expanded) if os.path.exists(expanded) else None
+
+
+def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str | None = None,
+            devel: bool = False, pull_args: Sequence[str] = ()) -> str:
+    """The path of the chart to render: a local chart as it is (helm ignores --version for one
+    too); anything else (`repo/name`, `oci://...`, a URL), or any chart named with --repo,
+    pulled once, with `pull_args` (the repository flags: credentials, TLS files, --plain-http,
+    --verify) as helm upgrade gives them. Its Chart.yaml is read apart (`inspect`), while helm
+    renders it: PyYAML's import would hold the render back."""
     if repo is None:
-        if os.path.exists(expanded):
-            return inspect(expanded)
+        found = on_disk(ref)
+        if found is not None:
+            return found
         if _looks_local(ref):
             raise UsageError(f"chart {ref} not found", "check the path to the chart folder or .tgz")
     args = (["--repo", repo] if repo else []) + (["--devel"] if devel else []) + (["--version", version] if version else [])
@@ -134,4 +150,4 @@ def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str |
     packages = sorted(Path(workdir).glob("*.tgz"))
     if not packages:
         raise UsageError(f"helm pull {ref} produced no chart", "check the chart reference and --version")
-    return inspect(str(packages[0]))
+    return str(packages[0])

@@ -19,33 +19,11 @@ from msgspec import Struct
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
 from deployah_plan.redact import value_keys, without_userinfo
-from deployah_plan.sources import helm_facts
+from deployah_plan.sources import early, helm_facts
+from deployah_plan.sources.helm_commands import default_binary, dry_run_args, record_args, template_args
 
 _NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
 _UNREACHABLE = re.compile(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
-
-# One revision's record, as JSON whose strings Go quoted with %q (see _decode_go_json).
-# text/template has no JSON function, and `helm get all` offers no -o json.
-_RECORD_TEMPLATE = (
-    '{"name":{{printf "%q" .Release.Name}},"namespace":{{printf "%q" .Release.Namespace}},'
-    '"version":{{.Release.Version}},"status":{{printf "%q" (printf "%s" .Release.Info.Status)}},'
-    '"chart_name":{{with .Release.Chart}}{{with .Metadata}}{{printf "%q" .Name}}{{else}}""{{end}}{{else}}""{{end}},'
-    '"chart_version":{{with .Release.Chart}}{{with .Metadata}}{{printf "%q" .Version}}{{else}}""{{end}}{{else}}""{{end}},'
-    '"manifest":{{printf "%q" .Release.Manifest}},'
-    '"hooks":[{{range $i, $h := .Release.Hooks}}{{if $i}},{{end}}'
-    '{"path":{{printf "%q" $h.Path}},"manifest":{{printf "%q" $h.Manifest}}}{{end}}],'
-    # The chart's crds/ files (the record keeps the top chart's files; `null` ends the list).
-    '"crd_files":[{{with .Release.Chart}}{{range .Files}}{{if ge (len .Name) 5}}{{if eq (slice .Name 0 5) "crds/"}}'
-    '{"name":{{printf "%q" .Name}},"data":{{printf "%q" (printf "%s" .Data)}}},{{end}}{{end}}{{end}}{{end}}null]'
-    '__APPLY_METHOD__}'
-)
-# Helm 4 records how the release was applied (model.ApplyMethod); Helm 3's release has no such field,
-# and its template would fail on it.
-_APPLY_METHOD = ',"apply_method":{{printf "%q" .Release.ApplyMethod}}'
-
-
-def _record_template(helm_major: int) -> str:
-    return _RECORD_TEMPLATE.replace("__APPLY_METHOD__", _APPLY_METHOD if helm_major >= 4 else "")
 
 _GO_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|U[0-9a-fA-F]{8}|[av]|.)", re.S)
 
@@ -123,10 +101,6 @@ class ReleaseState(Struct, frozen=True):
     replaces_uninstalled: bool = False
 
 
-def _default_binary() -> str | None:
-    return os.environ.get("HELM_BIN") or shutil.which("helm")
-
-
 class Helm(Struct):
     """A helm binary plus the global flags every call carries."""
 
@@ -136,7 +110,7 @@ class Helm(Struct):
 
     @classmethod
     def find(cls, global_args: Sequence[str] = (), debug: bool = False) -> "Helm":
-        binary = _default_binary()
+        binary = default_binary()
         if not binary or not (os.path.isfile(binary) or shutil.which(binary)):
             raise HelmError(
                 "helm not found",
@@ -144,13 +118,23 @@ class Helm(Struct):
             )
         return cls(binary, tuple(global_args), debug)
 
+    def command(self, args: Sequence[str]) -> list[str]:
+        return [self.binary, *args, *self.global_args]
+
     def run(self, args: Sequence[str], *, what: str, stdin: str | None = None) -> str:
-        command = [self.binary, *args, *self.global_args]
+        command = self.command(args)
+        # The same command started before the imports (sources/early.py) is taken as it is.
+        started = early.take(command) if stdin is None else None
         if self.debug:
             # One write per line: calls run in threads, and print() writes the line end apart.
-            sys.stderr.write("helm plan: running " + " ".join(_shown(command)) + "\n")
+            sys.stderr.write("helm plan: running " + " ".join(_shown(command))
+                             + (" (started before the imports)" if started is not None else "") + "\n")
         try:
-            done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
+            if started is not None:
+                out, err = started.communicate()
+                done = subprocess.CompletedProcess(command, started.returncode, out, err)
+            else:
+                done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
         except OSError as err:
             raise HelmError(f"could not run {self.binary}: {err.strerror}", "check that HELM_BIN or PATH names a working helm") from None
         if done.returncode != 0:
@@ -170,11 +154,8 @@ class Helm(Struct):
     def record(self, name: str, namespace: str, revision: int | None = None, helm_major: int = 3) -> StoredRelease | None:
         """One revision of a release (the newest, whatever its status, when None); None if absent.
         `helm_major` 4 also reads the apply method, which Helm 3 records do not have."""
-        args = ["get", "all", name, "-n", namespace, "--template", _record_template(helm_major)]
-        if revision is not None:
-            args += ["--revision", str(revision)]
         try:
-            out = self.run(args, what=f"reading release {name}")
+            out = self.run(record_args(name, namespace, revision, helm_major), what=f"reading release {name}")
         except HelmError as err:
             if _NOT_FOUND.search(err.message):
                 return None
@@ -222,14 +203,10 @@ class Helm(Struct):
 
     def template(self, name: str, chart: str, namespace: str, args: Sequence[str], upgrade: bool,
                  include_crds: bool = True) -> str:
-        command = ["template", name, chart, "-n", namespace, *(["--include-crds"] if include_crds else []), *args]
-        if upgrade:
-            command.append("--is-upgrade")
-        return self.run(command, what="helm template")
+        return self.run(template_args(name, chart, namespace, args, upgrade, include_crds), what="helm template")
 
     def dry_run_upgrade(self, name: str, chart: str, namespace: str, args: Sequence[str]) -> dict[str, Any]:
-        out = self.run(["upgrade", "--install", name, chart, "-n", namespace, "--dry-run=server", "-o", "json", *args],
-                       what="helm upgrade --dry-run=server")
+        out = self.run(dry_run_args(name, chart, namespace, args), what="helm upgrade --dry-run=server")
         if not out.startswith("{") and "\n{" in out:
             out = out[out.index("\n{") + 1:]  # after --dependency-update's progress lines
         try:

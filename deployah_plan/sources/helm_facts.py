@@ -119,14 +119,28 @@ def _write(path: Path, identity: tuple[str, int, int], facts: dict[str, str]) ->
         pass
 
 
-def remembered(binary: str, fact: str, ask: Callable[[], str]) -> str:
-    """The fact about `binary` from the cache, else `ask()` (which runs helm), remembered when
-    it answers a version. `ask` raising (helm failed) leaves the cache as it was."""
+def _place(binary: str) -> tuple[tuple[str, int, int] | None, Path | None]:
+    """The binary's identity and its cache file (None, None when either cannot be had)."""
     identity = _identity(binary)
     try:
         path = _file_for(identity[0]) if identity is not None else None
     except (RuntimeError, KeyError):  # no home folder to find helm's cache in
         path = None
+    return (identity, path) if identity is not None and path is not None else (None, None)
+
+
+def known(binary: str, fact: str) -> str | None:
+    """The fact about `binary` if the cache holds it; nothing is run."""
+    identity, path = _place(binary)
+    if identity is None or path is None:
+        return None
+    return _valid(_read(path), identity).get(fact)
+
+
+def remembered(binary: str, fact: str, ask: Callable[[], str]) -> str:
+    """The fact about `binary` from the cache, else `ask()` (which runs helm), remembered when
+    it answers a version. `ask` raising (helm failed) leaves the cache as it was."""
+    identity, path = _place(binary)
     if identity is None or path is None:
         return ask()
     known = _valid(_read(path), identity)

@@ -1,0 +1,71 @@
+"""The arguments of the helm calls a plan starts first, and which helm it starts them with:
+built here alone, for `Helm` (sources/helm.py) and for the start before the imports
+(sources/early.py), which must start the very same commands. Imports nothing of helm plan's
+but its errors, so that start is not held back.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Sequence
+
+from deployah_plan.errors import HelmError
+
+
+def default_binary() -> str | None:
+    """The helm to run: HELM_BIN (helm sets it for a plugin), else `helm` on PATH."""
+    return os.environ.get("HELM_BIN") or shutil.which("helm")
+
+
+def major(helm_version: str) -> int:
+    """The major version of a helm version string, which decides Helm's kind orders."""
+    try:
+        return int(helm_version.split(".")[0])
+    except ValueError:
+        raise HelmError(f"cannot read helm's version from {helm_version!r}", "use Helm 3.17+ or Helm 4") from None
+
+
+# One revision's record, as JSON whose strings Go quoted with %q (decoded by sources/helm.py).
+# text/template has no JSON function, and `helm get all` offers no -o json.
+_RECORD_TEMPLATE = (
+    '{"name":{{printf "%q" .Release.Name}},"namespace":{{printf "%q" .Release.Namespace}},'
+    '"version":{{.Release.Version}},"status":{{printf "%q" (printf "%s" .Release.Info.Status)}},'
+    '"chart_name":{{with .Release.Chart}}{{with .Metadata}}{{printf "%q" .Name}}{{else}}""{{end}}{{else}}""{{end}},'
+    '"chart_version":{{with .Release.Chart}}{{with .Metadata}}{{printf "%q" .Version}}{{else}}""{{end}}{{else}}""{{end}},'
+    '"manifest":{{printf "%q" .Release.Manifest}},'
+    '"hooks":[{{range $i, $h := .Release.Hooks}}{{if $i}},{{end}}'
+    '{"path":{{printf "%q" $h.Path}},"manifest":{{printf "%q" $h.Manifest}}}{{end}}],'
+    # The chart's crds/ files (the record keeps the top chart's files; `null` ends the list).
+    '"crd_files":[{{with .Release.Chart}}{{range .Files}}{{if ge (len .Name) 5}}{{if eq (slice .Name 0 5) "crds/"}}'
+    '{"name":{{printf "%q" .Name}},"data":{{printf "%q" (printf "%s" .Data)}}},{{end}}{{end}}{{end}}{{end}}null]'
+    '__APPLY_METHOD__}'
+)
+# Helm 4 records how the release was applied (model.ApplyMethod); Helm 3's release has no such field,
+# and its template would fail on it.
+_APPLY_METHOD = ',"apply_method":{{printf "%q" .Release.ApplyMethod}}'
+
+
+def record_template(helm_major: int) -> str:
+    return _RECORD_TEMPLATE.replace("__APPLY_METHOD__", _APPLY_METHOD if helm_major >= 4 else "")
+
+
+def record_args(name: str, namespace: str, revision: int | None, helm_major: int) -> list[str]:
+    """`helm get all` of one revision of a release (the newest when None), as one JSON record."""
+    args = ["get", "all", name, "-n", namespace, "--template", record_template(helm_major)]
+    return args + (["--revision", str(revision)] if revision is not None else [])
+
+
+def template_args(name: str, chart: str, namespace: str, args: Sequence[str], upgrade: bool,
+                  include_crds: bool = True) -> list[str]:
+    """`helm template` of the chart at path `chart`, with `args` (values, render flags)."""
+    command = ["template", name, chart, "-n", namespace, *(["--include-crds"] if include_crds else []), *args]
+    return command + (["--is-upgrade"] if upgrade else [])
+
+
+def dry_run_args(name: str, chart: str, namespace: str, args: Sequence[str]) -> list[str]:
+    """`helm upgrade --install --dry-run=server` of the chart at path `chart`, printing the
+    release it would make as JSON."""
+    return ["upgrade", "--install", name, chart, "-n", namespace, "--dry-run=server", "-o", "json", *args]
+
+
+__all__ = ["default_binary", "dry_run_args", "major", "record_args", "record_template", "template_args"]

@@ -1,0 +1,143 @@
+"""The plan's helm calls started before the imports (sources/early.py): taken only when they are
+the plan's own calls, the same plan either way, and ended when nobody takes them."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from conftest import EXAMPLE, Store, run_plan
+from kubeapi import FakeKube
+from deployah_plan.flags import DIFF
+from deployah_plan.model import ApplyMethod
+from deployah_plan.sources import early, helm_facts
+
+EARLY = " (started before the imports)"
+
+
+def _calls(err: str) -> list[str]:
+    """The helm calls --debug printed: each call's first words, and whether it was started early."""
+    return sorted(" ".join(line.split()[4:6]) + (EARLY if line.endswith(EARLY) else "")
+                  for line in err.splitlines() if line.startswith("helm plan: running "))
+
+
+@pytest.mark.parametrize("flags", [
+    ("-f", "{values}"),
+    ("-f{values}", "--set", "extra=1", "--set-string", "n=02", "-o", "json", "--atomic", "--wait", "--timeout", "5m"),
+    ("--values={values},{values}", "--install", "--detailed-exitcode", "--fail-on", "delete:Job", "--no-color"),
+], ids=["values", "values-set-output-deploy", "csv-values-gates"])
+def test_the_second_plan_takes_the_calls_started_early(helm: Path, store: Store, tmp_path: Path,
+                                                       flags: tuple[str, ...]) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    values = tmp_path / "values.yaml"
+    values.write_text("extra: 2\n")
+    args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), *(f.format(values=values) for f in flags), "--debug"]
+    cache = str(tmp_path / "cache")
+    # The first plan asks helm its version (remembered): nothing can be started before it.
+    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache, HELM_NAMESPACE="shop")
+    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache, HELM_NAMESPACE="shop")
+    assert first.code == second.code and first.code in (0, 2), first.err
+    assert EARLY not in first.err
+    assert _calls(second.err) == ["get all" + EARLY, "template shop" + EARLY]
+    assert second.out == first.out
+
+
+def test_a_release_to_install_takes_the_render_started_early(helm: Path, store: Store, tmp_path: Path) -> None:
+    args = ["upgrade", "new", str(EXAMPLE / "chart-v1"), "-n", "shop", "--set", "extra=1", "--debug", "-o", "json"]
+    cache = str(tmp_path / "cache")
+    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    assert second.code == 0, second.err
+    # The release does not exist: the install is rendered again, without --is-upgrade.
+    assert _calls(second.err) == ["get all" + EARLY, "template new", "template new" + EARLY]
+    assert second.out == first.out
+
+
+@pytest.fixture
+def kube() -> Iterator[FakeKube]:
+    with FakeKube(namespace="default", context="fake-ctx") as server:
+        yield server
+
+
+def test_the_server_render_is_started_early(helm: Path, store: Store, kube: FakeKube, tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    kube.load_releases(store.path)
+    kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+    args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json", "--debug"]
+    cache = str(tmp_path / "cache")
+    first = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)
+    second = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)
+    assert second.code == 0, second.err
+    calls = _calls(second.err)
+    assert "get all" + EARLY in calls and "upgrade --install" + EARLY in calls
+    assert len([call for call in calls if call.endswith(EARLY)]) == 2
+    assert second.out == first.out
+
+
+@pytest.fixture
+def remembered(helm4: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """A helm whose version is remembered, in the environment helm gives a plugin."""
+    for name in [name for name in os.environ if name.startswith(("HELM_", "KUBECONFIG"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HELM_BIN", str(helm4))
+    monkeypatch.setenv("HELM_NAMESPACE", "shop")
+    monkeypatch.setenv("HELM_DRIVER", "memory")
+    monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
+    helm_facts.remembered(str(helm4), "version", lambda: "4.3.1")
+    yield helm4
+    early.discard()
+
+
+def test_the_common_command_line_starts_both_calls(remembered: Path) -> None:
+    chart = str(EXAMPLE / "chart-v2")
+    found = early.commands(["upgrade", "shop", chart, "--set", "a=1", "-f", "x.yaml", "-o", "json"])
+    assert [command[:3] for command in found] == [[str(remembered), "get", "all"], [str(remembered), "template", "shop"]]
+    # Helm's order for values whatever the command line's: files first, then --set.
+    assert found[1][found[1].index("--values"):] == ["--values", "x.yaml", "--set", "a=1", "--is-upgrade"]
+
+
+@pytest.mark.parametrize("args", [
+    ["rollback", "shop"],
+    ["upgrade", "shop"],
+    ["upgrade", "shop", "{chart}", "extra"],
+    ["upgrade", "shop", "{chart}", "--help"],
+    ["upgrade", "shop", "{chart}", "-f", "-"],  # values from standard input
+    ["upgrade", "shop", "{chart}", "--reuse-values", "--set", "a=1"],
+    ["upgrade", "shop", "{chart}", "--render", "template"],
+    ["upgrade", "shop", "{chart}", "--kube-version", "1.31"],
+    ["upgrade", "shop", "{chart}", "--post-renderer", "./kustomize.sh"],
+    ["upgrade", "shop", "{chart}", "--kube-context", "prod"],
+    ["upgrade", "shop", "{chart}", "--version", "1.0.0"],
+    ["upgrade", "shop", "repo/shop"],  # a chart to pull
+    ["upgrade", "shop", "{chart}", "--no-such-flag"],
+    ["upgrade", "shop", "{chart}", "--", "-x"],
+])
+def test_anything_else_starts_nothing(remembered: Path, args: list[str]) -> None:
+    assert early.commands([a.format(chart=EXAMPLE / "chart-v2") for a in args]) == []
+
+
+def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "empty"))
+    assert early.commands(["upgrade", "shop", str(EXAMPLE / "chart-v2"), "--set", "a=1"]) == []
+    monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("HELM_NAMESPACE")  # the namespace would come from the kubeconfig
+    assert early.commands(["upgrade", "shop", str(EXAMPLE / "chart-v2"), "--set", "a=1"]) == []
+
+
+def test_what_nobody_takes_is_ended(remembered: Path) -> None:
+    early.start(["upgrade", "shop", str(EXAMPLE / "chart-v2"), "--set", "a=1"])
+    processes = list(early._started.values())
+    assert len(processes) == 2 and early.started_at() is not None
+    early.discard()
+    assert early._started == {}
+    assert all(process.returncode is not None for process in processes)
+
+
+def test_the_apply_method_choices_are_the_models() -> None:
+    flag = next(flag for flag in DIFF if flag.dest == "apply_method")
+    assert flag.type is not None and not isinstance(flag.type, type)
+    assert getattr(flag.type, "names") == tuple(method.value for method in ApplyMethod)
+    assert flag.default == ApplyMethod.CSA.value
