@@ -273,11 +273,17 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def _construct_tree(root: Node, resolved: dict[str, Any]) -> Any:
+class _Repeated(Exception):
+    """`_construct_tree` met a container a second time: the document uses an alias."""
+
+
+def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None = None) -> Any:
     """`_construct` for a document without aliases, where every node is used once: no memo and
     no heights, only the depth on the way down. The common case, and the one time is spent on:
     scalars under a container are read in place rather than through a call each, and each
-    plain scalar's text is resolved once per stream (`resolved`, text to value)."""
+    plain scalar's text is resolved once per stream (`resolved`, text to value). With `seen`,
+    a container met a second time (an alias) stops the build (`_Repeated`) before any of it is
+    built twice: each node is built at most once, so no input makes this costly."""
     known = resolved.get
     missing = resolved  # not a value any text resolves to
 
@@ -295,6 +301,10 @@ def _construct_tree(root: Node, resolved: dict[str, Any]) -> Any:
                 value = known(node.value, missing)
                 return plain(node.value) if value is missing else value
             return node.value if tag == _STR else _explicit(node)
+        if seen is not None:
+            if id(node) in seen:
+                raise _Repeated
+            seen.add(id(node))
         # Below the depth limit a scalar child is read here; at it, build() refuses the child.
         inline = depth < MAX_DEPTH
         if kind is SequenceNode:
@@ -455,8 +465,15 @@ def load_all(text: str) -> Iterator[LoadedDocument]:
             if isinstance(node, ScalarNode) and node.tag == _PLAIN and node.value in ("", "~", "null", "Null", "NULL"):
                 continue  # an empty document
             if has_aliases and _may_share(text, node):
-                _check_aliasing(node)
-                value = _construct(node, True)
+                # The text may use an alias: built as a tree unless a container turns up twice
+                # (an alias to a scalar costs nothing more), else checked for excessive aliasing
+                # and built with shared nodes. A CEL rule's `&&` and a pattern's `]*` make
+                # many CRDs look this way without using an alias.
+                try:
+                    value = _construct_tree(node, resolved, set())
+                except _Repeated:
+                    _check_aliasing(node)
+                    value = _construct(node, True)
             else:
                 value = _construct_tree(node, resolved)
             yield LoadedDocument(value, node.start_mark.line)

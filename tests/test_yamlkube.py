@@ -130,3 +130,39 @@ def test_an_alias_bomb_is_refused_among_plain_documents() -> None:
     stream = "plain: [\"*\"]\n---\n" + "\n".join(lines) + "\n---\nafter: 1\n"
     with pytest.raises(YAMLError, match="excessive aliasing"):
         list(load_all(stream))
+
+
+def _checked(text: str) -> tuple[list[object], int]:
+    """The documents of `text`, and how many were checked for excessive aliasing."""
+    import deployah_plan.yamlkube as yamlkube
+    original, calls = yamlkube._check_aliasing, []
+
+    def counting(root: object) -> None:
+        calls.append(root)
+        original(root)  # type: ignore[arg-type]
+
+    yamlkube._check_aliasing = counting  # type: ignore[assignment]
+    try:
+        return [d.value for d in load_all(text)], len(calls)
+    finally:
+        yamlkube._check_aliasing = original
+
+
+def test_text_that_only_looks_like_an_alias_is_built_once() -> None:
+    """A CEL rule's `&&` and a pattern's `]*` pass for an anchor and an alias in the text: the
+    document is built as a tree, and only a container met twice would send it to the check."""
+    text = ("rule: self.a && self.b\npattern: '^[a-z]*$'\nglob: x\n  *.example.com\n"
+            "scalar: &s one\nagain: *s\n")
+    docs, checked = _checked(text)
+    assert docs == [{"rule": "self.a && self.b", "pattern": "^[a-z]*$", "glob": "x *.example.com",
+                     "scalar": "one", "again": "one"}]
+    assert checked == 0
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("a: &x {k: v}\nb: *x\n", {"a": {"k": "v"}, "b": {"k": "v"}}),
+    ("base: &b {k: v}\nmine:\n  <<: *b\n", {"base": {"k": "v"}, "mine": {"k": "v"}}),
+    ("- &x [1]\n- [*x]\n", [[1], [[1]]]),
+])
+def test_a_container_met_twice_is_checked_and_shared(text: str, value: object) -> None:
+    assert _checked(text) == ([value], 1)
