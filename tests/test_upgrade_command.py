@@ -269,3 +269,19 @@ def test_sigterm_leaves_no_temporary_file_of_release_values(helm: Path, store: S
                 process.kill()
     assert process.returncode != 0 and "Traceback" not in err
     assert [p.name for p in temp.iterdir() if p.name.startswith("helm-plan-")] == []
+
+
+def test_characters_go_escapes_its_own_way_are_read_back(helm: Path, store: Store, tmp_path: Path) -> None:
+    """helm's record of a release quotes strings with Go's %q, which writes a character it does
+    not print (a tag character, a private-use one) as \\U00XXXXXX: not JSON, read all the same."""
+    unusual = "tag\U000E0001 private\U000F0000 next\u0085 bom\ufeff"
+    chart = write_chart(tmp_path, "odd", {"cm.yaml": f'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: odd\n'
+                                                      f'data:\n  text: "{unusual}"\n'})
+    store.add("odd", chart, "shop")
+    same = run_plan("upgrade", "odd", str(chart), "-n", "shop", "-o", "json", helm=helm, store=store)
+    assert same.code == 0, same.err
+    assert same.json()["helm_action"] == "none"
+    (chart / "templates" / "cm.yaml").write_text((chart / "templates" / "cm.yaml").read_text() + "  more: x\n")
+    changed = run_plan("upgrade", "odd", str(chart), "-n", "shop", "-o", "json", helm=helm, store=store).json()
+    (change,) = changed["changes"]
+    assert [f["path"] for f in change["fields"]] == ["/data/more"]
