@@ -104,6 +104,7 @@ def test_the_common_command_line_starts_both_calls(remembered: Path) -> None:
     ["upgrade", "shop", "{chart}", "extra"],
     ["upgrade", "shop", "{chart}", "--help"],
     ["upgrade", "shop", "{chart}", "-f", "-"],  # values from standard input
+    ["upgrade", "shop", "{chart}", "--set-file", "key=-"],
     ["upgrade", "shop", "{chart}", "--reuse-values", "--set", "a=1"],
     ["upgrade", "shop", "{chart}", "--render", "template"],
     ["upgrade", "shop", "{chart}", "--kube-version", "1.31"],

@@ -73,7 +73,9 @@ def commands(args: Sequence[str]) -> list[list[str]]:
     given = [word for word in words if isinstance(word, str)]
     if len(given) != 2 or "--" in given or "--help" in given:
         return []
-    if "-" in values["files"]:  # values read from standard input, which helm plan's own call passes on
+    # Standard input, which helm reads for `-f -` or `--set-file key=-`, is the plan's to pass
+    # on: a process started here and then not taken must not have read it.
+    if "-" in values["files"] or any(item.endswith("=-") for item in values["set_file"]):
         return []
     binary = helm.default_binary()
     version = helm_facts.known(binary, "version") if binary else None
@@ -110,8 +112,9 @@ def start(args: Sequence[str]) -> None:
         _since.append(time.time())
     for command in found:
         try:
-            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True)
+            # Standard input is passed on as the plan's own call does (a values file may be
+            # /dev/stdin).
+            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         except OSError:
             continue
         with _lock:
