@@ -16,7 +16,9 @@ Anything else starts nothing here, and the plan starts its calls as usual. A pro
 is used only when `Helm.run` is about to run that very command (`take`), so the plan is made
 exactly as it would be without this module, whatever this module read: a guess that differs
 from what the plan asks for costs a helm process, nothing else. What nobody took is ended
-before helm plan exits (`discard`).
+before helm plan exits (`discard`). Both calls only read (the render is a dry run): a command
+line the plan then refuses for a neutral flag's value (`-o jsn`) has had helm read the
+release and render it for nothing, as `helm upgrade --dry-run` of the same command would.
 """
 from __future__ import annotations
 
