@@ -244,10 +244,16 @@ def main() -> int:
                      f"target ≤ 3 (median {plan_s:.3f} s vs {template_s:.3f} s; CPU {plan_cpu:.3f} s vs "
                      f"{template_cpu:.3f} s: {plan_cpu / template_cpu:.1f}; floor {floor_s / template_s:.1f})"))
     if imports is not None:
-        for what, label in (("help", "helm plan --help"), ("plan", "a whole plan (upgrade)")):
+        for what, label, how in (("help", "helm plan --help", "-X importtime"),
+                                 ("plan", "a whole plan (upgrade)", "-X importtime, beside helm and the plan's threads"),
+                                 ("alone", "a whole plan's modules, alone", "imported by a Python doing nothing else"),
+                                 ("before helm", "a plan, before it starts helm", "the early start's")):
+            if what not in imports:
+                rows.append((f"imports, {label}", "-", "no helm call was started early"))
+                continue
             wall, cpu = imports[what]
             rows.append((f"imports, {label}", f"{wall:.0f} ms",
-                         f"target well under 100 ms (-X importtime; {cpu:.0f} ms of CPU)"))
+                         f"target well under 100 ms ({how}; {cpu:.0f} ms of CPU)"))
     width = max(len(r[0]) for r in rows)
     for name, value, note in rows:
         print(f"{name:<{width}}  {value:>10}  {note}")

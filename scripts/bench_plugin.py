@@ -169,12 +169,50 @@ finally:
 """
 
 
+_LOADED = """
+import sys
+sys.argv = ["helm-plan", *sys.argv[1:]]
+before = set(sys.modules)
+try:
+    from deployah_plan.cli import main
+    main()
+finally:
+    sys.stderr.write("\\nloaded " + " ".join(m for m in sys.modules if m not in before) + "\\n")
+"""
+
+_ALONE = """
+import importlib, sys, time
+names = sys.argv[1:]
+wall, cpu = time.perf_counter(), time.process_time()
+for name in names:
+    if name not in sys.modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+sys.stderr.write(f"alone {time.perf_counter() - wall} {time.process_time() - cpu}\\n")
+"""
+
+
+_BEFORE_HELM = """
+import sys, time
+wall, cpu = time.perf_counter(), time.process_time()
+from deployah_plan.sources import early
+found = early.commands(sys.argv[1:])
+sys.stderr.write(f"before-helm {len(found)} {time.perf_counter() - wall} {time.process_time() - cpu}\\n")
+"""
+
+
 def import_ms(work: Path) -> dict[str, tuple[float, float]]:
     """Milliseconds of imports of `helm plan --help` and of a whole plan of the kube-state-metrics
     upgrade (Helm 4), run as the plugin runs it (its environment's Python, its bytecode folder),
     median of 5 after one run that makes the bytecode: (the top-level entries of
     `python -X importtime` after Python's own start (`site`) added up, on the wall clock; the
-    same imports in CPU time)."""
+    same imports in CPU time). "alone": the modules a whole plan loads, imported in the order it
+    loads them by a Python that does nothing else (during a plan, helm's processes and the
+    plan's own threads run beside the imports and stretch both clocks). "before helm": the
+    imports and the reading of the command line before the plan starts its helm calls
+    (sources/early.py; the helm's version already remembered), or absent if it starts none."""
     helm = fetch_helm("4.3.1")
     env = user_env(work, "4.3.1")
     where = subprocess.run([str(ROOT / "scripts" / "helm-plan"), "--env-path"], env=env, capture_output=True, text=True)
@@ -210,4 +248,24 @@ def import_ms(work: Path) -> dict[str, tuple[float, float]]:
                                  cwd=work).stderr
             cpus.append(float(err.rsplit("import-cpu ", 1)[1]) * 1000)
         results[what] = (statistics.median(walls), statistics.median(cpus))
+    err = subprocess.run([*python, "-c", _LOADED, *plan], env=env, capture_output=True, text=True, cwd=work).stderr
+    loaded = err.rsplit("loaded ", 1)[1].split()
+    walls, cpus = [], []
+    for _ in range(5):
+        err = subprocess.run([*python, "-c", _ALONE, *loaded], env=env, capture_output=True, text=True,
+                             cwd=work).stderr
+        wall, cpu = err.rsplit("alone ", 1)[1].split()
+        walls.append(float(wall) * 1000)
+        cpus.append(float(cpu) * 1000)
+    results["alone"] = (statistics.median(walls), statistics.median(cpus))
+    walls, cpus = [], []
+    for _ in range(5):
+        err = subprocess.run([*python, "-c", _BEFORE_HELM, *plan], env=env, capture_output=True, text=True,
+                             cwd=work).stderr
+        started, wall, cpu = err.rsplit("before-helm ", 1)[1].split()
+        if started == "0":
+            return results
+        walls.append(float(wall) * 1000)
+        cpus.append(float(cpu) * 1000)
+    results["before helm"] = (statistics.median(walls), statistics.median(cpus))
     return results
