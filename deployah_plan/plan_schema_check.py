@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 __all__ = ["KNOWN_KEYWORDS", "first_error", "schema"]
@@ -36,8 +36,9 @@ KNOWN_KEYWORDS = frozenset({
 })
 
 def schema_text() -> str:
-    """The published JSON Schema of the plan document, as shipped in the package."""
-    return resources.files("deployah_plan").joinpath("schema/plan.schema.json").read_text(encoding="utf-8")
+    """The published JSON Schema of the plan document, as shipped in the package (read from its
+    folder, as deployah_plan/data reads its tables)."""
+    return (Path(__file__).parent / "schema" / "plan.schema.json").read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from importlib import resources
 from typing import Any
 
 from deployah_plan import saved

@@ -11,9 +11,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from importlib import resources
 from typing import Any, Mapping
 
+from deployah_plan.data import read_bytes
 from deployah_plan.kinds import group_of
 
 Gvk = str  # "<apiVersion> <Kind>"
@@ -117,7 +117,7 @@ def _types_at(table: ApiTable, minor: int) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=1)
 def table() -> ApiTable:
-    data = resources.files("deployah_plan.data").joinpath("kube_api.json.gz").read_bytes()
+    data = read_bytes("kube_api.json.gz")
     import gzip  # only when a plan is judged against a Kubernetes version
 
     return ApiTable(json.loads(gzip.decompress(data)))

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
 from typing import Any
 
 from msgspec import Struct, field
 
+from deployah_plan.data import read_bytes
 from deployah_plan.kinds import group_of
 
 
@@ -63,7 +63,7 @@ KEY_DEFAULTS = {"protocol": "TCP"}
 
 @functools.lru_cache(maxsize=1)
 def _table() -> tuple[dict[str, Node], dict[tuple[str, str], Node]]:
-    raw = json.loads(resources.files("deployah_plan.data").joinpath("list_keys.json").read_text())
+    raw = json.loads(read_bytes("list_keys.json"))
     nodes = {name: Node(name) for name in raw["types"]}
 
     def value_spec(name: str | None) -> Spec | None:
