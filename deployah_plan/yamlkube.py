@@ -432,24 +432,6 @@ def _merge(parts: list[tuple[Any, int]], explicit: dict[str, Any]) -> dict[str, 
     return result
 
 
-# Where an anchor (`&name`) or an alias (`*name`) may start: at the start, or after white space,
-# a flow indicator, `:`, `?`, `-` or a byte order mark; and before a character of a name. A
-# superset of YAML's: `"*"` or `a*b` are not, ` *.example.com` may be.
-_ANCHOR = re.compile(r"(?:^|[\s\[\]{},:?\-\ufeff])&(?=[^\s\[\]{},])")
-_ALIAS = re.compile(r"(?:^|[\s\[\]{},:?\-\ufeff])\*(?=[^\s\[\]{},])")
-
-
-def _may_share(text: str, node: Node) -> bool:
-    """Whether the document whose root is `node` may use an alias: its text has both an anchor
-    and an alias (an alias without its anchor is refused while composing). Only such documents
-    are checked for aliasing and built with shared nodes."""
-    start, end = node.start_mark.index, node.end_mark.index
-    if text.find("&", start, end) < 0 or text.find("*", start, end) < 0:
-        return False
-    before = max(start - 1, 0)  # the character in front of the document's first one counts
-    return _ANCHOR.search(text, before, end) is not None and _ALIAS.search(text, before, end) is not None
-
-
 def load_all(text: str) -> Iterator[LoadedDocument]:
     """Each non-empty document of a stream, in order."""
     if _Loader is None:
@@ -464,11 +446,11 @@ def load_all(text: str) -> Iterator[LoadedDocument]:
                 continue
             if isinstance(node, ScalarNode) and node.tag == _PLAIN and node.value in ("", "~", "null", "Null", "NULL"):
                 continue  # an empty document
-            if has_aliases and _may_share(text, node):
-                # The text may use an alias: built as a tree unless a container turns up twice
-                # (an alias to a scalar costs nothing more), else checked for excessive aliasing
-                # and built with shared nodes. A CEL rule's `&&` and a pattern's `]*` make
-                # many CRDs look this way without using an alias.
+            if has_aliases:
+                # The stream may use an alias: each document is built as a tree unless a
+                # container turns up twice (an alias to a scalar costs nothing more), else
+                # checked for excessive aliasing and built with shared nodes. A CEL rule's `&&`
+                # and a pattern's `]*` put both characters in most large CRDs.
                 try:
                     value = _construct_tree(node, resolved, set())
                 except _Repeated:
