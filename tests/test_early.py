@@ -77,16 +77,22 @@ def test_the_server_render_is_started_early(helm: Path, store: Store, kube: Fake
 
 
 @pytest.fixture
-def remembered(helm4: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
-    """A helm whose version is remembered, in the environment helm gives a plugin."""
+def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """A program in helm's place whose version is remembered, in the environment helm gives a
+    plugin. These tests read what would be started; the one that starts it needs a process that
+    lasts (it waits 30 s), to see it ended."""
+    program = tmp_path / "bin" / "helm"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\nexec sleep 30\n")
+    program.chmod(0o755)
     for name in [name for name in os.environ if name.startswith(("HELM_", "KUBECONFIG"))]:
         monkeypatch.delenv(name)
-    monkeypatch.setenv("HELM_BIN", str(helm4))
+    monkeypatch.setenv("HELM_BIN", str(program))
     monkeypatch.setenv("HELM_NAMESPACE", "shop")
     monkeypatch.setenv("HELM_DRIVER", "memory")
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
-    helm_facts.remembered(str(helm4), "version", lambda: "4.3.1")
-    yield helm4
+    helm_facts.remembered(str(program), "version", lambda: "4.3.1")
+    yield program
     early.discard()
 
 
@@ -132,8 +138,9 @@ def test_what_nobody_takes_is_ended(remembered: Path) -> None:
     early.start(["upgrade", "shop", str(EXAMPLE / "chart-v2"), "--set", "a=1"])
     processes = list(early._started.values())
     assert len(processes) == 2 and early.started_at() is not None
+    assert all(process.poll() is None for process in processes)  # still running
     early.discard()
-    assert early._started == {}
+    assert early._started == {} and early.started_at() is None
     assert all(process.returncode is not None for process in processes)
 
 
