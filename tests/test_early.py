@@ -8,7 +8,7 @@ from typing import Iterator
 
 import pytest
 
-from conftest import EXAMPLE, Store, run_plan
+from conftest import EXAMPLE, Store, run_plan, write_chart
 from kubeapi import FakeKube
 from deployah_plan.flags import DIFF
 from deployah_plan.model import ApplyMethod
@@ -96,12 +96,43 @@ def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path
     early.discard()
 
 
-def test_the_common_command_line_starts_both_calls(remembered: Path) -> None:
-    chart = str(EXAMPLE / "chart-v2")
-    found = early.commands(["upgrade", "shop", chart, "--set", "a=1", "-f", "x.yaml", "-o", "json"])
+@pytest.fixture
+def chart(tmp_path: Path) -> str:
+    return str(write_chart(tmp_path / "charts", "shop", {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"}))
+
+
+def test_the_common_command_line_starts_both_calls(remembered: Path, chart: str) -> None:
+    found = early.commands(["upgrade", "shop", chart, "--set", "a=1", "-f", "x.yaml", "-o", "json", "--atomic"])
     assert [command[:3] for command in found] == [[str(remembered), "get", "all"], [str(remembered), "template", "shop"]]
+    assert found[0][3:6] == ["shop", "-n", "shop"] and '"apply_method"' in found[0][-1]  # Helm 4's record
     # Helm's order for values whatever the command line's: files first, then --set.
-    assert found[1][found[1].index("--values"):] == ["--values", "x.yaml", "--set", "a=1", "--is-upgrade"]
+    assert found[1][3:] == [chart, "-n", "shop", "--include-crds", "--values", "x.yaml", "--set", "a=1", "--is-upgrade"]
+
+
+def test_with_a_cluster_the_render_is_the_server_dry_run(remembered: Path, chart: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HELM_DRIVER")
+    found = early.commands(["upgrade", "shop", chart, "-n", "prod", "--set-json", "a=1", "-fx.yaml,y.yaml"])
+    assert found[1] == [str(remembered), "upgrade", "--install", "shop", chart, "-n", "prod", "--dry-run=server", "-o",
+                        "json", "--values", "x.yaml", "--values", "y.yaml", "--set-json", "a=1"]
+    assert found[0][3:6] == ["shop", "-n", "prod"]
+    # Without values of the user's own, the server render is still the plan's first call.
+    assert len(early.commands(["upgrade", "shop", chart])) == 2
+
+
+def test_offline_without_values_only_the_release_is_read_first(remembered: Path, chart: str) -> None:
+    """The render then uses the values of the release (helm upgrade reuses them): it waits for
+    the read."""
+    found = early.commands(["upgrade", "shop", chart, "-o", "json"])
+    assert [command[1:3] for command in found] == [["get", "all"]]
+
+
+def test_helm_3_reads_the_record_without_the_apply_method(remembered: Path, chart: str, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "helm3"))
+    helm_facts.remembered(str(remembered), "version", lambda: "3.19.0")
+    (command, _) = early.commands(["upgrade", "shop", chart, "--set", "a=1"])
+    assert '"apply_method"' not in command[-1]
 
 
 @pytest.mark.parametrize("args", [
@@ -118,30 +149,43 @@ def test_the_common_command_line_starts_both_calls(remembered: Path) -> None:
     ["upgrade", "shop", "{chart}", "--kube-context", "prod"],
     ["upgrade", "shop", "{chart}", "--version", "1.0.0"],
     ["upgrade", "shop", "repo/shop"],  # a chart to pull
+    ["upgrade", "shop", "{chart}/templates"],  # a folder without Chart.yaml
     ["upgrade", "shop", "{chart}", "--no-such-flag"],
     ["upgrade", "shop", "{chart}", "--", "-x"],
 ])
-def test_anything_else_starts_nothing(remembered: Path, args: list[str]) -> None:
-    assert early.commands([a.format(chart=EXAMPLE / "chart-v2") for a in args]) == []
+def test_anything_else_starts_nothing(remembered: Path, chart: str, args: list[str]) -> None:
+    assert early.commands([a.format(chart=chart) for a in args]) == []
+    early.start([a.format(chart=chart) for a in args])
+    assert early._started == {} and early.started_at() is None
 
 
-def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, monkeypatch: pytest.MonkeyPatch,
+def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, chart: str, monkeypatch: pytest.MonkeyPatch,
                                                     tmp_path: Path) -> None:
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) != []
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "empty"))
-    assert early.commands(["upgrade", "shop", str(EXAMPLE / "chart-v2"), "--set", "a=1"]) == []
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("HELM_NAMESPACE")  # the namespace would come from the kubeconfig
-    assert early.commands(["upgrade", "shop", str(EXAMPLE / "chart-v2"), "--set", "a=1"]) == []
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
+    monkeypatch.setenv("HELM_NAMESPACE", "shop")
+    monkeypatch.setenv("HELM_BIN", str(remembered.parent / "missing"))
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
 
 
-def test_what_nobody_takes_is_ended(remembered: Path) -> None:
-    early.start(["upgrade", "shop", str(EXAMPLE / "chart-v2"), "--set", "a=1"])
-    processes = list(early._started.values())
+def test_what_nobody_takes_is_ended(remembered: Path, chart: str) -> None:
+    early.start(["upgrade", "shop", chart, "--set", "a=1"])
+    processes = dict(early._started)
     assert len(processes) == 2 and early.started_at() is not None
-    assert all(process.poll() is None for process in processes)  # still running
+    assert all(process.poll() is None for process in processes.values())  # still running
+    get = next(command for command in processes if command[1] == "get")
+    taken = early.take(get)
+    assert taken is processes[get] and early.take(get) is None  # taken once
     early.discard()
     assert early._started == {} and early.started_at() is None
-    assert all(process.returncode is not None for process in processes)
+    assert taken.poll() is None  # a process taken is the plan's own to wait for
+    assert all(process.returncode is not None for command, process in processes.items() if command != get)
+    taken.kill()
+    taken.wait()
 
 
 def test_the_apply_method_choices_are_the_models() -> None:

@@ -82,7 +82,10 @@ def commands(args: Sequence[str]) -> list[list[str]]:
     binary = helm.default_binary()
     version = helm_facts.known(binary, "version") if binary else None
     namespace = namespace or os.environ.get("HELM_NAMESPACE", "")
-    chart = charts.on_disk(given[1])
+    try:
+        chart = charts.on_disk(given[1])
+    except PlanError:  # not a chart: the plan says so
+        return []
     if not binary or not version or not namespace or chart is None:
         return []
     request = _Request(values)
