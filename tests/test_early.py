@@ -79,11 +79,11 @@ def test_the_server_render_is_started_early(helm: Path, store: Store, kube: Fake
 @pytest.fixture
 def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
     """A program in helm's place whose version is remembered, in the environment helm gives a
-    plugin. These tests read what would be started; the one that starts it needs a process that
-    lasts (it waits 30 s), to see it ended."""
+    plugin."""
     program = tmp_path / "bin" / "helm"
     program.parent.mkdir()
-    program.write_text("#!/bin/sh\nexec sleep 30\n")
+    # It says which call it is on both outputs; `get` then waits 30 s.
+    program.write_text('#!/bin/sh\necho "$1 out"\necho "$1 err" >&2\n[ "$1" = get ] && exec sleep 30\nexit 0\n')
     program.chmod(0o755)
     for name in [name for name in os.environ if name.startswith(("HELM_", "KUBECONFIG"))]:
         monkeypatch.delenv(name)
@@ -112,9 +112,11 @@ def test_the_common_command_line_starts_both_calls(remembered: Path, chart: str)
 def test_with_a_cluster_the_render_is_the_server_dry_run(remembered: Path, chart: str,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HELM_DRIVER")
-    found = early.commands(["upgrade", "shop", chart, "-n", "prod", "--set-json", "a=1", "-fx.yaml,y.yaml"])
+    found = early.commands(["upgrade", "shop", chart, "-n", "prod", "--set-json", "a=1", "-fx.yaml,y.yaml",
+                            "--set-json", "b=2", "-f", "z.yaml"])
     assert found[1] == [str(remembered), "upgrade", "--install", "shop", chart, "-n", "prod", "--dry-run=server", "-o",
-                        "json", "--values", "x.yaml", "--values", "y.yaml", "--set-json", "a=1"]
+                        "json", "--values", "x.yaml", "--values", "y.yaml", "--values", "z.yaml",
+                        "--set-json", "a=1", "--set-json", "b=2"]
     assert found[0][3:6] == ["shop", "-n", "prod"]
     # Without values of the user's own, the server render is still the plan's first call.
     assert len(early.commands(["upgrade", "shop", chart])) == 2
@@ -168,24 +170,23 @@ def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, chart: st
     monkeypatch.delenv("HELM_NAMESPACE")  # the namespace would come from the kubeconfig
     assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
     monkeypatch.setenv("HELM_NAMESPACE", "shop")
-    monkeypatch.setenv("HELM_BIN", str(remembered.parent / "missing"))
+    monkeypatch.delenv("HELM_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))  # no helm to find
     assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
 
 
-def test_what_nobody_takes_is_ended(remembered: Path, chart: str) -> None:
+def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remembered: Path, chart: str) -> None:
     early.start(["upgrade", "shop", chart, "--set", "a=1"])
     processes = dict(early._started)
     assert len(processes) == 2 and early.started_at() is not None
-    assert all(process.poll() is None for process in processes.values())  # still running
-    get = next(command for command in processes if command[1] == "get")
-    taken = early.take(get)
-    assert taken is processes[get] and early.take(get) is None  # taken once
+    get, template = sorted(processes, key=lambda command: command[1])
+    taken = early.take(template)
+    assert taken is processes[template] and early.take(template) is None  # taken once
+    assert taken.communicate() == ("template out\n", "template err\n")  # both outputs, as text
+    assert processes[get].poll() is None  # still running
     early.discard()
     assert early._started == {} and early.started_at() is None
-    assert taken.poll() is None  # a process taken is the plan's own to wait for
-    assert all(process.returncode is not None for command, process in processes.items() if command != get)
-    taken.kill()
-    taken.wait()
+    assert processes[get].returncode is not None
 
 
 def test_the_apply_method_choices_are_the_models() -> None:

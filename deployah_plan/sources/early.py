@@ -72,8 +72,8 @@ def commands(args: Sequence[str]) -> list[list[str]]:
             namespace = word.value
         elif word.flag.dest not in _NEUTRAL:
             return []
-    given = [word for word in words if isinstance(word, str)]
-    if len(given) != 2 or "--" in given or "--help" in given:
+    given = [word for word in words if isinstance(word, str)]  # `--` and --help among them
+    if len(given) != 2:
         return []
     # Standard input, which helm reads for `-f -` or `--set-file key=-`, is the plan's to pass
     # on: a process started here and then not taken must not have read it.
