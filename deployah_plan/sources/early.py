@@ -26,7 +26,8 @@ import os
 import subprocess
 import threading
 import time
-from typing import Mapping, Sequence
+from types import SimpleNamespace
+from typing import Sequence
 
 _started: dict[tuple[str, ...], subprocess.Popen[str]] = {}
 _lock = threading.Lock()
@@ -88,8 +89,7 @@ def commands(args: Sequence[str]) -> list[list[str]]:
         return []
     if not binary or not version or not namespace or chart is None:
         return []
-    request = _Request(values)
-    value_args = helm_args(request, Reach.VALUES)
+    value_args = helm_args(SimpleNamespace(**values), Reach.VALUES)
     release = given[0]
     out = [[binary, *helm.record_args(release, namespace, None, helm.major(version))]]
     if os.environ.get("HELM_DRIVER", "").lower() != "memory":  # rendered by the cluster
@@ -99,26 +99,18 @@ def commands(args: Sequence[str]) -> list[list[str]]:
     return out
 
 
-class _Request:
-    """The values flags as the attributes `flags.helm_args` reads."""
-
-    def __init__(self, values: Mapping[str, list[str]]) -> None:
-        self.__dict__.update(values)
-
-
 def start(args: Sequence[str]) -> None:
     """Start the helm commands of `commands`, if any. Nothing it meets stops helm plan: a
     command line it cannot read, a helm it cannot start, are the plan's own to report."""
     try:
         found = commands(args)
-    except Exception:  # noqa: BLE001 - the plan itself reads the command line again, and says what is wrong
+    except Exception:  # the plan reads the command line again, and says what is wrong with it
         return
     if found:
         _since.append(time.time())
     for command in found:
         try:
-            # Standard input is passed on as the plan's own call does (a values file may be
-            # /dev/stdin).
+            # Standard input is passed on, as the plan's own call passes it.
             process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         except OSError:
             continue
