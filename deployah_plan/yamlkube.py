@@ -103,34 +103,47 @@ for _words, _value in (
         _BOOL_NULL[_word] = _value
 
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
-_GO_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
+_GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
+_SIGNED_BINARY = re.compile(r"0b([-+])([01]+)\Z")
 _TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt]| )[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2})?)?\Z"
 )
-_INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 _DECIMAL_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?\Z")
 
 
-_MAX_INT_TEXT = 70  # "-0b" and 64 binary digits: any longer text is out of 64-bit range
+_BASES = {"x": 16, "o": 8, "b": 2}
 
 
 def _go_int(text: str) -> int | None:
-    """strconv.ParseInt(text, 0, 64), falling back to ParseUint, as go-yaml v2 does."""
-    if len(text.lstrip("+-").lstrip("0")) > _MAX_INT_TEXT or not _GO_INT.match(text):
+    """strconv.ParseInt(text, 0, 64), falling back to ParseUint (which takes no sign), as go-yaml
+    v2 does."""
+    match = _GO_INT.match(text)
+    if not match:
         return None
-    sign = -1 if text[0] == "-" else 1
-    digits = text.lstrip("+-")
-    if len(digits) > 1 and digits[0] == "0" and digits[1] not in "xXoObB":
-        value = int(digits, 8)
-    else:
-        value = int(digits, 0)
-    value *= sign
-    if _INT64_MIN <= value <= _UINT64_MAX and not (text[0] == "-" and value < _INT64_MIN):
-        if value < 0 and text[0] == "+":
-            return None
-        return value
-    return None
+    sign, body = match.groups()
+    base = _BASES.get(body[1:2].lower(), 8 if body[0] == "0" else 10)
+    digits = (body[2:] if body[1:2].isalpha() else body).lstrip("0")
+    if len(digits) > 64:  # more digits than 64 bits hold in any base
+        return None
+    value = int(digits or "0", base)
+    if sign == "-":
+        value = -value
+    return value if _INT64_MIN <= value <= (_INT64_MAX if sign else _UINT64_MAX) else None
+
+
+def _signed_binary(text: str) -> int | None:
+    """go-yaml v2's last try, strconv.ParseInt(text[2:], 2, 64) after "0b": a sign may follow the
+    prefix there ("0b-101" is -5)."""
+    match = _SIGNED_BINARY.match(text)
+    if not match:
+        return None
+    sign, digits = match.group(1), match.group(2).lstrip("0")
+    if len(digits) > 64:
+        return None
+    value = int(digits or "0", 2) * (-1 if sign == "-" else 1)
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
 
 
 def resolve_plain(text: str) -> Any:
@@ -141,22 +154,19 @@ def resolve_plain(text: str) -> Any:
     if first == ".":
         return float(text) if _DECIMAL_FLOAT.match(text) else text
     if first in "+-0123456789":
-        if _TIMESTAMP.match(text):
-            return text  # go-yaml v2 keeps timestamps as strings in interface{} values
+        # A timestamp (2001-12-14) stays a string: go-yaml v2 keeps its text in interface{}
+        # values, and no number rule below matches it.
         plain = text.replace("_", "")
-        if plain and plain not in "+-":
-            number = _go_int(plain)
-            if number is not None:
-                return number
-            if _YAML_STYLE_FLOAT.match(plain):
-                real = float(plain)
-                # strconv.ParseFloat fails out of range (1e999), and go-yaml then keeps the text.
-                return real if not math.isinf(real) else text
-            if plain.startswith(("0b", "-0b")) and len(plain) <= _MAX_INT_TEXT:
-                try:
-                    return int(plain.replace("0b", "", 1), 2)
-                except ValueError:
-                    return text
+        number = _go_int(plain)
+        if number is not None:
+            return number
+        if _YAML_STYLE_FLOAT.match(plain):
+            real = float(plain)
+            # strconv.ParseFloat fails out of range (1e999), and go-yaml then keeps the text.
+            return real if not math.isinf(real) else text
+        number = _signed_binary(plain)
+        if number is not None:
+            return number
     return text
 
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from deployah_plan.yamlkube import YAMLError, load_all, resolve_plain
+from deployah_plan.yamlkube import YAMLError, load_all, resolve_plain, too_deep
 
 
 @pytest.mark.parametrize("text,value", [
@@ -166,3 +166,40 @@ def test_text_that_only_looks_like_an_alias_is_built_once() -> None:
 ])
 def test_a_container_met_twice_is_checked_and_shared(text: str, value: object) -> None:
     assert _checked(text) == ([value], 1)
+
+
+# go-yaml v2 resolve.go: strconv.ParseInt(text, 0, 64), then ParseUint (no sign allowed), then a
+# float when yamlStyleFloat matches, then ParseInt of what follows "0b" in base 2.
+@pytest.mark.parametrize("text,value", [
+    ("Y", True), ("YES", True), ("On", True), ("ON", True), ("True", True),
+    ("N", False), ("NO", False), ("Off", False), ("OFF", False), ("FALSE", False),
+    ("Null", None), ("NULL", None),
+    (".Inf", math.inf), ("+.INF", math.inf), ("-.Inf", -math.inf), (".5e3", 500.0), (".5x", ".5x"),
+    ("0", 0), ("00", 0), ("-0", 0), ("0O17", 15), ("0B11", 3), ("0X1f", 31), ("-0x1F", -31),
+    ("0888", 888.0), ("1.", 1.0), ("+.5", 0.5), ("-1_000", -1000), ("1_0e2", 1000.0),
+    ("9223372036854775807", 2**63 - 1), ("-9223372036854775808", -(2**63)),
+    ("+9223372036854775807", 2**63 - 1),
+    ("+9223372036854775808", 9.223372036854776e18),  # ParseInt overflows, ParseUint takes no sign
+    ("+18446744073709551615", 1.8446744073709552e19),
+    ("0xFFFFFFFFFFFFFFFF", 2**64 - 1), ("0x10000000000000000", "0x10000000000000000"),
+    ("-0x8000000000000000", -(2**63)), ("-0x8000000000000001", "-0x8000000000000001"),
+    ("0b" + "1" * 64, 2**64 - 1), ("0b1" + "0" * 64, "0b1" + "0" * 64),
+    ("0x" + "0" * 80 + "1", 1),  # leading zeros after the prefix cost nothing
+    ("0b-101", -5), ("0b+101", 5),  # ParseInt("-101", 2, 64) after the prefix
+    ("0b-1" + "0" * 63, -(2**63)), ("0b-" + "1" * 64, "0b-" + "1" * 64),
+    ("0b-" + "0" * 70 + "1", -1), ("0b+1" + "0" * 63, "0b+1" + "0" * 63),
+    ("0b0b1", "0b0b1"), ("0b 1", "0b 1"), ("-0b-1", "-0b-1"), ("-0b+1", "-0b+1"), ("0b-", "0b-"),
+    ("1e999", "1e999"), ("-1e999", "-1e999"), ("1e-400", 0.0),
+    ("_", "_"), ("-", "-"), ("+-", "+-"), ("-+1", "-+1"), ("1e", "1e"), ("12:30", "12:30"),
+    ("2001-12-14 21:59:43.10", "2001-12-14 21:59:43.10"), ("yes_", "yes_"), ("x1", "x1"),
+])
+def test_resolve_like_go_yaml(text: str, value: object) -> None:
+    got = resolve_plain(text)
+    assert type(got) is type(value) and got == value
+
+
+def test_nan_is_a_float() -> None:
+    for text in (".nan", ".NaN", ".NAN"):
+        assert math.isnan(resolve_plain(text))
+    assert resolve_plain("nan") == "nan"
+
