@@ -170,17 +170,32 @@ def resolve_plain(text: str) -> Any:
     return text
 
 
+_YAML_TAG = "tag:yaml.org,2002:"
+
+
+def _kind(value: Any) -> str:
+    """The go-yaml tag a resolved value carries."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    return "int" if isinstance(value, int) else "float" if isinstance(value, float) else "str"
+
+
 def _explicit(node: Node) -> Any:
+    """A scalar with a tag of its own: go-yaml v2 resolves the text and requires the tag's type
+    (an int is accepted as a float); any other tag leaves the text."""
     tag, text = node.tag, node.value
-    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag
-    if short in ("str", "binary", "timestamp", "!"):
+    short = tag[len(_YAML_TAG):] if tag.startswith(_YAML_TAG) else ""
+    if short not in ("int", "float", "bool", "null", "timestamp"):
         return text
-    if short in ("int", "float", "bool", "null"):
-        value = resolve_plain(text) if text else None
-        if short == "float" and isinstance(value, int) and not isinstance(value, bool):
-            return float(value)
-        return value
-    return text  # a custom tag: go-yaml decodes the scalar as its text
+    value: Any = resolve_plain(text) if text else None
+    kind = "timestamp" if short == "timestamp" and _TIMESTAMP.match(text) else _kind(value)
+    if kind == short:
+        return text if kind == "timestamp" else value
+    if short == "float" and kind == "int":
+        return float(value)
+    raise YAMLError(f"cannot decode !!{kind} `{text}` as a !!{short}", node.start_mark.line)
 
 
 def _key_text(value: Any) -> str:

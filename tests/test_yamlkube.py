@@ -203,3 +203,43 @@ def test_nan_is_a_float() -> None:
         assert math.isnan(resolve_plain(text))
     assert resolve_plain("nan") == "nan"
 
+
+def _one(text: str) -> object:
+    (doc,) = [d.value for d in load_all(text)]
+    return doc
+
+
+def _error(text: str) -> YAMLError:
+    with pytest.raises(YAMLError) as caught:
+        list(load_all(text))
+    return caught.value
+
+
+# Explicit tags: go-yaml v2 resolves the text and requires the tag's own type; an int may be a
+# float; !!str, custom tags and the rest keep the text.
+@pytest.mark.parametrize("text,value", [
+    ("!!float 1", 1.0), ("!!float 1.5", 1.5), ("!!float .inf", math.inf), ("!!float 0x10", 16.0),
+    ("!!int 0x10", 16), ("!!int '7'", 7), ("!<tag:yaml.org,2002:int> 5", 5),
+    ("!!bool yes", True), ("!!bool 'off'", False), ("!!null ~", None), ("!!null ''", None),
+    ("!!timestamp 2001-12-14", "2001-12-14"), ("!!str 12", "12"), ("!!str yes", "yes"),
+    ("!custom 12", "12"), ("!<tag:yaml.org,2002:intx> 5", "5"), ("!!seq 5", "5"),
+])
+def test_explicit_tags_like_go_yaml(text: str, value: object) -> None:
+    got = _one(f"v: {text}\n")["v"]  # type: ignore[index]
+    assert type(got) is type(value) and got == value
+
+
+@pytest.mark.parametrize("text,message", [
+    ("!!int abc", "cannot decode !!str `abc` as a !!int"),
+    ("!!int 1.5", "cannot decode !!float `1.5` as a !!int"),
+    ("!!int ''", "cannot decode !!null `` as a !!int"),
+    ("!!bool 1", "cannot decode !!int `1` as a !!bool"),
+    ("!!float true", "cannot decode !!bool `true` as a !!float"),
+    ("!!null x", "cannot decode !!str `x` as a !!null"),
+    ("!!timestamp 12", "cannot decode !!int `12` as a !!timestamp"),
+    ("!!timestamp x", "cannot decode !!str `x` as a !!timestamp"),
+])
+def test_an_explicit_tag_the_text_does_not_fit_is_an_error(text: str, message: str) -> None:
+    err = _error(f"a: 1\nv: {text}\n")
+    assert (str(err), err.line) == (message, 1)
+
