@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 if TYPE_CHECKING:
@@ -198,17 +199,50 @@ def _explicit(node: Node) -> Any:
     raise YAMLError(f"cannot decode !!{kind} `{text}` as a !!{short}", node.start_mark.line)
 
 
-def _key_text(value: Any) -> str:
-    """sigs.k8s.io/yaml turns non-string keys into JSON object keys."""
+def _key_text(value: Any, node: Node) -> str:
+    """sigs.k8s.io/yaml turns a boolean or number key into a JSON object key; a null key or an
+    integer beyond int64 it refuses ("unsupported map key")."""
     if isinstance(value, str):
         return value
-    if value is None:
-        return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and _INT64_MIN <= value <= _INT64_MAX:
+        return str(value)
     if isinstance(value, float):
-        return repr(value) if not value.is_integer() else str(int(value))
-    return str(value)
+        return _float32_text(value)
+    what = "null" if value is None else f"{value}, beyond 64-bit signed integers,"
+    raise YAMLError(f"a mapping key cannot be {what}: quote the key to make it a string",
+                    node.start_mark.line)
+
+
+def _container_key(node: Node) -> YAMLError:
+    """go-yaml refuses a list or mapping as a key ("invalid map key")."""
+    what = "a list" if isinstance(node, SequenceNode) else "a mapping"
+    return YAMLError(f"a mapping key cannot be {what}: use a string, number or boolean",
+                     node.start_mark.line)
+
+
+def _float32_text(value: float) -> str:
+    """strconv.FormatFloat(value, 'g', -1, 32), with go-yaml's names for infinities and NaN: the
+    shortest digits that read back as the same float32, in %e form when the exponent is below
+    -4 or at least 6."""
+    if math.isnan(value):
+        return ".nan"
+    try:
+        single = struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:  # rounds to infinity as a float32
+        single = math.copysign(math.inf, value)
+    if math.isinf(single):
+        return ".inf" if single > 0 else "-.inf"
+    for precision in range(1, 10):
+        digits = f"{single:.{precision - 1}e}"
+        if struct.unpack("f", struct.pack("f", float(digits)))[0] == single:
+            break
+    mantissa, exponent = digits.split("e")
+    power = int(exponent)
+    if power < -4 or power >= 6:
+        return f"{mantissa}e{power:+03d}"
+    return f"{float(digits):.{max(len(mantissa.lstrip('-').replace('.', '')) - 1 - power, 0)}f}"
 
 
 # go-yaml v2 decode.go allowedAliasRatio: lenient for small documents, strict for huge ones.
@@ -348,8 +382,8 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
         for key_node, value_node in node.value:
             key_tag = key_node.tag
             if type(key_node) is not ScalarNode:
-                name = _key_text(build(key_node, depth + 1))
-            elif key_node.value == "<<" and key_tag in (_PLAIN, _MERGE):
+                raise _container_key(key_node)
+            if key_node.value == "<<" and key_tag in (_PLAIN, _MERGE):
                 merged.append(value_node)
                 continue
             elif key_tag == _STR:
@@ -358,9 +392,9 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
                 key = known(key_node.value, missing)
                 if key is missing:
                     key = plain(key_node.value)
-                name = key if type(key) is str else _key_text(key)
+                name = key if type(key) is str else _key_text(key, key_node)
             else:
-                name = _key_text(build(key_node, depth + 1))
+                name = _key_text(build(key_node, depth + 1), key_node)
             if name in mapping:
                 raise YAMLError(f'mapping key "{name}" already defined', key_node.start_mark.line)
             if inline and type(value_node) is ScalarNode and value_node.tag == _STR:
@@ -413,11 +447,9 @@ def _construct(root: Node, shared: bool) -> Any:
                 if isinstance(key_node, ScalarNode) and key_node.tag in (_PLAIN, "tag:yaml.org,2002:merge") and key_node.value == "<<":
                     merged.append(value_node)
                     continue
-                if isinstance(key_node, ScalarNode) and key_node.tag == _STR:
-                    name: str = key_node.value
-                else:
-                    key, key_height = built(key_node, depth + 1)
-                    name, height = _key_text(key), max(height, key_height + 1)
+                if not isinstance(key_node, ScalarNode):
+                    raise _container_key(key_node)
+                name = _key_text(built(key_node, depth + 1)[0], key_node)
                 if name in value:
                     raise YAMLError(f'mapping key "{name}" already defined', key_node.start_mark.line)
                 value[name], child_height = built(value_node, depth + 1)

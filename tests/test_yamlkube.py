@@ -243,3 +243,56 @@ def test_an_explicit_tag_the_text_does_not_fit_is_an_error(text: str, message: s
     err = _error(f"a: 1\nv: {text}\n")
     assert (str(err), err.line) == (message, 1)
 
+
+def _shared(text: str) -> str:
+    """`text` (a mapping) with a container met twice, so it is built with shared nodes."""
+    return text + "zz1: &zz {k: v}\nzz2: *zz\n"
+
+
+def _without_shared(doc: object) -> object:
+    assert isinstance(doc, dict)
+    return {k: v for k, v in doc.items() if k not in ("zz1", "zz2")}
+
+
+@pytest.fixture(params=["tree", "shared"])
+def load(request: pytest.FixtureRequest) -> object:
+    """Load a one-document mapping, built as a tree or with shared nodes."""
+    def loaded(text: str) -> object:
+        if request.param == "tree":
+            return _one(text)
+        return _without_shared(_one(_shared(text)))
+    return loaded
+
+
+@pytest.mark.parametrize("text,keys", [
+    ("1.5: a", ["1.5"]), ("1e6: a", ["1e+06"]), (".inf: a", [".inf"]), ("-.inf: a", ["-.inf"]),
+    (".nan: a", [".nan"]), ("0.1: a", ["0.1"]), ("123456789.0: a", ["1.2345679e+08"]),
+    ("1e39: a", [".inf"]), ("-1e39: a", ["-.inf"]), ("-0.0: a", ["-0"]), ("0.0: a", ["0"]),
+    ("1e-5: a", ["1e-05"]), ("0.0001: a", ["0.0001"]), ("123456.0: a", ["123456"]),
+    ("1234567.0: a", ["1.234567e+06"]), ("3.0: a", ["3"]), ("!!float 2: a", ["2"]),
+    ("0x1F: a", ["31"]), ("-9223372036854775808: a", ["-9223372036854775808"]),
+    ("9223372036854775807: a", ["9223372036854775807"]), ("yes: a\nOff: b", ["true", "false"]),
+    ('"~": a\n"1.5": b', ["~", "1.5"]), ("!!str 1: a", ["1"]),
+])
+def test_keys_as_sigs_k8s_yaml_writes_them(load: object, text: str, keys: list[str]) -> None:
+    # strconv.FormatFloat(key, 'g', -1, 32) for a float key, strconv.Itoa for an int key.
+    assert list(load(text + "\n")) == keys  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("text,message,line", [
+    ("~: a", "a mapping key cannot be null: quote the key to make it a string", 1),
+    ("? \n: a", "a mapping key cannot be null: quote the key to make it a string", 1),
+    ("18446744073709551615: a", "a mapping key cannot be 18446744073709551615, beyond 64-bit "
+     "signed integers,: quote the key to make it a string", 1),
+    ("? [a]\n: b", "a mapping key cannot be a list: use a string, number or boolean", 1),
+    ("? {a: 1}\n: b", "a mapping key cannot be a mapping: use a string, number or boolean", 1),
+    ("x: 1\nx: 2", 'mapping key "x" already defined', 2),
+    ("1: a\n'1': b", 'mapping key "1" already defined', 2),
+    ("yes: a\n'true': b", 'mapping key "true" already defined', 2),
+    ("!!str 1: a\n1: b", 'mapping key "1" already defined', 2),
+])
+def test_keys_kubernetes_refuses(text: str, message: str, line: int) -> None:
+    for stream in (f"ok: 1\n{text}\n", _shared(f"ok: 1\n{text}\n")):
+        err = _error(stream)
+        assert (str(err), err.line) == (message, line)
+
