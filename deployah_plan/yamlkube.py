@@ -282,7 +282,7 @@ def _check_aliasing(root: Node) -> None:
         return total
 
     seen: set[int] = set()
-    counts = [0, 0]  # decode count, nodes decoded through an alias
+    counts = [1, 0]  # decode count (the document node counts too), nodes decoded through an alias
 
     def walk(node: Node) -> None:
         stack = [node]

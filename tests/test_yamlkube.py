@@ -296,3 +296,20 @@ def test_keys_kubernetes_refuses(text: str, message: str, line: int) -> None:
         err = _error(stream)
         assert (str(err), err.line) == (message, line)
 
+
+def _fan_out(items: int, uses: int, mapping: bool = False) -> str:
+    """A root sequence: an anchored list (or mapping) of `items` scalars, then `uses` aliases to it.
+    go-yaml counts 3 + items + uses * (items + 2) decodes (the document node, the root, the
+    anchored value and its scalars; each alias node and, through it, the value again), of which
+    uses * (items + 1) through an alias."""
+    value = ("{" + ", ".join(f"k{i}: 1" for i in range(items // 2)) + "}" if mapping
+             else "[" + ",".join(["1"] * items) + "]")
+    return f"- &a {value}\n" + "- *a\n" * uses
+
+
+def test_excessive_aliasing_at_go_yamls_exact_boundary() -> None:
+    # 197 items, 200 uses: 39,600 of 40,000 decodes through an alias, exactly the ratio 0.99.
+    assert len(_one(_fan_out(197, 200))) == 201  # type: ignore[arg-type]
+    err = _error("a: 1\n---\n" + _fan_out(197, 201))  # 39,798 of 40,199: above 0.99
+    assert (str(err), err.line) == ("document contains excessive aliasing", 2)
+
