@@ -7,6 +7,7 @@ is expanded, so an alias bomb costs time and memory in proportion to its text, n
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import struct
@@ -52,9 +53,8 @@ def _bind() -> None:
         """The parser and composer, with a resolver that only marks plain scalars."""
 
         def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
-            if kind is scalar:
-                return _PLAIN if implicit[0] else _STR
-            return _SEQ if kind is sequence else _MAP
+            # A container's tag is never read: its node type tells what it is.
+            return _PLAIN if kind is scalar and implicit[0] else _STR
 
         # Called around every node and unused here: built-in callables that do nothing (a
         # method of an empty dict, the tuple type) cost the composer far less than Python
@@ -69,8 +69,6 @@ def _bind() -> None:
 
 _PLAIN = "!plain"  # our tag for an untagged plain scalar, resolved later by go-yaml's rules
 _STR = "tag:yaml.org,2002:str"
-_SEQ = "tag:yaml.org,2002:seq"
-_MAP = "tag:yaml.org,2002:map"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
@@ -190,7 +188,7 @@ def _explicit(node: Node) -> Any:
     short = tag[len(_YAML_TAG):] if tag.startswith(_YAML_TAG) else ""
     if short not in ("int", "float", "bool", "null", "timestamp"):
         return text
-    value: Any = resolve_plain(text) if text else None
+    value = resolve_plain(text)
     kind = "timestamp" if short == "timestamp" and _TIMESTAMP.match(text) else _kind(value)
     if kind == short:
         return text if kind == "timestamp" else value
@@ -222,19 +220,19 @@ def _container_key(node: Node) -> YAMLError:
                      node.start_mark.line)
 
 
+_FLOAT32_OVERFLOW = 2.0**128 - 2.0**103  # halfway from the largest float32 up: rounds to infinity
+
+
 def _float32_text(value: float) -> str:
     """strconv.FormatFloat(value, 'g', -1, 32), with go-yaml's names for infinities and NaN: the
     shortest digits that read back as the same float32, in %e form when the exponent is below
     -4 or at least 6."""
     if math.isnan(value):
         return ".nan"
-    try:
-        single = struct.unpack("f", struct.pack("f", value))[0]
-    except OverflowError:  # rounds to infinity as a float32
-        single = math.copysign(math.inf, value)
-    if math.isinf(single):
-        return ".inf" if single > 0 else "-.inf"
-    for precision in range(1, 10):
+    if abs(value) >= _FLOAT32_OVERFLOW:
+        return "-.inf" if value < 0 else ".inf"
+    single = struct.unpack("f", struct.pack("f", value))[0]
+    for precision in itertools.count(1):
         digits = f"{single:.{precision - 1}e}"
         if struct.unpack("f", struct.pack("f", float(digits)))[0] == single:
             break
@@ -277,8 +275,7 @@ def _check_aliasing(root: Node) -> None:
         elif isinstance(node, SequenceNode):
             for item in node.value:
                 total += expanded(item)
-        active.discard(key)
-        sizes[key] = total
+        sizes[key] = total  # found before `active` from now on
         return total
 
     seen: set[int] = set()
@@ -302,7 +299,6 @@ def _check_aliasing(root: Node) -> None:
             elif isinstance(current, SequenceNode):
                 stack.extend(reversed(current.value))
 
-    expanded(root)
     walk(root)
     decodes, aliased = counts
     if decodes > _MAX_EXPANDED_NODES or (
@@ -347,7 +343,7 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
     missing = resolved  # not a value any text resolves to
 
     def plain(text: str) -> Any:
-        value = resolved[text] = resolve_plain(text) if text else None
+        value = resolved[text] = resolve_plain(text)
         return value
 
     def build(node: Node, depth: int) -> Any:
@@ -386,7 +382,7 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
             if key_node.value == "<<" and key_tag in (_PLAIN, _MERGE):
                 merged.append(value_node)
                 continue
-            elif key_tag == _STR:
+            elif key_tag == _STR and inline:
                 name = key_node.value
             elif key_tag == _PLAIN and inline:
                 key = known(key_node.value, missing)
@@ -413,38 +409,29 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
     return build(root, 0)
 
 
-def _construct(root: Node, shared: bool) -> Any:
-    """Turn a node graph into plain dicts, lists and scalars, refusing depth past MAX_DEPTH
-    (an alias counts at the depth where it is used: its value's height is remembered)."""
+def _construct(root: Node) -> Any:
+    """Turn a node graph into plain dicts, lists and scalars, each node built once and shared
+    by its aliases, refusing depth past MAX_DEPTH (an alias counts at the depth where it is
+    used: its value's height is remembered)."""
     memo: dict[int, tuple[Any, int]] = {}
-
-    def build(node: Node, depth: int = 0) -> Any:
-        return built(node, depth)[0]
 
     def built(node: Node, depth: int) -> tuple[Any, int]:
         """The value of `node` and its height (0 for a scalar)."""
         if depth > MAX_DEPTH:
             raise YAMLError(f"the document nests deeper than {MAX_DEPTH} levels", node.start_mark.line)
-        if shared:
-            known = memo.get(id(node))
-            if known is not None:
-                if depth + known[1] > MAX_DEPTH:
-                    raise YAMLError(f"the document nests deeper than {MAX_DEPTH} levels", node.start_mark.line)
-                return known
+        known = memo.get(id(node))
+        if known is not None:
+            if depth + known[1] > MAX_DEPTH:
+                raise YAMLError(f"the document nests deeper than {MAX_DEPTH} levels", node.start_mark.line)
+            return known
         height = 0
         if isinstance(node, ScalarNode):
-            tag = node.tag
-            if tag == _PLAIN:
-                value: Any = resolve_plain(node.value) if node.value else None
-            elif tag == _STR:
-                value = node.value
-            else:
-                value = _explicit(node)
+            value: Any = resolve_plain(node.value) if node.tag == _PLAIN else _explicit(node)
         elif isinstance(node, MappingNode):
             value = {}
             merged: list[Node] = []
             for key_node, value_node in node.value:
-                if isinstance(key_node, ScalarNode) and key_node.tag in (_PLAIN, "tag:yaml.org,2002:merge") and key_node.value == "<<":
+                if isinstance(key_node, ScalarNode) and key_node.tag in (_PLAIN, _MERGE) and key_node.value == "<<":
                     merged.append(value_node)
                     continue
                 if not isinstance(key_node, ScalarNode):
@@ -470,11 +457,10 @@ def _construct(root: Node, shared: bool) -> Any:
                 value.append(child)
                 height = max(height, child_height + 1)
             height = max(height, 1)
-        if shared:
-            memo[id(node)] = (value, height)
+        memo[id(node)] = (value, height)
         return value, height
 
-    return build(root)
+    return built(root, 0)[0]
 
 
 def _merge(parts: list[tuple[Any, int]], explicit: dict[str, Any]) -> dict[str, Any]:
@@ -499,8 +485,6 @@ def load_all(text: str) -> Iterator[LoadedDocument]:
     try:
         while loader.check_node():
             node = loader.get_node()
-            if node is None:
-                continue
             if isinstance(node, ScalarNode) and node.tag == _PLAIN and node.value in ("", "~", "null", "Null", "NULL"):
                 continue  # an empty document
             if has_aliases:
@@ -512,14 +496,12 @@ def load_all(text: str) -> Iterator[LoadedDocument]:
                     value = _construct_tree(node, resolved, set())
                 except _Repeated:
                     _check_aliasing(node)
-                    value = _construct(node, True)
+                    value = _construct(node)
             else:
                 value = _construct_tree(node, resolved)
             yield LoadedDocument(value, node.start_mark.line)
-    except _MarkedError as err:
-        mark = err.problem_mark or err.context_mark
-        problem = err.problem or err.context or "malformed YAML"
-        raise YAMLError(problem, mark.line if mark else -1) from None
+    except _MarkedError as err:  # PyYAML's and libyaml's all carry a problem and its mark
+        raise YAMLError(err.problem, err.problem_mark.line) from None
     except _Error as err:
         raise YAMLError(str(err).splitlines()[0]) from None
     finally:

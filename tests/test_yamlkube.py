@@ -187,7 +187,8 @@ def test_a_container_met_twice_is_checked_and_shared(text: str, value: object) -
     ("0x" + "0" * 80 + "1", 1),  # leading zeros after the prefix cost nothing
     ("0b-101", -5), ("0b+101", 5),  # ParseInt("-101", 2, 64) after the prefix
     ("0b-1" + "0" * 63, -(2**63)), ("0b-" + "1" * 64, "0b-" + "1" * 64),
-    ("0b-" + "0" * 70 + "1", -1), ("0b+1" + "0" * 63, "0b+1" + "0" * 63),
+    ("0b-" + "0" * 70 + "1", -1), ("0b+1" + "0" * 63, "0b+1" + "0" * 63), ("0b+" + "1" * 63, 2**63 - 1),
+    ("0b-0", 0), ("0b+000", 0),
     ("0b0b1", "0b0b1"), ("0b 1", "0b 1"), ("-0b-1", "-0b-1"), ("-0b+1", "-0b+1"), ("0b-", "0b-"),
     ("1e999", "1e999"), ("-1e999", "-1e999"), ("1e-400", 0.0),
     ("_", "_"), ("-", "-"), ("+-", "+-"), ("-+1", "-+1"), ("1e", "1e"), ("12:30", "12:30"),
@@ -245,8 +246,9 @@ def test_an_explicit_tag_the_text_does_not_fit_is_an_error(text: str, message: s
 
 
 def _shared(text: str) -> str:
-    """`text` (a mapping) with a container met twice, so it is built with shared nodes."""
-    return text + "zz1: &zz {k: v}\nzz2: *zz\n"
+    """`text` (a mapping) after two lines that use a container twice, so that it is built with
+    shared nodes."""
+    return "zz1: &zz {k: v}\nzz2: *zz\n" + text
 
 
 def _without_shared(doc: object) -> object:
@@ -267,12 +269,16 @@ def load(request: pytest.FixtureRequest) -> object:
 @pytest.mark.parametrize("text,keys", [
     ("1.5: a", ["1.5"]), ("1e6: a", ["1e+06"]), (".inf: a", [".inf"]), ("-.inf: a", ["-.inf"]),
     (".nan: a", [".nan"]), ("0.1: a", ["0.1"]), ("123456789.0: a", ["1.2345679e+08"]),
-    ("1e39: a", [".inf"]), ("-1e39: a", ["-.inf"]), ("-0.0: a", ["-0"]), ("0.0: a", ["0"]),
+    ("1e39: a", [".inf"]), ("-1e39: a", ["-.inf"]),
+    # float32(x) is infinite from halfway between the largest float32 and 2**128 up
+    ("3.4028235677973366e38: a", [".inf"]), ("-3.4028235677973366e38: a", ["-.inf"]),
+    ("3.4028235677973362e38: a", ["3.4028235e+38"]), ("-3.4028235677973362e38: a", ["-3.4028235e+38"]), ("-0.0: a", ["-0"]), ("0.0: a", ["0"]),
     ("1e-5: a", ["1e-05"]), ("0.0001: a", ["0.0001"]), ("123456.0: a", ["123456"]),
     ("1234567.0: a", ["1.234567e+06"]), ("3.0: a", ["3"]), ("!!float 2: a", ["2"]),
     ("0x1F: a", ["31"]), ("-9223372036854775808: a", ["-9223372036854775808"]),
     ("9223372036854775807: a", ["9223372036854775807"]), ("yes: a\nOff: b", ["true", "false"]),
-    ('"~": a\n"1.5": b', ["~", "1.5"]), ("!!str 1: a", ["1"]),
+    ('"~": a\n"1.5": b', ["~", "1.5"]), ("!!str 1: a", ["1"]), ("!custom yes: a\nyes: b", ["yes", "true"]),
+    ("!!int 0x10: a", ["16"]),
 ])
 def test_keys_as_sigs_k8s_yaml_writes_them(load: object, text: str, keys: list[str]) -> None:
     # strconv.FormatFloat(key, 'g', -1, 32) for a float key, strconv.Itoa for an int key.
@@ -290,11 +296,14 @@ def test_keys_as_sigs_k8s_yaml_writes_them(load: object, text: str, keys: list[s
     ("1: a\n'1': b", 'mapping key "1" already defined', 2),
     ("yes: a\n'true': b", 'mapping key "true" already defined', 2),
     ("!!str 1: a\n1: b", 'mapping key "1" already defined', 2),
+    ("!!null ~: a", "a mapping key cannot be null: quote the key to make it a string", 1),
+    ("!!int 1: a\n1: b", 'mapping key "1" already defined', 2),
 ])
 def test_keys_kubernetes_refuses(text: str, message: str, line: int) -> None:
-    for stream in (f"ok: 1\n{text}\n", _shared(f"ok: 1\n{text}\n")):
-        err = _error(stream)
-        assert (str(err), err.line) == (message, line)
+    err = _error(f"ok: 1\n{text}\n")
+    assert (str(err), err.line) == (message, line)
+    err = _error(_shared(f"ok: 1\n{text}\n"))
+    assert (str(err), err.line) == (message, line + 2)
 
 
 def _fan_out(items: int, uses: int, mapping: bool = False) -> str:
@@ -313,3 +322,241 @@ def test_excessive_aliasing_at_go_yamls_exact_boundary() -> None:
     err = _error("a: 1\n---\n" + _fan_out(197, 201))  # 39,798 of 40,199: above 0.99
     assert (str(err), err.line) == ("document contains excessive aliasing", 2)
 
+
+def test_merge_keys_in_order_and_errors(load: object) -> None:
+    base = "a: &a {x: 1, q: 1}\nb: &b {q: 2, z: 2}\n"
+    got = load(base + "m:\n  <<: [*a, *b]\n  z: 3\n  w: 4\n")  # type: ignore[operator]
+    assert got["m"] == {"x": 1, "q": 1, "z": 3, "w": 4}  # type: ignore[index]
+    got = load(base + "m:\n  !!merge <<: *b\n  w: 4\n")  # type: ignore[operator]
+    assert got["m"] == {"q": 2, "z": 2, "w": 4}  # type: ignore[index]
+    got = load(base + "m:\n  '<<': 1\n")  # type: ignore[operator]
+    assert got["m"] == {"<<": 1}  # type: ignore[index]
+    got = load("m:\n  <<: {x: 1, w: 1}\n  w: 2\n  v: 3\n")  # type: ignore[operator]
+    assert got["m"] == {"x": 1, "w": 2, "v": 3}  # type: ignore[index]
+    got = load("m:\n  <<: [{x: 1}, {x: 2, w: 2}]\n")  # type: ignore[operator]
+    assert got["m"] == {"x": 1, "w": 2}  # type: ignore[index]
+
+
+@pytest.mark.parametrize("merge", ["<<: 1", "<<: [1]", "<<: [{a: 1}, [2]]", "<<: *s"])
+def test_merging_anything_but_maps_is_an_error(merge: str) -> None:
+    line = 0 if merge == "<<: *s" else 2  # the merged value's line: an alias's is its anchor's
+    for stream, shift in ((f"s: &s 1\nm:\n  {merge}\n", 0), (_shared(f"s: &s 1\nm:\n  {merge}\n"), 2)):
+        err = _error(stream)
+        assert (str(err), err.line) == ("map merge requires map or sequence of maps as the value", line + shift)
+
+
+def test_a_merge_error_names_the_line_of_the_part() -> None:
+    text = "m:\n  <<:\n    - {a: 1}\n    - [2]\n"
+    assert _error(text).line == 3
+    assert _error(_shared(text)).line == 5
+
+
+def _nested_lists(levels: int) -> str:
+    return "[\n" * levels + "1\n" + "]" * levels + "\n"
+
+
+def test_depth_limit_of_lists() -> None:
+    assert too_deep_free(_one(_nested_lists(100)))
+    err = _error(_nested_lists(101))
+    assert (str(err), err.line) == ("the document nests deeper than 100 levels", 101)
+
+
+def too_deep_free(value: object) -> bool:
+    depth = 0
+    while isinstance(value, list):
+        value, depth = value[0], depth + 1
+    return value == 1 and depth == 100
+
+
+def _nested_maps(levels: int) -> str:
+    return "".join("  " * i + "a:\n" for i in range(levels - 1)) + "  " * (levels - 1) + "a: 1\n"
+
+
+def test_depth_limit_of_mappings() -> None:
+    doc = _one(_nested_maps(100))
+    for _ in range(100):
+        doc = doc["a"]  # type: ignore[index]
+    assert doc == 1
+    err = _error(_nested_maps(101))
+    assert (str(err), err.line) == ("the document nests deeper than 100 levels", 100)
+    for value in ("'s'", "[1]", "{b: 1}", "!!int 3"):
+        err = _error(_nested_maps(100).replace("a: 1\n", f"a: {{b: {value}}}\n"))
+        assert (str(err), err.line) == ("the document nests deeper than 100 levels", 99)
+    # At the limit a key is refused on its own line, whatever its tag; just above it, it is read.
+    for key in ("a", "!!int 1", "'a'"):
+        last = "  " * 100 + f"? {key}\n" + "  " * 100 + ": 1\n"
+        err = _error(_nested_maps(101).rsplit("  " * 100, 1)[0] + last)
+        assert (str(err), err.line) == ("the document nests deeper than 100 levels", 100)
+        last = "  " * 99 + f"? {key}\n" + "  " * 99 + ": 1\n"
+        assert _one(_nested_maps(100).rsplit("  " * 99, 1)[0] + last)
+
+
+def test_depth_limit_with_shared_nodes() -> None:
+    base = "s: &x [1]\nt: *x\nz: "
+    assert _one(base + "[" * 99 + "1" + "]" * 99 + "\n")["t"] == [1]  # type: ignore[index]
+    for key in ("a", "!!int 1", "'a'"):
+        assert _one(base + "[" * 98 + "{" + key + ": 1}" + "]" * 98 + "\n")
+        err = _error(base + "[" * 99 + "{\n? " + key + "\n: 1}" + "]" * 99 + "\n")
+        assert (str(err), err.line) == ("the document nests deeper than 100 levels", 3)
+    for deep in ("[" * 100 + "1" + "]" * 100, "[" * 99 + "{a: 1}" + "]" * 99, "[" * 99 + "{'a': b}" + "]" * 99,
+                 "[" * 99 + "[!!int 1]" + "]" * 99, "[" * 98 + "{<<: {a: {b: c}}}" + "]" * 98):
+        err = _error(base + deep + "\n")
+        assert (str(err), err.line) == ("the document nests deeper than 100 levels", 2)
+
+
+@pytest.mark.parametrize("height", [1, 30, 60])
+def test_an_alias_counts_at_the_depth_where_it_is_used(height: int) -> None:
+    # The anchored value nests `height` levels; used at depth d, its deepest scalar is at d + height.
+    value = "[" * height + "1" + "]" * height
+    for where, ok in ((100 - height, True), (101 - height, False)):
+        text = f"a: &a {value}\nb: " + "[" * (where - 1) + "*a" + "]" * (where - 1) + "\n"
+        if ok:
+            assert len(_one(text)) == 2  # type: ignore[arg-type]
+        else:
+            err = _error(text)
+            assert (str(err), err.line) == ("the document nests deeper than 100 levels", 0)
+    mapping = "{k: " * height + "1" + "}" * height
+    text = f"a: &a {mapping}\nb: " + "[" * (100 - height) + "*a" + "]" * (100 - height) + "\n"
+    assert _error(text).line == 0
+    text = f"a: &a {mapping}\nb: " + "[" * (99 - height) + "*a" + "]" * (99 - height) + "\n"
+    assert len(_one(text)) == 2  # type: ignore[arg-type]
+    merged = "{<<: " + "{k: " * height + "1" + "}" * height + "}"
+    text = f"a: &a {merged}\nb: " + "[" * (100 - height) + "*a" + "]" * (100 - height) + "\n"
+    assert _error(text).line == 0
+
+
+def test_shared_nodes_are_one_value() -> None:
+    doc = _one("a: &x {k: [v]}\nb: *x\nc: [*x]\n")
+    assert doc["a"] is doc["b"] is doc["c"][0]  # type: ignore[index]
+
+
+@pytest.mark.parametrize("value,limit,deep", [
+    (1, 0, False), ([], 0, True), ([], 1, False), ({}, 0, True), ([1], 1, False), ([[1]], 1, True),
+    ({"a": [{"b": []}]}, 3, True), ({"a": [{"b": []}]}, 4, False), ({"a": {"b": {}}}, 2, True),
+    ([[], [[]]], 2, True), ([[[]], []], 2, True), ([1, "x", None], 1, False),
+])
+def test_too_deep(value: object, limit: int, deep: bool) -> None:
+    assert too_deep(value, limit) is deep
+
+
+def test_too_deep_default_limit() -> None:
+    value: object = []
+    for _ in range(99):
+        value = [value]
+    assert too_deep(value) is False and too_deep([value]) is True
+    assert too_deep({"a": value}) is True
+
+
+def test_allowed_alias_ratio_is_go_yamls() -> None:
+    from deployah_plan.yamlkube import _allowed_alias_ratio as ratio
+    assert ratio(0) == ratio(400_000) == 0.99
+    assert ratio(400_001) == pytest.approx(0.99 - 0.89 / 3_600_000, abs=1e-15) and ratio(400_001) < 0.99
+    assert ratio(2_200_000) == pytest.approx(0.545, abs=1e-15)
+    assert ratio(3_999_999) == pytest.approx(0.10 + 0.89 / 3_600_000, abs=1e-15)
+    assert ratio(4_000_000) == ratio(10**9) == 0.10
+
+
+def test_excessive_aliasing_of_a_mapping() -> None:
+    # 99 keys and their values: 2 + 199 + m * 200 decodes, m * 199 through an alias: 39,402 of
+    # 39,801 for m = 198, 39,601 of 40,001 (above 0.99) for m = 199.
+    assert len(_one(_fan_out(198, 198, mapping=True))) == 199  # type: ignore[arg-type]
+    assert str(_error(_fan_out(198, 199, mapping=True))) == "document contains excessive aliasing"
+
+
+def test_many_aliased_nodes_in_a_large_document_are_allowed() -> None:
+    text = "a: &a [" + ",".join(["1"] * 300) + "]\nb: *a\nc: [" + ",".join(["2"] * 2000) + "]\n"
+    doc = _one(text)
+    assert doc["b"] is doc["a"] and len(doc["c"]) == 2000  # type: ignore[index]
+
+
+def test_an_alias_bomb_as_a_key_is_counted() -> None:
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 8):
+        prev, cur = f"l{i - 1}" if i > 1 else "a", f"l{i}"
+        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    assert str(_error("\n".join(lines) + "\n? *l7\n: x\n")) == "document contains excessive aliasing"
+
+
+def test_an_alias_bomb_in_the_key_of_an_aliased_mapping_is_counted() -> None:
+    # go-yaml decodes a key before it refuses a list as a key: its aliases count first.
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 4):
+        prev, cur = f"l{i - 1}" if i > 1 else "a", f"l{i}"
+        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    lines.append("pad: [" + ",".join(["1"] * 1000) + "]")
+    lines.append("m: &m {? *l3 : x}")
+    text = "\n".join(lines) + "\n"
+    assert str(_error(text)) == "a mapping key cannot be a list: use a string, number or boolean"
+    assert str(_error(text + "n: [" + ", ".join(["*m"] * 20) + "]\n")) == "document contains excessive aliasing"
+
+
+def test_the_expanded_node_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    import deployah_plan.yamlkube as yamlkube
+    text = "a: &x {k: v}\nb: *x\n"  # 11 decodes: document, root, a, {k: v} (3), b, the alias (1 + 3)
+    monkeypatch.setattr(yamlkube, "_MAX_EXPANDED_NODES", 11)
+    assert _one(text) == {"a": {"k": "v"}, "b": {"k": "v"}}
+    monkeypatch.setattr(yamlkube, "_MAX_EXPANDED_NODES", 10)
+    assert str(_error(text)) == "document contains excessive aliasing"
+
+
+def test_an_anchor_that_contains_itself() -> None:
+    err = _error("x: 1\na: &a\n  - b\n  - *a\n")  # the anchored value starts at its anchor
+    assert (str(err), err.line) == ("an anchor's value contains itself", 1)
+    err = _error("x: 1\na:\n  &a\n  k: [*a]\n")
+    assert (str(err), err.line) == ("an anchor's value contains itself", 2)
+
+
+def test_each_plain_text_is_resolved_once_per_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    import deployah_plan.yamlkube as yamlkube
+    calls: list[str] = []
+
+    def counting(text: str) -> object:
+        calls.append(text)
+        return resolve_plain(text)
+
+    monkeypatch.setattr(yamlkube, "resolve_plain", counting)
+    text = ("1\n---\n1\n---\n- null\n- yes\n- yes\n---\nk: null\nyes: 1\nn: [yes, null]\n---\n1: yes\n"
+)
+    docs = [d.value for d in load_all(text)]
+    assert docs == [1, 1, [None, True, True], {"k": None, "true": 1, "false": [True, None]}, {"1": True}]
+    assert sorted(calls) == ["1", "k", "n", "null", "yes"]
+
+
+def test_empty_documents_of_every_spelling_are_skipped() -> None:
+    text = "---\n~\n---\nnull\n---\nNull\n---\nNULL\n---\n\n--- '~'\n--- \"null\"\n--- !!str\n--- 1\n"
+    assert [d.value for d in load_all(text)] == ["~", "null", "", 1]
+
+
+def test_malformed_yaml_is_one_line_with_its_line() -> None:
+    err = _error("a: 1\nb: [1, 2\n")
+    assert err.line == 2 and "\n" not in str(err) and str(err)
+    err = _error("a: 1\nb: *nothing\n")
+    assert err.line == 1 and "alias" in str(err)
+
+
+def test_an_unreadable_character_is_one_line() -> None:
+    err = _error("a: \x07\n")
+    assert str(err).startswith("unacceptable character #x0007") and "\n" not in str(err)
+    assert err.line == -1
+
+
+def test_binding_the_parser_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first load binds PyYAML; a fresh bind reads quoted, plain, flow and block nodes alike."""
+    import deployah_plan.yamlkube as yamlkube
+    monkeypatch.setattr(yamlkube, "_Loader", None)
+    text = "a: 'yes'\nb: yes\nc: [1, \"2\"]\nd: {e: ~}\nf:\n- g\n"
+    assert _one(text) == {"a": "yes", "b": True, "c": [1, "2"], "d": {"e": None}, "f": ["g"]}
+    assert yamlkube._Loader is not None
+
+
+def test_the_pure_python_parser_when_libyaml_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    import deployah_plan.yamlkube as yamlkube
+    monkeypatch.setitem(sys.modules, "yaml._yaml", None)  # the import of libyaml's parser fails
+    monkeypatch.setattr(yamlkube, "_Loader", None)
+    text = "a: 'yes'\nb: yes\nc: [1, \"2\"]\nd: &d {e: ~}\nf: *d\ng:\n- h\n"
+    assert _one(text) == {"a": "yes", "b": True, "c": [1, "2"], "d": {"e": None}, "f": {"e": None}, "g": ["h"]}
+    assert "CParser" not in [base.__name__ for base in yamlkube._Loader.__mro__]
+    err = _error("a: 1\nb: [1, 2\n")
+    assert err.line == 2
