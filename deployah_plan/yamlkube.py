@@ -185,13 +185,13 @@ def _explicit(node: Node) -> Any:
     """A scalar with a tag of its own: go-yaml v2 resolves the text and requires the tag's type
     (an int is accepted as a float); any other tag leaves the text."""
     tag, text = node.tag, node.value
-    short = tag[len(_YAML_TAG):] if tag.startswith(_YAML_TAG) else ""
-    if short not in ("int", "float", "bool", "null", "timestamp"):
+    short = tag[len(_YAML_TAG):]
+    if not tag.startswith(_YAML_TAG) or short not in ("int", "float", "bool", "null", "timestamp"):
         return text
     value = resolve_plain(text)
     kind = "timestamp" if short == "timestamp" and _TIMESTAMP.match(text) else _kind(value)
     if kind == short:
-        return text if kind == "timestamp" else value
+        return value  # a timestamp resolves to its text
     if short == "float" and kind == "int":
         return float(value)
     raise YAMLError(f"cannot decode !!{kind} `{text}` as a !!{short}", node.start_mark.line)

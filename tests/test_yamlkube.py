@@ -224,6 +224,8 @@ def _error(text: str) -> YAMLError:
     ("!!bool yes", True), ("!!bool 'off'", False), ("!!null ~", None), ("!!null ''", None),
     ("!!timestamp 2001-12-14", "2001-12-14"), ("!!str 12", "12"), ("!!str yes", "yes"),
     ("!custom 12", "12"), ("!<tag:yaml.org,2002:intx> 5", "5"), ("!!seq 5", "5"),
+    ("!" + "x" * 17 + "int 5", "5"),  # a local tag as long as the prefix of the standard ones
+    ("[!custom yes, !!str 1, yes]", ["yes", "1", True]), ("{a: !custom yes}", {"a": "yes"}),
 ])
 def test_explicit_tags_like_go_yaml(text: str, value: object) -> None:
     got = _one(f"v: {text}\n")["v"]  # type: ignore[index]
