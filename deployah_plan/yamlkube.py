@@ -401,7 +401,8 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
             else:
                 mapping[name] = build(value_node, depth + 1)
         if merged:
-            parts = [(build(part, depth + 1), part.start_mark.line)
+            # A merged map's keys land in this mapping: it is built at this mapping's depth.
+            parts = [(build(part, depth), part.start_mark.line)
                      for source in merged for part in (source.value if type(source) is SequenceNode else [source])]
             mapping = _merge(parts, mapping)
         return mapping
@@ -442,10 +443,10 @@ def _construct(root: Node) -> Any:
                 value[name], child_height = built(value_node, depth + 1)
                 height = max(height, child_height + 1)
             if merged:
-                parts = []  # each merged map built once, its height counted where it lands
+                parts = []  # each merged map built once, at this depth, where its keys land
                 for source in merged:
                     for part in source.value if isinstance(source, SequenceNode) else [source]:
-                        part_value, part_height = built(part, depth + 1)
+                        part_value, part_height = built(part, depth)
                         parts.append((part_value, part.start_mark.line))
                         height = max(height, part_height)
                 value = _merge(parts, value)

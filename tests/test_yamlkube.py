@@ -562,3 +562,12 @@ def test_the_pure_python_parser_when_libyaml_is_missing(monkeypatch: pytest.Monk
     assert "CParser" not in [base.__name__ for base in yamlkube._Loader.__mro__]
     err = _error("a: 1\nb: [1, 2\n")
     assert err.line == 2
+
+
+@pytest.mark.parametrize("merge", ["{<<: {a: b}}", "{<<: [{a: b}, {c: d}]}", "{<<: *m}", "{<<: [*m]}"])
+def test_merged_keys_count_at_the_depth_where_they_land(merge: str) -> None:
+    base = "m: &m {a: b}\nz: " if "*" in merge else "z: "
+    # z's value is at depth 1: the merging mapping at depth 99 holds its merged scalars at 100.
+    assert _one(base + "[" * 98 + merge + "]" * 98 + "\n")
+    err = _error(base + "[" * 99 + merge + "]" * 99 + "\n")
+    assert str(err) == "the document nests deeper than 100 levels"
