@@ -52,7 +52,7 @@ def _bind() -> None:
     class Loader(base):  # type: ignore[misc]
         """The parser and composer, with a resolver that only marks plain scalars."""
 
-        def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> object:
             # A container's tag is never read: its node type tells what it is.
             return _PLAIN if kind is scalar and implicit[0] else _STR
 
@@ -67,7 +67,9 @@ def _bind() -> None:
     _Loader = Loader
 
 
-_PLAIN = "!plain"  # our tag for an untagged plain scalar, resolved later by go-yaml's rules
+# Our tag for an untagged plain scalar, resolved later by go-yaml's rules: not a string, so that
+# no tag a document writes (`!plain`) can pass for it.
+_PLAIN: Any = object()
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 

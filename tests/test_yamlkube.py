@@ -571,3 +571,9 @@ def test_merged_keys_count_at_the_depth_where_they_land(merge: str) -> None:
     assert _one(base + "[" * 98 + merge + "]" * 98 + "\n")
     err = _error(base + "[" * 99 + merge + "]" * 99 + "\n")
     assert str(err) == "the document nests deeper than 100 levels"
+
+
+def test_a_local_tag_named_like_our_marker_is_a_custom_tag() -> None:
+    # go-yaml decodes a scalar with a custom tag as its text.
+    assert _one("a: !plain yes\nb: !plain 0777\nc: !plain [yes]\n!plain on: d\n") == {
+        "a": "yes", "b": "0777", "c": [True], "on": "d"}
