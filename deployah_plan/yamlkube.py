@@ -251,7 +251,7 @@ def _allowed_alias_ratio(decode_count: int) -> float:
         return 0.99
     if decode_count >= 4_000_000:
         return 0.10
-    return 0.99 - 0.89 * (decode_count - 400_000) / 3_600_000
+    return 0.99 - 0.89 * ((decode_count - 400_000) / 3_600_000)  # Go's order of operations
 
 
 _MAX_EXPANDED_NODES = 5_000_000

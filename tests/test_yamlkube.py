@@ -456,6 +456,8 @@ def test_allowed_alias_ratio_is_go_yamls() -> None:
     assert ratio(2_200_000) == pytest.approx(0.545, abs=1e-15)
     assert ratio(3_999_999) == pytest.approx(0.10 + 0.89 / 3_600_000, abs=1e-15)
     assert ratio(4_000_000) == ratio(10**9) == 0.10
+    # Go: 0.99 - 0.89*(float64(decodeCount-alias_ratio_range_low)/alias_ratio_range), in that order
+    assert ratio(514_656) == 0.99 - 0.89 * (114_656 / 3_600_000) == 0.9616544888888888
 
 
 def test_excessive_aliasing_of_a_mapping() -> None:
