@@ -7,8 +7,10 @@ is expanded, so an alias bomb costs time and memory in proportion to its text, n
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
+import struct
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 if TYPE_CHECKING:
@@ -50,10 +52,9 @@ def _bind() -> None:
     class Loader(base):  # type: ignore[misc]
         """The parser and composer, with a resolver that only marks plain scalars."""
 
-        def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
-            if kind is scalar:
-                return _PLAIN if implicit[0] else _STR
-            return _SEQ if kind is sequence else _MAP
+        def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> object:
+            # A container's tag is never read: its node type tells what it is.
+            return _PLAIN if kind is scalar and implicit[0] else _STR
 
         # Called around every node and unused here: built-in callables that do nothing (a
         # method of an empty dict, the tuple type) cost the composer far less than Python
@@ -66,10 +67,10 @@ def _bind() -> None:
     _Loader = Loader
 
 
-_PLAIN = "!plain"  # our tag for an untagged plain scalar, resolved later by go-yaml's rules
+# Our tag for an untagged plain scalar, resolved later by go-yaml's rules: not a string, so that
+# no tag a document writes (`!plain`) can pass for it.
+_PLAIN: Any = object()
 _STR = "tag:yaml.org,2002:str"
-_SEQ = "tag:yaml.org,2002:seq"
-_MAP = "tag:yaml.org,2002:map"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
@@ -103,34 +104,47 @@ for _words, _value in (
         _BOOL_NULL[_word] = _value
 
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
-_GO_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
+_GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
+_SIGNED_BINARY = re.compile(r"0b([-+])([01]+)\Z")
 _TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt]| )[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2})?)?\Z"
 )
-_INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
+_INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 _DECIMAL_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?\Z")
 
 
-_MAX_INT_TEXT = 70  # "-0b" and 64 binary digits: any longer text is out of 64-bit range
+_BASES = {"x": 16, "o": 8, "b": 2}
 
 
 def _go_int(text: str) -> int | None:
-    """strconv.ParseInt(text, 0, 64), falling back to ParseUint, as go-yaml v2 does."""
-    if len(text.lstrip("+-").lstrip("0")) > _MAX_INT_TEXT or not _GO_INT.match(text):
+    """strconv.ParseInt(text, 0, 64), falling back to ParseUint (which takes no sign), as go-yaml
+    v2 does."""
+    match = _GO_INT.match(text)
+    if not match:
         return None
-    sign = -1 if text[0] == "-" else 1
-    digits = text.lstrip("+-")
-    if len(digits) > 1 and digits[0] == "0" and digits[1] not in "xXoObB":
-        value = int(digits, 8)
-    else:
-        value = int(digits, 0)
-    value *= sign
-    if _INT64_MIN <= value <= _UINT64_MAX and not (text[0] == "-" and value < _INT64_MIN):
-        if value < 0 and text[0] == "+":
-            return None
-        return value
-    return None
+    sign, body = match.groups()
+    base = _BASES.get(body[1:2].lower(), 8 if body[0] == "0" else 10)
+    digits = (body[2:] if body[1:2].isalpha() else body).lstrip("0")
+    if len(digits) > 64:  # more digits than 64 bits hold in any base
+        return None
+    value = int(digits or "0", base)
+    if sign == "-":
+        value = -value
+    return value if _INT64_MIN <= value <= (_INT64_MAX if sign else _UINT64_MAX) else None
+
+
+def _signed_binary(text: str) -> int | None:
+    """go-yaml v2's last try, strconv.ParseInt(text[2:], 2, 64) after "0b": a sign may follow the
+    prefix there ("0b-101" is -5)."""
+    match = _SIGNED_BINARY.match(text)
+    if not match:
+        return None
+    sign, digits = match.group(1), match.group(2).lstrip("0")
+    if len(digits) > 64:
+        return None
+    value = int(digits or "0", 2) * (-1 if sign == "-" else 1)
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
 
 
 def resolve_plain(text: str) -> Any:
@@ -141,49 +155,94 @@ def resolve_plain(text: str) -> Any:
     if first == ".":
         return float(text) if _DECIMAL_FLOAT.match(text) else text
     if first in "+-0123456789":
-        if _TIMESTAMP.match(text):
-            return text  # go-yaml v2 keeps timestamps as strings in interface{} values
+        # A timestamp (2001-12-14) stays a string: go-yaml v2 keeps its text in interface{}
+        # values, and no number rule below matches it.
         plain = text.replace("_", "")
-        if plain and plain not in "+-":
-            number = _go_int(plain)
-            if number is not None:
-                return number
-            if _YAML_STYLE_FLOAT.match(plain):
-                real = float(plain)
-                # strconv.ParseFloat fails out of range (1e999), and go-yaml then keeps the text.
-                return real if not math.isinf(real) else text
-            if plain.startswith(("0b", "-0b")) and len(plain) <= _MAX_INT_TEXT:
-                try:
-                    return int(plain.replace("0b", "", 1), 2)
-                except ValueError:
-                    return text
+        number = _go_int(plain)
+        if number is not None:
+            return number
+        if _YAML_STYLE_FLOAT.match(plain):
+            real = float(plain)
+            # strconv.ParseFloat fails out of range (1e999), and go-yaml then keeps the text.
+            return real if not math.isinf(real) else text
+        number = _signed_binary(plain)
+        if number is not None:
+            return number
     return text
 
 
-def _explicit(node: Node) -> Any:
-    tag, text = node.tag, node.value
-    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag
-    if short in ("str", "binary", "timestamp", "!"):
-        return text
-    if short in ("int", "float", "bool", "null"):
-        value = resolve_plain(text) if text else None
-        if short == "float" and isinstance(value, int) and not isinstance(value, bool):
-            return float(value)
-        return value
-    return text  # a custom tag: go-yaml decodes the scalar as its text
+_YAML_TAG = "tag:yaml.org,2002:"
 
 
-def _key_text(value: Any) -> str:
-    """sigs.k8s.io/yaml turns non-string keys into JSON object keys."""
-    if isinstance(value, str):
-        return value
+def _kind(value: Any) -> str:
+    """The go-yaml tag a resolved value carries."""
     if value is None:
         return "null"
     if isinstance(value, bool):
+        return "bool"
+    return "int" if isinstance(value, int) else "float" if isinstance(value, float) else "str"
+
+
+def _explicit(node: Node) -> Any:
+    """A scalar with a tag of its own: go-yaml v2 resolves the text and requires the tag's type
+    (an int is accepted as a float); any other tag leaves the text."""
+    tag, text = node.tag, node.value
+    short = tag[len(_YAML_TAG):]
+    if not tag.startswith(_YAML_TAG) or short not in ("int", "float", "bool", "null", "timestamp"):
+        return text
+    value = resolve_plain(text)
+    kind = "timestamp" if short == "timestamp" and _TIMESTAMP.match(text) else _kind(value)
+    if kind == short:
+        return value  # a timestamp resolves to its text
+    if short == "float" and kind == "int":
+        return float(value)
+    raise YAMLError(f"cannot decode !!{kind} `{text}` as a !!{short}", node.start_mark.line)
+
+
+def _key_text(value: Any, node: Node) -> str:
+    """sigs.k8s.io/yaml turns a boolean or number key into a JSON object key; a null key or an
+    integer beyond int64 it refuses ("unsupported map key")."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and _INT64_MIN <= value <= _INT64_MAX:
+        return str(value)
     if isinstance(value, float):
-        return repr(value) if not value.is_integer() else str(int(value))
-    return str(value)
+        return _float32_text(value)
+    what = "null" if value is None else f"{value}, beyond 64-bit signed integers,"
+    raise YAMLError(f"a mapping key cannot be {what}: quote the key to make it a string",
+                    node.start_mark.line)
+
+
+def _container_key(node: Node) -> YAMLError:
+    """go-yaml refuses a list or mapping as a key ("invalid map key")."""
+    what = "a list" if isinstance(node, SequenceNode) else "a mapping"
+    return YAMLError(f"a mapping key cannot be {what}: use a string, number or boolean",
+                     node.start_mark.line)
+
+
+_FLOAT32_OVERFLOW = 2.0**128 - 2.0**103  # halfway from the largest float32 up: rounds to infinity
+
+
+def _float32_text(value: float) -> str:
+    """strconv.FormatFloat(value, 'g', -1, 32), with go-yaml's names for infinities and NaN: the
+    shortest digits that read back as the same float32, in %e form when the exponent is below
+    -4 or at least 6."""
+    if math.isnan(value):
+        return ".nan"
+    if abs(value) >= _FLOAT32_OVERFLOW:
+        return "-.inf" if value < 0 else ".inf"
+    single = struct.unpack("f", struct.pack("f", value))[0]
+    for precision in itertools.count(1):
+        digits = f"{single:.{precision - 1}e}"
+        if struct.unpack("f", struct.pack("f", float(digits)))[0] == single:
+            break
+    mantissa, exponent = digits.split("e")
+    power = int(exponent)
+    if power < -4 or power >= 6:
+        return f"{mantissa}e{power:+03d}"
+    return f"{float(digits):.{max(len(mantissa.lstrip('-').replace('.', '')) - 1 - power, 0)}f}"
 
 
 # go-yaml v2 decode.go allowedAliasRatio: lenient for small documents, strict for huge ones.
@@ -192,7 +251,7 @@ def _allowed_alias_ratio(decode_count: int) -> float:
         return 0.99
     if decode_count >= 4_000_000:
         return 0.10
-    return 0.99 - 0.89 * (decode_count - 400_000) / 3_600_000
+    return 0.99 - 0.89 * ((decode_count - 400_000) / 3_600_000)  # Go's order of operations
 
 
 _MAX_EXPANDED_NODES = 5_000_000
@@ -218,12 +277,11 @@ def _check_aliasing(root: Node) -> None:
         elif isinstance(node, SequenceNode):
             for item in node.value:
                 total += expanded(item)
-        active.discard(key)
-        sizes[key] = total
+        sizes[key] = total  # found before `active` from now on
         return total
 
     seen: set[int] = set()
-    counts = [0, 0]  # decode count, nodes decoded through an alias
+    counts = [1, 0]  # decode count (the document node counts too), nodes decoded through an alias
 
     def walk(node: Node) -> None:
         stack = [node]
@@ -243,7 +301,6 @@ def _check_aliasing(root: Node) -> None:
             elif isinstance(current, SequenceNode):
                 stack.extend(reversed(current.value))
 
-    expanded(root)
     walk(root)
     decodes, aliased = counts
     if decodes > _MAX_EXPANDED_NODES or (
@@ -288,7 +345,7 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
     missing = resolved  # not a value any text resolves to
 
     def plain(text: str) -> Any:
-        value = resolved[text] = resolve_plain(text) if text else None
+        value = resolved[text] = resolve_plain(text)
         return value
 
     def build(node: Node, depth: int) -> Any:
@@ -323,19 +380,19 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
         for key_node, value_node in node.value:
             key_tag = key_node.tag
             if type(key_node) is not ScalarNode:
-                name = _key_text(build(key_node, depth + 1))
-            elif key_node.value == "<<" and key_tag in (_PLAIN, _MERGE):
+                raise _container_key(key_node)
+            if key_node.value == "<<" and key_tag in (_PLAIN, _MERGE):
                 merged.append(value_node)
                 continue
-            elif key_tag == _STR:
+            elif key_tag == _STR and inline:
                 name = key_node.value
             elif key_tag == _PLAIN and inline:
                 key = known(key_node.value, missing)
                 if key is missing:
                     key = plain(key_node.value)
-                name = key if type(key) is str else _key_text(key)
+                name = key if type(key) is str else _key_text(key, key_node)
             else:
-                name = _key_text(build(key_node, depth + 1))
+                name = _key_text(build(key_node, depth + 1), key_node)
             if name in mapping:
                 raise YAMLError(f'mapping key "{name}" already defined', key_node.start_mark.line)
             if inline and type(value_node) is ScalarNode and value_node.tag == _STR:
@@ -346,7 +403,8 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
             else:
                 mapping[name] = build(value_node, depth + 1)
         if merged:
-            parts = [(build(part, depth + 1), part.start_mark.line)
+            # A merged map's keys land in this mapping: it is built at this mapping's depth.
+            parts = [(build(part, depth), part.start_mark.line)
                      for source in merged for part in (source.value if type(source) is SequenceNode else [source])]
             mapping = _merge(parts, mapping)
         return mapping
@@ -354,54 +412,43 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
     return build(root, 0)
 
 
-def _construct(root: Node, shared: bool) -> Any:
-    """Turn a node graph into plain dicts, lists and scalars, refusing depth past MAX_DEPTH
-    (an alias counts at the depth where it is used: its value's height is remembered)."""
+def _construct(root: Node) -> Any:
+    """Turn a node graph into plain dicts, lists and scalars, each node built once and shared
+    by its aliases, refusing depth past MAX_DEPTH (an alias counts at the depth where it is
+    used: its value's height is remembered)."""
     memo: dict[int, tuple[Any, int]] = {}
-
-    def build(node: Node, depth: int = 0) -> Any:
-        return built(node, depth)[0]
 
     def built(node: Node, depth: int) -> tuple[Any, int]:
         """The value of `node` and its height (0 for a scalar)."""
         if depth > MAX_DEPTH:
             raise YAMLError(f"the document nests deeper than {MAX_DEPTH} levels", node.start_mark.line)
-        if shared:
-            known = memo.get(id(node))
-            if known is not None:
-                if depth + known[1] > MAX_DEPTH:
-                    raise YAMLError(f"the document nests deeper than {MAX_DEPTH} levels", node.start_mark.line)
-                return known
+        known = memo.get(id(node))
+        if known is not None:
+            if depth + known[1] > MAX_DEPTH:
+                raise YAMLError(f"the document nests deeper than {MAX_DEPTH} levels", node.start_mark.line)
+            return known
         height = 0
         if isinstance(node, ScalarNode):
-            tag = node.tag
-            if tag == _PLAIN:
-                value: Any = resolve_plain(node.value) if node.value else None
-            elif tag == _STR:
-                value = node.value
-            else:
-                value = _explicit(node)
+            value: Any = resolve_plain(node.value) if node.tag == _PLAIN else _explicit(node)
         elif isinstance(node, MappingNode):
             value = {}
             merged: list[Node] = []
             for key_node, value_node in node.value:
-                if isinstance(key_node, ScalarNode) and key_node.tag in (_PLAIN, "tag:yaml.org,2002:merge") and key_node.value == "<<":
+                if isinstance(key_node, ScalarNode) and key_node.tag in (_PLAIN, _MERGE) and key_node.value == "<<":
                     merged.append(value_node)
                     continue
-                if isinstance(key_node, ScalarNode) and key_node.tag == _STR:
-                    name: str = key_node.value
-                else:
-                    key, key_height = built(key_node, depth + 1)
-                    name, height = _key_text(key), max(height, key_height + 1)
+                if not isinstance(key_node, ScalarNode):
+                    raise _container_key(key_node)
+                name = _key_text(built(key_node, depth + 1)[0], key_node)
                 if name in value:
                     raise YAMLError(f'mapping key "{name}" already defined', key_node.start_mark.line)
                 value[name], child_height = built(value_node, depth + 1)
                 height = max(height, child_height + 1)
             if merged:
-                parts = []  # each merged map built once, its height counted where it lands
+                parts = []  # each merged map built once, at this depth, where its keys land
                 for source in merged:
                     for part in source.value if isinstance(source, SequenceNode) else [source]:
-                        part_value, part_height = built(part, depth + 1)
+                        part_value, part_height = built(part, depth)
                         parts.append((part_value, part.start_mark.line))
                         height = max(height, part_height)
                 value = _merge(parts, value)
@@ -413,11 +460,10 @@ def _construct(root: Node, shared: bool) -> Any:
                 value.append(child)
                 height = max(height, child_height + 1)
             height = max(height, 1)
-        if shared:
-            memo[id(node)] = (value, height)
+        memo[id(node)] = (value, height)
         return value, height
 
-    return build(root)
+    return built(root, 0)[0]
 
 
 def _merge(parts: list[tuple[Any, int]], explicit: dict[str, Any]) -> dict[str, Any]:
@@ -442,8 +488,6 @@ def load_all(text: str) -> Iterator[LoadedDocument]:
     try:
         while loader.check_node():
             node = loader.get_node()
-            if node is None:
-                continue
             if isinstance(node, ScalarNode) and node.tag == _PLAIN and node.value in ("", "~", "null", "Null", "NULL"):
                 continue  # an empty document
             if has_aliases:
@@ -455,14 +499,12 @@ def load_all(text: str) -> Iterator[LoadedDocument]:
                     value = _construct_tree(node, resolved, set())
                 except _Repeated:
                     _check_aliasing(node)
-                    value = _construct(node, True)
+                    value = _construct(node)
             else:
                 value = _construct_tree(node, resolved)
             yield LoadedDocument(value, node.start_mark.line)
-    except _MarkedError as err:
-        mark = err.problem_mark or err.context_mark
-        problem = err.problem or err.context or "malformed YAML"
-        raise YAMLError(problem, mark.line if mark else -1) from None
+    except _MarkedError as err:  # PyYAML's and libyaml's all carry a problem and its mark
+        raise YAMLError(err.problem, err.problem_mark.line) from None
     except _Error as err:
         raise YAMLError(str(err).splitlines()[0]) from None
     finally:
