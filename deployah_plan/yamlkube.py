@@ -354,7 +354,7 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
         kind = type(node)
         if kind is ScalarNode:
             tag = node.tag
-            if tag == _PLAIN:
+            if tag is _PLAIN:
                 value = known(node.value, missing)
                 return plain(node.value) if value is missing else value
             return node.value if tag == _STR else _explicit(node)
@@ -369,7 +369,7 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
             for item in node.value:
                 if inline and type(item) is ScalarNode and item.tag == _STR:
                     items.append(item.value)
-                elif inline and type(item) is ScalarNode and item.tag == _PLAIN:
+                elif inline and type(item) is ScalarNode and item.tag is _PLAIN:
                     value = known(item.value, missing)
                     items.append(plain(item.value) if value is missing else value)
                 else:
@@ -386,7 +386,7 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
                 continue
             elif key_tag == _STR and inline:
                 name = key_node.value
-            elif key_tag == _PLAIN and inline:
+            elif key_tag is _PLAIN and inline:
                 key = known(key_node.value, missing)
                 if key is missing:
                     key = plain(key_node.value)
@@ -397,7 +397,7 @@ def _construct_tree(root: Node, resolved: dict[str, Any], seen: set[int] | None 
                 raise YAMLError(f'mapping key "{name}" already defined', key_node.start_mark.line)
             if inline and type(value_node) is ScalarNode and value_node.tag == _STR:
                 mapping[name] = value_node.value
-            elif inline and type(value_node) is ScalarNode and value_node.tag == _PLAIN:
+            elif inline and type(value_node) is ScalarNode and value_node.tag is _PLAIN:
                 value = known(value_node.value, missing)
                 mapping[name] = plain(value_node.value) if value is missing else value
             else:
@@ -429,7 +429,7 @@ def _construct(root: Node) -> Any:
             return known
         height = 0
         if isinstance(node, ScalarNode):
-            value: Any = resolve_plain(node.value) if node.tag == _PLAIN else _explicit(node)
+            value: Any = resolve_plain(node.value) if node.tag is _PLAIN else _explicit(node)
         elif isinstance(node, MappingNode):
             value = {}
             merged: list[Node] = []
@@ -488,7 +488,7 @@ def load_all(text: str) -> Iterator[LoadedDocument]:
     try:
         while loader.check_node():
             node = loader.get_node()
-            if isinstance(node, ScalarNode) and node.tag == _PLAIN and node.value in ("", "~", "null", "Null", "NULL"):
+            if isinstance(node, ScalarNode) and node.tag is _PLAIN and node.value in ("", "~", "null", "Null", "NULL"):
                 continue  # an empty document
             if has_aliases:
                 # The stream may use an alias: each document is built as a tree unless a
