@@ -196,7 +196,8 @@ def _explicit(node: Node) -> Any:
         return value  # a timestamp resolves to its text
     if short == "float" and kind == "int":
         return float(value)
-    raise YAMLError(f"cannot decode !!{kind} `{text}` as a !!{short}", node.start_mark.line)
+    # The text is left out: it may be a Secret's value.
+    raise YAMLError(f"cannot decode a !!{kind} as a !!{short}", node.start_mark.line)
 
 
 def _key_text(value: Any, node: Node) -> str:
