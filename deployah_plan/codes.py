@@ -10,7 +10,7 @@ step).
 
 To add a code: add a member below, run `scripts/gen-schema-codes` (a new code is a minor
 format version, see the README), and make the warning where the check finds it with
-`model.warn(Code.NEW, message, ...)`. A code that may predict a failure names that check
+`model.warn_text(Code.NEW, message, ...)`. A code that may predict a failure names that check
 (`check`): the table is the list of failure checks, and a test holds each check to its code.
 
 A warning rebuilt from JSON may hold a code this table does not know (a newer helm plan's):
@@ -21,6 +21,7 @@ severity are the document's).
 from __future__ import annotations
 
 import enum
+from typing import ClassVar
 
 from msgspec import Struct
 
@@ -35,7 +36,7 @@ class Fails(enum.Enum):
 
     NEVER = "never"
     ALWAYS = "always"
-    SOMETIMES = "sometimes"  # the check says, case by case (`warn(..., fails=True)`)
+    SOMETIMES = "sometimes"  # the check says, case by case (`warn_text(..., fails=True)`)
 
 
 class _Entry(Struct, frozen=True):
@@ -221,6 +222,15 @@ class Code(str, enum.Enum):
         return self._value_ == family or self._value_.startswith(family + "-") or self.gate == family
 
 
+class Facts(Struct, frozen=True, kw_only=True):
+    """What a check found, as typed values: the base of each code's facts (deployah_plan/facts.py
+    holds one class per code, its `code` the member it is the facts of). Facts carry no
+    sentences: render/words/warning.py words each code from its facts, for every writer and
+    for the JSON `message`."""
+
+    code: ClassVar[Code]
+
+
 # The --fail-on families that warning codes join besides their own names (`--fail-on ownership`).
 GATES: tuple[str, ...] = tuple(dict.fromkeys(c.gate for c in Code if c.gate))
 
@@ -230,4 +240,4 @@ def schema_codes() -> list[dict[str, str]]:
     return [{"const": c.value, "description": c.description} for c in Code]
 
 
-__all__ = ["GATES", "Code", "Fails", "Severity", "schema_codes"]
+__all__ = ["GATES", "Code", "Facts", "Fails", "Severity", "schema_codes"]

@@ -48,12 +48,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Union
 
 from msgspec import Struct
 from msgspec.structs import replace
 
-from deployah_plan.codes import Code, Fails
+from deployah_plan.codes import Code, Facts, Fails
 from deployah_plan.codes import Severity as Severity  # where the plan's readers find it
 from deployah_plan.kinds import group_of
 
@@ -245,22 +245,36 @@ class CRDSummary(Struct, frozen=True):
 
 
 class Warning(Struct, frozen=True):
-    """Something the reader should know before running Helm. Made by `warn`, which takes the
-    severity and whether it fails from the code's entry; a saved plan is read back as written."""
+    """Something the reader should know before running Helm: a code and what the check found
+    (`facts`, typed values of the code's own class in deployah_plan/facts.py), never a
+    sentence; render/words/warning.py says it. Made by `warn`, which takes the severity and
+    whether it fails from the code's entry. A warning read back from a saved plan that holds
+    no facts for it (a plan written before facts, or a code this version does not know) keeps
+    the message as written in `said`."""
 
     code: Code
-    message: str
+    facts: Facts | None = None
     severity: Severity = Severity.WARNING
     resource: ResourceRef | None = None
     fails: bool = False  # a predicted failure: Helm stops on it and the action does not complete
+    said: str = ""  # the message as written, only where there are no facts to word
 
 
-def warn(code: Code, message: str, resource: ResourceRef | None = None, *, fails: bool = False,
+def warn(facts: Facts, resource: ResourceRef | None = None, *, fails: bool = False,
          severity: Severity | None = None) -> Warning:
-    """A warning of `code`: a code that always fails fails; a failure is shown as a warning, else
-    the code's severity unless `severity` says otherwise (one code, several cases)."""
+    """A warning of the code `facts` are of: a code that always fails fails; a failure is shown
+    as a warning, else the code's severity unless `severity` says otherwise (one code, several
+    cases)."""
+    code = facts.code
     fails = fails or code.fails is Fails.ALWAYS
-    return Warning(code, message, Severity.WARNING if fails else severity or code.severity, resource, fails)
+    return Warning(code, facts, Severity.WARNING if fails else severity or code.severity, resource, fails)
+
+
+def warn_text(code: Code, message: str, resource: ResourceRef | None = None, *, fails: bool = False,
+              severity: Severity | None = None) -> Warning:
+    """A warning worded where it is found: the form each check leaves for `warn` and its facts."""
+    fails = fails or code.fails is Fails.ALWAYS
+    return Warning(code, None, Severity.WARNING if fails else severity or code.severity, resource, fails, message)
 
 
 class ResourceChange(Struct, frozen=True):
@@ -591,6 +605,38 @@ class Plan(Struct, frozen=True):
         return tuple((phase, tuple(tasks)) for phase, tasks in groups.items() if tasks)
 
 
+# -- `--fail-on` gates (core/gates.py checks them) --------------------------------------------
+
+class Gate(Struct, frozen=True):
+    """A `--fail-on` gate: `WHAT` or `WHAT:KIND`."""
+
+    text: str  # as the user wrote it
+    what: str
+    argument: str = ""
+
+
+# What a gate matches: a change, an impact, a chart CRD, a drift or a warning of the plan.
+Matched = Union[ResourceChange, Impact, ChartCRD, DriftChange, Warning]
+
+
+class GateMatch(Struct, frozen=True):
+    gate: Gate
+    matched: tuple[Matched, ...]  # what matched, in the plan's order (render/words says it)
+
+
+class Unanswered(enum.Enum):
+    """Why a gate that matched nothing may still match the real deploy."""
+
+    DRIFT = "drift"  # the drift gate: the live state was not read
+    CONFLICTS = "conflicts"  # ownership and drift conflicts: the live state was not read
+
+
+class Unevaluated(Struct, frozen=True):
+    gate: Gate
+    why: Unanswered
+    live_reason: str = ""  # why the live state was not read, as the plan's live check says
+
+
 _PHASE_ORDER = {TaskPhase.PRE_DEPLOY: 0, TaskPhase.POST_DEPLOY: 1, TaskPhase.SCHEDULE: 2, TaskPhase.OTHER: 3}
 # Which hook events run on which action (pkg/release hook events, as each action runs them).
 HOOK_EVENTS = {
@@ -786,6 +832,8 @@ def build_plan(
     for warning in warning_list:
         if warning.fails and warning.severity is not Severity.WARNING:
             raise ValueError(f"a predicted failure is a warning, not {warning.severity.value}: {warning.code}")
+        if warning.facts is not None and warning.facts.code is not warning.code:
+            raise ValueError(f"warning {warning.code} holds the facts of {warning.facts.code}")
         if warning.code.fails is (Fails.NEVER if warning.fails else Fails.ALWAYS):
             raise ValueError(f"warning {warning.code} {'never' if warning.fails else 'always'} predicts a failure")
     impact_list = tuple(impact)

@@ -13,7 +13,7 @@ of this version or an older one must use the listed values.
 
 This is a small interpreter of the JSON Schema keywords the plan schema uses (type, enum,
 const, pattern, minimum, minLength, maxLength, properties, required, additionalProperties,
-items, oneOf, anyOf, allOf and local $ref), not a general validator: the `jsonschema` package
+items, oneOf, anyOf, allOf, if/then and local $ref), not a general validator: the `jsonschema` package
 checks a large plan in about seven times the time it takes to read it, and it would be one
 more dependency at run time. The test suite checks, with `jsonschema`, that the schema uses
 no keyword this module does not know.
@@ -30,7 +30,7 @@ __all__ = ["KNOWN_KEYWORDS", "first_error", "schema"]
 
 KNOWN_KEYWORDS = frozenset({
     "type", "enum", "const", "pattern", "minimum", "minLength", "maxLength", "properties", "required",
-    "additionalProperties", "items", "oneOf", "anyOf", "allOf", "$ref",
+    "additionalProperties", "items", "oneOf", "anyOf", "allOf", "if", "then", "$ref",
     # annotations, which check nothing
     "$schema", "$id", "$defs", "title", "description", "default", "examples", "$comment",
 })
@@ -195,6 +195,8 @@ class _Compiler:
         for word in ("allOf", "anyOf", "oneOf"):
             if rule.get(word):
                 checks.append(_combination(word, [self.compile(option) for option in rule[word]]))
+        if "if" in rule and "then" in rule:
+            checks.append(_conditional(self.compile(rule["if"]), self.compile(rule["then"])))
         if not checks:
             return _anything
         if len(checks) == 1:
@@ -288,6 +290,17 @@ def _combination(word: str, options: list[Check]) -> Check:
             if failures:
                 raise failures[0]
             raise _Invalid("{} matches more than one of " + word, value)
+    return check
+
+
+def _conditional(condition: Check, then: Check) -> Check:
+    """`if`/`then`: a value the condition holds for must pass `then` (a warning's facts by its code)."""
+    def check(value: Any) -> None:
+        try:
+            condition(value)
+        except _Invalid:
+            return
+        then(value)
     return check
 
 

@@ -18,10 +18,13 @@ they stay masked in every output.
 from __future__ import annotations
 
 import json
+
+import msgspec
 from typing import Any, Callable, TypeVar
 
 from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
+from deployah_plan.facts import facts_class
 from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
     HelmAction, HookDefinition, Impact, ImpactKind, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
@@ -156,9 +159,13 @@ def drift_of(doc: dict[str, Any]) -> DriftChange:
 
 
 def warning_of(doc: dict[str, Any]) -> Warning:
-    # A code this version does not know (a newer helm plan wrote it) is kept as written.
-    return Warning(Code(doc["code"]), doc["message"], Severity(doc["severity"]),
-                   ref_of(doc["resource"]) if doc.get("resource") else None, bool(doc.get("predicted_failure", False)))
+    """A warning with its facts; one without (an older plan's, or a code this version does not
+    know, which a newer helm plan wrote) keeps its message as written."""
+    code = Code(doc["code"])
+    cls = facts_class(code)
+    facts = msgspec.convert(doc["facts"], cls) if cls is not None and "facts" in doc else None
+    return Warning(code, facts, Severity(doc["severity"]), ref_of(doc["resource"]) if doc.get("resource") else None,
+                   bool(doc.get("predicted_failure", False)), "" if facts is not None else doc["message"])
 
 
 def impact_of(doc: dict[str, Any]) -> Impact:

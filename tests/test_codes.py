@@ -12,8 +12,11 @@ import pytest
 from conftest import ROOT, run_plan
 from deployah_plan.codes import GATES, Code, Fails, Severity
 from deployah_plan.core.gates import check_gates, parse_gate
+from deployah_plan.facts import DataLoss, Field, Immutable, Loss, facts_class
 from deployah_plan.model import Header, HelmAction, Warning, build_plan, warn
 from deployah_plan.render import words
+from deployah_plan.render.words import gate as gate_words
+from deployah_plan.render.words import warning as warning_words
 from deployah_plan.render.json_doc import render as render_json
 from deployah_plan.saved import plan_of
 
@@ -58,7 +61,10 @@ def _check_source(path: str) -> str:
 def test_each_failure_names_the_check_that_predicts_it(code: Code) -> None:
     """The table is the list of failure checks: the named function makes the code."""
     assert code.check, f"{code.value} may fail: name its check"
-    assert f"Code.{code.name}" in _check_source(code.check), f"{code.check} does not make {code.value}"
+    made = facts_class(code)
+    source = _check_source(code.check)
+    assert f"Code.{code.name}" in source or (made is not None and f"{made.__name__}(" in source), \
+        f"{code.check} does not make {code.value}"
     assert code.severity is Severity.WARNING or code.fails is Fails.SOMETIMES
 
 
@@ -67,19 +73,27 @@ def test_codes_that_never_fail_name_no_check() -> None:
 
 
 def test_warn_takes_severity_and_failure_from_the_table() -> None:
-    assert warn(Code.IMMUTABLE, "x") == Warning(Code.IMMUTABLE, "x", Severity.WARNING, None, True)
-    assert warn(Code.NO_HOOKS, "x") == Warning(Code.NO_HOOKS, "x", Severity.INFO)
-    assert warn(Code.OWNERSHIP, "x") == Warning(Code.OWNERSHIP, "x", Severity.INFO)
-    assert warn(Code.OWNERSHIP, "x", fails=True) == Warning(Code.OWNERSHIP, "x", Severity.WARNING, None, True)
-    assert warn(Code.UNKNOWN_FIELD, "x", severity=Severity.INFO).severity is Severity.INFO
+    immutable, loss = Immutable(fields=(Field("/spec/selector"),)), DataLoss(loses=Loss.VOLUME)
+    assert warn(immutable) == Warning(Code.IMMUTABLE, immutable, Severity.WARNING, None, True)
+    assert warn(loss) == Warning(Code.DATA_LOSS, loss, Severity.WARNING)
+    assert warn(loss, severity=Severity.INFO).severity is Severity.INFO
+
+
+def test_every_code_has_facts_and_words() -> None:
+    """Each code of the table has its facts class (deployah_plan/facts.py) and its wording
+    (render/words/warning.py), and each facts class is one code's."""
+    assert sorted(c.value for c in Code if facts_class(c) is None) == []
+    assert sorted(c.value for c in Code if c not in warning_words.worded()) == []
 
 
 def test_a_plan_refuses_a_failure_the_table_does_not_allow() -> None:
     header = Header("r", "ns")
     with pytest.raises(ValueError, match="never predicts a failure"):
-        build_plan(header, HelmAction.NONE, warnings=[Warning(Code.DATA_LOSS, "x", fails=True)])
+        build_plan(header, HelmAction.NONE, warnings=[Warning(Code.DATA_LOSS, DataLoss(loses=Loss.VOLUME), fails=True)])
     with pytest.raises(ValueError, match="always predicts a failure"):
-        build_plan(header, HelmAction.NONE, warnings=[Warning(Code.IMMUTABLE, "x")])
+        build_plan(header, HelmAction.NONE, warnings=[Warning(Code.IMMUTABLE, Immutable(fields=()))])
+    with pytest.raises(ValueError, match="holds the facts of data-loss"):
+        build_plan(header, HelmAction.NONE, warnings=[Warning(Code.IMMUTABLE, DataLoss(loses=Loss.VOLUME), fails=True)])
 
 
 def test_a_code_is_its_wire_value() -> None:
@@ -96,7 +110,7 @@ def test_a_code_from_a_newer_version_is_kept_as_written() -> None:
     assert newer == "ownership-stolen" and not newer.known and newer not in list(Code)
     assert newer.in_family("ownership") and not newer.in_family("immutable")
     assert newer.label == "ownership-stolen" and not newer.loud and newer.fails is Fails.SOMETIMES
-    plan = build_plan(Header("r", "ns"), HelmAction.NONE, warnings=[Warning(newer, "m", fails=True)])
+    plan = build_plan(Header("r", "ns"), HelmAction.NONE, warnings=[Warning(newer, None, fails=True, said="m")])
     assert plan.summary.failures == 1
     with pytest.raises(ValueError, match="3 is not a valid Code"):
         Code(3)  # type: ignore[arg-type]
@@ -112,6 +126,6 @@ def test_a_saved_warning_with_a_code_from_a_newer_version_is_read_as_written() -
     plan = plan_of(doc)
     assert plan.warnings[0].code == "ownership-stolen" and plan.warnings[0].fails
     (match,) = check_gates(plan, [parse_gate("ownership")])
-    assert match.matched[0].startswith("ownership-stolen: ")
+    assert gate_words.match_text(match).startswith("--fail-on ownership matched: ownership-stolen: ")
     assert json.loads(render_json(plan))["warnings"][0] == doc["warnings"][0]
     assert "ownership-stolen" in words.failure_label(plan.warnings)

@@ -11,7 +11,7 @@ from deployah_plan.codes import Code
 from deployah_plan.core.gates import check_gates, parse_gate
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, Header, HelmAction, ResourceChange, ResourceRef, Severity, Warning, build_plan, warn,
+    Action, ChartCRD, CRDLifecycle, Header, HelmAction, ResourceChange, ResourceRef, Severity, Warning, build_plan, warn_text,
 )
 from test_bad_input import _one_line_error
 
@@ -53,7 +53,7 @@ def test_crd_and_warning_gates() -> None:
         [ResourceChange(crd, Action.CREATE, None, {})],
         chart_crds=[ChartCRD("app/crds/a.yaml", "a.example.com", CRDLifecycle.PROCESS),
                     ChartCRD("app/crds/b.yaml", "b.example.com", CRDLifecycle.SKIP)],
-        warnings=[warn(Code.IMMUTABLE, "spec.selector cannot change"),  # the code the planner emits
+        warnings=[warn_text(Code.IMMUTABLE, "spec.selector cannot change"),  # the code the planner emits
                   Warning(Code("immutable-field"), "a newer code of the family", fails=True),
                   Warning(Code.OWNERSHIP, "owned by x", fails=True),
                   Warning(Code.OWNERSHIP, "adopted into r", Severity.INFO),  # a harmless adoption

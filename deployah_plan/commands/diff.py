@@ -19,7 +19,7 @@ from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.flags import DIFF, request_fields
 from deployah_plan.manifests import split_stream
 from deployah_plan.codes import Code
-from deployah_plan.model import ApplyMethod, Header, warn
+from deployah_plan.model import ApplyMethod, Header, warn_text
 from deployah_plan.sources.cluster import load_live_file
 from deployah_plan.sources.files import FileReader, describe
 from deployah_plan.sources.helm import Helm
@@ -80,7 +80,7 @@ def plan_diff(options: DiffOptions, reader: FileReader | None = None) -> Planned
                             strict_fields=ssa and not options.disable_openapi_validation,
                             validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa,
                             assumed=not options.kube_version)
-    notes = () if options.kube_version else (warn(
+    notes = () if options.kube_version else (warn_text(
         Code.KUBE_VERSION_ASSUMED, f"objects judged against Kubernetes {version}, the newest version helm plan knows: "
         "pass --kube-version with your cluster's version to judge against it"),)
     reader = reader or FileReader()

@@ -19,6 +19,7 @@ import click
 from msgspec import Struct, structs
 
 from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
+from deployah_plan.render.words import gate as gate_words
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import UsageError
 from deployah_plan.render.writers import WRITERS, WriteOptions
@@ -170,9 +171,9 @@ def gate_exit(plan: Plan, printing: Printing) -> int:
     gates = list(printing.gates)
     matches = check_gates(plan, gates)
     for match in matches:
-        click.echo(f"helm plan: {match}", err=True)
-    for line in unevaluated(plan, gates):
-        click.echo(f"helm plan: {line}", err=True)
+        click.echo(f"helm plan: {gate_words.match_text(match)}", err=True)
+    for item in unevaluated(plan, gates):
+        click.echo(f"helm plan: {gate_words.unevaluated_text(item)}", err=True)
     if matches:
         return EXIT_GATE
     return EXIT_CHANGES if printing.detailed_exitcode and plan.has_changes else EXIT_OK

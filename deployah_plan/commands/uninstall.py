@@ -20,7 +20,7 @@ from deployah_plan.errors import ReleaseError
 from deployah_plan.flags import UNINSTALL, request_fields
 from deployah_plan.manifests import Rendered
 from deployah_plan.codes import Code
-from deployah_plan.model import Header, HelmAction, warn
+from deployah_plan.model import Header, HelmAction, warn_text
 
 
 class UninstallOptions(Struct, frozen=True, kw_only=True):
@@ -44,9 +44,9 @@ def plan_uninstall(options: UninstallOptions) -> Planned:
     if current.status == "uninstalled":
         raise ReleaseError(f"release {options.release} is already uninstalled (revision {current.revision}, "
                            "history kept)", "there is nothing to uninstall; `helm history` shows its revisions")
-    notes = [warn(Code.KEEP_HISTORY, f"--keep-history: revision {current.revision} is kept, marked uninstalled")
+    notes = [warn_text(Code.KEEP_HISTORY, f"--keep-history: revision {current.revision} is kept, marked uninstalled")
              if options.keep_history else
-             warn(Code.HISTORY_DELETED, "the release's history is deleted with it (add --keep-history to keep it)")]
+             warn_text(Code.HISTORY_DELETED, "the release's history is deleted with it (add --keep-history to keep it)")]
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=current.revision, previous_revision=current.revision,

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping
 
 from msgspec.structs import replace
 
-from deployah_plan.core.diff import tokens
+from deployah_plan.pointer import tokens
 from deployah_plan.kinds import group_of
 from deployah_plan.model import CRDSchemaChange, CRDSummary, FieldChange, FieldOp
 

@@ -27,6 +27,7 @@ import re
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.core import quantity
+from deployah_plan.pointer import escape, tokens
 from deployah_plan.core.list_keys import KEY_DEFAULTS, QUANTITY, Node, Spec, root
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.yamlkube import MAX_DEPTH, YAMLError, load_all, too_deep
@@ -38,43 +39,6 @@ _RENAME_SIMILARITY = 0.6  # share of equal leaves (key fields aside) that makes 
 _MAX_RENAME_CANDIDATES = 64  # removed x added pairs scored at most this many each way
 _MAX_IN_ORDER_CELLS = 250_000  # unkeyed lists matched in order exactly up to this many entry pairs
 Key = tuple[Any, ...]
-
-
-def escape(token: str) -> str:
-    """One reference token of a JSON Pointer (RFC 6901 section 3)."""
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def tokens(pointer: str) -> list[str]:
-    """The reference tokens of a JSON Pointer, unescaped (RFC 6901 section 4)."""
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")] if pointer else []
-
-
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
-
-
-def key_label(key: Mapping[str, Any]) -> str:
-    return ",".join(f"{field}={value}" for field, value in key.items())
-
-
-def readable_path(pointer: str, keys: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> str:
-    """`/spec/containers/0/image` -> `spec.containers[0].image`, or `spec.containers[name=app].image`
-    when the entry's key is known (`keys`: pointer of each keyed entry, its key fields)."""
-    if not pointer:
-        return "(whole object)"
-    by_prefix = dict(keys)
-    out, prefix = "", ""
-    for token in tokens(pointer):
-        prefix += "/" + escape(token)
-        if prefix in by_prefix:
-            out += f"[{key_label(by_prefix[prefix])}]"
-        elif token.isdigit():
-            out += f"[{token}]"
-        elif _IDENT.match(token):
-            out += f".{token}" if out else token
-        else:
-            out += f"[{json.dumps(token)}]"
-    return out
 
 
 def same(a: Any, b: Any) -> bool:

@@ -31,7 +31,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterable, Mapping
 
-from deployah_plan.core.diff import declared_surface, diff_objects, escape, same, tokens
+from deployah_plan.core.diff import declared_surface, diff_objects, same
+from deployah_plan.pointer import escape, tokens
 from deployah_plan.core.ownership import kept_by_policy, release_of
 from deployah_plan.core.list_keys import KEY_DEFAULTS, root
 from deployah_plan.kinds import group_of

@@ -27,30 +27,15 @@ only what a saved JSON plan keeps, so `helm plan show --fail-on` gives the same 
 """
 from __future__ import annotations
 
-from msgspec import Struct
-
 from deployah_plan.codes import GATES
 from deployah_plan.errors import UsageError
 from deployah_plan.kinds import kind_answers_to
-from deployah_plan.model import IMPACT_GATES, Action, CRDLifecycle, LiveStatus, Plan, ResourceRef
+from deployah_plan.model import (
+    IMPACT_GATES, Action, CRDLifecycle, Gate, GateMatch, LiveStatus, Matched, Plan, ResourceRef, Unanswered, Unevaluated,
+)
 
 _ACTIONS = {"create": Action.CREATE, "update": Action.UPDATE, "delete": Action.DELETE, "retain": Action.RETAIN}
 _NAMES = (*_ACTIONS, "failure", "crd", "drift", *GATES, "warning:CODE", *IMPACT_GATES)
-
-
-class Gate(Struct, frozen=True):
-    text: str  # as the user wrote it
-    what: str
-    argument: str = ""
-
-
-class GateMatch(Struct, frozen=True):
-    gate: Gate
-    matched: tuple[str, ...]  # what matched, one short phrase each
-
-    def __str__(self) -> str:
-        shown = "; ".join(self.matched[:3]) + (f"; and {len(self.matched) - 3} more" if len(self.matched) > 3 else "")
-        return f"--fail-on {self.gate.text} matched: {shown}"
 
 
 def parse_gate(text: str) -> Gate:
@@ -75,35 +60,35 @@ def _kind_matches(ref: ResourceRef, argument: str) -> bool:
     return kind_answers_to(ref.kind, kind) and (not group or ref.group == group.lower())
 
 
-def _matches(gate: Gate, plan: Plan) -> list[str]:
+def _matches(gate: Gate, plan: Plan) -> list[Matched]:
     if gate.what in _ACTIONS:
-        return [f"{c.action.value} {c.resource}" for c in plan.changes
-                if c.action is _ACTIONS[gate.what] and _kind_matches(c.resource, gate.argument)]
+        return [c for c in plan.changes if c.action is _ACTIONS[gate.what] and _kind_matches(c.resource, gate.argument)]
     if gate.what in IMPACT_GATES:
-        return [f"{i.kind.value}: {i.message}" for i in plan.impact
-                if i.kind.answers_to(gate.what) and _kind_matches(i.resource, gate.argument)]
+        return [i for i in plan.impact if i.kind.answers_to(gate.what) and _kind_matches(i.resource, gate.argument)]
     if gate.what == "crd":
-        changed = [f"{c.action.value} {c.resource}" for c in plan.changes
-                   if c.resource.kind == "CustomResourceDefinition" and c.resource.group == "apiextensions.k8s.io"]
-        return changed + [f"chart CRD {c.name} ({c.source})" for c in plan.chart_crds if c.lifecycle is CRDLifecycle.PROCESS]
+        changed: list[Matched] = [c for c in plan.changes if c.resource.kind == "CustomResourceDefinition"
+                                  and c.resource.group == "apiextensions.k8s.io"]
+        return changed + [c for c in plan.chart_crds if c.lifecycle is CRDLifecycle.PROCESS]
     if gate.what == "drift":
-        return [f"{d.kind.value} {d.resource}" for d in plan.drift]
+        return list(plan.drift)
     if gate.what == "failure":
-        return [f"{w.code}: {w.message}" for w in plan.warnings if w.fails]
+        return [w for w in plan.warnings if w.fails]
     if gate.what == "warning":
-        return [f"{w.code}: {w.message}" for w in plan.warnings if w.code.in_family(gate.argument)]
-    return [f"{w.code}: {w.message}" for w in plan.warnings if w.fails and w.code.in_family(gate.what)]
+        return [w for w in plan.warnings if w.code.in_family(gate.argument)]
+    return [w for w in plan.warnings if w.fails and w.code.in_family(gate.what)]
 
 
-def unevaluated(plan: Plan, gates: list[Gate]) -> list[str]:
-    """Gates this plan cannot answer, one line each: a gate that matches nothing here may still
-    match the real deploy. The drift gate needs the live state."""
+def unevaluated(plan: Plan, gates: list[Gate]) -> list[Unevaluated]:
+    """Gates this plan cannot answer: a gate that matches nothing here may still match the real
+    deploy. The drift gate needs the live state, and so do ownership and drift conflicts."""
+    if plan.live.status in (LiveStatus.CHECKED, LiveStatus.PARTIAL):
+        return []
     out = []
     for gate in gates:
-        if gate.what == "drift" and plan.live.status not in (LiveStatus.CHECKED, LiveStatus.PARTIAL):
-            out.append(f"--fail-on {gate.text}: not evaluated: the live state was not read ({plan.live.reason})")
-        elif gate.what in ("ownership", "failure") and plan.live.status not in (LiveStatus.CHECKED, LiveStatus.PARTIAL):
-            out.append(f"--fail-on {gate.text}: ownership and drift conflicts not evaluated: the live state was not read")
+        if gate.what == "drift":
+            out.append(Unevaluated(gate, Unanswered.DRIFT, plan.live.reason))
+        elif gate.what in ("ownership", "failure"):
+            out.append(Unevaluated(gate, Unanswered.CONFLICTS, plan.live.reason))
     return out
 
 
@@ -117,4 +102,4 @@ def check_gates(plan: Plan, gates: list[Gate]) -> list[GateMatch]:
     return out
 
 
-__all__ = ["Gate", "GateMatch", "check_gates", "parse_gate", "unevaluated"]
+__all__ = ["Gate", "GateMatch", "Matched", "Unanswered", "Unevaluated", "check_gates", "parse_gate", "unevaluated"]

@@ -42,7 +42,7 @@ from deployah_plan.core.lifecycle import immutable_fields
 from deployah_plan.codes import Code
 from deployah_plan.model import (
     Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Impact, ImpactKind, ResourceChange, ResourceRef, Warning,
-    warn,
+    warn_text,
 )
 
 Identity = tuple[str, str, str, str]
@@ -686,7 +686,7 @@ def _pvc_size(change: ResourceChange, given: ImpactInput, found: _Found) -> None
         text = (f"{grow}: StorageClass {name} does not allow volume expansion: the API server refuses "
                 "it and this upgrade fails")
         found.impacts.append(Impact(ImpactKind.DATA_PVC_EXPAND, ref, text))
-        found.warnings.append(warn(Code.PVC_EXPAND_REFUSED, text, ref))
+        found.warnings.append(warn_text(Code.PVC_EXPAND_REFUSED, text, ref))
 
 
 def _storage_classes(given: ImpactInput) -> dict[str, Mapping[str, Any]]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from deployah_plan.core import quantity
-from deployah_plan.core.diff import diff_objects, readable_path
-from deployah_plan.codes import Code
+from deployah_plan.core.diff import diff_objects
+from deployah_plan.facts import DataLoss, Field, Immutable, Loss
 from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, ResourceRef, Warning, warn
 
 TASK_LABEL = "deployah.dev/task"
@@ -37,10 +37,9 @@ _IMMUTABLE: dict[tuple[str, str], tuple[str, ...]] = {
 _PVC_STORAGE = "/spec/resources/requests/storage"  # may grow, never shrink
 _PVC_MUTABLE = ("/spec/volumeAttributesClassName",)
 _DATA_LOSS = {
-    ("", "PersistentVolumeClaim"): "its volume, and the data on it, goes too when the reclaim policy is Delete",
-    ("", "Namespace"): "every object in the namespace is deleted with it, whether Helm manages it or not",
-    ("apiextensions.k8s.io", "CustomResourceDefinition"):
-        "every custom resource of that kind, in every namespace, is deleted with it",
+    ("", "PersistentVolumeClaim"): Loss.VOLUME,
+    ("", "Namespace"): Loss.NAMESPACE_OBJECTS,
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): Loss.CUSTOM_RESOURCES,
 }
 
 
@@ -132,14 +131,8 @@ def consequences(changes: Iterable[ResourceChange]) -> list[Warning]:
         ref = change.resource
         paths = immutable_fields(change)
         if paths:
-            shown = ", ".join(dict.fromkeys(readable_path(f.path, f.keys) for f in paths))
-            out.append(warn(
-                Code.IMMUTABLE,
-                f"{ref}: this upgrade will fail: it changes immutable field{'s' if len(paths) > 1 else ''} {shown}; "
-                "the object must be deleted and created again (or given a new name)",
-                ref,
-            ))
+            out.append(warn(Immutable(fields=tuple(Field.of(f) for f in paths)), ref))
         loss = _DATA_LOSS.get((ref.group, ref.kind))
         if change.action is Action.DELETE and loss:
-            out.append(warn(Code.DATA_LOSS, f"{ref} is deleted: {loss}", ref))
+            out.append(warn(DataLoss(loses=loss), ref))
     return out

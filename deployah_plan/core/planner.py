@@ -13,19 +13,20 @@ from msgspec.structs import replace
 
 from deployah_plan.codes import Code
 from deployah_plan.core import crd, regenerated
-from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects, leaves, readable_path
+from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects, leaves
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
 from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
 from deployah_plan.core.validate import Applied, Target, hook_collisions, json_type, namespace_warning, predict
 from deployah_plan.errors import ManifestError
+from deployah_plan.facts import Field, SsaConflict
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
     HookDefinition, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
-    TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn,
+    TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn, warn_text,
 )
 from deployah_plan.redact import fold_string_data
 
@@ -193,7 +194,7 @@ def _resource_changes(
             changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source,
                                           crd_schema=schema))
         elif fields:
-            notes.append(warn(
+            notes.append(warn_text(
                 Code.EQUIVALENT_ONLY,
                 f"{ref}: only equal quantities written differently ({_quantities(fields)}); not a change",
                 ref,
@@ -523,15 +524,15 @@ def _ownership_warning(ref: ResourceRef, verdict: Verdict, release: str, verb: s
             text = f"{ref} belongs to release {verdict.owner_release}: --take-ownership adopts it into {release}"
         else:
             text = f"{ref} already exists in the cluster: helm adopts it into release {release}"
-        return warn(Code.OWNERSHIP, text, ref)
+        return warn_text(Code.OWNERSHIP, text, ref)
     if verdict.ownership is Ownership.UNOWNED:
-        return warn(Code.OWNERSHIP, f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
+        return warn_text(Code.OWNERSHIP, f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
                     f"({verdict.reason}); add --take-ownership to adopt it, or delete it first", ref, fails=True)
     if verdict.ownership is Ownership.OTHER_RELEASE:
-        return warn(Code.OWNERSHIP, f"{ref} belongs to release {verdict.owner_release}: this {verb} fails "
+        return warn_text(Code.OWNERSHIP, f"{ref} belongs to release {verdict.owner_release}: this {verb} fails "
                     f"({verdict.reason}); add --take-ownership to take it over", ref, fails=True)
     if verdict.ownership is Ownership.TERMINATING:
-        return warn(Code.COLLISION, f"{ref} is being deleted in the cluster (deletionTimestamp set): creating it "
+        return warn_text(Code.COLLISION, f"{ref} is being deleted in the cluster (deletionTimestamp set): creating it "
                     "collides with the deletion; wait for it to finish, then deploy", ref)
     return None
 
@@ -551,10 +552,7 @@ def _drift(request: PlanRequest, live: _Live,
     for item in drift:
         conflicts = [f for f in item.fields if f.effect is DriftEffect.CONFLICT]
         if conflicts:
-            paths = ", ".join(readable_path(f.change.path, f.change.keys) for f in conflicts)
-            notes.append(warn(Code.SSA_CONFLICT, f"{item.resource}: server-side apply conflicts on {paths} "
-                              "(owned by another field manager): the upgrade fails unless conflicts are forced",
-                              item.resource))
+            notes.append(warn(SsaConflict(fields=tuple(Field.of(f.change) for f in conflicts)), item.resource))
     return drift
 
 
@@ -604,7 +602,7 @@ def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Wa
         if found is not None:
             gone = crd.stored_versions_removed(change.after, found)
             if gone:
-                out.append(warn(
+                out.append(warn_text(
                     Code.CRD_VERSION_REMOVED, f"{ref}: this upgrade will fail: it removes version{'s' if len(gone) > 1 else ''} "
                     f"{', '.join(gone)}, which the cluster's status.storedVersions still lists (objects are stored in "
                     "it), and the API server refuses that; migrate the stored objects to a kept version and remove "
@@ -612,7 +610,7 @@ def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Wa
         elif change.crd_schema is not None:
             removed = [c.version for c in change.crd_schema.changes if c.what == "version-removed"]
             if removed:
-                out.append(warn(
+                out.append(warn_text(
                     Code.CRD_VERSION_REMOVED, f"{ref}: removes version{'s' if len(removed) > 1 else ''} {', '.join(removed)}; "
                     "if the cluster's status.storedVersions still lists it, the API server refuses the update (the live "
                     "CRD was not read): migrate the stored objects to a kept version first", ref))
@@ -674,7 +672,7 @@ def make_plan(request: PlanRequest) -> Plan:
         action = HelmAction.UNINSTALL
         changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)))
         tasks = _hook_tasks(prev_hooks, prev_hooks, action, kind_rank(install_order(request.helm_major)))
-        warnings.append(warn(Code.CRDS_UNTOUCHED, "CRDs installed from the chart's crds/ directory are never "
+        warnings.append(warn_text(Code.CRDS_UNTOUCHED, "CRDs installed from the chart's crds/ directory are never "
                              "deleted by helm uninstall"))
     else:
         rank = kind_rank(install_order(request.helm_major))
@@ -709,7 +707,7 @@ def make_plan(request: PlanRequest) -> Plan:
         crds = _chart_crds(request, live, fresh)
         for chart_crd in crds:
             if chart_crd.chart_changed:
-                warnings.append(warn(
+                warnings.append(warn_text(
                     Code.CRD_NOT_UPGRADED,
                     f"chart CRD {chart_crd.name} ({chart_crd.source}) changed in the chart, but Helm never upgrades the chart's "
                     "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it",
@@ -717,7 +715,7 @@ def make_plan(request: PlanRequest) -> Plan:
         # Only objects whose live state was not read: one read and found missing is gone already.
         guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and not live.covered(c.resource)]
         if guessed:
-            warnings.append(warn(
+            warnings.append(warn_text(
                 Code.KEEP_FROM_MANIFEST,
                 "whether Helm keeps an object that leaves the release depends on the live object's "
                 "helm.sh/resource-policy annotation; where the live object was not read "
@@ -731,7 +729,7 @@ def make_plan(request: PlanRequest) -> Plan:
     impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift)
     warnings += failures
     for reason in (*previous.dropped, *request.desired.dropped):
-        warnings.append(warn(Code.DROPPED_DOCUMENT, reason))
+        warnings.append(warn_text(Code.DROPPED_DOCUMENT, reason))
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
                       drift=drift, live=live.check, impact=impact)
 

@@ -36,7 +36,7 @@ from deployah_plan.core.kube_api import ApiTable, parse_version
 from deployah_plan.core.compact_schema import compact_crd_schema
 from deployah_plan.kinds import group_of
 from deployah_plan.codes import Code
-from deployah_plan.model import ResourceRef, Severity, TaskPlan, Warning, warn
+from deployah_plan.model import ResourceRef, Severity, TaskPlan, Warning, warn_text
 
 OBJECT_META = "apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
@@ -328,12 +328,12 @@ class _Predictor:
             fix = (f"the previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), "
                    f"and the chart must {fix}")
         if self.target.assumed:
-            self.warnings.append(warn(
+            self.warnings.append(warn_text(
                 Code.API_NOT_SERVED, f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
                 f"pass --kube-version with your cluster's version to know whether Helm fails; {fix}", item.ref))
             return
         if self.target.render_defaults:
-            self.warnings.append(warn(
+            self.warnings.append(warn_text(
                 Code.API_NOT_SERVED, f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
                 f"rendered with helm's offline capabilities, a chart may pick another apiVersion against a real "
                 f"cluster: plan with --kube-version or a cluster to know whether Helm fails; {fix}", item.ref))
@@ -347,12 +347,12 @@ class _Predictor:
         if removed and gvk not in self.deprecated and item.what != "previous release":
             self.deprecated.add(gvk)
             instead = self.table.alternatives(gvk, self.table.newest)
-            self.warnings.append(warn(
+            self.warnings.append(warn_text(
                 Code.API_DEPRECATED, f"{api_version} {kind} is served by {self.target.judged}, and removed in "
                 f"Kubernetes {removed}" + (f": move to {instead[0]}" if instead else ""), item.ref))
 
     def fail(self, code: Code, item: Applied, text: str) -> None:
-        self.warnings.append(warn(code, f"{_label(item)}: {text}", item.ref, fails=True))
+        self.warnings.append(warn_text(code, f"{_label(item)}: {text}", item.ref, fails=True))
 
     # schemas
     def schema(self, item: Applied, how: tuple[str, str | None]) -> None:
@@ -378,7 +378,7 @@ class _Predictor:
         if unknown:
             fields = "; ".join(_describe(p) for p in unknown[:5]) + (f"; and {len(unknown) - 5} more" if len(unknown) > 5 else "")
             if not self.target.validate_fields:
-                self.warnings.append(warn(Code.UNKNOWN_FIELD, f"{_label(item)}: unknown fields, dropped by the API "
+                self.warnings.append(warn_text(Code.UNKNOWN_FIELD, f"{_label(item)}: unknown fields, dropped by the API "
                                           f"server (--disable-openapi-validation): {fields}", item.ref,
                                           severity=Severity.INFO))
             elif self.target.strict_fields:
@@ -386,7 +386,7 @@ class _Predictor:
                           f"{fields} (judged against {where}); fix the field names, or pass --disable-openapi-validation "
                           "to have them dropped")
             else:
-                self.warnings.append(warn(Code.UNKNOWN_FIELD, f"{_label(item)}: unknown fields, dropped by the API "
+                self.warnings.append(warn_text(Code.UNKNOWN_FIELD, f"{_label(item)}: unknown fields, dropped by the API "
                                           f"server with a warning (client-side apply): {fields} (judged against {where})",
                                           item.ref))
 
@@ -408,7 +408,7 @@ def predict(target: Target, objects: Iterable[Applied], crd_objects: Iterable[Ma
             predictor.schema(item, how)
     if predictor.unchecked:
         kinds = predictor.unchecked
-        predictor.warnings.append(warn(
+        predictor.warnings.append(warn_text(
             Code.KINDS_NOT_CHECKED, f"not checked offline: {', '.join(kinds[:5])}{', ...' if len(kinds) > 5 else ''} "
             "(no CRD in this chart defines them; plan with a cluster to check that it serves them)"))
     return predictor.warnings
@@ -420,7 +420,7 @@ def namespace_warning(target: Target, release_namespace: str) -> list[Warning]:
     `namespaces "NS" not found`, even when the chart itself declares that Namespace."""
     if target.namespace_exists is not False or target.create_namespace:
         return []
-    return [warn(Code.NAMESPACE_MISSING, f"namespace {release_namespace} does not exist in the cluster: Helm fails "
+    return [warn_text(Code.NAMESPACE_MISSING, f"namespace {release_namespace} does not exist in the cluster: Helm fails "
                  f"with namespaces \"{release_namespace}\" not found; pass --create-namespace, or create the namespace "
                  "first")]
 
@@ -441,16 +441,16 @@ def hook_collisions(target: Target, tasks: Iterable[TaskPlan], live_of: Callable
             policy = ", ".join(task.delete_policies)
             if live is not None:
                 if target.client_side_hooks:
-                    out.append(warn(Code.HOOK_COLLISION, f"hook {ref} exists in the cluster and its delete policy "
+                    out.append(warn_text(Code.HOOK_COLLISION, f"hook {ref} exists in the cluster and its delete policy "
                                     f"({policy}) lacks before-hook-creation: Helm fails creating it with \"already "
                                     "exists\"; delete it first, or add before-hook-creation to helm.sh/hook-delete-policy",
                                     ref, fails=True))
                 else:
-                    out.append(warn(Code.HOOK_COLLISION, f"hook {ref} exists in the cluster and its delete policy "
+                    out.append(warn_text(Code.HOOK_COLLISION, f"hook {ref} exists in the cluster and its delete policy "
                                     f"({policy}) lacks before-hook-creation: server-side apply updates the old object "
                                     "instead of running a new one", ref))
             elif ran_before(ref) and live_of is None:
-                out.append(warn(Code.HOOK_COLLISION, f"hook {ref}: its delete policy ({policy}) lacks "
+                out.append(warn_text(Code.HOOK_COLLISION, f"hook {ref}: its delete policy ({policy}) lacks "
                                 "before-hook-creation, so an object left by an earlier run makes Helm fail with "
                                 "\"already exists\" (the live state was not read); add before-hook-creation to be safe",
                                 ref, severity=Severity.INFO))

@@ -29,6 +29,7 @@ from typing import Iterator, NamedTuple
 from deployah_plan.model import Plan, Severity, Warning
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.words import escape_controls
+from deployah_plan.render.words import warning as warning_words
 
 
 class Finding(NamedTuple):
@@ -72,7 +73,7 @@ def render_github(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
         warning = finding.warning
         where = f"file={_property(escape_controls(finding.path))},line=1," if finding.path else ""
         title = f"{release} ({warning.code})"
-        message = _data(escape_controls(warning.message))
+        message = _data(escape_controls(warning_words.message(warning)))
         lines.append(f"::{_github_level(warning)} {where}title={_property(escape_controls(title))}::{message}\n")
     return "".join(lines)
 
@@ -87,9 +88,9 @@ def render_codequality(plan: Plan, options: WriteOptions = WriteOptions()) -> st
     for finding in of(plan, source_root):
         warning = finding.warning
         about = warning.resource.identity if warning.resource is not None else ()
-        key = json.dumps([plan.header.release, plan.header.namespace, warning.code, list(about), warning.message])
+        key = json.dumps([plan.header.release, plan.header.namespace, warning.code, list(about), warning_words.message(warning)])
         issues.append({
-            "description": warning.message,
+            "description": warning_words.message(warning),
             "check_name": f"helm-plan/{warning.code}",
             "fingerprint": hashlib.sha256(key.encode()).hexdigest(),
             "severity": _severity(warning),

@@ -13,9 +13,12 @@ Secret values are masked as {"sensitive": true, "length": N, "token": T} unless 
 """
 from __future__ import annotations
 
+import enum
 import json
 import math
 from typing import Any, Iterable, Mapping
+
+from msgspec import Struct, structs
 
 from deployah_plan.model import (
     Action, ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary,
@@ -24,6 +27,8 @@ from deployah_plan.model import (
 from deployah_plan.redact import Masked, Redactor
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectReport, Report, TaskReport
+from deployah_plan.render.words import warning as warning_words
+from deployah_plan.render.words import impact as impact_words
 
 # 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership;
 # 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
@@ -37,7 +42,9 @@ from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectRe
 # render (`regenerated` on a field change, and the summary's count of updates made only of them);
 # a CRD's change by meaning (`crd_schema` on a change, `schema` on a chart CRD, `crd_description`
 # on a field change); and the `kube-version-assumed` and `crd-version-removed` warning codes.
-FORMAT_VERSION = "1.5"
+# 1.6 added `facts` on each warning: what its check found, as typed values (deployah_plan/facts.py);
+# the schema describes each code's.
+FORMAT_VERSION = "1.6"
 
 
 def _plain(value: Any) -> Any:
@@ -178,15 +185,32 @@ def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
             **({"schema": crd_summary_doc(crd.schema)} if crd.schema is not None else {})}
 
 
+def facts_doc(value: Any) -> Any:
+    """Facts as JSON: a record's fields in their order, an object as a resource, an enum as its
+    value. Facts hold no Secret value (a check names fields and objects, not their data)."""
+    if isinstance(value, ResourceRef):
+        return ref_doc(value)
+    if isinstance(value, Struct):
+        return {f.encode_name: facts_doc(getattr(value, f.name)) for f in structs.fields(value)}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (tuple, list)):
+        return [facts_doc(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): facts_doc(v) for k, v in value.items()}
+    return _plain(value)
+
+
 def warning_doc(warning: Warning) -> dict[str, Any]:
-    return {"code": warning.code.value, "severity": warning.severity.value, "message": warning.message,
+    return {"code": warning.code.value, "severity": warning.severity.value, "message": warning_words.message(warning),
+            **({"facts": facts_doc(warning.facts)} if warning.facts is not None else {}),
             "resource": ref_doc(warning.resource) if warning.resource else None,
             "predicted_failure": warning.fails}
 
 
 def impact_doc(item: Impact) -> dict[str, Any]:
-    return {"kind": item.kind.value, "resource": ref_doc(item.resource), "message": item.message,
-            "objects": [ref_doc(r) for r in item.objects], "counts": dict(item.counts), "details": list(item.details)}
+    return {"kind": item.kind.value, "resource": ref_doc(item.resource), "message": impact_words.message(item),
+            "objects": [ref_doc(r) for r in item.objects], "counts": dict(item.counts), "details": list(impact_words.details(item))}
 
 
 def header_doc(h: Header) -> dict[str, Any]:

@@ -35,6 +35,8 @@ from msgspec import Struct, field
 from deployah_plan.model import DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
+from deployah_plan.render.words import warning as warning_words
+from deployah_plan.render.words import impact as impact_words
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import ObjectReport, Report, TaskRow, Weight
 from deployah_plan.render.words import SIGN, TASK_SIGN, View
@@ -245,7 +247,7 @@ def _mark(warning: Warning) -> str:
 
 def _warning_text(warning: Warning) -> str:
     """A predicted failure or a data loss in bold: it must stand out in a review."""
-    text = md(warning.message)
+    text = md(warning_words.message(warning))
     return f"**{text}**" if warning.fails or warning.code.loud else text
 
 
@@ -302,9 +304,9 @@ def _impact_items(report: Report) -> list[_Item]:
     """What the deploy does to running things: a line each, its details under it (cut first)."""
     items = []
     for item in report.plan.impact:
-        line = f"- `{item.kind.sign} {item.kind.value}` {md(item.message)}"
-        full = line + "".join(f"<br>{md(detail)}" for detail in item.details)
-        items.append(_Item([full, line] if item.details else [line]))
+        line = f"- `{item.kind.sign} {item.kind.value}` {md(impact_words.message(item))}"
+        full = line + "".join(f"<br>{md(detail)}" for detail in impact_words.details(item))
+        items.append(_Item([full, line] if impact_words.details(item) else [line]))
     return items
 
 

@@ -33,6 +33,7 @@ from deployah_plan.model import (
 from deployah_plan.core.crd import said_by_summary
 from deployah_plan.redact import is_secret, sensitive_path
 from deployah_plan.render import words
+from deployah_plan.render.words import warning as warning_words
 
 # A pod template's labels (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job; CronJob's job template).
 _TEMPLATE_LABEL = re.compile(r"^/spec(?:/jobTemplate/spec)?/template(/metadata/labels/.+)$")
@@ -466,9 +467,9 @@ def _highlights(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[Hig
     render left out). What is read from the fields or content of an object of a suppressed kind
     (its images, its touched fields, its Secret keys) is left out, as under the object itself;
     its warnings and its delete are not."""
-    out = [Highlight(Notable.FAILURE, "X", (w.resource,) if w.resource else (), detail=(w.message,))
+    out = [Highlight(Notable.FAILURE, "X", (w.resource,) if w.resource else (), detail=(warning_words.message(w),))
            for w in plan.warnings if w.fails]
-    out += [Highlight(Notable.DATA_LOSS, "!", (w.resource,) if w.resource else (), detail=(w.message,))
+    out += [Highlight(Notable.DATA_LOSS, "!", (w.resource,) if w.resource else (), detail=(warning_words.message(w),))
             for w in plan.warnings if w.code is Code.DATA_LOSS and not w.fails]
     for action in (Action.DELETE, Action.RETAIN):
         gone = tuple(c.resource for c in plan.changes if c.action is action)

@@ -17,6 +17,8 @@ from deployah_plan.model import (
 )
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
+from deployah_plan.render.words import warning as warning_words
+from deployah_plan.render.words import impact as impact_words
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import ObjectReport, Report
 from deployah_plan.render.words import SHORT, SIGN, TASK_SIGN, View
@@ -181,8 +183,8 @@ def _impact_lines(report: Report, style: _Style) -> list[str]:
     out = ["", style(words.IMPACT_TITLE, "bold")]
     for item in report.plan.impact:
         sign = item.kind.sign
-        out.append(f"  {style(sign, sign)} {item.message}")
-        out += [f"      {style(detail, 'dim')}" for detail in item.details]
+        out.append(f"  {style(sign, sign)} {impact_words.message(item)}")
+        out += [f"      {style(detail, 'dim')}" for detail in impact_words.details(item)]
     return out
 
 
@@ -190,7 +192,8 @@ def _warning_line(warning: PlanWarning, style: _Style) -> str:
     """A predicted failure or a data loss stands out (red); other warnings keep their mark."""
     mark = "X" if warning.fails else "!" if warning.severity is Severity.WARNING else "i"
     loud = warning.fails or warning.code.loud
-    return f"  {style(mark, mark)} {style(warning.message, 'alert') if loud else warning.message}"
+    said = warning_words.message(warning)
+    return f"  {style(mark, mark)} {style(said, 'alert') if loud else said}"
 
 
 def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:

@@ -17,10 +17,8 @@ import yaml
 from hypothesis import given, settings, strategies as st
 
 from deployah_plan.core import diff as engine
-from deployah_plan.core.diff import (
-    _in_order, declared_surface, diff, diff_objects, escape, key_label, leaves, line_diff, readable_path, same, similarity,
-    tokens,
-)
+from deployah_plan.core.diff import _in_order, declared_surface, diff, diff_objects, leaves, line_diff, same, similarity
+from deployah_plan.pointer import escape, tokens
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.yamlkube import MAX_DEPTH
 
@@ -49,27 +47,6 @@ def test_tokens_of_pointers() -> None:
     assert tokens("") == []
     assert tokens("/") == [""]
     assert tokens("/a/0/b~1c") == ["a", "0", "b/c"]
-
-
-@pytest.mark.parametrize("pointer, keys, shown", [
-    ("", (), "(whole object)"),
-    ("/spec/containers/0/image", (), "spec.containers[0].image"),
-    ("/spec/containers/0/image", (("/spec/containers/0", {"name": "app"}),), "spec.containers[name=app].image"),
-    ("/spec/ports/1", (("/spec/ports/1", {"containerPort": 80, "protocol": "TCP"}),), "spec.ports[containerPort=80,protocol=TCP]"),
-    ("/metadata/annotations/a~1b", (), 'metadata.annotations["a/b"]'),
-    ("/data/my.key", (), 'data["my.key"]'),
-    ("/data/_x-y", (), "data._x-y"),
-    ("/0/a", (), "[0].a"),
-    ("/a b", (), '["a b"]'),
-    ("/9lives", (), '["9lives"]'),
-])
-def test_readable_paths(pointer: str, keys: tuple[tuple[str, dict[str, Any]], ...], shown: str) -> None:
-    assert readable_path(pointer, keys) == shown
-
-
-def test_key_label() -> None:
-    assert key_label({"name": "a"}) == "name=a"
-    assert key_label({"containerPort": 80, "protocol": "TCP"}) == "containerPort=80,protocol=TCP"
 
 
 # -- equality --------------------------------------------------------------------------------

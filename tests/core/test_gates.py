@@ -11,7 +11,7 @@ from deployah_plan.core.gates import Gate, GateMatch, check_gates, parse_gate, u
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
     Action, ChartCRD, FieldChange, FieldOp, CRDLifecycle, DriftChange, DriftEffect, DriftKind, Header, HelmAction, LiveCheck, LiveGap, LiveStatus,
-    Impact, ImpactKind, ResourceChange, ResourceRef, Severity, Warning, build_plan, warn,
+    Impact, ImpactKind, ResourceChange, ResourceRef, Severity, Warning, build_plan, warn_text,
 )
 
 PVC = ResourceRef("v1", "PersistentVolumeClaim", "shop", "data")
@@ -117,13 +117,13 @@ def test_drift_gate_names_each_drifted_object() -> None:
     assert _matched(plan, "drift") == {"drift": (f"{DriftKind.MISSING.value} Deployment shop/web",)}
 
 
-FAILING_IMMUTABLE = warn(Code.IMMUTABLE, "spec.selector cannot change", DEPLOY)
-OWNED_ELSEWHERE = warn(Code.OWNERSHIP, "owned by other/r", INGRESS, fails=True)
-ADOPTED = warn(Code.OWNERSHIP, "adopted into r", INGRESS)  # an adoption is not a failure
-COLLIDES = warn(Code.COLLISION, "being deleted", INGRESS)
-SSA = warn(Code.SSA_CONFLICT, "field manager kubectl owns .spec.replicas", DEPLOY)
-LOOKUP = warn(Code.LOOKUP_OFFLINE, "lookup returns nothing offline")
-UNKNOWN_FIELD = warn(Code.UNKNOWN_FIELD, "spec.foo is not a field")  # a warning, not a failure
+FAILING_IMMUTABLE = warn_text(Code.IMMUTABLE, "spec.selector cannot change", DEPLOY)
+OWNED_ELSEWHERE = warn_text(Code.OWNERSHIP, "owned by other/r", INGRESS, fails=True)
+ADOPTED = warn_text(Code.OWNERSHIP, "adopted into r", INGRESS)  # an adoption is not a failure
+COLLIDES = warn_text(Code.COLLISION, "being deleted", INGRESS)
+SSA = warn_text(Code.SSA_CONFLICT, "field manager kubectl owns .spec.replicas", DEPLOY)
+LOOKUP = warn_text(Code.LOOKUP_OFFLINE, "lookup returns nothing offline")
+UNKNOWN_FIELD = warn_text(Code.UNKNOWN_FIELD, "spec.foo is not a field")  # a warning, not a failure
 
 
 def test_the_immutable_gate_matches_the_code_the_planner_emits() -> None:

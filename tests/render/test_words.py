@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime
 import re
 
+from typing import Any
+
 import pytest
 
 from deployah_plan.model import FieldChange, FieldOp, ResourceRef
@@ -16,7 +18,7 @@ from deployah_plan.redact import Masked
 from deployah_plan.render.report import Highlight, Notable
 from deployah_plan.render.words import (
     CONTEXT, HIGHLIGHTS, HIGHLIGHTS_TITLE, LONG_VALUE, OBJECT_LINES, View, content_rows, diff_rows, escape_controls,
-    field_body, field_rows, field_sign, folded_note, highlight_text, inner_rows, more_highlights, names, plural,
+    field_body, key_label, readable_path, field_rows, field_sign, folded_note, highlight_text, inner_rows, more_highlights, names, plural,
     shorten, shorten_pair, value_text,
 )
 
@@ -485,3 +487,24 @@ def test_what_matters_lines() -> None:
     assert line(Highlight(Notable.SECRET, "~", (secret,), detail=("password (changed)", "user (added)"))) == (
         "Secret keys: Secret shop/db: password (changed), user (added)")
     assert line(Highlight(Notable.SECRET, "+", (secret,))) == "new Secret keys: Secret shop/db"
+
+
+@pytest.mark.parametrize("pointer, keys, shown", [
+    ("", (), "(whole object)"),
+    ("/spec/containers/0/image", (), "spec.containers[0].image"),
+    ("/spec/containers/0/image", (("/spec/containers/0", {"name": "app"}),), "spec.containers[name=app].image"),
+    ("/spec/ports/1", (("/spec/ports/1", {"containerPort": 80, "protocol": "TCP"}),), "spec.ports[containerPort=80,protocol=TCP]"),
+    ("/metadata/annotations/a~1b", (), 'metadata.annotations["a/b"]'),
+    ("/data/my.key", (), 'data["my.key"]'),
+    ("/data/_x-y", (), "data._x-y"),
+    ("/0/a", (), "[0].a"),
+    ("/a b", (), '["a b"]'),
+    ("/9lives", (), '["9lives"]'),
+])
+def test_readable_paths(pointer: str, keys: tuple[tuple[str, dict[str, Any]], ...], shown: str) -> None:
+    assert readable_path(pointer, keys) == shown
+
+
+def test_key_label() -> None:
+    assert key_label({"name": "a"}) == "name=a"
+    assert key_label({"containerPort": 80, "protocol": "TCP"}) == "containerPort=80,protocol=TCP"

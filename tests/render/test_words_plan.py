@@ -18,7 +18,7 @@ from deployah_plan.core.drift import DELETED_REASON, KEPT_REASON
 from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftKind, Header,
     HelmAction, Impact, ImpactKind, Ownership, Plan, ResourceChange, ResourceRef, Summary, TaskAction, TaskPhase,
-    TaskPlan, warn,
+    TaskPlan, warn_text,
 )
 from deployah_plan.render import words
 
@@ -204,14 +204,14 @@ def test_an_object_line_says_a_likely_rename_and_why_an_object_is_kept() -> None
 
 
 def test_predicted_failures_and_data_loss_are_marked_on_the_object_line() -> None:
-    immutable = warn(Code.IMMUTABLE, "spec.selector", WEB)
-    conflict = warn(Code.SSA_CONFLICT, "replicas", WEB)
-    ownership = warn(Code.OWNERSHIP, "owned elsewhere", WEB, fails=True)
+    immutable = warn_text(Code.IMMUTABLE, "spec.selector", WEB)
+    conflict = warn_text(Code.SSA_CONFLICT, "replicas", WEB)
+    ownership = warn_text(Code.OWNERSHIP, "owned elsewhere", WEB, fails=True)
     assert words.failure_label([immutable, conflict, immutable]) == (
         "  [FAILS: changes an immutable field; server-side apply conflict]")
     assert words.failure_label([ownership]) == ""  # the ownership label says it
     assert words.failure_label([]) == ""
-    assert words.data_loss_label([immutable, warn(Code.DATA_LOSS, "pvc", WEB)]) == "  [DATA LOSS]"
+    assert words.data_loss_label([immutable, warn_text(Code.DATA_LOSS, "pvc", WEB)]) == "  [DATA LOSS]"
     assert words.data_loss_label([immutable]) == ""
 
 

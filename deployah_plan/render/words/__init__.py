@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from msgspec import Struct
 
 from deployah_plan.codes import Code
-from deployah_plan.core.diff import key_label, readable_path
+from deployah_plan.pointer import escape, tokens
 from deployah_plan.core.drift import DELETED_REASON, KEPT_REASON
 from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, CRDSummary, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, HelmAction, Impact,
@@ -48,6 +48,33 @@ def escape_controls(text: str) -> str:
     """Control characters and bidirectional overrides as visible escapes (`\\x1b`, `\\u202e`),
     as every output shows them."""
     return UNPRINTABLE.sub(_escaped, text) if UNPRINTABLE.search(text) else text
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+
+
+def key_label(key: Mapping[str, Any]) -> str:
+    return ",".join(f"{field}={value}" for field, value in key.items())
+
+
+def readable_path(pointer: str, keys: Iterable[tuple[str, Mapping[str, Any]]] = ()) -> str:
+    """`/spec/containers/0/image` -> `spec.containers[0].image`, or `spec.containers[name=app].image`
+    when the entry's key is known (`keys`: pointer of each keyed entry, its key fields)."""
+    if not pointer:
+        return "(whole object)"
+    by_prefix = dict(keys)
+    out, prefix = "", ""
+    for token in tokens(pointer):
+        prefix += "/" + escape(token)
+        if prefix in by_prefix:
+            out += f"[{key_label(by_prefix[prefix])}]"
+        elif token.isdigit():
+            out += f"[{token}]"
+        elif _IDENT.match(token):
+            out += f".{token}" if out else token
+        else:
+            out += f"[{json.dumps(token)}]"
+    return out
 
 
 def plural(n: int, word: str) -> str:
