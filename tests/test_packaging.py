@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from deployah_plan.codes import schema_codes
+from deployah_plan.codes import README_BEGIN, README_END, markdown_table, schema_codes
+from deployah_plan.facts import schema as facts_schema
 from deployah_plan.model import schema_impact_kinds
 
 SCHEMA = json.loads((ROOT / "deployah_plan" / "schema" / "plan.schema.json").read_text())
@@ -48,3 +49,19 @@ def test_license_and_typing_marker() -> None:
     assert "py.typed" in project["tool"]["setuptools"]["package-data"]["deployah_plan"]
     (backend,) = project["build-system"]["requires"]
     assert re.fullmatch(r"setuptools>=\d+,<\d+", backend), "the build backend range is bounded"
+
+
+def test_the_readme_lists_the_codes_of_the_table() -> None:
+    """The README's table of warning codes is the code table's, written by scripts/gen-schema-codes."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split(README_BEGIN + "\n", 1)[1].split("\n" + README_END, 1)[0]
+    assert block == markdown_table(), "run scripts/gen-schema-codes"
+
+
+def test_the_schema_describes_each_codes_facts() -> None:
+    """Each code's facts schema is the one its facts class gives (scripts/gen-schema-codes)."""
+    by_code = facts_schema()
+    assert {k[len("facts-"):]: v for k, v in SCHEMA["$defs"].items() if k.startswith("facts-")} == by_code
+    conditions = SCHEMA["$defs"]["warning"]["allOf"]
+    assert [c["if"]["properties"]["code"]["const"] for c in conditions] == list(by_code)
+

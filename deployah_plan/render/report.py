@@ -30,9 +30,10 @@ from deployah_plan.model import (
     Action, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning,
 )
-from deployah_plan.core.crd import said_by_summary
+from deployah_plan.crd_paths import said_by_summary
 from deployah_plan.redact import is_secret, sensitive_path
 from deployah_plan.render import words
+from deployah_plan.render.highlight import Highlight, Notable
 from deployah_plan.render.words import warning as warning_words
 
 # A pod template's labels (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job; CronJob's job template).
@@ -49,33 +50,6 @@ class Weight(enum.IntEnum):
     OWN = 2  # its own field changes or content: what the values or the chart changed
     COMMON = 3  # only changes said once among the common changes
     SCHEMA = 4  # a CustomResourceDefinition: mostly schema prose
-
-
-class Notable(enum.Enum):
-    """What a line of "what matters" is about, in the order they are said."""
-
-    FAILURE = "failure"
-    DATA_LOSS = "data-loss"
-    DELETE = "delete"
-    IMAGE = "image"
-    RBAC = "rbac"
-    WEBHOOK = "webhook"
-    SECRET = "secret"
-
-
-class Highlight(Struct, frozen=True):
-    """One line of "what matters", said before the details. `resources` are the objects it is
-    about; for an image, `before` and `after` are the image (before None: a new container),
-    and `detail` names each object's container; for RBAC, webhooks and Secrets, `detail` names
-    what changed (top-level fields, or a Secret's keys as "key (added)"); for a failure or a
-    data loss, `detail` is the warning's message."""
-
-    what: Notable
-    sign: str
-    resources: tuple[ResourceRef, ...] = ()
-    before: Any = None
-    after: Any = None
-    detail: tuple[str, ...] = ()
 
 
 class CommonChange(Struct, frozen=True):
@@ -115,7 +89,7 @@ class ObjectReport(Struct, frozen=True):
     weight: "Weight"
     # A CRD's change by meaning, in words (render/words.crd_lines): said before its own field
     # changes, which then leave out what these lines say (prose edits counted, properties added
-    # or removed named: core.crd.said_by_summary). JSON keeps every field change.
+    # or removed named: crd_paths.said_by_summary). JSON keeps every field change.
     notes: tuple[str, ...] = ()
     hidden: int = 0  # field changes not shown: the kind is suppressed (--suppress)
     hidden_content: bool = False  # a created object's content not shown: the kind is suppressed

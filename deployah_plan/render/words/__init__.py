@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from msgspec import Struct
 
@@ -21,9 +21,8 @@ from deployah_plan.model import (
     ImpactKind, Ownership, Plan, ResourceChange, TaskAction, TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.redact import Masked
+from deployah_plan.render.highlight import Highlight
 
-if TYPE_CHECKING:
-    from deployah_plan.render.report import Highlight
 
 SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.RETAIN: "=",
         FieldOp.ADD: "+", FieldOp.REMOVE: "-", FieldOp.REPLACE: "~", FieldOp.REORDER: "~", FieldOp.RENAME: "~"}
@@ -257,7 +256,7 @@ def names(refs: Iterable[Any], notes: Iterable[str] = ()) -> str:
     return ", ".join(listed[:NAMES]) + (f" and {more:,} more" if more > 0 else "")
 
 
-def highlight_text(item: "Highlight", view: View = SHORT) -> str:
+def highlight_text(item: Highlight, view: View = SHORT) -> str:
     """One line of "what matters", without its sign."""
     what = item.what.value
     if what in ("failure", "data-loss"):
