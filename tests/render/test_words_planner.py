@@ -2,6 +2,8 @@
 code's facts, in every variant, give the sentence the plan has always said."""
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 import pytest
 
 from deployah_plan.codes import Facts
@@ -15,7 +17,7 @@ from deployah_plan.render.words.warning import message
 WEB = ResourceRef("apps/v1", "Deployment", "default", "web")
 CFG = ResourceRef("v1", "ConfigMap", "shop", "cfg")
 CRD = ResourceRef("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "widgets.shop.example.com")
-CONTAINER = {"/spec/template/spec/containers/0": {"name": "web"}}
+CONTAINER: dict[str, Mapping[str, Any]] = {"/spec/template/spec/containers/0": {"name": "web"}}
 LIMITS = "/spec/template/spec/containers/0/resources/limits"
 MISSING = (OwnershipProblem(Metadata.LABEL, "app.kubernetes.io/managed-by", "Helm"),
            OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-name", "release"),
