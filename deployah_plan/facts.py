@@ -22,7 +22,7 @@ from typing import Any, Mapping
 from msgspec import Struct
 
 from deployah_plan.codes import Code, Facts
-from deployah_plan.model import FieldChange, ResourceRef
+from deployah_plan.model import FieldChange, HelmAction, Ownership, ResourceRef
 
 
 class Field(Struct, frozen=True):
@@ -76,6 +76,109 @@ class SsaConflict(Facts, frozen=True, kw_only=True):
 
 # -- what Helm does with the release (core/planner.py, core/ownership.py) ----------------------
 # (section: planner)
+
+class Quantity(Struct, frozen=True):
+    """A field whose two values are one quantity written two ways (`1000m` and `1`), as the
+    manifests write them."""
+
+    field: Field
+    before: str | int | float
+    after: str | int | float
+
+
+class EquivalentOnly(Facts, frozen=True, kw_only=True):
+    """An object differs from the previous release only by equal quantities written
+    differently: not a change."""
+
+    code = Code.EQUIVALENT_ONLY
+    fields: tuple[Quantity, ...]
+
+
+class Metadata(enum.Enum):
+    """Where Helm's ownership check reads a value."""
+
+    LABEL = "label"
+    ANNOTATION = "annotation"
+
+
+class OwnershipProblem(Struct, frozen=True):
+    """One label or annotation Helm's ownership check refuses (pkg/action/validate.go
+    `requireValue`): missing (`current` None), or with another value than the one required."""
+
+    metadata: Metadata
+    key: str
+    required: str
+    current: str | None = None
+
+
+class OwnershipCheck(Facts, frozen=True, kw_only=True):
+    """An object the plan creates already exists in the cluster: Helm adopts it into `release`
+    (`adopt`, from `owner_release` with --take-ownership), or its ownership check fails on the
+    `problems` (`unowned`: no Helm ownership metadata; `other-release`: `owner_release`'s,
+    as namespace/name)."""
+
+    code = Code.OWNERSHIP
+    ownership: Ownership
+    release: str
+    owner_release: str = ""
+    action: HelmAction
+    problems: tuple[OwnershipProblem, ...] = ()
+
+
+class Collision(Facts, frozen=True, kw_only=True):
+    """An object the plan creates is being deleted in the cluster (deletionTimestamp set)."""
+
+    code = Code.COLLISION
+
+
+class StoredVersions(enum.Enum):
+    """What a removed CRD version was judged against."""
+
+    LIVE = "live"  # the live CRD's status.storedVersions still lists it: the API server refuses the update
+    NOT_READ = "not-read"  # the live CRD was not read: it may still list it
+
+
+class CrdVersionRemoved(Facts, frozen=True, kw_only=True):
+    """An applied CRD leaves out versions (`versions`, in the CRD's order) that the cluster may
+    still store objects in."""
+
+    code = Code.CRD_VERSION_REMOVED
+    versions: tuple[str, ...]
+    stored_versions: StoredVersions
+
+
+class CrdsUntouched(Facts, frozen=True, kw_only=True):
+    """helm uninstall leaves the CRDs installed from the chart's crds/ directory."""
+
+    code = Code.CRDS_UNTOUCHED
+
+
+class CrdNotUpgraded(Facts, frozen=True, kw_only=True):
+    """A chart CRD (crds/) changed in the chart; Helm never upgrades the chart's crds/."""
+
+    code = Code.CRD_NOT_UPGRADED
+    name: str
+    source: str
+
+
+class KeepFromManifest(Facts, frozen=True, kw_only=True):
+    """Objects leaving the release whose live object was not read: whether Helm keeps each one
+    (helm.sh/resource-policy: keep) was read from the previous manifest."""
+
+    code = Code.KEEP_FROM_MANIFEST
+    objects: tuple[ResourceRef, ...]
+
+
+class DroppedDocument(Facts, frozen=True, kw_only=True):
+    """A rendered document Helm leaves out: a hook with an unknown hook event (`event`, as
+    written). `source` is its template ("" when the stream names none), `kind` and `name`
+    its own ("" without a name)."""
+
+    code = Code.DROPPED_DOCUMENT
+    source: str
+    kind: str
+    name: str
+    event: str
 
 
 # -- what a flag of the command changes (commands/upgrade_flags.py, commands/upgrade.py) --------
@@ -143,4 +246,6 @@ def _classes(base: type[Facts]) -> list[type[Facts]]:
 
 _BY_CODE: dict[Code, type[Facts]] = {cls.code: cls for cls in _classes(Facts)}
 
-__all__ = ["DataLoss", "Field", "Immutable", "Loss", "SsaConflict", "facts_class", "schema"]
+__all__ = ["Collision", "CrdNotUpgraded", "CrdVersionRemoved", "CrdsUntouched", "DataLoss", "DroppedDocument",
+    "EquivalentOnly", "Field", "Immutable", "KeepFromManifest", "Loss", "Metadata", "OwnershipCheck",
+    "OwnershipProblem", "Quantity", "SsaConflict", "StoredVersions", "facts_class", "schema"]

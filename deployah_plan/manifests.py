@@ -17,6 +17,7 @@ from typing import Any, Mapping
 from msgspec import Struct, field
 
 from deployah_plan.errors import ManifestError
+from deployah_plan.facts import DroppedDocument
 from deployah_plan.yamlkube import YAMLError, load_all
 
 HOOK_ANNOTATION = "helm.sh/hook"
@@ -64,7 +65,7 @@ class Rendered(Struct, frozen=True):
     resources: tuple[Document, ...] = ()
     hooks: tuple[Document, ...] = ()
     crds: tuple[Document, ...] = ()
-    dropped: tuple[str, ...] = field(default=())  # why documents were left out, one line each
+    dropped: tuple[DroppedDocument, ...] = field(default=())  # the documents left out, and why
 
 
 class _SourceIndex:
@@ -141,8 +142,14 @@ def _annotation(obj: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else str(value)
 
 
-def parse_hook(obj: Mapping[str, Any]) -> Hook | None | str:
-    """The hook a document declares; None for a plain resource; a reason string to drop it."""
+class UnknownEvent(Struct, frozen=True):
+    """A hook event Helm does not know (as written): Helm drops the document."""
+
+    event: str
+
+
+def parse_hook(obj: Mapping[str, Any]) -> Hook | None | UnknownEvent:
+    """The hook a document declares; None for a plain resource; the unknown event that drops it."""
     events_text = _annotation(obj, HOOK_ANNOTATION)
     if events_text is None:
         return None
@@ -150,7 +157,7 @@ def parse_hook(obj: Mapping[str, Any]) -> Hook | None | str:
     for raw in events_text.split(","):
         event = HOOK_EVENTS.get(raw.strip().lower())
         if event is None:
-            return f"unknown hook event {raw.strip()!r}"
+            return UnknownEvent(raw.strip())
         if event not in events:
             events.append(event)
     weight_text = _annotation(obj, HOOK_WEIGHT_ANNOTATION) or "0"
@@ -190,7 +197,7 @@ def split_stream(text: str, origin: str) -> Rendered:
     resources: list[Document] = []
     hooks: list[Document] = []
     crds: list[Document] = []
-    dropped: list[str] = []
+    dropped: list[DroppedDocument] = []
     position = 0
     try:
         for loaded in load_all(text):
@@ -201,8 +208,10 @@ def split_stream(text: str, origin: str) -> Rendered:
                 crds.append(Document(obj, source, position))
             else:
                 hook = parse_hook(obj)
-                if isinstance(hook, str):
-                    dropped.append(f"{source or obj['kind'] + '/' + str(obj['metadata'].get('name'))}: {hook}; Helm skips this document")
+                if isinstance(hook, UnknownEvent):
+                    name = obj["metadata"].get("name")
+                    dropped.append(DroppedDocument(source=source, kind=obj["kind"], name="" if name is None else str(name),
+                                                   event=hook.event))
                 elif hook is None:
                     resources.append(Document(obj, source, position))
                 else:

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
+from deployah_plan.facts import Metadata, OwnershipProblem
 from deployah_plan.model import Ownership
 
 MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
@@ -63,21 +64,22 @@ def terminating(obj: Mapping[str, Any]) -> bool:
 
 
 class Verdict(Struct, frozen=True):
-    """The ownership check for one object to be created. `reason` is Helm's wording of what is
-    wrong (empty when nothing is); `owner_release` is "namespace/name" of another owner."""
+    """The ownership check for one object to be created. `problems` are the labels and
+    annotations Helm's check refuses, in its order (none when nothing is wrong); `owner_release`
+    is "namespace/name" of another owner."""
 
     ownership: Ownership
-    reason: str = ""
+    problems: tuple[OwnershipProblem, ...] = ()
     owner_release: str = ""
 
 
-def _require(values: Mapping[str, Any], key: str, want: str) -> str:
-    """Helm's requireValue message, or "" when the value is right."""
+def _require(values: Mapping[str, Any], metadata: Metadata, key: str, want: str) -> list[OwnershipProblem]:
+    """What Helm's requireValue refuses: a missing key, or another value (none when right)."""
     if key not in values:
-        return f'missing key "{key}": must be set to "{want}"'
+        return [OwnershipProblem(metadata, key, want)]
     if values[key] != want:
-        return f'key "{key}" must equal "{want}": current value is "{values[key]}"'
-    return ""
+        return [OwnershipProblem(metadata, key, want, str(values[key]))]
+    return []
 
 
 def check_ownership(live: Mapping[str, Any] | None, release: str, namespace: str,
@@ -87,20 +89,17 @@ def check_ownership(live: Mapping[str, Any] | None, release: str, namespace: str
     if live is None:
         return Verdict(Ownership.ABSENT)
     if terminating(live):
-        return Verdict(Ownership.TERMINATING, "it is being deleted (deletionTimestamp is set)")
+        return Verdict(Ownership.TERMINATING)
     owner = release_of(live)
     other = f"{owner[0]}/{owner[1]}" if owner and owner != (namespace, release) else ""
     labels, annotations = _metadata_map(live, "labels"), _metadata_map(live, "annotations")
-    problems = [p for p in (
-        _require(labels, MANAGED_BY_LABEL, MANAGED_BY_HELM) and f"label validation error: {_require(labels, MANAGED_BY_LABEL, MANAGED_BY_HELM)}",
-        _require(annotations, RELEASE_NAME_ANNOTATION, release) and f"annotation validation error: {_require(annotations, RELEASE_NAME_ANNOTATION, release)}",
-        _require(annotations, RELEASE_NAMESPACE_ANNOTATION, namespace) and f"annotation validation error: {_require(annotations, RELEASE_NAMESPACE_ANNOTATION, namespace)}",
-    ) if p]
+    problems = (_require(labels, Metadata.LABEL, MANAGED_BY_LABEL, MANAGED_BY_HELM)
+                + _require(annotations, Metadata.ANNOTATION, RELEASE_NAME_ANNOTATION, release)
+                + _require(annotations, Metadata.ANNOTATION, RELEASE_NAMESPACE_ANNOTATION, namespace))
     if not problems:
         return Verdict(Ownership.ADOPT)
     if take_ownership:
         return Verdict(Ownership.ADOPT, owner_release=other)
-    reason = "invalid ownership metadata; " + "; ".join(problems)
     if other:
-        return Verdict(Ownership.OTHER_RELEASE, reason, other)
-    return Verdict(Ownership.UNOWNED, reason)
+        return Verdict(Ownership.OTHER_RELEASE, tuple(problems), other)
+    return Verdict(Ownership.UNOWNED, tuple(problems))

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from deployah_plan.codes import Code
 from deployah_plan.core import crd, regenerated
 from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects, leaves
 from deployah_plan.core.drift import find_drift, find_live, index_live
@@ -20,13 +19,16 @@ from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
 from deployah_plan.core.validate import Applied, Target, hook_collisions, json_type, namespace_warning, predict
 from deployah_plan.errors import ManifestError
-from deployah_plan.facts import Field, SsaConflict
+from deployah_plan.facts import (
+    Collision, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, EquivalentOnly, Field, KeepFromManifest, OwnershipCheck,
+    Quantity, SsaConflict, StoredVersions,
+)
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
 from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
     HookDefinition, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
-    TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn, warn_text,
+    TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn,
 )
 from deployah_plan.redact import fold_string_data
 
@@ -194,11 +196,7 @@ def _resource_changes(
             changes.append(ResourceChange(ref, Action.UPDATE, old[1].obj, doc.obj, tuple(fields), order, doc.source,
                                           crd_schema=schema))
         elif fields:
-            notes.append(warn_text(
-                Code.EQUIVALENT_ONLY,
-                f"{ref}: only equal quantities written differently ({_quantities(fields)}); not a change",
-                ref,
-            ))
+            notes.append(warn(EquivalentOnly(fields=tuple(_quantities(fields))), ref))
     # Then it deletes what left the release, in previous-release order.
     start = len(ordered)
     leaving = [(ref, doc) for ident, (ref, doc) in previous.items() if ident not in desired and not ref.generate_name]
@@ -216,8 +214,8 @@ def _uninstall_changes(previous: Mapping[Identity, tuple[ResourceRef, Document]]
     return [_leaving(ref, doc, order) for order, (ref, doc) in enumerate(ordered) if not ref.generate_name]
 
 
-def _quantities(fields: Iterable[FieldChange]) -> str:
-    return ", ".join(f"{f.path.rpartition('/')[2]} {f.before} = {f.after}" for f in fields)
+def _quantities(fields: Iterable[FieldChange]) -> list[Quantity]:
+    return [Quantity(Field.of(f), f.before, f.after) for f in fields]
 
 
 _RENAME_SIMILARITY = 0.8  # share of equal leaves of the content for a delete and a create to look like one object
@@ -503,7 +501,7 @@ class _Live:
 def _ownership(changes: list[ResourceChange], live: _Live, request: PlanRequest, notes: list[Warning]) -> list[ResourceChange]:
     """Helm's ownership check for every object the plan creates, against its live object."""
     header = request.header
-    verb = "install" if request.previous is None else "upgrade"
+    action = HelmAction.INSTALL if request.previous is None else HelmAction.UPGRADE
     out = []
     for change in changes:
         if change.action is not Action.CREATE or change.resource.generate_name or not live.covered(change.resource):
@@ -511,30 +509,21 @@ def _ownership(changes: list[ResourceChange], live: _Live, request: PlanRequest,
             continue
         verdict = check_ownership(find_live(live.index, change.resource), header.release, header.namespace,
                                   request.take_ownership)
-        warning = _ownership_warning(change.resource, verdict, header.release, verb)
+        warning = _ownership_warning(change.resource, verdict, header.release, action)
         if warning is not None:
             notes.append(warning)
         out.append(replace(change, ownership=verdict.ownership, owner_release=verdict.owner_release))
     return out
 
 
-def _ownership_warning(ref: ResourceRef, verdict: Verdict, release: str, verb: str) -> Warning | None:
-    if verdict.ownership is Ownership.ADOPT:
-        if verdict.owner_release:
-            text = f"{ref} belongs to release {verdict.owner_release}: --take-ownership adopts it into {release}"
-        else:
-            text = f"{ref} already exists in the cluster: helm adopts it into release {release}"
-        return warn_text(Code.OWNERSHIP, text, ref)
-    if verdict.ownership is Ownership.UNOWNED:
-        return warn_text(Code.OWNERSHIP, f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
-                    f"({verdict.reason}); add --take-ownership to adopt it, or delete it first", ref, fails=True)
-    if verdict.ownership is Ownership.OTHER_RELEASE:
-        return warn_text(Code.OWNERSHIP, f"{ref} belongs to release {verdict.owner_release}: this {verb} fails "
-                    f"({verdict.reason}); add --take-ownership to take it over", ref, fails=True)
+def _ownership_warning(ref: ResourceRef, verdict: Verdict, release: str, action: HelmAction) -> Warning | None:
     if verdict.ownership is Ownership.TERMINATING:
-        return warn_text(Code.COLLISION, f"{ref} is being deleted in the cluster (deletionTimestamp set): creating it "
-                    "collides with the deletion; wait for it to finish, then deploy", ref)
-    return None
+        return warn(Collision(), ref)
+    if verdict.ownership not in (Ownership.ADOPT, Ownership.UNOWNED, Ownership.OTHER_RELEASE):
+        return None
+    facts = OwnershipCheck(ownership=verdict.ownership, release=release, owner_release=verdict.owner_release,
+                           action=action, problems=verdict.problems)
+    return warn(facts, ref, fails=verdict.ownership is not Ownership.ADOPT)
 
 
 def _drift(request: PlanRequest, live: _Live,
@@ -602,18 +591,13 @@ def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Wa
         if found is not None:
             gone = crd.stored_versions_removed(change.after, found)
             if gone:
-                out.append(warn_text(
-                    Code.CRD_VERSION_REMOVED, f"{ref}: this upgrade will fail: it removes version{'s' if len(gone) > 1 else ''} "
-                    f"{', '.join(gone)}, which the cluster's status.storedVersions still lists (objects are stored in "
-                    "it), and the API server refuses that; migrate the stored objects to a kept version and remove "
-                    "it from status.storedVersions first", ref, fails=True))
+                out.append(warn(CrdVersionRemoved(versions=tuple(gone), stored_versions=StoredVersions.LIVE), ref,
+                                fails=True))
         elif change.crd_schema is not None:
             removed = [c.version for c in change.crd_schema.changes if c.what == "version-removed"]
             if removed:
-                out.append(warn_text(
-                    Code.CRD_VERSION_REMOVED, f"{ref}: removes version{'s' if len(removed) > 1 else ''} {', '.join(removed)}; "
-                    "if the cluster's status.storedVersions still lists it, the API server refuses the update (the live "
-                    "CRD was not read): migrate the stored objects to a kept version first", ref))
+                out.append(warn(CrdVersionRemoved(versions=tuple(removed), stored_versions=StoredVersions.NOT_READ),
+                                ref))
     return out
 
 
@@ -672,8 +656,7 @@ def make_plan(request: PlanRequest) -> Plan:
         action = HelmAction.UNINSTALL
         changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)))
         tasks = _hook_tasks(prev_hooks, prev_hooks, action, kind_rank(install_order(request.helm_major)))
-        warnings.append(warn_text(Code.CRDS_UNTOUCHED, "CRDs installed from the chart's crds/ directory are never "
-                             "deleted by helm uninstall"))
+        warnings.append(warn(CrdsUntouched()))
     else:
         rank = kind_rank(install_order(request.helm_major))
 
@@ -707,29 +690,18 @@ def make_plan(request: PlanRequest) -> Plan:
         crds = _chart_crds(request, live, fresh)
         for chart_crd in crds:
             if chart_crd.chart_changed:
-                warnings.append(warn_text(
-                    Code.CRD_NOT_UPGRADED,
-                    f"chart CRD {chart_crd.name} ({chart_crd.source}) changed in the chart, but Helm never upgrades the chart's "
-                    "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it",
-                ))
+                warnings.append(warn(CrdNotUpgraded(name=chart_crd.name, source=chart_crd.source)))
         # Only objects whose live state was not read: one read and found missing is gone already.
         guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and not live.covered(c.resource)]
         if guessed:
-            warnings.append(warn_text(
-                Code.KEEP_FROM_MANIFEST,
-                "whether Helm keeps an object that leaves the release depends on the live object's "
-                "helm.sh/resource-policy annotation; where the live object was not read "
-                f"({', '.join(str(c.resource) for c in guessed[:3])}{', ...' if len(guessed) > 3 else ''}), "
-                "the previous manifest's was used",
-            ))
+            warnings.append(warn(KeepFromManifest(objects=tuple(c.resource for c in guessed))))
         if request.target is not None:
             warnings += _predicted(request, request.target, action, changes, tasks, prev_resources,
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
     impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift)
     warnings += failures
-    for reason in (*previous.dropped, *request.desired.dropped):
-        warnings.append(warn_text(Code.DROPPED_DOCUMENT, reason))
+    warnings += [warn(dropped) for dropped in (*previous.dropped, *request.desired.dropped)]
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
                       drift=drift, live=live.check, impact=impact)
 

@@ -12,6 +12,7 @@ from deployah_plan.core.diff import declared_surface, diff_objects
 from deployah_plan.core.drift import field_owners
 from deployah_plan.core.ownership import check_ownership, kept_by_policy, kept_on_delete
 from deployah_plan.core.planner import live_scope, release_scope
+from deployah_plan.facts import Metadata, OwnershipCheck, OwnershipProblem
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import (
     FieldOp,
@@ -374,24 +375,24 @@ def _cm(**meta: Any) -> dict[str, Any]:
     return live
 
 
-@pytest.mark.parametrize("live, take, ownership, owner, reason", [
-    (None, False, Ownership.ABSENT, "", ""),
-    (_cm(labels=HELM, annotations=OWNED), False, Ownership.ADOPT, "", ""),
-    (_cm(), False, Ownership.UNOWNED, "",
-     'invalid ownership metadata; label validation error: missing key "app.kubernetes.io/managed-by": must be set to '
-     '"Helm"; annotation validation error: missing key "meta.helm.sh/release-name": must be set to "shop"; annotation '
-     'validation error: missing key "meta.helm.sh/release-namespace": must be set to "shop"'),
-    (_cm(), True, Ownership.ADOPT, "", ""),
+@pytest.mark.parametrize("live, take, ownership, owner, problems", [
+    (None, False, Ownership.ABSENT, "", ()),
+    (_cm(labels=HELM, annotations=OWNED), False, Ownership.ADOPT, "", ()),
+    (_cm(), False, Ownership.UNOWNED, "", (
+        OwnershipProblem(Metadata.LABEL, "app.kubernetes.io/managed-by", "Helm"),
+        OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-name", "shop"),
+        OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-namespace", "shop"))),
+    (_cm(), True, Ownership.ADOPT, "", ()),
     (_cm(labels=HELM, annotations={**OWNED, "meta.helm.sh/release-name": "other"}), False, Ownership.OTHER_RELEASE,
-     "shop/other", 'annotation validation error: key "meta.helm.sh/release-name" must equal "shop": current value is "other"'),
-    (_cm(labels=HELM, annotations={**OWNED, "meta.helm.sh/release-name": "other"}), True, Ownership.ADOPT, "shop/other", ""),
-    (_cm(labels=HELM, annotations=OWNED, deletionTimestamp="2025-01-01T00:00:00Z"), False, Ownership.TERMINATING, "",
-     "being deleted"),
+     "shop/other", (OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-name", "shop", "other"),)),
+    (_cm(labels=HELM, annotations={**OWNED, "meta.helm.sh/release-name": "other"}), True, Ownership.ADOPT, "shop/other", ()),
+    (_cm(labels=HELM, annotations=OWNED, deletionTimestamp="2025-01-01T00:00:00Z"), False, Ownership.TERMINATING, "", ()),
 ])
-def test_ownership_check(live: dict[str, Any] | None, take: bool, ownership: Ownership, owner: str, reason: str) -> None:
+def test_ownership_check(live: dict[str, Any] | None, take: bool, ownership: Ownership, owner: str,
+                         problems: tuple[OwnershipProblem, ...]) -> None:
     verdict = check_ownership(live, "shop", "shop", take)
     assert verdict.ownership is ownership and verdict.owner_release == owner
-    assert reason in verdict.reason
+    assert verdict.problems == problems
 
 
 def test_ownership_in_the_plan_and_warnings() -> None:
@@ -407,7 +408,7 @@ def test_ownership_in_the_plan_and_warnings() -> None:
                         "going": ("terminating", ""), "new": ("absent", "")}
     codes = {(w.code, w.resource.name if w.resource else "") for w in p.warnings}
     assert codes == {("ownership", "cfg"), ("ownership", "theirs"), ("collision", "going")}
-    assert any("this install fails" in w.message and "--take-ownership" in w.message for w in p.warnings)
+    assert any(isinstance(w.facts, OwnershipCheck) and w.fails and w.facts.action is HelmAction.INSTALL for w in p.warnings)
     taken = plan(None, desired, [_cm(), theirs, going], take_ownership=True)
     assert {c.resource.name: c.ownership.value for c in taken.changes}["theirs"] == "adopt"
 

@@ -1,7 +1,7 @@
 """Unit tests of deployah_plan/core/ownership.py against Helm's rules.
 
-Expected reasons are Helm's wording (pkg/action/validate.go `checkOwnership`, `requireValue`:
-"invalid ownership metadata; " then each error joined by "; "); the resource policy is
+Expected problems are what Helm refuses, in its order (pkg/action/validate.go `checkOwnership`,
+`requireValue`; tests/render/test_words_planner.py holds Helm's wording of them); the resource policy is
 pkg/action/resource_policy.go (trimmed, lower-cased, only "keep")."""
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from deployah_plan.core.ownership import (
     Verdict, check_ownership, kept_by_policy, kept_on_delete, release_of, terminating,
 )
+from deployah_plan.facts import Metadata, OwnershipProblem
 from deployah_plan.model import Ownership
 
 HELM = {"app.kubernetes.io/managed-by": "Helm"}
@@ -27,33 +28,35 @@ def _obj(labels: Any = None, annotations: Any = None, **metadata: Any) -> dict[s
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}
 
 
-MISSING_LABEL = 'label validation error: missing key "app.kubernetes.io/managed-by": must be set to "Helm"'
-MISSING_NAME = 'annotation validation error: missing key "meta.helm.sh/release-name": must be set to "web"'
-MISSING_NS = 'annotation validation error: missing key "meta.helm.sh/release-namespace": must be set to "shop"'
+MISSING_LABEL = OwnershipProblem(Metadata.LABEL, "app.kubernetes.io/managed-by", "Helm")
+MISSING_NAME = OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-name", "web")
+MISSING_NS = OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-namespace", "shop")
+MISSING_ALL = (MISSING_LABEL, MISSING_NAME, MISSING_NS)
 
 
 @pytest.mark.parametrize("live, verdict", [
     (None, Verdict(Ownership.ABSENT)),
     (_obj(HELM, OURS), Verdict(Ownership.ADOPT)),
-    (_obj(), Verdict(Ownership.UNOWNED, f"invalid ownership metadata; {MISSING_LABEL}; {MISSING_NAME}; {MISSING_NS}")),
+    (_obj(), Verdict(Ownership.UNOWNED, MISSING_ALL)),
     (_obj({"app.kubernetes.io/managed-by": "helm"}, OURS), Verdict(
-        Ownership.UNOWNED, 'invalid ownership metadata; label validation error: key "app.kubernetes.io/managed-by" '
-                           'must equal "Helm": current value is "helm"')),
+        Ownership.UNOWNED, (OwnershipProblem(Metadata.LABEL, "app.kubernetes.io/managed-by", "Helm", "helm"),))),
     (_obj(HELM, {**OURS, "meta.helm.sh/release-name": "api"}), Verdict(
-        Ownership.OTHER_RELEASE, 'invalid ownership metadata; annotation validation error: key '
-                                 '"meta.helm.sh/release-name" must equal "web": current value is "api"', "shop/api")),
+        Ownership.OTHER_RELEASE, (OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-name", "web", "api"),),
+        "shop/api")),
     (_obj(HELM, {**OURS, "meta.helm.sh/release-namespace": "pay"}), Verdict(
-        Ownership.OTHER_RELEASE, 'invalid ownership metadata; annotation validation error: key '
-                                 '"meta.helm.sh/release-namespace" must equal "shop": current value is "pay"', "pay/web")),
+        Ownership.OTHER_RELEASE, (OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-namespace", "shop", "pay"),),
+        "pay/web")),
     (_obj(None, {"meta.helm.sh/release-name": "api"}), Verdict(
-        Ownership.OTHER_RELEASE, f'invalid ownership metadata; {MISSING_LABEL}; annotation validation error: key '
-                                 f'"meta.helm.sh/release-name" must equal "web": current value is "api"; {MISSING_NS}',
+        Ownership.OTHER_RELEASE,
+        (MISSING_LABEL, OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-name", "web", "api"), MISSING_NS),
         "/api")),
-    (_obj(HELM, OURS, deletionTimestamp="2025-01-01T00:00:00Z"),
-     Verdict(Ownership.TERMINATING, "it is being deleted (deletionTimestamp is set)")),
+    (_obj(HELM, OURS, deletionTimestamp="2025-01-01T00:00:00Z"), Verdict(Ownership.TERMINATING)),
     (_obj(HELM, OURS, deletionTimestamp=""), Verdict(Ownership.ADOPT)),
-    ({"metadata": "not a map"}, Verdict(Ownership.UNOWNED, f"invalid ownership metadata; {MISSING_LABEL}; {MISSING_NAME}; {MISSING_NS}")),
-    (_obj(["not", "a", "map"], "nor this"), Verdict(Ownership.UNOWNED, f"invalid ownership metadata; {MISSING_LABEL}; {MISSING_NAME}; {MISSING_NS}")),
+    ({"metadata": "not a map"}, Verdict(Ownership.UNOWNED, MISSING_ALL)),
+    (_obj(["not", "a", "map"], "nor this"), Verdict(Ownership.UNOWNED, MISSING_ALL)),
+    # A value of another type is refused, and named as written.
+    (_obj({"app.kubernetes.io/managed-by": 7}, OURS), Verdict(
+        Ownership.UNOWNED, (OwnershipProblem(Metadata.LABEL, "app.kubernetes.io/managed-by", "Helm", "7"),))),
 ])
 def test_helms_ownership_check(live: dict[str, Any] | None, verdict: Verdict) -> None:
     assert check_ownership(live, "web", "shop") == verdict
@@ -62,7 +65,7 @@ def test_helms_ownership_check(live: dict[str, Any] | None, verdict: Verdict) ->
 def test_a_missing_namespace_annotation_fails_the_check() -> None:
     verdict = check_ownership(_obj(HELM, {"meta.helm.sh/release-name": "web"}), "web", "shop")
     assert verdict.ownership in (Ownership.UNOWNED, Ownership.OTHER_RELEASE)
-    assert verdict.reason == f"invalid ownership metadata; {MISSING_NS}"
+    assert verdict.problems == (MISSING_NS,)
 
 
 @pytest.mark.parametrize("live, verdict", [
@@ -70,8 +73,7 @@ def test_a_missing_namespace_annotation_fails_the_check() -> None:
     (_obj(), Verdict(Ownership.ADOPT)),
     (_obj(HELM, OURS), Verdict(Ownership.ADOPT)),
     (_obj(HELM, {**OURS, "meta.helm.sh/release-name": "api"}), Verdict(Ownership.ADOPT, owner_release="shop/api")),
-    (_obj(HELM, OURS, deletionTimestamp="2025-01-01T00:00:00Z"),
-     Verdict(Ownership.TERMINATING, "it is being deleted (deletionTimestamp is set)")),
+    (_obj(HELM, OURS, deletionTimestamp="2025-01-01T00:00:00Z"), Verdict(Ownership.TERMINATING)),
 ])
 def test_take_ownership_adopts_whoever_owns_it_but_not_an_object_being_deleted(
         live: dict[str, Any] | None, verdict: Verdict) -> None:

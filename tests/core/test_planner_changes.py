@@ -19,9 +19,11 @@ from deployah_plan.codes import Code
 from deployah_plan.core import planner
 from deployah_plan.core.planner import PlanRequest, _hook_phase, make_plan
 from deployah_plan.errors import ManifestError
+from deployah_plan.facts import CrdsUntouched, DroppedDocument, EquivalentOnly, Field, KeepFromManifest, Quantity
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import (
-    Action, CRDLifecycle, FieldOp, Header, HelmAction, Ownership, Plan, ResourceChange, TaskAction, TaskPhase, TaskPlan,
+    Action, CRDLifecycle, FieldOp, Header, HelmAction, Ownership, Plan, ResourceChange, ResourceRef, TaskAction, TaskPhase,
+    TaskPlan,
 )
 from deployah_plan.sources.cluster import LiveSnapshot
 from deployah_plan.yamlkube import load_all
@@ -423,9 +425,10 @@ def test_equal_quantities_written_differently_are_no_change_but_a_note() -> None
     assert p.changes == ()
     assert p.helm_action is HelmAction.NONE
     notes = [w for w in p.warnings if w.code is Code.EQUIVALENT_ONLY]
-    assert [(w.message, str(w.resource)) for w in notes] == [(
-        "Deployment shop/web: only equal quantities written differently (memory 1Gi = 1024Mi); not a change",
-        "Deployment shop/web")]
+    memory = Field("/spec/template/spec/containers/0/resources/limits/memory",
+                   {"/spec/template/spec/containers/0": {"name": "web"}})
+    assert [(w.facts, str(w.resource)) for w in notes] == [(
+        EquivalentOnly(fields=(Quantity(memory, "1Gi", "1024Mi"),)), "Deployment shop/web")]
 
 
 def test_equal_quantities_beside_a_real_change_are_part_of_the_update() -> None:
@@ -439,11 +442,10 @@ def test_several_equal_quantities_are_listed_in_one_note() -> None:
     two = "spec:\n  template:\n    spec:\n      containers:\n      - name: web\n        resources: {limits: {memory: %s, cpu: %s}}\n"
     p = plan([doc("Deployment", "web", "apps/v1", two % ("1Gi", "1"))],
              [doc("Deployment", "web", "apps/v1", two % ("1024Mi", "1000m"))])
-    (note,) = [w.message for w in p.warnings if w.code is Code.EQUIVALENT_ONLY]
-    assert note in ("Deployment shop/web: only equal quantities written differently (memory 1Gi = 1024Mi, cpu 1 = 1000m); "
-                    "not a change",
-                    "Deployment shop/web: only equal quantities written differently (cpu 1 = 1000m, memory 1Gi = 1024Mi); "
-                    "not a change")
+    (note,) = [w.facts for w in p.warnings if w.code is Code.EQUIVALENT_ONLY]
+    assert isinstance(note, EquivalentOnly)
+    assert sorted((q.field.path.rsplit("/", 1)[1], q.before, q.after) for q in note.fields) == [
+        ("cpu", 1, "1000m"), ("memory", "1Gi", "1024Mi")]
 
 
 def test_an_updated_crd_is_summarized_by_meaning() -> None:
@@ -511,8 +513,7 @@ def test_uninstall_runs_the_delete_hooks_and_notes_chart_crds_stay() -> None:
                       "bye": (TaskPhase.POST_DEPLOY, TaskAction.UNCHANGED, True),
                       "migrate": (TaskPhase.OTHER, TaskAction.UNCHANGED, False)}
     assert task(p, "drain").weight == 2
-    assert [w.message for w in p.warnings if w.code is Code.CRDS_UNTOUCHED] == [
-        "CRDs installed from the chart's crds/ directory are never deleted by helm uninstall"]
+    assert [w.facts for w in p.warnings if w.code is Code.CRDS_UNTOUCHED] == [CrdsUntouched()]
     assert p.chart_crds == ()
 
 
@@ -525,16 +526,15 @@ def test_uninstall_orders_hooks_as_helm_stores_them_in_install_kind_order() -> N
 
 
 def test_a_plain_upgrade_notes_keep_guessed_from_the_manifest() -> None:
-    def note(p: Plan) -> str:
-        (found,) = [w.message for w in p.warnings if w.code is Code.KEEP_FROM_MANIFEST]
+    def note(p: Plan) -> object:
+        (found,) = [w.facts for w in p.warnings if w.code is Code.KEEP_FROM_MANIFEST]
         return found
-    head = ("whether Helm keeps an object that leaves the release depends on the live object's helm.sh/resource-policy "
-            "annotation; where the live object was not read ")
-    assert note(plan([cm("a"), cm("b"), cm("c"), cm("d")], [])) == (
-        head + "(ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c, ...), the previous manifest's was used")
-    assert note(plan([cm("a"), cm("b"), cm("c")], [])) == (
-        head + "(ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c), the previous manifest's was used")
-    assert note(plan([cm("a")], [])) == head + "(ConfigMap shop/a), the previous manifest's was used"
+
+    def cms(*names: str) -> KeepFromManifest:
+        return KeepFromManifest(objects=tuple(ResourceRef("v1", "ConfigMap", "shop", n) for n in names))
+    assert note(plan([cm("a"), cm("b"), cm("c"), cm("d")], [])) == cms("a", "b", "c", "d")
+    assert note(plan([cm("a"), cm("b"), cm("c")], [])) == cms("a", "b", "c")
+    assert note(plan([cm("a")], [])) == cms("a")
 
 
 def test_a_document_helm_drops_is_noted() -> None:
@@ -542,9 +542,9 @@ def test_a_document_helm_drops_is_noted() -> None:
     old = hook("ConfigMap", "old", "crd-install")
     new = hook("ConfigMap", "new", "pre-install,bogus")
     p = plan([cm("cfg"), old], [cm("cfg"), new])
-    assert [w.message for w in p.warnings if w.code is Code.DROPPED_DOCUMENT] == [
-        "ConfigMap/old: unknown hook event 'crd-install'; Helm skips this document",
-        "ConfigMap/new: unknown hook event 'bogus'; Helm skips this document"]
+    assert [w.facts for w in p.warnings if w.code is Code.DROPPED_DOCUMENT] == [
+        DroppedDocument(source="", kind="ConfigMap", name="old", event="crd-install"),
+        DroppedDocument(source="", kind="ConfigMap", name="new", event="bogus")]
     assert p.changes == () and p.tasks == ()
 
 

@@ -10,6 +10,10 @@ from deployah_plan.codes import Code
 from deployah_plan.core.kube_api import table
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, release_scope
 from deployah_plan.core.validate import Target
+from deployah_plan.facts import (
+    Collision, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, DroppedDocument, Field, KeepFromManifest, Metadata,
+    OwnershipCheck, OwnershipProblem, SsaConflict, StoredVersions,
+)
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftEffect, Header, HelmAction, LiveCheck, LiveGap, LiveStatus,
@@ -215,12 +219,11 @@ def test_an_object_without_helm_metadata_fails_the_upgrade() -> None:
     p = plan([DEPLOYMENT], [DEPLOYMENT, CONFIGMAP], [live_of(DEPLOYMENT), _foreign(CONFIGMAP)])
     (warning,) = by_code(p, Code.OWNERSHIP)
     assert warning.resource == ref("v1", "ConfigMap", "cfg") and warning.fails
-    assert warning.message == (
-        "ConfigMap shop/cfg exists in the cluster without Helm ownership metadata: this upgrade fails (invalid "
-        'ownership metadata; label validation error: missing key "app.kubernetes.io/managed-by": must be set to '
-        '"Helm"; annotation validation error: missing key "meta.helm.sh/release-name": must be set to "shop"; '
-        'annotation validation error: missing key "meta.helm.sh/release-namespace": must be set to "shop"); add '
-        "--take-ownership to adopt it, or delete it first")
+    assert warning.facts == OwnershipCheck(
+        ownership=Ownership.UNOWNED, release="shop", action=HelmAction.UPGRADE, problems=(
+            OwnershipProblem(Metadata.LABEL, "app.kubernetes.io/managed-by", "Helm"),
+            OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-name", "shop"),
+            OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-namespace", "shop")))
     assert p.summary.failures == 1
 
 
@@ -229,15 +232,14 @@ def test_an_object_of_another_release_fails_unless_taken_over() -> None:
                       annotations={"meta.helm.sh/release-name": "billing", "meta.helm.sh/release-namespace": "shop"})
     (warning,) = by_code(plan(None, [CONFIGMAP], [theirs]), Code.OWNERSHIP)
     assert warning.resource == ref("v1", "ConfigMap", "cfg") and warning.fails
-    assert warning.message == (
-        "ConfigMap shop/cfg belongs to release shop/billing: this install fails (invalid ownership metadata; "
-        'annotation validation error: key "meta.helm.sh/release-name" must equal "shop": current value is '
-        '"billing"); add --take-ownership to take it over')
+    assert warning.facts == OwnershipCheck(
+        ownership=Ownership.OTHER_RELEASE, release="shop", owner_release="shop/billing", action=HelmAction.INSTALL,
+        problems=(OwnershipProblem(Metadata.ANNOTATION, "meta.helm.sh/release-name", "shop", "billing"),))
     # --take-ownership (Helm 3.17+) skips the check: the object is adopted, nothing fails.
     taken = plan(None, [CONFIGMAP], [theirs], take_ownership=True)
     (warning,) = by_code(taken, Code.OWNERSHIP)
-    assert (warning.message, warning.resource, warning.fails) == (
-        "ConfigMap shop/cfg belongs to release shop/billing: --take-ownership adopts it into shop",
+    assert (warning.facts, warning.resource, warning.fails) == (
+        OwnershipCheck(ownership=Ownership.ADOPT, release="shop", owner_release="shop/billing", action=HelmAction.INSTALL),
         ref("v1", "ConfigMap", "cfg"), False)
     assert taken.changes[0].ownership is Ownership.ADOPT and taken.changes[0].owner_release == "shop/billing"
 
@@ -245,8 +247,8 @@ def test_an_object_of_another_release_fails_unless_taken_over() -> None:
 def test_an_object_already_carrying_this_releases_metadata_is_adopted() -> None:
     p = plan(None, [CONFIGMAP], [live_of(CONFIGMAP)])
     (warning,) = by_code(p, Code.OWNERSHIP)
-    assert (warning.message, warning.resource, warning.fails) == (
-        "ConfigMap shop/cfg already exists in the cluster: helm adopts it into release shop",
+    assert (warning.facts, warning.resource, warning.fails) == (
+        OwnershipCheck(ownership=Ownership.ADOPT, release="shop", action=HelmAction.INSTALL),
         ref("v1", "ConfigMap", "cfg"), False)
     assert p.summary.failures == 0
 
@@ -254,9 +256,8 @@ def test_an_object_already_carrying_this_releases_metadata_is_adopted() -> None:
 def test_creating_over_an_object_being_deleted_collides() -> None:
     going = live_of(CONFIGMAP, deletionTimestamp="2025-01-01T00:00:00Z")
     p = plan(None, [CONFIGMAP], [going])
-    assert [(w.code, w.message, w.resource) for w in p.warnings] == [(
-        Code.COLLISION, "ConfigMap shop/cfg is being deleted in the cluster (deletionTimestamp set): creating it "
-        "collides with the deletion; wait for it to finish, then deploy", ref("v1", "ConfigMap", "cfg"))]
+    assert [(w.code, w.facts, w.resource, w.fails) for w in p.warnings] == [(
+        Code.COLLISION, Collision(), ref("v1", "ConfigMap", "cfg"), True)]
 
 
 # -- drift ------------------------------------------------------------------------------------------
@@ -283,9 +284,10 @@ def test_server_side_apply_conflicts_name_each_conflicting_field() -> None:
         "/metadata/labels/team": DriftEffect.REVERTED, "/spec/replicas": DriftEffect.CONFLICT,
         "/spec/template/spec/containers/0/image": DriftEffect.CONFLICT}
     (warning,) = by_code(p, Code.SSA_CONFLICT)
-    assert (warning.message, warning.resource) == (
-        "Deployment shop/web: server-side apply conflicts on spec.replicas, spec.template.spec.containers[name=web].image "
-        "(owned by another field manager): the upgrade fails unless conflicts are forced", ref("apps/v1", "Deployment", "web"))
+    assert (warning.facts, warning.resource) == (
+        SsaConflict(fields=(Field("/spec/replicas"),
+                            Field("/spec/template/spec/containers/0/image", {"/spec/template/spec/containers/0": {"name": "web"}}))),
+        ref("apps/v1", "Deployment", "web"))
     assert warning.fails
 
 
@@ -339,10 +341,8 @@ def test_an_upgrade_leaves_the_charts_crds_as_they_are_and_says_which_changed() 
         # New in the chart: no previous copy to compare, and none in the cluster.
         ChartCRD(CRD_FILE, "sprockets.shop.example.com", CRDLifecycle.NOT_ON_UPGRADE, None, None, None),
     ]
-    assert [(w.message, w.resource, w.fails) for w in by_code(p, Code.CRD_NOT_UPGRADED)] == [(
-        f"chart CRD {name}.shop.example.com ({CRD_FILE}) changed in the chart, but Helm never upgrades the chart's "
-        "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it", None, False)
-        for name in ("widgets", "gadgets")]
+    assert [(w.facts, w.resource, w.fails) for w in by_code(p, Code.CRD_NOT_UPGRADED)] == [(
+        CrdNotUpgraded(name=f"{name}.shop.example.com", source=CRD_FILE), None, False) for name in ("widgets", "gadgets")]
     assert p.changes == ()  # crds/ are not release objects
 
 
@@ -375,15 +375,11 @@ TWO_VERSIONS = {"v1alpha1": {"size": "integer"}, "v1beta1": {"size": "integer"},
 def test_an_upgrade_dropping_a_version_the_cluster_stores_objects_in_fails() -> None:
     old, new = crd("widgets", TWO_VERSIONS), crd("widgets", WIDGETS_V1)
     p = plan([old], [new], [live_crd(old, ["v1alpha1", "v1beta1", "v1"])])
-    assert [(w.message, w.resource, w.fails) for w in by_code(p, Code.CRD_VERSION_REMOVED)] == [(
-        "CustomResourceDefinition widgets.shop.example.com: this upgrade will fail: it removes versions v1alpha1, "
-        "v1beta1, which the cluster's status.storedVersions still lists (objects are stored in it), and the API server "
-        "refuses that; migrate the stored objects to a kept version and remove it from status.storedVersions first",
-        crd_ref("widgets"), True)]
-    # Only one stored version dropped: "version", singular.
+    assert [(w.facts, w.resource, w.fails) for w in by_code(p, Code.CRD_VERSION_REMOVED)] == [(
+        CrdVersionRemoved(versions=("v1alpha1", "v1beta1"), stored_versions=StoredVersions.LIVE), crd_ref("widgets"), True)]
+    # Only the stored versions dropped are named.
     (warning,) = by_code(plan([old], [new], [live_crd(old, ["v1beta1", "v1"])]), Code.CRD_VERSION_REMOVED)
-    assert warning.message.startswith("CustomResourceDefinition widgets.shop.example.com: this upgrade will fail: it "
-                                      "removes version v1beta1, which")
+    assert warning.facts == CrdVersionRemoved(versions=("v1beta1",), stored_versions=StoredVersions.LIVE)
     # Nothing stored in the dropped versions: the API server accepts the update.
     assert by_code(plan([old], [new], [live_crd(old, ["v1"])]), Code.CRD_VERSION_REMOVED) == []
 
@@ -392,19 +388,19 @@ def test_an_install_adopting_a_crd_checks_its_stored_versions_too() -> None:
     old, new = crd("widgets", TWO_VERSIONS), crd("widgets", WIDGETS_V1)
     (warning,) = by_code(plan(None, [new], [live_crd(old, ["v1beta1"]) | {"metadata": {
         "name": "widgets.shop.example.com", "labels": HELM, "annotations": OWNED}}]), Code.CRD_VERSION_REMOVED)
-    assert warning.fails and warning.resource == crd_ref("widgets") and "removes version v1beta1," in warning.message
+    assert warning.fails and warning.resource == crd_ref("widgets")
+    assert warning.facts == CrdVersionRemoved(versions=("v1beta1",), stored_versions=StoredVersions.LIVE)
 
 
 def test_without_the_live_crd_a_removed_version_is_a_warning() -> None:
     old, new = crd("widgets", TWO_VERSIONS), crd("widgets", WIDGETS_V1)
     p = plan([old], [new], None)
-    assert [(w.message, w.resource, w.fails) for w in by_code(p, Code.CRD_VERSION_REMOVED)] == [(
-        "CustomResourceDefinition widgets.shop.example.com: removes versions v1alpha1, v1beta1; if the cluster's "
-        "status.storedVersions still lists it, the API server refuses the update (the live CRD was not read): migrate "
-        "the stored objects to a kept version first", crd_ref("widgets"), False)]
+    assert [(w.facts, w.resource, w.fails) for w in by_code(p, Code.CRD_VERSION_REMOVED)] == [(
+        CrdVersionRemoved(versions=("v1alpha1", "v1beta1"), stored_versions=StoredVersions.NOT_READ), crd_ref("widgets"),
+        False)]
     (one,) = by_code(plan([crd("widgets", {"v1beta1": {}, "v1": {}})], [crd("widgets", {"v1": {}})]),
                      Code.CRD_VERSION_REMOVED)
-    assert one.message.startswith("CustomResourceDefinition widgets.shop.example.com: removes version v1beta1; if")
+    assert one.facts == CrdVersionRemoved(versions=("v1beta1",), stored_versions=StoredVersions.NOT_READ)
     # A version added, or a CRD left unchanged or removed from the release, removes nothing.
     assert by_code(plan([new], [old]), Code.CRD_VERSION_REMOVED) == []
     assert by_code(plan([old, CONFIGMAP], [CONFIGMAP], [live_of(CONFIGMAP), live_crd(old, ["v1alpha1"])]),
@@ -415,8 +411,8 @@ def test_a_crd_of_a_kind_not_fully_read_is_judged_as_not_read() -> None:
     old, new = crd("widgets", TWO_VERSIONS), crd("widgets", WIDGETS_V1)
     gap = LiveGap("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", "too many objects")
     p = plan([old], [new], LiveSnapshot(True, (live_crd(old, ["v1alpha1"]),), (gap,)))
-    assert [(w.fails, w.message.endswith("(the live CRD was not read): migrate the stored objects to a kept version "
-                                         "first")) for w in by_code(p, Code.CRD_VERSION_REMOVED)] == [(False, True)]
+    assert [(w.fails, w.facts) for w in by_code(p, Code.CRD_VERSION_REMOVED)] == [
+        (False, CrdVersionRemoved(versions=("v1alpha1", "v1beta1"), stored_versions=StoredVersions.NOT_READ))]
 
 
 def test_each_crd_of_the_plan_is_checked() -> None:
@@ -546,12 +542,6 @@ def test_a_hook_of_the_previous_release_may_collide_when_the_cluster_was_not_rea
 
 # -- the warnings at the end of a plan --------------------------------------------------------------
 
-def _keep_warning(names: str) -> str:
-    return ("whether Helm keeps an object that leaves the release depends on the live object's "
-            f"helm.sh/resource-policy annotation; where the live object was not read ({names}), the previous "
-            "manifest's was used")
-
-
 def test_keep_is_read_from_the_manifest_only_where_the_live_object_was_not_read() -> None:
     # helm upgrade reads helm.sh/resource-policy from the live object of each object leaving
     # the release (pkg/kube Client.Update): unread, the previous manifest's annotation stands in.
@@ -560,17 +550,15 @@ def test_keep_is_read_from_the_manifest_only_where_the_live_object_was_not_read(
     p = plan([DEPLOYMENT, *gone], [DEPLOYMENT], None)
     assert {c.resource.name: c.action for c in p.changes} == {
         "a": Action.DELETE, "b": Action.DELETE, "c": Action.DELETE, "d": Action.RETAIN}
-    assert [(w.message, w.resource) for w in by_code(p, Code.KEEP_FROM_MANIFEST)] == [
-        (_keep_warning("ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c, ..."), None)]
-    # Three are named in full, with nothing left out.
-    (warning,) = by_code(plan([DEPLOYMENT, *gone[:3]], [DEPLOYMENT], None), Code.KEEP_FROM_MANIFEST)
-    assert warning.message == _keep_warning("ConfigMap shop/a, ConfigMap shop/b, ConfigMap shop/c")
+    # Every object not read is in the facts (the words name three).
+    assert [(w.facts, w.resource) for w in by_code(p, Code.KEEP_FROM_MANIFEST)] == [
+        (KeepFromManifest(objects=tuple(ref("v1", "ConfigMap", n) for n in "abcd")), None)]
     # Read: the live annotation decides (a ConfigMap read and not found is gone already).
     assert by_code(plan([DEPLOYMENT, *gone], [DEPLOYMENT], [live_of(DEPLOYMENT)]), Code.KEEP_FROM_MANIFEST) == []
     # Only the kinds not read are named.
     partial = LiveSnapshot(True, (), (LiveGap("apps/v1", "Deployment", "shop", "forbidden"),))
     (warning,) = by_code(plan([DEPLOYMENT, cm("a")], [], partial), Code.KEEP_FROM_MANIFEST)
-    assert warning.message == _keep_warning("Deployment shop/web")
+    assert warning.facts == KeepFromManifest(objects=(ref("apps/v1", "Deployment", "web"),))
 
 
 def test_documents_helm_skips_are_named_previous_first() -> None:
@@ -578,9 +566,9 @@ def test_documents_helm_skips_are_named_previous_first() -> None:
         return f"# Source: shop/templates/{name}.yaml\n" + cm(name).replace(
             f"name: {name}", f"name: {name}\n  annotations: {{helm.sh/hook: 'pre-upgrade,bogus'}}")
     p = plan([CONFIGMAP, bogus("old")], [CONFIGMAP, bogus("new")], None)
-    assert [(w.message, w.resource, w.fails) for w in by_code(p, Code.DROPPED_DOCUMENT)] == [
-        ("shop/templates/old.yaml: unknown hook event 'bogus'; Helm skips this document", None, False),
-        ("shop/templates/new.yaml: unknown hook event 'bogus'; Helm skips this document", None, False)]
+    assert [(w.facts, w.resource, w.fails) for w in by_code(p, Code.DROPPED_DOCUMENT)] == [
+        (DroppedDocument(source=f"shop/templates/{n}.yaml", kind="ConfigMap", name=n, event="bogus"), None, False)
+        for n in ("old", "new")]
 
 
 JOB_HOOK = """\
@@ -609,15 +597,14 @@ def test_an_uninstall_deletes_the_release_runs_its_delete_hooks_and_never_delete
     assert [(t.name, t.events, t.helm_order, t.will_run) for t in p.tasks] == [
         ("Job shop/a-job", ("pre-delete",), 2, True), ("ConfigMap shop/z-cm", ("pre-delete",), 0, True),
         ("ConfigMap shop/job", ("pre-upgrade",), 1, False)]
-    assert [(w.message, w.resource, w.fails) for w in by_code(p, Code.CRDS_UNTOUCHED)] == [
-        ("CRDs installed from the chart's crds/ directory are never deleted by helm uninstall", None, False)]
+    assert [(w.facts, w.resource, w.fails) for w in by_code(p, Code.CRDS_UNTOUCHED)] == [(CrdsUntouched(), None, False)]
     quiet = make_plan(PlanRequest(Header("shop", "shop"), previous, Rendered(), action=HelmAction.UNINSTALL,
                                   hooks_disabled=True))
     assert quiet.hooks_disabled and not any(t.will_run for t in quiet.tasks)
 
 
 def test_the_requests_own_warnings_stay_beside_the_predicted_failures() -> None:
-    note = Warning(Code.DROPPED_DOCUMENT, "a note from the source")
+    note = Warning(Code.DROPPED_DOCUMENT, DroppedDocument(source="s.yaml", kind="ConfigMap", name="n", event="bogus"))
     p = plan([cm("x")], [bad_cm("x")], None, target=TARGET, warnings=(note,))
     assert [w.code for w in p.warnings] == [Code.DROPPED_DOCUMENT, Code.SCHEMA_INVALID]
 

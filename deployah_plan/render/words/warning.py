@@ -11,7 +11,7 @@ from typing import Any, Callable, TypeVar
 
 from deployah_plan import facts as found
 from deployah_plan.codes import Code
-from deployah_plan.model import Warning
+from deployah_plan.model import HelmAction, Ownership, Warning
 from deployah_plan.render.words import readable_path
 
 _F = TypeVar("_F", bound=Callable[..., str])
@@ -79,6 +79,92 @@ def ssa_conflict(facts: found.SsaConflict, warning: Warning) -> str:
 
 # -- what Helm does with the release (core/planner.py, core/ownership.py) ----------------------
 # (section: planner)
+
+def _quantities(fields: tuple[found.Quantity, ...]) -> str:
+    return ", ".join(f"{q.field.path.rpartition('/')[2]} {q.before} = {q.after}" for q in fields)
+
+
+@says(Code.EQUIVALENT_ONLY)
+def equivalent_only(facts: found.EquivalentOnly, warning: Warning) -> str:
+    return f"{warning.resource}: only equal quantities written differently ({_quantities(facts.fields)}); not a change"
+
+
+def _problem(problem: found.OwnershipProblem) -> str:
+    """One refusal as Helm words it (pkg/action/validate.go requireValue)."""
+    if problem.current is None:
+        said = f'missing key "{problem.key}": must be set to "{problem.required}"'
+    else:
+        said = f'key "{problem.key}" must equal "{problem.required}": current value is "{problem.current}"'
+    return f"{problem.metadata.value} validation error: {said}"
+
+
+def ownership_reason(problems: tuple[found.OwnershipProblem, ...]) -> str:
+    """Helm's error for a failed ownership check: "invalid ownership metadata; " and each refusal."""
+    return "; ".join(["invalid ownership metadata", *(_problem(p) for p in problems)])
+
+
+_ACTION_VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade"}
+
+
+@says(Code.OWNERSHIP)
+def ownership(facts: found.OwnershipCheck, warning: Warning) -> str:
+    ref, verb = warning.resource, _ACTION_VERB.get(facts.action, facts.action.value)
+    if facts.ownership is Ownership.ADOPT:
+        if facts.owner_release:
+            return f"{ref} belongs to release {facts.owner_release}: --take-ownership adopts it into {facts.release}"
+        return f"{ref} already exists in the cluster: helm adopts it into release {facts.release}"
+    if facts.ownership is Ownership.OTHER_RELEASE:
+        return (f"{ref} belongs to release {facts.owner_release}: this {verb} fails "
+                f"({ownership_reason(facts.problems)}); add --take-ownership to take it over")
+    return (f"{ref} exists in the cluster without Helm ownership metadata: this {verb} fails "
+            f"({ownership_reason(facts.problems)}); add --take-ownership to adopt it, or delete it first")
+
+
+@says(Code.COLLISION)
+def collision(facts: found.Collision, warning: Warning) -> str:
+    return (f"{warning.resource} is being deleted in the cluster (deletionTimestamp set): creating it collides with "
+            "the deletion; wait for it to finish, then deploy")
+
+
+@says(Code.CRD_VERSION_REMOVED)
+def crd_version_removed(facts: found.CrdVersionRemoved, warning: Warning) -> str:
+    versions = f"version{_s(facts.versions)} {', '.join(facts.versions)}"
+    if facts.stored_versions is found.StoredVersions.LIVE:
+        return (f"{warning.resource}: this upgrade will fail: it removes {versions}, which the cluster's "
+                "status.storedVersions still lists (objects are stored in it), and the API server refuses that; "
+                "migrate the stored objects to a kept version and remove it from status.storedVersions first")
+    return (f"{warning.resource}: removes {versions}; if the cluster's status.storedVersions still lists it, the API "
+            "server refuses the update (the live CRD was not read): migrate the stored objects to a kept version first")
+
+
+@says(Code.CRDS_UNTOUCHED)
+def crds_untouched(facts: found.CrdsUntouched, warning: Warning) -> str:
+    return "CRDs installed from the chart's crds/ directory are never deleted by helm uninstall"
+
+
+@says(Code.CRD_NOT_UPGRADED)
+def crd_not_upgraded(facts: found.CrdNotUpgraded, warning: Warning) -> str:
+    return (f"chart CRD {facts.name} ({facts.source}) changed in the chart, but Helm never upgrades the chart's crds/: "
+            "apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it")
+
+
+KEEP_NAMED = 3  # objects a keep-from-manifest note names; the rest are "..."
+
+
+@says(Code.KEEP_FROM_MANIFEST)
+def keep_from_manifest(facts: found.KeepFromManifest, warning: Warning) -> str:
+    named = ", ".join(str(ref) for ref in facts.objects[:KEEP_NAMED])
+    more = ", ..." if len(facts.objects) > KEEP_NAMED else ""
+    return ("whether Helm keeps an object that leaves the release depends on the live object's "
+            f"helm.sh/resource-policy annotation; where the live object was not read ({named}{more}), "
+            "the previous manifest's was used")
+
+
+@says(Code.DROPPED_DOCUMENT)
+def dropped_document(facts: found.DroppedDocument, warning: Warning) -> str:
+    # A document without a name and a `# Source:` line is named as it always was: "Kind/None".
+    where = facts.source or f"{facts.kind}/{facts.name or None}"
+    return f"{where}: unknown hook event {facts.event!r}; Helm skips this document"
 
 
 # -- what a flag of the command changes (commands/upgrade_flags.py, commands/upgrade.py) --------
