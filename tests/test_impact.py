@@ -10,6 +10,7 @@ documentation says the controllers do.
 """
 from __future__ import annotations
 
+import json
 from typing import TypeVar
 
 import pytest
@@ -22,9 +23,12 @@ from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.facts import Expansion, Read, Reads, ResetRule, Route, RouteKind, Strategy
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import (
-    ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan,
+    ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan, ResourceRef, build_plan,
 )
 from deployah_plan.render import words
+from deployah_plan.render.json_doc import render as render_json
+from deployah_plan.render.words import impact as words_impact
+from deployah_plan.saved import plan_of
 from deployah_plan.sources.cluster import LiveSnapshot
 
 DEPLOYMENT = """\
@@ -692,3 +696,33 @@ def test_an_ignored_change_takes_its_impact_with_it() -> None:
     assert one(p, ImpactKind.RESTART)
     ignored = apply_ignore(p, [parse_flag("{paths: [/spec/template], target: {kind: Deployment}}", 1)])
     assert ignored.summary.ignored == 1 and ignored.impact == ()
+
+
+# -- the JSON plan ------------------------------------------------------------------------------------------
+
+def test_impacts_are_saved_with_their_facts_and_read_back() -> None:
+    new = bump(CONFIGMAP, 'player_initial_lives: "3"', 'player_initial_lives: "5"')
+    p = plan([CONFIGMAP, CONSUMER, PHP_APACHE, HPA, STATEFULSET], [new, CONSUMER, PHP_APACHE, HPA])
+    assert {i.kind for i in p.impact} == {ImpactKind.CONFIG_UNREACHED, ImpactKind.REPLICAS_RESET, ImpactKind.DATA_PVC_LEFT}
+    text = render_json(p)
+    doc = json.loads(text)
+    read = plan_of(doc)
+    assert read.impact == p.impact and render_json(read) == text
+    item = doc["impact"][0]
+    assert item["facts"]["consumers"][0]["reads"][0] == {"container": "demo", "how": "env", "name": "PLAYER_INITIAL_LIVES"}
+    # A plan without facts (an older one, or a kind this version does not know) keeps the words as written.
+    for impact in doc["impact"]:
+        del impact["facts"]
+    doc["impact"][1]["kind"] = "traffic-stolen"
+    older = plan_of(doc)
+    assert [(i.facts, words_impact.message(i), words_impact.details(i)) for i in older.impact] == [
+        (None, i["message"], tuple(i["details"])) for i in doc["impact"]]
+    assert older.impact[1].kind.family == "traffic"
+
+
+def test_a_plan_refuses_an_impact_holding_the_facts_of_another_kind() -> None:
+    claim = ResourceRef("v1", "PersistentVolumeClaim", "shop", "data")
+    wrong = Impact(ImpactKind.DATA_PVC_EXPAND, claim, facts=fx.PvcShrink(storage_before="2Gi", storage_after="1Gi"))
+    with pytest.raises(ValueError, match="impact data-pvc-expand on PersistentVolumeClaim shop/data holds the facts of "
+                                         "data-pvc-shrink"):
+        build_plan(Header("shop", "shop", revision=2, previous_revision=1), HelmAction.UPGRADE, impact=[wrong])
