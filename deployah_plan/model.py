@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, Iterable, Mapping, Union
+from typing import Any, ClassVar, Iterable, Mapping, Union
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -518,18 +518,28 @@ def schema_impact_kinds() -> list[dict[str, str]]:
     return [{"const": k.value, "description": k.description} for k in ImpactKind]
 
 
+class ImpactFacts(Struct, frozen=True, kw_only=True):
+    """What an impact rule found, as typed values: one subclass per impact kind (`kind`), in
+    deployah_plan/facts.py; render/words/impact.py says it."""
+
+    kind: ClassVar[ImpactKind]
+
+
 class Impact(Struct, frozen=True):
     """One thing the deploy does to running things. `resource` is the object it is about;
     `objects` the others involved (consumers, workloads, HPAs), in a stable order; `counts`
-    what can be counted (replicas, pods, consumers), by name; `message` one line that says it,
-    and `details` the lines under it (what each consumer sees, the strategy)."""
+    what can be counted (replicas, pods, consumers), by name; `facts` what the rule found (of
+    the kind's class in deployah_plan/facts.py), never a sentence: render/words/impact.py says
+    the line and the lines under it. An impact read back from a saved plan that holds no facts
+    for it keeps its line and the lines under it as written (`said`, `said_details`)."""
 
     kind: ImpactKind
     resource: ResourceRef
-    message: str
     objects: tuple[ResourceRef, ...] = ()
     counts: tuple[tuple[str, int], ...] = ()
-    details: tuple[str, ...] = ()
+    facts: ImpactFacts | None = None
+    said: str = ""  # the line as written, only where there are no facts to word
+    said_details: tuple[str, ...] = ()
 
     def count(self, name: str) -> int | None:
         return dict(self.counts).get(name)
@@ -840,6 +850,8 @@ def build_plan(
     for item in impact_list:
         if not isinstance(item.kind, ImpactKind):
             raise ValueError(f"impact {item.kind!r} is not an ImpactKind")
+        if item.facts is not None and item.facts.kind is not item.kind:
+            raise ValueError(f"impact {item.kind.value} on {item.resource} holds the facts of {item.facts.kind.value}")
         if any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for _, n in item.counts):
             raise ValueError(f"impact {item.kind.value} on {item.resource}: counts are non-negative integers")
     return Plan(

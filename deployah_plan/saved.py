@@ -24,7 +24,7 @@ from typing import Any, Callable, TypeVar
 
 from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
-from deployah_plan.facts import facts_class
+from deployah_plan.facts import facts_class, impact_facts_class
 from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
     HelmAction, HookDefinition, Impact, ImpactKind, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
@@ -169,9 +169,15 @@ def warning_of(doc: dict[str, Any]) -> Warning:
 
 
 def impact_of(doc: dict[str, Any]) -> Impact:
-    return Impact(ImpactKind(doc["kind"]), ref_of(doc["resource"]), doc["message"],
-                  tuple(ref_of(r) for r in doc.get("objects", ())),
-                  tuple((str(k), v) for k, v in (doc.get("counts") or {}).items()), tuple(doc.get("details", ())))
+    """An impact with its facts; one without (an older plan's, or a kind this version does not
+    know) keeps its line and the lines under it as written."""
+    kind = ImpactKind(doc["kind"])
+    cls = impact_facts_class(kind)
+    facts = msgspec.convert(doc["facts"], cls) if cls is not None and "facts" in doc else None
+    return Impact(kind, ref_of(doc["resource"]), tuple(ref_of(r) for r in doc.get("objects", ())),
+                  tuple((str(k), v) for k, v in (doc.get("counts") or {}).items()), facts,
+                  "" if facts is not None else doc["message"],
+                  () if facts is not None else tuple(doc.get("details", ())))
 
 
 def header_of(doc: dict[str, Any]) -> Header:

@@ -10,15 +10,25 @@ documentation says the controllers do.
 """
 from __future__ import annotations
 
+import json
+from typing import TypeVar
+
 import pytest
 
 from builders import live_of, obj, plan
+from deployah_plan import facts as fx
 from deployah_plan.core.gates import check_gates, parse_gate
 from deployah_plan.core.ignore import apply_ignore, parse_flag
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
+from deployah_plan.facts import Expansion, Read, Reads, ResetRule, Route, RouteKind, Strategy
 from deployah_plan.manifests import split_stream
-from deployah_plan.model import ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan
+from deployah_plan.model import (
+    ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan, ResourceRef, build_plan,
+)
 from deployah_plan.render import words
+from deployah_plan.render.json_doc import render as render_json
+from deployah_plan.render.words import impact as words_impact
+from deployah_plan.saved import plan_of
 from deployah_plan.sources.cluster import LiveSnapshot
 
 DEPLOYMENT = """\
@@ -288,8 +298,16 @@ def impacts(p: Plan, kind: ImpactKind | None = None) -> list[Impact]:
 
 def one(p: Plan, kind: ImpactKind) -> Impact:
     found = impacts(p, kind)
-    assert len(found) == 1, [i.message for i in p.impact]
+    assert len(found) == 1, [i.kind for i in p.impact]
     return found[0]
+
+
+_F = TypeVar("_F")
+
+
+def facts_of(item: Impact, cls: type[_F]) -> _F:
+    assert isinstance(item.facts, cls), item.facts
+    return item.facts
 
 
 def bump(text: str, old: str, new: str) -> str:
@@ -307,25 +325,28 @@ def test_deployment_image_change_rolls_its_pods_with_the_default_strategy() -> N
     item = one(p, ImpactKind.RESTART)
     assert item.resource.name == "nginx-deployment"
     assert item.count("pods") == 3 and item.count("replicas") == 3
-    assert "3 pods restart" in item.message
-    assert item.details[0] == "RollingUpdate, maxSurge 25%, maxUnavailable 25% (at most 1 extra and 0 unavailable of 3 at a time)"
+    assert facts_of(item, fx.Restart) == fx.Restart(
+        strategy=Strategy.ROLLING_UPDATE, max_surge="25%", max_unavailable="25%", surge_pods=1, unavailable_pods=0,
+        replicas=3, chart_replicas=3, pods=3)
 
 
 def test_deployment_recreate_and_explicit_rolling_numbers() -> None:
     recreate = bump(DEPLOYMENT, "  replicas: 3\n", "  replicas: 3\n  strategy:\n    type: Recreate\n")
     p = plan([recreate], [bump(recreate, "nginx:1.14.2", "nginx:1.16.1")])
-    assert one(p, ImpactKind.RESTART).details[0].startswith("Recreate: every old pod stops before the new ones start")
+    assert facts_of(one(p, ImpactKind.RESTART), fx.Restart).strategy is Strategy.RECREATE
     rolling = bump(DEPLOYMENT, "  replicas: 3\n",
                    "  replicas: 10\n  strategy:\n    rollingUpdate: {maxSurge: 2, maxUnavailable: 30%}\n")
     p = plan([rolling], [bump(rolling, "nginx:1.14.2", "nginx:1.16.1")])
-    assert "(at most 2 extra and 3 unavailable of 10 at a time)" in one(p, ImpactKind.RESTART).details[0]
+    rolled = facts_of(one(p, ImpactKind.RESTART), fx.Restart)
+    assert (rolled.max_surge, rolled.max_unavailable, rolled.surge_pods, rolled.unavailable_pods, rolled.replicas) == (
+        2, "30%", 2, 3, 10)
 
 
 def test_paused_deployment_rolls_nothing() -> None:
     paused = bump(DEPLOYMENT, "  replicas: 3\n", "  replicas: 3\n  paused: true\n")
     p = plan([paused], [bump(paused, "nginx:1.14.2", "nginx:1.16.1")])
     item = one(p, ImpactKind.DEFERRED_RESTART)
-    assert item.count("pods") == 0 and "resumed" in item.details[0]
+    assert item.count("pods") == 0 and facts_of(item, fx.DeferredRestart).paused
     assert not impacts(p, ImpactKind.RESTART)
 
 
@@ -335,19 +356,22 @@ def test_metadata_or_replicas_only_restarts_nothing() -> None:
                    "  labels:\n    app: nginx\n    tier: web\n")
     p = plan([DEPLOYMENT], [changed])
     item = one(p, ImpactKind.NO_RESTART)
-    assert "no pod restarts" in item.message and "scales from 3 to 5" in item.message
+    assert item.facts == fx.NoRestart(replicas_before=3, replicas_after=5)
     assert not impacts(p, ImpactKind.RESTART)
 
 
 def test_statefulset_rolls_highest_ordinal_first_and_partition_limits_it() -> None:
     new = bump(STATEFULSET, "nginx-slim:0.21", "nginx-slim:0.24")
     item = one(plan([STATEFULSET], [new]), ImpactKind.RESTART)
-    assert item.count("pods") == 2 and "highest ordinal first, one pod at a time" in item.details[0]
+    rolled = facts_of(item, fx.Restart)
+    assert item.count("pods") == 2 and (rolled.strategy, rolled.partition, rolled.max_unavailable) == (
+        Strategy.ROLLING_UPDATE, 0, None)
     # "All Pods with an ordinal that is greater than or equal to the partition will be updated"
     staged = bump(STATEFULSET, "  replicas: 2\n", "  replicas: 5\n  updateStrategy:\n    type: RollingUpdate\n"
                   "    rollingUpdate:\n      partition: 3\n")
     item = one(plan([staged], [bump(staged, "nginx-slim:0.21", "nginx-slim:0.24")]), ImpactKind.RESTART)
-    assert item.count("pods") == 2 and "partition 3" in item.details[0] and "(2 of 5)" in item.details[0]
+    rolled = facts_of(item, fx.Restart)
+    assert item.count("pods") == 2 and (rolled.partition, rolled.pods, rolled.replicas) == (3, 2, 5)
     # A partition at or above the replica count restarts nothing.
     held = bump(staged, "partition: 3", "partition: 5")
     item = one(plan([held], [bump(held, "nginx-slim:0.21", "nginx-slim:0.24")]), ImpactKind.DEFERRED_RESTART)
@@ -363,7 +387,7 @@ def test_on_delete_restarts_nothing_until_pods_are_deleted() -> None:
         new = on_delete.replace("nginx-slim:0.21", "nginx-slim:0.24").replace("fluentd:v2.5.2", "fluentd:v2.6.0")
         p = plan([on_delete], [new])
         item = one(p, ImpactKind.DEFERRED_RESTART)
-        assert item.details[0].startswith("OnDelete: no pod restarts until it is deleted")
+        assert facts_of(item, fx.DeferredRestart).strategy is Strategy.ON_DELETE
         assert not impacts(p, ImpactKind.RESTART)
 
 
@@ -371,8 +395,10 @@ def test_daemonset_rolls_one_pod_per_node() -> None:
     new = bump(DAEMONSET, "fluentd:v2.5.2", "fluentd:v2.6.0")
     p = plan([DAEMONSET], [new])
     item = one(p, ImpactKind.RESTART)
-    assert item.details[0] == "RollingUpdate, maxUnavailable 1, maxSurge 0, one pod per node"
-    assert item.count("pods") is None and "its pods restart (one pod per node)" in item.message
+    rolled = facts_of(item, fx.Restart)
+    assert (rolled.strategy, rolled.max_unavailable, rolled.max_surge, rolled.replicas) == (
+        Strategy.ROLLING_UPDATE, 1, 0, None)
+    assert item.count("pods") is None and rolled.pods is None
     assert p.impact and words.impact_summary(p.impact) == "Impact: 1 workload restarts (one pod per node)."
     both = plan([DAEMONSET, DEPLOYMENT], [new, bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")])
     assert words.impact_summary(both.impact) == "Impact: 2 workloads restart (3 pods, and one per node of 1 DaemonSet)."
@@ -387,7 +413,9 @@ def test_live_count_and_hpa_count() -> None:
     p = plan([app, HPA], [bump(app, "hpa-example", "hpa-example:2"), HPA], [live_of(app, spec={"replicas": 7})])
     item = one(p, ImpactKind.RESTART)
     assert item.count("pods") == 7 and item.count("live_replicas") == 7
-    assert "scaled by HorizontalPodAutoscaler shop/php-apache (1 to 10): 7 live" in item.message
+    rolled = facts_of(item, fx.Restart)
+    assert rolled.hpa is not None and str(rolled.hpa) == "HorizontalPodAutoscaler shop/php-apache"
+    assert (rolled.hpa_min, rolled.hpa_max, rolled.live_replicas, rolled.replicas) == (1, 10, 7, 7)
     assert not impacts(p, ImpactKind.REPLICAS_RESET)  # the chart does not set replicas
 
 
@@ -399,11 +427,10 @@ def test_configmap_change_without_rollout_reaches_no_running_pod() -> None:
     item = one(p, ImpactKind.CONFIG_UNREACHED)
     assert item.resource.name == "game-demo" and [r.name for r in item.objects] == ["configmap-demo"]
     assert item.count("consumers") == 1 and item.count("never_updated") == 1
-    assert item.details == (
-        "Deployment shop/configmap-demo (demo: env PLAYER_INITIAL_LIVES): environment variables never change in a running pod",
-        "Deployment shop/configmap-demo (demo: /config): the mounted files update after the kubelet's next sync "
-        "(about a minute); the process must re-read them",
-    )
+    consumer = facts_of(item, fx.ConfigUnreached).consumers
+    assert [c.workload for c in consumer] == list(item.objects)
+    assert consumer[0].reads == (Read(container="demo", how=Reads.ENV, name="PLAYER_INITIAL_LIVES"),
+                                 Read(container="demo", how=Reads.VOLUME, name="/config"))
     assert check_gates(p, [parse_gate("config-unreached")])
 
 
@@ -418,9 +445,9 @@ def test_subpath_and_projected_and_secret_consumers() -> None:
     p = plan([CONFIGMAP, secret, consumer], [CONFIGMAP, secret.replace("token: a", "token: b"), consumer])
     item = one(p, ImpactKind.CONFIG_UNREACHED)
     assert item.resource.kind == "Secret"
-    assert item.details == ("Deployment shop/configmap-demo (demo: /etc/game.properties): a subPath mount never "
-                            "receives updates",)
-    assert "token" not in item.message + "".join(item.details) or "b" not in item.details
+    assert facts_of(item, fx.ConfigUnreached).consumers[0].reads == (
+        Read(container="demo", how=Reads.SUB_PATH, name="/etc/game.properties"),)
+    assert '"b"' not in str(item.facts)  # names, never the Secret's values
 
 
 def test_volume_only_consumer_sees_files_after_sync() -> None:
@@ -429,7 +456,8 @@ def test_volume_only_consumer_sees_files_after_sync() -> None:
                     "                  key: player_initial_lives\n", "")
     new = bump(CONFIGMAP, "player.maximum-lives=5", "player.maximum-lives=7")
     item = one(plan([CONFIGMAP, consumer], [new, consumer]), ImpactKind.CONFIG_UNREACHED)
-    assert item.count("never_updated") == 0 and "only as mounted files" in item.message
+    assert item.count("never_updated") == 0
+    assert [r.how for r in facts_of(item, fx.ConfigUnreached).consumers[0].reads] == [Reads.VOLUME]
 
 
 def test_checksum_annotation_makes_the_rollout_cover_the_config() -> None:
@@ -440,8 +468,9 @@ def test_checksum_annotation_makes_the_rollout_cover_the_config() -> None:
     p = plan([CONFIGMAP, with_checksum("aaa")], [new, with_checksum("bbb")])
     assert not impacts(p, ImpactKind.CONFIG_UNREACHED)
     item = one(p, ImpactKind.RESTART)
-    assert "checksum/config" in item.details[1]
-    assert item.details[2] == "it reads ConfigMap shop/game-demo, whose data changes: the new pods see it"
+    rolled = facts_of(item, fx.Restart)
+    assert rolled.checksums == ("checksum/config",)
+    assert [str(r) for r in rolled.reads] == ["ConfigMap shop/game-demo"]
     # The checksum unchanged (a chart that forgot a file): the config still reaches nobody.
     p = plan([CONFIGMAP, with_checksum("aaa")], [new, with_checksum("aaa")])
     assert one(p, ImpactKind.CONFIG_UNREACHED)
@@ -455,18 +484,21 @@ def test_client_side_apply_resets_hpa_count_every_deploy() -> None:
     for method in (None, ApplyMethod.CSA):  # Helm 3, and Helm 4 with --server-side=false
         p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], apply_method=method)
         item = one(p, ImpactKind.REPLICAS_RESET)
-        assert "each deploy resets it: the count jumps to 1 from whatever the HPA chose" in item.message
+        reset = facts_of(item, fx.ReplicasReset)
+        assert (reset.rule, reset.chart_replicas, reset.live_replicas) == (ResetRule.CLIENT_SIDE, 1, None)
         assert item.count("replicas") == 1
         p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live_of(PHP_APACHE, spec={"replicas": 6}), live_of(HPA)],
                  apply_method=method)
         item = one(p, ImpactKind.REPLICAS_RESET)
-        assert "the count jumps from 6 to 1" in item.message and item.count("live_replicas") == 6
+        reset = facts_of(item, fx.ReplicasReset)
+        assert (reset.rule, reset.chart_replicas, reset.live_replicas) == (ResetRule.CLIENT_SIDE, 1, 6)
+        assert item.count("live_replicas") == 6
 
 
 def test_server_side_apply_conflicts_with_the_hpa_instead() -> None:
     p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], apply_method=ApplyMethod.SSA)
     item = one(p, ImpactKind.REPLICAS_RESET)
-    assert "server-side apply conflicts: the upgrade fails unless --force-conflicts, which resets it to 1" in item.message
+    assert facts_of(item, fx.ReplicasReset).rule is ResetRule.SSA_LATER
     # Live: the HPA controller's scale writes own spec.replicas (managedFields); Helm's apply conflicts.
     live = live_of(PHP_APACHE, spec={"replicas": 6})
     live["metadata"]["managedFields"] = [
@@ -477,10 +509,12 @@ def test_server_side_apply_conflicts_with_the_hpa_instead() -> None:
     ]
     p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method=ApplyMethod.SSA)
     item = one(p, ImpactKind.REPLICAS_RESET)
-    assert "server-side apply conflicts and the upgrade fails" in item.message and "(6 live)" in item.message
-    assert "kube-controller-manager" in item.details[0]
+    reset = facts_of(item, fx.ReplicasReset)
+    assert (reset.rule, reset.live_replicas) == (ResetRule.SSA_CONFLICT, 6)
+    assert "kube-controller-manager" in reset.conflict
     p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method=ApplyMethod.SSA, force_conflicts=True)
-    assert "--force-conflicts resets it from 6 to 1" in one(p, ImpactKind.REPLICAS_RESET).message
+    reset = facts_of(one(p, ImpactKind.REPLICAS_RESET), fx.ReplicasReset)
+    assert (reset.rule, reset.live_replicas, reset.chart_replicas) == (ResetRule.SSA_FORCED, 6, 1)
 
 
 def test_live_hpa_outside_the_release_counts() -> None:
@@ -488,7 +522,9 @@ def test_live_hpa_outside_the_release_counts() -> None:
     del hpa["metadata"]["annotations"]
     p = plan([PHP_APACHE], [PHP_APACHE], [live_of(PHP_APACHE, spec={"replicas": 4}), hpa])
     item = one(p, ImpactKind.REPLICAS_RESET)
-    assert "(live, not in the release; 1 to 10 replicas)" in item.message and "from 4 to 1" in item.message
+    reset = facts_of(item, fx.ReplicasReset)
+    assert (reset.hpa_live, reset.hpa_min, reset.hpa_max, reset.live_replicas, reset.chart_replicas) == (
+        True, 1, 10, 4, 1)
 
 
 def test_no_reset_on_install_or_without_replicas() -> None:
@@ -502,7 +538,7 @@ def test_no_reset_on_install_or_without_replicas() -> None:
 def test_service_selector_that_matches_nothing_any_more() -> None:
     p = plan([SERVICE, DEPLOYMENT], [bump(SERVICE, "    app: nginx\n", "    app: nginx2\n"), DEPLOYMENT])
     item = one(p, ImpactKind.TRAFFIC_UNMATCHED)
-    assert "no longer matches the pods of any workload" in item.message
+    assert [r.name for r in facts_of(item, fx.TrafficUnmatched).matched_before] == ["nginx-deployment"]
     assert [r.name for r in item.objects] == ["nginx-deployment"]
     # The pods' labels change instead: the same.
     relabelled = DEPLOYMENT.replace("app: nginx", "app: web")
@@ -514,7 +550,9 @@ def test_service_selector_that_matches_other_pods() -> None:
     p = plan([SERVICE, DEPLOYMENT, STATEFULSET],
              [bump(SERVICE, "    app: nginx\n", "    app: nginx-sts\n"), DEPLOYMENT, STATEFULSET])
     item = one(p, ImpactKind.TRAFFIC_MOVED)
-    assert "Deployment shop/nginx-deployment before, StatefulSet shop/web after" in item.message
+    moved = facts_of(item, fx.TrafficMoved)
+    assert ([str(r) for r in moved.matched_before], [str(r) for r in moved.matched_after]) == (
+        ["Deployment shop/nginx-deployment"], ["StatefulSet shop/web"])
 
 
 def test_service_selector_of_pods_outside_the_release_is_not_judged() -> None:
@@ -523,11 +561,11 @@ def test_service_selector_of_pods_outside_the_release_is_not_judged() -> None:
 
 def test_service_port_and_target_port() -> None:
     p = plan([SERVICE], [bump(SERVICE, "targetPort: 9376", "targetPort: 9377")])
-    assert one(p, ImpactKind.TRAFFIC_PORT).message == (
-        "Service shop/my-service: port 80/TCP: targetPort 9376 -> 9377: connections go to the new container port, "
-        "which pods not yet updated may not listen on")
+    assert one(p, ImpactKind.TRAFFIC_PORT).facts == fx.TrafficPort(ports=(
+        fx.Port(port=80, protocol="TCP", rule=fx.PortRule.TARGET_PORT, target_before=9376, target_after=9377),))
     p = plan([SERVICE], [bump(SERVICE, "port: 80", "port: 8080")])
-    assert "port 80/TCP removed" in one(p, ImpactKind.TRAFFIC_PORT).message
+    assert one(p, ImpactKind.TRAFFIC_PORT).facts == fx.TrafficPort(ports=(
+        fx.Port(port=80, protocol="TCP", rule=fx.PortRule.REMOVED),))
 
 
 def test_ingress_and_httproute_rules_removed() -> None:
@@ -535,20 +573,23 @@ def test_ingress_and_httproute_rules_removed() -> None:
                 "        pathType: Prefix\n        backend:\n          service: {name: foo, port: {number: 80}}\n"
                 "  - http:\n")
     item = one(plan([more], [INGRESS]), ImpactKind.TRAFFIC_ROUTE)
-    assert item.message.startswith("Ingress shop/minimal-ingress no longer serves: host foo.bar.com path /")
+    assert item.facts == fx.TrafficRoute(deleted=False, routes=(
+        Route(route=RouteKind.INGRESS_PATH, host="foo.bar.com", path="/"),))
     item = one(plan([INGRESS], []), ImpactKind.TRAFFIC_ROUTE)
-    assert "is deleted: path /testpath (any host)" in item.message
+    assert item.facts == fx.TrafficRoute(deleted=True, routes=(Route(route=RouteKind.INGRESS_PATH, path="/testpath"),))
     fewer = bump(HTTPROUTE, '  - "www.example.net"\n', "")
     fewer = bump(fewer, "value: /login", "value: /signin")
     item = one(plan([HTTPROUTE], [fewer]), ImpactKind.TRAFFIC_ROUTE)
-    assert item.details == ("hostname www.example.net", "rule /login") and item.count("routes") == 2
+    assert facts_of(item, fx.TrafficRoute).routes == (
+        Route(route=RouteKind.HOSTNAME, host="www.example.net"), Route(route=RouteKind.RULE, path="/login"))
+    assert item.count("routes") == 2
 
 
 # -- 5. data ------------------------------------------------------------------------------------------------
 
 def test_crd_leaving_the_release_deletes_its_custom_resources() -> None:
     item = one(plan([CRD], []), ImpactKind.DATA_CRD)
-    assert "every CronTab.stable.example.com, in every namespace, is deleted with it" in item.message
+    assert item.facts == fx.DataCrd(resource_kind="CronTab", group="stable.example.com")
     kept = bump(CRD, "  name: crontabs.stable.example.com\n",
                 "  name: crontabs.stable.example.com\n  annotations:\n    helm.sh/resource-policy: keep\n")
     assert not impacts(plan([kept], []))
@@ -556,17 +597,20 @@ def test_crd_leaving_the_release_deletes_its_custom_resources() -> None:
 
 def test_pvc_shrink_fails_and_growth_needs_expansion() -> None:
     p = plan([PVC], [bump(PVC, "storage: 8Gi", "storage: 4Gi")])
-    assert "refuses to shrink" in one(p, ImpactKind.DATA_PVC_SHRINK).message
+    assert one(p, ImpactKind.DATA_PVC_SHRINK).facts == fx.PvcShrink(storage_before="8Gi", storage_after="4Gi")
     assert any(w.fails for w in p.warnings)
     grown = bump(PVC, "storage: 8Gi", "storage: 16Gi")
     item = one(plan([PVC], [grown]), ImpactKind.DATA_PVC_EXPAND)
-    assert "only if StorageClass slow has allowVolumeExpansion: true (not read here)" in item.message
+    assert item.facts == fx.PvcExpand(storage_before="8Gi", storage_after="16Gi", storage_class="slow",
+                                      expansion=Expansion.NOT_READ)
     live_pvc = live_of(PVC)
     refused = plan([PVC], [grown], [live_pvc, obj(STORAGECLASS.format(allow="false"))])
-    assert "does not allow volume expansion" in one(refused, ImpactKind.DATA_PVC_EXPAND).message
+    assert facts_of(one(refused, ImpactKind.DATA_PVC_EXPAND), fx.PvcExpand).expansion is Expansion.REFUSED
     assert [w.code for w in refused.warnings if w.fails] == ["pvc-expand-refused"]
+    assert [w.facts for w in refused.warnings if w.fails] == [
+        fx.PvcExpandRefused(storage_before="8Gi", storage_after="16Gi", storage_class="slow")]
     allowed = plan([PVC], [grown], [live_pvc, obj(STORAGECLASS.format(allow="true"))])
-    assert "allows volume expansion" in one(allowed, ImpactKind.DATA_PVC_EXPAND).message
+    assert facts_of(one(allowed, ImpactKind.DATA_PVC_EXPAND), fx.PvcExpand).expansion is Expansion.ALLOWED
     assert not any(w.fails for w in allowed.warnings)
 
 
@@ -574,10 +618,11 @@ def test_deleted_statefulset_leaves_its_claims() -> None:
     # "Deleting and/or scaling a StatefulSet down will not delete the volumes associated with
     # the StatefulSet."
     item = one(plan([STATEFULSET], []), ImpactKind.DATA_PVC_LEFT)
-    assert "its 2 claims (www-web-0, www-web-1) stay" in item.message and item.count("claims") == 2
+    assert item.facts == fx.PvcLeft(templates=("www",), replicas=2, claims_deleted=False)
+    assert item.count("claims") == 2
     deleting = bump(STATEFULSET, "  replicas: 2\n",
                     "  replicas: 2\n  persistentVolumeClaimRetentionPolicy:\n    whenDeleted: Delete\n")
-    assert "are deleted too" in one(plan([deleting], []), ImpactKind.DATA_PVC_LEFT).message
+    assert facts_of(one(plan([deleting], []), ImpactKind.DATA_PVC_LEFT), fx.PvcLeft).claims_deleted
     uninstall = make_plan(PlanRequest(Header("shop", "shop"), split_stream(STATEFULSET, "previous"),
                                       split_stream("", "desired"), action=HelmAction.UNINSTALL))
     assert one(uninstall, ImpactKind.DATA_PVC_LEFT)
@@ -610,7 +655,7 @@ def test_the_live_read_adds_hpas_and_storage_classes_without_making_them_drift_g
                               split_stream("---\n".join([DEPLOYMENT, grown]), "desired"), live=snapshot,
                               live_source="cluster"))
     assert p.live.status is LiveStatus.CHECKED and p.live.unreadable == ()
-    assert "(not read here)" in one(p, ImpactKind.DATA_PVC_EXPAND).message
+    assert facts_of(one(p, ImpactKind.DATA_PVC_EXPAND), fx.PvcExpand).expansion is Expansion.NOT_READ
     # A release that declares the kind itself still reports its gap.
     with_hpa = split_stream("---\n".join([PHP_APACHE, HPA]), "desired")
     p = make_plan(PlanRequest(Header("shop", "shop"), with_hpa, with_hpa, live=snapshot, live_source="cluster"))
@@ -622,7 +667,8 @@ def test_default_storage_class_judges_a_claim_without_one() -> None:
     default = obj(STORAGECLASS.format(allow="false"))
     default["metadata"]["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
     p = plan([claim], [bump(claim, "storage: 8Gi", "storage: 16Gi")], [live_of(claim), default])
-    assert "StorageClass slow does not allow volume expansion" in one(p, ImpactKind.DATA_PVC_EXPAND).message
+    assert one(p, ImpactKind.DATA_PVC_EXPAND).facts == fx.PvcExpand(
+        storage_before="8Gi", storage_after="16Gi", storage_class="slow", expansion=Expansion.REFUSED)
 
 
 def test_odd_shapes_are_judged_not_crashed_on() -> None:
@@ -631,7 +677,8 @@ def test_odd_shapes_are_judged_not_crashed_on() -> None:
     assert plan([SERVICE], [odd_service]).impact
     huge = bump(STATEFULSET, "  replicas: 2\n", "  replicas: 1000000000\n")
     item = one(plan([huge], []), ImpactKind.DATA_PVC_LEFT)
-    assert item.count("claims") == 1_000_000_000 and "(www-web-0, www-web-1, www-web-2 and 999999997 more)" in item.message
+    assert item.count("claims") == 1_000_000_000
+    assert item.facts == fx.PvcLeft(templates=("www",), replicas=1_000_000_000, claims_deleted=False)
     odd_pod = bump(CONSUMER, "          env:\n", "          env: [7, {valueFrom: 3}, {name: X, valueFrom: {configMapKeyRef: 5}}]\n"
                    "          unused:\n")
     odd_pod = bump(odd_pod, "      volumes:\n", "      volumes: [1, {name: v, projected: {sources: [2]}}]\n      unusedVolumes:\n")
@@ -639,7 +686,9 @@ def test_odd_shapes_are_judged_not_crashed_on() -> None:
     assert plan([CONFIGMAP, odd_pod], [new, odd_pod]) is not None
     strategy = bump(DEPLOYMENT, "  replicas: 3\n", "  replicas: 3\n  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: [1], maxUnavailable: 1.5}}\n")
     item = one(plan([strategy], [bump(strategy, "nginx:1.14.2", "nginx:1.16.1")]), ImpactKind.RESTART)
-    assert item.details[0] == "RollingUpdate, maxSurge [1], maxUnavailable 1.5"
+    rolled = facts_of(item, fx.Restart)
+    assert (rolled.max_surge, rolled.max_unavailable, rolled.surge_pods, rolled.unavailable_pods) == (
+        "[1]", "1.5", None, None)
 
 
 def test_an_ignored_change_takes_its_impact_with_it() -> None:
@@ -647,3 +696,33 @@ def test_an_ignored_change_takes_its_impact_with_it() -> None:
     assert one(p, ImpactKind.RESTART)
     ignored = apply_ignore(p, [parse_flag("{paths: [/spec/template], target: {kind: Deployment}}", 1)])
     assert ignored.summary.ignored == 1 and ignored.impact == ()
+
+
+# -- the JSON plan ------------------------------------------------------------------------------------------
+
+def test_impacts_are_saved_with_their_facts_and_read_back() -> None:
+    new = bump(CONFIGMAP, 'player_initial_lives: "3"', 'player_initial_lives: "5"')
+    p = plan([CONFIGMAP, CONSUMER, PHP_APACHE, HPA, STATEFULSET], [new, CONSUMER, PHP_APACHE, HPA])
+    assert {i.kind for i in p.impact} == {ImpactKind.CONFIG_UNREACHED, ImpactKind.REPLICAS_RESET, ImpactKind.DATA_PVC_LEFT}
+    text = render_json(p)
+    doc = json.loads(text)
+    read = plan_of(doc)
+    assert read.impact == p.impact and render_json(read) == text
+    item = doc["impact"][0]
+    assert item["facts"]["consumers"][0]["reads"][0] == {"container": "demo", "how": "env", "name": "PLAYER_INITIAL_LIVES"}
+    # A plan without facts (an older one, or a kind this version does not know) keeps the words as written.
+    for impact in doc["impact"]:
+        del impact["facts"]
+    doc["impact"][1]["kind"] = "traffic-stolen"
+    older = plan_of(doc)
+    assert [(i.facts, words_impact.message(i), words_impact.details(i)) for i in older.impact] == [
+        (None, i["message"], tuple(i["details"])) for i in doc["impact"]]
+    assert older.impact[1].kind.family == "traffic"
+
+
+def test_a_plan_refuses_an_impact_holding_the_facts_of_another_kind() -> None:
+    claim = ResourceRef("v1", "PersistentVolumeClaim", "shop", "data")
+    wrong = Impact(ImpactKind.DATA_PVC_EXPAND, claim, facts=fx.PvcShrink(storage_before="2Gi", storage_after="1Gi"))
+    with pytest.raises(ValueError, match="impact data-pvc-expand on PersistentVolumeClaim shop/data holds the facts of "
+                                         "data-pvc-shrink"):
+        build_plan(Header("shop", "shop", revision=2, previous_revision=1), HelmAction.UPGRADE, impact=[wrong])

@@ -145,7 +145,7 @@ def _resolve(obj: Any, pointer: str) -> Any:
 
 def test_json_keeps_every_field_change_and_only_adds_the_grouping() -> None:
     doc = json.loads(_out("json"))
-    assert doc["format_version"] == "1.5"
+    assert doc["format_version"] == "1.6"
     # Every object whose parsed content differs is one update; none other is named.
     differ = {k for k in DESIRED if PREVIOUS.get(k) != DESIRED[k] and "helm.sh/hook" not in
               _label(DESIRED[k], "metadata", "annotations")}

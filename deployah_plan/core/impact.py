@@ -39,10 +39,11 @@ from msgspec import Struct, field
 
 from deployah_plan.core import quantity
 from deployah_plan.core.lifecycle import immutable_fields
-from deployah_plan.codes import Code
+from deployah_plan import facts as found_
+from deployah_plan.facts import Consumer, Expansion, Port, PortRule, Read, Reads, ResetRule, Route, RouteKind, Strategy
 from deployah_plan.model import (
     Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Impact, ImpactKind, ResourceChange, ResourceRef, Warning,
-    warn_text,
+    warn,
 )
 
 Identity = tuple[str, str, str, str]
@@ -59,7 +60,6 @@ _CONFIG_DATA = ("/data", "/binaryData", "/stringData")
 _PVC_STORAGE = "/spec/resources/requests/storage"
 _HPA = ("autoscaling", "HorizontalPodAutoscaler")
 _DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
-_SHOWN = 3  # names listed in one line before "and N more"
 
 
 class ImpactInput(Struct, frozen=True):
@@ -102,14 +102,11 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-def _names(refs: Iterable[ResourceRef]) -> str:
-    refs = list(refs)
-    shown = ", ".join(str(r) for r in refs[:_SHOWN])
-    return shown + (f" and {len(refs) - _SHOWN} more" if len(refs) > _SHOWN else "")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def _given(value: Any) -> int | str | None:
+    """An int-or-string field as given (anything else as its text, as it was always said)."""
+    if value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    return str(value)
 
 
 # -- rollouts ---------------------------------------------------------------------------------------
@@ -133,56 +130,58 @@ def _scaled(value: Any, replicas: int, up: bool) -> int | None:
 class _Rollout(Struct, frozen=True):
     kind: ImpactKind
     pods: int | None
-    strategy: str
+    strategy: Strategy
+    paused: bool = False
+    max_surge: int | str | None = None
+    max_unavailable: int | str | None = None
+    surge_pods: int | None = None
+    unavailable_pods: int | None = None
+    partition: int = 0
 
 
 def _deployment_rollout(obj: Mapping[str, Any], replicas: int | None) -> _Rollout:
     strategy = _get(obj, "spec", "strategy") or {}
     if _get(obj, "spec", "paused") is True:
-        return _Rollout(ImpactKind.DEFERRED_RESTART, 0, "paused: nothing rolls until the Deployment is resumed")
+        kind = Strategy.RECREATE if _get(strategy, "type") == "Recreate" else Strategy.ROLLING_UPDATE
+        return _Rollout(ImpactKind.DEFERRED_RESTART, 0, kind, paused=True)
     if _get(strategy, "type") == "Recreate":
-        return _Rollout(ImpactKind.RESTART, replicas,
-                        "Recreate: every old pod stops before the new ones start (no pod serves in between)")
+        return _Rollout(ImpactKind.RESTART, replicas, Strategy.RECREATE)
     surge = _get(strategy, "rollingUpdate", "maxSurge")
     unavailable = _get(strategy, "rollingUpdate", "maxUnavailable")
     surge, unavailable = ("25%" if surge is None else surge), ("25%" if unavailable is None else unavailable)
-    text = f"RollingUpdate, maxSurge {surge}, maxUnavailable {unavailable}"
+    up = down = None
     if replicas is not None:
         up, down = _scaled(surge, replicas, True), _scaled(unavailable, replicas, False)
         if up is not None and down is not None:
             down = 1 if up == 0 and down == 0 else down  # the controller's fencepost
-            text += f" (at most {up} extra and {down} unavailable of {replicas} at a time)"
-    return _Rollout(ImpactKind.RESTART, replicas, text)
+        else:
+            up = down = None
+    return _Rollout(ImpactKind.RESTART, replicas, Strategy.ROLLING_UPDATE, max_surge=_given(surge),
+                    max_unavailable=_given(unavailable), surge_pods=up, unavailable_pods=down)
 
 
 def _statefulset_rollout(obj: Mapping[str, Any], replicas: int | None) -> _Rollout:
     strategy = _get(obj, "spec", "updateStrategy") or {}
     if _get(strategy, "type") == "OnDelete":
-        return _Rollout(ImpactKind.DEFERRED_RESTART, 0,
-                        "OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template")
+        return _Rollout(ImpactKind.DEFERRED_RESTART, 0, Strategy.ON_DELETE)
     partition = _int(_get(strategy, "rollingUpdate", "partition")) or 0
-    unavailable = _get(strategy, "rollingUpdate", "maxUnavailable")
-    pace = "one pod at a time" if unavailable is None else f"at most {unavailable} unavailable at a time"
+    unavailable = _given(_get(strategy, "rollingUpdate", "maxUnavailable"))
     if partition:
         pods = None if replicas is None else max(0, replicas - partition)
-        where = f"only pods with an ordinal of {partition} or more restart ({pods} of {replicas})" \
-            if replicas is not None else f"only pods with an ordinal of {partition} or more restart"
         kind = ImpactKind.DEFERRED_RESTART if pods == 0 else ImpactKind.RESTART
-        return _Rollout(kind, pods, f"RollingUpdate with partition {partition}: {where}, highest ordinal first, {pace}")
-    return _Rollout(ImpactKind.RESTART, replicas, f"RollingUpdate, highest ordinal first, {pace}")
+        return _Rollout(kind, pods, Strategy.ROLLING_UPDATE, max_unavailable=unavailable, partition=partition)
+    return _Rollout(ImpactKind.RESTART, replicas, Strategy.ROLLING_UPDATE, max_unavailable=unavailable)
 
 
 def _daemonset_rollout(obj: Mapping[str, Any]) -> _Rollout:
     """One pod per eligible node: how many is not counted (the plan never reads status)."""
     strategy = _get(obj, "spec", "updateStrategy") or {}
     if _get(strategy, "type") == "OnDelete":
-        return _Rollout(ImpactKind.DEFERRED_RESTART, 0,
-                        "OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template")
+        return _Rollout(ImpactKind.DEFERRED_RESTART, 0, Strategy.ON_DELETE)
     unavailable = _get(strategy, "rollingUpdate", "maxUnavailable")
     surge = _get(strategy, "rollingUpdate", "maxSurge")
-    text = (f"RollingUpdate, maxUnavailable {1 if unavailable is None else unavailable}, "
-            f"maxSurge {0 if surge is None else surge}, one pod per node")
-    return _Rollout(ImpactKind.RESTART, None, text)
+    return _Rollout(ImpactKind.RESTART, None, Strategy.ROLLING_UPDATE, max_surge=_given(0 if surge is None else surge),
+                    max_unavailable=_given(1 if unavailable is None else unavailable))
 
 
 class _Hpa(Struct, frozen=True):
@@ -190,9 +189,13 @@ class _Hpa(Struct, frozen=True):
     obj: Mapping[str, Any]
     live: bool  # found only in the live state
 
-    def range_text(self) -> str:
-        low, high = _int(_get(self.obj, "spec", "minReplicas")), _int(_get(self.obj, "spec", "maxReplicas"))
-        return f"{1 if low is None else low} to {high}" if high is not None else ""
+    @property
+    def low(self) -> int | None:
+        return _int(_get(self.obj, "spec", "minReplicas"))
+
+    @property
+    def high(self) -> int | None:
+        return _int(_get(self.obj, "spec", "maxReplicas"))
 
 
 def _hpas(given: ImpactInput) -> dict[Identity, _Hpa]:
@@ -219,16 +222,15 @@ def _hpas(given: ImpactInput) -> dict[Identity, _Hpa]:
     return out
 
 
-def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, covers: list[str]) -> Impact:
+def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, covers: list[ResourceRef]) -> Impact:
     ref, obj = change.resource, change.after or {}
     live = given.live_of(ref) if given.live_of else None
     declared = _int(_get(obj, "spec", "replicas"))
     live_replicas = _int(_get(live, "spec", "replicas"))
     counts: list[tuple[str, int]] = []
-    details: list[str] = []
+    replicas: int | None = None
     if _key(ref) == ("apps", "DaemonSet"):
         plan = _daemonset_rollout(obj)
-        replicas_text = "one pod per node"
     else:
         # An HPA's count is the live one; without spec.replicas an update keeps the live count,
         # and a workload never given one has the default, 1.
@@ -241,53 +243,32 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
         plan = (_deployment_rollout(obj, replicas) if ref.kind == "Deployment" else _statefulset_rollout(obj, replicas))
         if declared is not None:
             counts.append(("replicas", declared))
-        replicas_text = _plural(replicas, "replica") if replicas is not None else ""
-        if hpa is not None:
-            scaling = f"scaled by {hpa.ref}" + (f" ({hpa.range_text()})" if hpa.range_text() else "")
-            replicas_text = ", ".join(x for x in (replicas_text, scaling) if x) + \
-                (f": {live_replicas} live" if live_replicas is not None else "")
-        elif live_replicas is not None and live_replicas != declared:
-            replicas_text += f", {live_replicas} live"
     if live_replicas is not None:
         counts.append(("live_replicas", live_replicas))
     if plan.pods is not None:
         counts.append(("pods", plan.pods))
-    details.append(plan.strategy)
+    checksums: tuple[str, ...] = ()
     if any(f.path.startswith(_CHECKSUM) for f in change.fields if not f.equivalent):
-        names = sorted({f.path[len(_CHECKSUM):].replace("~1", "/").replace("~0", "~")
-                        for f in change.fields if f.path.startswith(_CHECKSUM)})
-        details.append(f"its checksum annotation changed ({', '.join('checksum/' + n for n in names)}): "
-                       "the rollout is how the new config reaches the pods")
-    details += covers
-    if plan.kind is ImpactKind.DEFERRED_RESTART:
-        message = f"{ref}: pod template changes, but no pod restarts now ({replicas_text})"
-    else:
-        pods = f"{_plural(plan.pods, 'pod')} restart{'s' if plan.pods == 1 else ''}" if plan.pods is not None \
-            else "its pods restart"
-        same = plan.pods is not None and replicas_text == _plural(plan.pods, "replica")
-        message = f"{ref}: pod template changes: {pods}" + ("" if same else f" ({replicas_text})")
-    return Impact(plan.kind, ref, message, (hpa.ref,) if hpa else (), tuple(counts), tuple(details))
+        checksums = tuple(sorted({"checksum/" + f.path[len(_CHECKSUM):].replace("~1", "/").replace("~0", "~")
+                                  for f in change.fields if f.path.startswith(_CHECKSUM)}))
+    cls = found_.DeferredRestart if plan.kind is ImpactKind.DEFERRED_RESTART else found_.Restart
+    facts = cls(strategy=plan.strategy, paused=plan.paused, max_surge=plan.max_surge,
+                max_unavailable=plan.max_unavailable, surge_pods=plan.surge_pods,
+                unavailable_pods=plan.unavailable_pods, partition=plan.partition, replicas=replicas,
+                chart_replicas=declared, live_replicas=live_replicas, pods=plan.pods,
+                hpa=hpa.ref if hpa else None, hpa_min=hpa.low if hpa else None, hpa_max=hpa.high if hpa else None,
+                checksums=checksums, reads=tuple(covers))
+    return Impact(plan.kind, ref, (hpa.ref,) if hpa else (), tuple(counts), facts)
 
 
 def _no_restart(change: ResourceChange) -> Impact:
     ref = change.resource
     before, after = _int(_get(change.before, "spec", "replicas")), _int(_get(change.after, "spec", "replicas"))
-    scale = ""
-    if before != after and after is not None and before is not None:
-        scale = f"; it scales from {before} to {after} replicas (pods are added or removed, none replaced)"
     counts = (("replicas", after),) if after is not None else ()
-    return Impact(ImpactKind.NO_RESTART, ref,
-                  f"{ref}: changes outside the pod template only: no pod restarts{scale}", (), counts)
+    return Impact(ImpactKind.NO_RESTART, ref, (), counts, found_.NoRestart(replicas_before=before, replicas_after=after))
 
 
 # -- config consumers -------------------------------------------------------------------------------
-
-class _Use(Struct, frozen=True):
-    """How one workload reads one ConfigMap or Secret."""
-
-    how: str  # "env", "volume" or "subPath"
-    where: str  # container and variable or mount path
-
 
 def _pod_spec(ref: ResourceRef, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
     spec = _get(obj, "spec", "template", "spec")
@@ -298,9 +279,9 @@ def _list(value: Any) -> list[Mapping[str, Any]]:
     return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
 
 
-def consumers(pod: Mapping[str, Any]) -> dict[tuple[str, str], list[_Use]]:
+def consumers(pod: Mapping[str, Any]) -> dict[tuple[str, str], list[Read]]:
     """The ConfigMaps and Secrets a pod spec reads, by (kind, name), and how."""
-    out: dict[tuple[str, str], list[_Use]] = {}
+    out: dict[tuple[str, str], list[Read]] = {}
     containers = _list(pod.get("initContainers")) + _list(pod.get("containers"))
     for container in containers:
         cname = str(container.get("name", ""))
@@ -311,42 +292,35 @@ def consumers(pod: Mapping[str, Any]) -> dict[tuple[str, str], list[_Use]]:
             for key, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
                 source = _get(value_from, key, "name")
                 if isinstance(source, str):
-                    out.setdefault((kind, source), []).append(_Use("env", f"{cname}: env {env.get('name')}"))
+                    out.setdefault((kind, source), []).append(Read(container=cname, how=Reads.ENV, name=str(env.get("name"))))
         for env_from in _list(container.get("envFrom")):
             for key, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
                 source = _get(env_from, key, "name")
                 if isinstance(source, str):
-                    out.setdefault((kind, source), []).append(_Use("env", f"{cname}: envFrom"))
-    volumes: dict[str, list[tuple[str, str]]] = {}
+                    out.setdefault((kind, source), []).append(Read(container=cname, how=Reads.ENV_FROM))
+    volumes: dict[str, list[tuple[str, str, Reads]]] = {}
     for volume in _list(pod.get("volumes")):
         name = str(volume.get("name", ""))
         found = []
         if isinstance(_get(volume, "configMap", "name"), str):
-            found.append(("ConfigMap", volume["configMap"]["name"]))
+            found.append(("ConfigMap", volume["configMap"]["name"], Reads.VOLUME))
         if isinstance(_get(volume, "secret", "secretName"), str):
-            found.append(("Secret", volume["secret"]["secretName"]))
+            found.append(("Secret", volume["secret"]["secretName"], Reads.VOLUME))
         for source in _list(_get(volume, "projected", "sources")):
             if isinstance(_get(source, "configMap", "name"), str):
-                found.append(("ConfigMap", source["configMap"]["name"]))
+                found.append(("ConfigMap", source["configMap"]["name"], Reads.PROJECTED))
             if isinstance(_get(source, "secret", "name"), str):
-                found.append(("Secret", source["secret"]["name"]))
+                found.append(("Secret", source["secret"]["name"], Reads.PROJECTED))
         if found:
             volumes[name] = found
     for container in containers:
         cname = str(container.get("name", ""))
         for mount in _list(container.get("volumeMounts")):
-            for kind, source in volumes.get(str(mount.get("name", "")), ()):
+            for kind, source, mounted in volumes.get(str(mount.get("name", "")), ()):
                 sub = mount.get("subPath") or mount.get("subPathExpr")
-                how = "subPath" if sub else "volume"
-                out.setdefault((kind, source), []).append(_Use(how, f"{cname}: {mount.get('mountPath', '')}"))
+                out.setdefault((kind, source), []).append(
+                    Read(container=cname, how=Reads.SUB_PATH if sub else mounted, name=str(mount.get("mountPath", ""))))
     return out
-
-
-_SEES = {
-    "env": "environment variables never change in a running pod",
-    "subPath": "a subPath mount never receives updates",
-    "volume": "the mounted files update after the kubelet's next sync (about a minute); the process must re-read them",
-}
 
 
 def _config_data_changed(change: ResourceChange) -> bool:
@@ -407,31 +381,32 @@ def _ports(obj: Mapping[str, Any] | None) -> dict[tuple[str, str], Mapping[str, 
     return {(str(p.get("port")), str(p.get("protocol") or "TCP")): p for p in _list(_get(obj, "spec", "ports"))}
 
 
-def _routes(ref: ResourceRef, obj: Mapping[str, Any] | None) -> dict[str, str]:
-    """The routes an Ingress or HTTPRoute serves, by a stable key, each with its words."""
-    out: dict[str, str] = {}
+def _routes(ref: ResourceRef, obj: Mapping[str, Any] | None) -> dict[str, Route]:
+    """The routes an Ingress or HTTPRoute serves, by a stable key."""
+    out: dict[str, Route] = {}
     if obj is None:
         return out
     if ref.kind == "Ingress":
         if isinstance(_get(obj, "spec", "defaultBackend") or _get(obj, "spec", "backend"), dict):
-            out["default"] = "the default backend"
+            out["default"] = Route(route=RouteKind.DEFAULT_BACKEND)
         for rule in _list(_get(obj, "spec", "rules")):
             host = str(rule.get("host") or "")
             paths = _list(_get(rule, "http", "paths")) or [{}]
             for entry in paths:
                 where = str(entry.get("path") or "/")
-                out[f"{host} {where}"] = f"host {host} path {where}" if host else f"path {where} (any host)"
+                out[f"{host} {where}"] = Route(route=RouteKind.INGRESS_PATH, host=host, path=where)
         return out
     hosts = [str(h) for h in (_get(obj, "spec", "hostnames") or []) if isinstance(h, str)]
     for host in hosts:
-        out[f"host {host}"] = f"hostname {host}"
+        out[f"host {host}"] = Route(route=RouteKind.HOSTNAME, host=host)
     for rule in _list(_get(obj, "spec", "rules")):
         for match in _list(rule.get("matches")) or [{}]:
             path = str(_get(match, "path", "value") or "/")
-            method = f"{match['method']} " if isinstance(match.get("method"), str) else ""
-            headers = ",".join(sorted(str(h.get("name")) for h in _list(match.get("headers"))))
-            key = f"rule {method}{path}" + (f" [{headers}]" if headers else "")
-            out[key] = f"rule {method}{path}" + (f" (headers {headers})" if headers else "")
+            method = match["method"] if isinstance(match.get("method"), str) else ""
+            names = tuple(sorted(str(h.get("name")) for h in _list(match.get("headers"))))
+            headers = ",".join(names)
+            key = f"rule {method + ' ' if method else ''}{path}" + (f" [{headers}]" if headers else "")
+            out[key] = Route(route=RouteKind.RULE, path=path, method=method, headers=names)
     return out
 
 
@@ -465,7 +440,7 @@ def _workloads(changes: list[ResourceChange], given: ImpactInput, found: _Found)
                if c.action is Action.UPDATE and _key(c.resource) in WORKLOADS and template_changed(c)}
     # Who reads each ConfigMap and Secret that changes: only those are indexed.
     wanted = {(c.resource.kind, c.resource.namespace, c.resource.name) for c in changes if _config_data_changed(c)}
-    readers: dict[tuple[str, str, str], list[tuple[ResourceRef, list[_Use]]]] = {}
+    readers: dict[tuple[str, str, str], list[tuple[ResourceRef, list[Read]]]] = {}
     if wanted:
         for ref, obj in given.desired.values():
             pod = _pod_spec(ref, obj) if ref.kind in _WORKLOAD_KINDS and _key(ref) in WORKLOADS else None
@@ -474,7 +449,7 @@ def _workloads(changes: list[ResourceChange], given: ImpactInput, found: _Found)
             for (kind, name), uses in consumers(pod).items():
                 if (kind, ref.namespace, name) in wanted:
                     readers.setdefault((kind, ref.namespace, name), []).append((ref, uses))
-    covers: dict[Identity, list[str]] = {}
+    covers: dict[Identity, list[ResourceRef]] = {}
     for change in changes:
         if not _config_data_changed(change):
             continue
@@ -482,26 +457,15 @@ def _workloads(changes: list[ResourceChange], given: ImpactInput, found: _Found)
         unreached = []
         for reader, uses in readers.get((ref.kind, ref.namespace, ref.name), ()):
             if reader.identity in rolling:
-                covers.setdefault(reader.identity, []).append(f"it reads {ref}, whose data changes: the new pods see it")
+                covers.setdefault(reader.identity, []).append(ref)
             else:
                 unreached.append((reader, uses))
         if unreached:
-            details = []
-            for reader, uses in unreached:
-                for how in ("env", "subPath", "volume"):
-                    where = [u.where for u in uses if u.how == how]
-                    if where:
-                        details.append(f"{reader} ({'; '.join(dict.fromkeys(where))}): {_SEES[how]}")
-            never = sum(1 for _, uses in unreached if any(u.how != "volume" for u in uses))
-            one_reader = len(unreached) == 1
-            message = (f"{ref}: data changes, but no pod template that reads it does: "
-                       f"{_names(r for r, _ in unreached)} "
-                       + (f"keep{'s' if one_reader else ''} the old values until {'its' if one_reader else 'their'} "
-                          "pods restart" if never
-                          else f"see{'s' if one_reader else ''} it only as mounted files, after the kubelet's sync"))
+            never = sum(1 for _, uses in unreached if any(u.how not in (Reads.VOLUME, Reads.PROJECTED) for u in uses))
             found.impacts.append(Impact(
-                ImpactKind.CONFIG_UNREACHED, ref, message, tuple(r for r, _ in unreached),
-                (("consumers", len(unreached)), ("never_updated", never)), tuple(details)))
+                ImpactKind.CONFIG_UNREACHED, ref, tuple(r for r, _ in unreached),
+                (("consumers", len(unreached)), ("never_updated", never)),
+                found_.ConfigUnreached(consumers=tuple(Consumer(workload=r, reads=tuple(uses)) for r, uses in unreached))))
     for change in changes:
         if change.action is not Action.UPDATE or _key(change.resource) not in WORKLOADS or immutable_fields(change):
             continue  # an update the API server refuses restarts nothing (the immutable warning says so)
@@ -522,44 +486,25 @@ def _replicas_reset(ref: ResourceRef, declared: int, hpa: _Hpa, given: ImpactInp
     live = given.live_of(ref) if given.live_of else None
     live_replicas = _int(_get(live, "spec", "replicas"))
     counts = [("replicas", declared)] + ([("live_replicas", live_replicas)] if live_replicas is not None else [])
-    about = [x for x in ("live, not in the release" if hpa.live else "",
-                         f"{hpa.range_text()} replicas" if hpa.range_text() else "") if x]
-    scaler = f"{hpa.ref}" + (f" ({'; '.join(about)})" if about else "")
     drifted = next((f for d in given.drift if d.resource.identity == ref.identity for f in d.fields
                     if f.change.path == "/spec/replicas"), None)
-    details: list[str] = []
+    conflict = ""
     if given.apply_method is ApplyMethod.SSA:
         # Server-side apply: the HPA controller's writes to the scale subresource take
         # ownership of spec.replicas; applying another value then conflicts.
         if drifted is not None and drifted.effect is DriftEffect.CONFLICT:
-            message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it and another "
-                       f"field manager owns it ({live_replicas} live): server-side apply conflicts and the upgrade "
-                       f"fails; remove replicas from the chart, or pass --force-conflicts to reset it to {declared}")
-            if drifted.ssa:
-                details.append(drifted.ssa)
+            rule, conflict = ResetRule.SSA_CONFLICT, drifted.ssa
         elif given.force_conflicts and live_replicas is not None and live_replicas != declared:
-            message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: "
-                       f"--force-conflicts resets it from {live_replicas} to {declared}")
+            rule = ResetRule.SSA_FORCED
         elif live_replicas is not None and live_replicas == declared:
-            message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: "
-                       f"the live count is {declared}, so this deploy changes nothing; once the HPA moves it, "
-                       "server-side apply conflicts on spec.replicas")
+            rule = ResetRule.SSA_SAME
         else:
-            message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: once the HPA "
-                       "has moved it, its controller owns spec.replicas and server-side apply conflicts: the "
-                       f"upgrade fails unless --force-conflicts, which resets it to {declared}")
-        details.append("server-side apply: a field another manager owns with another value is a conflict")
+            rule = ResetRule.SSA_LATER
     else:
-        if live_replicas is not None and live_replicas != declared:
-            jump = f"the count jumps from {live_replicas} to {declared}, then the HPA scales it again"
-        elif live_replicas is not None:
-            jump = f"the live count is {declared} now, so this deploy does not move it"
-        else:
-            jump = f"the count jumps to {declared} from whatever the HPA chose, then the HPA scales it again"
-        message = f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: each deploy resets it: {jump}"
-        details.append("client-side apply patches every declared field that differs live, spec.replicas included")
-    details.append("remove spec.replicas from the chart when an HPA scales the workload")
-    return Impact(ImpactKind.REPLICAS_RESET, ref, message, (hpa.ref,), tuple(counts), tuple(details))
+        rule = ResetRule.CLIENT_SIDE
+    facts = found_.ReplicasReset(rule=rule, chart_replicas=declared, live_replicas=live_replicas, hpa=hpa.ref,
+                                 hpa_live=hpa.live, hpa_min=hpa.low, hpa_max=hpa.high, conflict=conflict)
+    return Impact(ImpactKind.REPLICAS_RESET, ref, (hpa.ref,), tuple(counts), facts)
 
 
 def _traffic(changes: list[ResourceChange], given: ImpactInput, found: _Found) -> None:
@@ -589,17 +534,15 @@ def _traffic(changes: list[ResourceChange], given: ImpactInput, found: _Found) -
         old_refs = [before_index.refs[i] for i in sorted(matched_before)]
         if not matched_after:
             found.impacts.append(Impact(
-                ImpactKind.TRAFFIC_UNMATCHED, ref,
-                f"{ref}: its selector no longer matches the pods of any workload in the release "
-                f"(it matched {_names(old_refs)}): traffic to it has no endpoints",
-                tuple(old_refs), (("workloads_before", len(matched_before)), ("workloads_after", 0))))
+                ImpactKind.TRAFFIC_UNMATCHED, ref, tuple(old_refs),
+                (("workloads_before", len(matched_before)), ("workloads_after", 0)),
+                found_.TrafficUnmatched(matched_before=tuple(old_refs))))
         elif matched_after != matched_before:
             new_refs = [after_index.refs[i] for i in sorted(matched_after)]
             found.impacts.append(Impact(
-                ImpactKind.TRAFFIC_MOVED, ref,
-                f"{ref}: its selector matches other pods: {_names(old_refs)} before, {_names(new_refs)} after",
-                tuple(dict.fromkeys([*old_refs, *new_refs])),
-                (("workloads_before", len(matched_before)), ("workloads_after", len(matched_after)))))
+                ImpactKind.TRAFFIC_MOVED, ref, tuple(dict.fromkeys([*old_refs, *new_refs])),
+                (("workloads_before", len(matched_before)), ("workloads_after", len(matched_after))),
+                found_.TrafficMoved(matched_before=tuple(old_refs), matched_after=tuple(new_refs))))
     for change in changes:
         ref = change.resource
         if _key(ref) == ("", "Service") and change.action is Action.UPDATE:
@@ -608,33 +551,30 @@ def _traffic(changes: list[ResourceChange], given: ImpactInput, found: _Found) -
             before, after = _routes(ref, change.before), _routes(ref, change.after)
             if change.action is Action.UPDATE and ref.kind == "HTTPRoute" and not any(k.startswith("host ") for k in after):
                 before = {k: v for k, v in before.items() if not k.startswith("host ")}  # no hostnames: every host
-            gone = [words for key, words in before.items() if key not in after]
+            gone = [route for key, route in before.items() if key not in after]
             if gone:
-                shown = ", ".join(gone[:_SHOWN]) + (f" and {len(gone) - _SHOWN} more" if len(gone) > _SHOWN else "")
-                verb = "is deleted" if change.action is Action.DELETE else "no longer serves"
                 found.impacts.append(Impact(
-                    ImpactKind.TRAFFIC_ROUTE, ref, f"{ref} {verb}: {shown}: requests to "
-                    f"{'them' if len(gone) > 1 else 'it'} stop reaching the release", (), (("routes", len(gone)),),
-                    tuple(gone) if len(gone) > 1 else ()))
+                    ImpactKind.TRAFFIC_ROUTE, ref, (), (("routes", len(gone)),),
+                    found_.TrafficRoute(deleted=change.action is Action.DELETE, routes=tuple(gone))))
 
 
 def _port_impact(change: ResourceChange, found: _Found) -> None:
     ref = change.resource
     before, after = _ports(change.before), _ports(change.after)
-    lines = []
+    ports = []
     for key, port in before.items():
         new = after.get(key)
-        name = f"port {key[0]}/{key[1]}"
+        number = _given(port.get("port"))
+        number = str(number) if number is None else number
         if new is None:
-            lines.append(f"{name} removed: clients of it lose the connection")
+            ports.append(Port(port=number, protocol=key[1], rule=PortRule.REMOVED))
         elif (port.get("targetPort") or port.get("port")) != (new.get("targetPort") or new.get("port")):
-            lines.append(f"{name}: targetPort {port.get('targetPort') or port.get('port')} -> "
-                         f"{new.get('targetPort') or new.get('port')}: connections go to the new container port, "
-                         "which pods not yet updated may not listen on")
-    if lines:
-        found.impacts.append(Impact(ImpactKind.TRAFFIC_PORT, ref, f"{ref}: {lines[0]}" if len(lines) == 1 else
-                                    f"{ref}: {_plural(len(lines), 'port')} change for clients", (),
-                                    (("ports", len(lines)),), tuple(lines) if len(lines) > 1 else ()))
+            ports.append(Port(port=number, protocol=key[1], rule=PortRule.TARGET_PORT,
+                              target_before=_given(port.get("targetPort") or port.get("port")),
+                              target_after=_given(new.get("targetPort") or new.get("port"))))
+    if ports:
+        found.impacts.append(Impact(ImpactKind.TRAFFIC_PORT, ref, (), (("ports", len(ports)),),
+                                    found_.TrafficPort(ports=tuple(ports))))
 
 
 def _data(changes: list[ResourceChange], given: ImpactInput, found: _Found) -> None:
@@ -643,9 +583,9 @@ def _data(changes: list[ResourceChange], given: ImpactInput, found: _Found) -> N
         if change.action is Action.DELETE and _key(ref) == ("apiextensions.k8s.io", "CustomResourceDefinition"):
             kind = _get(change.before, "spec", "names", "kind")
             group = _get(change.before, "spec", "group")
-            what = f"every {kind}.{group}" if isinstance(kind, str) and isinstance(group, str) else "every custom resource of its kind"
-            found.impacts.append(Impact(ImpactKind.DATA_CRD, ref,
-                                        f"{ref} is deleted: {what}, in every namespace, is deleted with it"))
+            said = isinstance(kind, str) and isinstance(group, str)
+            found.impacts.append(Impact(ImpactKind.DATA_CRD, ref, facts=found_.DataCrd(
+                resource_kind=kind if said else None, group=group if said else None)))
         elif change.action is Action.UPDATE and _key(ref) == ("", "PersistentVolumeClaim"):
             _pvc_size(change, given, found)
         elif change.action is Action.DELETE and _key(ref) == ("apps", "StatefulSet"):
@@ -661,9 +601,8 @@ def _pvc_size(change: ResourceChange, given: ImpactInput, found: _Found) -> None
     if old is None or new is None:
         return
     if new < old:
-        found.impacts.append(Impact(
-            ImpactKind.DATA_PVC_SHRINK, ref,
-            f"{ref}: storage {size.before} -> {size.after}: the API server refuses to shrink a claim, so this upgrade fails"))
+        found.impacts.append(Impact(ImpactKind.DATA_PVC_SHRINK, ref, facts=found_.PvcShrink(
+            storage_before=str(size.before), storage_after=str(size.after))))
         return
     live = given.live_of(ref) if given.live_of else None
     name = _get(change.after, "spec", "storageClassName") or _get(live, "spec", "storageClassName")
@@ -671,22 +610,18 @@ def _pvc_size(change: ResourceChange, given: ImpactInput, found: _Found) -> None
     if not isinstance(name, str):
         name = next((n for n, obj in classes.items() if _get(obj, "metadata", "annotations", _DEFAULT_CLASS) == "true"), None)
     klass = classes.get(name) if isinstance(name, str) else None
-    grow = f"{ref}: storage {size.before} -> {size.after}"
+    which = name if isinstance(name, str) else None
     if klass is None:
-        which = f"StorageClass {name}" if isinstance(name, str) else "its StorageClass"
-        found.impacts.append(Impact(
-            ImpactKind.DATA_PVC_EXPAND, ref,
-            f"{grow}: the claim grows only if {which} has allowVolumeExpansion: true (not read here); "
-            "otherwise the API server refuses it and this upgrade fails"))
+        expansion = Expansion.NOT_READ
     elif _get(klass, "allowVolumeExpansion") is True:
-        found.impacts.append(Impact(
-            ImpactKind.DATA_PVC_EXPAND, ref,
-            f"{grow}: StorageClass {name} allows volume expansion; the volume grows when its driver resizes it"))
+        expansion = Expansion.ALLOWED
     else:
-        text = (f"{grow}: StorageClass {name} does not allow volume expansion: the API server refuses "
-                "it and this upgrade fails")
-        found.impacts.append(Impact(ImpactKind.DATA_PVC_EXPAND, ref, text))
-        found.warnings.append(warn_text(Code.PVC_EXPAND_REFUSED, text, ref))
+        expansion = Expansion.REFUSED
+    found.impacts.append(Impact(ImpactKind.DATA_PVC_EXPAND, ref, facts=found_.PvcExpand(
+        storage_before=str(size.before), storage_after=str(size.after), storage_class=which, expansion=expansion)))
+    if expansion is Expansion.REFUSED and which is not None:
+        found.warnings.append(warn(found_.PvcExpandRefused(
+            storage_before=str(size.before), storage_after=str(size.after), storage_class=which), ref))
 
 
 def _storage_classes(given: ImpactInput) -> dict[str, Mapping[str, Any]]:
@@ -710,18 +645,10 @@ def _statefulset_claims(change: ResourceChange, given: ImpactInput, found: _Foun
     replicas = _int(_get(live, "spec", "replicas"))
     replicas = replicas if replicas is not None else _int(_get(obj, "spec", "replicas"))
     replicas = 1 if replicas is None else replicas
-    count = replicas * len(templates)  # named TEMPLATE-STATEFULSET-ORDINAL; only the first few are spelt out
-    first = [f"{t}-{ref.name}-{n}" for n in range(min(replicas, _SHOWN)) for t in templates][:_SHOWN]
-    shown = ", ".join(first) + (f" and {count - len(first)} more" if count > len(first) else "")
+    count = replicas * len(templates)  # named TEMPLATE-STATEFULSET-ORDINAL
     policy = _get(obj, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
-    if policy == "Delete":
-        message = (f"{ref} is deleted with persistentVolumeClaimRetentionPolicy whenDeleted: Delete: its "
-                   f"{_plural(count, 'claim')} ({shown}) are deleted too, and their data with them "
-                   "when the reclaim policy is Delete")
-    else:
-        message = (f"{ref} is deleted, but its {_plural(count, 'claim')} ({shown}) stay: they keep "
-                   "their data and keep costing until deleted (a new StatefulSet of that name adopts them)")
-    found.impacts.append(Impact(ImpactKind.DATA_PVC_LEFT, ref, message, (), (("claims", count),)))
+    found.impacts.append(Impact(ImpactKind.DATA_PVC_LEFT, ref, (), (("claims", count),), found_.PvcLeft(
+        templates=tuple(templates), replicas=replicas, claims_deleted=policy == "Delete")))
 
 
 __all__ = ["ImpactInput", "consumers", "find_impact", "template_changed"]

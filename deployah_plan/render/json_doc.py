@@ -42,8 +42,8 @@ from deployah_plan.render.words import impact as impact_words
 # render (`regenerated` on a field change, and the summary's count of updates made only of them);
 # a CRD's change by meaning (`crd_schema` on a change, `schema` on a chart CRD, `crd_description`
 # on a field change); and the `kube-version-assumed` and `crd-version-removed` warning codes.
-# 1.6 added `facts` on each warning: what its check found, as typed values (deployah_plan/facts.py);
-# the schema describes each code's.
+# 1.6 added `facts` on each warning and each impact: what its check or rule found, as typed values
+# (deployah_plan/facts.py); the schema describes each code's and each impact kind's.
 FORMAT_VERSION = "1.6"
 
 
@@ -210,6 +210,7 @@ def warning_doc(warning: Warning) -> dict[str, Any]:
 
 def impact_doc(item: Impact) -> dict[str, Any]:
     return {"kind": item.kind.value, "resource": ref_doc(item.resource), "message": impact_words.message(item),
+            **({"facts": facts_doc(item.facts)} if item.facts is not None else {}),
             "objects": [ref_doc(r) for r in item.objects], "counts": dict(item.counts), "details": list(impact_words.details(item))}
 
 

@@ -1,18 +1,20 @@
 """Unit tests of deployah_plan/core/gates.py: what each `--fail-on` gate matches in a plan.
 
-Fast (no helm, no API server): scripts/mutation runs these against mutants of gates.py. The
+Fast (no helm, no API server): scripts/mutation runs these against mutants of gates.py. A gate
+matches plan items; render/words/gate.py says them (tested here too, one line per item). The
 command-line behaviour (exit 3, the message on stderr) is tested in tests/test_gates.py."""
 from __future__ import annotations
 
 import pytest
 
-from deployah_plan.codes import Code
-from deployah_plan.core.gates import Gate, GateMatch, check_gates, parse_gate, unevaluated
+from deployah_plan.codes import Code, Fails
+from deployah_plan.core.gates import Gate, GateMatch, Unanswered, Unevaluated, check_gates, parse_gate, unevaluated
 from deployah_plan.errors import UsageError
 from deployah_plan.model import (
     Action, ChartCRD, FieldChange, FieldOp, CRDLifecycle, DriftChange, DriftEffect, DriftKind, Header, HelmAction, LiveCheck, LiveGap, LiveStatus,
-    Impact, ImpactKind, ResourceChange, ResourceRef, Severity, Warning, build_plan, warn_text,
+    Impact, ImpactKind, Matched, ResourceChange, ResourceRef, Severity, Warning, build_plan,
 )
+from deployah_plan.render.words.gate import match_text, matched_text, unevaluated_text
 
 PVC = ResourceRef("v1", "PersistentVolumeClaim", "shop", "data")
 DEPLOY = ResourceRef("apps/v1", "Deployment", "shop", "web")
@@ -29,8 +31,20 @@ def _upgrade(changes: list[ResourceChange] = [], warnings: list[Warning] = [], *
                       chart_crds=crds, warnings=warnings, drift=drift, live=live)
 
 
-def _matched(plan: object, *gates: str) -> dict[str, tuple[str, ...]]:
+def _items(plan: object, *gates: str) -> dict[str, tuple[Matched, ...]]:
+    """What each gate that matched matched."""
     return {m.gate.text: m.matched for m in check_gates(plan, [parse_gate(g) for g in gates])}  # type: ignore[arg-type]
+
+
+def _matched(plan: object, *gates: str) -> dict[str, tuple[str, ...]]:
+    """The same, each item as the gate's line says it."""
+    return {text: tuple(matched_text(m) for m in items) for text, items in _items(plan, *gates).items()}
+
+
+def _warning(code: Code, said: str, resource: ResourceRef | None = None, *, fails: bool = False) -> Warning:
+    """A warning as a saved plan holds one without facts: its code and its message as written."""
+    fails = fails or code.fails is Fails.ALWAYS
+    return Warning(code, None, Severity.WARNING if fails else code.severity, resource, fails, said)
 
 
 CHANGES = [
@@ -76,6 +90,8 @@ def test_bad_gates_say_what_to_write(text: str, message: str, hint: str | None) 
 
 def test_action_gates_match_their_action_only() -> None:
     plan = _upgrade(CHANGES)
+    assert _items(plan, "delete", "update", "create", "retain") == {
+        "delete": (CHANGES[0],), "update": (CHANGES[1],), "create": (CHANGES[2],), "retain": (CHANGES[3],)}
     assert _matched(plan, "delete", "update", "create", "retain") == {
         "delete": ("delete PersistentVolumeClaim shop/data",),
         "update": ("update Deployment shop/web",),
@@ -107,6 +123,7 @@ def test_crd_gate_matches_crd_changes_and_chart_crds_that_will_be_processed() ->
                      *CHANGES],
                     crds=[ChartCRD("app/crds/a.yaml", "a.example.com", CRDLifecycle.PROCESS),
                           ChartCRD("app/crds/b.yaml", "b.example.com", CRDLifecycle.SKIP)])
+    assert [type(m) for m in _items(plan, "crd")["crd"]] == [ResourceChange, ChartCRD]
     assert _matched(plan, "crd") == {"crd": ("update CustomResourceDefinition widgets.example.com",
                                              "chart CRD a.example.com (app/crds/a.yaml)")}
 
@@ -114,26 +131,29 @@ def test_crd_gate_matches_crd_changes_and_chart_crds_that_will_be_processed() ->
 def test_drift_gate_names_each_drifted_object() -> None:
     live = LiveCheck(LiveStatus.CHECKED, "", "cluster")
     plan = _upgrade(drift=[DriftChange(DEPLOY, DriftKind.MISSING, DriftEffect.REVERTED)], live=live)
+    assert _items(plan, "drift") == {"drift": plan.drift}  # type: ignore[attr-defined]
     assert _matched(plan, "drift") == {"drift": (f"{DriftKind.MISSING.value} Deployment shop/web",)}
 
 
-FAILING_IMMUTABLE = warn_text(Code.IMMUTABLE, "spec.selector cannot change", DEPLOY)
-OWNED_ELSEWHERE = warn_text(Code.OWNERSHIP, "owned by other/r", INGRESS, fails=True)
-ADOPTED = warn_text(Code.OWNERSHIP, "adopted into r", INGRESS)  # an adoption is not a failure
-COLLIDES = warn_text(Code.COLLISION, "being deleted", INGRESS)
-SSA = warn_text(Code.SSA_CONFLICT, "field manager kubectl owns .spec.replicas", DEPLOY)
-LOOKUP = warn_text(Code.LOOKUP_OFFLINE, "lookup returns nothing offline")
-UNKNOWN_FIELD = warn_text(Code.UNKNOWN_FIELD, "spec.foo is not a field")  # a warning, not a failure
+FAILING_IMMUTABLE = _warning(Code.IMMUTABLE, "spec.selector cannot change", DEPLOY)
+OWNED_ELSEWHERE = _warning(Code.OWNERSHIP, "owned by other/r", INGRESS, fails=True)
+ADOPTED = _warning(Code.OWNERSHIP, "adopted into r", INGRESS)  # an adoption is not a failure
+COLLIDES = _warning(Code.COLLISION, "being deleted", INGRESS)
+SSA = _warning(Code.SSA_CONFLICT, "field manager kubectl owns .spec.replicas", DEPLOY)
+LOOKUP = _warning(Code.LOOKUP_OFFLINE, "lookup returns nothing offline")
+UNKNOWN_FIELD = _warning(Code.UNKNOWN_FIELD, "spec.foo is not a field")  # a warning, not a failure
 
 
 def test_the_immutable_gate_matches_the_code_the_planner_emits() -> None:
     assert Code.IMMUTABLE.value == "immutable" and FAILING_IMMUTABLE.fails
     plan = _upgrade(CHANGES, [FAILING_IMMUTABLE, OWNED_ELSEWHERE])
+    assert _items(plan, "immutable") == {"immutable": (FAILING_IMMUTABLE,)}
     assert _matched(plan, "immutable") == {"immutable": ("immutable: spec.selector cannot change",)}
 
 
 def test_the_ownership_gate_matches_ownership_failures_collisions_and_ssa_conflicts() -> None:
     plan = _upgrade(CHANGES, [ADOPTED, OWNED_ELSEWHERE, COLLIDES, SSA, FAILING_IMMUTABLE, LOOKUP])
+    assert _items(plan, "ownership") == {"ownership": (OWNED_ELSEWHERE, COLLIDES, SSA)}
     assert _matched(plan, "ownership") == {"ownership": (
         "ownership: owned by other/r", "collision: being deleted",
         "ssa-conflict: field manager kubectl owns .spec.replicas")}
@@ -142,6 +162,7 @@ def test_the_ownership_gate_matches_ownership_failures_collisions_and_ssa_confli
 
 def test_the_failure_gate_matches_every_predicted_failure_and_nothing_else() -> None:
     plan = _upgrade(CHANGES, [ADOPTED, OWNED_ELSEWHERE, UNKNOWN_FIELD, FAILING_IMMUTABLE, LOOKUP])
+    assert _items(plan, "failure") == {"failure": (OWNED_ELSEWHERE, FAILING_IMMUTABLE)}
     assert _matched(plan, "failure", "failures") == {
         "failure": ("ownership: owned by other/r", "immutable: spec.selector cannot change"),
         "failures": ("ownership: owned by other/r", "immutable: spec.selector cannot change"),
@@ -149,7 +170,7 @@ def test_the_failure_gate_matches_every_predicted_failure_and_nothing_else() -> 
 
 
 def test_warning_gates_match_failures_or_not_by_code_or_family() -> None:
-    newer = Warning(Code("ownership-stolen"), "a code from a newer plan", Severity.WARNING)
+    newer = Warning(Code("ownership-stolen"), None, Severity.WARNING, said="a code from a newer plan")
     plan = _upgrade(CHANGES, [ADOPTED, COLLIDES, SSA, LOOKUP, newer])
     assert _matched(plan, "warning:ownership", "warning:lookup-offline", "warning:lookup", "warning:ssa",
                     "warning:collision", "warning:ownership-stolen", "warning:immutable") == {
@@ -173,13 +194,17 @@ def test_gates_keep_the_order_given() -> None:
 
 
 @pytest.mark.parametrize("count, shown", [
-    (1, "--fail-on delete matched: m0"),
-    (3, "--fail-on delete matched: m0; m1; m2"),
-    (4, "--fail-on delete matched: m0; m1; m2; and 1 more"),
-    (6, "--fail-on delete matched: m0; m1; m2; and 3 more"),
+    (1, "--fail-on delete matched: delete ConfigMap shop/m0"),
+    (3, "--fail-on delete matched: delete ConfigMap shop/m0; delete ConfigMap shop/m1; delete ConfigMap shop/m2"),
+    (4, "--fail-on delete matched: delete ConfigMap shop/m0; delete ConfigMap shop/m1; delete ConfigMap shop/m2; "
+        "and 1 more"),
+    (6, "--fail-on delete matched: delete ConfigMap shop/m0; delete ConfigMap shop/m1; delete ConfigMap shop/m2; "
+        "and 3 more"),
 ])
 def test_a_match_names_three_things_and_counts_the_rest(count: int, shown: str) -> None:
-    assert str(GateMatch(Gate("delete", "delete"), tuple(f"m{i}" for i in range(count)))) == shown
+    deletes = tuple(ResourceChange(ResourceRef("v1", "ConfigMap", "shop", f"m{i}"), Action.DELETE, {"a": 1}, None)
+                    for i in range(count))
+    assert match_text(GateMatch(Gate("delete", "delete"), deletes)) == shown
 
 
 @pytest.mark.parametrize("status, unanswered", [(LiveStatus.SKIPPED, True), (LiveStatus.UNREACHABLE, True),
@@ -189,20 +214,24 @@ def test_gates_that_need_the_live_state_say_when_it_was_not_read(status: LiveSta
     gaps = (LiveGap("v1", "Secret", "shop", "forbidden"),) if status is LiveStatus.PARTIAL else ()
     plan = _upgrade(live=LiveCheck(status, reason, "cluster", gaps))
     gates = [parse_gate(g) for g in ("delete", "drift", "ownership", "failure", "immutable", "warning:ownership")]
-    expected = [
+    found = unevaluated(plan, gates)  # type: ignore[arg-type]
+    assert found == ([Unevaluated(gates[1], Unanswered.DRIFT, "no cluster"),
+                      Unevaluated(gates[2], Unanswered.CONFLICTS, "no cluster"),
+                      Unevaluated(gates[3], Unanswered.CONFLICTS, "no cluster")] if unanswered else [])
+    assert [unevaluated_text(u) for u in found] == ([
         "--fail-on drift: not evaluated: the live state was not read (no cluster)",
         "--fail-on ownership: ownership and drift conflicts not evaluated: the live state was not read",
         "--fail-on failure: ownership and drift conflicts not evaluated: the live state was not read",
-    ] if unanswered else []
-    assert unevaluated(plan, gates) == expected  # type: ignore[arg-type]
+    ] if unanswered else [])
 
 
 def test_impact_gates_match_their_kind_or_family_and_the_objects_kind() -> None:
     sts = ResourceRef("apps/v1", "StatefulSet", "shop", "db")
-    impacts = [Impact(ImpactKind.RESTART, sts, "StatefulSet shop/db restarts 3 pods"),
-               Impact(ImpactKind.DATA_PVC_SHRINK, PVC, "PersistentVolumeClaim shop/data cannot shrink"),
-               Impact(ImpactKind.CONFIG_UNREACHED, DEPLOY, "Deployment shop/web reads no new config")]
+    impacts = [Impact(ImpactKind.RESTART, sts, said="StatefulSet shop/db restarts 3 pods"),
+               Impact(ImpactKind.DATA_PVC_SHRINK, PVC, said="PersistentVolumeClaim shop/data cannot shrink"),
+               Impact(ImpactKind.CONFIG_UNREACHED, DEPLOY, said="Deployment shop/web reads no new config")]
     plan = build_plan(Header("r", "shop", revision=2, previous_revision=1), HelmAction.UPGRADE, CHANGES, impact=impacts)
+    assert _items(plan, "restart", "data") == {"restart": (impacts[0],), "data": (impacts[1],)}
     assert _matched(plan, "restart", "restart:sts", "restart:deployment", "data", "data-pvc-shrink:pvc", "traffic",
                     "config-unreached:Deployment.apps", "config-unreached:Deployment.example.com") == {
         "restart": ("restart: StatefulSet shop/db restarts 3 pods",),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from deployah_plan.codes import Code
+from deployah_plan.facts import Expansion, PvcExpand, PvcExpandRefused, ReplicasReset, ResetRule
 from deployah_plan.core.kube_api import table
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, release_scope
 from deployah_plan.core.validate import Target
@@ -620,17 +621,22 @@ def _scaled() -> list[dict[str, Any]]:
     return [live, hpa]
 
 
-RESET = ("Deployment shop/web: the chart sets spec.replicas to 2, but HorizontalPodAutoscaler shop/web (live, not in "
-         "the release; 2 to 9 replicas) scales it")
+HPA_REF = ResourceRef("autoscaling/v2", "HorizontalPodAutoscaler", "shop", "web")
+
+
+def _reset(rule: ResetRule, live: int | None, conflict: str = "") -> ReplicasReset:
+    """The reset of the Deployment's 2 replicas the live HPA (2 to 9, not in the release) scales."""
+    return ReplicasReset(rule=rule, chart_replicas=2, live_replicas=live, hpa=HPA_REF, hpa_live=True, hpa_min=2,
+                         hpa_max=9, conflict=conflict)
 
 
 def test_replicas_an_hpa_scales_are_reset_by_each_deploy() -> None:
     # Client-side apply (Helm 3): the three-way merge sets the chart's count back.
     (impact,) = plan([DEPLOYMENT], [DEPLOYMENT], _scaled()).impact
-    assert impact.message == f"{RESET}: each deploy resets it: the count jumps from 5 to 2, then the HPA scales it again"
+    assert impact.facts == _reset(ResetRule.CLIENT_SIDE, 5)
     # Server-side apply with --force-conflicts takes the field from the HPA's controller.
     (impact,) = plan([DEPLOYMENT], [DEPLOYMENT], _scaled(), apply_method=ApplyMethod.SSA, force_conflicts=True).impact
-    assert impact.message == f"{RESET}: --force-conflicts resets it from 5 to 2"
+    assert impact.facts == _reset(ResetRule.SSA_FORCED, 5)
     # Not read: no HPA is known, so nothing is said.
     assert plan([DEPLOYMENT], [DEPLOYMENT], None).impact == ()
 
@@ -641,10 +647,9 @@ def test_replicas_owned_by_the_hpas_controller_conflict_under_server_side_apply(
                                           "subresource": "scale", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]
     p = plan([DEPLOYMENT], [DEPLOYMENT], [live, hpa], apply_method=ApplyMethod.SSA)
     (impact,) = p.impact
-    assert impact.message == (f"{RESET} and another field manager owns it (5 live): server-side apply conflicts and the "
-                              "upgrade fails; remove replicas from the chart, or pass --force-conflicts to reset it to 2")
-    assert impact.details[0] == ("server-side apply conflict: field manager kube-controller-manager owns it; the upgrade "
-                                 "fails unless conflicts are forced (--force-conflicts)")
+    assert impact.facts == _reset(ResetRule.SSA_CONFLICT, 5, "server-side apply conflict: field manager "
+                                  "kube-controller-manager owns it; the upgrade fails unless conflicts are forced "
+                                  "(--force-conflicts)")
 
 
 def test_a_claim_grows_only_if_its_live_storage_class_allows_expansion() -> None:
@@ -653,16 +658,15 @@ def test_a_claim_grows_only_if_its_live_storage_class_allows_expansion() -> None
     live["spec"]["storageClassName"] = "slow"  # set by the cluster's default class at creation
     slow = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "slow"},
             "provisioner": "x", "allowVolumeExpansion": False}
-    text = ("PersistentVolumeClaim shop/data: storage 1Gi -> 2Gi: StorageClass slow does not allow volume expansion: "
-            "the API server refuses it and this upgrade fails")
     p = plan([PVC], [grown], [live, slow])
-    assert [(w.code, w.message, w.resource) for w in p.warnings] == [
-        (Code.PVC_EXPAND_REFUSED, text, ref("v1", "PersistentVolumeClaim", "data"))]
-    assert [i.message for i in p.impact] == [text]
+    assert [(w.code, w.facts, w.resource) for w in p.warnings] == [
+        (Code.PVC_EXPAND_REFUSED, PvcExpandRefused(storage_before="1Gi", storage_after="2Gi", storage_class="slow"),
+         ref("v1", "PersistentVolumeClaim", "data"))]
+    assert [i.facts for i in p.impact] == [
+        PvcExpand(storage_before="1Gi", storage_after="2Gi", storage_class="slow", expansion=Expansion.REFUSED)]
     # Not read: the class is not known.
-    assert [i.message for i in plan([PVC], [grown], None).impact] == [
-        "PersistentVolumeClaim shop/data: storage 1Gi -> 2Gi: the claim grows only if its StorageClass has "
-        "allowVolumeExpansion: true (not read here); otherwise the API server refuses it and this upgrade fails"]
+    assert [i.facts for i in plan([PVC], [grown], None).impact] == [
+        PvcExpand(storage_before="1Gi", storage_after="2Gi", storage_class=None, expansion=Expansion.NOT_READ)]
 
 
 def test_a_chart_crd_named_by_generate_name_is_still_compared_with_its_previous_copy() -> None:
@@ -698,8 +702,7 @@ def test_an_object_of_a_kind_not_fully_read_is_not_used() -> None:
     live, hpa = _scaled()
     gap = LiveGap("apps/v1", "Deployment", "shop", "too many objects")
     (impact,) = plan([DEPLOYMENT], [DEPLOYMENT], LiveSnapshot(True, (live, hpa), (gap,))).impact
-    assert impact.message == (f"{RESET}: each deploy resets it: the count jumps to 2 from whatever the HPA chose, then "
-                              "the HPA scales it again")
+    assert impact.facts == _reset(ResetRule.CLIENT_SIDE, None)
     # Likewise a hook: whether the previous run's object is there is unknown.
     hooks = LiveSnapshot(True, (live_of(CONFIGMAP), live_of(HOOK)), (LiveGap("v1", "ConfigMap", "shop", "too many"),))
     assert by_code(plan([CONFIGMAP, HOOK], [CONFIGMAP, HOOK], hooks, target=TARGET), Code.HOOK_COLLISION) == []

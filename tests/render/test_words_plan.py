@@ -386,7 +386,7 @@ def test_helm_never_upgrades_chart_crds_and_says_so() -> None:
 # -- what the deploy does to running things ----------------------------------------------------------------
 
 def _impact(kind: ImpactKind, pods: int | None = None) -> Impact:
-    return Impact(kind, WEB, "m", counts=(("pods", pods),) if pods is not None else ())
+    return Impact(kind, WEB, counts=(("pods", pods),) if pods is not None else (), said="m")
 
 
 def test_the_impact_line_counts_restarts_by_pods_and_other_kinds_by_their_words() -> None:

@@ -1,18 +1,342 @@
-"""What the deploy does to running things, in words: each impact's line and the lines under it.
+"""What the deploy does to running things, in words: each impact's line and the lines under it,
+from its facts (deployah_plan/facts.py, section impact).
 
 Every writer says an impact with `message` and `details`, and the JSON plan's `message` and
-`details` are the same text.
+`details` are the same text, so a kind is worded here and nowhere else. Names and values from a
+manifest are left as they are, for each writer to escape as its medium needs.
 """
 from __future__ import annotations
 
-from deployah_plan.model import Impact
+from typing import Any, Callable, Iterable, TypeVar
+
+from deployah_plan import facts as found
+from deployah_plan.model import Impact, ImpactKind, ResourceRef
+
+_SHOWN = 3  # names listed in one line before "and N more"
+
+_Line = Callable[[Any, Impact], str]
+_Lines = Callable[[Any, Impact], tuple[str, ...]]
+_F = TypeVar("_F", bound=Callable[..., Any])
+_SAYS: dict[ImpactKind, _Line] = {}
+_UNDER: dict[ImpactKind, _Lines] = {}
+
+
+def _says(*kinds: ImpactKind) -> Callable[[_F], _F]:
+    def register(function: _F) -> _F:
+        for kind in kinds:
+            _SAYS[kind] = function
+        return function
+    return register
+
+
+def _under(*kinds: ImpactKind) -> Callable[[_F], _F]:
+    def register(function: _F) -> _F:
+        for kind in kinds:
+            _UNDER[kind] = function
+        return function
+    return register
 
 
 def message(impact: Impact) -> str:
-    """The impact in one line."""
-    return impact.message
+    """The impact in one line: worded from its facts, or as written when it holds none."""
+    if impact.facts is None:
+        return impact.said
+    return _SAYS[impact.kind](impact.facts, impact)
 
 
 def details(impact: Impact) -> tuple[str, ...]:
     """The lines under it: what each consumer sees, the strategy."""
-    return impact.details
+    if impact.facts is None:
+        return impact.said_details
+    under = _UNDER.get(impact.kind)
+    return under(impact.facts, impact) if under else ()
+
+
+def worded() -> frozenset[ImpactKind]:
+    """The kinds this module words (a test holds it to the table)."""
+    return frozenset(_SAYS)
+
+
+def _names(refs: Iterable[ResourceRef]) -> str:
+    refs = list(refs)
+    shown = ", ".join(str(r) for r in refs[:_SHOWN])
+    return shown + (f" and {len(refs) - _SHOWN} more" if len(refs) > _SHOWN else "")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _hpa_range(low: int | None, high: int | None) -> str:
+    return f"{1 if low is None else low} to {high}" if high is not None else ""
+
+
+# -- rollouts ---------------------------------------------------------------------------------------
+
+_ON_DELETE = "OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template"
+
+
+def _daemonset(impact: Impact) -> bool:
+    return impact.resource.group == "apps" and impact.resource.kind == "DaemonSet"
+
+
+def _strategy(facts: found.Rollout, impact: Impact) -> str:
+    if facts.strategy is found.Strategy.ON_DELETE:
+        return _ON_DELETE
+    if _daemonset(impact):
+        return (f"RollingUpdate, maxUnavailable {facts.max_unavailable}, maxSurge {facts.max_surge}, "
+                "one pod per node")
+    if impact.resource.kind == "Deployment":
+        if facts.paused:
+            return "paused: nothing rolls until the Deployment is resumed"
+        if facts.strategy is found.Strategy.RECREATE:
+            return "Recreate: every old pod stops before the new ones start (no pod serves in between)"
+        text = f"RollingUpdate, maxSurge {facts.max_surge}, maxUnavailable {facts.max_unavailable}"
+        if facts.surge_pods is not None and facts.unavailable_pods is not None:
+            text += (f" (at most {facts.surge_pods} extra and {facts.unavailable_pods} unavailable of "
+                     f"{facts.replicas} at a time)")
+        return text
+    pace = "one pod at a time" if facts.max_unavailable is None else f"at most {facts.max_unavailable} unavailable at a time"
+    if facts.partition:
+        where = f"only pods with an ordinal of {facts.partition} or more restart"
+        if facts.replicas is not None:
+            where += f" ({facts.pods} of {facts.replicas})"
+        return f"RollingUpdate with partition {facts.partition}: {where}, highest ordinal first, {pace}"
+    return f"RollingUpdate, highest ordinal first, {pace}"
+
+
+def _replicas(facts: found.Rollout, impact: Impact) -> str:
+    if _daemonset(impact):
+        return "one pod per node"
+    text = _plural(facts.replicas, "replica") if facts.replicas is not None else ""
+    if facts.hpa is not None:
+        scale = _hpa_range(facts.hpa_min, facts.hpa_max)
+        scaling = f"scaled by {facts.hpa}" + (f" ({scale})" if scale else "")
+        return ", ".join(x for x in (text, scaling) if x) + \
+            (f": {facts.live_replicas} live" if facts.live_replicas is not None else "")
+    if facts.live_replicas is not None and facts.live_replicas != facts.chart_replicas:
+        text += f", {facts.live_replicas} live"
+    return text
+
+
+@_says(ImpactKind.RESTART, ImpactKind.DEFERRED_RESTART)
+def rollout(facts: found.Rollout, impact: Impact) -> str:
+    replicas = _replicas(facts, impact)
+    if isinstance(facts, found.DeferredRestart):
+        return f"{impact.resource}: pod template changes, but no pod restarts now ({replicas})"
+    pods = f"{_plural(facts.pods, 'pod')} restart{'s' if facts.pods == 1 else ''}" if facts.pods is not None \
+        else "its pods restart"
+    same = facts.pods is not None and replicas == _plural(facts.pods, "replica")
+    return f"{impact.resource}: pod template changes: {pods}" + ("" if same else f" ({replicas})")
+
+
+@_under(ImpactKind.RESTART, ImpactKind.DEFERRED_RESTART)
+def rollout_details(facts: found.Rollout, impact: Impact) -> tuple[str, ...]:
+    out = [_strategy(facts, impact)]
+    if facts.checksums:
+        out.append(f"its checksum annotation changed ({', '.join(facts.checksums)}): "
+                   "the rollout is how the new config reaches the pods")
+    out += [f"it reads {ref}, whose data changes: the new pods see it" for ref in facts.reads]
+    return tuple(out)
+
+
+@_says(ImpactKind.NO_RESTART)
+def no_restart(facts: found.NoRestart, impact: Impact) -> str:
+    before, after = facts.replicas_before, facts.replicas_after
+    scale = ""
+    if before != after and after is not None and before is not None:
+        scale = f"; it scales from {before} to {after} replicas (pods are added or removed, none replaced)"
+    return f"{impact.resource}: changes outside the pod template only: no pod restarts{scale}"
+
+
+# -- config consumers -------------------------------------------------------------------------------
+
+_SEES = {
+    "env": "environment variables never change in a running pod",
+    "subPath": "a subPath mount never receives updates",
+    "volume": "the mounted files update after the kubelet's next sync (about a minute); the process must re-read them",
+}
+_GROUP = {found.Reads.ENV: "env", found.Reads.ENV_FROM: "env", found.Reads.SUB_PATH: "subPath",
+          found.Reads.VOLUME: "volume", found.Reads.PROJECTED: "volume"}
+
+
+def _where(read: found.Read) -> str:
+    if read.how is found.Reads.ENV:
+        return f"{read.container}: env {read.name}"
+    if read.how is found.Reads.ENV_FROM:
+        return f"{read.container}: envFrom"
+    return f"{read.container}: {read.name}"
+
+
+def _never(consumer: found.Consumer) -> bool:
+    return any(_GROUP[r.how] != "volume" for r in consumer.reads)
+
+
+@_says(ImpactKind.CONFIG_UNREACHED)
+def config_unreached(facts: found.ConfigUnreached, impact: Impact) -> str:
+    never = any(_never(c) for c in facts.consumers)
+    one = len(facts.consumers) == 1
+    return (f"{impact.resource}: data changes, but no pod template that reads it does: "
+            f"{_names(c.workload for c in facts.consumers)} "
+            + (f"keep{'s' if one else ''} the old values until {'its' if one else 'their'} pods restart" if never
+               else f"see{'s' if one else ''} it only as mounted files, after the kubelet's sync"))
+
+
+@_under(ImpactKind.CONFIG_UNREACHED)
+def config_unreached_details(facts: found.ConfigUnreached, impact: Impact) -> tuple[str, ...]:
+    out = []
+    for consumer in facts.consumers:
+        for how in ("env", "subPath", "volume"):
+            where = [_where(r) for r in consumer.reads if _GROUP[r.how] == how]
+            if where:
+                out.append(f"{consumer.workload} ({'; '.join(dict.fromkeys(where))}): {_SEES[how]}")
+    return tuple(out)
+
+
+# -- replicas an HPA scales -------------------------------------------------------------------------
+
+def _scaler(facts: found.ReplicasReset) -> str:
+    scale = _hpa_range(facts.hpa_min, facts.hpa_max)
+    about = [x for x in ("live, not in the release" if facts.hpa_live else "", f"{scale} replicas" if scale else "") if x]
+    return f"{facts.hpa}" + (f" ({'; '.join(about)})" if about else "")
+
+
+@_says(ImpactKind.REPLICAS_RESET)
+def replicas_reset(facts: found.ReplicasReset, impact: Impact) -> str:
+    ref, declared, live, scaler = impact.resource, facts.chart_replicas, facts.live_replicas, _scaler(facts)
+    rule = found.ResetRule
+    if facts.rule is rule.SSA_CONFLICT:
+        return (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it and another "
+                f"field manager owns it ({live} live): server-side apply conflicts and the upgrade "
+                f"fails; remove replicas from the chart, or pass --force-conflicts to reset it to {declared}")
+    if facts.rule is rule.SSA_FORCED:
+        return (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: "
+                f"--force-conflicts resets it from {live} to {declared}")
+    if facts.rule is rule.SSA_SAME:
+        return (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: "
+                f"the live count is {declared}, so this deploy changes nothing; once the HPA moves it, "
+                "server-side apply conflicts on spec.replicas")
+    if facts.rule is rule.SSA_LATER:
+        return (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: once the HPA "
+                "has moved it, its controller owns spec.replicas and server-side apply conflicts: the "
+                f"upgrade fails unless --force-conflicts, which resets it to {declared}")
+    if live is not None and live != declared:
+        jump = f"the count jumps from {live} to {declared}, then the HPA scales it again"
+    elif live is not None:
+        jump = f"the live count is {declared} now, so this deploy does not move it"
+    else:
+        jump = f"the count jumps to {declared} from whatever the HPA chose, then the HPA scales it again"
+    return f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: each deploy resets it: {jump}"
+
+
+@_under(ImpactKind.REPLICAS_RESET)
+def replicas_reset_details(facts: found.ReplicasReset, impact: Impact) -> tuple[str, ...]:
+    out = []
+    if facts.rule is found.ResetRule.CLIENT_SIDE:
+        out.append("client-side apply patches every declared field that differs live, spec.replicas included")
+    else:
+        if facts.conflict:
+            out.append(facts.conflict)
+        out.append("server-side apply: a field another manager owns with another value is a conflict")
+    out.append("remove spec.replicas from the chart when an HPA scales the workload")
+    return tuple(out)
+
+
+# -- traffic ----------------------------------------------------------------------------------------
+
+@_says(ImpactKind.TRAFFIC_UNMATCHED)
+def traffic_unmatched(facts: found.TrafficUnmatched, impact: Impact) -> str:
+    return (f"{impact.resource}: its selector no longer matches the pods of any workload in the release "
+            f"(it matched {_names(facts.matched_before)}): traffic to it has no endpoints")
+
+
+@_says(ImpactKind.TRAFFIC_MOVED)
+def traffic_moved(facts: found.TrafficMoved, impact: Impact) -> str:
+    return (f"{impact.resource}: its selector matches other pods: {_names(facts.matched_before)} before, "
+            f"{_names(facts.matched_after)} after")
+
+
+def _port(port: found.Port) -> str:
+    name = f"port {port.port}/{port.protocol}"
+    if port.rule is found.PortRule.REMOVED:
+        return f"{name} removed: clients of it lose the connection"
+    return (f"{name}: targetPort {port.target_before} -> {port.target_after}: connections go to the new container "
+            "port, which pods not yet updated may not listen on")
+
+
+@_says(ImpactKind.TRAFFIC_PORT)
+def traffic_port(facts: found.TrafficPort, impact: Impact) -> str:
+    if len(facts.ports) == 1:
+        return f"{impact.resource}: {_port(facts.ports[0])}"
+    return f"{impact.resource}: {_plural(len(facts.ports), 'port')} change for clients"
+
+
+@_under(ImpactKind.TRAFFIC_PORT)
+def traffic_port_details(facts: found.TrafficPort, impact: Impact) -> tuple[str, ...]:
+    return tuple(_port(p) for p in facts.ports) if len(facts.ports) > 1 else ()
+
+
+def _route(route: found.Route) -> str:
+    if route.route is found.RouteKind.DEFAULT_BACKEND:
+        return "the default backend"
+    if route.route is found.RouteKind.INGRESS_PATH:
+        return f"host {route.host} path {route.path}" if route.host else f"path {route.path} (any host)"
+    if route.route is found.RouteKind.HOSTNAME:
+        return f"hostname {route.host}"
+    method = f"{route.method} " if route.method else ""
+    return f"rule {method}{route.path}" + (f" (headers {','.join(route.headers)})" if route.headers else "")
+
+
+@_says(ImpactKind.TRAFFIC_ROUTE)
+def traffic_route(facts: found.TrafficRoute, impact: Impact) -> str:
+    gone = [_route(r) for r in facts.routes]
+    shown = ", ".join(gone[:_SHOWN]) + (f" and {len(gone) - _SHOWN} more" if len(gone) > _SHOWN else "")
+    verb = "is deleted" if facts.deleted else "no longer serves"
+    return f"{impact.resource} {verb}: {shown}: requests to {'them' if len(gone) > 1 else 'it'} stop reaching the release"
+
+
+@_under(ImpactKind.TRAFFIC_ROUTE)
+def traffic_route_details(facts: found.TrafficRoute, impact: Impact) -> tuple[str, ...]:
+    return tuple(_route(r) for r in facts.routes) if len(facts.routes) > 1 else ()
+
+
+# -- data -------------------------------------------------------------------------------------------
+
+@_says(ImpactKind.DATA_CRD)
+def data_crd(facts: found.DataCrd, impact: Impact) -> str:
+    what = f"every {facts.resource_kind}.{facts.group}" if facts.resource_kind is not None and facts.group is not None \
+        else "every custom resource of its kind"
+    return f"{impact.resource} is deleted: {what}, in every namespace, is deleted with it"
+
+
+@_says(ImpactKind.DATA_PVC_SHRINK)
+def pvc_shrink(facts: found.PvcShrink, impact: Impact) -> str:
+    return (f"{impact.resource}: storage {facts.storage_before} -> {facts.storage_after}: the API server refuses to "
+            "shrink a claim, so this upgrade fails")
+
+
+@_says(ImpactKind.DATA_PVC_EXPAND)
+def pvc_expand(facts: found.PvcExpand, impact: Impact) -> str:
+    grow = f"{impact.resource}: storage {facts.storage_before} -> {facts.storage_after}"
+    if facts.expansion is found.Expansion.ALLOWED:
+        return f"{grow}: StorageClass {facts.storage_class} allows volume expansion; the volume grows when its driver resizes it"
+    if facts.expansion is found.Expansion.REFUSED:
+        return (f"{grow}: StorageClass {facts.storage_class} does not allow volume expansion: the API server refuses "
+                "it and this upgrade fails")
+    which = f"StorageClass {facts.storage_class}" if facts.storage_class is not None else "its StorageClass"
+    return (f"{grow}: the claim grows only if {which} has allowVolumeExpansion: true (not read here); "
+            "otherwise the API server refuses it and this upgrade fails")
+
+
+@_says(ImpactKind.DATA_PVC_LEFT)
+def pvc_left(facts: found.PvcLeft, impact: Impact) -> str:
+    ref = impact.resource
+    count = facts.replicas * len(facts.templates)
+    first = [f"{t}-{ref.name}-{n}" for n in range(min(facts.replicas, _SHOWN)) for t in facts.templates][:_SHOWN]
+    shown = ", ".join(first) + (f" and {count - len(first)} more" if count > len(first) else "")
+    if facts.claims_deleted:
+        return (f"{ref} is deleted with persistentVolumeClaimRetentionPolicy whenDeleted: Delete: its "
+                f"{_plural(count, 'claim')} ({shown}) are deleted too, and their data with them "
+                "when the reclaim policy is Delete")
+    return (f"{ref} is deleted, but its {_plural(count, 'claim')} ({shown}) stay: they keep "
+            "their data and keep costing until deleted (a new StatefulSet of that name adopts them)")

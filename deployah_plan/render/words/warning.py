@@ -173,3 +173,9 @@ def dropped_document(facts: found.DroppedDocument, warning: Warning) -> str:
 
 # -- what the deploy does to running things (core/impact.py) ------------------------------------
 # (section: impact)
+
+@says(Code.PVC_EXPAND_REFUSED)
+def pvc_expand_refused(facts: found.PvcExpandRefused, warning: Warning) -> str:
+    # The same line as the data-pvc-expand impact's for a StorageClass that refuses.
+    return (f"{warning.resource}: storage {facts.storage_before} -> {facts.storage_after}: StorageClass "
+            f"{facts.storage_class} does not allow volume expansion: the API server refuses it and this upgrade fails")
