@@ -535,8 +535,9 @@ def _replicas_reset(ref: ResourceRef, declared: int, hpa: _Hpa, given: ImpactInp
             message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it and another "
                        f"field manager owns it ({live_replicas} live): server-side apply conflicts and the upgrade "
                        f"fails; remove replicas from the chart, or pass --force-conflicts to reset it to {declared}")
-            if drifted.ssa:
-                details.append(drifted.ssa)
+            if drifted.managers:
+                details.append(f"server-side apply conflict: field manager {', '.join(drifted.managers)} owns it; "
+                               "the upgrade fails unless conflicts are forced (--force-conflicts)")
         elif given.force_conflicts and live_replicas is not None and live_replicas != declared:
             message = (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it: "
                        f"--force-conflicts resets it from {live_replicas} to {declared}")

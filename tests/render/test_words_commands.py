@@ -87,3 +87,61 @@ def test_every_commands_code_has_a_case() -> None:
             if f".{name}(" in inspect.getsource(module) and isinstance(getattr(found, name), type)
             and issubclass(getattr(found, name), Facts)}
     assert made == {type(f).__name__ for f, _ in CASES}
+
+
+# -- drift: why each drift has its effect (core/drift.py), in the words the plan said before -------
+
+from deployah_plan.model import (  # noqa: E402
+    DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange, FieldOp, ResourceRef, SsaReason,
+)
+from deployah_plan.render import words  # noqa: E402
+
+CM = ResourceRef("v1", "ConfigMap", "shop", "cfg")
+REASONS = {
+    DriftReason.RECREATED: "the upgrade creates it again",
+    DriftReason.LEAVES_RELEASE: "it leaves the release: nothing to delete",
+    DriftReason.ADOPTED: "the new chart declares it: Helm adopts it and applies the chart",
+    DriftReason.UNTOUCHED: "not in the new chart either: Helm does not touch it",
+    DriftReason.KEPT: "kept: the live object says helm.sh/resource-policy: keep",
+    DriftReason.DELETED: "the upgrade deletes the object",
+    DriftReason.THREE_WAY_MERGE: "three-way merge: Helm sets every field the new chart declares",
+    DriftReason.MERGE_PATCH: ("a custom resource: Helm's JSON merge patch goes from the previous manifest to the new "
+                              "one and ignores live drift"),
+    DriftReason.SERVER_SIDE_APPLY: "server-side apply: ownership read from the live object's managedFields",
+}
+SSA_NOTES: list[tuple[SsaReason, tuple[str, ...], str]] = [
+    (SsaReason.DECLARES_LIVE, (), "server-side apply: the new chart declares the live value"),
+    (SsaReason.FORCED, ("ops",), "server-side apply sets it back: --force-conflicts takes it from field manager ops"),
+    (SsaReason.CONFLICT, ("ops",), "server-side apply conflict: field manager ops owns it; the upgrade fails unless "
+                                   "conflicts are forced (--force-conflicts)"),
+    (SsaReason.CONFLICT, ("kubectl", "ops"), "server-side apply conflict: field manager kubectl, ops owns it; the "
+                                             "upgrade fails unless conflicts are forced (--force-conflicts)"),
+    (SsaReason.SETS_BACK, (), "server-side apply sets it back (no other field manager owns it)"),
+    (SsaReason.GONE, (), "server-side apply: already gone, and no longer declared"),
+    (SsaReason.OTHER_OWNS, ("ops",), "server-side apply leaves it: field manager ops owns it"),
+    (SsaReason.REMOVES, (), "server-side apply removes it: Helm owned it and no longer declares it"),
+]
+
+
+def test_every_drift_reason_is_worded() -> None:
+    assert set(REASONS) == set(DriftReason) and {r for r, _, _ in SSA_NOTES} == set(SsaReason)
+
+
+@pytest.mark.parametrize(("why", "said"), list(REASONS.items()), ids=[r.value for r in REASONS])
+def test_a_drift_reason_is_worded_and_read_back(why: DriftReason, said: str) -> None:
+    assert words.drift_reason(DriftChange(CM, DriftKind.MODIFIED, DriftEffect.MIXED, why=why)) == said
+    assert words.drift_reason_of(said) is why
+
+
+@pytest.mark.parametrize(("why", "managers", "said"), SSA_NOTES, ids=[f"{r.value}-{len(m)}" for r, m, _ in SSA_NOTES])
+def test_a_server_side_apply_note_is_worded_and_read_back(why: SsaReason, managers: tuple[str, ...], said: str) -> None:
+    change = FieldChange("/data/a", FieldOp.REPLACE, "1", "9")
+    assert words.drift_ssa(DriftField(change, DriftEffect.LEFT, why, managers)) == said
+    assert words.drift_ssa_of(said) == (why, managers)
+
+
+def test_no_reason_and_no_note_say_nothing() -> None:
+    change = FieldChange("/data/a", FieldOp.REPLACE, "1", "9")
+    assert words.drift_reason(DriftChange(CM, DriftKind.MODIFIED, DriftEffect.MIXED)) == ""
+    assert words.drift_ssa(DriftField(change, DriftEffect.REVERTED)) == ""
+    assert words.drift_reason_of("") is None and words.drift_ssa_of("") == (None, ())
