@@ -22,7 +22,7 @@ from typing import Any, Mapping
 from msgspec import Struct
 
 from deployah_plan.codes import Code, Facts
-from deployah_plan.model import FieldChange, HelmAction, ImpactFacts, ImpactKind, Ownership, ResourceRef
+from deployah_plan.model import FieldChange, HelmAction, ImpactFacts, ImpactKind, Ownership, ResourceRef, SsaReason
 
 
 class Field(Struct, frozen=True):
@@ -184,6 +184,145 @@ class DroppedDocument(Facts, frozen=True, kw_only=True):
 # -- what a flag of the command changes (commands/upgrade_flags.py, commands/upgrade.py) --------
 # (section: commands)
 
+class DeprecatedFlag(Facts, frozen=True, kw_only=True):
+    """A flag the helm at hand (Helm 4) still takes but deprecates, and its new name."""
+
+    code = Code.DEPRECATED_FLAG
+    flag: str  # as given: --atomic, --force
+    replacement: str  # the name Helm 4 gives it: --rollback-on-failure, --force-replace
+
+
+class CreateNamespaceIgnored(Facts, frozen=True, kw_only=True):
+    """--create-namespace on an upgrade: the release namespace is left as it is."""
+
+    code = Code.CREATE_NAMESPACE_IGNORED
+    namespace: str
+
+
+class NamespaceExists(Facts, frozen=True, kw_only=True):
+    """--create-namespace on an install into a namespace that already exists."""
+
+    code = Code.NAMESPACE_EXISTS
+    namespace: str
+
+
+class NamespaceTwice(Facts, frozen=True, kw_only=True):
+    """--create-namespace creates the release namespace, and the chart declares it too."""
+
+    code = Code.NAMESPACE_TWICE
+    namespace: str
+
+
+class CreateNamespace(Facts, frozen=True, kw_only=True):
+    """--create-namespace on an install: helm creates the release namespace first. `checked`:
+    whether the cluster was asked if it already exists."""
+
+    code = Code.CREATE_NAMESPACE
+    namespace: str
+    checked: bool
+
+
+class NoHooks(Facts, frozen=True, kw_only=True):
+    """--no-hooks: no hook runs on this action (an install, or an upgrade)."""
+
+    code = Code.NO_HOOKS
+    install: bool
+
+
+class ForceReplace(Facts, frozen=True, kw_only=True):
+    """--force or --force-replace: each updated object is replaced, not patched."""
+
+    code = Code.FORCE_REPLACE
+    flag: str  # as given: --force, --force-replace
+
+
+class ReleaseLabels(Facts, frozen=True, kw_only=True):
+    """--labels: the release labels the new revision records (a label given as null is
+    removed: None), merged into the previous revision's on an upgrade."""
+
+    code = Code.RELEASE_LABELS
+    labels: dict[str, str | None]
+    install: bool
+    previous_revision: int  # 0 on an install
+
+
+class Description(Facts, frozen=True, kw_only=True):
+    """--description: the description the new revision records."""
+
+    code = Code.DESCRIPTION
+    description: str
+
+
+class HistoryPruned(Facts, frozen=True, kw_only=True):
+    """--history-max: the stored revisions helm deletes when it records the new one."""
+
+    code = Code.HISTORY_PRUNED
+    history_max: int
+    revisions: tuple[int, ...]
+
+
+class Atomic(Facts, frozen=True, kw_only=True):
+    """--atomic or --rollback-on-failure: if the action fails, helm uninstalls the release (an
+    install) or rolls back to the previous revision (an upgrade)."""
+
+    code = Code.ATOMIC
+    flag: str  # as given: --atomic, --rollback-on-failure
+    install: bool
+    previous_revision: int  # 0 on an install
+
+
+class WaitForJobs(Facts, frozen=True, kw_only=True):
+    """--wait-for-jobs: the Jobs helm waits for, up to the timeout; or, without --wait (`waits`
+    false), the Jobs it does not wait for."""
+
+    code = Code.WAIT_FOR_JOBS
+    jobs: tuple[str, ...]
+    waits: bool
+    timeout: str  # as given, or helm's default (5m0s)
+
+
+class InstallFlag(Facts, frozen=True, kw_only=True):
+    """A release that does not exist, planned as helm upgrade --install (--install not given)."""
+
+    code = Code.INSTALL_FLAG
+
+
+class ReuseValuesOffline(Facts, frozen=True, kw_only=True):
+    """--reuse-values with an offline render: the previous release's computed values plus the
+    overrides (the new chart's own defaults included, which Helm ignores)."""
+
+    code = Code.REUSE_VALUES_OFFLINE
+
+
+class ValuesReused(Facts, frozen=True, kw_only=True):
+    """No values given: the values of the previous revision are used again."""
+
+    code = Code.VALUES_REUSED
+    revision: int
+
+
+class LookupOffline(Facts, frozen=True, kw_only=True):
+    """The chart calls `lookup`, and the render was offline."""
+
+    code = Code.LOOKUP_OFFLINE
+    chart: str
+
+
+class PreviousNotDeployed(Facts, frozen=True, kw_only=True):
+    """No revision is deployed: planned against the newest one, of this status."""
+
+    code = Code.PREVIOUS_NOT_DEPLOYED
+    revision: int
+    status: str
+
+
+class Reinstall(Facts, frozen=True, kw_only=True):
+    """The release was uninstalled with its history kept: helm upgrade --install installs it again."""
+
+    code = Code.REINSTALL
+    release: str
+
+
 
 # -- what the deploy does to running things (core/impact.py) ------------------------------------
 # (section: impact)
@@ -304,7 +443,8 @@ class ReplicasReset(ImpactFacts, frozen=True, kw_only=True):
     hpa_live: bool  # found only in the live state, not in the release
     hpa_min: int | None
     hpa_max: int | None
-    conflict: str = ""  # the drift's server-side apply note on spec.replicas (ssa-conflict)
+    ssa: SsaReason | None = None  # what server-side apply does with the drifted spec.replicas (ssa-conflict)
+    managers: tuple[str, ...] = ()  # the field managers that own it
 
 
 class TrafficUnmatched(ImpactFacts, frozen=True, kw_only=True):
@@ -503,10 +643,13 @@ def _impact_classes(base: type[ImpactFacts]) -> list[type[ImpactFacts]]:
 _BY_KIND: dict[ImpactKind, type[ImpactFacts]] = {
     cls.kind: cls for cls in _impact_classes(ImpactFacts) if "kind" in vars(cls)}
 
-__all__ = ["Collision", "ConfigUnreached", "Consumer", "CrdNotUpgraded", "CrdVersionRemoved", "CrdsUntouched",
-    "DataCrd", "DataLoss", "DeferredRestart", "DroppedDocument", "EquivalentOnly", "Expansion", "Field",
-    "Immutable", "KeepFromManifest", "Loss", "Metadata", "NoRestart", "OwnershipCheck", "OwnershipProblem", "Port",
-    "PortRule", "PvcExpand", "PvcExpandRefused", "PvcLeft", "PvcShrink", "Quantity", "Read", "Reads",
-    "ReplicasReset", "ResetRule", "Restart", "Rollout", "Route", "RouteKind", "SsaConflict", "StoredVersions",
-    "Strategy", "TrafficMoved", "TrafficPort", "TrafficRoute", "TrafficUnmatched", "facts_class",
-    "impact_facts_class", "impact_schema", "schema"]
+__all__ = ["Atomic", "Collision", "ConfigUnreached", "Consumer", "CrdNotUpgraded", "CrdVersionRemoved",
+    "CrdsUntouched", "CreateNamespace", "CreateNamespaceIgnored", "DataCrd", "DataLoss", "DeferredRestart",
+    "DeprecatedFlag", "Description", "DroppedDocument", "EquivalentOnly", "Expansion", "Field", "ForceReplace",
+    "HistoryPruned", "Immutable", "InstallFlag", "KeepFromManifest", "LookupOffline", "Loss", "Metadata",
+    "NamespaceExists", "NamespaceTwice", "NoHooks", "NoRestart", "OwnershipCheck", "OwnershipProblem", "Port",
+    "PortRule", "PreviousNotDeployed", "PvcExpand", "PvcExpandRefused", "PvcLeft", "PvcShrink", "Quantity", "Read",
+    "Reads", "Reinstall", "ReleaseLabels", "ReplicasReset", "ResetRule", "Restart", "ReuseValuesOffline", "Rollout",
+    "Route", "RouteKind", "SsaConflict", "StoredVersions", "Strategy", "TrafficMoved", "TrafficPort",
+    "TrafficRoute", "TrafficUnmatched", "ValuesReused", "WaitForJobs", "facts_class", "impact_facts_class",
+    "impact_schema", "schema"]

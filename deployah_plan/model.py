@@ -342,36 +342,57 @@ class ChartCRD(Struct, frozen=True):
         return self.lifecycle is CRDLifecycle.PROCESS
 
 
+class SsaReason(enum.Enum):
+    """What server-side apply does with one drifted field, and why (render/words says it)."""
+
+    DECLARES_LIVE = "declares-live"  # left: the new chart declares the live value
+    FORCED = "forced"  # reverted: --force-conflicts takes it from the field managers named
+    CONFLICT = "conflict"  # the field managers named own it: the upgrade fails unless forced
+    SETS_BACK = "sets-back"  # reverted: no other field manager owns it
+    GONE = "gone"  # left: already gone live, and no longer declared
+    OTHER_OWNS = "other-owns"  # left: no longer declared, and the field managers named own it
+    REMOVES = "removes"  # removed: Helm owned it and no longer declares it
+
+
 class DriftField(Struct, frozen=True):
     """One drifted field: `change` goes from the stored value (before) to the live one (after),
     with the diff engine's pointers (indices count in the live list). `ssa` says what
-    server-side apply does instead, when the release uses it."""
+    server-side apply does instead, when the release uses it, and `managers` the field
+    managers other than Helm it names (that own the field)."""
 
     change: FieldChange
     effect: DriftEffect
-    ssa: str = ""
+    ssa: SsaReason | None = None
+    managers: tuple[str, ...] = ()
 
 
-# Why a modified object's drift has the effect it has, when the object leaves the release.
-DRIFT_KEPT_REASON = "kept: the live object says helm.sh/resource-policy: keep"
-DRIFT_DELETED_REASON = "the upgrade deletes the object"
+class DriftReason(enum.Enum):
+    """Why a drifted object's drift has the effect it has (render/words says it)."""
+
+    RECREATED = "recreated"  # missing live, still declared: the upgrade creates it again
+    LEAVES_RELEASE = "leaves-release"  # missing live, no longer declared: nothing to delete
+    ADOPTED = "adopted"  # unexpected, declared by the new chart: Helm adopts it and applies the chart
+    UNTOUCHED = "untouched"  # unexpected, not in the new chart either: Helm does not touch it
+    KEPT = "kept"  # modified, leaves the release, and the live object says resource-policy: keep
+    DELETED = "deleted"  # modified, leaves the release: the upgrade deletes the object
+    THREE_WAY_MERGE = "three-way-merge"  # modified, client-side: Helm sets every field the new chart declares
+    MERGE_PATCH = "merge-patch"  # modified custom resource: a JSON merge patch, previous to new manifest
+    SERVER_SIDE_APPLY = "server-side-apply"  # modified, server-side apply: ownership from managedFields
 
 
 class DriftChange(Struct, frozen=True):
     """One object whose live state is not what the previous release stored.
 
     `fields` only for a modified object (at least one); `effect` for the object as a whole
-    (derived from the fields for a modified one); `ssa` is an object-level server-side apply
-    note. `live` is the live object (None when missing); it keeps secret values, like every
-    snapshot of the plan.
+    (derived from the fields for a modified one); `why` says why it has that effect. `live` is
+    the live object (None when missing); it keeps secret values, like every snapshot of the plan.
     """
 
     resource: ResourceRef
     kind: DriftKind
     effect: DriftEffect
     fields: tuple[DriftField, ...] = ()
-    ssa: str = ""
-    reason: str = ""  # one line: why this effect (e.g. "a custom resource: JSON merge patch")
+    why: DriftReason | None = None
     live: Mapping[str, Any] | None = None
 
     @property
@@ -380,7 +401,7 @@ class DriftChange(Struct, frozen=True):
         again, adopts an unexpected one, or changes at least one drifted field back, or deletes
         one the chart no longer declares (or declares null) from an object that stays in the
         release. An object the deploy deletes is a change of its own, not drift set back."""
-        if self.reason == DRIFT_DELETED_REASON:
+        if self.why is DriftReason.DELETED:
             return False
         return self.effect is DriftEffect.REVERTED or any(
             f.effect in (DriftEffect.REVERTED, DriftEffect.REMOVED) for f in self.fields)

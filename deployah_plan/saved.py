@@ -26,12 +26,13 @@ from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
 from deployah_plan.facts import facts_class, impact_facts_class
 from deployah_plan.model import (
-    Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange, FieldOp, Header,
+    Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange, FieldOp, Header,
     HelmAction, HookDefinition, Impact, ImpactKind, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
-    TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
+    SsaReason, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
 from deployah_plan.plan_schema_check import first_error
 from deployah_plan.redact import LAST_APPLIED, Masked, is_secret, sensitive_path
+from deployah_plan.render import words
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from deployah_plan.yamlkube import MAX_DEPTH, too_deep
 
@@ -151,11 +152,20 @@ def live_of(doc: dict[str, Any]) -> LiveCheck:
 def drift_of(doc: dict[str, Any]) -> DriftChange:
     ref = ref_of(doc["resource"])
     kind = DriftKind(doc["kind"])
+    why = DriftReason(doc["why"]) if doc.get("why") else words.drift_reason_of(doc.get("reason", ""))
     return DriftChange(
-        ref, kind, DriftEffect(doc["effect"]),
-        tuple(DriftField(field_change_of(ref, f), DriftEffect(f["effect"]), f.get("ssa", "")) for f in doc["fields"]),
-        doc.get("ssa", ""), doc.get("reason", ""), None if kind is DriftKind.MISSING else _NO_SNAPSHOT,
+        ref, kind, DriftEffect(doc["effect"]), tuple(_drift_field_of(ref, f) for f in doc["fields"]),
+        why=why, live=None if kind is DriftKind.MISSING else _NO_SNAPSHOT,
     )
+
+
+def _drift_field_of(ref: ResourceRef, doc: dict[str, Any]) -> DriftField:
+    """A drifted field; one from before 1.6 has only the server-side apply note, read back."""
+    if "why" in doc:
+        ssa, managers = (SsaReason(doc["why"]) if doc["why"] else None), tuple(doc.get("managers", ()))
+    else:
+        ssa, managers = words.drift_ssa_of(doc.get("ssa", ""))
+    return DriftField(field_change_of(ref, doc), DriftEffect(doc["effect"]), ssa, managers)
 
 
 def warning_of(doc: dict[str, Any]) -> Warning:

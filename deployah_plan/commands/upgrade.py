@@ -33,8 +33,8 @@ from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.errors import UsageError
 from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
-from deployah_plan.codes import Code
-from deployah_plan.model import ApplyMethod, Header, Warning, warn_text
+from deployah_plan import facts as noted
+from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.early import started_at
@@ -128,19 +128,14 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
         return user
     if options.reuse_values:
         computed = helm.values(options.release, namespace, current.revision, computed=True)
-        notes.append(warn_text(
-            Code.REUSE_VALUES_OFFLINE,
-            "--reuse-values rendered offline: values are the previous release's computed values plus your "
-            "overrides; Helm also ignores defaults that only the new chart has, which this render includes",
-        ))
+        notes.append(warn(noted.ReuseValuesOffline()))
         return _values_file(computed, workdir) + user
     if options.reset_then_reuse_values or not options.values.any():
         previous = helm.values(options.release, namespace, current.revision)
         if not previous:
             return user
         if not options.values.any():
-            notes.append(warn_text(Code.VALUES_REUSED, f"no values given: like helm upgrade, the values of revision "
-                              f"{current.revision} are used again"))
+            notes.append(warn(noted.ValuesReused(revision=current.revision)))
         return _values_file(previous, workdir) + user
     return user
 
@@ -370,8 +365,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         desired_again = _varying(first, second) if second is not None else None
         window = (started, time.time())
         if mode == "template" and templates.calls_lookup:
-            notes.append(warn_text(Code.LOOKUP_OFFLINE, f"chart {chart.name} calls `lookup`, which returns nothing "
-                              "when rendered offline; with a cluster, plan with --render server"))
+            notes.append(warn(noted.LookupOffline(chart=chart.name)))
         live = live_call.result() if live_call else None
         history = history_call.result() if history_call else []
         kube_default = default_call.result() if default_call else ""  # done before the render
@@ -414,11 +408,9 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         helm_version=helm_version, rendered_by=mode,
     )
     if current is not None and current.status != "deployed":
-        notes.append(warn_text(Code.PREVIOUS_NOT_DEPLOYED, f"no deployed revision: planned against revision "
-                          f"{current.revision}, whose status is {current.status}, as helm upgrade does"))
+        notes.append(warn(noted.PreviousNotDeployed(revision=current.revision, status=current.status)))
     if state.replaces_uninstalled:
-        notes.append(warn_text(Code.REINSTALL, f"release {options.release} was uninstalled with its history kept: "
-                          "helm upgrade --install installs it again"))
+        notes.append(warn(noted.Reinstall(release=options.release)))
     return Planned(make_plan(PlanRequest(
         header, previous, desired, helm_major, options.skip_crds, tuple(notes),
         hooks_disabled=deploy.no_hooks,

@@ -15,8 +15,8 @@ from msgspec import Struct
 from deployah_plan.errors import UsageError
 from deployah_plan.flags import Reach, helm_args
 from deployah_plan.manifests import Document, Rendered
-from deployah_plan.codes import Code
-from deployah_plan.model import Warning, warn_text
+from deployah_plan import facts as found
+from deployah_plan.model import Warning, warn
 
 
 class ChartSource(Struct, frozen=True, kw_only=True):
@@ -39,6 +39,7 @@ class ChartSource(Struct, frozen=True, kw_only=True):
 
 
 HISTORY_MAX_DEFAULT = 10  # helm upgrade --history-max's default (Helm 3 and 4)
+TIMEOUT_DEFAULT = "5m0s"  # helm upgrade --timeout's default
 
 
 class DeployFlags(Struct, frozen=True, kw_only=True):
@@ -117,7 +118,7 @@ def check_for_helm(deploy: DeployFlags, server_side: str, force_conflicts: bool,
                          "use --wait alone, or --wait=watcher, --wait=hookOnly or --wait=legacy")
     for old, new, on in (("--atomic", "--rollback-on-failure", deploy.atomic), ("--force", "--force-replace", deploy.force)):
         if on:
-            notes.append(warn_text(Code.DEPRECATED_FLAG, f"{old} is deprecated in Helm 4 (it still works as {new})"))
+            notes.append(warn(found.DeprecatedFlag(flag=old, replacement=new)))
     return notes
 
 
@@ -188,22 +189,15 @@ def namespace_notes(deploy: DeployFlags, fresh: bool, namespace: str, exists: bo
     `exists` is None when the cluster was not asked."""
     if not fresh:
         if deploy.create_namespace:
-            return desired, [warn_text(Code.CREATE_NAMESPACE_IGNORED, "--create-namespace only applies to an install: "
-                                  f"release namespace {namespace} is left as it is")]
+            return desired, [warn(found.CreateNamespaceIgnored(namespace=namespace))]
         return desired, []
     if deploy.create_namespace:
         if exists:
-            return desired, [warn_text(Code.NAMESPACE_EXISTS, f"--create-namespace: namespace {namespace} already "
-                                  "exists, so helm leaves it as it is")]
+            return desired, [warn(found.NamespaceExists(namespace=namespace))]
         if _has_namespace_template(desired, namespace):
-            return desired, [warn_text(Code.NAMESPACE_TWICE, f"--create-namespace creates namespace {namespace} before "
-                                  "the release, and the chart declares it too: creating the chart's copy will "
-                                  "fail with \"already exists\"")]
-        note = ("--create-namespace: helm creates namespace " + namespace + " before installing; it is not part "
-                "of the release, and helm uninstall leaves it")
-        if exists is None:
-            note += " (whether it already exists was not checked: no cluster)"
-        return with_namespace(desired, namespace), [warn_text(Code.CREATE_NAMESPACE, note)]
+            return desired, [warn(found.NamespaceTwice(namespace=namespace))]
+        return with_namespace(desired, namespace), [warn(found.CreateNamespace(namespace=namespace,
+                                                                               checked=exists is not None))]
     # Without it, a namespace the cluster does not have is a predicted failure of the planner's
     # own (core/validate.py namespace_warning).
     return desired, []
@@ -218,40 +212,27 @@ def behaviour_notes(deploy: DeployFlags, helm_major: int, fresh: bool, previous_
     """Notes for the flags that change how Helm applies and records, not what it renders."""
     notes: list[Warning] = []
     if deploy.no_hooks:
-        notes.append(warn_text(Code.NO_HOOKS, "--no-hooks: no hook runs on this " + ("install" if fresh else "upgrade")))
+        notes.append(warn(found.NoHooks(install=fresh)))
     if deploy.force or deploy.force_replace:
         flag = "--force" if helm_major < 4 or not deploy.force_replace else "--force-replace"
         # pkg/kube/client.go updateResource: with force, helper.Replace instead of a patch.
-        notes.append(warn_text(Code.FORCE_REPLACE, f"{flag}: each updated object is replaced (the whole rendered object "
-                          "is PUT) instead of patched, so fields only the live object has are dropped"))
+        notes.append(warn(found.ForceReplace(flag=flag)))
     if labels:
-        shown = ", ".join(f"{k} removed" if v == "null" else f"{k}={v}" for k, v in sorted(labels.items()))
-        merged = "" if fresh else f" (merged into revision {previous_revision}'s labels, as helm merges them)"
-        notes.append(warn_text(Code.RELEASE_LABELS, f"--labels: the new revision's release labels: {shown}{merged}"))
+        given = {k: None if v == "null" else v for k, v in labels.items()}
+        notes.append(warn(found.ReleaseLabels(labels=given, install=fresh,
+                                              previous_revision=0 if fresh else previous_revision)))
     if deploy.description is not None:
-        notes.append(warn_text(Code.DESCRIPTION, f"--description: the new revision is recorded as {deploy.description!r}"))
+        notes.append(warn(found.Description(description=deploy.description)))
     if pruned:
-        listed = ", ".join(str(r) for r in pruned)
-        notes.append(warn_text(Code.HISTORY_PRUNED, f"--history-max {history_max}: helm deletes the record of revision"
-                          f"{'s' if len(pruned) > 1 else ''} {listed} (its oldest) when it records the new one; "
-                          "they can no longer be rolled back to"))
+        notes.append(warn(found.HistoryPruned(history_max=history_max, revisions=tuple(pruned))))
     waits = deploy.wait.lower() not in ("", "false", "0", "f", "hookonly")
     if deploy.atomic or deploy.rollback_on_failure:
         flag = "--rollback-on-failure" if deploy.rollback_on_failure else "--atomic"
-        undo = ("helm uninstalls the release" if fresh else f"helm rolls back to revision {previous_revision}")
-        notes.append(warn_text(Code.ATOMIC, f"{flag}: if this {'install' if fresh else 'upgrade'} fails, {undo} "
-                          "(and waits for resources to be ready)"))
+        notes.append(warn(found.Atomic(flag=flag, install=fresh, previous_revision=0 if fresh else previous_revision)))
         waits = True
     jobs = _jobs(desired)
     if deploy.wait_for_jobs and jobs:
-        shown = ", ".join(jobs[:5]) + (", ..." if len(jobs) > 5 else "")
-        if waits:
-            notes.append(warn_text(Code.WAIT_FOR_JOBS, f"--wait-for-jobs: helm waits up to {deploy.timeout or '5m0s'} "
-                              f"for Job{'s' if len(jobs) > 1 else ''} {shown} to complete"))
-        else:
-            notes.append(warn_text(Code.WAIT_FOR_JOBS, "--wait-for-jobs has no effect without --wait: helm does not wait "
-                              f"for Job{'s' if len(jobs) > 1 else ''} {shown}"))
+        notes.append(warn(found.WaitForJobs(jobs=tuple(jobs), waits=waits, timeout=deploy.timeout or TIMEOUT_DEFAULT)))
     if not deploy.install and fresh:
-        notes.append(warn_text(Code.INSTALL_FLAG, "planned as helm upgrade --install: without --install, helm upgrade "
-                          "fails on a release that does not exist"))
+        notes.append(warn(found.InstallFlag()))
     return notes

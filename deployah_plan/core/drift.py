@@ -37,8 +37,8 @@ from deployah_plan.core.ownership import kept_by_policy, release_of
 from deployah_plan.core.list_keys import KEY_DEFAULTS, root
 from deployah_plan.kinds import group_of
 from deployah_plan.model import (
-    DRIFT_DELETED_REASON, DRIFT_KEPT_REASON, ApplyMethod, DriftChange, DriftEffect, DriftField, DriftKind, FieldChange,
-    FieldOp, ResourceRef,
+    ApplyMethod, DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange, FieldOp, ResourceRef,
+    SsaReason,
 )
 
 Identity = tuple[str, str, str, str]
@@ -176,10 +176,6 @@ def field_owners(live: Mapping[str, Any], change: FieldChange) -> list[str]:
     return sorted(set(owners))
 
 
-KEPT_REASON = DRIFT_KEPT_REASON
-DELETED_REASON = DRIFT_DELETED_REASON
-
-
 # -- effects --------------------------------------------------------------------------------------------
 
 def _client_side(change: FieldChange, previous: Mapping[str, Any], desired: Mapping[str, Any], custom: bool) -> DriftEffect:
@@ -200,26 +196,23 @@ def _client_side(change: FieldChange, previous: Mapping[str, Any], desired: Mapp
 
 
 def _server_side(change: FieldChange, live: Mapping[str, Any], desired: Mapping[str, Any],
-                 force_conflicts: bool) -> tuple[DriftEffect, str]:
+                 force_conflicts: bool) -> DriftField:
     wanted = resolve(desired, change)
     gone_live = change.op is FieldOp.REMOVE
-    owners = [] if gone_live else field_owners(live, change)
-    named = ", ".join(owners)
+    owners = () if gone_live else tuple(field_owners(live, change))
     if wanted is not _MISSING:
         if not gone_live and same(wanted, change.after):
-            return DriftEffect.LEFT, "server-side apply: the new chart declares the live value"
+            return DriftField(change, DriftEffect.LEFT, SsaReason.DECLARES_LIVE)
         if owners and force_conflicts:
-            return DriftEffect.REVERTED, (f"server-side apply sets it back: --force-conflicts takes it from field "
-                                          f"manager {named}")
+            return DriftField(change, DriftEffect.REVERTED, SsaReason.FORCED, owners)
         if owners:
-            return DriftEffect.CONFLICT, (f"server-side apply conflict: field manager {named} owns it; "
-                                          "the upgrade fails unless conflicts are forced (--force-conflicts)")
-        return DriftEffect.REVERTED, "server-side apply sets it back (no other field manager owns it)"
+            return DriftField(change, DriftEffect.CONFLICT, SsaReason.CONFLICT, owners)
+        return DriftField(change, DriftEffect.REVERTED, SsaReason.SETS_BACK)
     if gone_live:
-        return DriftEffect.LEFT, "server-side apply: already gone, and no longer declared"
+        return DriftField(change, DriftEffect.LEFT, SsaReason.GONE)
     if owners:
-        return DriftEffect.LEFT, f"server-side apply leaves it: field manager {named} owns it"
-    return DriftEffect.REMOVED, "server-side apply removes it: Helm owned it and no longer declares it"
+        return DriftField(change, DriftEffect.LEFT, SsaReason.OTHER_OWNS, owners)
+    return DriftField(change, DriftEffect.REMOVED, SsaReason.REMOVES)
 
 
 def _modified(ref: ResourceRef, previous: Mapping[str, Any], live: Mapping[str, Any],
@@ -231,24 +224,13 @@ def _modified(ref: ResourceRef, previous: Mapping[str, Any], live: Mapping[str, 
     if desired is None:
         kept = kept_by_policy(live)
         effect = DriftEffect.LEFT if kept else DriftEffect.REMOVED
-        reason = KEPT_REASON if kept else DELETED_REASON
         return DriftChange(ref, DriftKind.MODIFIED, effect, tuple(DriftField(c, effect) for c in changes),
-                           reason=reason, live=live)
-    fields = []
-    for change in changes:
-        if ssa:
-            effect, note = _server_side(change, live, desired, force_conflicts)
-            fields.append(DriftField(change, effect, note))
-        else:
-            fields.append(DriftField(change, _client_side(change, previous, desired, custom)))
-    if ssa:
-        reason = "server-side apply: ownership read from the live object's managedFields"
-    elif custom:
-        reason = ("a custom resource: Helm's JSON merge patch goes from the previous manifest to the new one "
-                  "and ignores live drift")
-    else:
-        reason = "three-way merge: Helm sets every field the new chart declares"
-    return DriftChange(ref, DriftKind.MODIFIED, DriftEffect.MIXED, tuple(fields), reason=reason, live=live)
+                           why=DriftReason.KEPT if kept else DriftReason.DELETED, live=live)
+    fields = [_server_side(change, live, desired, force_conflicts) if ssa
+              else DriftField(change, _client_side(change, previous, desired, custom)) for change in changes]
+    why = (DriftReason.SERVER_SIDE_APPLY if ssa else DriftReason.MERGE_PATCH if custom
+           else DriftReason.THREE_WAY_MERGE)
+    return DriftChange(ref, DriftKind.MODIFIED, DriftEffect.MIXED, tuple(fields), why=why, live=live)
 
 
 def find_drift(
@@ -277,8 +259,8 @@ def find_drift(
         new = desired.get(ident)
         if obj is None:
             effect = DriftEffect.REVERTED if new is not None else DriftEffect.LEFT
-            reason = "the upgrade creates it again" if new is not None else "it leaves the release: nothing to delete"
-            out.append(DriftChange(ref, DriftKind.MISSING, effect, reason=reason))
+            why = DriftReason.RECREATED if new is not None else DriftReason.LEAVES_RELEASE
+            out.append(DriftChange(ref, DriftKind.MISSING, effect, why=why))
             continue
         found = _modified(ref, stored, obj, new[1] if new else None, ssa, force_conflicts)
         if found is not None:
@@ -291,10 +273,10 @@ def find_drift(
         ref = ResourceRef(str(obj.get("apiVersion", "")), str(obj.get("kind", "")),
                           str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
         if ident in desired:
-            effect, reason = DriftEffect.REVERTED, "the new chart declares it: Helm adopts it and applies the chart"
+            effect, why = DriftEffect.REVERTED, DriftReason.ADOPTED
         else:
-            effect, reason = DriftEffect.LEFT, "not in the new chart either: Helm does not touch it"
-        out.append(DriftChange(ref, DriftKind.UNEXPECTED, effect, reason=reason, live=obj))
+            effect, why = DriftEffect.LEFT, DriftReason.UNTOUCHED
+        out.append(DriftChange(ref, DriftKind.UNEXPECTED, effect, why=why, live=obj))
     return out
 
 

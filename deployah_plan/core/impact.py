@@ -42,7 +42,8 @@ from deployah_plan.core.lifecycle import immutable_fields
 from deployah_plan import facts as found_
 from deployah_plan.facts import Consumer, Expansion, Port, PortRule, Read, Reads, ResetRule, Route, RouteKind, Strategy
 from deployah_plan.model import (
-    Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Impact, ImpactKind, ResourceChange, ResourceRef, Warning,
+    Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Impact, ImpactKind, ResourceChange, ResourceRef, SsaReason,
+    Warning,
     warn,
 )
 
@@ -488,12 +489,13 @@ def _replicas_reset(ref: ResourceRef, declared: int, hpa: _Hpa, given: ImpactInp
     counts = [("replicas", declared)] + ([("live_replicas", live_replicas)] if live_replicas is not None else [])
     drifted = next((f for d in given.drift if d.resource.identity == ref.identity for f in d.fields
                     if f.change.path == "/spec/replicas"), None)
-    conflict = ""
+    ssa: SsaReason | None = None
+    managers: tuple[str, ...] = ()
     if given.apply_method is ApplyMethod.SSA:
         # Server-side apply: the HPA controller's writes to the scale subresource take
         # ownership of spec.replicas; applying another value then conflicts.
         if drifted is not None and drifted.effect is DriftEffect.CONFLICT:
-            rule, conflict = ResetRule.SSA_CONFLICT, drifted.ssa
+            rule, ssa, managers = ResetRule.SSA_CONFLICT, drifted.ssa, drifted.managers
         elif given.force_conflicts and live_replicas is not None and live_replicas != declared:
             rule = ResetRule.SSA_FORCED
         elif live_replicas is not None and live_replicas == declared:
@@ -503,7 +505,8 @@ def _replicas_reset(ref: ResourceRef, declared: int, hpa: _Hpa, given: ImpactInp
     else:
         rule = ResetRule.CLIENT_SIDE
     facts = found_.ReplicasReset(rule=rule, chart_replicas=declared, live_replicas=live_replicas, hpa=hpa.ref,
-                                 hpa_live=hpa.live, hpa_min=hpa.low, hpa_max=hpa.high, conflict=conflict)
+                                 hpa_live=hpa.live, hpa_min=hpa.low, hpa_max=hpa.high, ssa=ssa,
+                                 managers=managers)
     return Impact(ImpactKind.REPLICAS_RESET, ref, (hpa.ref,), tuple(counts), facts)
 
 

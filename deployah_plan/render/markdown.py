@@ -225,12 +225,13 @@ def _drift_item(drift: DriftChange, redactor: Redactor, view: View) -> _Item:
     sign = words.DRIFT_SIGN[drift.kind]
     head = f"{drift.resource} ({words.drift_label(drift)})"
     compact = f"- `{sign} {drift.kind.value}` {md(head)}"
-    body = [f"*{md(drift.reason)}*"] if drift.reason else []
+    reason = words.drift_reason(drift)
+    body = [f"*{md(reason)}*"] if reason else []
     if drift.fields:
         rows = []
         for field in drift.fields:
             shown = words.diff_rows(redactor.view(drift.resource, field.change), view=view)
-            note = "; ".join(x for x in (words.FIELD_EFFECT[field.effect], field.ssa) if x)
+            note = "; ".join(x for x in (words.FIELD_EFFECT[field.effect], words.drift_ssa(field)) if x)
             at = 1 if len(shown) > 1 and shown[0][0] == "-" and shown[1][0] == "+" else 0  # after the live value
             rows += [f"{sign} {text}" + (f"  [{note}]" if n == at and note else "")
                      for n, (sign, text) in enumerate(shown)]

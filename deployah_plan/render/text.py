@@ -161,14 +161,14 @@ def _drift_lines(plan: Plan, redactor: Redactor, style: _Style, view: View) -> l
         label = words.drift_label(item)
         out.append(f"  {style(sign, sign)} {item.resource}  "
                    f"({style(label, 'alert') if item.effect is DriftEffect.CONFLICT else label})")
-        if item.reason:
-            out.append(f"      {style(item.reason, 'dim')}")
-        if item.ssa:
-            out.append(f"      {item.ssa}")
+        reason = words.drift_reason(item)
+        if reason:
+            out.append(f"      {style(reason, 'dim')}")
         for drifted in item.fields:
             lines = _field_lines(item.resource, [drifted.change], redactor, style, "      ", view)
-            field_effect = words.FIELD_EFFECT[drifted.effect] if item.effect is DriftEffect.MIXED or drifted.ssa else ""
-            note = "; ".join(x for x in (field_effect, drifted.ssa) if x)
+            ssa = words.drift_ssa(drifted)
+            field_effect = words.FIELD_EFFECT[drifted.effect] if item.effect is DriftEffect.MIXED or ssa else ""
+            note = "; ".join(x for x in (field_effect, ssa) if x)
             if note and lines:
                 lines[0] += f"  [{note}]"
             out += lines

@@ -18,7 +18,8 @@ from deployah_plan.model import (
     FieldOp,
     FieldChange,
     ResourceRef,
-    ApplyMethod, DriftEffect, DriftKind, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
+    ApplyMethod, DriftEffect, DriftKind, DriftReason, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
+    SsaReason,
 )
 from deployah_plan.render import words
 from deployah_plan.sources.cluster import KindRef, LiveSnapshot
@@ -176,12 +177,12 @@ def test_missing_and_unexpected_objects() -> None:
     assert "theirs" not in found and "copy" not in found
     by_name = {d.resource.name: d for d in p.drift}
     assert by_name["web"].resource == ResourceRef("apps/v1", "Deployment", "shop", "web")
-    assert (by_name["web"].reason, by_name["web"].live) == ("the upgrade creates it again", None)
-    assert by_name["cfg"].reason == "it leaves the release: nothing to delete"
+    assert (by_name["web"].why, by_name["web"].live) == (DriftReason.RECREATED, None)
+    assert by_name["cfg"].why is DriftReason.LEAVES_RELEASE
     assert by_name["stray"].resource == ResourceRef("v1", "ConfigMap", "shop", "stray")
-    assert by_name["stray"].reason == "not in the new chart either: Helm does not touch it"
+    assert by_name["stray"].why is DriftReason.UNTOUCHED
     assert by_name["stray"].live == stray
-    assert by_name["back"].reason == "the new chart declares it: Helm adopts it and applies the chart"
+    assert by_name["back"].why is DriftReason.ADOPTED
     # The object the plan creates is live and owned by this release: an adoption.
     (create,) = [c for c in p.changes if c.resource.name == "back"]
     assert create.ownership is Ownership.ADOPT
@@ -192,7 +193,7 @@ def test_drift_on_an_object_leaving_the_release_and_keep_read_from_live() -> Non
     live["data"]["colour"] = "red"
     p = plan([CONFIGMAP, DEPLOYMENT], [DEPLOYMENT], [live, live_of(DEPLOYMENT)])
     assert drift_of(p)["cfg"] == ("modified", "left", [("/data/colour", "replace", "left")])
-    assert "resource-policy: keep" in p.drift[0].reason
+    assert p.drift[0].why is DriftReason.KEPT
     live["metadata"]["annotations"].pop("helm.sh/resource-policy")
     p = plan([CONFIGMAP, DEPLOYMENT], [DEPLOYMENT], [live, live_of(DEPLOYMENT)])
     assert drift_of(p)["cfg"] == ("modified", "removed", [("/data/colour", "replace", "removed")])
@@ -205,7 +206,7 @@ def test_custom_resource_drift_is_left_unless_the_chart_changes_the_field() -> N
     p = plan([WIDGET], [desired], [live])
     assert drift_of(p)["blue"] == ("modified", "mixed", [
         ("/spec/size", "replace", "left"), ("/spec/colour", "replace", "reverted")])
-    assert "JSON merge patch" in p.drift[0].reason
+    assert p.drift[0].why is DriftReason.MERGE_PATCH
 
 
 def test_server_side_apply_conflicts_with_another_field_manager() -> None:
@@ -220,14 +221,14 @@ def test_server_side_apply_conflicts_with_another_field_manager() -> None:
     ]
     p = plan([DEPLOYMENT], [DEPLOYMENT], [live], apply_method=ApplyMethod.SSA)
     (item,) = p.drift
-    effects = {f.change.path: (f.effect, f.ssa) for f in item.fields}
-    assert effects["/spec/replicas"][0] is DriftEffect.CONFLICT and "kubectl-edit" in effects["/spec/replicas"][1]
+    effects = {f.change.path: (f.effect, f.ssa, f.managers) for f in item.fields}
+    assert effects["/spec/replicas"] == (DriftEffect.CONFLICT, SsaReason.CONFLICT, ("kubectl-edit",))
     assert effects["/spec/template/spec/containers/0/image"][0] is DriftEffect.REVERTED
     assert item.effect is DriftEffect.MIXED
     assert [w.code for w in p.warnings] == ["ssa-conflict"]
     # The same drift under client-side apply: both reverted, no note.
     p = plan([DEPLOYMENT], [DEPLOYMENT], [live], apply_method=ApplyMethod.CSA)
-    assert {f.effect for f in p.drift[0].fields} == {DriftEffect.REVERTED} and not p.drift[0].fields[0].ssa
+    assert {f.effect for f in p.drift[0].fields} == {DriftEffect.REVERTED} and p.drift[0].fields[0].ssa is None
 
 
 def test_server_side_apply_leaves_a_dropped_field_another_manager_owns() -> None:
@@ -239,11 +240,12 @@ def test_server_side_apply_leaves_a_dropped_field_another_manager_owns() -> None
     assert drift_of(p)["cfg"][2] == [("/data/colour", "replace", "removed"), ("/data/size", "replace", "left")]
 
 
-def _ssa_field(previous: str, desired: str, live: dict[str, Any], **request: Any) -> tuple[str, str]:
+def _ssa_field(previous: str, desired: str, live: dict[str, Any],
+               **request: Any) -> tuple[str, SsaReason | None, tuple[str, ...]]:
     p = plan([previous], [desired], [live], apply_method=ApplyMethod.SSA, **request)
     (item,) = p.drift
     (field,) = item.fields
-    return field.effect.value, field.ssa
+    return field.effect.value, field.ssa, field.managers
 
 
 SIZED = CONFIGMAP.replace("colour: teal", "colour: teal\n  size: m")
@@ -252,28 +254,29 @@ SIZED = CONFIGMAP.replace("colour: teal", "colour: teal\n  size: m")
 @pytest.mark.parametrize("desired, owners, force, effect, note", [
     # The new chart declares the field (Kubernetes server-side apply: the applier sets what it
     # declares; a field another manager owns is a conflict unless forced).
-    (SIZED.replace("size: m", "size: l"), [], False, "left", "the new chart declares the live value"),
-    (SIZED, [], False, "reverted", "no other field manager owns it"),
-    (SIZED, ["ops"], False, "conflict", "field manager ops owns it; the upgrade fails unless conflicts are forced"),
-    (SIZED, ["ops"], True, "reverted", "--force-conflicts takes it from field manager ops"),
+    (SIZED.replace("size: m", "size: l"), [], False, "left", SsaReason.DECLARES_LIVE),
+    (SIZED, [], False, "reverted", SsaReason.SETS_BACK),
+    (SIZED, ["ops"], False, "conflict", SsaReason.CONFLICT),
+    (SIZED, ["ops"], True, "reverted", SsaReason.FORCED),
     # The new chart no longer declares it: removed only when no other manager owns it.
-    (CONFIGMAP, [], False, "removed", "server-side apply removes it: Helm owned it and no longer declares it"),
-    (CONFIGMAP, ["ops"], False, "left", "server-side apply leaves it: field manager ops owns it"),
+    (CONFIGMAP, [], False, "removed", SsaReason.REMOVES),
+    (CONFIGMAP, ["ops"], False, "left", SsaReason.OTHER_OWNS),
 ])
 def test_server_side_apply_effect_of_each_drifted_field(desired: str, owners: list[str], force: bool, effect: str,
-                                                         note: str) -> None:
+                                                         note: SsaReason) -> None:
     live = live_of(SIZED)
     live["data"]["size"] = "l"
     live["metadata"]["managedFields"] = [{"manager": m, "operation": "Update", "fieldsV1": {"f:data": {"f:size": {}}}}
                                          for m in owners]
     got = _ssa_field(SIZED, desired, live, force_conflicts=force)
-    assert got[0] == effect and note in got[1], got
+    named = tuple(owners) if note in (SsaReason.CONFLICT, SsaReason.FORCED, SsaReason.OTHER_OWNS) else ()
+    assert got == (effect, note, named), got
 
 
 def test_a_field_already_gone_live_and_no_longer_declared_is_left_not_removed() -> None:
     live = live_of(SIZED)
     del live["data"]["size"]
-    assert _ssa_field(SIZED, CONFIGMAP, live) == ("left", "server-side apply: already gone, and no longer declared")
+    assert _ssa_field(SIZED, CONFIGMAP, live) == ("left", SsaReason.GONE, ())
     client = plan([SIZED], [CONFIGMAP], [live], apply_method=ApplyMethod.CSA)
     assert drift_of(client)["cfg"][2] == [("/data/size", "remove", "left")]
     # Still declared: put back, under either apply method.

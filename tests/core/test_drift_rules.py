@@ -10,7 +10,9 @@ import pytest
 
 from deployah_plan.core import drift
 from deployah_plan.core.drift import field_owners, find_drift, find_live, index_live, is_custom, live_identity, resolve
-from deployah_plan.model import ApplyMethod, DriftEffect, DriftKind, FieldChange, FieldOp, ResourceRef
+from deployah_plan.model import (
+    ApplyMethod, DriftEffect, DriftKind, DriftReason, FieldChange, FieldOp, ResourceRef, SsaReason,
+)
 from deployah_plan.yamlkube import load_all
 
 OWNED = {"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "shop"}
@@ -237,10 +239,9 @@ def test_set_members_are_owned_by_value_the_value_removed_or_added() -> None:
 CM = obj("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: shop}\ndata: {a: '1', b: '2'}\n")
 WIDGET = obj("apiVersion: shop.example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\n"
              "spec: {size: 2, colour: blue, items: [p, r]}\n")
-THREE_WAY = "three-way merge: Helm sets every field the new chart declares"
-MERGE_PATCH = ("a custom resource: Helm's JSON merge patch goes from the previous manifest to the new one "
-               "and ignores live drift")
-SSA = "server-side apply: ownership read from the live object's managedFields"
+THREE_WAY = DriftReason.THREE_WAY_MERGE
+MERGE_PATCH = DriftReason.MERGE_PATCH
+SSA = DriftReason.SERVER_SIDE_APPLY
 
 
 def with_data(base: dict[str, Any], **data: Any) -> dict[str, Any]:
@@ -264,9 +265,9 @@ def with_data(base: dict[str, Any], **data: Any) -> dict[str, Any]:
 def test_client_side_three_way_merge(desired: dict[str, Any], live: dict[str, Any], effect: str) -> None:
     found = drifts([CM], [desired], [live_copy(with_data(CM, **live))])
     (item,) = found
-    assert item.kind is DriftKind.MODIFIED and item.effect is DriftEffect.MIXED and item.reason == THREE_WAY
+    assert item.kind is DriftKind.MODIFIED and item.effect is DriftEffect.MIXED and item.why is THREE_WAY
     (field,) = item.fields
-    assert (field.change.path, field.effect.value, field.ssa) == ("/data/a", effect, "")
+    assert (field.change.path, field.effect.value, field.ssa, field.managers) == ("/data/a", effect, None, ())
 
 
 def widget(**spec: Any) -> dict[str, Any]:
@@ -295,7 +296,7 @@ def widget(**spec: Any) -> dict[str, Any]:
 def test_client_side_merge_patch_of_a_custom_resource(desired: dict[str, Any], live: dict[str, Any],
                                                       effects: list[tuple[str, str]]) -> None:
     (item,) = drifts([WIDGET], [desired], [live_copy(widget(**live))])
-    assert item.reason == MERGE_PATCH and item.effect is DriftEffect.MIXED
+    assert item.why is MERGE_PATCH and item.effect is DriftEffect.MIXED
     assert [(f.change.path, f.effect.value) for f in item.fields] == effects
 
 
@@ -303,45 +304,33 @@ OPS_OWNS_A = [("ops", {"f:data": {"f:a": {}}})]
 
 
 @pytest.mark.parametrize("desired, live, managers, force, effect, note", [
-    (with_data(CM, a="9"), {"a": "9"}, OPS_OWNS_A, False, "left",
-     "server-side apply: the new chart declares the live value"),
-    (CM, {"a": "9"}, OPS_OWNS_A, False, "conflict",
-     "server-side apply conflict: field manager ops owns it; the upgrade fails unless conflicts are forced "
-     "(--force-conflicts)"),
+    (with_data(CM, a="9"), {"a": "9"}, OPS_OWNS_A, False, "left", (SsaReason.DECLARES_LIVE, ())),
+    (CM, {"a": "9"}, OPS_OWNS_A, False, "conflict", (SsaReason.CONFLICT, ("ops",))),
     (CM, {"a": "9"}, OPS_OWNS_A + [("kubectl", {"f:data": {}})], False, "conflict",
-     "server-side apply conflict: field manager kubectl, ops owns it; the upgrade fails unless conflicts are forced "
-     "(--force-conflicts)"),
-    (CM, {"a": "9"}, OPS_OWNS_A, True, "reverted",
-     "server-side apply sets it back: --force-conflicts takes it from field manager ops"),
-    (CM, {"a": "9"}, [("helm", {"f:data": {"f:a": {}}})], False, "reverted",
-     "server-side apply sets it back (no other field manager owns it)"),
-    (CM, {"a": "9"}, [("ops", {"f:data": {"f:b": {}}})], True, "reverted",
-     "server-side apply sets it back (no other field manager owns it)"),
-    (CM, {"a": None}, OPS_OWNS_A, False, "reverted",
-     "server-side apply sets it back (no other field manager owns it)"),  # gone live: nobody owns it
-    (with_data(CM, a=None), {"a": None}, OPS_OWNS_A, False, "left",
-     "server-side apply: already gone, and no longer declared"),
-    (with_data(CM, a=None), {"a": "9"}, OPS_OWNS_A, False, "left",
-     "server-side apply leaves it: field manager ops owns it"),
-    (with_data(CM, a=None), {"a": "9"}, [], False, "removed",
-     "server-side apply removes it: Helm owned it and no longer declares it"),
+     (SsaReason.CONFLICT, ("kubectl", "ops"))),
+    (CM, {"a": "9"}, OPS_OWNS_A, True, "reverted", (SsaReason.FORCED, ("ops",))),
+    (CM, {"a": "9"}, [("helm", {"f:data": {"f:a": {}}})], False, "reverted", (SsaReason.SETS_BACK, ())),
+    (CM, {"a": "9"}, [("ops", {"f:data": {"f:b": {}}})], True, "reverted", (SsaReason.SETS_BACK, ())),
+    (CM, {"a": None}, OPS_OWNS_A, False, "reverted", (SsaReason.SETS_BACK, ())),  # gone live: nobody owns it
+    (with_data(CM, a=None), {"a": None}, OPS_OWNS_A, False, "left", (SsaReason.GONE, ())),
+    (with_data(CM, a=None), {"a": "9"}, OPS_OWNS_A, False, "left", (SsaReason.OTHER_OWNS, ("ops",))),
+    (with_data(CM, a=None), {"a": "9"}, [], False, "removed", (SsaReason.REMOVES, ())),
 ])
 def test_server_side_apply(desired: dict[str, Any], live: dict[str, Any], managers: list[tuple[str, Any]],
-                           force: bool, effect: str, note: str) -> None:
+                           force: bool, effect: str, note: tuple[SsaReason, tuple[str, ...]]) -> None:
     (item,) = drifts([CM], [desired], [live_copy(with_data(CM, **live), managers)], ApplyMethod.SSA, force)
-    assert item.reason == SSA and item.effect is DriftEffect.MIXED
+    assert item.why is SSA and item.effect is DriftEffect.MIXED
     (field,) = item.fields
-    assert (field.change.path, field.effect.value, field.ssa) == ("/data/a", effect, note)
+    assert (field.change.path, field.effect.value, (field.ssa, field.managers)) == ("/data/a", effect, note)
 
 
 def test_server_side_apply_of_a_custom_resource_reads_managed_fields_not_the_merge_patch() -> None:
     (item,) = drifts([WIDGET], [WIDGET], [live_copy(widget(size=9))], ApplyMethod.SSA)
-    assert item.reason == SSA and [(f.effect.value, f.ssa) for f in item.fields] == [
-        ("reverted", "server-side apply sets it back (no other field manager owns it)")]
+    assert item.why is SSA and [(f.effect.value, f.ssa) for f in item.fields] == [("reverted", SsaReason.SETS_BACK)]
     # Client-side apply of the same, and no method recorded (Helm 3): the merge patch leaves it.
     for method in (ApplyMethod.CSA, None):
         (item,) = drifts([WIDGET], [WIDGET], [live_copy(widget(size=9))], method)
-        assert item.reason == MERGE_PATCH and [f.effect.value for f in item.fields] == ["left"]
+        assert item.why is MERGE_PATCH and [f.effect.value for f in item.fields] == ["left"]
 
 
 # -- objects: modified, missing, unexpected -------------------------------------------------------------
@@ -349,14 +338,12 @@ def test_server_side_apply_of_a_custom_resource_reads_managed_fields_not_the_mer
 def test_an_object_leaving_the_release_with_drift_is_deleted_unless_the_live_object_keeps_it() -> None:
     live = live_copy(with_data(CM, a="9"))
     (item,) = drifts([CM], [], [live])
-    assert (item.kind, item.effect, item.reason) == (DriftKind.MODIFIED, DriftEffect.REMOVED,
-                                                      "the upgrade deletes the object")
+    assert (item.kind, item.effect, item.why) == (DriftKind.MODIFIED, DriftEffect.REMOVED, DriftReason.DELETED)
     assert [(f.change.path, f.effect) for f in item.fields] == [("/data/a", DriftEffect.REMOVED)]
     assert item.live is live and item.resource == ref_of(CM)
     live["metadata"]["annotations"]["helm.sh/resource-policy"] = "keep"
     (item,) = drifts([CM], [], [live])
-    assert (item.effect, item.reason) == (DriftEffect.LEFT,
-                                          "kept: the live object says helm.sh/resource-policy: keep")
+    assert (item.effect, item.why) == (DriftEffect.LEFT, DriftReason.KEPT)
     assert [f.effect for f in item.fields] == [DriftEffect.LEFT]
     # The keep annotation on the previous manifest alone does not keep it: Helm reads the live object.
     kept = copy.deepcopy(CM)
@@ -380,11 +367,10 @@ def test_no_drift_when_only_equivalent_or_undeclared_values_differ() -> None:
 
 def test_a_missing_object_is_created_again_while_the_chart_declares_it() -> None:
     (item,) = drifts([CM], [CM], [])
-    assert (item.kind, item.effect, item.reason, item.fields, item.live) == (
-        DriftKind.MISSING, DriftEffect.REVERTED, "the upgrade creates it again", (), None)
+    assert (item.kind, item.effect, item.why, item.fields, item.live) == (
+        DriftKind.MISSING, DriftEffect.REVERTED, DriftReason.RECREATED, (), None)
     (item,) = drifts([CM], [], [])
-    assert (item.kind, item.effect, item.reason) == (DriftKind.MISSING, DriftEffect.LEFT,
-                                                      "it leaves the release: nothing to delete")
+    assert (item.kind, item.effect, item.why) == (DriftKind.MISSING, DriftEffect.LEFT, DriftReason.LEAVES_RELEASE)
 
 
 def test_objects_not_read_or_named_by_generate_name_are_never_drift() -> None:
@@ -417,11 +403,10 @@ def test_unexpected_objects_carry_this_release_s_annotations() -> None:
     bare = {"metadata": {"namespace": "shop", "annotations": OWNED}}  # a saved list's item may name no kind
     live = [live_copy(CM), other_ns, other_name, unowned, controlled, not_controller, adopted, left, hook, cluster, bare]
     found = drifts([CM], [CM, declared], live, not_unexpected=[live_identity(hook)])
-    got = {d.resource.name: (d.kind, d.effect, d.reason) for d in found}
-    left_alone = (DriftKind.UNEXPECTED, DriftEffect.LEFT, "not in the new chart either: Helm does not touch it")
+    got = {d.resource.name: (d.kind, d.effect, d.why) for d in found}
+    left_alone = (DriftKind.UNEXPECTED, DriftEffect.LEFT, DriftReason.UNTOUCHED)
     assert got == {
-        "adopted": (DriftKind.UNEXPECTED, DriftEffect.REVERTED,
-                    "the new chart declares it: Helm adopts it and applies the chart"),
+        "adopted": (DriftKind.UNEXPECTED, DriftEffect.REVERTED, DriftReason.ADOPTED),
         "left": left_alone, "ref": left_alone, "global": left_alone, "": left_alone}
     by_name = {d.resource.name: d for d in found}
     assert by_name["left"].live is left and by_name["left"].resource == ResourceRef("v1", "ConfigMap", "shop", "left")

@@ -14,9 +14,8 @@ from typing import Any
 import pytest
 
 from deployah_plan.codes import Code
-from deployah_plan.core.drift import DELETED_REASON, KEPT_REASON
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftKind, Header,
+    Action, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftKind, DriftReason, Header,
     HelmAction, Impact, ImpactKind, Ownership, Plan, ResourceChange, ResourceRef, Summary, TaskAction, TaskPhase,
     TaskPlan, warn_text,
 )
@@ -309,26 +308,26 @@ def test_a_hook_that_runs_in_two_phases_is_shown_again_once() -> None:
 
 # -- drift and chart CRDs ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind, effect, reason, label", [
-    (DriftKind.MISSING, DriftEffect.REVERTED, "", "missing live: this deploy creates it again"),
-    (DriftKind.MISSING, DriftEffect.REMOVED, "", "missing live: it leaves the release, nothing to do"),
-    (DriftKind.UNEXPECTED, DriftEffect.REVERTED, "",
+@pytest.mark.parametrize("kind, effect, why, label", [
+    (DriftKind.MISSING, DriftEffect.REVERTED, None, "missing live: this deploy creates it again"),
+    (DriftKind.MISSING, DriftEffect.REMOVED, None, "missing live: it leaves the release, nothing to do"),
+    (DriftKind.UNEXPECTED, DriftEffect.REVERTED, None,
      "not in the release: the new chart declares it, so this deploy adopts it and applies the chart"),
-    (DriftKind.UNEXPECTED, DriftEffect.LEFT, "", "not in the release: this deploy leaves it alone"),
-    (DriftKind.MODIFIED, DriftEffect.REMOVED, DELETED_REASON, "modified live: this deploy deletes the object"),
-    (DriftKind.MODIFIED, DriftEffect.LEFT, KEPT_REASON,
+    (DriftKind.UNEXPECTED, DriftEffect.LEFT, None, "not in the release: this deploy leaves it alone"),
+    (DriftKind.MODIFIED, DriftEffect.REMOVED, DriftReason.DELETED, "modified live: this deploy deletes the object"),
+    (DriftKind.MODIFIED, DriftEffect.LEFT, DriftReason.KEPT,
      "modified live: the object leaves the release but is kept (resource-policy: keep), as it is"),
-    (DriftKind.MODIFIED, DriftEffect.REVERTED, "", "modified live: this deploy sets it back to the chart's value"),
-    (DriftKind.MODIFIED, DriftEffect.LEFT, "a custom resource: JSON merge patch",
+    (DriftKind.MODIFIED, DriftEffect.REVERTED, None, "modified live: this deploy sets it back to the chart's value"),
+    (DriftKind.MODIFIED, DriftEffect.LEFT, DriftReason.MERGE_PATCH,
      "modified live: this deploy leaves the live value as it is"),
-    (DriftKind.MODIFIED, DriftEffect.REMOVED, "",
+    (DriftKind.MODIFIED, DriftEffect.REMOVED, None,
      "modified live: the new chart no longer declares it (or declares it null): this deploy deletes it from the live object"),
-    (DriftKind.MODIFIED, DriftEffect.CONFLICT, "", "modified live: server-side apply conflict: the deploy fails"),
-    (DriftKind.MODIFIED, DriftEffect.MIXED, "", "modified live: see each field"),
+    (DriftKind.MODIFIED, DriftEffect.CONFLICT, None, "modified live: server-side apply conflict: the deploy fails"),
+    (DriftKind.MODIFIED, DriftEffect.MIXED, None, "modified live: see each field"),
 ])
-def test_drift_says_what_this_deploy_does_about_it(kind: DriftKind, effect: DriftEffect, reason: str,
+def test_drift_says_what_this_deploy_does_about_it(kind: DriftKind, effect: DriftEffect, why: DriftReason | None,
                                                    label: str) -> None:
-    assert words.drift_label(DriftChange(WEB, kind, effect, reason=reason)) == label
+    assert words.drift_label(DriftChange(WEB, kind, effect, why=why)) == label
 
 
 def _summary(*changes: tuple[str, str, str, Any, Any], descriptions: int = 0) -> CRDSummary:

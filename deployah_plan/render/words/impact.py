@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, TypeVar
 
 from deployah_plan import facts as found
 from deployah_plan.model import Impact, ImpactKind, ResourceRef
+from deployah_plan.render.words import SSA_NOTE
 
 _SHOWN = 3  # names listed in one line before "and N more"
 
@@ -235,8 +236,8 @@ def replicas_reset_details(facts: found.ReplicasReset, impact: Impact) -> tuple[
     if facts.rule is found.ResetRule.CLIENT_SIDE:
         out.append("client-side apply patches every declared field that differs live, spec.replicas included")
     else:
-        if facts.conflict:
-            out.append(facts.conflict)
+        if facts.ssa is not None:
+            out.append(SSA_NOTE[facts.ssa].format(managers=", ".join(facts.managers)))
         out.append("server-side apply: a field another manager owns with another value is a conflict")
     out.append("remove spec.replicas from the chart when an HPA scales the workload")
     return tuple(out)

@@ -170,6 +170,118 @@ def dropped_document(facts: found.DroppedDocument, warning: Warning) -> str:
 # -- what a flag of the command changes (commands/upgrade_flags.py, commands/upgrade.py) --------
 # (section: commands)
 
+def _action(install: bool) -> str:
+    return "install" if install else "upgrade"
+
+
+@says(Code.DEPRECATED_FLAG)
+def deprecated_flag(facts: found.DeprecatedFlag, warning: Warning) -> str:
+    return f"{facts.flag} is deprecated in Helm 4 (it still works as {facts.replacement})"
+
+
+@says(Code.CREATE_NAMESPACE_IGNORED)
+def create_namespace_ignored(facts: found.CreateNamespaceIgnored, warning: Warning) -> str:
+    return f"--create-namespace only applies to an install: release namespace {facts.namespace} is left as it is"
+
+
+@says(Code.NAMESPACE_EXISTS)
+def namespace_exists(facts: found.NamespaceExists, warning: Warning) -> str:
+    return f"--create-namespace: namespace {facts.namespace} already exists, so helm leaves it as it is"
+
+
+@says(Code.NAMESPACE_TWICE)
+def namespace_twice(facts: found.NamespaceTwice, warning: Warning) -> str:
+    return (f"--create-namespace creates namespace {facts.namespace} before the release, and the chart declares it "
+            "too: creating the chart's copy will fail with \"already exists\"")
+
+
+@says(Code.CREATE_NAMESPACE)
+def create_namespace(facts: found.CreateNamespace, warning: Warning) -> str:
+    note = (f"--create-namespace: helm creates namespace {facts.namespace} before installing; it is not part of the "
+            "release, and helm uninstall leaves it")
+    return note if facts.checked else note + " (whether it already exists was not checked: no cluster)"
+
+
+@says(Code.NO_HOOKS)
+def no_hooks(facts: found.NoHooks, warning: Warning) -> str:
+    return f"--no-hooks: no hook runs on this {_action(facts.install)}"
+
+
+@says(Code.FORCE_REPLACE)
+def force_replace(facts: found.ForceReplace, warning: Warning) -> str:
+    return (f"{facts.flag}: each updated object is replaced (the whole rendered object is PUT) instead of patched, "
+            "so fields only the live object has are dropped")
+
+
+@says(Code.RELEASE_LABELS)
+def release_labels(facts: found.ReleaseLabels, warning: Warning) -> str:
+    shown = ", ".join(f"{k} removed" if v is None else f"{k}={v}" for k, v in sorted(facts.labels.items()))
+    merged = "" if facts.install else f" (merged into revision {facts.previous_revision}'s labels, as helm merges them)"
+    return f"--labels: the new revision's release labels: {shown}{merged}"
+
+
+@says(Code.DESCRIPTION)
+def description(facts: found.Description, warning: Warning) -> str:
+    return f"--description: the new revision is recorded as {facts.description!r}"
+
+
+@says(Code.HISTORY_PRUNED)
+def history_pruned(facts: found.HistoryPruned, warning: Warning) -> str:
+    listed = ", ".join(str(r) for r in facts.revisions)
+    return (f"--history-max {facts.history_max}: helm deletes the record of revision{_s(facts.revisions)} {listed} "
+            "(its oldest) when it records the new one; they can no longer be rolled back to")
+
+
+@says(Code.ATOMIC)
+def atomic(facts: found.Atomic, warning: Warning) -> str:
+    undo = "helm uninstalls the release" if facts.install else f"helm rolls back to revision {facts.previous_revision}"
+    return f"{facts.flag}: if this {_action(facts.install)} fails, {undo} (and waits for resources to be ready)"
+
+
+_JOBS_SHOWN = 5  # the Jobs a --wait-for-jobs note names, then "..."
+
+
+@says(Code.WAIT_FOR_JOBS)
+def wait_for_jobs(facts: found.WaitForJobs, warning: Warning) -> str:
+    shown = ", ".join(facts.jobs[:_JOBS_SHOWN]) + (", ..." if len(facts.jobs) > _JOBS_SHOWN else "")
+    if facts.waits:
+        return f"--wait-for-jobs: helm waits up to {facts.timeout} for Job{_s(facts.jobs)} {shown} to complete"
+    return f"--wait-for-jobs has no effect without --wait: helm does not wait for Job{_s(facts.jobs)} {shown}"
+
+
+@says(Code.INSTALL_FLAG)
+def install_flag(facts: found.InstallFlag, warning: Warning) -> str:
+    return "planned as helm upgrade --install: without --install, helm upgrade fails on a release that does not exist"
+
+
+@says(Code.REUSE_VALUES_OFFLINE)
+def reuse_values_offline(facts: found.ReuseValuesOffline, warning: Warning) -> str:
+    return ("--reuse-values rendered offline: values are the previous release's computed values plus your overrides; "
+            "Helm also ignores defaults that only the new chart has, which this render includes")
+
+
+@says(Code.VALUES_REUSED)
+def values_reused(facts: found.ValuesReused, warning: Warning) -> str:
+    return f"no values given: like helm upgrade, the values of revision {facts.revision} are used again"
+
+
+@says(Code.LOOKUP_OFFLINE)
+def lookup_offline(facts: found.LookupOffline, warning: Warning) -> str:
+    return (f"chart {facts.chart} calls `lookup`, which returns nothing when rendered offline; with a cluster, plan "
+            "with --render server")
+
+
+@says(Code.PREVIOUS_NOT_DEPLOYED)
+def previous_not_deployed(facts: found.PreviousNotDeployed, warning: Warning) -> str:
+    return (f"no deployed revision: planned against revision {facts.revision}, whose status is {facts.status}, as "
+            "helm upgrade does")
+
+
+@says(Code.REINSTALL)
+def reinstall(facts: found.Reinstall, warning: Warning) -> str:
+    return f"release {facts.release} was uninstalled with its history kept: helm upgrade --install installs it again"
+
+
 
 # -- what the deploy does to running things (core/impact.py) ------------------------------------
 # (section: impact)

@@ -1,0 +1,147 @@
+"""The warnings of `helm upgrade`'s own flags (commands/upgrade_flags.py) and of the upgrade
+command (commands/upgrade.py), worded from their facts: each code and each variant, the
+sentence exactly as the check wrote it before warnings carried facts."""
+from __future__ import annotations
+
+import pytest
+
+from deployah_plan import facts as found
+from deployah_plan.codes import Facts
+from deployah_plan.model import warn
+from deployah_plan.render.words.warning import message
+
+CASES: list[tuple[Facts, str]] = [
+    (found.DeprecatedFlag(flag="--atomic", replacement="--rollback-on-failure"),
+     "--atomic is deprecated in Helm 4 (it still works as --rollback-on-failure)"),
+    (found.DeprecatedFlag(flag="--force", replacement="--force-replace"),
+     "--force is deprecated in Helm 4 (it still works as --force-replace)"),
+    (found.CreateNamespaceIgnored(namespace="shop"),
+     "--create-namespace only applies to an install: release namespace shop is left as it is"),
+    (found.NamespaceExists(namespace="shop"),
+     "--create-namespace: namespace shop already exists, so helm leaves it as it is"),
+    (found.NamespaceTwice(namespace="shop"),
+     "--create-namespace creates namespace shop before the release, and the chart declares it too: creating the "
+     "chart's copy will fail with \"already exists\""),
+    (found.CreateNamespace(namespace="shop", checked=True),
+     "--create-namespace: helm creates namespace shop before installing; it is not part of the release, and helm "
+     "uninstall leaves it"),
+    (found.CreateNamespace(namespace="shop", checked=False),
+     "--create-namespace: helm creates namespace shop before installing; it is not part of the release, and helm "
+     "uninstall leaves it (whether it already exists was not checked: no cluster)"),
+    (found.NoHooks(install=True), "--no-hooks: no hook runs on this install"),
+    (found.NoHooks(install=False), "--no-hooks: no hook runs on this upgrade"),
+    (found.ForceReplace(flag="--force"),
+     "--force: each updated object is replaced (the whole rendered object is PUT) instead of patched, so fields "
+     "only the live object has are dropped"),
+    (found.ForceReplace(flag="--force-replace"),
+     "--force-replace: each updated object is replaced (the whole rendered object is PUT) instead of patched, so "
+     "fields only the live object has are dropped"),
+    (found.ReleaseLabels(labels={"team": "shop", "old": None}, install=True, previous_revision=0),
+     "--labels: the new revision's release labels: old removed, team=shop"),
+    (found.ReleaseLabels(labels={"team": "shop"}, install=False, previous_revision=3),
+     "--labels: the new revision's release labels: team=shop (merged into revision 3's labels, as helm merges them)"),
+    (found.Description(description="chart 8.4.0"), "--description: the new revision is recorded as 'chart 8.4.0'"),
+    (found.HistoryPruned(history_max=3, revisions=(1,)),
+     "--history-max 3: helm deletes the record of revision 1 (its oldest) when it records the new one; they can no "
+     "longer be rolled back to"),
+    (found.HistoryPruned(history_max=2, revisions=(1, 2)),
+     "--history-max 2: helm deletes the record of revisions 1, 2 (its oldest) when it records the new one; they can "
+     "no longer be rolled back to"),
+    (found.Atomic(flag="--atomic", install=True, previous_revision=0),
+     "--atomic: if this install fails, helm uninstalls the release (and waits for resources to be ready)"),
+    (found.Atomic(flag="--rollback-on-failure", install=False, previous_revision=4),
+     "--rollback-on-failure: if this upgrade fails, helm rolls back to revision 4 (and waits for resources to be "
+     "ready)"),
+    (found.WaitForJobs(jobs=("migrate-2",), waits=True, timeout="3m"),
+     "--wait-for-jobs: helm waits up to 3m for Job migrate-2 to complete"),
+    (found.WaitForJobs(jobs=tuple(f"j{n}" for n in range(6)), waits=True, timeout="5m0s"),
+     "--wait-for-jobs: helm waits up to 5m0s for Jobs j0, j1, j2, j3, j4, ... to complete"),
+    (found.WaitForJobs(jobs=("a", "b"), waits=False, timeout="5m0s"),
+     "--wait-for-jobs has no effect without --wait: helm does not wait for Jobs a, b"),
+    (found.InstallFlag(),
+     "planned as helm upgrade --install: without --install, helm upgrade fails on a release that does not exist"),
+    (found.ReuseValuesOffline(),
+     "--reuse-values rendered offline: values are the previous release's computed values plus your overrides; "
+     "Helm also ignores defaults that only the new chart has, which this render includes"),
+    (found.ValuesReused(revision=2), "no values given: like helm upgrade, the values of revision 2 are used again"),
+    (found.LookupOffline(chart="shop"),
+     "chart shop calls `lookup`, which returns nothing when rendered offline; with a cluster, plan with --render "
+     "server"),
+    (found.PreviousNotDeployed(revision=3, status="failed"),
+     "no deployed revision: planned against revision 3, whose status is failed, as helm upgrade does"),
+    (found.Reinstall(release="shop"),
+     "release shop was uninstalled with its history kept: helm upgrade --install installs it again"),
+]
+
+
+@pytest.mark.parametrize(("facts", "said"), CASES, ids=[f"{f.code.value}-{n}" for n, (f, _) in enumerate(CASES)])
+def test_each_flag_note_is_worded_from_its_facts(facts: Facts, said: str) -> None:
+    assert message(warn(facts)) == said
+
+
+def test_every_commands_code_has_a_case() -> None:
+    import inspect
+
+    from deployah_plan.commands import upgrade, upgrade_flags
+    made = {name for module in (upgrade, upgrade_flags) for name in dir(found)
+            if f".{name}(" in inspect.getsource(module) and isinstance(getattr(found, name), type)
+            and issubclass(getattr(found, name), Facts)}
+    assert made == {type(f).__name__ for f, _ in CASES}
+
+
+# -- drift: why each drift has its effect (core/drift.py), in the words the plan said before -------
+
+from deployah_plan.model import (  # noqa: E402
+    DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange, FieldOp, ResourceRef, SsaReason,
+)
+from deployah_plan.render import words  # noqa: E402
+
+CM = ResourceRef("v1", "ConfigMap", "shop", "cfg")
+REASONS = {
+    DriftReason.RECREATED: "the upgrade creates it again",
+    DriftReason.LEAVES_RELEASE: "it leaves the release: nothing to delete",
+    DriftReason.ADOPTED: "the new chart declares it: Helm adopts it and applies the chart",
+    DriftReason.UNTOUCHED: "not in the new chart either: Helm does not touch it",
+    DriftReason.KEPT: "kept: the live object says helm.sh/resource-policy: keep",
+    DriftReason.DELETED: "the upgrade deletes the object",
+    DriftReason.THREE_WAY_MERGE: "three-way merge: Helm sets every field the new chart declares",
+    DriftReason.MERGE_PATCH: ("a custom resource: Helm's JSON merge patch goes from the previous manifest to the new "
+                              "one and ignores live drift"),
+    DriftReason.SERVER_SIDE_APPLY: "server-side apply: ownership read from the live object's managedFields",
+}
+SSA_NOTES: list[tuple[SsaReason, tuple[str, ...], str]] = [
+    (SsaReason.DECLARES_LIVE, (), "server-side apply: the new chart declares the live value"),
+    (SsaReason.FORCED, ("ops",), "server-side apply sets it back: --force-conflicts takes it from field manager ops"),
+    (SsaReason.CONFLICT, ("ops",), "server-side apply conflict: field manager ops owns it; the upgrade fails unless "
+                                   "conflicts are forced (--force-conflicts)"),
+    (SsaReason.CONFLICT, ("kubectl", "ops"), "server-side apply conflict: field manager kubectl, ops owns it; the "
+                                             "upgrade fails unless conflicts are forced (--force-conflicts)"),
+    (SsaReason.SETS_BACK, (), "server-side apply sets it back (no other field manager owns it)"),
+    (SsaReason.GONE, (), "server-side apply: already gone, and no longer declared"),
+    (SsaReason.OTHER_OWNS, ("ops",), "server-side apply leaves it: field manager ops owns it"),
+    (SsaReason.REMOVES, (), "server-side apply removes it: Helm owned it and no longer declares it"),
+]
+
+
+def test_every_drift_reason_is_worded() -> None:
+    assert set(REASONS) == set(DriftReason) and {r for r, _, _ in SSA_NOTES} == set(SsaReason)
+
+
+@pytest.mark.parametrize(("why", "said"), list(REASONS.items()), ids=[r.value for r in REASONS])
+def test_a_drift_reason_is_worded_and_read_back(why: DriftReason, said: str) -> None:
+    assert words.drift_reason(DriftChange(CM, DriftKind.MODIFIED, DriftEffect.MIXED, why=why)) == said
+    assert words.drift_reason_of(said) is why
+
+
+@pytest.mark.parametrize(("why", "managers", "said"), SSA_NOTES, ids=[f"{r.value}-{len(m)}" for r, m, _ in SSA_NOTES])
+def test_a_server_side_apply_note_is_worded_and_read_back(why: SsaReason, managers: tuple[str, ...], said: str) -> None:
+    change = FieldChange("/data/a", FieldOp.REPLACE, "1", "9")
+    assert words.drift_ssa(DriftField(change, DriftEffect.LEFT, why, managers)) == said
+    assert words.drift_ssa_of(said) == (why, managers)
+
+
+def test_no_reason_and_no_note_say_nothing() -> None:
+    change = FieldChange("/data/a", FieldOp.REPLACE, "1", "9")
+    assert words.drift_reason(DriftChange(CM, DriftKind.MODIFIED, DriftEffect.MIXED)) == ""
+    assert words.drift_ssa(DriftField(change, DriftEffect.REVERTED)) == ""
+    assert words.drift_reason_of("") is None and words.drift_ssa_of("") == (None, ())
