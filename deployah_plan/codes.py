@@ -10,7 +10,8 @@ step).
 
 To add a code: add a member below, run `scripts/gen-schema-codes` (a new code is a minor
 format version, see the README), and make the warning where the check finds it with
-`model.warn_text(Code.NEW, message, ...)`. A code that may predict a failure names that check
+its facts (a `Facts` class in deployah_plan/facts.py), `model.warn(NewFacts(...), ...)`, and its
+words (render/words/warning.py). A code that may predict a failure names that check
 (`check`): the table is the list of failure checks, and a test holds each check to its code.
 
 A warning rebuilt from JSON may hold a code this table does not know (a newer helm plan's):
@@ -36,7 +37,7 @@ class Fails(enum.Enum):
 
     NEVER = "never"
     ALWAYS = "always"
-    SOMETIMES = "sometimes"  # the check says, case by case (`warn_text(..., fails=True)`)
+    SOMETIMES = "sometimes"  # the check says, case by case (`warn(..., fails=True)`)
 
 
 class _Entry(Struct, frozen=True):

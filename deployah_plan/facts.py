@@ -73,6 +73,193 @@ class SsaConflict(Facts, frozen=True, kw_only=True):
 # -- what the API server refuses (core/validate.py, commands/diff.py, commands/uninstall.py) ------
 # (section: validate)
 
+class VersionSource(enum.Enum):
+    """Where the Kubernetes version the objects are judged against comes from."""
+
+    FLAG = "kube-version-flag"  # --kube-version
+    NEWEST_KNOWN = "newest-known"  # not given (`helm plan diff`): the newest version helm plan knows
+    TEMPLATE_DEFAULT = "template-default"  # helm template's default capabilities
+    CLUSTER_DISCOVERY = "cluster-discovery"  # the cluster's version and discovery (not its OpenAPI)
+    CLUSTER_OPENAPI = "cluster-openapi"  # the cluster's version and its own OpenAPI schemas
+
+
+class Judged(Struct, frozen=True):
+    """The Kubernetes version objects are judged against, and where it comes from."""
+
+    kube_version: str
+    source: VersionSource
+
+
+class Role(enum.Enum):
+    """What an object Helm builds is, besides a plain object of the new release."""
+
+    RELEASE = "release"  # an object of the new release
+    HOOK = "hook"  # a hook that runs on this action
+    CHART_CRD = "chart-crd"  # a CRD of the chart's crds/ (installed before the release)
+    PREVIOUS_RELEASE = "previous-release"  # an object of the previous release's manifest (mapped, not sent)
+
+
+class NotServedRule(enum.Enum):
+    """Why a kind not served in its apiVersion is said as it is."""
+
+    CRD_VERSION = "crd-version"  # the chart's own CRD does not serve that version: Helm fails
+    TARGET = "target"  # the target version does not serve it: Helm fails
+    ASSUMED_VERSION = "assumed-version"  # the version judged against was not given: a warning
+    OFFLINE_DEFAULTS = "offline-defaults"  # rendered with helm's offline capabilities: a warning
+
+
+class ApiNotServed(Facts, frozen=True, kw_only=True):
+    """The object's kind is not served in its apiVersion (by the target Kubernetes version, or
+    by the chart's own CRD for it): Helm cannot map it and stops before applying anything."""
+
+    code = Code.API_NOT_SERVED
+    role: Role
+    api_version: str
+    kind: str
+    rule: NotServedRule
+    judged: Judged | None  # None: judged against the chart's CRD (rule crd-version)
+    removed_in: str  # the Kubernetes version that removed it ("" when not known)
+    replacement: str  # the apiVersion to move to ("" when none is known)
+    served: tuple[str, ...]  # rule crd-version: the apiVersions the chart's CRD serves
+
+
+class ApiDeprecated(Facts, frozen=True, kw_only=True):
+    """The object's apiVersion is served by the version judged against, and removed in a later one."""
+
+    code = Code.API_DEPRECATED
+    api_version: str
+    kind: str
+    judged: Judged
+    removed_in: str
+    replacement: str  # the apiVersion to move to ("" when none is known)
+
+
+class CrdMissing(Facts, frozen=True, kw_only=True):
+    """A custom resource whose kind the cluster does not serve and no CRD of the chart defines."""
+
+    code = Code.CRD_MISSING
+    role: Role
+    api_version: str
+    kind: str
+
+
+class ProblemKind(enum.Enum):
+    """What is wrong with one field against the schema."""
+
+    TYPE = "type"  # a value of the wrong type
+    REQUIRED = "required"  # a required field is missing
+    UNKNOWN = "unknown"  # a field the schema does not have
+
+
+class SchemaType(enum.Enum):
+    """The type a schema wants for a field."""
+
+    STRING = "string"
+    INTEGER = "integer"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    QUANTITY = "quantity"  # a string or a number
+    INT_OR_STRING = "int-or-string"
+    OBJECT = "object"
+    LIST = "list"
+    MAP = "map"
+
+
+class SchemaProblem(Struct, frozen=True, kw_only=True):
+    """One field's problem against the schema. `path` is the field's place in the object, each
+    step a key (a string) or a list index (an integer)."""
+
+    path: tuple[str | int, ...]
+    problem: ProblemKind
+    found: str = ""  # type: the JSON type of the value given ("string", "integer", "list", "object", ...)
+    wants: SchemaType | None = None  # type: the type the schema wants
+    near: tuple[str | int, ...] | None = None  # unknown: the field of the schema it is closest to
+
+
+class SchemaInvalid(Facts, frozen=True, kw_only=True):
+    """Values of the wrong type or missing required fields: the API server rejects the object."""
+
+    code = Code.SCHEMA_INVALID
+    role: Role
+    problems: tuple[SchemaProblem, ...]
+    judged: Judged | None  # the schema of that version; None: the CRD's schema
+
+
+class UnknownFieldRule(enum.Enum):
+    """What the API server does with unknown fields."""
+
+    STRICT = "strict"  # server-side apply with strict field validation: rejected, Helm fails
+    CLIENT_SIDE = "client-side"  # client-side apply: dropped with a warning
+    VALIDATION_DISABLED = "validation-disabled"  # --disable-openapi-validation: dropped
+
+
+class UnknownField(Facts, frozen=True, kw_only=True):
+    """Fields the object's kind does not have."""
+
+    code = Code.UNKNOWN_FIELD
+    role: Role
+    rule: UnknownFieldRule
+    problems: tuple[SchemaProblem, ...]
+    judged: Judged | None  # the schema of that version; None: the CRD's schema
+
+
+class ApiKind(Struct, frozen=True):
+    """A kind in an apiVersion."""
+
+    kind: str
+    api_version: str
+
+
+class KindsNotChecked(Facts, frozen=True, kw_only=True):
+    """Custom kinds no CRD of the chart defines, rendered offline: whether they are served is not known."""
+
+    code = Code.KINDS_NOT_CHECKED
+    kinds: tuple[ApiKind, ...]  # in the order first met
+
+
+class NamespaceMissing(Facts, frozen=True, kw_only=True):
+    """The release namespace does not exist and --create-namespace was not given."""
+
+    code = Code.NAMESPACE_MISSING
+    namespace: str
+
+
+class HookCollisionRule(enum.Enum):
+    """How the previous run's object of a hook meets its new one."""
+
+    EXISTS = "exists"  # it exists live and Helm creates hooks client-side: Helm fails
+    EXISTS_SERVER_SIDE = "exists-server-side"  # it exists live and hooks are applied server-side: updated
+    MAY_EXIST = "may-exist"  # the hook was in the previous release, the live state was not read
+
+
+class HookCollision(Facts, frozen=True, kw_only=True):
+    """A hook (the warning's resource) whose delete policies lack before-hook-creation."""
+
+    code = Code.HOOK_COLLISION
+    rule: HookCollisionRule
+    delete_policies: tuple[str, ...]
+
+
+class KubeVersionAssumed(Facts, frozen=True, kw_only=True):
+    """`helm plan diff` without --kube-version: judged against the newest version helm plan knows."""
+
+    code = Code.KUBE_VERSION_ASSUMED
+    kube_version: str
+
+
+class KeepHistory(Facts, frozen=True, kw_only=True):
+    """helm uninstall --keep-history: the release's revisions are kept, marked uninstalled."""
+
+    code = Code.KEEP_HISTORY
+    revision: int  # the current revision, the one marked uninstalled
+
+
+class HistoryDeleted(Facts, frozen=True, kw_only=True):
+    """helm uninstall deletes the release's history with it."""
+
+    code = Code.HISTORY_DELETED
+
+
 
 # -- what Helm does with the release (core/planner.py, core/ownership.py) ----------------------
 # (section: planner)
@@ -643,13 +830,16 @@ def _impact_classes(base: type[ImpactFacts]) -> list[type[ImpactFacts]]:
 _BY_KIND: dict[ImpactKind, type[ImpactFacts]] = {
     cls.kind: cls for cls in _impact_classes(ImpactFacts) if "kind" in vars(cls)}
 
-__all__ = ["Atomic", "Collision", "ConfigUnreached", "Consumer", "CrdNotUpgraded", "CrdVersionRemoved",
-    "CrdsUntouched", "CreateNamespace", "CreateNamespaceIgnored", "DataCrd", "DataLoss", "DeferredRestart",
-    "DeprecatedFlag", "Description", "DroppedDocument", "EquivalentOnly", "Expansion", "Field", "ForceReplace",
-    "HistoryPruned", "Immutable", "InstallFlag", "KeepFromManifest", "LookupOffline", "Loss", "Metadata",
-    "NamespaceExists", "NamespaceTwice", "NoHooks", "NoRestart", "OwnershipCheck", "OwnershipProblem", "Port",
-    "PortRule", "PreviousNotDeployed", "PvcExpand", "PvcExpandRefused", "PvcLeft", "PvcShrink", "Quantity", "Read",
-    "Reads", "Reinstall", "ReleaseLabels", "ReplicasReset", "ResetRule", "Restart", "ReuseValuesOffline", "Rollout",
-    "Route", "RouteKind", "SsaConflict", "StoredVersions", "Strategy", "TrafficMoved", "TrafficPort",
-    "TrafficRoute", "TrafficUnmatched", "ValuesReused", "WaitForJobs", "facts_class", "impact_facts_class",
-    "impact_schema", "schema"]
+__all__ = ["ApiDeprecated", "ApiKind", "ApiNotServed", "Atomic", "Collision", "ConfigUnreached", "Consumer",
+    "CrdMissing", "CrdNotUpgraded", "CrdVersionRemoved", "CrdsUntouched", "CreateNamespace",
+    "CreateNamespaceIgnored", "DataCrd", "DataLoss", "DeferredRestart", "DeprecatedFlag", "Description",
+    "DroppedDocument", "EquivalentOnly", "Expansion", "Field", "ForceReplace", "HistoryDeleted", "HistoryPruned",
+    "HookCollision", "HookCollisionRule", "Immutable", "InstallFlag", "Judged", "KeepFromManifest", "KeepHistory",
+    "KindsNotChecked", "KubeVersionAssumed", "LookupOffline", "Loss", "Metadata", "NamespaceExists",
+    "NamespaceMissing", "NamespaceTwice", "NoHooks", "NoRestart", "NotServedRule", "OwnershipCheck",
+    "OwnershipProblem", "Port", "PortRule", "PreviousNotDeployed", "ProblemKind", "PvcExpand", "PvcExpandRefused",
+    "PvcLeft", "PvcShrink", "Quantity", "Read", "Reads", "Reinstall", "ReleaseLabels", "ReplicasReset", "ResetRule",
+    "Restart", "ReuseValuesOffline", "Role", "Rollout", "Route", "RouteKind", "SchemaInvalid", "SchemaProblem",
+    "SchemaType", "SsaConflict", "StoredVersions", "Strategy", "TrafficMoved", "TrafficPort", "TrafficRoute",
+    "TrafficUnmatched", "UnknownField", "UnknownFieldRule", "ValuesReused", "VersionSource", "WaitForJobs",
+    "facts_class", "impact_facts_class", "impact_schema", "schema"]

@@ -270,13 +270,6 @@ def warn(facts: Facts, resource: ResourceRef | None = None, *, fails: bool = Fal
     return Warning(code, facts, Severity.WARNING if fails else severity or code.severity, resource, fails)
 
 
-def warn_text(code: Code, message: str, resource: ResourceRef | None = None, *, fails: bool = False,
-              severity: Severity | None = None) -> Warning:
-    """A warning worded where it is found: the form each check leaves for `warn` and its facts."""
-    fails = fails or code.fails is Fails.ALWAYS
-    return Warning(code, None, Severity.WARNING if fails else severity or code.severity, resource, fails, message)
-
-
 class ResourceChange(Struct, frozen=True):
     resource: ResourceRef
     action: Action

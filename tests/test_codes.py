@@ -123,6 +123,8 @@ def test_a_saved_warning_with_a_code_from_a_newer_version_is_read_as_written() -
     assert made.code == 0, made.err
     doc = made.json()
     doc["warnings"][0].update(code="ownership-stolen", severity="warning", predicted_failure=True)
+    # facts of a code this version does not know are not read back: the reader keeps its message
+    doc["warnings"][0].pop("facts", None)
     plan = plan_of(doc)
     assert plan.warnings[0].code == "ownership-stolen" and plan.warnings[0].fails
     (match,) = check_gates(plan, [parse_gate("ownership")])

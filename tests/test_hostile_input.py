@@ -350,10 +350,10 @@ def test_control_characters_are_escaped_in_markdown_as_in_text(tmp_path: Path) -
 
 
 def test_markdown_escapes_control_characters_in_server_messages() -> None:
-    from deployah_plan.codes import Code
-    from deployah_plan.model import HelmAction, Header, build_plan, warn_text
+    from deployah_plan.facts import ApiKind, KindsNotChecked
+    from deployah_plan.model import HelmAction, Header, build_plan, warn
     message = "forbidden: \x1b[2J\x1b]8;;http://evil\x07click\u202e"  # as a server's Status message may say
     plan = build_plan(Header(release="r", namespace="n"), HelmAction.NONE,
-                      warnings=[warn_text(Code.KINDS_NOT_CHECKED, message)])
+                      warnings=[warn(KindsNotChecked(kinds=(ApiKind(message, "v1"),)))])
     out = markdown.render(plan)
     assert not any(c in out for c in "\x1b\x07\u202e") and "forbidden: \\\\x1b\\[2J" in out

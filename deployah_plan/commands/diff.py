@@ -18,8 +18,8 @@ from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.flags import DIFF, request_fields
 from deployah_plan.manifests import split_stream
-from deployah_plan.codes import Code
-from deployah_plan.model import ApplyMethod, Header, warn_text
+from deployah_plan.facts import KubeVersionAssumed, VersionSource
+from deployah_plan.model import ApplyMethod, Header, warn
 from deployah_plan.sources.cluster import load_live_file
 from deployah_plan.sources.files import FileReader, describe
 from deployah_plan.sources.helm import Helm
@@ -76,13 +76,11 @@ def plan_diff(options: DiffOptions, reader: FileReader | None = None) -> Planned
     # that version no longer serves is then a warning, since the cluster's version is unknown.
     ssa = options.apply_method is ApplyMethod.SSA
     version = check_version(options.kube_version) if options.kube_version else newest_version()
-    target = offline_target(version, "from --kube-version" if options.kube_version else "the newest version helm plan knows",
+    target = offline_target(version, VersionSource.FLAG if options.kube_version else VersionSource.NEWEST_KNOWN,
                             strict_fields=ssa and not options.disable_openapi_validation,
                             validate_fields=not options.disable_openapi_validation, client_side_hooks=not ssa,
                             assumed=not options.kube_version)
-    notes = () if options.kube_version else (warn_text(
-        Code.KUBE_VERSION_ASSUMED, f"objects judged against Kubernetes {version}, the newest version helm plan knows: "
-        "pass --kube-version with your cluster's version to judge against it"),)
+    notes = () if options.kube_version else (warn(KubeVersionAssumed(kube_version=version)),)
     reader = reader or FileReader()
     previous_text = reader.read(options.previous, "PREVIOUS manifest", _MANIFEST_HINT)
     desired_text = reader.read(options.desired, "DESIRED manifest", _MANIFEST_HINT)

@@ -19,8 +19,8 @@ from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import ReleaseError
 from deployah_plan.flags import UNINSTALL, request_fields
 from deployah_plan.manifests import Rendered
-from deployah_plan.codes import Code
-from deployah_plan.model import Header, HelmAction, warn_text
+from deployah_plan.facts import HistoryDeleted, KeepHistory
+from deployah_plan.model import Header, HelmAction, warn
 
 
 class UninstallOptions(Struct, frozen=True, kw_only=True):
@@ -44,9 +44,7 @@ def plan_uninstall(options: UninstallOptions) -> Planned:
     if current.status == "uninstalled":
         raise ReleaseError(f"release {options.release} is already uninstalled (revision {current.revision}, "
                            "history kept)", "there is nothing to uninstall; `helm history` shows its revisions")
-    notes = [warn_text(Code.KEEP_HISTORY, f"--keep-history: revision {current.revision} is kept, marked uninstalled")
-             if options.keep_history else
-             warn_text(Code.HISTORY_DELETED, "the release's history is deleted with it (add --keep-history to keep it)")]
+    notes = [warn(KeepHistory(revision=current.revision)) if options.keep_history else warn(HistoryDeleted())]
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=current.revision, previous_revision=current.revision,

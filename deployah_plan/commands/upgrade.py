@@ -34,6 +34,7 @@ from deployah_plan.errors import UsageError
 from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan import facts as noted
+from deployah_plan.facts import VersionSource
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
@@ -435,9 +436,9 @@ def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: 
         if found is not None:
             return found
     if options.kube_version:
-        return targets.offline_target(options.kube_version.lstrip("v"), "from --kube-version", **checks)
+        return targets.offline_target(options.kube_version.lstrip("v"), VersionSource.FLAG, **checks)
     if kube_default:  # helm's offline capabilities: a chart may pick another apiVersion against a real cluster
-        return targets.offline_target(kube_default, "helm template's default; set it with --kube-version", **checks,
+        return targets.offline_target(kube_default, VersionSource.TEMPLATE_DEFAULT, **checks,
                                       render_defaults=True)
     return None
 

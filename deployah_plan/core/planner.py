@@ -18,6 +18,7 @@ from deployah_plan.core.impact import ImpactInput, find_impact
 from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
 from deployah_plan.core.validate import Applied, Target, hook_collisions, json_type, namespace_warning, predict
+from deployah_plan.facts import Role
 from deployah_plan.errors import ManifestError
 from deployah_plan.facts import (
     Collision, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, EquivalentOnly, Field, KeepFromManifest, OwnershipCheck,
@@ -616,11 +617,11 @@ def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes
             and t.phase is not TaskPhase.SCHEDULE and any(e in events for e in t.events)]
     running = {ref.identity for t in runs for ref in t.resources}
     objects = [Applied(ref, doc.obj, ref.identity in sent) for ref, doc in want_resources.values()]
-    objects += [Applied(ref, doc.obj, True, "hook") for ref, doc in want_hooks.values() if ref.identity in running]
+    objects += [Applied(ref, doc.obj, True, Role.HOOK) for ref, doc in want_hooks.values() if ref.identity in running]
     if request.previous is None and not request.skip_crds:
-        objects += [Applied(_chart_crd_ref(d), d.obj, True, "chart CRD") for d in request.desired.crds]
+        objects += [Applied(_chart_crd_ref(d), d.obj, True, Role.CHART_CRD) for d in request.desired.crds]
     if request.previous is not None:
-        objects += [Applied(ref, doc.obj, False, "previous release") for ref, doc in prev_resources.values()]
+        objects += [Applied(ref, doc.obj, False, Role.PREVIOUS_RELEASE) for ref, doc in prev_resources.values()]
     crd_objects = [d.obj for d in (*request.desired.crds, *request.desired.resources, *request.desired.hooks)]
     out = predict(target, objects, crd_objects)
     if request.previous is None:

@@ -35,8 +35,12 @@ from msgspec import Struct, field
 from deployah_plan.core.kube_api import ApiTable, parse_version
 from deployah_plan.core.compact_schema import compact_crd_schema
 from deployah_plan.kinds import group_of
-from deployah_plan.codes import Code
-from deployah_plan.model import ResourceRef, Severity, TaskPlan, Warning, warn_text
+from deployah_plan.facts import (
+    ApiDeprecated, ApiKind, ApiNotServed, CrdMissing, HookCollision, HookCollisionRule, Judged, KindsNotChecked,
+    NamespaceMissing, NotServedRule, ProblemKind, Role, SchemaInvalid, SchemaProblem, SchemaType, UnknownField,
+    UnknownFieldRule, VersionSource,
+)
+from deployah_plan.model import ResourceRef, Severity, TaskPlan, Warning, warn
 
 OBJECT_META = "apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
@@ -44,8 +48,8 @@ OBJECT_META = "apimachinery.pkg.apis.meta.v1.ObjectMeta"
 class Target(Struct, frozen=True):
     """The API server Helm will talk to, as far as the plan knows it.
 
-    `kube_version` is the version judged against and `source` where it came from ("the
-    cluster", "--kube-version", "helm template's default"). With a cluster, `served` holds
+    `kube_version` is the version judged against and `source` where it came from (the
+    cluster, --kube-version, helm template's default). With a cluster, `served` holds
     the "apiVersion Kind" pairs its discovery lists and `roots`/`types` its own OpenAPI
     schemas (compact, `core.compact_schema`); without one they are None and the table answers.
     `namespace_exists` is None when not known. `strict_fields`: Helm sends strict field
@@ -53,7 +57,7 @@ class Target(Struct, frozen=True):
     """
 
     kube_version: str
-    source: str
+    source: VersionSource
     table: ApiTable
     served: frozenset[str] | None = None
     roots: Mapping[str, str] | None = None
@@ -78,20 +82,20 @@ class Target(Struct, frozen=True):
         return parsed[1] if parsed else self.table.newest
 
     @property
-    def judged(self) -> str:
-        return f"Kubernetes {self.kube_version} ({self.source})"
+    def judged(self) -> Judged:
+        return Judged(self.kube_version, self.source)
 
 
 class Applied(Struct, frozen=True):
     """One object Helm builds (its apiVersion and kind are set: the manifest reader checks).
     `apply`: it is sent to the server (created or changed) and so validated against the
-    schema; else only mapped to a REST resource (the previous release's objects). `what` names
-    it in messages when it is not a plain release object (a hook, the previous release's)."""
+    schema; else only mapped to a REST resource (the previous release's objects). `role`: what
+    it is when it is not a plain release object (a hook, the previous release's)."""
 
     ref: ResourceRef
     obj: Mapping[str, Any]
     apply: bool = True
-    what: str = ""
+    role: Role = Role.RELEASE
 
 
 class _Crd(Struct):
@@ -124,10 +128,6 @@ def chart_crds(objs: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _Crd]
 
 # --- schema check ---------------------------------------------------------------------------
 
-_TYPE_NAMES = {"s": "a string", "i": "an integer", "n": "a number", "b": "a boolean", "q": "a quantity (string or number)",
-               "x": "an integer or a string", "#": "an object", "[": "a list", "{": "a map"}
-
-
 def json_type(value: Any) -> str:
     """A value's JSON type in words, with its article ("a string", "an object")."""
     if isinstance(value, bool):
@@ -145,6 +145,29 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+def _type_name(value: Any) -> str:
+    """A value's JSON type by name ("string", "object"; a YAML-only type by its Python name)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+_WANTS = {"s": SchemaType.STRING, "i": SchemaType.INTEGER, "n": SchemaType.NUMBER, "b": SchemaType.BOOLEAN,
+          "q": SchemaType.QUANTITY, "x": SchemaType.INT_OR_STRING, "#": SchemaType.OBJECT, "[": SchemaType.LIST,
+          "{": SchemaType.MAP}
+_Path = tuple[str | int, ...]
+
+
 def _scalar_ok(code: str, value: Any) -> bool:
     if code == "s":
         return isinstance(value, str)
@@ -159,10 +182,11 @@ def _scalar_ok(code: str, value: Any) -> bool:
     return False  # a boolean field given something else ("a", anything, never gets here)
 
 
-class Problem(Struct, frozen=True):
-    path: str
-    code: str  # "type", "required" or "unknown"
-    detail: str
+Problem = SchemaProblem  # one field's problem: its path, what is wrong, the types (facts.SchemaProblem)
+
+
+def _wrong(value: Any, path: _Path, wants: str) -> SchemaProblem:
+    return SchemaProblem(path=path, problem=ProblemKind.TYPE, found=_type_name(value), wants=_WANTS.get(wants[0]))
 
 
 class SchemaChecker:
@@ -172,9 +196,9 @@ class SchemaChecker:
         self.types = types
 
     def check(self, obj: Mapping[str, Any], root: str, skip: Iterable[str] = ("apiVersion", "kind", "status"),
-              path: str = "") -> list[Problem]:
+              path: _Path = ()) -> list[Problem]:
         """The problems of `obj` as type `root`, its fields named from `path` (the object's own
-        place in a larger one: "metadata")."""
+        place in a larger one: ("metadata",))."""
         out: list[Problem] = []
         body = self.types.get(root)
         if body is None:
@@ -183,7 +207,7 @@ class SchemaChecker:
         self._object({k: v for k, v in obj.items() if k not in skipped}, body, path, out)
         return out
 
-    def _object(self, value: Mapping[str, Any], body: Mapping[str, Any], path: str, out: list[Problem]) -> None:
+    def _object(self, value: Mapping[str, Any], body: Mapping[str, Any], path: _Path, out: list[Problem]) -> None:
         props = body["p"]
         for key, item in value.items():
             code = props.get(key)
@@ -192,57 +216,47 @@ class SchemaChecker:
                     import difflib  # only for an unknown field's suggestion
 
                     near = difflib.get_close_matches(str(key), list(props), n=1)
-                    out.append(Problem(_join(path, key), "unknown", f"did you mean {_join(path, near[0])}?" if near else ""))
+                    out.append(SchemaProblem(path=(*path, str(key)), problem=ProblemKind.UNKNOWN,
+                                             near=(*path, near[0]) if near else None))
                 continue
             if item is not None and code != "a":
-                self._value(item, code, _join(path, key), out)
+                self._value(item, code, (*path, str(key)), out)
         for key in body.get("r", ()):
             if value.get(key) is None:
-                out.append(Problem(_join(path, key), "required", ""))
+                out.append(SchemaProblem(path=(*path, str(key)), problem=ProblemKind.REQUIRED))
 
-    def _value(self, value: Any, code: str, path: str, out: list[Problem]) -> None:
+    def _value(self, value: Any, code: str, path: _Path, out: list[Problem]) -> None:
         head = code[0]
         if head == "#":
             if not isinstance(value, dict):
-                out.append(Problem(path, "type", f"{json_type(value)} where the schema wants an object"))
+                out.append(_wrong(value, path, code))
                 return
             body = self.types.get(code[1:])
             if body is not None:
                 self._object(value, body, path, out)
         elif head == "[":
             if not isinstance(value, list):
-                out.append(Problem(path, "type", f"{json_type(value)} where the schema wants a list"))
+                out.append(_wrong(value, path, code))
                 return
             inner = code[1:]
             if inner != "a":
                 for index, item in enumerate(value):
                     if item is not None:
-                        self._value(item, inner, f"{path}[{index}]", out)
+                        self._value(item, inner, (*path, index), out)
         elif head == "{":
             if not isinstance(value, dict):
-                out.append(Problem(path, "type", f"{json_type(value)} where the schema wants a map"))
+                out.append(_wrong(value, path, code))
                 return
             inner = code[1:]
             if inner != "a":
                 for key, item in value.items():
                     if item is not None:
-                        self._value(item, inner, _join(path, key), out)
+                        self._value(item, inner, (*path, str(key)), out)
         elif not _scalar_ok(code, value):
-            out.append(Problem(path, "type", f"{json_type(value)} where the schema wants {_TYPE_NAMES.get(head, code)}"))
-
-
-def _join(path: str, key: Any) -> str:
-    key = str(key)
-    if key.replace("-", "").replace("_", "").isalnum():
-        return f"{path}.{key}" if path else key
-    return f"{path}[{key!r}]"
+            out.append(_wrong(value, path, code))
 
 
 # --- the predictions ------------------------------------------------------------------------
-
-def _label(item: Applied) -> str:
-    return f"{item.what} {item.ref}" if item.what else str(item.ref)
-
 
 class _Predictor:
     def __init__(self, target: Target, crds: Mapping[tuple[str, str], _Crd]) -> None:
@@ -255,7 +269,7 @@ class _Predictor:
         self.crd_types: dict[str, Any] = {}
         self.crd_checker = SchemaChecker(self.crd_types)
         self.warnings: list[Warning] = []
-        self.unchecked: list[str] = []  # "Kind (apiVersion)", in the order first met
+        self.unchecked: list[ApiKind] = []  # in the order first met
         self.deprecated: set[str] = set()
         # Kinds whose answer is the same for every object and says nothing about one: served,
         # with a schema, not deprecated. Most objects of a release are of a handful of kinds.
@@ -282,10 +296,10 @@ class _Predictor:
         if crd is not None and not self.table.builtin(api_version):
             served, schema = crd.versions.get(version, (False, None))
             if not served:
-                offered = ", ".join(f"{group}/{v}" for v, (s, _) in crd.versions.items() if s) or "none"
-                self.fail(Code.API_NOT_SERVED, item, f"{api_version} is not a version the chart's CRD for {kind} serves "
-                          f"(it serves {offered}): Helm fails with \"no matches for kind {kind} in version "
-                          f"{api_version}\"; use a served version")
+                offered = tuple(f"{group}/{v}" for v, (s, _) in crd.versions.items() if s)
+                self.warnings.append(warn(ApiNotServed(
+                    role=item.role, api_version=api_version, kind=kind, rule=NotServedRule.CRD_VERSION, judged=None,
+                    removed_in="", replacement="", served=offered), item.ref, fails=True))
                 return None
             if schema is None:
                 return None
@@ -302,13 +316,12 @@ class _Predictor:
             if self.table.builtin(api_version):
                 self._removed(item, api_version, kind)
             else:
-                self.fail(Code.CRD_MISSING, item, f"the cluster does not serve {kind} in {api_version} and no CRD in "
-                          f"this chart defines it: Helm fails with \"no matches for kind {kind} in version "
-                          f"{api_version}\"; install the CRD first (or add it to the chart's crds/)")
+                self.warnings.append(warn(CrdMissing(role=item.role, api_version=api_version, kind=kind), item.ref,
+                                          fails=True))
             return None
         if not self.table.builtin(api_version):
-            if f"{kind} ({api_version})" not in self.unchecked:
-                self.unchecked.append(f"{kind} ({api_version})")
+            if ApiKind(kind, api_version) not in self.unchecked:
+                self.unchecked.append(ApiKind(kind, api_version))
             return None
         if not self.table.served(gvk, self.minor):
             self._removed(item, api_version, kind)
@@ -320,39 +333,23 @@ class _Predictor:
 
     def _removed(self, item: Applied, api_version: str, kind: str) -> None:
         gvk = f"{api_version} {kind}"
-        removed = self.table.removed_in(gvk)
-        when = f" (removed in {removed})" if removed else ""
         instead = self.table.alternatives(gvk, self.minor)
-        fix = f"use {instead[0]}" if instead else "move to a version the cluster serves"
-        if item.what == "previous release":
-            fix = (f"the previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), "
-                   f"and the chart must {fix}")
-        if self.target.assumed:
-            self.warnings.append(warn_text(
-                Code.API_NOT_SERVED, f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
-                f"pass --kube-version with your cluster's version to know whether Helm fails; {fix}", item.ref))
-            return
-        if self.target.render_defaults:
-            self.warnings.append(warn_text(
-                Code.API_NOT_SERVED, f"{_label(item)}: {api_version} {kind} is not served by {self.target.judged}{when}; "
-                f"rendered with helm's offline capabilities, a chart may pick another apiVersion against a real "
-                f"cluster: plan with --kube-version or a cluster to know whether Helm fails; {fix}", item.ref))
-            return
-        self.fail(Code.API_NOT_SERVED, item, f"{api_version} {kind} is not served by {self.target.judged}{when}: "
-                  f"Helm fails with \"no matches for kind {kind} in version {api_version}\"; {fix}")
+        rule = (NotServedRule.ASSUMED_VERSION if self.target.assumed else
+                NotServedRule.OFFLINE_DEFAULTS if self.target.render_defaults else NotServedRule.TARGET)
+        self.warnings.append(warn(ApiNotServed(
+            role=item.role, api_version=api_version, kind=kind, rule=rule, judged=self.target.judged,
+            removed_in=self.table.removed_in(gvk) or "", replacement=instead[0] if instead else "", served=()),
+            item.ref, fails=rule is NotServedRule.TARGET))
 
     def _deprecation(self, item: Applied, api_version: str, kind: str) -> None:
         gvk = f"{api_version} {kind}"
         removed = self.table.removed_in(gvk)
-        if removed and gvk not in self.deprecated and item.what != "previous release":
+        if removed and gvk not in self.deprecated and item.role is not Role.PREVIOUS_RELEASE:
             self.deprecated.add(gvk)
             instead = self.table.alternatives(gvk, self.table.newest)
-            self.warnings.append(warn_text(
-                Code.API_DEPRECATED, f"{api_version} {kind} is served by {self.target.judged}, and removed in "
-                f"Kubernetes {removed}" + (f": move to {instead[0]}" if instead else ""), item.ref))
-
-    def fail(self, code: Code, item: Applied, text: str) -> None:
-        self.warnings.append(warn_text(code, f"{_label(item)}: {text}", item.ref, fails=True))
+            self.warnings.append(warn(ApiDeprecated(
+                api_version=api_version, kind=kind, judged=self.target.judged, removed_in=removed,
+                replacement=instead[0] if instead else ""), item.ref))
 
     # schemas
     def schema(self, item: Applied, how: tuple[str, str | None]) -> None:
@@ -363,40 +360,26 @@ class _Predictor:
             problems = self.crd_checker.check(item.obj, root, ("apiVersion", "kind", "metadata", "status"))
             meta = item.obj.get("metadata")
             if isinstance(meta, dict):
-                problems += self.checker.check(meta, OBJECT_META, (), "metadata")
+                problems += self.checker.check(meta, OBJECT_META, (), ("metadata",))
         elif source == "live":
             problems = self.live_checker.check(item.obj, root)
         else:
             problems = self.checker.check(item.obj, root)
-        rejected = [p for p in problems if p.code != "unknown"]
-        unknown = [p for p in problems if p.code == "unknown"]
-        where = f"the schema of {self.target.judged}" if source != "crd" else "its CRD's schema"
+        rejected = tuple(p for p in problems if p.problem is not ProblemKind.UNKNOWN)
+        unknown = tuple(p for p in problems if p.problem is ProblemKind.UNKNOWN)
+        judged = self.target.judged if source != "crd" else None
         if rejected:
-            self.fail(Code.SCHEMA_INVALID, item, "the API server rejects it: " + "; ".join(_describe(p) for p in rejected[:5])
-                      + (f"; and {len(rejected) - 5} more" if len(rejected) > 5 else "") + f" (judged against {where}); "
-                      "fix the values or the template")
+            self.warnings.append(warn(SchemaInvalid(role=item.role, problems=rejected, judged=judged), item.ref,
+                                      fails=True))
         if unknown:
-            fields = "; ".join(_describe(p) for p in unknown[:5]) + (f"; and {len(unknown) - 5} more" if len(unknown) > 5 else "")
             if not self.target.validate_fields:
-                self.warnings.append(warn_text(Code.UNKNOWN_FIELD, f"{_label(item)}: unknown fields, dropped by the API "
-                                          f"server (--disable-openapi-validation): {fields}", item.ref,
-                                          severity=Severity.INFO))
+                rule, severity = UnknownFieldRule.VALIDATION_DISABLED, Severity.INFO
             elif self.target.strict_fields:
-                self.fail(Code.UNKNOWN_FIELD, item, f"server-side apply with strict field validation rejects unknown fields: "
-                          f"{fields} (judged against {where}); fix the field names, or pass --disable-openapi-validation "
-                          "to have them dropped")
+                rule, severity = UnknownFieldRule.STRICT, None
             else:
-                self.warnings.append(warn_text(Code.UNKNOWN_FIELD, f"{_label(item)}: unknown fields, dropped by the API "
-                                          f"server with a warning (client-side apply): {fields} (judged against {where})",
-                                          item.ref))
-
-
-def _describe(problem: Problem) -> str:
-    if problem.code == "required":
-        return f"{problem.path} is required"
-    if problem.code == "unknown":
-        return f"{problem.path} is unknown" + (f" ({problem.detail})" if problem.detail else "")
-    return f"{problem.path} is {problem.detail}"
+                rule, severity = UnknownFieldRule.CLIENT_SIDE, None
+            self.warnings.append(warn(UnknownField(role=item.role, rule=rule, problems=unknown, judged=judged),
+                                      item.ref, fails=rule is UnknownFieldRule.STRICT, severity=severity))
 
 
 def predict(target: Target, objects: Iterable[Applied], crd_objects: Iterable[Mapping[str, Any]]) -> list[Warning]:
@@ -407,10 +390,7 @@ def predict(target: Target, objects: Iterable[Applied], crd_objects: Iterable[Ma
         if how is not None and item.apply:
             predictor.schema(item, how)
     if predictor.unchecked:
-        kinds = predictor.unchecked
-        predictor.warnings.append(warn_text(
-            Code.KINDS_NOT_CHECKED, f"not checked offline: {', '.join(kinds[:5])}{', ...' if len(kinds) > 5 else ''} "
-            "(no CRD in this chart defines them; plan with a cluster to check that it serves them)"))
+        predictor.warnings.append(warn(KindsNotChecked(kinds=tuple(predictor.unchecked))))
     return predictor.warnings
 
 
@@ -420,9 +400,7 @@ def namespace_warning(target: Target, release_namespace: str) -> list[Warning]:
     `namespaces "NS" not found`, even when the chart itself declares that Namespace."""
     if target.namespace_exists is not False or target.create_namespace:
         return []
-    return [warn_text(Code.NAMESPACE_MISSING, f"namespace {release_namespace} does not exist in the cluster: Helm fails "
-                 f"with namespaces \"{release_namespace}\" not found; pass --create-namespace, or create the namespace "
-                 "first")]
+    return [warn(NamespaceMissing(namespace=release_namespace))]
 
 
 def hook_collisions(target: Target, tasks: Iterable[TaskPlan], live_of: Callable[[ResourceRef], Mapping[str, Any] | None] | None,
@@ -438,22 +416,17 @@ def hook_collisions(target: Target, tasks: Iterable[TaskPlan], live_of: Callable
             if ref.kind == "CustomResourceDefinition" or ref.generate_name:
                 continue
             live = live_of(ref) if live_of is not None else None
-            policy = ", ".join(task.delete_policies)
+            policies = tuple(task.delete_policies)
             if live is not None:
                 if target.client_side_hooks:
-                    out.append(warn_text(Code.HOOK_COLLISION, f"hook {ref} exists in the cluster and its delete policy "
-                                    f"({policy}) lacks before-hook-creation: Helm fails creating it with \"already "
-                                    "exists\"; delete it first, or add before-hook-creation to helm.sh/hook-delete-policy",
-                                    ref, fails=True))
+                    out.append(warn(HookCollision(rule=HookCollisionRule.EXISTS, delete_policies=policies), ref,
+                                    fails=True))
                 else:
-                    out.append(warn_text(Code.HOOK_COLLISION, f"hook {ref} exists in the cluster and its delete policy "
-                                    f"({policy}) lacks before-hook-creation: server-side apply updates the old object "
-                                    "instead of running a new one", ref))
+                    out.append(warn(HookCollision(rule=HookCollisionRule.EXISTS_SERVER_SIDE, delete_policies=policies),
+                                    ref))
             elif ran_before(ref) and live_of is None:
-                out.append(warn_text(Code.HOOK_COLLISION, f"hook {ref}: its delete policy ({policy}) lacks "
-                                "before-hook-creation, so an object left by an earlier run makes Helm fail with "
-                                "\"already exists\" (the live state was not read); add before-hook-creation to be safe",
-                                ref, severity=Severity.INFO))
+                out.append(warn(HookCollision(rule=HookCollisionRule.MAY_EXIST, delete_policies=policies), ref,
+                                severity=Severity.INFO))
     return out
 
 

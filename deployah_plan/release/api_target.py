@@ -16,6 +16,7 @@ from deployah_plan.sources.kubeconfig import ClusterSettings
 
 if TYPE_CHECKING:  # core.validate is imported when a Target is made: not before helm has started
     from deployah_plan.core.validate import Target
+    from deployah_plan.facts import VersionSource
 
 __all__ = ["Target", "api_versions", "check_version", "cluster_target", "helm_default_version", "newest_version",
            "offline_target", "served_api_versions"]
@@ -71,7 +72,7 @@ def served_api_versions(version: str) -> list[str]:
     return list(out)
 
 
-def offline_target(version: str, source: str, *, strict_fields: bool, validate_fields: bool,
+def offline_target(version: str, source: VersionSource, *, strict_fields: bool, validate_fields: bool,
                    client_side_hooks: bool, create_namespace: bool = False, render_defaults: bool = False,
                    assumed: bool = False) -> Target:
     from deployah_plan.core.validate import Target
@@ -107,7 +108,9 @@ def cluster_target(settings: ClusterSettings, streams: Iterable[Rendered | None]
     facts = read_api(settings, api_versions(streams), namespace)
     if not facts.reachable or parse_version(facts.version) is None:
         return None
-    source = "the cluster's" + (" OpenAPI" if facts.openapi else " discovery")
+    from deployah_plan.facts import VersionSource
+
+    source = VersionSource.CLUSTER_OPENAPI if facts.openapi else VersionSource.CLUSTER_DISCOVERY
     return Target(facts.version, source, table(), served=facts.served,
                   roots=facts.roots if facts.openapi else None, types=facts.types if facts.openapi else None,
                   namespace_exists=facts.namespace_exists, create_namespace=create_namespace,

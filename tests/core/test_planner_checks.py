@@ -12,8 +12,10 @@ from deployah_plan.core.kube_api import table
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, release_scope
 from deployah_plan.core.validate import Target
 from deployah_plan.facts import (
-    Collision, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, DroppedDocument, Field, KeepFromManifest, Metadata,
-    OwnershipCheck, OwnershipProblem, SsaConflict, StoredVersions,
+    ApiNotServed, Collision, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, DroppedDocument, Field, HookCollision,
+    HookCollisionRule, Judged, KeepFromManifest, Metadata, NamespaceMissing, NotServedRule, OwnershipCheck,
+    OwnershipProblem, ProblemKind, Role, SchemaInvalid, SchemaProblem, SchemaType, SsaConflict, StoredVersions,
+    VersionSource,
 )
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import (
@@ -426,8 +428,8 @@ def test_each_crd_of_the_plan_is_checked() -> None:
 
 # -- failures the API server is predicted to return (core/validate.py) ------------------------------
 
-TARGET = Target("1.34", "from --kube-version", table())
-JUDGED = "Kubernetes 1.34 (from --kube-version)"
+TARGET = Target("1.34", VersionSource.FLAG, table())
+JUDGED = Judged("1.34", VersionSource.FLAG)
 PDB = "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata:\n  name: pdb\nspec:\n  minAvailable: 1\n"
 
 
@@ -437,14 +439,13 @@ def bad_cm(name: str, **annotations: str) -> str:
     return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}{meta}\ndata:\n  count: 1\n"
 
 
-def rejected(name: str, what: str = "") -> str:
-    label = f"{what} ConfigMap shop/{name}" if what else f"ConfigMap shop/{name}"
-    return (f"{label}: the API server rejects it: data.count is an integer where the schema wants a string (judged "
-            f"against the schema of {JUDGED}); fix the values or the template")
+def rejected(role: Role = Role.RELEASE) -> SchemaInvalid:
+    return SchemaInvalid(role=role, judged=JUDGED, problems=(
+        SchemaProblem(path=("data", "count"), problem=ProblemKind.TYPE, found="integer", wants=SchemaType.STRING),))
 
 
-def failures(p: Plan) -> list[tuple[Code, ResourceRef | None, str]]:
-    return [(w.code, w.resource, w.message) for w in p.warnings if w.fails]
+def failures(p: Plan) -> list[tuple[Code, ResourceRef | None, Any]]:
+    return [(w.code, w.resource, w.facts) for w in p.warnings if w.fails]
 
 
 def test_only_what_is_sent_is_validated_and_the_previous_release_is_mapped() -> None:
@@ -452,12 +453,10 @@ def test_only_what_is_sent_is_validated_and_the_previous_release_is_mapped() -> 
     # target no longer serves fails the upgrade. Schemas are judged only for what is sent.
     p = plan([PDB, bad_cm("same"), cm("x")], [bad_cm("same"), bad_cm("x")], None, target=TARGET)
     assert failures(p) == [
-        (Code.SCHEMA_INVALID, ref("v1", "ConfigMap", "x"), rejected("x")),
-        (Code.API_NOT_SERVED, ref("policy/v1beta1", "PodDisruptionBudget", "pdb"),
-         f"previous release PodDisruptionBudget shop/pdb: policy/v1beta1 PodDisruptionBudget is not served by {JUDGED} "
-         "(removed in 1.25): Helm fails with \"no matches for kind PodDisruptionBudget in version policy/v1beta1\"; the "
-         "previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), and the chart "
-         "must use policy/v1"),
+        (Code.SCHEMA_INVALID, ref("v1", "ConfigMap", "x"), rejected()),
+        (Code.API_NOT_SERVED, ref("policy/v1beta1", "PodDisruptionBudget", "pdb"), ApiNotServed(
+            role=Role.PREVIOUS_RELEASE, api_version="policy/v1beta1", kind="PodDisruptionBudget",
+            rule=NotServedRule.TARGET, judged=JUDGED, removed_in="1.25", replacement="policy/v1", served=())),
     ]
     # Without a target, nothing is predicted.
     assert failures(plan([PDB, cm("x")], [bad_cm("x")], None)) == []
@@ -467,11 +466,11 @@ def test_the_hooks_that_run_on_this_action_are_validated() -> None:
     hooks = [bad_cm("before", **{"helm.sh/hook": "pre-upgrade"}), bad_cm("after", **{"helm.sh/hook": "post-upgrade"}),
              bad_cm("first", **{"helm.sh/hook": "post-install"})]
     p = plan([CONFIGMAP], [CONFIGMAP, *hooks], [live_of(CONFIGMAP)], target=TARGET)
-    assert failures(p) == [(Code.SCHEMA_INVALID, ref("v1", "ConfigMap", "before"), rejected("before", "hook")),
-                           (Code.SCHEMA_INVALID, ref("v1", "ConfigMap", "after"), rejected("after", "hook"))]
+    assert failures(p) == [(Code.SCHEMA_INVALID, ref("v1", "ConfigMap", "before"), rejected(Role.HOOK)),
+                           (Code.SCHEMA_INVALID, ref("v1", "ConfigMap", "after"), rejected(Role.HOOK))]
     # An install runs the install hooks; --no-hooks runs none.
     assert failures(plan(None, hooks, [], target=TARGET)) == [
-        (Code.SCHEMA_INVALID, ref("v1", "ConfigMap", "first"), rejected("first", "hook"))]
+        (Code.SCHEMA_INVALID, ref("v1", "ConfigMap", "first"), rejected(Role.HOOK))]
     assert failures(plan([CONFIGMAP], [CONFIGMAP, *hooks], [live_of(CONFIGMAP)], target=TARGET, hooks_disabled=True)) == []
     # A hook leaving the release is deleted, not run.
     gone = plan([CONFIGMAP, hooks[0]], [CONFIGMAP], [live_of(CONFIGMAP)], target=TARGET)
@@ -480,10 +479,11 @@ def test_the_hooks_that_run_on_this_action_are_validated() -> None:
 
 def test_a_fresh_install_validates_the_charts_crds() -> None:
     text = crd("widgets", WIDGETS_V1, CRD_FILE).replace("scope: Namespaced", "scope: 7")
-    name = "chart CRD CustomResourceDefinition widgets.shop.example.com"
     (found,) = failures(plan(None, [text], [], target=TARGET))
     assert found[:2] == (Code.SCHEMA_INVALID, crd_ref("widgets"))
-    assert found[2].startswith(f"{name}: the API server rejects it: spec.scope is an integer where the schema wants a string")
+    assert isinstance(found[2], SchemaInvalid) and found[2].role is Role.CHART_CRD
+    assert found[2].problems[0] == SchemaProblem(path=("spec", "scope"), problem=ProblemKind.TYPE, found="integer",
+                                                 wants=SchemaType.STRING)
     # --skip-crds leaves them out; an upgrade never applies them.
     assert failures(plan(None, [text], [], target=TARGET, skip_crds=True)) == []
     assert failures(plan([text], [text], [], target=TARGET)) == []
@@ -491,9 +491,9 @@ def test_a_fresh_install_validates_the_charts_crds() -> None:
 
 def test_custom_resources_are_judged_against_a_crd_anywhere_in_the_chart() -> None:
     widget = WIDGET.replace("size: 2", "size: two")
-    judged = [(Code.SCHEMA_INVALID, ref("shop.example.com/v1", "Widget", "blue"),
-               "Widget shop/blue: the API server rejects it: spec.size is a string where the schema wants an integer "
-               "(judged against its CRD's schema); fix the values or the template")]
+    judged = [(Code.SCHEMA_INVALID, ref("shop.example.com/v1", "Widget", "blue"), SchemaInvalid(
+        role=Role.RELEASE, judged=None, problems=(
+            SchemaProblem(path=("spec", "size"), problem=ProblemKind.TYPE, found="string", wants=SchemaType.INTEGER),)))]
     definition = crd("widgets", WIDGETS_V1)
     hook = definition.replace("name: widgets.shop.example.com", "name: widgets.shop.example.com\n  annotations: "
                               "{helm.sh/hook: pre-install}")
@@ -505,10 +505,9 @@ def test_custom_resources_are_judged_against_a_crd_anywhere_in_the_chart() -> No
 
 
 def test_an_install_into_a_missing_namespace_fails() -> None:
-    missing = Target("1.34", "the cluster", table(), namespace_exists=False)
+    missing = Target("1.34", VersionSource.CLUSTER_DISCOVERY, table(), namespace_exists=False)
     assert failures(plan(None, [CONFIGMAP], [], target=missing)) == [(
-        Code.NAMESPACE_MISSING, None, 'namespace shop does not exist in the cluster: Helm fails with namespaces "shop" '
-        "not found; pass --create-namespace, or create the namespace first")]
+        Code.NAMESPACE_MISSING, None, NamespaceMissing(namespace="shop"))]
     # An upgrade's release is already there: its namespace is not in question.
     assert failures(plan([CONFIGMAP], [CONFIGMAP], [], target=missing)) == []
 
@@ -523,9 +522,7 @@ def test_a_hook_left_in_the_cluster_without_before_hook_creation_collides() -> N
     p = plan([CONFIGMAP, HOOK], [CONFIGMAP, HOOK], [live_of(CONFIGMAP), live_of(HOOK)], target=TARGET)
     assert failures(p) == [(
         Code.HOOK_COLLISION, ref("v1", "ConfigMap", "job"),
-        'hook ConfigMap shop/job exists in the cluster and its delete policy (hook-succeeded) lacks '
-        'before-hook-creation: Helm fails creating it with "already exists"; delete it first, or add '
-        "before-hook-creation to helm.sh/hook-delete-policy")]
+        HookCollision(rule=HookCollisionRule.EXISTS, delete_policies=("hook-succeeded",)))]
     # Read and gone: nothing collides.
     assert failures(plan([CONFIGMAP, HOOK], [CONFIGMAP, HOOK], [live_of(CONFIGMAP)], target=TARGET)) == []
 

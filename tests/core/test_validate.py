@@ -33,6 +33,11 @@ from deployah_plan.core.kube_api import table
 from deployah_plan.core.validate import (
     Applied, Problem, SchemaChecker, Target, hook_collisions, json_type, namespace_warning, predict,
 )
+from deployah_plan.facts import (
+    ApiDeprecated, ApiKind, ApiNotServed, CrdMissing, HookCollision, HookCollisionRule, Judged, KindsNotChecked,
+    NamespaceMissing, NotServedRule, ProblemKind, Role, SchemaInvalid, SchemaProblem, SchemaType, UnknownField,
+    UnknownFieldRule, VersionSource,
+)
 from deployah_plan.model import ResourceRef, Severity, TaskAction, TaskPhase, TaskPlan, Warning
 
 # --- the schema walk, on compact types written out by hand (see core/compact_schema.py) ------
@@ -46,6 +51,19 @@ TYPES: dict[str, Any] = {
     "Open": {"p": {"known": "i"}, "u": 1},
 }
 CHECKER = SchemaChecker(TYPES)
+Path = tuple[str | int, ...]
+
+
+def _wrong(path: Path, found: str, wants: SchemaType) -> Problem:
+    return SchemaProblem(path=path, problem=ProblemKind.TYPE, found=found, wants=wants)
+
+
+def _required(path: Path) -> Problem:
+    return SchemaProblem(path=path, problem=ProblemKind.REQUIRED)
+
+
+def _unknown(path: Path, near: Path | None = None) -> Problem:
+    return SchemaProblem(path=path, problem=ProblemKind.UNKNOWN, near=near)
 
 
 def _check(**fields: Any) -> list[Problem]:
@@ -67,73 +85,73 @@ def test_every_form_the_api_server_accepts(field: str, value: Any) -> None:
 
 
 @pytest.mark.parametrize(("field", "value", "problem"), [
-    ("name", 1, Problem("name", "type", "an integer where the schema wants a string")),
-    ("name", True, Problem("name", "type", "a boolean where the schema wants a string")),
-    ("name", 1.5, Problem("name", "type", "a number where the schema wants a string")),
-    ("count", "3", Problem("count", "type", "a string where the schema wants an integer")),
-    ("count", True, Problem("count", "type", "a boolean where the schema wants an integer")),
-    ("count", 1.5, Problem("count", "type", "a number where the schema wants an integer")),
-    ("ratio", "1", Problem("ratio", "type", "a string where the schema wants a number")),
-    ("ratio", False, Problem("ratio", "type", "a boolean where the schema wants a number")),
-    ("size", True, Problem("size", "type", "a boolean where the schema wants a quantity (string or number)")),
-    ("size", [1], Problem("size", "type", "a list where the schema wants a quantity (string or number)")),
-    ("port", 1.5, Problem("port", "type", "a number where the schema wants an integer or a string")),
-    ("port", True, Problem("port", "type", "a boolean where the schema wants an integer or a string")),
-    ("port", {"a": 1}, Problem("port", "type", "an object where the schema wants an integer or a string")),
-    ("on", "true", Problem("on", "type", "a string where the schema wants a boolean")),
-    ("on", 1, Problem("on", "type", "an integer where the schema wants a boolean")),
-    ("on", 1.0, Problem("on", "type", "a number where the schema wants a boolean")),
-    ("on", [True], Problem("on", "type", "a list where the schema wants a boolean")),
-    ("child", "x", Problem("child", "type", "a string where the schema wants an object")),
-    ("child", [{"id": 1}], Problem("child", "type", "a list where the schema wants an object")),
-    ("items", {"id": 1}, Problem("items", "type", "an object where the schema wants a list")),
-    ("items", "x", Problem("items", "type", "a string where the schema wants a list")),
-    ("free", {"a": 1}, Problem("free", "type", "an object where the schema wants a list")),
-    ("labels", ["a"], Problem("labels", "type", "a list where the schema wants a map")),
-    ("labels", "a=b", Problem("labels", "type", "a string where the schema wants a map")),
-    ("extra", [1], Problem("extra", "type", "a list where the schema wants a map")),
-    ("labels", {"a": "b", "c": 1}, Problem("labels.c", "type", "an integer where the schema wants a string")),
-    ("tags", ["a", 1], Problem("tags[1]", "type", "an integer where the schema wants a string")),
-    ("items", [{"id": 1}, {"id": "two"}], Problem("items[1].id", "type", "a string where the schema wants an integer")),
-    ("items", [{"note": "x"}], Problem("items[0].id", "required", "")),
-    ("child", {"id": None}, Problem("child.id", "required", "")),
-    ("open", {"known": "one", "other": 1}, Problem("open.known", "type", "a string where the schema wants an integer")),
+    ("name", 1, _wrong(("name",), "integer", SchemaType.STRING)),
+    ("name", True, _wrong(("name",), "boolean", SchemaType.STRING)),
+    ("name", 1.5, _wrong(("name",), "number", SchemaType.STRING)),
+    ("count", "3", _wrong(("count",), "string", SchemaType.INTEGER)),
+    ("count", True, _wrong(("count",), "boolean", SchemaType.INTEGER)),
+    ("count", 1.5, _wrong(("count",), "number", SchemaType.INTEGER)),
+    ("ratio", "1", _wrong(("ratio",), "string", SchemaType.NUMBER)),
+    ("ratio", False, _wrong(("ratio",), "boolean", SchemaType.NUMBER)),
+    ("size", True, _wrong(("size",), "boolean", SchemaType.QUANTITY)),
+    ("size", [1], _wrong(("size",), "list", SchemaType.QUANTITY)),
+    ("port", 1.5, _wrong(("port",), "number", SchemaType.INT_OR_STRING)),
+    ("port", True, _wrong(("port",), "boolean", SchemaType.INT_OR_STRING)),
+    ("port", {"a": 1}, _wrong(("port",), "object", SchemaType.INT_OR_STRING)),
+    ("on", "true", _wrong(("on",), "string", SchemaType.BOOLEAN)),
+    ("on", 1, _wrong(("on",), "integer", SchemaType.BOOLEAN)),
+    ("on", 1.0, _wrong(("on",), "number", SchemaType.BOOLEAN)),
+    ("on", [True], _wrong(("on",), "list", SchemaType.BOOLEAN)),
+    ("child", "x", _wrong(("child",), "string", SchemaType.OBJECT)),
+    ("child", [{"id": 1}], _wrong(("child",), "list", SchemaType.OBJECT)),
+    ("items", {"id": 1}, _wrong(("items",), "object", SchemaType.LIST)),
+    ("items", "x", _wrong(("items",), "string", SchemaType.LIST)),
+    ("free", {"a": 1}, _wrong(("free",), "object", SchemaType.LIST)),
+    ("labels", ["a"], _wrong(("labels",), "list", SchemaType.MAP)),
+    ("labels", "a=b", _wrong(("labels",), "string", SchemaType.MAP)),
+    ("extra", [1], _wrong(("extra",), "list", SchemaType.MAP)),
+    ("labels", {"a": "b", "c": 1}, _wrong(("labels", "c"), "integer", SchemaType.STRING)),
+    ("tags", ["a", 1], _wrong(("tags", 1), "integer", SchemaType.STRING)),
+    ("items", [{"id": 1}, {"id": "two"}], _wrong(("items", 1, "id"), "string", SchemaType.INTEGER)),
+    ("items", [{"note": "x"}], _required(("items", 0, "id"))),
+    ("child", {"id": None}, _required(("child", "id"))),
+    ("open", {"known": "one", "other": 1}, _wrong(("open", "known"), "string", SchemaType.INTEGER)),
 ])
 def test_what_the_api_server_refuses(field: str, value: Any, problem: Problem) -> None:
     assert _check(**{field: value}) == [problem]
 
 
 def test_a_required_field_missing_or_null() -> None:
-    assert CHECKER.check({}, "Root") == [Problem("name", "required", "")]
-    assert CHECKER.check({"name": None}, "Root") == [Problem("name", "required", "")]
+    assert CHECKER.check({}, "Root") == [_required(("name",))]
+    assert CHECKER.check({"name": None}, "Root") == [_required(("name",))]
 
 
 def test_unknown_fields_with_a_suggestion_when_one_is_close() -> None:
-    assert _check(nmae="x") == [Problem("nmae", "unknown", "did you mean name?")]
-    assert _check(child={"id": 1, "nots": "x"}) == [Problem("child.nots", "unknown", "did you mean child.note?")]
-    assert _check(zzzzzz=1) == [Problem("zzzzzz", "unknown", "")]
+    assert _check(nmae="x") == [_unknown(("nmae",), ("name",))]
+    assert _check(child={"id": 1, "nots": "x"}) == [_unknown(("child", "nots"), ("child", "note"))]
+    assert _check(zzzzzz=1) == [_unknown(("zzzzzz",))]
     # every field is looked at, after an unknown one too
-    assert _check(cuont=1, count="x") == [Problem("cuont", "unknown", "did you mean count?"),
-                                          Problem("count", "type", "a string where the schema wants an integer")]
+    assert _check(cuont=1, count="x") == [_unknown(("cuont",), ("count",)),
+                                          _wrong(("count",), "string", SchemaType.INTEGER)]
 
 
 def test_paths_name_keys_that_are_not_plain_words_in_brackets() -> None:
     assert _check(labels={"app.kubernetes.io/name": 1}) == [
-        Problem("labels['app.kubernetes.io/name']", "type", "an integer where the schema wants a string")]
+        _wrong(("labels", "app.kubernetes.io/name"), "integer", SchemaType.STRING)]
     assert _check(labels={"max-surge_x": 1, "-": 2, "_": 3}) == [
-        Problem("labels.max-surge_x", "type", "an integer where the schema wants a string"),
-        Problem("labels['-']", "type", "an integer where the schema wants a string"),
-        Problem("labels['_']", "type", "an integer where the schema wants a string")]
-    assert _check(**{"a.b": 1}) == [Problem("['a.b']", "unknown", "")]
+        _wrong(("labels", "max-surge_x"), "integer", SchemaType.STRING),
+        _wrong(("labels", "-"), "integer", SchemaType.STRING),
+        _wrong(("labels", "_"), "integer", SchemaType.STRING)]
+    assert _check(**{"a.b": 1}) == [_unknown(("a.b",))]
     # an object checked in its place in a larger one: its fields, and the suggestions, start there
-    assert CHECKER.check({"nmae": "x"}, "Root", (), "spec") == [
-        Problem("spec.nmae", "unknown", "did you mean spec.name?"), Problem("spec.name", "required", "")]
+    assert CHECKER.check({"nmae": "x"}, "Root", (), ("spec",)) == [
+        _unknown(("spec", "nmae"), ("spec", "name")), _required(("spec", "name"))]
 
 
 def test_apiversion_kind_and_status_are_not_the_schemas_business() -> None:
     obj = {"apiVersion": "v1", "kind": "Root", "name": "n", "status": {"anything": 1}}
     assert CHECKER.check(obj, "Root") == []
-    assert [p.path for p in CHECKER.check(obj, "Root", ())] == ["apiVersion", "kind", "status"]
+    assert [p.path for p in CHECKER.check(obj, "Root", ())] == [("apiVersion",), ("kind",), ("status",)]
     assert CHECKER.check({"name": 1}, "NoSuchType") == []
 
 
@@ -146,11 +164,11 @@ def test_json_type_names_each_json_value() -> None:
 # --- objects against the committed table ------------------------------------------------------
 
 def _target(version: str = "1.34", **flags: Any) -> Target:
-    return Target(version, "from --kube-version", table(), **flags)
+    return Target(version, VersionSource.FLAG, table(), **flags)
 
 
 STRICT = _target(strict_fields=True)
-JUDGED = "Kubernetes 1.34 (from --kube-version)"
+JUDGED = Judged("1.34", VersionSource.FLAG)
 
 
 def _ref(obj: Mapping[str, Any]) -> ResourceRef:
@@ -160,8 +178,15 @@ def _ref(obj: Mapping[str, Any]) -> ResourceRef:
 
 
 def _predict(*objs: Mapping[str, Any], target: Target = STRICT, crds: list[dict[str, Any]] | None = None,
-             what: str = "", apply: bool = True) -> list[Warning]:
-    return predict(target, [Applied(_ref(o), o, apply, what) for o in objs], crds or [])
+             role: Role = Role.RELEASE, apply: bool = True) -> list[Warning]:
+    return predict(target, [Applied(_ref(o), o, apply, role) for o in objs], crds or [])
+
+
+def _not_served(api_version: str, kind: str, judged: Judged | None, removed_in: str = "", replacement: str = "", *,
+                rule: NotServedRule = NotServedRule.TARGET, role: Role = Role.RELEASE,
+                served: tuple[str, ...] = ()) -> ApiNotServed:
+    return ApiNotServed(role=role, api_version=api_version, kind=kind, rule=rule, judged=judged,
+                        removed_in=removed_in, replacement=replacement, served=served)
 
 
 def _configmap(**top: Any) -> dict[str, Any]:
@@ -177,51 +202,40 @@ def _deployment(replicas: Any = 2, **spec: Any) -> dict[str, Any]:
 
 def test_a_wrong_type_fails_whatever_the_apply_method() -> None:
     cm = _configmap(data={"port": 8080})
-    expected = Warning(Code.SCHEMA_INVALID, "ConfigMap ns/c: the API server rejects it: data.port is an integer where "
-                       f"the schema wants a string (judged against the schema of {JUDGED}); fix the values or the "
-                       "template", Severity.WARNING, _ref(cm), True)
+    expected = Warning(Code.SCHEMA_INVALID, SchemaInvalid(
+        role=Role.RELEASE, problems=(_wrong(("data", "port"), "integer", SchemaType.STRING),), judged=JUDGED),
+        Severity.WARNING, _ref(cm), True)
     for target in (STRICT, _target(), _target(validate_fields=False)):
         assert _predict(cm, target=target) == [expected]
 
 
-def test_five_problems_are_named_and_the_rest_counted() -> None:
-    five = _configmap(data={k: 1 for k in "abcde"})
-    (warning,) = _predict(five)
-    listed = "; ".join(f"data.{k} is an integer where the schema wants a string" for k in "abcde")
-    assert warning.message == (f"ConfigMap ns/c: the API server rejects it: {listed} (judged against the schema of "
-                               f"{JUDGED}); fix the values or the template")
-    six = _configmap(data={k: 1 for k in "abcdef"})
-    (warning,) = _predict(six)
-    assert f"{listed}; and 1 more (judged" in warning.message and "data.f" not in warning.message
+def test_every_problem_is_in_the_facts() -> None:
     seven = _configmap(data={k: 1 for k in "abcdefg"})
     (warning,) = _predict(seven)
-    assert f"{listed}; and 2 more (judged" in warning.message
+    assert isinstance(warning.facts, SchemaInvalid)
+    assert warning.facts.problems == tuple(_wrong(("data", k), "integer", SchemaType.STRING) for k in "abcdefg")
 
 
 def test_an_unknown_field_by_field_validation() -> None:
     cm = _configmap(dta={"a": "b"})
-    field = "dta is unknown (did you mean data?)"
+    field = (_unknown(("dta",), ("data",)),)
     assert _predict(cm, target=STRICT) == [Warning(
-        Code.UNKNOWN_FIELD, f"ConfigMap ns/c: server-side apply with strict field validation rejects unknown fields: "
-        f"{field} (judged against the schema of {JUDGED}); fix the field names, or pass "
-        "--disable-openapi-validation to have them dropped", Severity.WARNING, _ref(cm), True)]
+        Code.UNKNOWN_FIELD, UnknownField(role=Role.RELEASE, rule=UnknownFieldRule.STRICT, problems=field, judged=JUDGED),
+        Severity.WARNING, _ref(cm), True)]
     assert _predict(cm, target=_target()) == [Warning(
-        Code.UNKNOWN_FIELD, f"ConfigMap ns/c: unknown fields, dropped by the API server with a warning (client-side "
-        f"apply): {field} (judged against the schema of {JUDGED})", Severity.WARNING, _ref(cm), False)]
+        Code.UNKNOWN_FIELD, UnknownField(role=Role.RELEASE, rule=UnknownFieldRule.CLIENT_SIDE, problems=field,
+                                         judged=JUDGED), Severity.WARNING, _ref(cm), False)]
     for target in (_target(validate_fields=False), _target(validate_fields=False, strict_fields=True)):
         assert _predict(cm, target=target) == [Warning(
-            Code.UNKNOWN_FIELD, f"ConfigMap ns/c: unknown fields, dropped by the API server "
-            f"(--disable-openapi-validation): {field}", Severity.INFO, _ref(cm), False)]
+            Code.UNKNOWN_FIELD, UnknownField(role=Role.RELEASE, rule=UnknownFieldRule.VALIDATION_DISABLED,
+                                             problems=field, judged=JUDGED), Severity.INFO, _ref(cm), False)]
 
 
-def test_unknown_fields_five_named_and_the_rest_counted() -> None:
-    five = _configmap(**{f"zz{i}": 1 for i in range(5)})
-    (warning,) = _predict(five)
-    listed = "; ".join(f"zz{i} is unknown" for i in range(5))
-    assert f"rejects unknown fields: {listed} (judged" in warning.message
+def test_every_unknown_field_is_in_the_facts() -> None:
     six = _configmap(**{f"zz{i}": 1 for i in range(6)})
     (warning,) = _predict(six)
-    assert f"rejects unknown fields: {listed}; and 1 more (judged" in warning.message
+    assert isinstance(warning.facts, UnknownField)
+    assert warning.facts.problems == tuple(_unknown((f"zz{i}",)) for i in range(6))
 
 
 def test_a_wrong_type_and_an_unknown_field_are_two_warnings() -> None:
@@ -232,13 +246,14 @@ def test_a_wrong_type_and_an_unknown_field_are_two_warnings() -> None:
 def test_only_objects_sent_to_the_server_are_validated() -> None:
     bad = _configmap(data={"a": 1}, dta={})
     assert _predict(bad, apply=False) == []
-    assert _predict(bad, apply=False, what="previous release") == []
+    assert _predict(bad, apply=False, role=Role.PREVIOUS_RELEASE) == []
 
 
 def test_the_oldest_version_of_the_table_has_schemas_and_an_older_one_none() -> None:
     (warning,) = _predict(_deployment("two"), target=_target("1.25"))
-    assert warning.code is Code.SCHEMA_INVALID
-    assert "spec.replicas is a string where the schema wants an integer" in warning.message
+    assert warning.code is Code.SCHEMA_INVALID and isinstance(warning.facts, SchemaInvalid)
+    assert warning.facts.problems == (_wrong(("spec", "replicas"), "string", SchemaType.INTEGER),)
+    assert warning.facts.judged == Judged("1.25", VersionSource.FLAG)
     assert _predict(_deployment("two"), target=_target("1.24")) == []
 
 
@@ -247,119 +262,112 @@ def test_the_oldest_version_of_the_table_has_schemas_and_an_older_one_none() -> 
 HPA = {"apiVersion": "autoscaling/v2beta2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"},
        "spec": {"maxReplicas": 3, "scaleTargetRef": {"kind": "Deployment", "name": "web"}}}
 PSP = {"apiVersion": "policy/v1beta1", "kind": "PodSecurityPolicy", "metadata": {"name": "p"}, "spec": {}}
+V130 = Judged("1.30", VersionSource.FLAG)
 
 
 def test_a_removed_api_fails_and_names_its_replacement() -> None:
     assert _predict(HPA, target=_target("1.30")) == [Warning(
-        Code.API_NOT_SERVED, "HorizontalPodAutoscaler ns/h: autoscaling/v2beta2 HorizontalPodAutoscaler is not served "
-        "by Kubernetes 1.30 (from --kube-version) (removed in 1.26): Helm fails with \"no matches for kind "
-        "HorizontalPodAutoscaler in version autoscaling/v2beta2\"; use autoscaling/v2", Severity.WARNING, _ref(HPA), True)]
+        Code.API_NOT_SERVED, _not_served("autoscaling/v2beta2", "HorizontalPodAutoscaler", V130, "1.26", "autoscaling/v2"),
+        Severity.WARNING, _ref(HPA), True)]
 
 
 def test_the_replacement_is_one_the_target_version_serves() -> None:
     # flowcontrol v1beta1 went in 1.26; v1 came in 1.29: on 1.28 the newest served is v1beta3
     fs = {"apiVersion": "flowcontrol.apiserver.k8s.io/v1beta1", "kind": "FlowSchema", "metadata": {"name": "f"}}
     (warning,) = _predict(fs, target=_target("1.28"))
-    assert warning.message.endswith("(removed in 1.26): Helm fails with \"no matches for kind FlowSchema in version "
-                                    "flowcontrol.apiserver.k8s.io/v1beta1\"; use flowcontrol.apiserver.k8s.io/v1beta3")
+    assert warning.facts == _not_served("flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema",
+                                        Judged("1.28", VersionSource.FLAG), "1.26", "flowcontrol.apiserver.k8s.io/v1beta3")
 
 
 def test_a_removed_api_without_replacement() -> None:
     assert _predict(PSP, target=_target("1.25")) == [Warning(
-        Code.API_NOT_SERVED, "PodSecurityPolicy p: policy/v1beta1 PodSecurityPolicy is not served by Kubernetes 1.25 "
-        "(from --kube-version) (removed in 1.25): Helm fails with \"no matches for kind PodSecurityPolicy in version "
-        "policy/v1beta1\"; move to a version the cluster serves", Severity.WARNING, _ref(PSP), True)]
+        Code.API_NOT_SERVED, _not_served("policy/v1beta1", "PodSecurityPolicy", Judged("1.25", VersionSource.FLAG),
+                                         "1.25"), Severity.WARNING, _ref(PSP), True)]
 
 
 def test_a_kind_a_builtin_group_never_had() -> None:
     widget = {"apiVersion": "apps/v1", "kind": "Widget", "metadata": {"name": "w"}}
     (warning,) = _predict(widget)
-    assert warning.message == (f"Widget ns/w: apps/v1 Widget is not served by {JUDGED}: Helm fails with \"no matches "
-                               "for kind Widget in version apps/v1\"; move to a version the cluster serves")
+    assert warning.facts == _not_served("apps/v1", "Widget", JUDGED)
 
 
 def test_a_kind_with_a_space_in_its_name_is_not_served() -> None:
     odd = {"apiVersion": "apps/v1", "kind": "Foo Bar", "metadata": {"name": "x"}}
     (warning,) = _predict(odd)
     assert (warning.code, warning.fails) == (Code.API_NOT_SERVED, True)
-    assert "apps/v1 Foo Bar is not served" in warning.message
-    assert '"no matches for kind Foo Bar in version apps/v1"' in warning.message
+    assert warning.facts == _not_served("apps/v1", "Foo Bar", JUDGED)
 
 
 def test_what_the_charts_crds_folder_holds_is_judged_by_its_own_kind() -> None:
     # Helm creates every document of crds/ as it is, whatever its kind
     ns = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tools"}}
     label = ResourceRef("v1", "CustomResourceDefinition", "", "tools")
-    assert predict(STRICT, [Applied(label, ns, True, "chart CRD")], []) == []
+    assert predict(STRICT, [Applied(label, ns, True, Role.CHART_CRD)], []) == []
     old = _crd(api="apiextensions.k8s.io/v1beta1", version="v1")
     ref = ResourceRef("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition", "", "widgets.example.com")
-    (warning,) = predict(_target("1.25"), [Applied(ref, old, True, "chart CRD")], [old])
-    assert warning.message == (
-        "chart CRD CustomResourceDefinition widgets.example.com: apiextensions.k8s.io/v1beta1 CustomResourceDefinition "
-        "is not served by Kubernetes 1.25 (from --kube-version) (removed in 1.22): Helm fails with \"no matches for "
-        "kind CustomResourceDefinition in version apiextensions.k8s.io/v1beta1\"; use apiextensions.k8s.io/v1")
+    (warning,) = predict(_target("1.25"), [Applied(ref, old, True, Role.CHART_CRD)], [old])
+    assert (warning.resource, warning.fails) == (ref, True)
+    assert warning.facts == _not_served("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition",
+                                        Judged("1.25", VersionSource.FLAG), "1.22", "apiextensions.k8s.io/v1",
+                                        role=Role.CHART_CRD)
 
 
 def test_a_deprecated_api_is_a_warning_once_per_kind() -> None:
     other = {**HPA, "metadata": {"name": "h2"}}
     assert _predict(HPA, other, target=_target("1.25")) == [Warning(
-        Code.API_DEPRECATED, "autoscaling/v2beta2 HorizontalPodAutoscaler is served by Kubernetes 1.25 (from "
-        "--kube-version), and removed in Kubernetes 1.26: move to autoscaling/v2", Severity.WARNING, _ref(HPA), False)]
+        Code.API_DEPRECATED, ApiDeprecated(api_version="autoscaling/v2beta2", kind="HorizontalPodAutoscaler",
+                                           judged=Judged("1.25", VersionSource.FLAG), removed_in="1.26",
+                                           replacement="autoscaling/v2"), Severity.WARNING, _ref(HPA), False)]
 
 
 def test_each_kind_is_judged_as_itself_whatever_came_before() -> None:
     cm, deploy = _configmap(data={"a": 1}), _deployment("two")
-    assert [w.message.split(": ", 2)[2].split(" (judged")[0] for w in _predict(cm, deploy, cm)] == [
-        "data.a is an integer where the schema wants a string", "spec.replicas is a string where the schema wants an integer",
-        "data.a is an integer where the schema wants a string"]
+    assert [w.facts.problems for w in _predict(cm, deploy, cm) if isinstance(w.facts, SchemaInvalid)] == [
+        (_wrong(("data", "a"), "integer", SchemaType.STRING),),
+        (_wrong(("spec", "replicas"), "string", SchemaType.INTEGER),),
+        (_wrong(("data", "a"), "integer", SchemaType.STRING),)]
     # the previous release's copy of a deprecated kind does not hide the chart's from the warning
-    (warning,) = predict(_target("1.25"), [Applied(_ref(HPA), HPA, False, "previous release"), Applied(_ref(HPA), HPA)], [])
+    (warning,) = predict(_target("1.25"), [Applied(_ref(HPA), HPA, False, Role.PREVIOUS_RELEASE),
+                                           Applied(_ref(HPA), HPA)], [])
     assert warning.code is Code.API_DEPRECATED
 
 
 def test_a_deprecated_api_without_replacement_before_the_table() -> None:
     # 1.24 still serves PodSecurityPolicy; the table has no schemas that old, so nothing else is said
     assert _predict(PSP, target=_target("1.24")) == [Warning(
-        Code.API_DEPRECATED, "policy/v1beta1 PodSecurityPolicy is served by Kubernetes 1.24 (from --kube-version), "
-        "and removed in Kubernetes 1.25", Severity.WARNING, _ref(PSP), False)]
+        Code.API_DEPRECATED, ApiDeprecated(api_version="policy/v1beta1", kind="PodSecurityPolicy",
+                                           judged=Judged("1.24", VersionSource.FLAG), removed_in="1.25",
+                                           replacement=""), Severity.WARNING, _ref(PSP), False)]
 
 
 def test_the_previous_release_is_mapped_not_judged_for_deprecation() -> None:
-    assert _predict(HPA, target=_target("1.25"), what="previous release", apply=False) == []
-    assert _predict(HPA, target=_target("1.30"), what="previous release", apply=False) == [Warning(
-        Code.API_NOT_SERVED, "previous release HorizontalPodAutoscaler ns/h: autoscaling/v2beta2 "
-        "HorizontalPodAutoscaler is not served by Kubernetes 1.30 (from --kube-version) (removed in 1.26): Helm fails "
-        "with \"no matches for kind HorizontalPodAutoscaler in version autoscaling/v2beta2\"; the previous release's "
-        "manifest must be rewritten first (the helm-mapkubeapis plugin does it), and the chart must use "
-        "autoscaling/v2", Severity.WARNING, _ref(HPA), True)]
+    assert _predict(HPA, target=_target("1.25"), role=Role.PREVIOUS_RELEASE, apply=False) == []
+    assert _predict(HPA, target=_target("1.30"), role=Role.PREVIOUS_RELEASE, apply=False) == [Warning(
+        Code.API_NOT_SERVED, _not_served("autoscaling/v2beta2", "HorizontalPodAutoscaler", V130, "1.26", "autoscaling/v2",
+                                         role=Role.PREVIOUS_RELEASE), Severity.WARNING, _ref(HPA), True)]
 
 
 def test_a_hook_is_named_as_one() -> None:
-    (warning,) = _predict(HPA, target=_target("1.30"), what="hook")
-    assert warning.message.startswith("hook HorizontalPodAutoscaler ns/h: autoscaling/v2beta2 HorizontalPodAutoscaler "
-                                      "is not served")
+    (warning,) = _predict(HPA, target=_target("1.30"), role=Role.HOOK)
+    assert isinstance(warning.facts, ApiNotServed) and warning.facts.role is Role.HOOK
 
 
 def test_not_served_is_a_warning_when_the_version_is_assumed_or_capabilities_are_helms_defaults() -> None:
-    head = ("HorizontalPodAutoscaler ns/h: autoscaling/v2beta2 HorizontalPodAutoscaler is not served by Kubernetes "
-            "1.30 (from --kube-version) (removed in 1.26); ")
     assert _predict(HPA, target=_target("1.30", assumed=True)) == [Warning(
-        Code.API_NOT_SERVED, head + "pass --kube-version with your cluster's version to know whether Helm fails; use "
-        "autoscaling/v2", Severity.WARNING, _ref(HPA), False)]
+        Code.API_NOT_SERVED, _not_served("autoscaling/v2beta2", "HorizontalPodAutoscaler", V130, "1.26", "autoscaling/v2",
+                                         rule=NotServedRule.ASSUMED_VERSION), Severity.WARNING, _ref(HPA), False)]
     assert _predict(HPA, target=_target("1.30", render_defaults=True)) == [Warning(
-        Code.API_NOT_SERVED, head + "rendered with helm's offline capabilities, a chart may pick another apiVersion "
-        "against a real cluster: plan with --kube-version or a cluster to know whether Helm fails; use autoscaling/v2",
-        Severity.WARNING, _ref(HPA), False)]
+        Code.API_NOT_SERVED, _not_served("autoscaling/v2beta2", "HorizontalPodAutoscaler", V130, "1.26", "autoscaling/v2",
+                                         rule=NotServedRule.OFFLINE_DEFAULTS), Severity.WARNING, _ref(HPA), False)]
 
 
 def test_custom_kinds_offline_without_their_crd_are_listed_once() -> None:
     kinds = [{"apiVersion": f"k{i}.example.com/v1", "kind": f"K{i}", "metadata": {"name": "x"}} for i in range(6)]
     five = _predict(*kinds[:5], kinds[0])
-    listed = ", ".join(f"K{i} (k{i}.example.com/v1)" for i in range(5))
-    assert five == [Warning(Code.KINDS_NOT_CHECKED, f"not checked offline: {listed} (no CRD in this chart defines them; "
-                            "plan with a cluster to check that it serves them)", Severity.INFO, None, False)]
+    listed = tuple(ApiKind(f"K{i}", f"k{i}.example.com/v1") for i in range(5))
+    assert five == [Warning(Code.KINDS_NOT_CHECKED, KindsNotChecked(kinds=listed), Severity.INFO, None, False)]
     (six,) = _predict(*kinds)
-    assert six.message.startswith(f"not checked offline: {listed}, ... (no CRD")
+    assert six.facts == KindsNotChecked(kinds=(*listed, ApiKind("K5", "k5.example.com/v1")))
 
 
 # --- custom resources and the chart's CRDs -------------------------------------------------------
@@ -390,12 +398,12 @@ def test_a_custom_resource_against_its_crd_schema() -> None:
     assert _predict(good, crds=[CRD]) == []
     bad = _widget(size="three", colour="red")
     assert _predict(bad, crds=[CRD]) == [
-        Warning(Code.SCHEMA_INVALID, "Widget ns/w: the API server rejects it: spec.size is a string where the schema "
-                "wants an integer (judged against its CRD's schema); fix the values or the template",
-                Severity.WARNING, _ref(bad), True),
-        Warning(Code.UNKNOWN_FIELD, "Widget ns/w: server-side apply with strict field validation rejects unknown "
-                "fields: spec.colour is unknown (judged against its CRD's schema); fix the field names, or pass "
-                "--disable-openapi-validation to have them dropped", Severity.WARNING, _ref(bad), True)]
+        Warning(Code.SCHEMA_INVALID, SchemaInvalid(
+            role=Role.RELEASE, problems=(_wrong(("spec", "size"), "string", SchemaType.INTEGER),), judged=None),
+            Severity.WARNING, _ref(bad), True),
+        Warning(Code.UNKNOWN_FIELD, UnknownField(
+            role=Role.RELEASE, rule=UnknownFieldRule.STRICT, problems=(_unknown(("spec", "colour")),), judged=None),
+            Severity.WARNING, _ref(bad), True)]
 
 
 def test_a_custom_resources_metadata_is_checked_as_objectmeta_and_its_status_ignored() -> None:
@@ -404,30 +412,30 @@ def test_a_custom_resources_metadata_is_checked_as_objectmeta_and_its_status_ign
     cr["status"] = {"ready": "yes", "whatever": 1}
     (warning,) = _predict(cr, crds=[CRD])
     assert warning.code is Code.SCHEMA_INVALID
-    assert ("rejects it: metadata.labels.tier is an integer where the schema wants a string (judged against its "
-            "CRD's") in warning.message
+    assert warning.facts == SchemaInvalid(
+        role=Role.RELEASE, problems=(_wrong(("metadata", "labels", "tier"), "integer", SchemaType.STRING),), judged=None)
     typo = _widget()
     typo["metadata"]["lables"] = {"tier": "web"}
     typo["metadata"]["status"] = "x"  # ObjectMeta has no status: only the object's own status is ignored
     (warning,) = _predict(typo, crds=[CRD])
-    assert warning.code is Code.UNKNOWN_FIELD and warning.fails
-    assert ("rejects unknown fields: metadata.lables is unknown (did you mean metadata.labels?); metadata.status is "
-            "unknown") in warning.message
+    assert warning.code is Code.UNKNOWN_FIELD and warning.fails and isinstance(warning.facts, UnknownField)
+    assert warning.facts.problems == (_unknown(("metadata", "lables"), ("metadata", "labels")),
+                                      _unknown(("metadata", "status")))
 
 
 def test_a_version_the_crd_does_not_serve() -> None:
     cr = _widget("v2")
     assert _predict(cr, crds=[CRD]) == [Warning(
-        Code.API_NOT_SERVED, "Widget ns/w: example.com/v2 is not a version the chart's CRD for Widget serves (it serves "
-        "example.com/v1): Helm fails with \"no matches for kind Widget in version example.com/v2\"; use a served "
-        "version", Severity.WARNING, _ref(cr), True)]
+        Code.API_NOT_SERVED, _not_served("example.com/v2", "Widget", None, rule=NotServedRule.CRD_VERSION,
+                                         served=("example.com/v1",)), Severity.WARNING, _ref(cr), True)]
     two = _crd(V1, {"name": "v2beta1", "served": True, "storage": False}, {"name": "v0", "served": False})
     (warning,) = _predict(_widget("v0"), crds=[two])
-    assert "(it serves example.com/v1, example.com/v2beta1)" in warning.message
+    assert isinstance(warning.facts, ApiNotServed) and warning.facts.served == ("example.com/v1", "example.com/v2beta1")
     # `served` left out is false, as the API server decodes it
     none = _crd({"name": "v1", "storage": True, "schema": SCHEMA}, {"name": "v2", "served": False})
     (warning,) = _predict(_widget("v1"), crds=[none])
-    assert warning.code is Code.API_NOT_SERVED and "(it serves none)" in warning.message
+    assert warning.code is Code.API_NOT_SERVED and isinstance(warning.facts, ApiNotServed)
+    assert warning.facts.served == ()
 
 
 def test_a_crd_version_without_a_usable_schema_is_served_and_not_checked() -> None:
@@ -443,7 +451,7 @@ def test_a_v1beta1_crd_with_one_version() -> None:
     del old["spec"]["versions"]
     assert _predict(_widget(size="three"), crds=[old]) == []
     (warning,) = _predict(_widget("v2"), crds=[old])
-    assert "(it serves example.com/v1)" in warning.message
+    assert isinstance(warning.facts, ApiNotServed) and warning.facts.served == ("example.com/v1",)
     # with a list of versions, the list decides
     both = _crd(V1, {"name": "v0", "served": False}, api="apiextensions.k8s.io/v1beta1", version="v1")
     assert [w.code for w in _predict(_widget(size="three"), crds=[both])] == [Code.SCHEMA_INVALID]
@@ -467,10 +475,12 @@ LIVE_TYPES = {
     "live.Deployment": {"p": {"apiVersion": "s", "kind": "s", "metadata": "a", "spec": "#live.Spec"}},
     "live.Spec": {"p": {"replicas": "i", "selector": "a", "template": "a", "newField": "s"}, "r": ["selector"]},
 }
+CLUSTER = Judged("1.34", VersionSource.CLUSTER_OPENAPI)
 
 
 def _live(*served: str, roots: Mapping[str, str] | None = None, **flags: Any) -> Target:
-    return Target("1.34", "the cluster", table(), served=frozenset(served), roots=roots,
+    source = VersionSource.CLUSTER_OPENAPI if roots is not None else VersionSource.CLUSTER_DISCOVERY
+    return Target("1.34", source, table(), served=frozenset(served), roots=roots,
                   types=LIVE_TYPES if roots is not None else None, strict_fields=True, **flags)
 
 
@@ -478,9 +488,8 @@ def test_the_clusters_own_schema_is_the_one_judged() -> None:
     target = _live("apps/v1 Deployment", roots={"apps/v1 Deployment": "live.Deployment"})
     assert _predict(_deployment(newField="x"), target=target) == []
     (warning,) = _predict(_deployment("two"), target=target)
-    assert warning.message == ("Deployment ns/web: the API server rejects it: spec.replicas is a string where the "
-                               "schema wants an integer (judged against the schema of Kubernetes 1.34 (the cluster)); "
-                               "fix the values or the template")
+    assert warning.facts == SchemaInvalid(
+        role=Role.RELEASE, problems=(_wrong(("spec", "replicas"), "string", SchemaType.INTEGER),), judged=CLUSTER)
 
 
 def test_a_served_kind_without_the_clusters_schema_is_judged_by_the_table() -> None:
@@ -495,13 +504,11 @@ def test_a_served_kind_without_the_clusters_schema_is_judged_by_the_table() -> N
 def test_a_kind_the_cluster_does_not_serve() -> None:
     target = _live("apps/v1 Deployment")
     assert _predict(_widget(), target=target) == [Warning(
-        Code.CRD_MISSING, "Widget ns/w: the cluster does not serve Widget in example.com/v1 and no CRD in this chart "
-        "defines it: Helm fails with \"no matches for kind Widget in version example.com/v1\"; install the CRD first "
-        "(or add it to the chart's crds/)", Severity.WARNING, _ref(_widget()), True)]
+        Code.CRD_MISSING, CrdMissing(role=Role.RELEASE, api_version="example.com/v1", kind="Widget"), Severity.WARNING,
+        _ref(_widget()), True)]
     (removed,) = _predict(HPA, target=target)
-    assert removed.message == ("HorizontalPodAutoscaler ns/h: autoscaling/v2beta2 HorizontalPodAutoscaler is not "
-                               "served by Kubernetes 1.34 (the cluster) (removed in 1.26): Helm fails with \"no matches "
-                               "for kind HorizontalPodAutoscaler in version autoscaling/v2beta2\"; use autoscaling/v2")
+    assert removed.facts == _not_served("autoscaling/v2beta2", "HorizontalPodAutoscaler",
+                                        Judged("1.34", VersionSource.CLUSTER_DISCOVERY), "1.26", "autoscaling/v2")
     assert removed.fails and removed.resource == _ref(HPA)
     # the chart's CRD answers before the cluster does
     assert _predict(_widget(size="three"), target=target, crds=[CRD])[0].code is Code.SCHEMA_INVALID
@@ -509,9 +516,10 @@ def test_a_kind_the_cluster_does_not_serve() -> None:
 
 def test_a_deprecated_kind_the_cluster_serves() -> None:
     target = _live("autoscaling/v2beta2 HorizontalPodAutoscaler")
-    assert [(w.code, w.message) for w in _predict(HPA, target=target)] == [(
-        Code.API_DEPRECATED, "autoscaling/v2beta2 HorizontalPodAutoscaler is served by Kubernetes 1.34 (the cluster), "
-        "and removed in Kubernetes 1.26: move to autoscaling/v2")]
+    assert [(w.code, w.facts) for w in _predict(HPA, target=target)] == [(
+        Code.API_DEPRECATED, ApiDeprecated(api_version="autoscaling/v2beta2", kind="HorizontalPodAutoscaler",
+                                           judged=Judged("1.34", VersionSource.CLUSTER_DISCOVERY), removed_in="1.26",
+                                           replacement="autoscaling/v2"))]
 
 
 # --- the release namespace ------------------------------------------------------------------------
@@ -519,8 +527,7 @@ def test_a_deprecated_kind_the_cluster_serves() -> None:
 def test_a_missing_namespace_fails_without_create_namespace() -> None:
     missing = _target(namespace_exists=False)
     assert namespace_warning(missing, "shop") == [Warning(
-        Code.NAMESPACE_MISSING, "namespace shop does not exist in the cluster: Helm fails with namespaces \"shop\" not "
-        "found; pass --create-namespace, or create the namespace first", Severity.WARNING, None, True)]
+        Code.NAMESPACE_MISSING, NamespaceMissing(namespace="shop"), Severity.WARNING, None, True)]
     assert namespace_warning(_target(namespace_exists=False, create_namespace=True), "shop") == []
     assert namespace_warning(_target(namespace_exists=True), "shop") == []
     assert namespace_warning(_target(), "shop") == []  # not known
@@ -546,13 +553,12 @@ def _collisions(task: TaskPlan, live: Mapping[ResourceRef, Mapping[str, Any]] | 
 def test_a_hook_without_before_hook_creation_collides_with_its_live_object() -> None:
     live = {JOB: {"kind": "Job"}}
     assert _collisions(_hook("hook-succeeded"), live) == [Warning(
-        Code.HOOK_COLLISION, "hook Job ns/migrate exists in the cluster and its delete policy (hook-succeeded) lacks "
-        "before-hook-creation: Helm fails creating it with \"already exists\"; delete it first, or add "
-        "before-hook-creation to helm.sh/hook-delete-policy", Severity.WARNING, JOB, True)]
+        Code.HOOK_COLLISION, HookCollision(rule=HookCollisionRule.EXISTS, delete_policies=("hook-succeeded",)),
+        Severity.WARNING, JOB, True)]
     assert _collisions(_hook("hook-succeeded", "hook-failed"), live, client_side=False) == [Warning(
-        Code.HOOK_COLLISION, "hook Job ns/migrate exists in the cluster and its delete policy (hook-succeeded, "
-        "hook-failed) lacks before-hook-creation: server-side apply updates the old object instead of running a new "
-        "one", Severity.WARNING, JOB, False)]
+        Code.HOOK_COLLISION, HookCollision(rule=HookCollisionRule.EXISTS_SERVER_SIDE,
+                                           delete_policies=("hook-succeeded", "hook-failed")),
+        Severity.WARNING, JOB, False)]
 
 
 def test_before_hook_creation_explicit_or_by_default_never_collides() -> None:
@@ -586,9 +592,8 @@ def test_crds_and_generated_names_never_collide() -> None:
 
 def test_without_the_live_state_a_hook_that_ran_before_may_collide() -> None:
     assert _collisions(_hook("hook-failed"), None, {JOB}) == [Warning(
-        Code.HOOK_COLLISION, "hook Job ns/migrate: its delete policy (hook-failed) lacks before-hook-creation, so an "
-        "object left by an earlier run makes Helm fail with \"already exists\" (the live state was not read); add "
-        "before-hook-creation to be safe", Severity.INFO, JOB, False)]
+        Code.HOOK_COLLISION, HookCollision(rule=HookCollisionRule.MAY_EXIST, delete_policies=("hook-failed",)),
+        Severity.INFO, JOB, False)]
     assert _collisions(_hook("hook-failed"), None, set()) == []
     assert _collisions(_hook("hook-failed", resources=(JOB, OTHER)), None, {OTHER})[0].resource == OTHER
 

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from deployah_plan.codes import Code
+from deployah_plan.facts import DataLoss, Field, Immutable, Loss, OwnershipCheck, SsaConflict
 from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftKind, DriftReason, Header,
     HelmAction, Impact, ImpactKind, Ownership, Plan, ResourceChange, ResourceRef, Summary, TaskAction, TaskPhase,
-    TaskPlan, warn_text,
+    TaskPlan, warn,
 )
 from deployah_plan.render import words
 
@@ -203,14 +204,15 @@ def test_an_object_line_says_a_likely_rename_and_why_an_object_is_kept() -> None
 
 
 def test_predicted_failures_and_data_loss_are_marked_on_the_object_line() -> None:
-    immutable = warn_text(Code.IMMUTABLE, "spec.selector", WEB)
-    conflict = warn_text(Code.SSA_CONFLICT, "replicas", WEB)
-    ownership = warn_text(Code.OWNERSHIP, "owned elsewhere", WEB, fails=True)
+    immutable = warn(Immutable(fields=(Field("/spec/selector"),)), WEB)
+    conflict = warn(SsaConflict(fields=(Field("/spec/replicas"),)), WEB)
+    ownership = warn(OwnershipCheck(ownership=Ownership.OTHER_RELEASE, release="shop", owner_release="other/shop",
+                                    action=HelmAction.UPGRADE), WEB, fails=True)
     assert words.failure_label([immutable, conflict, immutable]) == (
         "  [FAILS: changes an immutable field; server-side apply conflict]")
     assert words.failure_label([ownership]) == ""  # the ownership label says it
     assert words.failure_label([]) == ""
-    assert words.data_loss_label([immutable, warn_text(Code.DATA_LOSS, "pvc", WEB)]) == "  [DATA LOSS]"
+    assert words.data_loss_label([immutable, warn(DataLoss(loses=Loss.VOLUME), WEB)]) == "  [DATA LOSS]"
     assert words.data_loss_label([immutable]) == ""
 
 

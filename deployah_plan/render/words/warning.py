@@ -76,6 +76,166 @@ def ssa_conflict(facts: found.SsaConflict, warning: Warning) -> str:
 # -- what the API server refuses (core/validate.py, commands/diff.py, commands/uninstall.py) ------
 # (section: validate)
 
+_SOURCE = {
+    found.VersionSource.FLAG: "from --kube-version",
+    found.VersionSource.NEWEST_KNOWN: "the newest version helm plan knows",
+    found.VersionSource.TEMPLATE_DEFAULT: "helm template's default; set it with --kube-version",
+    found.VersionSource.CLUSTER_DISCOVERY: "the cluster's discovery",
+    found.VersionSource.CLUSTER_OPENAPI: "the cluster's OpenAPI",
+}
+_ROLE = {found.Role.RELEASE: "", found.Role.HOOK: "hook", found.Role.CHART_CRD: "chart CRD",
+         found.Role.PREVIOUS_RELEASE: "previous release"}
+_WANTS = {
+    found.SchemaType.STRING: "a string", found.SchemaType.INTEGER: "an integer", found.SchemaType.NUMBER: "a number",
+    found.SchemaType.BOOLEAN: "a boolean", found.SchemaType.QUANTITY: "a quantity (string or number)",
+    found.SchemaType.INT_OR_STRING: "an integer or a string", found.SchemaType.OBJECT: "an object",
+    found.SchemaType.LIST: "a list", found.SchemaType.MAP: "a map",
+}
+_FOUND = {"boolean": "a boolean", "integer": "an integer", "number": "a number", "string": "a string",
+          "list": "a list", "object": "an object"}
+
+
+def _judged(judged: found.Judged) -> str:
+    return f"Kubernetes {judged.kube_version} ({_SOURCE[judged.source]})"
+
+
+def _object(role: found.Role, warning: Warning) -> str:
+    """The object a check names: "hook Job/ns/migrate", or the object alone."""
+    what = _ROLE[role]
+    return f"{what} {warning.resource}" if what else str(warning.resource)
+
+
+def _no_matches(kind: str, api_version: str) -> str:
+    return f"Helm fails with \"no matches for kind {kind} in version {api_version}\""
+
+
+def _schema_path(path: tuple[str | int, ...]) -> str:
+    out = ""
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif step.replace("-", "").replace("_", "").isalnum():
+            out += f".{step}" if out else step
+        else:
+            out += f"[{step!r}]"
+    return out
+
+
+def _problem(problem: found.SchemaProblem) -> str:
+    path = _schema_path(problem.path)
+    if problem.problem is found.ProblemKind.REQUIRED:
+        return f"{path} is required"
+    if problem.problem is found.ProblemKind.UNKNOWN:
+        return f"{path} is unknown" + (f" (did you mean {_schema_path(problem.near)}?)" if problem.near is not None else "")
+    wants = _WANTS[problem.wants] if problem.wants is not None else "another type"
+    return f"{path} is {_FOUND.get(problem.found, problem.found)} where the schema wants {wants}"
+
+
+def _problems(problems: tuple[found.SchemaProblem, ...]) -> str:
+    return "; ".join(_problem(p) for p in problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
+
+
+def _schema_of(judged: found.Judged | None) -> str:
+    return f"the schema of {_judged(judged)}" if judged is not None else "its CRD's schema"
+
+
+@says(Code.API_NOT_SERVED)
+def api_not_served(facts: found.ApiNotServed, warning: Warning) -> str:
+    what = _object(facts.role, warning)
+    if facts.rule is found.NotServedRule.CRD_VERSION or facts.judged is None:
+        offered = ", ".join(facts.served) or "none"
+        return (f"{what}: {facts.api_version} is not a version the chart's CRD for {facts.kind} serves (it serves "
+                f"{offered}): {_no_matches(facts.kind, facts.api_version)}; use a served version")
+    when = f" (removed in {facts.removed_in})" if facts.removed_in else ""
+    fix = f"use {facts.replacement}" if facts.replacement else "move to a version the cluster serves"
+    if facts.role is found.Role.PREVIOUS_RELEASE:
+        fix = (f"the previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), "
+               f"and the chart must {fix}")
+    said = f"{what}: {facts.api_version} {facts.kind} is not served by {_judged(facts.judged)}{when}"
+    if facts.rule is found.NotServedRule.ASSUMED_VERSION:
+        return f"{said}; pass --kube-version with your cluster's version to know whether Helm fails; {fix}"
+    if facts.rule is found.NotServedRule.OFFLINE_DEFAULTS:
+        return (f"{said}; rendered with helm's offline capabilities, a chart may pick another apiVersion against a "
+                f"real cluster: plan with --kube-version or a cluster to know whether Helm fails; {fix}")
+    return f"{said}: {_no_matches(facts.kind, facts.api_version)}; {fix}"
+
+
+@says(Code.API_DEPRECATED)
+def api_deprecated(facts: found.ApiDeprecated, warning: Warning) -> str:
+    return (f"{facts.api_version} {facts.kind} is served by {_judged(facts.judged)}, and removed in Kubernetes "
+            f"{facts.removed_in}" + (f": move to {facts.replacement}" if facts.replacement else ""))
+
+
+@says(Code.CRD_MISSING)
+def crd_missing(facts: found.CrdMissing, warning: Warning) -> str:
+    return (f"{_object(facts.role, warning)}: the cluster does not serve {facts.kind} in {facts.api_version} and no "
+            f"CRD in this chart defines it: {_no_matches(facts.kind, facts.api_version)}; install the CRD first (or "
+            "add it to the chart's crds/)")
+
+
+@says(Code.SCHEMA_INVALID)
+def schema_invalid(facts: found.SchemaInvalid, warning: Warning) -> str:
+    return (f"{_object(facts.role, warning)}: the API server rejects it: {_problems(facts.problems)} (judged against "
+            f"{_schema_of(facts.judged)}); fix the values or the template")
+
+
+@says(Code.UNKNOWN_FIELD)
+def unknown_field(facts: found.UnknownField, warning: Warning) -> str:
+    what, fields = _object(facts.role, warning), _problems(facts.problems)
+    if facts.rule is found.UnknownFieldRule.VALIDATION_DISABLED:
+        return f"{what}: unknown fields, dropped by the API server (--disable-openapi-validation): {fields}"
+    if facts.rule is found.UnknownFieldRule.STRICT:
+        return (f"{what}: server-side apply with strict field validation rejects unknown fields: {fields} (judged "
+                f"against {_schema_of(facts.judged)}); fix the field names, or pass --disable-openapi-validation to "
+                "have them dropped")
+    return (f"{what}: unknown fields, dropped by the API server with a warning (client-side apply): {fields} (judged "
+            f"against {_schema_of(facts.judged)})")
+
+
+@says(Code.KINDS_NOT_CHECKED)
+def kinds_not_checked(facts: found.KindsNotChecked, warning: Warning) -> str:
+    kinds = [f"{k.kind} ({k.api_version})" for k in facts.kinds]
+    return (f"not checked offline: {', '.join(kinds[:5])}{', ...' if len(kinds) > 5 else ''} (no CRD in this chart "
+            "defines them; plan with a cluster to check that it serves them)")
+
+
+@says(Code.NAMESPACE_MISSING)
+def namespace_missing(facts: found.NamespaceMissing, warning: Warning) -> str:
+    return (f"namespace {facts.namespace} does not exist in the cluster: Helm fails with namespaces "
+            f"\"{facts.namespace}\" not found; pass --create-namespace, or create the namespace first")
+
+
+@says(Code.HOOK_COLLISION)
+def hook_collision(facts: found.HookCollision, warning: Warning) -> str:
+    policy = ", ".join(facts.delete_policies)
+    if facts.rule is found.HookCollisionRule.EXISTS:
+        return (f"hook {warning.resource} exists in the cluster and its delete policy ({policy}) lacks "
+                "before-hook-creation: Helm fails creating it with \"already exists\"; delete it first, or add "
+                "before-hook-creation to helm.sh/hook-delete-policy")
+    if facts.rule is found.HookCollisionRule.EXISTS_SERVER_SIDE:
+        return (f"hook {warning.resource} exists in the cluster and its delete policy ({policy}) lacks "
+                "before-hook-creation: server-side apply updates the old object instead of running a new one")
+    return (f"hook {warning.resource}: its delete policy ({policy}) lacks before-hook-creation, so an object left by "
+            "an earlier run makes Helm fail with \"already exists\" (the live state was not read); add "
+            "before-hook-creation to be safe")
+
+
+@says(Code.KUBE_VERSION_ASSUMED)
+def kube_version_assumed(facts: found.KubeVersionAssumed, warning: Warning) -> str:
+    return (f"objects judged against Kubernetes {facts.kube_version}, the newest version helm plan knows: pass "
+            "--kube-version with your cluster's version to judge against it")
+
+
+@says(Code.KEEP_HISTORY)
+def keep_history(facts: found.KeepHistory, warning: Warning) -> str:
+    return f"--keep-history: revision {facts.revision} is kept, marked uninstalled"
+
+
+@says(Code.HISTORY_DELETED)
+def history_deleted(facts: found.HistoryDeleted, warning: Warning) -> str:
+    return "the release's history is deleted with it (add --keep-history to keep it)"
+
+
 
 # -- what Helm does with the release (core/planner.py, core/ownership.py) ----------------------
 # (section: planner)
@@ -89,7 +249,7 @@ def equivalent_only(facts: found.EquivalentOnly, warning: Warning) -> str:
     return f"{warning.resource}: only equal quantities written differently ({_quantities(facts.fields)}); not a change"
 
 
-def _problem(problem: found.OwnershipProblem) -> str:
+def _ownership_problem(problem: found.OwnershipProblem) -> str:
     """One refusal as Helm words it (pkg/action/validate.go requireValue)."""
     if problem.current is None:
         said = f'missing key "{problem.key}": must be set to "{problem.required}"'
@@ -100,7 +260,7 @@ def _problem(problem: found.OwnershipProblem) -> str:
 
 def ownership_reason(problems: tuple[found.OwnershipProblem, ...]) -> str:
     """Helm's error for a failed ownership check: "invalid ownership metadata; " and each refusal."""
-    return "; ".join(["invalid ownership metadata", *(_problem(p) for p in problems)])
+    return "; ".join(["invalid ownership metadata", *(_ownership_problem(p) for p in problems)])
 
 
 _ACTION_VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade"}
