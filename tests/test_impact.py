@@ -23,7 +23,7 @@ from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.facts import Expansion, Read, Reads, ResetRule, Route, RouteKind, Strategy
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import (
-    ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan, ResourceRef, build_plan,
+    ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan, ResourceRef, SsaReason, build_plan,
 )
 from deployah_plan.render import words
 from deployah_plan.render.json_doc import render as render_json
@@ -511,7 +511,7 @@ def test_server_side_apply_conflicts_with_the_hpa_instead() -> None:
     item = one(p, ImpactKind.REPLICAS_RESET)
     reset = facts_of(item, fx.ReplicasReset)
     assert (reset.rule, reset.live_replicas) == (ResetRule.SSA_CONFLICT, 6)
-    assert "kube-controller-manager" in reset.conflict
+    assert (reset.ssa, reset.managers) == (SsaReason.CONFLICT, ("kube-controller-manager",))
     p = plan([PHP_APACHE, HPA], [PHP_APACHE, HPA], [live, live_of(HPA)], apply_method=ApplyMethod.SSA, force_conflicts=True)
     reset = facts_of(one(p, ImpactKind.REPLICAS_RESET), fx.ReplicasReset)
     assert (reset.rule, reset.live_replicas, reset.chart_replicas) == (ResetRule.SSA_FORCED, 6, 1)

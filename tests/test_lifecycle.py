@@ -8,6 +8,7 @@ claim `volumeMode: Filesystem` and `status.phase: Pending`. Writing those out is
 """
 from __future__ import annotations
 
+from deployah_plan.render.words.warning import message
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import Header
@@ -37,7 +38,7 @@ TYPED = STATEFULSET.replace("  - metadata: {name: data}\n",
 def _failures(previous: str, desired: str) -> list[str]:
     plan = make_plan(PlanRequest(Header("vault", "vault", revision=2, previous_revision=1),
                                  split_stream(previous, "previous"), split_stream(desired, "desired")))
-    return [w.message for w in plan.warnings if w.fails]
+    return [message(w) for w in plan.warnings if w.fails]
 
 
 def test_type_metadata_added_to_claim_templates_is_not_a_change_the_server_stores() -> None:

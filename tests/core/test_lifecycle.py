@@ -13,6 +13,7 @@ import pytest
 from deployah_plan.codes import Code
 from deployah_plan.core.diff import diff_objects
 from deployah_plan.core.lifecycle import consequences, immutable_fields, immutable_paths, stored, task_name
+from deployah_plan.facts import DataLoss, Field, Immutable, Loss
 from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, ResourceRef, Severity
 
 
@@ -222,17 +223,14 @@ def test_an_immutable_change_is_a_predicted_failure_naming_each_field_once() -> 
     [warning] = consequences([change])
     assert warning.code is Code.IMMUTABLE and warning.fails and warning.severity is Severity.WARNING
     assert warning.resource == change.resource
-    assert warning.message == (
-        "StatefulSet shop/x: this upgrade will fail: it changes immutable fields spec.selector.x, spec.selector.y, "
-        "spec.serviceName; the object must be deleted and created again (or given a new name)")
+    assert warning.facts == Immutable(fields=(Field("/spec/selector/x"), Field("/spec/selector/y"),
+                                              Field("/spec/serviceName")))
     [one] = consequences([_update("apps/v1", "Deployment", SELECTOR, SELECTOR_B)])
-    assert one.message == ("Deployment shop/x: this upgrade will fail: it changes immutable field "
-                           "spec.selector.matchLabels.app; the object must be deleted and created again "
-                           "(or given a new name)")
+    assert one.facts == Immutable(fields=(Field("/spec/selector/matchLabels/app"),))
     assert consequences([_update("apps/v1", "Deployment", SELECTOR, MORE_REPLICAS)]) == []
     [two] = consequences([_update("apps/v1", "Deployment", {"spec": {"selector": {"a": 1, "b": 1}}},
                                   {"spec": {"selector": {"a": 2, "b": 2}}})])
-    assert "it changes immutable fields spec.selector.a, spec.selector.b; " in two.message
+    assert two.facts == Immutable(fields=(Field("/spec/selector/a"), Field("/spec/selector/b")))
 
 
 def test_an_immutable_field_in_a_keyed_list_is_named_by_its_key() -> None:
@@ -240,21 +238,20 @@ def test_an_immutable_field_in_a_keyed_list_is_named_by_its_key() -> None:
         return {"spec": {"template": {"spec": {"containers": [{"name": "side", "image": "s"},
                                                                {"name": "app", "image": image}]}}}}
     [warning] = consequences([_update("batch/v1", "Job", job("a:1"), job("a:2"))])
-    assert "it changes immutable field spec.template.spec.containers[name=app].image; " in warning.message
+    assert warning.facts == Immutable(fields=(
+        Field("/spec/template/spec/containers/1/image", {"/spec/template/spec/containers/1": {"name": "app"}}),))
 
 
 @pytest.mark.parametrize("api_version, kind, namespace, loss", [
-    ("v1", "PersistentVolumeClaim", "shop",
-     "its volume, and the data on it, goes too when the reclaim policy is Delete"),
-    ("v1", "Namespace", "", "every object in the namespace is deleted with it, whether Helm manages it or not"),
-    ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "",
-     "every custom resource of that kind, in every namespace, is deleted with it"),
+    ("v1", "PersistentVolumeClaim", "shop", Loss.VOLUME),
+    ("v1", "Namespace", "", Loss.NAMESPACE_OBJECTS),
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "", Loss.CUSTOM_RESOURCES),
 ])
-def test_deleting_what_holds_data_warns_of_data_loss(api_version: str, kind: str, namespace: str, loss: str) -> None:
+def test_deleting_what_holds_data_warns_of_data_loss(api_version: str, kind: str, namespace: str, loss: Loss) -> None:
     ref = ResourceRef(api_version, kind, namespace, "x")
     [warning] = consequences([ResourceChange(ref, Action.DELETE, {"a": 1}, None)])
     assert warning.code is Code.DATA_LOSS and not warning.fails and warning.resource == ref
-    assert warning.message == f"{ref} is deleted: {loss}"
+    assert warning.facts == DataLoss(loses=loss)
     assert consequences([ResourceChange(ref, Action.RETAIN, {"a": 1}, None)]) == []  # kept: nothing lost
     assert consequences([ResourceChange(ref, Action.CREATE, None, {"a": 1})]) == []
 

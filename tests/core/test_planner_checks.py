@@ -20,7 +20,7 @@ from deployah_plan.facts import (
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftEffect, Header, HelmAction, LiveCheck, LiveGap, LiveStatus,
-    Ownership, Plan, ResourceRef, Warning,
+    Ownership, Plan, ResourceRef, SsaReason, Warning,
 )
 from deployah_plan.sources.cluster import LiveSnapshot
 from deployah_plan.yamlkube import load_all
@@ -621,10 +621,10 @@ def _scaled() -> list[dict[str, Any]]:
 HPA_REF = ResourceRef("autoscaling/v2", "HorizontalPodAutoscaler", "shop", "web")
 
 
-def _reset(rule: ResetRule, live: int | None, conflict: str = "") -> ReplicasReset:
+def _reset(rule: ResetRule, live: int | None, managers: tuple[str, ...] = ()) -> ReplicasReset:
     """The reset of the Deployment's 2 replicas the live HPA (2 to 9, not in the release) scales."""
     return ReplicasReset(rule=rule, chart_replicas=2, live_replicas=live, hpa=HPA_REF, hpa_live=True, hpa_min=2,
-                         hpa_max=9, conflict=conflict)
+                         hpa_max=9, ssa=SsaReason.CONFLICT if managers else None, managers=managers)
 
 
 def test_replicas_an_hpa_scales_are_reset_by_each_deploy() -> None:
@@ -644,9 +644,7 @@ def test_replicas_owned_by_the_hpas_controller_conflict_under_server_side_apply(
                                           "subresource": "scale", "fieldsV1": {"f:spec": {"f:replicas": {}}}}]
     p = plan([DEPLOYMENT], [DEPLOYMENT], [live, hpa], apply_method=ApplyMethod.SSA)
     (impact,) = p.impact
-    assert impact.facts == _reset(ResetRule.SSA_CONFLICT, 5, "server-side apply conflict: field manager "
-                                  "kube-controller-manager owns it; the upgrade fails unless conflicts are forced "
-                                  "(--force-conflicts)")
+    assert impact.facts == _reset(ResetRule.SSA_CONFLICT, 5, ("kube-controller-manager",))
 
 
 def test_a_claim_grows_only_if_its_live_storage_class_allows_expansion() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from deployah_plan import facts as fx
 from deployah_plan.facts import Read, Reads, ResetRule, Route, RouteKind, Strategy
-from deployah_plan.model import Impact, ImpactFacts, ImpactKind, ResourceRef
+from deployah_plan.model import SsaReason, Impact, ImpactFacts, ImpactKind, ResourceRef
 from deployah_plan.render.words import impact as words
 
 WEB = ResourceRef("apps/v1", "Deployment", "shop", "web")
@@ -181,10 +181,11 @@ SETS = "Deployment shop/web: the chart sets spec.replicas to 2, but HorizontalPo
     (reset(ResetRule.CLIENT_SIDE, None),
      f"{SETS} scales it: each deploy resets it: the count jumps to 2 from whatever the HPA chose, then the HPA "
      "scales it again", (CSA, REMOVE)),
-    (reset(ResetRule.SSA_CONFLICT, 5, conflict="server-side apply conflict: field manager kube-controller-manager"),
+    (reset(ResetRule.SSA_CONFLICT, 5, ssa=SsaReason.CONFLICT, managers=("kube-controller-manager",)),
      f"{SETS} scales it and another field manager owns it (5 live): server-side apply conflicts and the upgrade "
      "fails; remove replicas from the chart, or pass --force-conflicts to reset it to 2",
-     ("server-side apply conflict: field manager kube-controller-manager", SSA, REMOVE)),
+     ("server-side apply conflict: field manager kube-controller-manager owns it; the upgrade fails unless "
+      "conflicts are forced (--force-conflicts)", SSA, REMOVE)),
     (reset(ResetRule.SSA_FORCED, 5), f"{SETS} scales it: --force-conflicts resets it from 5 to 2", (SSA, REMOVE)),
     (reset(ResetRule.SSA_SAME, 2),
      f"{SETS} scales it: the live count is 2, so this deploy changes nothing; once the HPA moves it, server-side "
