@@ -13,6 +13,7 @@ from kubeapi import FakeKube
 from deployah_plan.flags import DIFF
 from deployah_plan.model import ApplyMethod
 from deployah_plan.sources import early, helm_facts
+from deployah_plan.sources.early import HelmCalls
 
 EARLY = " (started before the imports)"
 
@@ -77,7 +78,7 @@ def test_the_server_render_is_started_early(helm: Path, store: Store, kube: Fake
 
 
 @pytest.fixture
-def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A program in helm's place whose version is remembered, in the environment helm gives a
     plugin."""
     program = tmp_path / "bin" / "helm"
@@ -92,8 +93,7 @@ def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path
     monkeypatch.setenv("HELM_DRIVER", "memory")
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
     helm_facts.remembered(str(program), "version", lambda: "4.3.1")
-    yield program
-    early.discard()
+    return program
 
 
 @pytest.fixture
@@ -157,8 +157,9 @@ def test_helm_3_reads_the_record_without_the_apply_method(remembered: Path, char
 ])
 def test_anything_else_starts_nothing(remembered: Path, chart: str, args: list[str]) -> None:
     assert early.commands([a.format(chart=chart) for a in args]) == []
-    early.start([a.format(chart=chart) for a in args])
-    assert early._started == {} and early.started_at() is None
+    calls = HelmCalls()
+    calls.start([a.format(chart=chart) for a in args])
+    assert calls.take([str(remembered), "get"]) is None and calls.started_at is None
 
 
 def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, chart: str, monkeypatch: pytest.MonkeyPatch,
@@ -176,17 +177,31 @@ def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, chart: st
 
 
 def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remembered: Path, chart: str) -> None:
-    early.start(["upgrade", "shop", chart, "--set", "a=1"])
-    processes = dict(early._started)
-    assert len(processes) == 2 and early.started_at() is not None
-    get, template = sorted(processes, key=lambda command: command[1])
-    taken = early.take(template)
-    assert taken is processes[template] and early.take(template) is None  # taken once
+    args = ["upgrade", "shop", chart, "--set", "a=1"]
+    get, template = early.commands(args)
+    calls = HelmCalls()
+    calls.start(args)
+    assert calls.started_at is not None
+    taken = calls.take(template)
+    assert taken is not None and calls.take(template) is None  # taken once
     assert taken.communicate() == ("template out\n", "template err\n")  # both outputs, as text
-    assert processes[get].poll() is None  # still running
-    early.discard()
-    assert early._started == {} and early.started_at() is None
-    assert processes[get].returncode is not None
+    calls.done(taken)
+    waiting = calls.take(get)
+    assert waiting is not None and waiting.poll() is None  # still running
+    calls.end()
+    assert waiting.returncode is not None  # ended, and reaped
+    with pytest.raises(KeyboardInterrupt):  # once ended, nothing more starts
+        calls.popen(get, stdin=False)
+
+
+def test_what_nobody_took_is_ended(remembered: Path, chart: str) -> None:
+    calls = HelmCalls()
+    calls.start(["upgrade", "shop", chart, "--set", "a=1"])
+    running = list(calls._running)
+    assert len(running) == 2 and all(process.poll() is None for process in running)
+    calls.end()
+    assert all(process.returncode is not None for process in running)
+    assert calls.take(early.commands(["upgrade", "shop", chart, "--set", "a=1"])[0]) is None
 
 
 def test_the_apply_method_choices_are_the_models() -> None:

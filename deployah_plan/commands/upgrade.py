@@ -37,7 +37,7 @@ from deployah_plan.codes import Code
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
-from deployah_plan.sources.early import started_at
+from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
 
@@ -278,10 +278,11 @@ def _varying(first: _Render, again: _Render) -> Rendered:
 # for those charts alone; only the documents it changed are parsed (`_varying`). A value stamped
 # with the render's time (`now`) is found without it, by the window the renders ran in. A
 # server render is a dry run: the second one only reads the cluster too.
-def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Planned:
+def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: HelmCalls | None = None) -> Planned:
     """The plan and what it read. `digest_chart`: a record will be made (--out, verify), so the
-    chart is digested while a pulled chart's folder still exists."""
-    helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
+    chart is digested while a pulled chart's folder still exists. `calls`: the command's helm
+    processes, some perhaps started before the imports (sources/early.py)."""
+    helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug, calls)
     namespace = target.namespace
     deploy = options.deploy
     options.values.check_files()
@@ -317,7 +318,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
         # when the release turns out not to exist, the install is rendered again.
         # The window the renders run in opens when the first one was started: before the imports,
         # when it was started then (sources/early.py).
-        started = started_at() or time.time()
+        started = helm.calls.started_at or time.time()
         early = mode == "server" or not _values_from_release(options)
         starting = threading.Event()
         ahead = (pool.submit(_render, helm, options, mode, chart_path, namespace, options.values.args(), helm_major,
