@@ -9,6 +9,7 @@ Exit codes (the README has the same table):
     2  with --detailed-exitcode only: something would change (ignored changes do not count)
     3  a --fail-on gate matched; stderr names each gate and what matched it
     4  helm plan verify: the saved plan no longer holds (what moved is printed)
+  130  stopped by SIGTERM or Ctrl-C: every helm process ended, temporary files removed
 
 An error wins over everything; a matched gate wins over 2, so a CI job that passes both
 --detailed-exitcode and --fail-on sees 3 when a gate matches, else 2 or 0. The plan is
@@ -28,7 +29,7 @@ from msgspec import Struct, field
 # when it runs, so `--help` or one command does not load the others (nor yaml, the planner, the
 # writers it does not print with).
 from deployah_plan import flags
-from deployah_plan.errors import PlanError, UsageError
+from deployah_plan.errors import Interrupted, PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.redact import credentials, scrub
 from deployah_plan.render.writers import FORMATS
@@ -343,7 +344,7 @@ def _run(args: list[str], calls: HelmCalls) -> int:
     except PlanError as err:
         click.echo(session.shown(f"helm plan: error: {err}"), err=True)
         return EXIT_ERROR
-    except KeyboardInterrupt:
+    except (Interrupted, KeyboardInterrupt):
         click.echo("helm plan: interrupted", err=True)
         return 130
     except Exception as err:  # a bug: say so in one line, with the traceback only on request

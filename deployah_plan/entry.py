@@ -23,6 +23,7 @@ EXIT_ERROR = 1
 
 def run() -> NoReturn:
     gc.disable()
+    from deployah_plan.errors import Interrupted
     from deployah_plan.sources.early import EXIT_INTERRUPTED, HelmCalls
 
     calls = HelmCalls()
@@ -34,7 +35,7 @@ def run() -> NoReturn:
         from deployah_plan.cli import main
 
         code = main(calls=calls)
-    except KeyboardInterrupt:  # before cli.main could catch it
+    except (Interrupted, KeyboardInterrupt):  # before cli.main could catch it
         sys.stderr.write("helm plan: interrupted\n")
         code = EXIT_INTERRUPTED
     calls.end()

@@ -17,7 +17,6 @@ import re
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -40,6 +39,7 @@ from deployah_plan.sources import chart as charts
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
+from deployah_plan.sources.workers import workers
 
 if TYPE_CHECKING:  # imported in plan_upgrade while helm runs (see there)
     from deployah_plan.record import Planned
@@ -300,7 +300,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     if options.kube_version:
         targets.check_version(options.kube_version)
 
-    with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir, ThreadPoolExecutor(max_workers=4) as pool:
+    with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir, workers(4) as pool:
         version_call = pool.submit(helm.version)
         state_call = pool.submit(lambda: helm.release_state(options.release, namespace,
                                                             major(version_call.result())))

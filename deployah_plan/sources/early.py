@@ -34,6 +34,8 @@ import time
 from types import SimpleNamespace
 from typing import Callable, Sequence
 
+from deployah_plan.errors import Interrupted
+
 EXIT_INTERRUPTED = 130  # a command stopped by a signal, as a shell reports it
 
 # The flags of `helm plan upgrade` (their `dest`) that change neither call: how the plan is
@@ -152,28 +154,28 @@ class HelmCalls:
 
     def popen(self, command: Sequence[str], *, stdin: bool) -> subprocess.Popen[str]:
         """Start `command` (its outputs piped, as text; `stdin`: its standard input piped too,
-        else inherited), known until `done`. KeyboardInterrupt once the calls are ended."""
+        else inherited), known until `done`. Interrupted once the calls are ended."""
         main = threading.current_thread() is threading.main_thread()
         if main:  # a signal now would lose a process started but not yet known: it waits
             self._starting += 1
         try:
             with self._lock:
                 if self._ended:
-                    raise KeyboardInterrupt
+                    raise Interrupted
             process = subprocess.Popen(command, stdin=subprocess.PIPE if stdin else None, stdout=subprocess.PIPE,
                                        stderr=subprocess.PIPE, text=True)
             with self._lock:
                 self._running.add(process)
                 if self._ended:  # ended meanwhile, by another thread's signal
                     self._end_running()
-                    raise KeyboardInterrupt
+                    raise Interrupted
         finally:
             if main:
                 self._starting -= 1
         if main and self._interrupted:
             self._interrupted = False
             self.end()
-            raise KeyboardInterrupt
+            raise Interrupted
         return process
 
     def done(self, process: subprocess.Popen[str]) -> None:
@@ -207,9 +209,9 @@ class HelmCalls:
 
     def interrupt(self, signum: int, frame: object) -> None:
         """The handler of SIGTERM and SIGINT: every helm process is ended at once, then the
-        command stops by KeyboardInterrupt, so that every `with` block on the way out runs (the
-        temporary files holding release values are removed) without waiting for a helm that
-        no longer runs. A signal once the calls are ended (a second Ctrl-C, the command done)
+        command stops by Interrupted (errors.py), so that every `with` block on the way out
+        runs (the temporary files holding release values are removed) without waiting for a
+        helm that no longer runs. A signal once the calls are ended (a second Ctrl-C, the command done)
         ends the process."""
         if self._ended:
             os._exit(EXIT_INTERRUPTED)
@@ -217,7 +219,7 @@ class HelmCalls:
         if self._starting:
             self._interrupted = True
             return
-        raise KeyboardInterrupt
+        raise Interrupted
 
     def catch_signals(self) -> Callable[[], None]:
         """Make `interrupt` the handler of SIGTERM and SIGINT (in the main thread only);
