@@ -11,7 +11,7 @@ import pytest
 from conftest import EXAMPLE, Store, run_plan, write_chart
 from kubeapi import FakeKube
 from deployah_plan.errors import Interrupted
-from deployah_plan.flags import DIFF
+from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
 from deployah_plan.model import ApplyMethod
 from deployah_plan.sources import early, helm_facts
 from deployah_plan.sources.early import HelmCalls
@@ -161,6 +161,37 @@ def test_anything_else_starts_nothing(remembered: Path, chart: str, args: list[s
     calls = HelmCalls()
     calls.start([a.format(chart=chart) for a in args])
     assert calls.take([str(remembered), "get"]) is None and calls.started_at is None
+
+
+# The flags that change neither call, as they were when early.py listed them itself.
+NEUTRAL = {
+    "install", "atomic", "rollback_on_failure", "wait", "wait_for_jobs", "timeout", "cleanup_on_fail",
+    "create_namespace", "no_hooks", "force", "force_replace", "history_max", "labels", "description",
+    "render_subchart_notes", "hide_notes", "hide_secret", "take_ownership", "no_drift",
+    "output", "no_color", "color", "suppress", "source_root", "show_secrets", "full_values", "line_context",
+    "out", "ignore", "ignore_files", "debug", "detailed_exitcode", "fail_on",
+}
+
+
+def test_the_neutral_flags_are_the_tables() -> None:
+    assert {flag.dest for flag in UPGRADE if flag.neutral} == NEUTRAL
+
+
+def _given(flag: Flag) -> list[str]:
+    """The flag on a command line, with a value when it takes one."""
+    return [flag.long] if not flag.takes_value or flag.bare else [f"{flag.long}=1"]
+
+
+@pytest.mark.parametrize("flag", [flag for flag in UPGRADE if not flag.neutral and flag.reach is not Reach.VALUES
+                                  and flag.dest != "namespace"], ids=lambda flag: flag.long)
+def test_a_flag_not_marked_neutral_starts_nothing(remembered: Path, chart: str, flag: Flag) -> None:
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1", *_given(flag)]) == []
+
+
+@pytest.mark.parametrize("flag", [flag for flag in UPGRADE if flag.neutral], ids=lambda flag: flag.long)
+def test_a_neutral_flag_starts_both_calls_as_without_it(remembered: Path, chart: str, flag: Flag) -> None:
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1", *_given(flag)]) == \
+        early.commands(["upgrade", "shop", chart, "--set", "a=1"])
 
 
 def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, chart: str, monkeypatch: pytest.MonkeyPatch,

@@ -7,8 +7,8 @@ that is as long as helm itself takes. So the entry point (entry.py) reads the co
 first, by the flag table and helm's pflag rules, and in the common case starts both at once:
 
 - `helm plan upgrade RELEASE CHART`, the chart a folder or an archive on disk;
-- with values flags, and any flags that change neither call (`_NEUTRAL`: how the plan is
-  printed, the gates, what helm does after the render);
+- with values flags, and any flags that change neither call (marked `neutral` in the flag
+  table, flags.py: how the plan is printed, the gates, what helm does after the render);
 - the namespace from -n or HELM_NAMESPACE (helm sets it for every plugin), and helm's version
   already remembered (sources/helm_facts.py).
 
@@ -38,18 +38,6 @@ from deployah_plan.errors import Interrupted
 
 EXIT_INTERRUPTED = 130  # a command stopped by a signal, as a shell reports it
 
-# The flags of `helm plan upgrade` (their `dest`) that change neither call: how the plan is
-# printed and kept, the gates, what helm does after it renders, what the planner adds. The values
-# flags are read apart; every other flag (the chart's source, --render, --kube-version, the
-# cluster flags, the render flags, --reuse-values, ...) starts nothing here.
-_NEUTRAL = frozenset({
-    "install", "atomic", "rollback_on_failure", "wait", "wait_for_jobs", "timeout", "cleanup_on_fail",
-    "create_namespace", "no_hooks", "force", "force_replace", "history_max", "labels", "description",
-    "render_subchart_notes", "hide_notes", "hide_secret", "take_ownership", "no_drift",
-    "output", "no_color", "color", "suppress", "source_root", "show_secrets", "full_values", "line_context",
-    "out", "ignore", "ignore_files", "debug", "detailed_exitcode", "fail_on",
-})
-
 
 def commands(args: Sequence[str]) -> list[list[str]]:
     """The helm commands the plan of command line `args` starts first, when this module can
@@ -76,7 +64,7 @@ def commands(args: Sequence[str]) -> list[list[str]]:
             values[word.flag.field] += pflag.items(word.flag, word.value)
         elif word.flag.dest == "namespace":
             namespace = word.value
-        elif word.flag.dest not in _NEUTRAL:
+        elif not word.flag.neutral:  # it may change either call
             return []
     given = [word for word in words if isinstance(word, str)]  # `--` and --help among them
     if len(given) != 2:
