@@ -2,13 +2,14 @@
 the plan's own calls, the same plan either way, and ended when nobody takes them."""
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from conftest import EXAMPLE, Store, run_plan, write_chart
+from conftest import EXAMPLE, ROOT, Store, run_plan, write_chart
 from kubeapi import FakeKube
 from deployah_plan.errors import Interrupted
 from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
@@ -241,3 +242,26 @@ def test_the_apply_method_choices_are_the_models() -> None:
     assert flag.type is not None and not isinstance(flag.type, type)
     assert getattr(flag.type, "names") == tuple(method.value for method in ApplyMethod)
     assert flag.default == ApplyMethod.CSA.value
+
+
+def _imports(module: str) -> set[str]:
+    """The modules of helm plan that `module` imports, anywhere in it (functions and
+    TYPE_CHECKING blocks too)."""
+    found = set()
+    for node in ast.walk(ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+            [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom):
+            names += [f"{node.module}.{alias.name}" for alias in node.names]
+        found |= {name for name in names if (ROOT / (name.replace(".", "/") + ".py")).is_file()}
+    return found
+
+
+def test_what_early_imports_does_not_import_it() -> None:
+    """No cycle through early.py (there was one: chart.py -> helm.py -> early.py -> chart.py)."""
+    seen, todo = set(), ["deployah_plan.sources.early"]
+    while todo:
+        for name in _imports(todo.pop()) - seen:
+            seen.add(name)
+            todo.append(name)
+    assert "deployah_plan.sources.early" not in seen

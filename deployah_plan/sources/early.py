@@ -48,7 +48,7 @@ def commands(args: Sequence[str]) -> list[list[str]]:
     from deployah_plan import pflag
     from deployah_plan.errors import PlanError
     from deployah_plan.flags import UPGRADE, Reach, helm_args
-    from deployah_plan.sources import chart as charts
+    from deployah_plan.sources.chart_path import on_disk
     from deployah_plan.sources import helm_commands as helm, helm_facts
 
     try:
@@ -77,7 +77,7 @@ def commands(args: Sequence[str]) -> list[list[str]]:
     version = helm_facts.known(binary, "version") if binary else None
     namespace = namespace or os.environ.get("HELM_NAMESPACE", "")
     try:
-        chart = charts.on_disk(given[1])
+        chart = on_disk(given[1])
     except PlanError:  # not a chart: the plan says so
         return []
     if not binary or not version or not namespace or chart is None:
