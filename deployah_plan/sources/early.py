@@ -154,7 +154,7 @@ class HelmCalls:
                                        stderr=subprocess.PIPE, text=True)
             with self._lock:
                 self._running.add(process)
-                if self._ended:  # ended meanwhile, by another thread's signal
+                if self._ended:  # ended while this worker thread started it
                     self._end_running()
                     raise Interrupted
         finally:
