@@ -9,6 +9,7 @@ Exit codes (the README has the same table):
     2  with --detailed-exitcode only: something would change (ignored changes do not count)
     3  a --fail-on gate matched; stderr names each gate and what matched it
     4  helm plan verify: the saved plan no longer holds (what moved is printed)
+  130  stopped by SIGTERM or Ctrl-C: every helm process ended, temporary files removed
 
 An error wins over everything; a matched gate wins over 2, so a CI job that passes both
 --detailed-exitcode and --fail-on sees 3 when a gate matches, else 2 or 0. The plan is
@@ -18,9 +19,7 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
 import sys
-import threading
 from typing import Any, Callable, Sequence, TypeVar
 
 import click
@@ -30,10 +29,11 @@ from msgspec import Struct, field
 # when it runs, so `--help` or one command does not load the others (nor yaml, the planner, the
 # writers it does not print with).
 from deployah_plan import flags
-from deployah_plan.errors import PlanError, UsageError
+from deployah_plan.errors import Interrupted, PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.redact import credentials, scrub
 from deployah_plan.render.writers import FORMATS
+from deployah_plan.sources.early import HelmCalls
 
 EXIT_OK, EXIT_ERROR = 0, 1
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -41,9 +41,11 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 class _Session(Struct):
     """What the command line knows beyond one command's parameters: the argv (for the inputs
-    record of --out) and the --debug decision, which `_run` needs if the command fails."""
+    record of --out), the --debug decision, which `_run` needs if the command fails, and the
+    helm processes of the command (sources/early.py), which its owner ends."""
 
     argv: list[str]
+    calls: HelmCalls
     debug: bool = field(default_factory=lambda: _debug_enabled(False))
 
     def shown(self, text: str) -> str:
@@ -75,7 +77,8 @@ def _plan(name: str, params: dict[str, Any]) -> int:
     argv = session.argv if session is not None else [name]
     from deployah_plan.commands.plan_steps import run_plan
 
-    return run_plan(name, ctx.command, params, argv, debug=_debug_enabled(params["debug"]))
+    return run_plan(name, ctx.command, params, argv, debug=_debug_enabled(params["debug"]),
+                    calls=session.calls if session is not None else None)
 
 
 class _Commands(click.Group):
@@ -273,22 +276,26 @@ def schema_command() -> int:
     return EXIT_OK
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, calls: HelmCalls | None = None) -> int:
+    """Run one command line. `calls`: its helm processes, from the entry point (entry.py), which
+    owns them: it catches SIGTERM and Ctrl-C and ends them. Without, they are this call's own."""
     # One command per process, building millions of small acyclic containers (parsed
     # manifests, field changes) that reference counting frees: the cyclic collector's passes
     # over them cost a fifth of a 6,000-object plan and grow faster than the input, so it is
     # paused for the command and restored after.
     collecting = gc.isenabled()
     gc.disable()
-    # SIGTERM (a cancelled CI job, `kill`) stops the command as Ctrl-C does: by an exception,
-    # so that every `with` block on the way out runs and the temporary files holding release
-    # values are removed.
-    terminate = signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() else None
+    own = calls is None
+    calls = HelmCalls() if calls is None else calls
+    # SIGTERM (a cancelled CI job, `kill`) and Ctrl-C end every helm process, then stop the
+    # command by an exception (sources/early.py `HelmCalls.interrupt`).
+    restore = calls.catch_signals() if own else None
     try:
-        return _run(list(sys.argv[1:] if argv is None else argv))
+        return _run(list(sys.argv[1:] if argv is None else argv), calls)
     finally:
-        if terminate is not None:
-            signal.signal(signal.SIGTERM, terminate)
+        if restore is not None:
+            calls.end()
+            restore()
         if collecting:
             gc.enable()
 
@@ -311,12 +318,8 @@ def _helm_diff(args: list[str]) -> list[str] | int:
     return list(translated.argv)
 
 
-def _terminated(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def _run(args: list[str]) -> int:
-    session = _Session(args)  # its debug is set by the --debug option's callback once click parses it
+def _run(args: list[str], calls: HelmCalls) -> int:
+    session = _Session(args, calls)  # its debug is set by the --debug option's callback once click parses it
     try:
         if args[:1] == ["helm-diff"]:
             answer = _helm_diff(args[1:])
@@ -341,7 +344,7 @@ def _run(args: list[str]) -> int:
     except PlanError as err:
         click.echo(session.shown(f"helm plan: error: {err}"), err=True)
         return EXIT_ERROR
-    except KeyboardInterrupt:
+    except (Interrupted, KeyboardInterrupt):
         click.echo("helm plan: interrupted", err=True)
         return 130
     except Exception as err:  # a bug: say so in one line, with the traceback only on request

@@ -1,8 +1,8 @@
 """The process's entry point (scripts/helm-plan, `python -m deployah_plan`, the console script).
 
-`run` starts what it can of the plan's helm calls before importing the rest of helm plan
-(sources/early.py), runs the command line (cli.py `main`), and ends the process once its output
-is written. Python's own teardown is skipped: freeing every module and object one by one took
+`run` catches SIGTERM and Ctrl-C, starts what it can of the plan's helm calls before importing
+the rest of helm plan (sources/early.py), runs the command line (cli.py `main`) with them, and
+ends every helm process left, then the process once its output is written. Python's own teardown is skipped: freeing every module and object one by one took
 40–55 ms of a kube-state-metrics plan (a tenth of it), and nothing is left for it to do. Every
 `with` block has run by then (temporary folders removed, helm processes waited for, --out
 written), and helm plan registers no exit handlers.
@@ -23,13 +23,22 @@ EXIT_ERROR = 1
 
 def run() -> NoReturn:
     gc.disable()
-    from deployah_plan.sources import early
+    from deployah_plan.errors import Interrupted
+    from deployah_plan.sources.early import EXIT_INTERRUPTED, HelmCalls
 
-    early.start(sys.argv[1:])
-    from deployah_plan.cli import main
+    calls = HelmCalls()
+    # Before anything starts: SIGTERM or Ctrl-C during the imports ends the helm processes
+    # started before them too.
+    calls.catch_signals()
+    try:
+        calls.start(sys.argv[1:])
+        from deployah_plan.cli import main
 
-    code = main()
-    early.discard()
+        code = main(calls=calls)
+    except (Interrupted, KeyboardInterrupt):  # before cli.main could catch it
+        sys.stderr.write("helm plan: interrupted\n")
+        code = EXIT_INTERRUPTED
+    calls.end()
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:  # None: the process was started with that descriptor closed

@@ -15,6 +15,8 @@ reports it in its result (sources/cluster.py), so a plan can say what it could n
 
 Every PlanError exits with code 1. Nothing else is caught: an unexpected exception is a
 bug and is shown as one with `--debug`.
+
+`Interrupted` is apart: SIGTERM or Ctrl-C (sources/early.py `HelmCalls.interrupt`), exit 130.
 """
 from __future__ import annotations
 
@@ -50,3 +52,9 @@ class ReleaseError(PlanError):
 
 class LiveStateError(PlanError):
     pass
+
+
+class Interrupted(BaseException):
+    """SIGTERM or Ctrl-C stops the command. A BaseException, as KeyboardInterrupt is, so that no
+    `except Exception` on the way out holds it; not a KeyboardInterrupt, which click answers
+    with an empty line on stderr before helm plan says it was interrupted."""

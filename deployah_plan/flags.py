@@ -90,6 +90,10 @@ class Flag(Struct, frozen=True, kw_only=True):
     requires: str = ""  # passed to helm only with this other flag (its attr) set
     split: Split = Split.NONE  # how pflag splits a repeatable flag's value
     program: bool = False  # names a program helm runs, or a kubeconfig (whose user may run one)
+    # Changes neither of `helm plan upgrade`'s first two helm calls (the release read, the render):
+    # how the plan is printed and kept, the gates, what helm does after it renders, what the planner
+    # adds. Such a flag does not keep those calls from starting before the imports (sources/early.py).
+    neutral: bool = False
 
     def __post_init__(self) -> None:
         if self.program and self.verify is Verify.FROM_RECORD:
@@ -118,50 +122,55 @@ OUTPUT = Flag(names=("--output",), short="-o", dest="output", type=None, default
                    "merge-request widget reads; github: failures and warnings as GitHub annotations; codequality: "
                    "the same as a GitLab Code Quality report; summary: one line per change and the counts; table, "
                    "helm's default, is text).",
-              group="Output", verify=Verify.NOT_COMPARED)  # its choices are the writers' table (cli.py)
+              group="Output", verify=Verify.NOT_COMPARED, neutral=True)  # its choices are the writers' table (cli.py)
 DETAILED_EXITCODE = Flag(names=("--detailed-exitcode",), dest="detailed_exitcode", takes_value=False, group="Gates",
                          help="Exit 0 when nothing changes, 2 when something does (ignored changes do not count), "
-                              "1 on error.", verify=Verify.NOT_COMPARED)
+                              "1 on error.", verify=Verify.NOT_COMPARED, neutral=True)
 FAIL_ON = Flag(names=("--fail-on",), dest="fail_on", repeatable=True, metavar="GATE", group="Gates",
                help="Exit 3 when the plan matches GATE (repeatable): create, update, delete, ACTION:KIND "
                     "(delete:PersistentVolumeClaim), crd, drift, ownership, immutable, warning:CODE.",
-               verify=Verify.NOT_COMPARED)
+               verify=Verify.NOT_COMPARED, neutral=True)
 NO_COLOR = Flag(names=("--no-color", "--no-colour"), dest="no_color", takes_value=False, group="Output",
-                help="Never colour the text output (NO_COLOR is honoured too).", verify=Verify.NOT_COMPARED)
+                help="Never colour the text output (NO_COLOR is honoured too).", verify=Verify.NOT_COMPARED,
+                neutral=True)
 SHOW_SECRETS = Flag(names=("--show-secrets",), dest="show_secrets", takes_value=False, group="Output",
-                    help="Print Secret values instead of hiding them.", verify=Verify.FROM_RECORD)
+                    help="Print Secret values instead of hiding them.", verify=Verify.FROM_RECORD, neutral=True)
 FULL_VALUES = Flag(names=("--full-values",), dest="full_values", takes_value=False, group="Output",
                    help="Print every value whole, and every created object in full (text and markdown shorten "
                         "a value beyond 1,000 characters and a new object beyond 40 lines).",
-                   verify=Verify.NOT_COMPARED)
+                   verify=Verify.NOT_COMPARED, neutral=True)
 DEBUG = Flag(names=("--debug",), dest="debug", takes_value=False, group="Output",
-             help="Print each helm call, and the traceback of an unexpected failure.", verify=Verify.NOT_COMPARED)
+             help="Print each helm call, and the traceback of an unexpected failure.", verify=Verify.NOT_COMPARED,
+             neutral=True)
 COLOR = Flag(names=("--color", "--colour"), dest="color", takes_value=False, group="Output",
-             help="Colour the text output even when it is not a terminal (--no-color wins).", verify=Verify.NOT_COMPARED)
+             help="Colour the text output even when it is not a terminal (--no-color wins).", verify=Verify.NOT_COMPARED,
+             neutral=True)
 SUPPRESS = Flag(names=("--suppress",), dest="suppress", repeatable=True, metavar="KIND", group="Output",
                 help="List objects and hooks of KIND without their field changes or content (repeatable); they still count.",
-                verify=Verify.NOT_COMPARED)
+                verify=Verify.NOT_COMPARED, neutral=True)
 SOURCE_ROOT = Flag(names=("--source-root",), dest="source_root", default="", metavar="DIR", group="Output",
                    help="The chart's folder in the repository, for the file paths of -o github and -o codequality "
-                        "(it replaces the chart name that starts each `# Source:` path).", verify=Verify.NOT_COMPARED)
+                        "(it replaces the chart name that starts each `# Source:` path).", verify=Verify.NOT_COMPARED,
+                   neutral=True)
 OUTPUT_FLAGS = (OUTPUT, DETAILED_EXITCODE, FAIL_ON, NO_COLOR, COLOR, SUPPRESS, SOURCE_ROOT, SHOW_SECRETS, FULL_VALUES,
                 DEBUG)
 
 # -- shared by the commands that make a plan ---------------------------------------------------
 
 OUT = Flag(names=("--out",), dest="out", metavar="FILE", group="Output",
-           help="Also write the JSON plan to FILE, for `helm plan show`.", verify=Verify.NOT_COMPARED)
+           help="Also write the JSON plan to FILE, for `helm plan show`.", verify=Verify.NOT_COMPARED, neutral=True)
 IGNORE = Flag(names=("--ignore",), dest="ignore", repeatable=True, metavar="RULE", group="Output",
               help="Ignore matching changes (repeatable). RULE is YAML in Flux's shape: "
-                   "'{paths: [/spec/replicas], target: {kind: Deployment, name: web}}'.", verify=Verify.FROM_RECORD)
+                   "'{paths: [/spec/replicas], target: {kind: Deployment, name: web}}'.", verify=Verify.FROM_RECORD,
+              neutral=True)
 IGNORE_FILE = Flag(names=("--ignore-file",), dest="ignore_files", repeatable=True, metavar="FILE", group="Output",
                    help="Read ignore rules from FILE: a YAML list of rules, or ignore: [...] (repeatable).",
-                   verify=Verify.FROM_RECORD)
+                   verify=Verify.FROM_RECORD, neutral=True)
 PLAN_FLAGS = (OUT, IGNORE, IGNORE_FILE)
 # The line diffs' context changes the plan's document: verify makes the plan again with the recorded one.
 CONTEXT = Flag(names=("--context",), dest="line_context", type=AtLeast(0), default=2, show_default=True,
                metavar="N", group="Output", help="Unchanged lines shown around each change of a multi-line value.",
-               verify=Verify.FROM_RECORD)
+               verify=Verify.FROM_RECORD, neutral=True)
 
 # -- where the release lives: helm's global flags (helm hands them to a plugin as HELM_NAMESPACE,
 # HELM_KUBECONTEXT and KUBECONFIG), compared by verify as resolved, not as flags -------------------
@@ -177,7 +186,8 @@ KUBECONFIG = Flag(names=("--kubeconfig",), dest="kubeconfig", metavar="PATH", gr
                   program=True)  # its user may run an exec credential plugin
 CLUSTER_FLAGS = (NAMESPACE, KUBE_CONTEXT, KUBECONFIG)
 NO_DRIFT = Flag(names=("--no-drift",), dest="no_drift", takes_value=False, group="Cluster",
-                help="Do not read the cluster: no drift, no ownership check.", verify=Verify.FROM_RECORD, into="upgrade")
+                help="Do not read the cluster: no drift, no ownership check.", verify=Verify.FROM_RECORD, into="upgrade",
+                neutral=True)
 REQUIRE_CLUSTER = Flag(names=("--require-cluster",), dest="require_cluster", takes_value=False, group="Cluster",
                        help="Fail when the live state cannot be read, instead of planning without it.",
                        verify=Verify.FROM_RECORD, into="upgrade")
@@ -190,15 +200,15 @@ def _values(names: tuple[str, ...], dest: str, metavar: str, help: str, attr: st
 
 
 def _switch(name: str, help: str, group: str, into: str, reach: Reach = Reach.NONE, short: str = "",
-            verify: Verify = Verify.COMPARE) -> Flag:
+            verify: Verify = Verify.COMPARE, neutral: bool = False) -> Flag:
     return Flag(names=(name,), short=short, dest=name[2:].replace("-", "_"), takes_value=False, help=help,
-                group=group, into=into, reach=reach, verify=verify)
+                group=group, into=into, reach=reach, verify=verify, neutral=neutral)
 
 
 def _text(name: str, metavar: str, help: str, group: str, into: str, reach: Reach = Reach.NONE,
-          dest: str = "", attr: str = "", program: bool = False) -> Flag:
+          dest: str = "", attr: str = "", program: bool = False, neutral: bool = False) -> Flag:
     return Flag(names=(name,), dest=dest or name[2:].replace("-", "_"), metavar=metavar, help=help, group=group,
-                into=into, reach=reach, attr=attr, program=program)
+                into=into, reach=reach, attr=attr, program=program, neutral=neutral)
 
 
 _ACCEPTED = "Accepted, no effect on the plan"
@@ -257,40 +267,45 @@ UPGRADE: tuple[Flag, ...] = (
             "(unknown fields are dropped, not rejected).", "Rendering", "upgrade", Reach.SERVER_RENDER),
     _switch("--skip-crds", "Do not install the chart's crds/ on an install.", "Rendering", "upgrade",
             Reach.SERVER_RENDER),
+    # A plan of `helm plan upgrade` is always one of --install.
     _switch("--install", "Install when the release does not exist (always planned so).", "What helm does", "deploy",
-            short="-i", verify=Verify.NOT_COMPARED),  # a plan of `helm plan upgrade` is always one of --install
-    _switch("--no-hooks", "Run no hooks.", "What helm does", "deploy"),
+            short="-i", verify=Verify.NOT_COMPARED, neutral=True),
+    _switch("--no-hooks", "Run no hooks.", "What helm does", "deploy", neutral=True),
     _switch("--create-namespace", "On an install, create the release namespace if missing.", "What helm does",
-            "deploy"),
-    _switch("--take-ownership", "Adopt existing objects whoever owns them.", "What helm does", "upgrade"),
+            "deploy", neutral=True),
+    _switch("--take-ownership", "Adopt existing objects whoever owns them.", "What helm does", "upgrade", neutral=True),
     _switch("--force", "Replace updated objects instead of patching them (Helm 4: deprecated).", "What helm does",
-            "deploy"),
-    _switch("--force-replace", "Helm 4: replace updated objects instead of patching them.", "What helm does", "deploy"),
+            "deploy", neutral=True),
+    _switch("--force-replace", "Helm 4: replace updated objects instead of patching them.", "What helm does", "deploy",
+            neutral=True),
     Flag(names=("--server-side",), dest="server_side", type=Choice(("auto", "true", "false")), default="auto",
          show_default=True, group="What helm does", into="upgrade",
          help="Helm 4: server-side (true) or client-side (false) apply; auto follows the previous release."),
     _switch("--force-conflicts", "Helm 4: take fields other managers own (server-side apply).", "What helm does",
             "upgrade"),
     Flag(names=("--history-max",), dest="history_max", type=int, metavar="N", group="What helm does", into="deploy",
-         help="Revisions to keep; the plan names those helm deletes. [default: 10; 0: no limit]"),
+         help="Revisions to keep; the plan names those helm deletes. [default: 10; 0: no limit]", neutral=True),
     Flag(names=("--labels",), short="-l", dest="labels", repeatable=True, metavar="K=V,...", group="What helm does",
-         into="deploy", help="Release labels (a value of null removes one).", split=Split.PAIRS),
-    _text("--description", "TEXT", "The new revision's description.", "What helm does", "deploy"),
+         into="deploy", help="Release labels (a value of null removes one).", split=Split.PAIRS, neutral=True),
+    _text("--description", "TEXT", "The new revision's description.", "What helm does", "deploy", neutral=True),
     *CLUSTER_FLAGS, NO_DRIFT, REQUIRE_CLUSTER,
     OUTPUT, NO_COLOR, COLOR, SUPPRESS, SOURCE_ROOT, SHOW_SECRETS, FULL_VALUES, structs.replace(CONTEXT, into="upgrade"), OUT,
     IGNORE, IGNORE_FILE, DEBUG, DETAILED_EXITCODE, FAIL_ON,
     Flag(names=("--wait",), dest="wait", bare="true", group=_ACCEPTED, into="deploy",
-         help="Helm 3: wait for readiness; Helm 4: --wait or --wait=STRATEGY."),
-    _switch("--wait-for-jobs", "With --wait, wait for Jobs too (the plan names them).", _ACCEPTED, "deploy"),
-    _switch("--atomic", "Roll back on failure (Helm 4: deprecated, --rollback-on-failure).", _ACCEPTED, "deploy"),
-    _switch("--rollback-on-failure", "Helm 4: roll back on failure.", _ACCEPTED, "deploy"),
-    _text("--timeout", "DURATION", "How long helm waits for each operation.", _ACCEPTED, "deploy"),
-    _switch("--cleanup-on-fail", "Delete new objects when the upgrade fails.", _ACCEPTED, "deploy"),
+         help="Helm 3: wait for readiness; Helm 4: --wait or --wait=STRATEGY.", neutral=True),
+    _switch("--wait-for-jobs", "With --wait, wait for Jobs too (the plan names them).", _ACCEPTED, "deploy",
+            neutral=True),
+    _switch("--atomic", "Roll back on failure (Helm 4: deprecated, --rollback-on-failure).", _ACCEPTED, "deploy",
+            neutral=True),
+    _switch("--rollback-on-failure", "Helm 4: roll back on failure.", _ACCEPTED, "deploy", neutral=True),
+    _text("--timeout", "DURATION", "How long helm waits for each operation.", _ACCEPTED, "deploy", neutral=True),
+    _switch("--cleanup-on-fail", "Delete new objects when the upgrade fails.", _ACCEPTED, "deploy", neutral=True),
     Flag(names=("--dry-run",), dest="dry_run", bare="client", group=_ACCEPTED, into="deploy",
          help="A plan never writes anyway (--dry-run=client|server too)."),
-    _switch("--render-subchart-notes", "Render subcharts' NOTES.txt.", _ACCEPTED, "deploy"),
-    _switch("--hide-notes", "Do not print NOTES.txt.", _ACCEPTED, "deploy"),
-    _switch("--hide-secret", "Hide Secrets in a dry run (the plan hides their values anyway).", _ACCEPTED, "deploy"),
+    _switch("--render-subchart-notes", "Render subcharts' NOTES.txt.", _ACCEPTED, "deploy", neutral=True),
+    _switch("--hide-notes", "Do not print NOTES.txt.", _ACCEPTED, "deploy", neutral=True),
+    _switch("--hide-secret", "Hide Secrets in a dry run (the plan hides their values anyway).", _ACCEPTED, "deploy",
+            neutral=True),
 )
 UPGRADE_GROUPS = ("Values", "Chart source", "Rendering", "What helm does", "Cluster", "Output", "Gates", _ACCEPTED)
 

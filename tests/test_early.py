@@ -2,17 +2,20 @@
 the plan's own calls, the same plan either way, and ended when nobody takes them."""
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from conftest import EXAMPLE, Store, run_plan, write_chart
+from conftest import EXAMPLE, ROOT, Store, run_plan, write_chart
 from kubeapi import FakeKube
-from deployah_plan.flags import DIFF
+from deployah_plan.errors import Interrupted
+from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
 from deployah_plan.model import ApplyMethod
 from deployah_plan.sources import early, helm_facts
+from deployah_plan.sources.early import HelmCalls
 
 EARLY = " (started before the imports)"
 
@@ -77,7 +80,7 @@ def test_the_server_render_is_started_early(helm: Path, store: Store, kube: Fake
 
 
 @pytest.fixture
-def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A program in helm's place whose version is remembered, in the environment helm gives a
     plugin."""
     program = tmp_path / "bin" / "helm"
@@ -92,8 +95,7 @@ def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path
     monkeypatch.setenv("HELM_DRIVER", "memory")
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
     helm_facts.remembered(str(program), "version", lambda: "4.3.1")
-    yield program
-    early.discard()
+    return program
 
 
 @pytest.fixture
@@ -157,8 +159,40 @@ def test_helm_3_reads_the_record_without_the_apply_method(remembered: Path, char
 ])
 def test_anything_else_starts_nothing(remembered: Path, chart: str, args: list[str]) -> None:
     assert early.commands([a.format(chart=chart) for a in args]) == []
-    early.start([a.format(chart=chart) for a in args])
-    assert early._started == {} and early.started_at() is None
+    calls = HelmCalls()
+    calls.start([a.format(chart=chart) for a in args])
+    assert calls.take([str(remembered), "get"]) is None and calls.started_at is None
+
+
+# The flags that change neither call, as they were when early.py listed them itself.
+NEUTRAL = {
+    "install", "atomic", "rollback_on_failure", "wait", "wait_for_jobs", "timeout", "cleanup_on_fail",
+    "create_namespace", "no_hooks", "force", "force_replace", "history_max", "labels", "description",
+    "render_subchart_notes", "hide_notes", "hide_secret", "take_ownership", "no_drift",
+    "output", "no_color", "color", "suppress", "source_root", "show_secrets", "full_values", "line_context",
+    "out", "ignore", "ignore_files", "debug", "detailed_exitcode", "fail_on",
+}
+
+
+def test_the_neutral_flags_are_the_tables() -> None:
+    assert {flag.dest for flag in UPGRADE if flag.neutral} == NEUTRAL
+
+
+def _given(flag: Flag) -> list[str]:
+    """The flag on a command line, with a value when it takes one."""
+    return [flag.long] if not flag.takes_value or flag.bare else [f"{flag.long}=1"]
+
+
+@pytest.mark.parametrize("flag", [flag for flag in UPGRADE if not flag.neutral and flag.reach is not Reach.VALUES
+                                  and flag.dest != "namespace"], ids=lambda flag: flag.long)
+def test_a_flag_not_marked_neutral_starts_nothing(remembered: Path, chart: str, flag: Flag) -> None:
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1", *_given(flag)]) == []
+
+
+@pytest.mark.parametrize("flag", [flag for flag in UPGRADE if flag.neutral], ids=lambda flag: flag.long)
+def test_a_neutral_flag_starts_both_calls_as_without_it(remembered: Path, chart: str, flag: Flag) -> None:
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1", *_given(flag)]) == \
+        early.commands(["upgrade", "shop", chart, "--set", "a=1"])
 
 
 def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, chart: str, monkeypatch: pytest.MonkeyPatch,
@@ -176,17 +210,31 @@ def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, chart: st
 
 
 def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remembered: Path, chart: str) -> None:
-    early.start(["upgrade", "shop", chart, "--set", "a=1"])
-    processes = dict(early._started)
-    assert len(processes) == 2 and early.started_at() is not None
-    get, template = sorted(processes, key=lambda command: command[1])
-    taken = early.take(template)
-    assert taken is processes[template] and early.take(template) is None  # taken once
+    args = ["upgrade", "shop", chart, "--set", "a=1"]
+    get, template = early.commands(args)
+    calls = HelmCalls()
+    calls.start(args)
+    assert calls.started_at is not None
+    taken = calls.take(template)
+    assert taken is not None and calls.take(template) is None  # taken once
     assert taken.communicate() == ("template out\n", "template err\n")  # both outputs, as text
-    assert processes[get].poll() is None  # still running
-    early.discard()
-    assert early._started == {} and early.started_at() is None
-    assert processes[get].returncode is not None
+    calls.done(taken)
+    waiting = calls.take(get)
+    assert waiting is not None and waiting.poll() is None  # still running
+    calls.end()
+    assert waiting.returncode is not None  # ended, and reaped
+    with pytest.raises(Interrupted):  # once ended, nothing more starts
+        calls.popen(get, stdin=False)
+
+
+def test_what_nobody_took_is_ended(remembered: Path, chart: str) -> None:
+    calls = HelmCalls()
+    calls.start(["upgrade", "shop", chart, "--set", "a=1"])
+    running = list(calls._running)
+    assert len(running) == 2 and any(process.poll() is None for process in running)  # `get` waits 30 s
+    calls.end()
+    assert all(process.returncode is not None for process in running)
+    assert calls.take(early.commands(["upgrade", "shop", chart, "--set", "a=1"])[0]) is None
 
 
 def test_the_apply_method_choices_are_the_models() -> None:
@@ -194,3 +242,26 @@ def test_the_apply_method_choices_are_the_models() -> None:
     assert flag.type is not None and not isinstance(flag.type, type)
     assert getattr(flag.type, "names") == tuple(method.value for method in ApplyMethod)
     assert flag.default == ApplyMethod.CSA.value
+
+
+def _imports(module: str) -> set[str]:
+    """The modules of helm plan that `module` imports, anywhere in it (functions and
+    TYPE_CHECKING blocks too)."""
+    found = set()
+    for node in ast.walk(ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+            [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom):
+            names += [f"{node.module}.{alias.name}" for alias in node.names]
+        found |= {name for name in names if (ROOT / (name.replace(".", "/") + ".py")).is_file()}
+    return found
+
+
+def test_what_early_imports_does_not_import_it() -> None:
+    """No cycle through early.py (there was one: chart.py -> helm.py -> early.py -> chart.py)."""
+    seen, todo = set(), ["deployah_plan.sources.early"]
+    while todo:
+        for name in _imports(todo.pop()) - seen:
+            seen.add(name)
+            todo.append(name)
+    assert "deployah_plan.sources.early" not in seen

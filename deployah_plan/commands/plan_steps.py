@@ -28,49 +28,57 @@ from deployah_plan.sources.files import FileReader, describe
 if TYPE_CHECKING:
     from deployah_plan.model import Plan
     from deployah_plan.record import Planned
+    from deployah_plan.sources.early import HelmCalls
 
 EXIT_OK, EXIT_CHANGES, EXIT_GATE = 0, 2, 3
 
 
-# Each plan command's planner, from its parsed parameters: (params, debug, reader, digest_chart).
-# Each imports its command's module when it runs: a command loads only what it uses.
-def _upgrade(params: Mapping[str, Any], debug: bool, _reader: FileReader, digest_chart: bool) -> Planned:
+# Each plan command's planner, from its parsed parameters: (params, debug, reader, digest_chart,
+# calls: the command's helm processes, sources/early.py). Each imports its command's module when
+# it runs: a command loads only what it uses.
+def _upgrade(params: Mapping[str, Any], debug: bool, _reader: FileReader, digest_chart: bool,
+             calls: HelmCalls | None) -> Planned:
     from deployah_plan.commands.upgrade import plan_upgrade, upgrade_options
 
-    return plan_upgrade(upgrade_options(params, debug=debug), digest_chart=digest_chart)
+    return plan_upgrade(upgrade_options(params, debug=debug), digest_chart=digest_chart, calls=calls)
 
 
-def _rollback(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool) -> Planned:
+def _rollback(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool,
+              _calls: HelmCalls | None) -> Planned:
     from deployah_plan.commands.rollback import plan_rollback, rollback_options
 
     return plan_rollback(rollback_options(params, debug=debug))
 
 
-def _uninstall(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool) -> Planned:
+def _uninstall(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool,
+              _calls: HelmCalls | None) -> Planned:
     from deployah_plan.commands.uninstall import plan_uninstall, uninstall_options
 
     return plan_uninstall(uninstall_options(params, debug=debug))
 
 
-def _diff(params: Mapping[str, Any], debug: bool, reader: FileReader, _digest_chart: bool) -> Planned:
+def _diff(params: Mapping[str, Any], debug: bool, reader: FileReader, _digest_chart: bool,
+              _calls: HelmCalls | None) -> Planned:
     from deployah_plan.commands.diff import diff_options, plan_diff
 
     return plan_diff(diff_options(params, debug=debug), reader)
 
 
-def _revision(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool) -> Planned:
+def _revision(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool,
+              _calls: HelmCalls | None) -> Planned:
     from deployah_plan.commands.history import plan_revision, revision_options
 
     return plan_revision(revision_options(params, debug=debug))
 
 
-def _releases(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool) -> Planned:
+def _releases(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool,
+              _calls: HelmCalls | None) -> Planned:
     from deployah_plan.commands.history import plan_releases, releases_options
 
     return plan_releases(releases_options(params, debug=debug))
 
 
-Planner = Callable[[Mapping[str, Any], bool, FileReader, bool], "Planned"]
+Planner = Callable[[Mapping[str, Any], bool, FileReader, bool, "HelmCalls | None"], "Planned"]
 PLANNERS: Mapping[str, Planner] = {"upgrade": _upgrade, "rollback": _rollback, "uninstall": _uninstall, "diff": _diff,
                                   "revision": _revision, "releases": _releases}
 
@@ -106,11 +114,12 @@ def ignore_rules(flags: Sequence[str], files: Sequence[str], reader: FileReader)
 
 
 def make(command: str, params: Mapping[str, Any], *, debug: bool, reader: FileReader,
-         digest_chart: bool) -> Planned:
+         digest_chart: bool, calls: HelmCalls | None = None) -> Planned:
     """Step 1: the plan and what it read, the ignore rules applied. `digest_chart`: a record
-    will be made of it (--out, verify)."""
+    will be made of it (--out, verify). `calls`: the helm processes the command line's owner
+    started and ends (sources/early.py)."""
     rules = ignore_rules(params["ignore"], params["ignore_files"], reader)
-    planned = PLANNERS[command](params, debug, reader, digest_chart)
+    planned = PLANNERS[command](params, debug, reader, digest_chart, calls)
     return structs.replace(planned, plan=apply_ignore(planned.plan, rules))
 
 
@@ -180,11 +189,11 @@ def gate_exit(plan: Plan, printing: Printing) -> int:
 
 
 def run_plan(name: str, command: click.Command, params: Mapping[str, Any], argv: Sequence[str], *,
-             debug: bool) -> int:
+             debug: bool, calls: HelmCalls | None = None) -> int:
     """`helm plan upgrade|rollback|uninstall|diff`: every step."""
     printing = Printing.of(params)
     out = params["out"]
-    planned = make(name, params, debug=debug, reader=FileReader(), digest_chart=bool(out))
+    planned = make(name, params, debug=debug, reader=FileReader(), digest_chart=bool(out), calls=calls)
     if out:
         save(out, planned, command, params, argv)
     show(planned.plan, printing)

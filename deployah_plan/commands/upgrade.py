@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import json
 import os
 import re
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -38,12 +37,14 @@ from deployah_plan.facts import VersionSource
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
-from deployah_plan.sources.early import started_at
+from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
+from deployah_plan.sources.workers import workers
 
 if TYPE_CHECKING:  # imported in plan_upgrade while helm runs (see there)
     from deployah_plan.record import Planned
+    from deployah_plan.sources.live import LiveSnapshot
 
 
 class ValueFlags(Struct, frozen=True, kw_only=True):
@@ -267,6 +268,41 @@ def _varying(first: _Render, again: _Render) -> Rendered:
     return split_stream("".join(f"---\n{document}" for document in kept), "helm template (the second render)")
 
 
+class _Renderer(Struct, frozen=True):
+    """What every render of one plan shares (`_render`): helm, the request, the render mode, the
+    chart's path, the namespace and helm's major version."""
+
+    helm: Helm
+    options: UpgradeOptions
+    mode: str
+    chart: str
+    namespace: str
+    helm_major: int
+
+    def render(self, values: list[str], *, upgrade: bool, starting: threading.Event | None = None,
+               parse: bool = True) -> _Render:
+        return _render(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
+                       upgrade=upgrade, starting=starting, parse=parse)
+
+    def again(self, values: list[str], *, upgrade: bool) -> _Render:
+        return _render_again(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
+                             upgrade=upgrade)
+
+
+# A plan's calls, in steps; each says what runs side by side in the plan's worker threads (`pool`)
+# and what it waits for:
+#
+# 1. `_start_reads`: helm's version, the release as stored, the chart made local, helm
+#    template's default Kubernetes version, side by side. The release read waits for the version.
+# 2. `_start_render`, once the version and the chart are known: the first render, beside the
+#    release read, unless it needs what the read finds (the values of a revision to reuse). The
+#    chart's Chart.yaml and templates are read meanwhile, then the second render is started
+#    beside the first (`_Ahead`).
+# 3. `_start_release_reads`, once the release is read: its history (when helm may prune it) and
+#    the live objects of its kinds, beside the renders.
+# 4. `_desired_renders`: the renders started ahead, or, when they needed the release (its values,
+#    or an install rather than an upgrade), both now, the second beside the first.
+#
 # Values a chart makes anew on every render (randAlphaNum, genCA, checksums of those) are found
 # by rendering the desired state twice with the same inputs (core/regenerated.py). The second
 # render runs only for a chart whose templates call such a function (sources/chart.py `scan`),
@@ -274,10 +310,102 @@ def _varying(first: _Render, again: _Render) -> Rendered:
 # for those charts alone; only the documents it changed are parsed (`_varying`). A value stamped
 # with the render's time (`now`) is found without it, by the window the renders ran in. A
 # server render is a dry run: the second one only reads the cluster too.
-def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Planned:
+
+class _Reads(Struct, frozen=True):
+    """Step 1's calls."""
+
+    version: Future[str]
+    state: Future[ReleaseState]
+    chart: Future[str]  # the path of the chart to render
+    kube_default: Future[str] | None  # offline without --kube-version only
+
+
+def _start_reads(pool: ThreadPoolExecutor, helm: Helm, options: UpgradeOptions, namespace: str, mode: str,
+                 workdir: str) -> _Reads:
+    """Step 1: side by side, helm's version; the release as stored, once the version is known
+    (a Helm 4 record carries the apply method); the chart made local (one `helm pull` for a
+    reference); for an offline render without --kube-version, the version helm template
+    assumes (targets.helm_default_version, remembered per helm)."""
+    version_call = pool.submit(helm.version)
+    state_call = pool.submit(lambda: helm.release_state(options.release, namespace,
+                                                        major(version_call.result())))
+    chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
+                             options.repo, options.devel, options.source.pull_args())
+    default_call = (pool.submit(targets.helm_default_version, helm)
+                    if mode == "template" and not options.kube_version else None)
+    return _Reads(version_call, state_call, chart_call, default_call)
+
+
+class _Ahead(Struct, frozen=True):
+    """Step 2's renders, started before the release is read (an upgrade, the user's own values)."""
+
+    first: Future[_Render]
+    again: Future[_Render] | None = None  # the second render, for templates that may make values anew
+
+
+def _start_render(pool: ThreadPoolExecutor, renderer: _Renderer) -> Future[_Render]:
+    """Step 2: the first render, beside the release read. Returns once its helm process is
+    starting: the caller then reads the chart's files and imports the planner while helm runs,
+    and would otherwise hold back the thread that starts it."""
+    starting = threading.Event()
+    ahead = pool.submit(renderer.render, renderer.options.values.args(), upgrade=True, starting=starting)
+    ahead.add_done_callback(lambda _: starting.set())  # a render that failed before helm started
+    starting.wait()
+    return ahead
+
+
+class _ReleaseReads(Struct, frozen=True):
+    """Step 3: what is read once the release is known."""
+
+    previous: Rendered | None  # the current revision, with its chart's crds/
+    scope: live_state.Scope  # the kinds read live with it
+    history: Future[list[dict[str, Any]]] | None
+    live: Future[LiveSnapshot] | None
+
+
+def _start_release_reads(pool: ThreadPoolExecutor, helm: Helm, options: UpgradeOptions, namespace: str,
+                         state: ReleaseState, history_max: int, skipped: str, settings: Any) -> _ReleaseReads:
+    """Step 3, beside the renders: the history, which helm prunes when it writes the new record
+    (only a history at least as long as the limit can lose one, and the newest revision number
+    bounds its length); the live objects of the previous release's kinds. With the previous
+    chart's crds/, so a chart CRD that changed is reported (Helm leaves it)."""
+    from deployah_plan.core.planner import live_scope  # imported by now (plan_upgrade)
+
+    history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
+                    if history_max > 0 and state.newest_revision >= history_max - 1 else None)
+    previous = rendered(state.current, with_crds=True) if state.current is not None else None
+    read_scope = live_scope([previous], namespace) if previous and not skipped else []
+    live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
+    return _ReleaseReads(previous, read_scope, history_call, live_call)
+
+
+def _desired_renders(pool: ThreadPoolExecutor, renderer: _Renderer, ahead: _Ahead | None, state: ReleaseState,
+                     workdir: str, notes: list[Warning], may_regenerate: bool) -> tuple[_Render, _Render | None]:
+    """Step 4: the first render of the new release, and the second when the templates may make
+    values anew. Those started ahead are used when they rendered what the plan needs: always
+    on a server render, else when the release exists (they rendered an upgrade). Otherwise
+    both render now, with the values `helm upgrade` would use, the second beside the first."""
+    options = renderer.options
+    fresh = state.current is None
+    if ahead is not None and (renderer.mode == "server" or not fresh):
+        first = ahead.first.result()
+        second = (ahead.again.result() if ahead.again is not None
+                  else renderer.again(options.values.args(), upgrade=True) if may_regenerate else None)
+        return first, second
+    values = _values_for_template(renderer.helm, options, state, renderer.namespace, workdir, notes)
+    again_call = (pool.submit(renderer.render, values, upgrade=not fresh, parse=False)
+                  if may_regenerate and not options.deploy.dependency_update else None)
+    first = renderer.render(values, upgrade=not fresh)
+    second = (again_call.result() if again_call is not None
+              else renderer.again(values, upgrade=not fresh) if may_regenerate else None)
+    return first, second
+
+
+def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: HelmCalls | None = None) -> Planned:
     """The plan and what it read. `digest_chart`: a record will be made (--out, verify), so the
-    chart is digested while a pulled chart's folder still exists."""
-    helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
+    chart is digested while a pulled chart's folder still exists. `calls`: the command's helm
+    processes, some perhaps started before the imports (sources/early.py)."""
+    helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug, calls)
     namespace = target.namespace
     deploy = options.deploy
     options.values.check_files()
@@ -295,81 +423,49 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False) -> Plan
     if options.kube_version:
         targets.check_version(options.kube_version)
 
-    with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir, ThreadPoolExecutor(max_workers=4) as pool:
-        version_call = pool.submit(helm.version)
-        state_call = pool.submit(lambda: helm.release_state(options.release, namespace,
-                                                            major(version_call.result())))
-        chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
-                                 options.repo, options.devel, options.source.pull_args())
-        default_call = (pool.submit(targets.helm_default_version, helm)
-                        if mode == "template" and not options.kube_version else None)
-        helm_version = version_call.result()
+    with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir, workers(4) as pool:
+        # 1. The version, the release, the chart, helm template's default version: side by side.
+        reads = _start_reads(pool, helm, options, namespace, mode, workdir)
+        helm_version = reads.version.result()
         helm_major = major(helm_version)
         notes: list[Warning] = flags.check_for_helm(deploy, options.server_side, options.force_conflicts,
                                                     helm_major, helm_version)
-        chart_path = chart_call.result()
-        # The render runs beside the release read (their two helm processes side by side) unless
-        # it needs what the read finds: the values of a revision to reuse. It renders an upgrade;
-        # when the release turns out not to exist, the install is rendered again.
+        renderer = _Renderer(helm, options, mode, reads.chart.result(), namespace, helm_major)
         # The window the renders run in opens when the first one was started: before the imports,
         # when it was started then (sources/early.py).
-        started = started_at() or time.time()
-        early = mode == "server" or not _values_from_release(options)
-        starting = threading.Event()
-        ahead = (pool.submit(_render, helm, options, mode, chart_path, namespace, options.values.args(), helm_major,
-                             upgrade=True, starting=starting) if early else None)
-        if ahead is not None:
-            ahead.add_done_callback(lambda _: starting.set())  # a render that failed before helm started
+        started = helm.calls.started_at or time.time()
+        # 2. The first render beside the release read, unless it needs the release's values.
+        render_ahead = mode == "server" or not _values_from_release(options)
+        first_call = _start_render(pool, renderer) if render_ahead else None
         # The chart's Chart.yaml and templates are read while helm renders them (not before:
-        # that would hold the render back), then the planner and the record are imported while
-        # helm reads the release and renders the chart in processes of their own: once the
-        # render is starting (this thread would otherwise hold back the thread that starts it).
-        if ahead is not None:
-            starting.wait()
-        chart = charts.inspect(chart_path)
-        templates = charts.scan(chart_path)
-        again = (pool.submit(_render, helm, options, mode, chart_path, namespace, options.values.args(), helm_major,
-                             upgrade=True, parse=False) if early and templates.may_regenerate and not deploy.dependency_update
-                 else None)
+        # that would hold the render back), then the second render is started beside the first,
+        # and the planner and the record are imported while helm reads the release and renders
+        # the chart in processes of their own.
+        chart = charts.inspect(renderer.chart)
+        templates = charts.scan(renderer.chart)
+        again_call = (pool.submit(renderer.render, options.values.args(), upgrade=True, parse=False)
+                      if first_call is not None and templates.may_regenerate and not deploy.dependency_update else None)
+        ahead = _Ahead(first_call, again_call) if first_call is not None else None
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
         from deployah_plan.record import ChartRead, Facts, Planned, chart_tree_sha256
 
-        state = state_call.result()
-        # Helm prunes old records when it writes the new one; only a history at least as long as
-        # the limit can lose one, and the newest revision number bounds the history's length.
-        history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
-                        if history_max > 0 and state.newest_revision >= history_max - 1 else None)
+        # 3. Once the release is read: its history and the live objects, beside the renders.
+        state = reads.state.result()
+        release_reads = _start_release_reads(pool, helm, options, namespace, state, history_max, skipped, settings)
+        previous, read_scope = release_reads.previous, release_reads.scope
         chart_read = ChartRead(ref=hide_userinfo(options.chart), tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
-        # With the previous chart's crds/, so a chart CRD that changed is reported (Helm leaves it).
-        previous = rendered(state.current, with_crds=True) if state.current is not None else None
-        # The previous release's kinds are read while the chart renders.
-        read_scope = live_scope([previous], namespace) if previous and not skipped else []
-        live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
         fresh = state.current is None
-        if ahead is not None and (mode == "server" or not fresh):
-            first = ahead.result()
-            second = (again.result() if again is not None
-                      else _render_again(helm, options, mode, chart_path, namespace, options.values.args(),
-                                         helm_major, upgrade=True) if templates.may_regenerate else None)
-        else:
-            values = _values_for_template(helm, options, state, namespace, workdir, notes)
-            render = functools.partial(_render, helm, options, mode, chart_path, namespace, values, helm_major,
-                                       upgrade=not fresh)
-            again_call = (pool.submit(render, parse=False) if templates.may_regenerate and not deploy.dependency_update
-                          else None)
-            first = render()
-            second = (again_call.result() if again_call is not None
-                      else _render_again(helm, options, mode, chart_path, namespace, values, helm_major,
-                                         upgrade=not fresh) if templates.may_regenerate else None)
+        # 4. The renders: those started ahead, or both now with the values helm upgrade would use.
+        first, second = _desired_renders(pool, renderer, ahead, state, workdir, notes, templates.may_regenerate)
         assert first.documents is not None  # the first render is always parsed
         desired = first.documents
         desired_again = _varying(first, second) if second is not None else None
         window = (started, time.time())
         if mode == "template" and templates.calls_lookup:
             notes.append(warn(noted.LookupOffline(chart=chart.name)))
-        live = live_call.result() if live_call else None
-        history = history_call.result() if history_call else []
-        kube_default = default_call.result() if default_call else ""  # done before the render
+        live = release_reads.live.result() if release_reads.live else None
+        history = release_reads.history.result() if release_reads.history else []
+        kube_default = reads.kube_default.result() if reads.kube_default else ""  # done before the render
 
     # --create-namespace on an install: the Namespace helm creates is planned as a create, and
     # read live with the release's kinds (as one of the objects this plan creates).

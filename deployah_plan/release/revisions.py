@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from deployah_plan.errors import ReleaseError
 from deployah_plan.manifests import Rendered, split_stream
+from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm import Helm, StoredRelease
 from deployah_plan.sources.helm_commands import major
 from deployah_plan.sources.kubeconfig import KubeTarget, resolve_target
 
 
 def connect(namespace: str | None, kube_context: str | None, kubeconfig: str | None,
-            debug: bool) -> tuple[Helm, KubeTarget]:
+            debug: bool, calls: HelmCalls | None = None) -> tuple[Helm, KubeTarget]:
     """The helm binary with the cluster flags the user gave, and the namespace and context
-    they resolve to (as helm resolves them)."""
+    they resolve to (as helm resolves them). `calls`: the command's helm processes
+    (sources/early.py), when its owner gave them."""
     global_args: list[str] = []
     if kube_context:
         global_args += ["--kube-context", kube_context]
     if kubeconfig:
         global_args += ["--kubeconfig", kubeconfig]
-    return Helm.find(global_args, debug), resolve_target(namespace, kube_context, kubeconfig)
+    return Helm.find(global_args, debug, calls), resolve_target(namespace, kube_context, kubeconfig)
 
 
 def rendered(release: StoredRelease, with_crds: bool = False) -> Rendered:

@@ -25,6 +25,7 @@ from deployah_plan.core.compact_schema import compact_definitions
 from deployah_plan.sources.cluster import CONNECT_TIMEOUT
 from deployah_plan.sources.cluster_reader import _Answer, _group_version_path, _Transport, _Unreachable
 from deployah_plan.sources.kubeconfig import ClusterSettings
+from deployah_plan.sources.workers import workers
 
 
 class ApiFacts(Struct, frozen=True):
@@ -123,7 +124,7 @@ def read_api(settings: ClusterSettings, api_versions: Iterable[str], namespace: 
     except _Unreachable as err:
         return ApiFacts(False, str(err))
     try:
-        with ThreadPoolExecutor(max_workers=8, thread_name_prefix="helm-plan-api") as pool:
+        with workers(8, "helm-plan-api") as pool:
             try:
                 version = _version(transport.get("/version"))
                 kinds_call = [pool.submit(_kinds, transport, v) for v in asked]

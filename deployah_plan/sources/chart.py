@@ -2,7 +2,6 @@
 (`repo/name`, `oci://...`, a URL) fetched with one `helm pull`."""
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from msgspec import Struct
 
 from deployah_plan.errors import UsageError
+from deployah_plan.sources.chart_path import folder, on_disk
 
 if TYPE_CHECKING:
     import tarfile
@@ -75,17 +75,9 @@ def _tar_templates(archive: tarfile.TarFile) -> Iterator[str]:
                 yield handle.read().decode(errors="replace")
 
 
-def _folder(path: str) -> str:
-    """A chart folder, checked to hold a Chart.yaml; a file (a packaged chart) as it is."""
-    target = Path(path)
-    if target.is_dir() and not (target / "Chart.yaml").is_file():
-        raise UsageError(f"{path} is not a chart: it has no Chart.yaml", "pass the folder that holds Chart.yaml")
-    return str(target)
-
-
 def inspect(path: str) -> LocalChart:
     """Name and version of a local chart, from its Chart.yaml."""
-    target = Path(_folder(path))
+    target = Path(folder(path))
     if target.is_dir():
         name, version = _metadata((target / "Chart.yaml").read_text(), path)
         return LocalChart(str(target), name, version)
@@ -122,13 +114,6 @@ def scan(path: str) -> Templates:
             raise UsageError(f"{path} is not a packaged chart ({err})",
                              "pass a chart folder or a .tgz made by `helm package`") from None
     return Templates(any(_LOOKUP.search(t) for t in texts), archived or any(_REGENERATES.search(t) for t in texts))
-
-
-def on_disk(ref: str) -> str | None:
-    """The path of the chart `ref` names on disk (a folder, checked to hold a Chart.yaml, or an
-    archive); None when nothing is there."""
-    expanded = os.path.expanduser(ref)
-    return _folder(expanded) if os.path.exists(expanded) else None
 
 
 def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str | None = None,

@@ -5,7 +5,6 @@ read; this module imports only the shared values of sources/live.py, never sourc
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable, Mapping
 from urllib.parse import quote
 
@@ -17,6 +16,7 @@ from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.sources.live import (
     CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot, object_problem,
 )
+from deployah_plan.sources.workers import workers
 
 
 _WORKERS = 16
@@ -199,7 +199,7 @@ def read_live(settings: ClusterSettings, wanted: Iterable[tuple[KindRef, str]], 
     except _Unreachable as err:
         return LiveSnapshot(False, error=str(err))
     try:
-        with ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="helm-plan-live") as pool:
+        with workers(_WORKERS, "helm-plan-live") as pool:
             try:
                 if not wanted:
                     transport.get("/version")  # nothing to read: only say whether the cluster answers

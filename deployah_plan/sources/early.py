@@ -7,43 +7,36 @@ that is as long as helm itself takes. So the entry point (entry.py) reads the co
 first, by the flag table and helm's pflag rules, and in the common case starts both at once:
 
 - `helm plan upgrade RELEASE CHART`, the chart a folder or an archive on disk;
-- with values flags, and any flags that change neither call (`_NEUTRAL`: how the plan is
-  printed, the gates, what helm does after the render);
+- with values flags, and any flags that change neither call (marked `neutral` in the flag
+  table, flags.py: how the plan is printed, the gates, what helm does after the render);
 - the namespace from -n or HELM_NAMESPACE (helm sets it for every plugin), and helm's version
   already remembered (sources/helm_facts.py).
 
 Anything else starts nothing here, and the plan starts its calls as usual. A process started here
-is used only when `Helm.run` is about to run that very command (`take`), so the plan is made
-exactly as it would be without this module, whatever this module read: a guess that differs
+is used only when `Helm.run` is about to run that very command (`HelmCalls.take`), so the plan is
+made exactly as it would be without this module, whatever this module read: a guess that differs
 from what the plan asks for costs a helm process, nothing else. What nobody took is ended
-before helm plan exits (`discard`). Both calls only read (the render is a dry run): a command
-line the plan then refuses for a neutral flag's value (`-o jsn`) has had helm read the
+before helm plan exits (`HelmCalls.end`). Both calls only read (the render is a dry run): a
+command line the plan then refuses for a neutral flag's value (`-o jsn`) has had helm read the
 release and render it for nothing, as `helm upgrade --dry-run` of the same command would.
+
+The processes are kept by a `HelmCalls` that entry.py makes and hands to the command, which
+starts its own helm calls through it too: so the entry point, which catches SIGTERM and
+Ctrl-C before it starts anything, can end every helm process at once, in any phase.
 """
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import threading
 import time
 from types import SimpleNamespace
-from typing import Sequence
+from typing import Callable, Sequence
 
-_started: dict[tuple[str, ...], subprocess.Popen[str]] = {}
-_lock = threading.Lock()
-_since: list[float] = []  # when the processes were started (the clock `time.time`)
+from deployah_plan.errors import Interrupted
 
-# The flags of `helm plan upgrade` (their `dest`) that change neither call: how the plan is
-# printed and kept, the gates, what helm does after it renders, what the planner adds. The values
-# flags are read apart; every other flag (the chart's source, --render, --kube-version, the
-# cluster flags, the render flags, --reuse-values, ...) starts nothing here.
-_NEUTRAL = frozenset({
-    "install", "atomic", "rollback_on_failure", "wait", "wait_for_jobs", "timeout", "cleanup_on_fail",
-    "create_namespace", "no_hooks", "force", "force_replace", "history_max", "labels", "description",
-    "render_subchart_notes", "hide_notes", "hide_secret", "take_ownership", "no_drift",
-    "output", "no_color", "color", "suppress", "source_root", "show_secrets", "full_values", "line_context",
-    "out", "ignore", "ignore_files", "debug", "detailed_exitcode", "fail_on",
-})
+EXIT_INTERRUPTED = 130  # a command stopped by a signal, as a shell reports it
 
 
 def commands(args: Sequence[str]) -> list[list[str]]:
@@ -55,7 +48,7 @@ def commands(args: Sequence[str]) -> list[list[str]]:
     from deployah_plan import pflag
     from deployah_plan.errors import PlanError
     from deployah_plan.flags import UPGRADE, Reach, helm_args
-    from deployah_plan.sources import chart as charts
+    from deployah_plan.sources.chart_path import on_disk
     from deployah_plan.sources import helm_commands as helm, helm_facts
 
     try:
@@ -71,7 +64,7 @@ def commands(args: Sequence[str]) -> list[list[str]]:
             values[word.flag.field] += pflag.items(word.flag, word.value)
         elif word.flag.dest == "namespace":
             namespace = word.value
-        elif word.flag.dest not in _NEUTRAL:
+        elif not word.flag.neutral:  # it may change either call
             return []
     given = [word for word in words if isinstance(word, str)]  # `--` and --help among them
     if len(given) != 2:
@@ -84,7 +77,7 @@ def commands(args: Sequence[str]) -> list[list[str]]:
     version = helm_facts.known(binary, "version") if binary else None
     namespace = namespace or os.environ.get("HELM_NAMESPACE", "")
     try:
-        chart = charts.on_disk(given[1])
+        chart = on_disk(given[1])
     except PlanError:  # not a chart: the plan says so
         return []
     if not binary or not version or not namespace or chart is None:
@@ -99,48 +92,134 @@ def commands(args: Sequence[str]) -> list[list[str]]:
     return out
 
 
-def start(args: Sequence[str]) -> None:
-    """Start the helm commands of `commands`, if any. Nothing it meets stops helm plan: a
-    command line it cannot read, a helm it cannot start, are the plan's own to report."""
-    try:
-        found = commands(args)
-    except Exception:  # the plan reads the command line again, and says what is wrong with it
-        return
-    if found:
-        _since.append(time.time())
-    for command in found:
+class HelmCalls:
+    """The helm processes of one command line, owned by the entry point (entry.py) and handed to
+    the command (`Helm` takes from it and starts its calls through it). Those started before the
+    imports (`start`) wait for the plan to take them (`take`); every one is known until it has
+    ended, so the owner ends them all: what nobody took once the command is done, everything at
+    once on SIGTERM or Ctrl-C (`interrupt`). Once ended, it starts nothing more.
+
+    Thread-safe: the plan's calls start and end in its worker threads, and `interrupt` runs in
+    the main thread whenever a signal comes (its lock is re-entrant for that).
+    """
+
+    def __init__(self) -> None:
+        self._waiting: dict[tuple[str, ...], subprocess.Popen[str]] = {}  # started early, not taken
+        self._running: set[subprocess.Popen[str]] = set()
+        self._lock = threading.RLock()
+        self._since: float | None = None  # when the early processes were started (`time.time`)
+        self._ended = False
+        self._starting = 0  # the main thread is between starting a process and knowing it
+        self._interrupted = False  # a signal came meanwhile: `popen` raises it after
+
+    def start(self, args: Sequence[str]) -> None:
+        """Start the helm commands of `commands`, if any. Nothing it meets stops helm plan: a
+        command line it cannot read, a helm it cannot start, are the plan's own to report."""
         try:
-            # Standard input is passed on, as the plan's own call passes it.
-            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        except OSError:
-            continue
-        with _lock:
-            _started[tuple(command)] = process
+            found = commands(args)
+        except Exception:  # the plan reads the command line again, and says what is wrong with it
+            return
+        if found:
+            self._since = time.time()
+        for command in found:
+            try:
+                # Standard input is passed on, as the plan's own call passes it.
+                process = self.popen(command, stdin=False)
+            except OSError:
+                continue
+            with self._lock:
+                self._waiting[tuple(command)] = process
 
+    @property
+    def started_at(self) -> float | None:
+        """When the early processes were started (`time.time`); None when none was."""
+        return self._since
 
-def started_at() -> float | None:
-    """When the processes were started (`time.time`); None when none was."""
-    return _since[0] if _since else None
+    def take(self, command: Sequence[str]) -> subprocess.Popen[str] | None:
+        """The process started early for exactly `command`, once; None when there is none."""
+        with self._lock:
+            return self._waiting.pop(tuple(command), None)
 
-
-def take(command: Sequence[str]) -> subprocess.Popen[str] | None:
-    """The process started for exactly `command`, once; None when there is none."""
-    with _lock:
-        return _started.pop(tuple(command), None)
-
-
-def discard() -> None:
-    """End every process nobody took."""
-    with _lock:
-        left = list(_started.values())
-        _started.clear()
-        _since.clear()
-    for process in left:
+    def popen(self, command: Sequence[str], *, stdin: bool) -> subprocess.Popen[str]:
+        """Start `command` (its outputs piped, as text; `stdin`: its standard input piped too,
+        else inherited), known until `done`. Interrupted once the calls are ended."""
+        main = threading.current_thread() is threading.main_thread()
+        if main:  # a signal now would lose a process started but not yet known: it waits
+            self._starting += 1
         try:
-            process.kill()
-            process.communicate()
-        except OSError:
-            pass
+            with self._lock:
+                if self._ended:
+                    raise Interrupted
+            process = subprocess.Popen(command, stdin=subprocess.PIPE if stdin else None, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True)
+            with self._lock:
+                self._running.add(process)
+                if self._ended:  # ended while this worker thread started it
+                    self._end_running()
+                    raise Interrupted
+        finally:
+            if main:
+                self._starting -= 1
+        if main and self._interrupted:
+            self._interrupted = False
+            self.end()
+            raise Interrupted
+        return process
+
+    def done(self, process: subprocess.Popen[str]) -> None:
+        """`process` has ended and been read."""
+        with self._lock:
+            self._running.discard(process)
+
+    def end(self) -> None:
+        """End every process still running (the early ones nobody took among them), and start
+        none after."""
+        with self._lock:
+            self._ended = True
+            self._waiting.clear()
+            self._end_running()
+
+    def _end_running(self) -> None:
+        with self._lock:
+            left = list(self._running)
+            self._running.clear()
+        for process in left:
+            try:
+                process.kill()
+            except OSError:
+                pass
+        deadline = time.monotonic() + 1
+        for process in left:  # killed: each ends at once; reaped, so none is left behind
+            try:
+                process.wait(max(deadline - time.monotonic(), 0.01))
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+
+    def interrupt(self, signum: int, frame: object) -> None:
+        """The handler of SIGTERM and SIGINT: every helm process is ended at once, then the
+        command stops by Interrupted (errors.py), so that every `with` block on the way out
+        runs (the temporary files holding release values are removed) without waiting for a
+        helm that no longer runs. A signal once the calls are ended (a second Ctrl-C, the command done)
+        ends the process."""
+        if self._ended:
+            os._exit(EXIT_INTERRUPTED)
+        self.end()
+        if self._starting:
+            self._interrupted = True
+            return
+        raise Interrupted
+
+    def catch_signals(self) -> Callable[[], None]:
+        """Make `interrupt` the handler of SIGTERM and SIGINT (in the main thread only);
+        returns what puts the previous handlers back."""
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
+        previous = {number: signal.signal(number, self.interrupt) for number in (signal.SIGTERM, signal.SIGINT)}
+
+        def restore() -> None:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+        return restore
 
 
-__all__ = ["commands", "discard", "start", "started_at", "take"]
+__all__ = ["EXIT_INTERRUPTED", "HelmCalls", "commands"]

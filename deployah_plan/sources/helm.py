@@ -10,16 +10,16 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 from typing import Any, Iterable, Mapping, Sequence
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
 from deployah_plan.redact import value_keys, without_userinfo
-from deployah_plan.sources import early, helm_facts
+from deployah_plan.sources import helm_facts
+from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm_commands import default_binary, dry_run_args, record_args, template_args
 
 _NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
@@ -106,21 +106,24 @@ class ReleaseState(Struct, frozen=True):
 
 
 class Helm(Struct):
-    """A helm binary plus the global flags every call carries."""
+    """A helm binary plus the global flags every call carries; its processes are started
+    through `calls` (sources/early.py), which may hold some started before the imports and
+    ends them all on a signal."""
 
     binary: str
     global_args: Sequence[str] = ()
     debug: bool = False
+    calls: HelmCalls = field(default_factory=HelmCalls)
 
     @classmethod
-    def find(cls, global_args: Sequence[str] = (), debug: bool = False) -> "Helm":
+    def find(cls, global_args: Sequence[str] = (), debug: bool = False, calls: HelmCalls | None = None) -> "Helm":
         binary = default_binary()
         if not binary or not (os.path.isfile(binary) or shutil.which(binary)):
             raise HelmError(
                 "helm not found",
                 "install Helm 3.17+ or Helm 4, put it on PATH or set HELM_BIN to its path",
             )
-        return cls(binary, tuple(global_args), debug)
+        return cls(binary, tuple(global_args), debug, calls if calls is not None else HelmCalls())
 
     def command(self, args: Sequence[str]) -> list[str]:
         return [self.binary, *args, *self.global_args]
@@ -128,22 +131,26 @@ class Helm(Struct):
     def run(self, args: Sequence[str], *, what: str, stdin: str | None = None) -> str:
         command = self.command(args)
         # The same command started before the imports (sources/early.py) is taken as it is.
-        started = early.take(command) if stdin is None else None
+        started = self.calls.take(command) if stdin is None else None
         if self.debug:
             # One write per line: calls run in threads, and print() writes the line end apart.
             sys.stderr.write("helm plan: running " + " ".join(_shown(command))
                              + (" (started before the imports)" if started is not None else "") + "\n")
         try:
-            if started is not None:
-                out, err = started.communicate()
-                done = subprocess.CompletedProcess(command, started.returncode, out, err)
-            else:
-                done = subprocess.run(command, input=stdin, capture_output=True, text=True, check=False)
+            process = started or self.calls.popen(command, stdin=stdin is not None)
         except OSError as err:
             raise HelmError(f"could not run {self.binary}: {err.strerror}", "check that HELM_BIN or PATH names a working helm") from None
-        if done.returncode != 0:
-            raise HelmError(f"{what} failed: {_helm_message(done.stderr)}", _hint_for(done.stderr))
-        return done.stdout
+        try:
+            out, stderr = process.communicate(stdin)
+        except BaseException:  # interrupted: the process is not left behind
+            process.kill()
+            process.wait()
+            raise
+        finally:
+            self.calls.done(process)
+        if process.returncode != 0:
+            raise HelmError(f"{what} failed: {_helm_message(stderr)}", _hint_for(stderr))
+        return out
 
     def version(self) -> str:
         """helm's version, asked once per binary (sources/helm_facts.py)."""
