@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import clean_env, run_plan
+
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 
 PREVIOUS = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: one}\n"
 DESIRED = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: two}\n"

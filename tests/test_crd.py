@@ -17,9 +17,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from conftest import ROOT, clean_env, run_plan
+
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 
 # The Widget CRD up to its versions, the same in both renders.
 CRD_HEAD = """\
