@@ -20,7 +20,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Generator
 
 import pytest
 
@@ -40,26 +40,43 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
+_REFUSED = pytest.StashKey[list[str]]()  # what a test of the fast tier tried to start
+_REPORTED = pytest.StashKey[int]()  # how many of those a report of the test has failed on
+
+
 @pytest.fixture(autouse=True)
-def _the_fast_tier_starts_nothing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A unit test that starts a process or a server fails, even where the code under test
-    swallows the error: it belongs to the e2e tier and must say so."""
+def _the_fast_tier_starts_nothing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a test not marked e2e, starting a process or listening on a socket raises, and the
+    test fails even where the code under test swallows the error (pytest_runtest_makereport)."""
     if request.node.get_closest_marker("e2e") is not None:
-        yield
         return
-    started: list[str] = []
+    refused = request.node.stash.setdefault(_REFUSED, [])
 
     def refuse(what: str) -> Any:
-        def refused(*args: Any, **kwargs: Any) -> Any:
-            started.append(what)
-            raise RuntimeError(f"a test of the fast tier {what}: mark it e2e (pytest.mark.e2e)")
-        return refused
+        def refused_call(*args: Any, **kwargs: Any) -> Any:
+            refused.append(what)
+            raise RuntimeError(_refusal(what))
+        return refused_call
 
     monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse("starts a process"))
     monkeypatch.setattr(socket.socket, "listen", refuse("listens on a socket"))
-    yield
-    if started:
-        pytest.fail(f"a test of the fast tier {started[0]}: mark it e2e (pytest.mark.e2e)", pytrace=False)
+
+
+def _refusal(what: str) -> str:
+    return f"a test of the fast tier {what}: mark it e2e (pytest.mark.e2e) or keep the process out of it"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A setup, call or teardown that passed although something was refused in it fails."""
+    report = yield
+    refused = item.stash.get(_REFUSED, [])
+    if len(refused) > item.stash.get(_REPORTED, 0):
+        if report.passed:
+            report.outcome = "failed"
+            report.longrepr = _refusal(refused[item.stash.get(_REPORTED, 0)])
+        item.stash[_REPORTED] = len(refused)
+    return report
 
 
 def _fetch(version: str) -> Path:
