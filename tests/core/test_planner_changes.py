@@ -361,18 +361,19 @@ def test_helm_installs_in_kind_order_then_manifest_order(major: int, order: list
 
 
 @pytest.mark.parametrize("major, order", [
-    (3, ["job", "web", "web", "b-first", "a-second", "team", "alpha", "mutate", "validate"]),
-    (4, ["validate", "mutate", "job", "web", "web", "b-first", "a-second", "team", "alpha"]),
+    (3, ["web", "job", "web", "b-first", "a-second", "team", "alpha", "mutate", "validate"]),
+    (4, ["validate", "mutate", "web", "job", "web", "b-first", "a-second", "team", "alpha"]),
 ])
 def test_helm_uninstalls_in_reverse_kind_order(major: int, order: list[str]) -> None:
     """Uninstall order is install order reversed (kind by kind; manifest order within a kind
-    stays): Helm 4 deletes the webhooks first; unknown kinds still go last."""
+    stays) but for Service, deleted before the workloads (kind_sorter.go's UninstallOrder):
+    Helm 4 deletes the webhooks first; unknown kinds still go last."""
     p = uninstall(KINDS, helm_major=major)
     assert p.helm_action is HelmAction.UNINSTALL
     assert [c.resource.name for c in p.changes] == order
     assert [c.action for c in p.changes] == [Action.DELETE] * len(KINDS)
     assert [c.helm_order for c in p.changes] == list(range(len(KINDS)))
-    assert [c.resource.kind for c in p.changes][order.index("web"):][:2] == ["Deployment", "Service"]
+    assert [c.resource.kind for c in p.changes if c.resource.name == "web"] == ["Service", "Deployment"]
 
 
 def test_an_upgrade_applies_the_target_then_deletes_what_left_in_previous_order() -> None:
