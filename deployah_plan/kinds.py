@@ -1,9 +1,11 @@
 """What Helm knows about kinds: the order it applies them in, and which are cluster-scoped.
 
-The orders are Helm's `kind_sorter.go`: UninstallOrder is InstallOrder reversed. Helm 4
+The orders are Helm's `kind_sorter.go` (pkg/releaseutil in Helm 3, pkg/release/v1/util in
+Helm 4), each written out there. UninstallOrder is InstallOrder reversed but for Service, which
+Helm deletes right after Ingress and IngressClass, before the workloads behind it. Helm 4
 appends the two admission webhook kinds to the install order and prepends them (reversed) to
-the uninstall order. Kinds Helm does not know sort after
-all known kinds, alphabetically among themselves; the sort is stable.
+the uninstall order. Kinds Helm does not know sort after all known kinds, alphabetically among
+themselves; the sort is stable.
 """
 from __future__ import annotations
 
@@ -21,7 +23,14 @@ HELM3_INSTALL_ORDER: tuple[str, ...] = (
 )
 _WEBHOOKS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
 HELM4_INSTALL_ORDER: tuple[str, ...] = HELM3_INSTALL_ORDER + _WEBHOOKS
-HELM3_UNINSTALL_ORDER: tuple[str, ...] = tuple(reversed(HELM3_INSTALL_ORDER))
+HELM3_UNINSTALL_ORDER: tuple[str, ...] = (
+    "APIService", "Ingress", "IngressClass", "Service", "CronJob", "Job", "StatefulSet",
+    "HorizontalPodAutoscaler", "Deployment", "ReplicaSet", "ReplicationController", "Pod", "DaemonSet",
+    "RoleBindingList", "RoleBinding", "RoleList", "Role", "ClusterRoleBindingList", "ClusterRoleBinding",
+    "ClusterRoleList", "ClusterRole", "CustomResourceDefinition", "PersistentVolumeClaim", "PersistentVolume",
+    "StorageClass", "ConfigMap", "SecretList", "Secret", "ServiceAccount", "PodDisruptionBudget",
+    "PodSecurityPolicy", "LimitRange", "ResourceQuota", "NetworkPolicy", "Namespace", "PriorityClass",
+)
 HELM4_UNINSTALL_ORDER: tuple[str, ...] = tuple(reversed(_WEBHOOKS)) + HELM3_UNINSTALL_ORDER
 
 

@@ -1,23 +1,82 @@
 """Shared fixtures: real helm binaries (fetched by scripts/fetch-helm), release fixtures made
-by real helm (scripts/release-fixture), and a runner for the real command line."""
+by real helm (scripts/release-fixture), and a runner for the real command line.
+
+Two tiers. A test that runs helm, starts a process or serves on loopback is marked `e2e`;
+every other test is a unit test of the fast tier (`scripts/test --fast`, which runs
+`pytest -m "not e2e"`), the tier mutation testing runs. A test that takes one of the helm
+fixtures or a loopback API server (`E2E_FIXTURES`) is marked here; a module that starts processes or servers in
+another way says `pytestmark = pytest.mark.e2e`, or marks those tests one by one. A test of
+the fast tier that starts a process or listens on a socket fails (`_the_fast_tier_starts_nothing`),
+so a new one cannot land there unmarked."""
 from __future__ import annotations
 
 import atexit
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generator
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "scripts" / "example"
 HELM_VERSIONS = ("3.19.0", "4.3.1")
+
+
+# Fixtures that run real helm, and the loopback API server (tests/kubeapi.py) by the name each
+# module gives it: a test that takes one, directly or through another fixture, is end-to-end.
+E2E_FIXTURES = frozenset({"helm", "helm4", "store", "shared_cache", "kube", "tls_kube"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
+
+
+_REFUSED = pytest.StashKey[list[str]]()  # what a test of the fast tier tried to start
+_REPORTED = pytest.StashKey[int]()  # how many of those a report of the test has failed on
+
+
+@pytest.fixture(autouse=True)
+def _the_fast_tier_starts_nothing(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a test not marked e2e, starting a process or listening on a socket raises, and the
+    test fails even where the code under test swallows the error (pytest_runtest_makereport)."""
+    if request.node.get_closest_marker("e2e") is not None:
+        return
+    refused = request.node.stash.setdefault(_REFUSED, [])
+
+    def refuse(what: str) -> Any:
+        def refused_call(*args: Any, **kwargs: Any) -> Any:
+            refused.append(what)
+            raise RuntimeError(_refusal(what))
+        return refused_call
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse("starts a process"))
+    monkeypatch.setattr(socket.socket, "listen", refuse("listens on a socket"))
+
+
+def _refusal(what: str) -> str:
+    return f"a test of the fast tier {what}: mark it e2e (pytest.mark.e2e) or keep the process out of it"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A setup, call or teardown that passed although something was refused in it fails."""
+    report = yield
+    refused = item.stash.get(_REFUSED, [])
+    if len(refused) > item.stash.get(_REPORTED, 0):
+        if report.passed:
+            report.outcome = "failed"
+            report.longrepr = _refusal(refused[item.stash.get(_REPORTED, 0)])
+        item.stash[_REPORTED] = len(refused)
+    return report
 
 
 def _fetch(version: str) -> Path:

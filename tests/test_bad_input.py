@@ -7,6 +7,8 @@ import pytest
 
 from conftest import EXAMPLE, Result, Store, run_plan, write_chart
 
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
+
 
 def _one_line_error(result: Result, *needles: str) -> None:
     assert result.code == 1, (result.out, result.err)

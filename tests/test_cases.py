@@ -27,6 +27,8 @@ import pytest
 
 from conftest import ROOT, run_plan
 
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
+
 CASES = ROOT / "tests" / "cases"
 FORMATS = {"text": "expected.txt", "json": "expected.json", "markdown": "expected.md"}
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"

@@ -137,6 +137,7 @@ def test_a_missing_actionlint_fails_in_ci_and_skips_elsewhere(tmp_path: Path, mo
         _actionlint(tmp_path / "any.yml")
 
 
+@pytest.mark.e2e
 def test_actionlint_catches_a_mistake(tmp_path: Path) -> None:
     """The linter is really run: a workflow reading an undefined step fails it."""
     bad = tmp_path / "bad.yml"
@@ -145,10 +146,12 @@ def test_actionlint_catches_a_mistake(tmp_path: Path) -> None:
         _actionlint(bad)
 
 
+@pytest.mark.e2e
 def test_example_workflows_lint(tmp_path: Path) -> None:
     _actionlint(*WORKFLOWS)
 
 
+@pytest.mark.e2e
 def test_the_action_lints_as_a_workflow(tmp_path: Path) -> None:
     """actionlint reads workflows, not action metadata: the action's steps are linted as the steps
     of a workflow whose inputs are the action's (so `inputs.*` and `steps.*` are checked)."""
@@ -187,6 +190,7 @@ def _bash_syntax(script: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.e2e
 def test_every_shell_script_parses() -> None:
     for step in ACTION["runs"]["steps"]:
         if "run" in step:
@@ -199,6 +203,7 @@ def test_every_shell_script_parses() -> None:
     _bash_syntax((ROOT / "scripts" / "ci-plan").read_text())
 
 
+@pytest.mark.e2e
 def test_gitlab_job() -> None:
     """GitLab's own linter needs a GitLab server: check what the widget needs, and the shell."""
     config: dict[str, Any] = yaml.safe_load(GITLAB.read_text())
@@ -214,6 +219,7 @@ def test_gitlab_job() -> None:
     assert job["cache"]["paths"] == [".cache/helm/helm-plan"] and "$CI_PROJECT_DIR/.cache/helm" in job["variables"]["HELM_CACHE_HOME"]
 
 
+@pytest.mark.e2e
 def test_gitlab_report_from_a_saved_plan(tmp_path: Path) -> None:
     previous, desired = tmp_path / "previous.yaml", tmp_path / "desired.yaml"
     config = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  a: '{value}'\n"
@@ -228,6 +234,7 @@ def test_gitlab_report_from_a_saved_plan(tmp_path: Path) -> None:
     assert shown.code == 0 and shown.out == made.out
 
 
+@pytest.mark.e2e
 def test_gitlab_report_carries_the_impact(tmp_path: Path) -> None:
     # GitLab reads create, update and delete (and requires them); the impact rides along.
     previous, desired = tmp_path / "previous.yaml", tmp_path / "desired.yaml"
@@ -421,6 +428,7 @@ def _comment_step(tmp_path: Path, pulls: list[dict[str, Any]], head_sha: str,
     return log.read_text().splitlines()
 
 
+@pytest.mark.e2e
 def test_the_comment_goes_to_the_pull_request_whose_head_was_planned(tmp_path: Path) -> None:
     sha = "a" * 40
     calls = _comment_step(tmp_path, [{"number": 7, "head": {"sha": sha}}], sha, head="fork owner:feat&state=closed")
@@ -428,6 +436,7 @@ def test_the_comment_goes_to_the_pull_request_whose_head_was_planned(tmp_path: P
     assert calls[1:] == [f"pr comment 7 --body-file {tmp_path}/artifact/plan.md --edit-last --create-if-none"]
 
 
+@pytest.mark.e2e
 def test_no_comment_when_the_pull_request_moved_on_or_is_not_open(tmp_path: Path) -> None:
     sha = "a" * 40
     moved = _comment_step(tmp_path / "moved", [{"number": 7, "head": {"sha": "b" * 40}}], sha)
@@ -489,6 +498,7 @@ def _gitlab_note(tmp_path: Path, notes: list[dict[str, Any]]) -> list[tuple[str,
     return _GitLab.calls
 
 
+@pytest.mark.e2e
 def test_the_gitlab_job_posts_the_plan_as_one_note(tmp_path: Path) -> None:
     body = "<!-- helm-plan -->\n**the plan** & 100% of it\n"
     assert _gitlab_note(tmp_path / "first", []) == [("POST", "/api/v4/projects/9/merge_requests/4/notes", body)]

@@ -352,6 +352,7 @@ def test_missing_live_file(tmp_path: Path) -> None:
         load_live_file(tmp_path / "nope.yaml")
 
 
+@pytest.mark.e2e
 def test_custom_resources(tmp_path: Path) -> None:
     widget = ("shop.example.com/v1", "widgets", "Widget", True)
     with FakeKube(namespace="shop", custom=[widget]) as kube:
@@ -364,6 +365,7 @@ def test_custom_resources(tmp_path: Path) -> None:
         _assert_read_only(kube, snapshot)
 
 
+@pytest.mark.e2e
 def test_the_scope_discovery_gives_each_kind_asked_for_is_reported(tmp_path: Path) -> None:
     """A kind asked for in the release namespace that the cluster serves cluster-scoped is
     listed at the cluster scope, and said to be cluster-scoped; a kind not served has no scope."""

@@ -116,6 +116,7 @@ def test_a_code_from_a_newer_version_is_kept_as_written() -> None:
         Code(3)  # type: ignore[arg-type]
 
 
+@pytest.mark.e2e
 def test_a_saved_warning_with_a_code_from_a_newer_version_is_read_as_written() -> None:
     """The plan reader keeps a code it does not know; gates and writers use it as written. (The
     schema check in front of it, `helm plan show`, still refuses a code the schema does not list.)"""

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import clean_env, run_plan
+
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 
 PREVIOUS = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: one}\n"
 DESIRED = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: two}\n"
@@ -35,17 +40,33 @@ def _on_terminal(tmp_path: Path, *args: str, previous: str = "p.yaml", **env: st
     return b"".join(chunks).decode()
 
 
+def _without_colour(out: str) -> str:
+    """The output with its SGR sequences (ESC [ ... m, the only escapes the text writer uses) taken out."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", out)
+
+
+# What the plan says on a terminal without colour: the same text as with colour, escape for escape.
+PLAIN_CHANGE = "  ~ ConfigMap default/a  (update)\r\n      ~ data.k: \"one\" -> \"two\"\r\n"
+
+
 def test_colour_on_a_terminal(tmp_path: Path) -> None:
-    assert "\x1b[33m~\x1b[0m ConfigMap default/a" in _on_terminal(tmp_path)
+    coloured = _on_terminal(tmp_path)
+    assert "\x1b[33m~\x1b[0m ConfigMap default/a" in coloured
+    assert PLAIN_CHANGE in _without_colour(coloured)
 
 
 def test_no_color_flag_and_environment(tmp_path: Path) -> None:
-    assert "\x1b[" not in _on_terminal(tmp_path, "--no-color")
-    assert "\x1b[" not in _on_terminal(tmp_path, NO_COLOR="1")
+    """The same plan, each escape sequence left out and nothing else."""
+    coloured = _on_terminal(tmp_path)
+    for plain in (_on_terminal(tmp_path, "--no-color"), _on_terminal(tmp_path, NO_COLOR="1")):
+        assert PLAIN_CHANGE in plain and "\x1b" not in plain
+        assert plain == _without_colour(coloured)
 
 
 def test_term_dumb_turns_colour_off(tmp_path: Path) -> None:
-    assert "\x1b[" not in _on_terminal(tmp_path, TERM="dumb")
+    plain = _on_terminal(tmp_path, TERM="dumb")
+    assert PLAIN_CHANGE in plain and "\x1b" not in plain
+    assert plain == _without_colour(_on_terminal(tmp_path))
 
 
 def test_text_wraps_at_the_terminal_width_with_a_hanging_indent(tmp_path: Path) -> None:

@@ -4,11 +4,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from builders import live_of
 from conftest import EXAMPLE, run_plan
 from core.test_drift import CONFIGMAP, DEPLOYMENT
+
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 
 PREVIOUS = """---
 # Source: app/templates/cm.yaml

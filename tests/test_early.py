@@ -209,6 +209,7 @@ def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, chart: st
     assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
 
 
+@pytest.mark.e2e
 def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remembered: Path, chart: str) -> None:
     args = ["upgrade", "shop", chart, "--set", "a=1"]
     get, template = early.commands(args)

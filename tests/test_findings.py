@@ -6,7 +6,11 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import run_plan
+
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 
 CONFIG = "---\n# Source: shop/templates/{file}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\nimmutable: true\ndata:\n  a: '{value}'\n"
 

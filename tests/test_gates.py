@@ -24,6 +24,7 @@ def _diff(*flags: str) -> tuple[int, str, str]:
     return result.code, result.out, result.err
 
 
+@pytest.mark.e2e
 def test_a_matching_gate_exits_3_and_names_what_matched() -> None:
     code, out, err = _diff("--fail-on", "delete:PersistentVolumeClaim", "--fail-on", "create:Secret")
     assert code == 3
@@ -31,6 +32,7 @@ def test_a_matching_gate_exits_3_and_names_what_matched() -> None:
     assert err == "helm plan: --fail-on delete:PersistentVolumeClaim matched: delete PersistentVolumeClaim shop/shop-data\n"
 
 
+@pytest.mark.e2e
 def test_gates_win_over_detailed_exitcode_and_ignored_changes_never_match() -> None:
     assert _diff("--detailed-exitcode", "--fail-on", "delete")[0] == 3
     assert _diff("--detailed-exitcode", "--fail-on", "delete:Secret")[0] == 2
@@ -40,6 +42,7 @@ def test_gates_win_over_detailed_exitcode_and_ignored_changes_never_match() -> N
     assert _diff("--fail-on", "delete:PersistentVolumeClaim", "--ignore", "{paths: ['']}")[0] == 0
 
 
+@pytest.mark.e2e
 def test_show_checks_gates_on_a_saved_plan(tmp_path: Path) -> None:
     saved = tmp_path / "plan.json"
     assert _diff("--out", str(saved))[0] == 0
@@ -81,6 +84,7 @@ def test_crd_and_warning_gates() -> None:
     assert plan.summary.failures == 3
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("gate", ["delete:PersistentVolumeClaim", "delete:persistentvolumeclaim", "delete:pvc",
                                   "delete:PVC", "delete:persistentvolumeclaims", "DELETE:pvcs"])
 def test_kinds_are_matched_as_kubectl_users_type_them(gate: str) -> None:
@@ -88,6 +92,7 @@ def test_kinds_are_matched_as_kubectl_users_type_them(gate: str) -> None:
     assert code == 3 and "delete PersistentVolumeClaim shop/shop-data" in err
 
 
+@pytest.mark.e2e
 def test_a_kind_alias_never_matches_another_kind() -> None:
     assert _diff("--fail-on", "delete:services")[0] == 3  # the Service
     assert _diff("--fail-on", "delete:cm")[0] == 0
@@ -95,12 +100,14 @@ def test_a_kind_alias_never_matches_another_kind() -> None:
     assert _diff("--fail-on", "update:deploy.extensions")[0] == 0
 
 
+@pytest.mark.e2e
 def test_a_gate_that_cannot_be_evaluated_says_so() -> None:
     code, _, err = _diff("--fail-on", "drift")
     assert code == 0
     assert err.startswith("helm plan: --fail-on drift: not evaluated: the live state was not read")
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("gate", ["explode", "warning", "deletes"])
 def test_unknown_gates_are_refused(gate: str) -> None:
     with pytest.raises(UsageError, match="unknown --fail-on gate"):
@@ -127,6 +134,7 @@ def _case(name: str, *flags: str) -> tuple[int, str, str]:
     return result.code, result.out, result.err
 
 
+@pytest.mark.e2e
 def test_fail_on_immutable_stops_an_upgrade_that_changes_an_immutable_field() -> None:
     # immutable-fields changes the data of an immutable ConfigMap, a Deployment's selector and
     # more: the API server refuses each.
@@ -139,6 +147,7 @@ def test_fail_on_immutable_stops_an_upgrade_that_changes_an_immutable_field() ->
     assert _case("create-update-delete", "--fail-on", "immutable")[0] == 2  # nothing immutable: changes only
 
 
+@pytest.mark.e2e
 def test_fail_on_ownership_stops_a_create_over_an_object_helm_does_not_own() -> None:
     # live-drift creates ConfigMap extra, which exists live without Helm's ownership metadata.
     code, _, err = _case("live-drift", "--fail-on", "ownership")
@@ -148,6 +157,7 @@ def test_fail_on_ownership_stops_a_create_over_an_object_helm_does_not_own() -> 
     assert _case("live-drift", "--fail-on", "ownership", "--take-ownership")[0] == 0  # adopted: Helm 3.17+
 
 
+@pytest.mark.e2e
 def test_fail_on_ownership_stops_a_server_side_apply_conflict() -> None:
     # live-ssa-secret: another field manager owns a field the chart sets; Helm 4's server-side
     # apply fails without --force-conflicts.

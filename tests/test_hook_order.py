@@ -7,7 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import ROOT, run_plan
+
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 
 CASE = ROOT / "tests" / "cases" / "hook-phases"
 

@@ -69,6 +69,7 @@ def _page(items: list[dict[str, Any]], token: str = "") -> bytes:
 
 # -- 5. credentials go to the kubeconfig's server only ---------------------------------------------
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("reference", ["@127.0.0.1:{port}/openapi/v3/api/v1", "//127.0.0.1:{port}/openapi/v3/api/v1",
                                        "http://127.0.0.1:{port}/openapi/v3/api/v1", "http://x@127.0.0.1:{port}/o"])
 def test_openapi_entries_never_send_credentials_to_another_origin(tmp_path: Path, reference: str) -> None:
@@ -83,6 +84,7 @@ def test_openapi_entries_never_send_credentials_to_another_origin(tmp_path: Path
         assert len(kube.requests) <= 6
 
 
+@pytest.mark.e2e
 def test_a_relative_openapi_entry_is_resolved_against_the_server(tmp_path: Path) -> None:
     schemas = {"io.k8s.api.core.v1.ConfigMap": {
         "type": "object", "x-kubernetes-group-version-kind": [{"group": "", "kind": "ConfigMap", "version": "v1"}],
@@ -97,6 +99,7 @@ def test_a_relative_openapi_entry_is_resolved_against_the_server(tmp_path: Path)
 
 # -- 6. the kubeconfig, as client-go reads it --------------------------------------------------------
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("cluster, user, where", [
     ({"insecure-skip-tls-verify": "false"}, {"token": "t"}, "clusters[0].cluster.insecure-skip-tls-verify is a string, not true or false"),
     ({}, {"token": 12345}, "users[0].user.token is a number, not a string"),
@@ -121,6 +124,7 @@ def test_a_broken_file_in_kubeconfig_fails_as_client_go_fails(kube: FakeKube, tm
     assert not snapshot.reachable and "clusters is a mapping, not a list" in snapshot.error
 
 
+@pytest.mark.e2e
 def test_helm_kubecafile_is_the_only_ca_trusted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     server_ca, other = make_ca(tmp_path / "server"), make_ca(tmp_path / "other")
     with FakeKube(namespace="shop", tls=server_ca) as kube:
@@ -416,6 +420,7 @@ def test_an_exec_plugin_printing_too_much_is_stopped(kube: FakeKube, tmp_path: P
     assert f"printed more than {MAX_PLUGIN_OUTPUT // 2**20} MiB and was stopped" in snapshot.error
 
 
+@pytest.mark.e2e
 def test_proxy_credentials_go_as_proxy_authorization(ca: CertAuthority, tmp_path: Path) -> None:
     with FakeKube(namespace="shop", tls=ca) as kube, Proxy() as proxy:
         url = proxy.url.replace("http://", "http://alice:p%40ss@")
@@ -427,6 +432,7 @@ def test_proxy_credentials_go_as_proxy_authorization(ca: CertAuthority, tmp_path
         assert all(not r.header("Proxy-Authorization") for r in kube.requests)  # not past the proxy
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("env, cluster_ca, named", [
     ({}, "missing/ca.crt", "cannot read the kubeconfig's certificate-authority {folder}/missing/ca.crt"),
     ({"HELM_KUBECAFILE": "{folder}/gone.pem"}, None, "cannot read the --kube-ca-file (HELM_KUBECAFILE) {folder}/gone.pem"),
@@ -440,6 +446,7 @@ def test_a_missing_ca_file_is_named(ca: CertAuthority, tmp_path: Path, env: dict
         assert "No such file" in snapshot.error and kube.requests == []
 
 
+@pytest.mark.e2e
 def test_proxy_credentials_never_reach_an_error(ca: CertAuthority, tmp_path: Path) -> None:
     with Proxy() as proxy:
         dead = proxy.url.replace("http://", "http://alice:pr0xy-pass@")

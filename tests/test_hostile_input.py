@@ -53,6 +53,7 @@ def _run_bytes(*args: str, stdin: bytes, cwd: Path) -> Result:
 
 # 1. Quantities are compared as mantissa and scale, never expanded.
 
+@pytest.mark.e2e
 def test_a_huge_quantity_exponent_is_compared_without_expanding_it(tmp_path: Path) -> None:
     assert quantity.parse("1e999999999") > quantity.parse("1")  # type: ignore[operator]
     assert quantity.equivalent("1e999999999", "10e999999998")
@@ -104,6 +105,7 @@ def test_look_alike_renames_are_scored_against_a_bounded_number_of_candidates(mo
 
 # 3. Markdown with thousands of warnings is cut in linear work and stays under the cap.
 
+@pytest.mark.e2e
 def test_markdown_with_eight_thousand_warnings_stays_under_the_cap(tmp_path: Path) -> None:
     pvc = "---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: p{}}}\nspec: {{resources: {{requests: {{storage: 1Gi}}}}}}\n"
     previous = _write(tmp_path, "p.yaml", "".join(pvc.format(i) for i in range(8000)))
@@ -125,6 +127,7 @@ def test_numbers_out_of_range_stay_text_as_go_yaml_keeps_them(text: str) -> None
     assert doc.value["v"] == text
 
 
+@pytest.mark.e2e
 def test_a_huge_hook_weight_or_integer_is_not_an_internal_error(tmp_path: Path) -> None:
     hook = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  annotations:\n    helm.sh/hook: pre-install\n"
             f"    helm.sh/hook-weight: '{'9' * 5000}'\nspec: {{replicas: {'9' * 5000}}}\n")
@@ -136,6 +139,7 @@ def test_a_huge_hook_weight_or_integer_is_not_an_internal_error(tmp_path: Path) 
 
 # 5. Deep nesting: refused with a clear error, never a RecursionError.
 
+@pytest.mark.e2e
 def test_deep_nesting_is_refused_in_one_line(tmp_path: Path) -> None:
     deep = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: " + "[" * 328 + "1" + "]" * 328 + "\n"
     _one_line_error(run_plan("diff", _write(tmp_path, "p.yaml", deep), _write(tmp_path, "d.yaml", deep.replace("1]", "2]", 1))),
@@ -144,6 +148,7 @@ def test_deep_nesting_is_refused_in_one_line(tmp_path: Path) -> None:
         list(load_all("a: &x " + "[" * 60 + "1" + "]" * 60 + "\nb: " + "[" * 60 + "*x" + "]" * 60 + "\n"))
 
 
+@pytest.mark.e2e
 def test_depth_at_the_bound_works_everywhere_including_embedded_json(tmp_path: Path) -> None:
     def nest(n: int, leaf: object) -> object:
         for _ in range(n):
@@ -169,6 +174,7 @@ def test_depth_at_the_bound_works_everywhere_including_embedded_json(tmp_path: P
 
 # 6. Non-UTF-8 bytes, directories, devices and stdin: one reader, one policy.
 
+@pytest.mark.e2e
 def test_every_input_is_read_by_one_reader_with_one_policy(tmp_path: Path) -> None:
     empty = _write(tmp_path, "empty.yaml", "")
     bad = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a\xff}\n"
@@ -189,6 +195,7 @@ def test_every_input_is_read_by_one_reader_with_one_policy(tmp_path: Path) -> No
 
 # 7. A Secret whose data is not a map next to stringData.
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("data", ["abc", "42", "[a, b]"])
 def test_secret_data_that_is_not_a_map_is_refused_clearly(tmp_path: Path, data: str) -> None:
     secret = f"# Source: app/templates/secret.yaml\napiVersion: v1\nkind: Secret\nmetadata: {{name: s}}\ndata: {data}\nstringData: {{a: b}}\n"
@@ -198,6 +205,7 @@ def test_secret_data_that_is_not_a_map_is_refused_clearly(tmp_path: Path, data: 
 
 # 8. A CRD whose spec is not a map.
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("spec", ["[1, 2]", "text", "7"])
 def test_a_crd_whose_spec_is_not_a_map_is_planned(tmp_path: Path, spec: str) -> None:
     crd = f"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: a.b}}\nspec: {spec}\n"
@@ -208,6 +216,7 @@ def test_a_crd_whose_spec_is_not_a_map_is_planned(tmp_path: Path, spec: str) -> 
 
 # 9. Two objects with generateName: two creates.
 
+@pytest.mark.e2e
 def test_two_generate_name_jobs_are_two_creates(tmp_path: Path) -> None:
     job = "---\napiVersion: batch/v1\nkind: Job\nmetadata: {generateName: job-}\nspec: {template: {spec: {containers: [{name: a, image: b}]}}}\n"
     for previous in ("", job * 2):
@@ -220,6 +229,7 @@ def test_two_generate_name_jobs_are_two_creates(tmp_path: Path) -> None:
 
 # 10. A full stdout, and an endless input.
 
+@pytest.mark.e2e
 def test_a_full_stdout_is_one_error_line(tmp_path: Path) -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "deployah_plan", "diff", _write(tmp_path, "p.yaml", ""),
@@ -229,6 +239,7 @@ def test_a_full_stdout_is_one_error_line(tmp_path: Path) -> None:
     assert done.stderr.count("\n") == 1 and "cannot write the plan to standard output: No space left on device" in done.stderr
 
 
+@pytest.mark.e2e
 def test_an_endless_input_is_refused_at_the_size_bound(tmp_path: Path) -> None:
     _one_line_error(run_plan("diff", "/dev/zero", _write(tmp_path, "d.yaml", "")), "/dev/zero",
                     f"larger than {MAX_INPUT_BYTES // 2**20} MiB")
@@ -236,6 +247,7 @@ def test_an_endless_input_is_refused_at_the_size_bound(tmp_path: Path) -> None:
 
 # 11. A saved plan is input: checked against the schema before it is trusted.
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("mutate,needle", [
     (lambda d: d["header"].__setitem__("release", 7), "/header/release"),
     (lambda d: d.__setitem__("changes", {"a": 1}), "/changes"),
@@ -252,6 +264,7 @@ def test_a_saved_plan_with_wrong_types_is_refused_in_one_line(tmp_path: Path, mu
     _one_line_error(run_plan("show", _write(tmp_path, "plan.json", json.dumps(doc))), "not a valid helm plan document", needle)
 
 
+@pytest.mark.e2e
 def test_a_saved_plan_nested_ten_thousand_deep_is_refused(tmp_path: Path) -> None:
     _one_line_error(run_plan("show", _write(tmp_path, "plan.json", '{"format_version": "1.1", "x": ' + "[" * 10000 + "]" * 10000 + "}")),
                     "nests deeper")
@@ -276,6 +289,7 @@ def test_the_schema_uses_only_keywords_the_checker_knows() -> None:
 
 # 12. Long names: refused as Helm refuses them, and never past the markdown cap.
 
+@pytest.mark.e2e
 def test_a_long_release_or_namespace_is_refused_as_helm_refuses_it(tmp_path: Path) -> None:
     empty = _write(tmp_path, "e.yaml", "")
     _one_line_error(run_plan("diff", empty, empty, "--release", "r" * 120_000), "--release is 120,000 characters", "53")
@@ -290,6 +304,7 @@ def test_markdown_header_lines_are_clipped() -> None:
 
 # 13. Control characters in names never reach the terminal raw.
 
+@pytest.mark.e2e
 def test_control_characters_in_names_are_escaped_in_text(tmp_path: Path) -> None:
     cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "a\\e[2Jb\\nfake line\\u202e"}\ndata: {k: "x\\ay"}\n'
     result = run_plan("diff", _write(tmp_path, "p.yaml", ""), _write(tmp_path, "d.yaml", cm), "--kind-order", "helm3")
@@ -322,6 +337,7 @@ def test_the_live_reader_and_the_cluster_module_do_not_import_each_other() -> No
     assert live.LiveSnapshot.__annotations__["unreadable"] == "tuple[LiveGap, ...]" and LiveGap
 
 
+@pytest.mark.e2e
 def test_a_crd_schema_with_wrong_types_is_judged_not_crashed_on(tmp_path: Path) -> None:
     """A chart CRD whose openAPIV3Schema has `type: 7` or `allOf: 3`: the API server rejects the
     CRD, and the plan says so instead of failing itself."""
@@ -338,6 +354,7 @@ def test_a_crd_schema_with_wrong_types_is_judged_not_crashed_on(tmp_path: Path) 
     assert "the API server rejects it" in result.out
 
 
+@pytest.mark.e2e
 def test_control_characters_are_escaped_in_markdown_as_in_text(tmp_path: Path) -> None:
     cm = ('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "a\\e[2Jb\\u202e"}\n'
           'data: {k: "%s"}\n')

@@ -76,6 +76,7 @@ def test_ignore_files_take_flux_and_argo_shapes() -> None:
         parse_file("paths: [/a]\n", "x.yaml")
 
 
+@pytest.mark.e2e
 def test_ignored_changes_do_not_count_for_detailed_exitcode() -> None:
     everything = "{paths: ['']}"
     result = run_plan("diff", "previous.yaml", "desired.yaml", "--detailed-exitcode", "--ignore", everything,
@@ -87,6 +88,7 @@ def test_ignored_changes_do_not_count_for_detailed_exitcode() -> None:
     assert run_plan("diff", "previous.yaml", "desired.yaml", "--detailed-exitcode", cwd=CASE).code == 2
 
 
+@pytest.mark.e2e
 def test_bad_ignore_input_is_one_line(tmp_path: Path) -> None:
     _one_line_error(run_plan("diff", "previous.yaml", "desired.yaml", "--ignore", "{paths: [nope]}", cwd=CASE),
                     "--ignore #1", "not a JSON Pointer")
@@ -97,6 +99,7 @@ def test_bad_ignore_input_is_one_line(tmp_path: Path) -> None:
                              cwd=CASE), "bad.yaml #1", "kind must be a string")
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("labels", ["5", "just-a-string", "[app, web]", "{app: 7}"])
 def test_labels_that_are_not_a_map_are_planned_not_crashed_on(tmp_path: Path, labels: str) -> None:
     """Kubernetes refuses such an object; the plan shows its change, and a selector rule, which

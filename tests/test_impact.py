@@ -26,6 +26,7 @@ from deployah_plan.model import (
     ApplyMethod, Header, HelmAction, Impact, ImpactKind, LiveGap, LiveStatus, Plan, ResourceRef, SsaReason, build_plan,
 )
 from deployah_plan.render import words
+from deployah_plan.render.words import impact as impact_words
 from deployah_plan.render.json_doc import render as render_json
 from deployah_plan.render.words import impact as words_impact
 from deployah_plan.saved import plan_of
@@ -441,13 +442,19 @@ def test_subpath_and_projected_and_secret_consumers() -> None:
                     "        projected:\n          sources:\n          - configMap:\n              name: game-demo\n"
                     "          - secret:\n              name: game-secret\n")
     consumer = bump(consumer, "          items:\n          - key: \"game.properties\"\n            path: \"game.properties\"\n", "")
-    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: game-secret\nstringData:\n  token: a\n"
-    p = plan([CONFIGMAP, secret, consumer], [CONFIGMAP, secret.replace("token: a", "token: b"), consumer])
+    secret = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: game-secret\nstringData:\n  token: first-s3cret\n"
+    p = plan([CONFIGMAP, secret, consumer], [CONFIGMAP, secret.replace("first-s3cret", "second-s3cret"), consumer])
     item = one(p, ImpactKind.CONFIG_UNREACHED)
     assert item.resource.kind == "Secret"
     assert facts_of(item, fx.ConfigUnreached).consumers[0].reads == (
         Read(container="demo", how=Reads.SUB_PATH, name="/etc/game.properties"),)
-    assert '"b"' not in str(item.facts)  # names, never the Secret's values
+    said = impact_words.message(item) + "".join(impact_words.details(item))
+    assert said == ("Secret shop/game-secret: data changes, but no pod template that reads it does: "
+                    "Deployment shop/configmap-demo keeps the old values until its pods restart"
+                    "Deployment shop/configmap-demo (demo: /etc/game.properties): a subPath mount never "
+                    "receives updates")
+    # Neither the Secret's key nor its values reach the facts or the words.
+    assert not [word for word in ("token", "s3cret") if word in said + str(item.facts)]
 
 
 def test_volume_only_consumer_sees_files_after_sync() -> None:

@@ -1,7 +1,8 @@
 """Unit tests of deployah_plan/kinds.py against Helm's kind_sorter.go and kubectl's names.
 
-The expected orders are written out from Helm's source (pkg/release/util/kind_sorter.go in
-Helm 3; Helm 4 adds the two admission webhook kinds), not read from the module under test."""
+The expected orders are written out from Helm's source, each list as Helm writes it
+(pkg/releaseutil/kind_sorter.go at v3.19.0; Helm 4's pkg/release/v1/util/kind_sorter.go adds the
+two admission webhook kinds), not read from the module under test nor derived from each other."""
 from __future__ import annotations
 
 import pytest
@@ -18,11 +19,31 @@ HELM3_INSTALL = [
     "Service", "DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment", "HorizontalPodAutoscaler",
     "StatefulSet", "Job", "CronJob", "IngressClass", "Ingress", "APIService",
 ]
+HELM3_UNINSTALL = [
+    "APIService", "Ingress", "IngressClass", "Service", "CronJob", "Job", "StatefulSet", "HorizontalPodAutoscaler",
+    "Deployment", "ReplicaSet", "ReplicationController", "Pod", "DaemonSet", "RoleBindingList", "RoleBinding",
+    "RoleList", "Role", "ClusterRoleBindingList", "ClusterRoleBinding", "ClusterRoleList", "ClusterRole",
+    "CustomResourceDefinition", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "ConfigMap", "SecretList",
+    "Secret", "ServiceAccount", "PodDisruptionBudget", "PodSecurityPolicy", "LimitRange", "ResourceQuota",
+    "NetworkPolicy", "Namespace", "PriorityClass",
+]
 
 
 def test_helm3_orders_are_kind_sorter_go() -> None:
     assert list(install_order(3)) == HELM3_INSTALL
-    assert list(uninstall_order(3)) == HELM3_INSTALL[::-1]
+    assert list(uninstall_order(3)) == HELM3_UNINSTALL
+
+
+def test_uninstall_deletes_a_service_before_the_workloads_behind_it() -> None:
+    """The one place UninstallOrder is not InstallOrder reversed: Service goes right after
+    Ingress and IngressClass, so traffic stops before the pods do."""
+    for major in (3, 4):
+        order = list(uninstall_order(major))
+        assert order.index("IngressClass") + 1 == order.index("Service") < order.index("CronJob")
+        assert order.index("Service") < order.index("Deployment") < order.index("DaemonSet")
+        # Everything else is the install order reversed.
+        assert [kind for kind in order if kind != "Service"] == [kind for kind in install_order(major)[::-1]
+                                                                 if kind != "Service"]
 
 
 def test_helm4_appends_webhooks_on_install_and_deletes_them_first_on_uninstall() -> None:
@@ -31,7 +52,7 @@ def test_helm4_appends_webhooks_on_install_and_deletes_them_first_on_uninstall()
     # first, so they cannot block the deletion of what they guard).
     assert list(install_order(4)) == [*HELM3_INSTALL, "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]
     assert list(uninstall_order(4)) == ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
-                                        *HELM3_INSTALL[::-1]]
+                                        *HELM3_UNINSTALL]
     assert install_order(5) == install_order(4) and uninstall_order(5) == uninstall_order(4)
 
 

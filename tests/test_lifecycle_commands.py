@@ -1,9 +1,13 @@
 """`helm plan rollback` and `helm plan uninstall` against releases stored by real helm."""
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
-from conftest import EXAMPLE, Store, changes_of, run_plan, write_chart
+import yaml
+
+from conftest import EXAMPLE, Store, changes_of, clean_env, run_plan, write_chart
+from kubeapi import FakeKube
 from test_bad_input import _one_line_error
 from test_cases import validate
 
@@ -96,6 +100,49 @@ def test_uninstall_deletes_everything_in_helms_uninstall_order(helm: Path, store
     assert "= PersistentVolumeClaim default/data  (retain)  kept in the cluster by helm.sh/resource-policy: keep" in text
     assert "Before the uninstall (pre-delete hooks):" in text
     assert "--keep-history: revision 1 is kept, marked uninstalled" in text
+
+
+# Helm 4 deletes only what carries the release's ownership metadata (it reads each object first).
+_OWNED = ("metadata:\n  name: {name}\n  labels: {{app.kubernetes.io/managed-by: Helm}}\n"
+          "  annotations: {{meta.helm.sh/release-name: app, meta.helm.sh/release-namespace: default}}\n")
+WORKLOADS = {
+    "deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\n" + _OWNED.format(name="web")
+                   + "spec: {selector: {matchLabels: {a: web}}, template: {metadata: {labels: {a: web}}, "
+                     "spec: {containers: [{name: c, image: x}]}}}\n",
+    "svc.yaml": "apiVersion: v1\nkind: Service\n" + _OWNED.format(name="web") + "spec: {ports: [{port: 80}]}\n",
+    "cm.yaml": "apiVersion: v1\nkind: ConfigMap\n" + _OWNED.format(name="cfg"),
+    "cron.yaml": "apiVersion: batch/v1\nkind: CronJob\n" + _OWNED.format(name="tick")
+                 + "spec: {schedule: '* * * * *', jobTemplate: {spec: {template: {spec: {restartPolicy: Never, "
+                   "containers: [{name: c, image: x}]}}}}}\n",
+    "ds.yaml": "apiVersion: apps/v1\nkind: DaemonSet\n" + _OWNED.format(name="agent")
+               + "spec: {selector: {matchLabels: {a: agent}}, template: {metadata: {labels: {a: agent}}, "
+                 "spec: {containers: [{name: c, image: x}]}}}\n",
+}
+
+
+def test_uninstall_is_planned_in_the_order_real_helm_deletes(helm: Path, store: Store, tmp_path: Path) -> None:
+    """Real `helm uninstall` against the loopback API server (which refuses every write, and
+    records it): the DELETEs it sends come in the order the plan lists. Helm deletes a Service
+    before the workloads behind it, not where the reversed install order would put it."""
+    store.add("app", write_chart(tmp_path, "app", WORKLOADS))
+    with FakeKube(namespace="default") as kube:
+        kube.load_releases(store.path)
+        for body in WORKLOADS.values():
+            kube.put(yaml.safe_load(body))
+        kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        plan = run_plan("uninstall", "app", "-o", "json", helm=helm, KUBECONFIG=kubeconfig)
+        assert plan.code == 0, plan.err
+        before = len(kube.requests)
+        subprocess.run([str(helm), "uninstall", "app", "--timeout", "10s"], capture_output=True, text=True,
+                       timeout=120, env=clean_env(KUBECONFIG=kubeconfig))
+        deleted = [r.path.rsplit("/", 2)[1:] for r in kube.requests[before:]
+                   if r.method == "DELETE" and "/secrets/" not in r.path]
+    planned = [(kind, name) for action, kind, name in changes_of(plan.json())]
+    assert planned == [("Service", "web"), ("CronJob", "tick"), ("Deployment", "web"), ("DaemonSet", "agent"),
+                       ("ConfigMap", "cfg")]
+    plural = {"Service": "services", "CronJob": "cronjobs", "Deployment": "deployments", "DaemonSet": "daemonsets",
+              "ConfigMap": "configmaps"}
+    assert deleted == [[plural[kind], name] for kind, name in planned]
 
 
 def test_uninstall_refuses_a_release_already_uninstalled(helm: Path, store: Store) -> None:

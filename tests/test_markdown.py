@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import run_plan
 from deployah_plan.render.markdown import CAP, md
 
@@ -24,6 +26,7 @@ def _objects(count: int, image: str) -> str:
     return "".join(docs)
 
 
+@pytest.mark.e2e
 def test_a_5000_object_plan_fits_a_comment_and_says_what_was_cut(tmp_path: Path) -> None:
     previous = _objects(5000, "app:1") + "---\napiVersion: v1\nkind: Service\nmetadata: {name: gone}\n"
     hook = ("---\n# Source: big/templates/old.yaml\napiVersion: batch/v1\nkind: Job\n"
@@ -53,6 +56,7 @@ def test_a_5000_object_plan_fits_a_comment_and_says_what_was_cut(tmp_path: Path)
     assert "- `- delete` Service default/gone *(details cut to fit)*" in out
 
 
+@pytest.mark.e2e
 def test_a_small_plan_is_not_cut(tmp_path: Path) -> None:
     (tmp_path / "p.yaml").write_text(_objects(3, "app:1"))
     (tmp_path / "d.yaml").write_text(_objects(3, "app:2"))
@@ -87,6 +91,7 @@ def _release(image: str, verbs: str, issuer: str, prose: str, legacy: bool) -> s
     return "---\n".join(docs)
 
 
+@pytest.mark.e2e
 def test_the_cut_keeps_what_matters_and_drops_crd_prose_first(tmp_path: Path) -> None:
     """A chart bump whose CRD schema changes alone are several comments long: the image, the
     widened Role, the values-driven issuer and the delete stay; the CRD's details go, and the
@@ -108,6 +113,7 @@ def test_the_cut_keeps_what_matters_and_drops_crd_prose_first(tmp_path: Path) ->
     assert "details cut to fit" in crd or "more rows cut to fit" in details
 
 
+@pytest.mark.e2e
 def test_thousands_of_rollouts_fit_a_comment(tmp_path: Path) -> None:
     def deployments(image: str) -> str:
         return "".join(f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web-{n:04}}}\nspec:\n"

@@ -4,7 +4,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from conftest import run_plan
+
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 
 CONFIG = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  app.ini: |\n"
           + "".join(f"    line{i} = {{v{i}}}\n" for i in range(1, 11)))

@@ -12,6 +12,8 @@ import pytest
 
 from conftest import EXAMPLE, ROOT, Store, clean_env
 
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
+
 
 def _helm_env(home: Path, cache: Path | None = None, **extra: str) -> dict[str, str]:
     env = clean_env(HELM_DATA_HOME=str(home / "data"), HELM_CONFIG_HOME=str(home / "config"),

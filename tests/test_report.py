@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonpointer
+import pytest
 from msgspec.structs import replace
 import yaml
 
@@ -93,6 +94,7 @@ def _without_head(plan: str) -> str:
     return re.sub(r"\n(#### )?What matters \(the details follow\):?\n.*?\n\n", "\n", plan, count=1, flags=re.S)
 
 
+@pytest.mark.e2e
 def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
     folded = _out("text")
     plan = saved.load(_out("json"), "plan.json")
@@ -119,6 +121,7 @@ def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
     assert "c9c34e0a1b\"" in image and "c9c34eed5b\"" in image
 
 
+@pytest.mark.e2e
 def test_markdown_folds_and_is_half_as_long() -> None:
     folded = _out("markdown")
     plan = saved.load(_out("json"), "plan.json")
@@ -143,6 +146,7 @@ def _resolve(obj: Any, pointer: str) -> Any:
     return jsonpointer.resolve_pointer(obj, pointer)
 
 
+@pytest.mark.e2e
 def test_json_keeps_every_field_change_and_only_adds_the_grouping() -> None:
     doc = json.loads(_out("json"))
     assert doc["format_version"] == "1.6"
@@ -219,6 +223,7 @@ def test_a_long_value_is_cut_around_what_differs_and_says_how_much() -> None:
     assert shorten_pair(a, b, None) == (a, b) and shorten("q" * 4000, None) == "q" * 4000
 
 
+@pytest.mark.e2e
 def test_values_cut_the_same_way_in_text_and_markdown_and_full_values_shows_them_whole(tmp_path: Path) -> None:
     long = "registry.example.com/team/app:v1.2.3@sha256:" + "1" * 2000
     for name, tail in (("p.yaml", "aaaa"), ("d.yaml", "bbbb")):
@@ -239,6 +244,7 @@ def test_a_long_value_wraps_at_the_terminal_width_without_losing_a_character() -
     assert "".join(x.strip() for x in lines).replace(" ", "") == line.replace(" ", "")
 
 
+@pytest.mark.e2e
 def test_what_matters_is_said_first_and_alike_in_text_markdown_and_json() -> None:
     """create-update-delete: a PVC deleted (data loss), a Service deleted, an image bumped."""
     case = ROOT / "tests" / "cases" / "create-update-delete"
@@ -258,6 +264,7 @@ def test_what_matters_is_said_first_and_alike_in_text_markdown_and_json() -> Non
     assert '- `~` image "nginx:1.25" -\\> "nginx:1.27" in Deployment shop/shop-web (web)\n' in comment
 
 
+@pytest.mark.e2e
 def test_a_change_inside_an_atomic_list_is_shown_in_every_output() -> None:
     """A Role gaining `delete` (rules and verbs are atomic lists in Kubernetes' RBAC API) and a
     startup script gaining `exit 1` inside a container's atomic `command`."""
@@ -276,6 +283,7 @@ def test_a_change_inside_an_atomic_list_is_shown_in_every_output() -> None:
     assert rules["parts"][0]["parts"][0] == {"path": "/2", "op": "add", "before": None, "after": "delete"}
 
 
+@pytest.mark.e2e
 def test_a_created_object_shows_its_content_within_a_budget_and_masks_secret_values() -> None:
     case = ROOT / "tests" / "cases" / "rbac-and-new-objects"
     args = ("diff", "previous.yaml", "desired.yaml", "-n", "shop")

@@ -10,6 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import EXAMPLE, Result, Store, clean_env, run_plan, write_chart
 from deployah_plan.redact import credentials, scrub
 from deployah_plan.render.writers import FORMATS
@@ -101,6 +103,7 @@ def test_show_secrets_prints_them(helm: Path, store: Store, tmp_path: Path) -> N
     assert any(form in line for line in lines for form in _forms("s3cr3t-new-password"))
 
 
+@pytest.mark.e2e
 def test_errors_do_not_quote_secret_values(tmp_path: Path) -> None:
     (tmp_path / "previous.yaml").write_text("apiVersion: v1\nkind: Secret\nmetadata: {name: a}\ndata: {k: aHVudGVyMg==}\n")
     (tmp_path / "desired.yaml").write_text(

@@ -7,12 +7,16 @@ from typing import Any
 
 import jsonschema
 
+import pytest
+
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from conftest import ROOT, run_plan
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from deployah_plan.render.writers import FORMATS
 from test_bad_input import _one_line_error
 from test_cases import validate
+
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 
 CASE = ROOT / "tests" / "cases" / "secrets"
 SECRETS = ("c2VjcmV0LXR3bw==", "c2VjcmV0LW9uZQ==", "secret-two", "secret-one", "plain-text-secret",

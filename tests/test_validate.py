@@ -203,6 +203,7 @@ def test_unknown_field_follows_the_apply_method(helm: Path, store: Store, tmp_pa
     assert off["summary"]["predicted_failures"] == 0
 
 
+@pytest.mark.e2e
 def test_diff_with_kube_version(tmp_path: Path) -> None:
     desired = tmp_path / "desired.yaml"
     desired.write_text("apiVersion: batch/v1beta1\nkind: CronJob\nmetadata:\n  name: c\nspec: {}\n")
@@ -221,6 +222,7 @@ def test_diff_with_kube_version(tmp_path: Path) -> None:
     assert removed["severity"] == "warning" and "pass --kube-version" in removed["message"]
 
 
+@pytest.mark.e2e
 def test_diff_without_kube_version_judges_against_the_newest_known(tmp_path: Path) -> None:
     """`spec.replica` is not a field of apps/v1 Deployment in any Kubernetes version: strict
     field validation (server-side apply) rejects it, client-side apply drops it with a warning."""

@@ -363,18 +363,19 @@ def test_helm_installs_in_kind_order_then_manifest_order(major: int, order: list
 
 
 @pytest.mark.parametrize("major, order", [
-    (3, ["job", "web", "web", "b-first", "a-second", "team", "alpha", "mutate", "validate"]),
-    (4, ["validate", "mutate", "job", "web", "web", "b-first", "a-second", "team", "alpha"]),
+    (3, ["web", "job", "web", "b-first", "a-second", "team", "alpha", "mutate", "validate"]),
+    (4, ["validate", "mutate", "web", "job", "web", "b-first", "a-second", "team", "alpha"]),
 ])
 def test_helm_uninstalls_in_reverse_kind_order(major: int, order: list[str]) -> None:
     """Uninstall order is install order reversed (kind by kind; manifest order within a kind
-    stays): Helm 4 deletes the webhooks first; unknown kinds still go last."""
+    stays) but for Service, deleted before the workloads (kind_sorter.go's UninstallOrder):
+    Helm 4 deletes the webhooks first; unknown kinds still go last."""
     p = uninstall(KINDS, helm_major=major)
     assert p.helm_action is HelmAction.UNINSTALL
     assert [c.resource.name for c in p.changes] == order
     assert [c.action for c in p.changes] == [Action.DELETE] * len(KINDS)
     assert [c.helm_order for c in p.changes] == list(range(len(KINDS)))
-    assert [c.resource.kind for c in p.changes][order.index("web"):][:2] == ["Deployment", "Service"]
+    assert [c.resource.kind for c in p.changes if c.resource.name == "web"] == ["Service", "Deployment"]
 
 
 def test_an_upgrade_applies_the_target_then_deletes_what_left_in_previous_order() -> None:
@@ -438,14 +439,18 @@ def test_equal_quantities_beside_a_real_change_are_part_of_the_update() -> None:
     assert not [w for w in p.warnings if w.code is Code.EQUIVALENT_ONLY]
 
 
-def test_several_equal_quantities_are_listed_in_one_note() -> None:
-    two = "spec:\n  template:\n    spec:\n      containers:\n      - name: web\n        resources: {limits: {memory: %s, cpu: %s}}\n"
-    p = plan([doc("Deployment", "web", "apps/v1", two % ("1Gi", "1"))],
-             [doc("Deployment", "web", "apps/v1", two % ("1024Mi", "1000m"))])
+@pytest.mark.parametrize("before, after, listed", [
+    ("{memory: 1Gi, cpu: 1}", "{memory: 1024Mi, cpu: 1000m}", [("memory", "1Gi", "1024Mi"), ("cpu", 1, "1000m")]),
+    ("{cpu: 1, memory: 1Gi}", "{cpu: 1000m, memory: 1024Mi}", [("cpu", 1, "1000m"), ("memory", "1Gi", "1024Mi")]),
+])
+def test_several_equal_quantities_are_listed_in_one_note_in_document_order(
+        before: str, after: str, listed: list[tuple[str, Any, Any]]) -> None:
+    """The diff gives its changes in document order (core/diff.py), and the note lists them so."""
+    limits = "spec:\n  template:\n    spec:\n      containers:\n      - name: web\n        resources: {limits: %s}\n"
+    p = plan([doc("Deployment", "web", "apps/v1", limits % before)], [doc("Deployment", "web", "apps/v1", limits % after)])
     (note,) = [w.facts for w in p.warnings if w.code is Code.EQUIVALENT_ONLY]
     assert isinstance(note, EquivalentOnly)
-    assert sorted((q.field.path.rsplit("/", 1)[1], q.before, q.after) for q in note.fields) == [
-        ("cpu", 1, "1000m"), ("memory", "1Gi", "1024Mi")]
+    assert [(q.field.path.rsplit("/", 1)[1], q.before, q.after) for q in note.fields] == listed
 
 
 def test_an_updated_crd_is_summarized_by_meaning() -> None:
