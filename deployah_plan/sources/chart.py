@@ -131,6 +131,11 @@ def on_disk(ref: str) -> str | None:
     return _folder(expanded) if os.path.exists(expanded) else None
 
 
+def is_remote(ref: str, repo: str | None) -> bool:
+    """Whether `resolve` pulls the chart: one named with --repo, or one not on disk."""
+    return repo is not None or not os.path.exists(os.path.expanduser(ref))
+
+
 def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str | None = None,
             devel: bool = False, pull_args: Sequence[str] = ()) -> str:
     """The path of the chart to render: a local chart as it is (helm ignores --version for one
