@@ -309,7 +309,7 @@ class _Predictor:
         if not self.table.builtin(api_version):
             if f"{kind} ({api_version})" not in self.unchecked:
                 self.unchecked.append(f"{kind} ({api_version})")
-            return None
+            return ("builtin", None)  # whether it is served is not known; its metadata is checked
         if not self.table.served(gvk, self.minor):
             self._removed(item, api_version, kind)
             return None
@@ -358,8 +358,12 @@ class _Predictor:
     def schema(self, item: Applied, how: tuple[str, str | None]) -> None:
         source, root = how
         if root is None:
-            return
-        if source == "crd":
+            # No schema for the kind (a custom resource no CRD at hand defines): its metadata is
+            # still ObjectMeta, which the API server checks for every kind.
+            meta = item.obj.get("metadata")
+            problems = self.checker.check(meta, OBJECT_META, (), "metadata") if isinstance(meta, dict) else []
+            source = "meta"
+        elif source == "crd":
             problems = self.crd_checker.check(item.obj, root, ("apiVersion", "kind", "metadata", "status"))
             meta = item.obj.get("metadata")
             if isinstance(meta, dict):
@@ -370,7 +374,8 @@ class _Predictor:
             problems = self.checker.check(item.obj, root)
         rejected = [p for p in problems if p.code != "unknown"]
         unknown = [p for p in problems if p.code == "unknown"]
-        where = f"the schema of {self.target.judged}" if source != "crd" else "its CRD's schema"
+        where = ("its CRD's schema" if source == "crd" else f"the ObjectMeta schema of {self.target.judged}"
+                 if source == "meta" else f"the schema of {self.target.judged}")
         if rejected:
             self.fail(Code.SCHEMA_INVALID, item, "the API server rejects it: " + "; ".join(_describe(p) for p in rejected[:5])
                       + (f"; and {len(rejected) - 5} more" if len(rejected) > 5 else "") + f" (judged against {where}); "
