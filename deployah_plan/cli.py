@@ -33,6 +33,7 @@ from deployah_plan import flags
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.redact import credentials, scrub
+from deployah_plan.render.escape import log_line
 from deployah_plan.render.writers import FORMATS
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -47,8 +48,9 @@ class _Session(Struct):
     debug: bool = field(default_factory=lambda: _debug_enabled(False))
 
     def shown(self, text: str) -> str:
-        """A message fit to print: without the credentials this command line carries."""
-        return scrub(text, credentials(self.argv))
+        """A message fit to print on stderr: without the credentials this command line carries,
+        and each line escaped (render/escape.py): a message may quote a chart's text."""
+        return "\n".join(log_line(line) for line in scrub(text, credentials(self.argv)).split("\n"))
 
 
 def _debug_enabled(flag: bool) -> bool:
@@ -306,7 +308,7 @@ def _helm_diff(args: list[str]) -> list[str] | int:
                      for name in (*flag.names, *([flag.short] if flag.short else []))}
     translated = helm_diff.translate(args, upgrade_flags, os.environ)
     for note in translated.notes:
-        click.echo(note, err=True)
+        click.echo(log_line(note), err=True)
     if translated.text:
         sys.stdout.write(translated.text)
         return EXIT_OK
@@ -352,7 +354,7 @@ def _run(args: list[str]) -> int:
         if session.debug:
             import traceback
 
-            sys.stderr.write(session.shown(traceback.format_exc()))
+            sys.stderr.write(session.shown(traceback.format_exc().rstrip("\n")) + "\n")
         click.echo(session.shown(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the "
                                  "traceback, and please report it)"), err=True)
         return EXIT_ERROR

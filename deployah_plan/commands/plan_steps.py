@@ -21,6 +21,7 @@ from msgspec import Struct, structs
 from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import UsageError
+from deployah_plan.render.escape import log_line
 from deployah_plan.render.writers import WRITERS, WriteOptions
 from deployah_plan.sources.files import FileReader, describe
 
@@ -169,10 +170,10 @@ def gate_exit(plan: Plan, printing: Printing) -> int:
     something changes; else 0."""
     gates = list(printing.gates)
     matches = check_gates(plan, gates)
-    for match in matches:
-        click.echo(f"helm plan: {match}", err=True)
+    for match in matches:  # an object's name and a warning's text come from the chart: escaped
+        click.echo(log_line(f"helm plan: {match}"), err=True)
     for line in unevaluated(plan, gates):
-        click.echo(f"helm plan: {line}", err=True)
+        click.echo(log_line(f"helm plan: {line}"), err=True)
     if matches:
         return EXIT_GATE
     return EXIT_CHANGES if printing.detailed_exitcode and plan.has_changes else EXIT_OK

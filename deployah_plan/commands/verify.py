@@ -67,6 +67,7 @@ from deployah_plan.pflag import helm_spelling
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.record import Digester
 from deployah_plan.render import json_doc
+from deployah_plan.render.escape import log_line
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm import Helm
@@ -436,7 +437,7 @@ def _check(options: VerifyOptions, saved_plan: SavedPlan, command: click.Command
         out.write(f"helm plan verify: {options.path} holds: the plan of {where} is the same now.\n")
         if moved:
             out.write("Moved, without changing the plan:\n")
-            out.writelines(f"  {what}: {how}\n" for what, how in moved)
+            out.writelines(f"{log_line(f'  {what}: {how}')}\n" for what, how in moved)
     else:
         same = not difference and record.get("render") == record_now.get("render")
         out.write(f"helm plan verify: {options.path} no longer holds: " + (
@@ -445,16 +446,16 @@ def _check(options: VerifyOptions, saved_plan: SavedPlan, command: click.Command
             else f"the plan of {where} is the same now, but its inputs moved (--strict).\n" if same
             else f"the plan of {where} is not the same now.\n"))
         out.write("What moved:\n")
-        out.writelines([f"  {what}: {how}\n" for what, how in moved] or ["  (no recorded input)\n"])
+        out.writelines([f"{log_line(f'  {what}: {how}')}\n" for what, how in moved] or ["  (no recorded input)\n"])
         if difference:
             out.write("Plan difference (the saved plan, then the plan now):\n")
-            out.writelines(f"{line}\n" for line in difference)
+            out.writelines(f"{log_line(line)}\n" for line in difference)  # names and messages from the chart
         elif record.get("render") != record_now.get("render"):
             out.write("The plan prints the same, but the desired render differs (a Secret value, which the plan masks).\n")
     out.flush()
     if not holds:
         named = ", ".join(dict.fromkeys(what for what, _ in moved)) or "the plan"
-        click.echo(f"helm plan: {options.path} no longer holds ({named} moved); plan again and review it", err=True)
+        click.echo(log_line(f"helm plan: {options.path} no longer holds ({named} moved); plan again and review it"), err=True)
         return EXIT_MOVED
     return 0
 
