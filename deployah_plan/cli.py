@@ -32,6 +32,7 @@ from deployah_plan import flags
 from deployah_plan.errors import Interrupted, PlanError, UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.redact import credentials, scrub
+from deployah_plan.render.escape import log_line
 from deployah_plan.render.writers import FORMATS
 from deployah_plan.sources.early import HelmCalls
 
@@ -49,8 +50,9 @@ class _Session(Struct):
     debug: bool = field(default_factory=lambda: _debug_enabled(False))
 
     def shown(self, text: str) -> str:
-        """A message fit to print: without the credentials this command line carries."""
-        return scrub(text, credentials(self.argv))
+        """A message fit to print on stderr: without the credentials this command line carries,
+        and each line escaped (render/escape.py): a message may quote a chart's text."""
+        return "\n".join(log_line(line) for line in scrub(text, credentials(self.argv)).split("\n"))
 
 
 def _debug_enabled(flag: bool) -> bool:
@@ -245,23 +247,27 @@ def show_command(saved: str, **params: Any) -> int:
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="[-- helm upgrade ...]")
 @click.option("--strict", is_flag=True, help="Also fail when an input moved (chart, values, live state) but the plan is the same.")
 @click.option("--check-only", is_flag=True, help="Check the plan and the command's flags, but do not run the command.")
+@click.option("--accept-unchecked", is_flag=True,
+              help="Run the command even with a values file verify cannot check (a URL, standard input).")
 @click.option("--debug", is_flag=True, help="Print each helm call, and the traceback of an unexpected failure.")
-def verify_command(saved: str, command: Sequence[str], strict: bool, check_only: bool, debug: bool) -> int:
+def verify_command(saved: str, command: Sequence[str], strict: bool, check_only: bool, accept_unchecked: bool,
+                   debug: bool) -> int:
     """Plan again with the inputs a plan saved with --out records, and exit 0 if the plan is the
     same, 4 if it moved (saying what moved). Given a helm command after `--`, check that its flags
     are the plan's, and run it only when the plan still holds; its exit code is passed through."""
     rest = list(command)
     while rest and rest[0] != "--" and rest[0].startswith("-"):  # verify's own flags, after PLAN.json
         flag = rest.pop(0)
-        if flag not in ("--strict", "--check-only", "--debug"):
+        if flag not in ("--strict", "--check-only", "--accept-unchecked", "--debug"):
             raise UsageError(f"verify has no flag {flag}", "write the helm command after `--`")
         strict, check_only, debug = strict or flag == "--strict", check_only or flag == "--check-only", \
             debug or flag == "--debug"
+        accept_unchecked = accept_unchecked or flag == "--accept-unchecked"
     _remember_debug(click.get_current_context(), verify_command.params[0], debug)  # --debug may follow PLAN.json
     from deployah_plan.commands.verify import VerifyOptions, verify_plan
 
     return verify_plan(main_group, VerifyOptions(path=saved, command=tuple(rest), strict=strict, check_only=check_only,
-                                                 debug=_debug_enabled(debug)))
+                                                 accept_unchecked=accept_unchecked, debug=_debug_enabled(debug)))
 
 
 @main_group.command("schema", cls=GroupedCommand, short_help="Print the JSON Schema of the JSON plan.",
@@ -309,7 +315,7 @@ def _helm_diff(args: list[str]) -> list[str] | int:
                      for name in (*flag.names, *([flag.short] if flag.short else []))}
     translated = helm_diff.translate(args, upgrade_flags, os.environ)
     for note in translated.notes:
-        click.echo(note, err=True)
+        click.echo(log_line(note), err=True)
     if translated.text:
         sys.stdout.write(translated.text)
         return EXIT_OK
@@ -351,7 +357,7 @@ def _run(args: list[str], calls: HelmCalls) -> int:
         if session.debug:
             import traceback
 
-            sys.stderr.write(session.shown(traceback.format_exc()))
+            sys.stderr.write(session.shown(traceback.format_exc().rstrip("\n")) + "\n")
         click.echo(session.shown(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the "
                                  "traceback, and please report it)"), err=True)
         return EXIT_ERROR

@@ -183,6 +183,7 @@ class SchemaInvalid(Facts, frozen=True, kw_only=True):
     role: Role
     problems: tuple[SchemaProblem, ...]
     judged: Judged | None  # the schema of that version; None: the CRD's schema
+    object_meta: bool = False  # only the metadata was judged, as ObjectMeta (a kind with no schema at hand)
 
 
 class UnknownFieldRule(enum.Enum):
@@ -201,6 +202,7 @@ class UnknownField(Facts, frozen=True, kw_only=True):
     rule: UnknownFieldRule
     problems: tuple[SchemaProblem, ...]
     judged: Judged | None  # the schema of that version; None: the CRD's schema
+    object_meta: bool = False  # only the metadata was judged, as ObjectMeta (a kind with no schema at hand)
 
 
 class ApiKind(Struct, frozen=True):

@@ -182,7 +182,8 @@ def _content_fields(ref: ResourceRef, obj: Mapping[str, Any] | None) -> Iterable
     if not obj:
         return
     metadata = obj.get("metadata")
-    if isinstance(metadata, dict) and LAST_APPLIED in (metadata.get("annotations") or {}):
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    if isinstance(annotations, dict) and LAST_APPLIED in annotations:  # not a map: the API server refuses it
         yield ref, FieldChange("/metadata", FieldOp.ADD, None, metadata)
     if is_secret(ref):
         yield ref, FieldChange("", FieldOp.ADD, None, obj)

@@ -105,3 +105,12 @@ def test_unknown_flag_is_an_error_not_changes(helm: Path, store: Store) -> None:
 def test_server_only_flags_conflict(helm: Path, store: Store) -> None:
     _one_line_error(run_plan("upgrade", "shop", str(EXAMPLE / "chart-v1"), "--render", "server",
                              "--kube-version", "1.30.0", helm=helm, store=store), "--render template")
+
+
+def test_a_chart_message_on_stderr_is_escaped(helm: Path, store: Store, tmp_path: Path) -> None:
+    # A chart's `fail` message quoted by helm's error: ESC, and a line that starts a workflow command.
+    chart = write_chart(tmp_path, "boom", {"cm.yaml": '{{ fail "\\x1b[2J\\n::add-mask::x\\r::stop-commands::t" }}\n'})
+    result = run_plan("upgrade", "boom", str(chart), helm=helm, store=store)
+    _one_line_error(result, "helm template failed", "\\x1b[2J")
+    assert "\x1b" not in result.err and "\r" not in result.err, repr(result.err)
+    assert not any(line.lstrip().startswith("::") for line in result.err.splitlines())

@@ -113,6 +113,74 @@ def test_an_error_is_exit_1_with_the_message_in_the_comment(installed: dict[str,
     assert "```" in markdown and "Error: plugin" not in markdown
 
 
+_FORGED = ("\x1b[2J ```` nothing to see\n::error title=Approved::all clear\n::add-mask::shop\n::stop-commands::t\n"
+           "````\n### helm plan: No changes\n@admins ![x](http://127.0.0.1:9/x.png)\n")
+
+
+@pytest.mark.parametrize("mode", ["diff", "upgrade"])
+def test_chart_text_reaches_the_log_and_the_comment_escaped(installed: dict[str, str], tmp_path: Path,
+                                                           mode: str) -> None:
+    # A chart's `fail` message: ESC, a fence of its own, workflow commands, then a heading, a
+    # mention and an image. Diff mode copies helm template's stderr whole; helm plan (upgrade
+    # mode) quotes its first line.
+    message = json.dumps(_FORGED).replace("\\u001b", "\\x1b")  # a Go string literal
+    hostile = write_chart(tmp_path / "charts", "shop", {"cm.yaml": f"{{{{ fail {message} }}}}\n"})
+    repo, base = _repo(tmp_path, EXAMPLE / "chart-v1", hostile)
+    (tmp_path / "releases.json").write_text("[]")  # upgrade mode: a release store with no release (an install)
+    store = {"HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(tmp_path / "releases.json")}
+    outputs, markdown, log = _ci_plan({**installed, **store}, repo, base, PLAN_MODE=mode)
+    assert outputs["exit-code"] == "1"
+    for shown in (log, markdown):  # shown, never acted on
+        assert "nothing to see" in shown and "\\x1b[2J" in shown and "\x1b" not in shown, shown
+    assert not any(line.lstrip().startswith("::") for line in log.splitlines()), log
+    if mode == "diff":
+        assert "%3A:add-mask::shop" in log
+    # The comment: the message inside one code block, its fence longer than the chart's, and nothing after it.
+    opening = markdown.index("`````\n")
+    assert markdown.endswith("\n`````\n") and markdown.count("`````") == 2, markdown
+    assert "No changes" not in markdown[:opening]
+
+
+class _Counting(http.server.BaseHTTPRequestHandler):
+    """A chart repository that answers nothing, and counts who asked."""
+
+    paths: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        _Counting.paths.append(self.path)
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("dependencies", ["build", "vendored"])
+def test_vendored_dependencies_fetch_nothing(installed: dict[str, str], tmp_path: Path, dependencies: str) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Counting)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _Counting.paths = []
+    try:
+        chart = Path(shutil.copytree(EXAMPLE / "chart-v2", tmp_path / "charts" / "shop"))
+        with (chart / "Chart.yaml").open("a") as meta:  # a dependency the pull request names, and its repository
+            meta.write(f"dependencies:\n  - name: dep\n    version: 0.1.0\n    repository: "
+                       f"http://127.0.0.1:{server.server_port}/charts\n")
+        repo, base = _repo(tmp_path, EXAMPLE / "chart-v1", chart)
+        outputs, markdown, log = _ci_plan(installed, repo, base, PLAN_DEPENDENCIES=dependencies)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    assert outputs["exit-code"] == "1"  # the dependency is in no charts/ folder
+    assert "dep" in markdown
+    if dependencies == "vendored":
+        assert _Counting.paths == []
+    else:
+        assert "/charts/index.yaml" in _Counting.paths
+
+
 # -- lint -------------------------------------------------------------------------------------------
 
 def _actionlint(*files: Path) -> None:
@@ -207,15 +275,23 @@ def test_every_shell_script_parses() -> None:
 def test_gitlab_job() -> None:
     """GitLab's own linter needs a GitLab server: check what the widget needs, and the shell."""
     config: dict[str, Any] = yaml.safe_load(GITLAB.read_text())
-    (job,) = config.values()
+    job, note = config["helm-plan"], config["helm-plan-note"]
     assert job["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]
+    # The token only in the note job, which runs only where GitLab gives it (a protected
+    # variable: protected branches), and runs no helm and checks nothing out.
+    assert "HELM_PLAN_TOKEN" not in yaml.safe_dump(job) and set(config) == {"helm-plan", "helm-plan-note"}
+    assert note["rules"][0]["if"].endswith("&& $HELM_PLAN_TOKEN") and note["needs"] == ["helm-plan"]
+    assert note["variables"] == {"GIT_STRATEGY": "none"} and "helm " not in "\n".join(note["script"])
+    install = "\n".join(job["before_script"])
+    assert "sha256sum -c -" in install and '--version "$HELM_PLAN_VERSION"' in install
+    assert re.fullmatch(r"v\d+\.\d+\.\d+", job["variables"]["HELM_PLAN_VERSION"])
     assert job["artifacts"]["reports"] == {"terraform": "tfplan.json", "codequality": "codequality.json"}
     assert job["artifacts"]["when"] == "always"
     script = "\n".join([*job["before_script"], *job["script"]])
     _bash_syntax(script)
     assert "-o gitlab > tfplan.json" in script and "--detailed-exitcode" in script
     assert '-o codequality --source-root "$CHART" > codequality.json' in script
-    assert "/merge_requests/$CI_MERGE_REQUEST_IID/notes" in script
+    assert "/merge_requests/$CI_MERGE_REQUEST_IID/notes" in "\n".join(note["script"])
     assert job["cache"]["paths"] == [".cache/helm/helm-plan"] and "$CI_PROJECT_DIR/.cache/helm" in job["variables"]["HELM_CACHE_HOME"]
 
 
@@ -479,7 +555,7 @@ class _GitLab(http.server.BaseHTTPRequestHandler):
 
 
 def _gitlab_note(tmp_path: Path, notes: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
-    (job,) = yaml.safe_load(GITLAB.read_text()).values()
+    job = yaml.safe_load(GITLAB.read_text())["helm-plan-note"]
     (step,) = [line for line in job["script"] if "HELM_PLAN_TOKEN" in line]
     _GitLab.notes, _GitLab.calls = notes, []
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _GitLab)

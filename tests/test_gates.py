@@ -1,6 +1,7 @@
 """`--fail-on` gates (deployah_plan/core/gates.py): exit 3, one line per gate that matched."""
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 
@@ -167,3 +168,17 @@ def test_fail_on_ownership_stops_a_server_side_apply_conflict() -> None:
            "data.password" in err
     assert _case("live-ssa-secret", "--fail-on", "immutable")[0] == 0
     assert _case("live-ssa-secret", "--fail-on", "ownership", "--apply-method", "csa")[0] == 0  # no SSA: no conflict
+
+
+def test_a_matched_line_escapes_what_the_chart_named(tmp_path: Path) -> None:
+    # A name with ESC (which clears a terminal), a newline and a workflow command after it.
+    hostile = "web\x1b[2J\n::error title=forged::all clear\n::add-mask::x"
+    (tmp_path / "previous.yaml").write_text("")
+    (tmp_path / "desired.yaml").write_text(
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {json.dumps(hostile)}\ndata: {{a: b}}\n")
+    result = run_plan("diff", "previous.yaml", "desired.yaml", "--fail-on", "create", "--debug", cwd=tmp_path)
+    assert result.code == 3, result.err
+    assert "\x1b" not in result.err and "\r" not in result.err
+    assert all(line.startswith("helm plan: ") for line in result.err.splitlines()), result.err
+    assert result.err.endswith("matched: create ConfigMap default/web\\x1b[2J\\x0a::error title=forged::all clear"
+                               "\\x0a::add-mask::x\n"), result.err

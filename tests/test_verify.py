@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import base64
 import copy
+import hashlib
+import http.server
 import json
 import shutil
 import subprocess
+import sys
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -465,3 +469,128 @@ def test_with_the_key_set_a_plan_sealed_without_it_is_refused(helm: Path, store:
     assert made.code == 0, made.err
     _reseal(tmp_path / "plan.json", lambda inputs: None)  # the keyed plan rewritten as unkeyed
     refused()
+
+
+# -- a chart from a repository: what is checked is what is deployed ---------------------------
+
+class _ChangingRepo:
+    """A chart repository on loopback (index.yaml and one .tgz) that serves the reviewed archive
+    for the first `honest` downloads and another chart, of the same name and version, after: one
+    with another image, or (`readme`) one that differs only in its README, which no render shows."""
+
+    def __init__(self, tmp_path: Path, helm4: Path, honest: int, readme: bool = False) -> None:
+        evil = Path(shutil.copytree(EXAMPLE / "chart-v2", tmp_path / "evil" / "shop"))
+        values = evil / "values.yaml"
+        if readme:
+            (evil / "README.md").write_text("Another archive.\n")
+        else:
+            values.write_text(values.read_text().replace("image: nginx:1.27", "image: evil.example/backdoor"))
+        for source, folder in ((EXAMPLE / "chart-v2", "good"), (evil, "evil")):
+            subprocess.run([str(helm4), "package", str(source), "-d", str(tmp_path / folder)], check=True,
+                           capture_output=True)
+        self.good = (tmp_path / "good" / "shop-0.2.0.tgz").read_bytes()
+        self.evil = (tmp_path / "evil" / "shop-0.2.0.tgz").read_bytes()
+        self.honest, self.downloads = honest, 0
+        served = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                body = served.answer(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Length", str(len(body or b"")))
+                self.end_headers()
+                self.wfile.write(body or b"")
+
+            def log_message(self, *_: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def answer(self, path: str) -> bytes | None:
+        if path == "/index.yaml":
+            return (f"apiVersion: v1\nentries:\n  shop:\n    - name: shop\n      version: 0.2.0\n      apiVersion: v2\n"
+                    f"      urls: [{self.url}/shop-0.2.0.tgz]\n").encode()
+        if path == "/shop-0.2.0.tgz":
+            self.downloads += 1
+            return self.good if self.downloads <= self.honest else self.evil
+        if path == "/values.yaml":
+            return b"logLevel: WARN\n"
+        return None
+
+    def __enter__(self) -> "_ChangingRepo":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+
+
+def _recorder(tmp_path: Path) -> tuple[Path, Path]:
+    """A deploy command (named helm-..., as verify asks) that records its argv and the SHA-256
+    of its chart argument, the file helm would deploy."""
+    log = tmp_path / "deployed.json"
+    script = tmp_path / "helm-deploy"
+    script.write_text(f"#!{sys.executable}\nimport hashlib, json, os, sys\nchart = sys.argv[3]\n"
+                      "digest = hashlib.sha256(open(chart, 'rb').read()).hexdigest() if os.path.isfile(chart) else None\n"
+                      f"open({str(log)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], 'sha256': digest}}))\n")
+    script.chmod(0o755)
+    return script, log
+
+
+def test_verify_deploys_the_archive_it_checked(helm: Path, helm4: Path, store: Store, tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    home = {"HELM_CACHE_HOME": str(tmp_path / "cache"), "HELM_CONFIG_HOME": str(tmp_path / "config")}
+    deploy, log = _recorder(tmp_path)
+    with _ChangingRepo(tmp_path, helm4, honest=2) as repo:  # the plan's download and verify's are honest
+        chart = ("shop", "shop", "--repo", repo.url, "--version", "0.2.0", "-n", "shop")
+        made = run_plan("upgrade", *chart, "--out", "plan.json", helm=helm, store=store, cwd=tmp_path, **home)
+        assert made.code == 0, made.err
+        assert "nginx:1.27" in (tmp_path / "plan.json").read_text()
+        done = run_plan("verify", "plan.json", "--", str(deploy), "upgrade", *chart, helm=helm, store=store,
+                        cwd=tmp_path, **home)
+        _holds(done)
+        assert repo.downloads == 2  # the deploy downloaded nothing
+    deployed = json.loads(log.read_text())
+    assert deployed["sha256"] == hashlib.sha256(repo.good).hexdigest(), deployed
+    assert deployed["argv"][:2] == ["upgrade", "shop"] and "--namespace=shop" in deployed["argv"]
+    assert not any(a.startswith(("--repo", "--version")) for a in deployed["argv"]), deployed
+
+
+def test_verify_refuses_a_repository_that_answers_the_check_differently(helm: Path, helm4: Path, store: Store,
+                                                                       tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    home = {"HELM_CACHE_HOME": str(tmp_path / "cache"), "HELM_CONFIG_HOME": str(tmp_path / "config")}
+    deploy, log = _recorder(tmp_path)
+    for readme in (False, True):  # the other archive renders another plan, or the same one
+        with _ChangingRepo(tmp_path / str(readme), helm4, honest=1, readme=readme) as repo:
+            chart = ("shop", "shop", "--repo", repo.url, "--version", "0.2.0", "-n", "shop")
+            assert run_plan("upgrade", *chart, "--out", "plan.json", helm=helm, store=store, cwd=tmp_path,
+                            **home).code == 0
+            moved = run_plan("verify", "plan.json", "--", str(deploy), "upgrade", *chart, helm=helm, store=store,
+                             cwd=tmp_path, **home)
+        _no_longer_holds(moved, "chart", *(() if readme else ("render",)))
+        if readme:
+            assert "the chart pulled now is not the archive it was made from" in moved.out
+        assert not log.exists()
+
+
+def test_verify_will_not_vouch_for_values_it_cannot_read(helm: Path, store: Store, tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    deploy, log = _recorder(tmp_path)
+    with _ChangingRepo(tmp_path, helm, honest=0) as repo:
+        values = ("-f", f"{repo.url}/values.yaml")
+        chart = ("shop", str(EXAMPLE / "chart-v2"), "-n", "shop", *values)
+        assert run_plan("upgrade", *chart, "--out", "plan.json", helm=helm, store=store, cwd=tmp_path).code == 0
+        for check in ((), ("--", str(deploy), "upgrade", *chart)):
+            refused = run_plan("verify", "plan.json", *check, helm=helm, store=store, cwd=tmp_path)
+            assert refused.code == 1 and refused.err.count("\n") == 1, refused.out + refused.err
+            assert "cannot be checked" in refused.err and "--accept-unchecked" in refused.err
+            assert not log.exists()
+        accepted = run_plan("verify", "plan.json", "--accept-unchecked", "--", str(deploy), "upgrade", *chart,
+                            helm=helm, store=store, cwd=tmp_path)
+        _holds(accepted)
+        assert json.loads(log.read_text())["argv"][-1].endswith("/values.yaml")

@@ -22,6 +22,7 @@ from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.render.words import gate as gate_words
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import UsageError
+from deployah_plan.render.escape import log_line
 from deployah_plan.render.writers import WRITERS, WriteOptions
 from deployah_plan.sources.files import FileReader, describe
 
@@ -179,10 +180,10 @@ def gate_exit(plan: Plan, printing: Printing) -> int:
     something changes; else 0."""
     gates = list(printing.gates)
     matches = check_gates(plan, gates)
-    for match in matches:
-        click.echo(f"helm plan: {gate_words.match_text(match)}", err=True)
+    for match in matches:  # an object's name and a warning's text come from the chart: escaped
+        click.echo(log_line(f"helm plan: {gate_words.match_text(match)}"), err=True)
     for item in unevaluated(plan, gates):
-        click.echo(f"helm plan: {gate_words.unevaluated_text(item)}", err=True)
+        click.echo(log_line(f"helm plan: {gate_words.unevaluated_text(item)}"), err=True)
     if matches:
         return EXIT_GATE
     return EXIT_CHANGES if printing.detailed_exitcode and plan.has_changes else EXIT_OK

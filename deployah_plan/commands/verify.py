@@ -22,6 +22,15 @@ the command is run only when the plan holds; its exit code is passed through. Th
 done by helm: this plugin never writes to a cluster. `helm` as the command's first word means
 the helm running the plugin (HELM_BIN).
 
+What is checked is what is deployed. A chart from a repository, a registry or a URL is pulled
+once, into a private temporary folder; the plan is made again from that archive, which must be
+the one the plan was made from (its digest the recorded one), and the command is run with the
+archive in place of the chart and without the flags that find it (--repo, --version, --devel,
+the repository's credentials and TLS files): helm does not download it a second time, so a
+repository cannot answer the deploy differently than it answered the check. A values file
+verify cannot read to check (a URL, standard input) is refused unless --accept-unchecked is
+given: helm would read it again, and nothing says it reads the same.
+
 Without a command, the recorded command line is planned again; one recorded with --set values
 or credentials cannot be (the record keeps only digests, or nothing), and verify says to pass
 the command. The plan file is not trusted to say what to run: without a command, a plan that
@@ -41,6 +50,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -51,10 +61,13 @@ from deployah_plan import record as records
 from deployah_plan import saved
 from deployah_plan.commands import plan_steps
 from deployah_plan.errors import HelmError, UsageError
-from deployah_plan.flags import BY_COMMAND, from_record, not_compared
+from deployah_plan.flags import BY_COMMAND, Reach, from_record, not_compared
 from deployah_plan.model import Plan
+from deployah_plan.pflag import helm_spelling
+from deployah_plan.redact import hide_userinfo
 from deployah_plan.record import Digester
 from deployah_plan.render import json_doc
+from deployah_plan.render.escape import log_line
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm import Helm
@@ -70,6 +83,7 @@ class VerifyOptions(Struct, frozen=True, kw_only=True):
     command: tuple[str, ...] = ()  # the helm command to run when the plan holds ("--" dropped)
     strict: bool = False
     check_only: bool = False
+    accept_unchecked: bool = False  # a values file that cannot be checked (a URL, stdin) is run as given
     debug: bool = False
 
 
@@ -298,14 +312,73 @@ def plan_difference(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 # -- the command ------------------------------------------------------------------------------
 
+# Where helm finds a chart that is not on disk: with the pulled archive in its place, none of
+# them is passed (helm reads a chart on disk and ignores --version; credentials and TLS files
+# are the repository's). --verify and --keyring stay: `helm pull --verify` leaves the .prov
+# beside the archive, where `helm upgrade --verify` of an archive looks for it.
+_FINDS_CHART = frozenset({"repo", "chart_version", "devel"}) | frozenset(
+    flag.dest for flag in BY_COMMAND["upgrade"] if flag.reach is Reach.PULL and flag.dest not in ("verify", "keyring"))
+
+
+def _pull(name: str, params: dict[str, Any], workdir: str, debug: bool) -> str | None:
+    """The chart of an upgrade that helm would download (a repository's, a registry's, a URL),
+    pulled once into `workdir`, as the plan command pulls it; None for a chart on disk."""
+    if name != "upgrade":
+        return None
+    from deployah_plan.commands.upgrade import upgrade_options
+    from deployah_plan.sources import chart as charts
+
+    options = upgrade_options(params, debug=debug)
+    if not charts.is_remote(options.chart, options.repo):
+        return None
+    return charts.resolve(Helm.find((), debug), options.chart, options.version, workdir, options.repo, options.devel,
+                          options.source.pull_args())
+
+
 def _remake(command: click.Command, argv: list[str], given: click.Context, recorded: click.Context,
-            digester: Digester, debug: bool) -> tuple[Plan, dict[str, Any]]:
-    """The plan made again (in this process, by the command's own planner) and its record."""
+            digester: Digester, debug: bool, archive: str | None) -> tuple[Plan, dict[str, Any]]:
+    """The plan made again (in this process, by the command's own planner) and its record;
+    with `archive`, of that pulled chart, recorded under the chart reference it was pulled by."""
     name = command.name or ""
     params = dict(given.params)
     params.update({key: recorded.params[key] for key in from_record(BY_COMMAND[name]) if key in recorded.params})
+    if archive is not None:
+        params.update({key: None if key != "devel" else False for key in _FINDS_CHART if key in params})
+        params["chart"] = archive
     planned = plan_steps.make(name, params, debug=debug, reader=FileReader(), digest_chart=True)
-    return planned.plan, records.make_record(planned.facts, planned.plan.header, command, params, argv, digester)
+    record = records.make_record(planned.facts, planned.plan.header, command, params, argv, digester)
+    if archive is not None and record.get("chart"):
+        record["chart"]["ref"] = hide_userinfo(str(given.params.get("chart")))
+    return planned.plan, record
+
+
+def deploy_command(run: Sequence[str], archive: str) -> list[str]:
+    """The command to run, with the pulled archive as its chart (the second argument) and none
+    of the flags that find a chart elsewhere; its flags spelt as helm reads them (pflag.py)."""
+    table = BY_COMMAND["upgrade"]
+    dropped = {flag.long for flag in table if flag.dest in _FINDS_CHART}
+    out: list[str] = []
+    arguments, ended = 0, False
+    for token in helm_spelling(table, run[2:]):
+        if not ended and token == "--":
+            ended = True
+            out.append(token)
+        elif not ended and token.startswith("--"):
+            if token.partition("=")[0] not in dropped:
+                out.append(token)
+        else:
+            out.append(archive if arguments == 1 else token)
+            arguments += 1
+    return [run[0], run[1], *out]
+
+
+def _unchecked(path: str, record: dict[str, Any]) -> None:
+    """Refuse a file the plan read that cannot be checked now: helm reads it again when it deploys."""
+    for entry in record.get("files") or []:
+        if entry.get("digest") is None:
+            raise UsageError(f"{entry['flag']} {entry['path']} cannot be read by verify (a URL, standard input, or a "
+                             f"file that is not there), so it cannot be checked against {path}",
+                             "pass a local copy to the plan and the command, or --accept-unchecked to accept the risk")
 
 
 def verify_plan(group: click.Group, options: VerifyOptions) -> int:
@@ -333,12 +406,29 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
         given = _parse(command, argv, "the recorded command")
         if given.params.get("namespace") is None and not _namespace_given():
             given.params["namespace"] = record.get("namespace") or None  # the plan's, not helm's default
-    plan, record_now = _remake(command, argv, given, recorded, saved_plan.digester, options.debug)
+    with tempfile.TemporaryDirectory(prefix="helm-plan-verify-") as workdir:  # mode 0700: this user's only
+        archive = _pull(name, dict(given.params), workdir, options.debug)
+        code = _check(options, saved_plan, command, argv, given, recorded, archive)
+        if code != 0 or not run or options.check_only:
+            return code
+        return _run_helm(deploy_command(run, archive) if archive is not None else run, name, options.debug)
+
+
+def _check(options: VerifyOptions, saved_plan: SavedPlan, command: click.Command, argv: list[str],
+           given: click.Context, recorded: click.Context, archive: str | None) -> int:
+    """Make the plan again and compare; 0 when it holds, EXIT_MOVED (saying what moved) when not."""
+    record = saved_plan.record
+    plan, record_now = _remake(command, argv, given, recorded, saved_plan.digester, options.debug, archive)
+    if not options.accept_unchecked:
+        _unchecked(options.path, record_now)
     show_secrets = bool(recorded.params.get("show_secrets"))
     document_now = json.loads(json_doc.render(plan, WriteOptions(show_secrets=show_secrets)))
     moved = moved_inputs(record, record_now)
     difference = plan_difference(saved_plan.document, document_now)
-    holds = not difference and record.get("render") == record_now.get("render") and not (options.strict and moved)
+    # A pulled chart is deployed as pulled: it must be the archive the plan was made from.
+    other_archive = archive is not None and (record.get("chart") or {}).get("digest") != (record_now.get("chart") or {}).get("digest")
+    holds = (not difference and record.get("render") == record_now.get("render") and not other_archive
+             and not (options.strict and moved))
 
     out = sys.stdout
     header = saved_plan.document.get("header") or {}
@@ -347,27 +437,27 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
         out.write(f"helm plan verify: {options.path} holds: the plan of {where} is the same now.\n")
         if moved:
             out.write("Moved, without changing the plan:\n")
-            out.writelines(f"  {what}: {how}\n" for what, how in moved)
+            out.writelines(f"{log_line(f'  {what}: {how}')}\n" for what, how in moved)
     else:
         same = not difference and record.get("render") == record_now.get("render")
         out.write(f"helm plan verify: {options.path} no longer holds: " + (
-            f"the plan of {where} is the same now, but its inputs moved (--strict).\n" if same
+            f"the plan of {where} is the same now, but the chart pulled now is not the archive it was made from.\n"
+            if same and other_archive
+            else f"the plan of {where} is the same now, but its inputs moved (--strict).\n" if same
             else f"the plan of {where} is not the same now.\n"))
         out.write("What moved:\n")
-        out.writelines([f"  {what}: {how}\n" for what, how in moved] or ["  (no recorded input)\n"])
+        out.writelines([f"{log_line(f'  {what}: {how}')}\n" for what, how in moved] or ["  (no recorded input)\n"])
         if difference:
             out.write("Plan difference (the saved plan, then the plan now):\n")
-            out.writelines(f"{line}\n" for line in difference)
+            out.writelines(f"{log_line(line)}\n" for line in difference)  # names and messages from the chart
         elif record.get("render") != record_now.get("render"):
             out.write("The plan prints the same, but the desired render differs (a Secret value, which the plan masks).\n")
     out.flush()
     if not holds:
         named = ", ".join(dict.fromkeys(what for what, _ in moved)) or "the plan"
-        click.echo(f"helm plan: {options.path} no longer holds ({named} moved); plan again and review it", err=True)
+        click.echo(log_line(f"helm plan: {options.path} no longer holds ({named} moved); plan again and review it"), err=True)
         return EXIT_MOVED
-    if not run or options.check_only:
-        return 0
-    return _run_helm(run, name, options.debug)
+    return 0
 
 
 def _namespace_given() -> bool:

@@ -322,7 +322,7 @@ class _Predictor:
         if not self.table.builtin(api_version):
             if ApiKind(kind, api_version) not in self.unchecked:
                 self.unchecked.append(ApiKind(kind, api_version))
-            return None
+            return ("builtin", None)  # whether it is served is not known; its metadata is checked
         if not self.table.served(gvk, self.minor):
             self._removed(item, api_version, kind)
             return None
@@ -355,8 +355,12 @@ class _Predictor:
     def schema(self, item: Applied, how: tuple[str, str | None]) -> None:
         source, root = how
         if root is None:
-            return
-        if source == "crd":
+            # No schema for the kind (a custom resource no CRD at hand defines): its metadata is
+            # still ObjectMeta, which the API server checks for every kind.
+            meta = item.obj.get("metadata")
+            problems = self.checker.check(meta, OBJECT_META, (), ("metadata",)) if isinstance(meta, dict) else []
+            source = "meta"
+        elif source == "crd":
             problems = self.crd_checker.check(item.obj, root, ("apiVersion", "kind", "metadata", "status"))
             meta = item.obj.get("metadata")
             if isinstance(meta, dict):
@@ -368,9 +372,10 @@ class _Predictor:
         rejected = tuple(p for p in problems if p.problem is not ProblemKind.UNKNOWN)
         unknown = tuple(p for p in problems if p.problem is ProblemKind.UNKNOWN)
         judged = self.target.judged if source != "crd" else None
+        meta_only = source == "meta"
         if rejected:
-            self.warnings.append(warn(SchemaInvalid(role=item.role, problems=rejected, judged=judged), item.ref,
-                                      fails=True))
+            self.warnings.append(warn(SchemaInvalid(role=item.role, problems=rejected, judged=judged,
+                                                    object_meta=meta_only), item.ref, fails=True))
         if unknown:
             if not self.target.validate_fields:
                 rule, severity = UnknownFieldRule.VALIDATION_DISABLED, Severity.INFO
@@ -378,7 +383,8 @@ class _Predictor:
                 rule, severity = UnknownFieldRule.STRICT, None
             else:
                 rule, severity = UnknownFieldRule.CLIENT_SIDE, None
-            self.warnings.append(warn(UnknownField(role=item.role, rule=rule, problems=unknown, judged=judged),
+            self.warnings.append(warn(UnknownField(role=item.role, rule=rule, problems=unknown, judged=judged,
+                                                   object_meta=meta_only),
                                       item.ref, fails=rule is UnknownFieldRule.STRICT, severity=severity))
 
 

@@ -28,7 +28,7 @@ from typing import Iterator, NamedTuple
 
 from deployah_plan.model import Plan, Severity, Warning
 from deployah_plan.render.options import WriteOptions
-from deployah_plan.render.words import escape_controls
+from deployah_plan.render.escape import escape_controls, workflow_data as _data, workflow_property as _property
 from deployah_plan.render.words import warning as warning_words
 
 
@@ -51,14 +51,6 @@ def of(plan: Plan, source_root: str = "") -> Iterator[Finding]:
     for warning in plan.warnings:
         source = sources.get(warning.resource.identity, "") if warning.resource is not None else ""
         yield Finding(warning, _path(source, source_root) if source else chart)
-
-
-def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _github_level(warning: Warning) -> str:

@@ -35,8 +35,9 @@ from msgspec import Struct, field
 from deployah_plan.model import DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
-from deployah_plan.render.words import warning as warning_words
+from deployah_plan.render.escape import code_block
 from deployah_plan.render.words import impact as impact_words
+from deployah_plan.render.words import warning as warning_words
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import ObjectReport, Report, TaskRow, Weight
 from deployah_plan.render.words import SIGN, TASK_SIGN, View
@@ -61,10 +62,7 @@ def _html(text: str) -> str:
 
 
 def _code_block(lines: Iterable[str], info: str = "diff") -> str:
-    body = "\n".join(words.escape_controls(line) for line in lines)
-    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{body}\n{fence}"
+    return code_block(lines, info)
 
 
 def _field_rows(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor, view: View) -> list[str]:

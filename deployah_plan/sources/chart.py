@@ -2,6 +2,7 @@
 (`repo/name`, `oci://...`, a URL) fetched with one `helm pull`."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
@@ -114,6 +115,11 @@ def scan(path: str) -> Templates:
             raise UsageError(f"{path} is not a packaged chart ({err})",
                              "pass a chart folder or a .tgz made by `helm package`") from None
     return Templates(any(_LOOKUP.search(t) for t in texts), archived or any(_REGENERATES.search(t) for t in texts))
+
+
+def is_remote(ref: str, repo: str | None) -> bool:
+    """Whether `resolve` pulls the chart: one named with --repo, or one not on disk."""
+    return repo is not None or not os.path.exists(os.path.expanduser(ref))
 
 
 def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str | None = None,

@@ -18,6 +18,7 @@ from msgspec import Struct, field
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
 from deployah_plan.redact import value_keys, without_userinfo
+from deployah_plan.render.escape import log_line
 from deployah_plan.sources import helm_facts
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm_commands import default_binary, dry_run_args, record_args, template_args
@@ -134,8 +135,8 @@ class Helm(Struct):
         started = self.calls.take(command) if stdin is None else None
         if self.debug:
             # One write per line: calls run in threads, and print() writes the line end apart.
-            sys.stderr.write("helm plan: running " + " ".join(_shown(command))
-                             + (" (started before the imports)" if started is not None else "") + "\n")
+            sys.stderr.write(log_line("helm plan: running " + " ".join(_shown(command))
+                                      + (" (started before the imports)" if started is not None else "")) + "\n")
         try:
             process = started or self.calls.popen(command, stdin=stdin is not None)
         except OSError as err:

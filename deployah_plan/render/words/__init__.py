@@ -22,6 +22,7 @@ from deployah_plan.model import (
 )
 from deployah_plan.redact import Masked
 from deployah_plan.render.highlight import Highlight
+from deployah_plan.render.escape import UNPRINTABLE as UNPRINTABLE, escape_controls as escape_controls  # shown by every writer
 
 
 SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.RETAIN: "=",
@@ -32,21 +33,6 @@ VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction
 LONG_VALUE = 1_000  # a value longer than this is shown around what differs (unless --full-values)
 CONTEXT = 40  # characters kept on each side of what differs in a shortened value
 OBJECT_LINES = 40  # the lines a created object's content takes at most (unless --full-values)
-# What a terminal would act on rather than show: C0 controls but tab, DEL, C1 controls, and
-# the bidirectional overrides that reorder what is shown. A name from a manifest could
-# otherwise clear the screen, or fake a line of the plan with a newline.
-UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def _escaped(match: re.Match[str]) -> str:
-    code = ord(match[0])
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def escape_controls(text: str) -> str:
-    """Control characters and bidirectional overrides as visible escapes (`\\x1b`, `\\u202e`),
-    as every output shows them."""
-    return UNPRINTABLE.sub(_escaped, text) if UNPRINTABLE.search(text) else text
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")

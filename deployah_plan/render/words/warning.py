@@ -135,8 +135,10 @@ def _problems(problems: tuple[found.SchemaProblem, ...]) -> str:
     return "; ".join(_problem(p) for p in problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
 
 
-def _schema_of(judged: found.Judged | None) -> str:
-    return f"the schema of {_judged(judged)}" if judged is not None else "its CRD's schema"
+def _schema_of(judged: found.Judged | None, object_meta: bool = False) -> str:
+    if judged is None:
+        return "its CRD's schema"
+    return f"the ObjectMeta schema of {_judged(judged)}" if object_meta else f"the schema of {_judged(judged)}"
 
 
 @says(Code.API_NOT_SERVED)
@@ -176,7 +178,7 @@ def crd_missing(facts: found.CrdMissing, warning: Warning) -> str:
 @says(Code.SCHEMA_INVALID)
 def schema_invalid(facts: found.SchemaInvalid, warning: Warning) -> str:
     return (f"{_object(facts.role, warning)}: the API server rejects it: {_problems(facts.problems)} (judged against "
-            f"{_schema_of(facts.judged)}); fix the values or the template")
+            f"{_schema_of(facts.judged, facts.object_meta)}); fix the values or the template")
 
 
 @says(Code.UNKNOWN_FIELD)
@@ -186,10 +188,10 @@ def unknown_field(facts: found.UnknownField, warning: Warning) -> str:
         return f"{what}: unknown fields, dropped by the API server (--disable-openapi-validation): {fields}"
     if facts.rule is found.UnknownFieldRule.STRICT:
         return (f"{what}: server-side apply with strict field validation rejects unknown fields: {fields} (judged "
-                f"against {_schema_of(facts.judged)}); fix the field names, or pass --disable-openapi-validation to "
+                f"against {_schema_of(facts.judged, facts.object_meta)}); fix the field names, or pass --disable-openapi-validation to "
                 "have them dropped")
     return (f"{what}: unknown fields, dropped by the API server with a warning (client-side apply): {fields} (judged "
-            f"against {_schema_of(facts.judged)})")
+            f"against {_schema_of(facts.judged, facts.object_meta)})")
 
 
 @says(Code.KINDS_NOT_CHECKED)
