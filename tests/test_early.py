@@ -228,6 +228,7 @@ def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remem
         calls.popen(get, stdin=False)
 
 
+@pytest.mark.e2e
 def test_what_nobody_took_is_ended(remembered: Path, chart: str) -> None:
     calls = HelmCalls()
     calls.start(["upgrade", "shop", chart, "--set", "a=1"])

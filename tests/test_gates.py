@@ -170,6 +170,7 @@ def test_fail_on_ownership_stops_a_server_side_apply_conflict() -> None:
     assert _case("live-ssa-secret", "--fail-on", "ownership", "--apply-method", "csa")[0] == 0  # no SSA: no conflict
 
 
+@pytest.mark.e2e
 def test_a_matched_line_escapes_what_the_chart_named(tmp_path: Path) -> None:
     # A name with ESC (which clears a terminal), a newline and a workflow command after it.
     hostile = "web\x1b[2J\n::error title=forged::all clear\n::add-mask::x"
