@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 from deployah_plan.codes import README_BEGIN, README_END, markdown_table, schema_codes
 from deployah_plan.facts import schema as facts_schema
-from deployah_plan.model import schema_impact_kinds
+from deployah_plan.model import IMPACT_README_BEGIN, IMPACT_README_END, ImpactKind, impact_markdown_table, schema_impact_kinds
 
 SCHEMA = json.loads((ROOT / "deployah_plan" / "schema" / "plan.schema.json").read_text())
 
@@ -56,6 +56,14 @@ def test_the_readme_lists_the_codes_of_the_table() -> None:
     text = (ROOT / "README.md").read_text()
     block = text.split(README_BEGIN + "\n", 1)[1].split("\n" + README_END, 1)[0]
     assert block == markdown_table(), "run scripts/gen-schema-codes"
+
+
+def test_the_readme_lists_the_impact_kinds_of_the_table() -> None:
+    """The README's table of impact kinds is ImpactKind's, written by scripts/gen-schema-codes."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split(IMPACT_README_BEGIN + "\n", 1)[1].split("\n" + IMPACT_README_END, 1)[0]
+    assert block == impact_markdown_table(), "run scripts/gen-schema-codes"
+    assert all(kind.says and kind.rests_on for kind in ImpactKind)
 
 
 def test_the_schema_describes_each_codes_facts() -> None:
