@@ -2,12 +2,12 @@
 by real helm (scripts/release-fixture), and a runner for the real command line.
 
 Two tiers. A test that runs helm, starts a process or serves on loopback is marked `e2e`;
-every other test is a unit test of the fast tier (`scripts/test --fast`, which runs
-`pytest -m "not e2e"`), the tier mutation testing runs. A test that takes one of the helm
-fixtures or a loopback API server (`E2E_FIXTURES`) is marked here; a module that starts processes or servers in
-another way says `pytestmark = pytest.mark.e2e`, or marks those tests one by one. A test of
-the fast tier that starts a process or listens on a socket fails (`_the_fast_tier_starts_nothing`),
-so a new one cannot land there unmarked."""
+every other test is a unit test of the fast tier (`scripts/test --fast`: `pytest -m "not e2e"`),
+the tier mutation testing runs. A test that takes a helm fixture or the loopback API server
+(`E2E_FIXTURES`) is marked here; a module that starts processes or servers in another way
+says `pytestmark = pytest.mark.e2e`, or marks those tests one by one. In every run, a test not
+marked e2e that starts a process or listens on a socket fails (`_the_fast_tier_starts_nothing`),
+so such a test cannot land in the fast tier unmarked."""
 from __future__ import annotations
 
 import atexit
@@ -63,11 +63,12 @@ def _the_fast_tier_starts_nothing(request: pytest.FixtureRequest, monkeypatch: p
 
 
 def _refusal(what: str) -> str:
-    return f"a test of the fast tier {what}: mark it e2e (pytest.mark.e2e) or keep the process out of it"
+    return f"a test of the fast tier {what}: mark it e2e (pytest.mark.e2e; tests/conftest.py says how)"
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+def pytest_runtest_makereport(item: pytest.Item,
+                               call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A setup, call or teardown that passed although something was refused in it fails."""
     report = yield
     refused = item.stash.get(_REFUSED, [])

@@ -79,7 +79,7 @@ def test_changes_are_exit_2_and_not_an_error(installed: dict[str, str], tmp_path
     assert (outputs["create"], outputs["update"], outputs["delete"], outputs["has-changes"]) == ("2", "3", "1", "true")
     assert Path(outputs["plan-json"]).is_file()
     assert "Error: plugin" not in markdown and "```\n\n```" not in markdown and "Error: plugin" not in stderr
-    assert "| create | 2 |" in markdown or "2 to create" in markdown
+    assert "**Plan: 2 to create, 3 to update, 1 to delete." in markdown
     worktrees = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
     assert len(worktrees.splitlines()) == 1  # the base checkout is gone
 

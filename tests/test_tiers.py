@@ -96,7 +96,8 @@ def test_an_e2e_test_starts_what_it_needs(tiers: pytest.Pytester) -> None:
 
 
 def test_the_marker_is_registered_and_a_misspelt_one_is_an_error(tiers: pytest.Pytester) -> None:
-    (tiers.path / "tests" / "test_typo.py").write_text("import pytest\n\n@pytest.mark.e2ee\ndef test_typo():\n    pass\n")
+    typo = "import pytest\n\n\n@pytest.mark.e2ee\ndef test_typo():\n    pass\n"
+    (tiers.path / "tests" / "test_typo.py").write_text(typo)
     result = tiers.runpytest("tests/test_typo.py")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*'e2ee' not found in `markers` configuration option*"])
