@@ -550,6 +550,9 @@ class Rollout(ImpactFacts, frozen=True, kw_only=True):
     chart_replicas: int | None = None  # spec.replicas in the chart
     live_replicas: int | None = None
     pods: int | None = None  # the pods that restart now
+    # The workload's only pod restarts and none serves meanwhile: a StatefulSet of one replica
+    # (its RollingUpdate has no surge: the controller deletes the pod, then creates it anew).
+    only_pod_down: bool = False
     hpa: ResourceRef | None = None
     hpa_min: int | None = None  # as the HPA gives them
     hpa_max: int | None = None
