@@ -7,8 +7,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import Store, clean_env, run_plan, write_chart
+from kubeapi import FakeKube
 
 pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 
@@ -89,3 +91,30 @@ def test_an_upgrade_says_a_dependency_crd_cannot_be_compared_with_the_record(
             "dependency charts and the live CRDs were not read, so whether they changed cannot be told") in text
     markdown = run_plan("upgrade", "top", str(chart), "-o", "markdown", helm=helm, store=store).out
     assert "gadgets.sub.example.com" in markdown and "cannot be told" in markdown
+
+
+def test_with_the_cluster_a_dependency_crd_is_judged_by_its_live_copy(helm: Path, store: Store,
+                                                                       tmp_path: Path) -> None:
+    store.add("top", _chart(tmp_path / "v1", "size", "0.1.0"), "shop")
+    chart = _chart(tmp_path / "v2", "colour", "0.2.0")
+    with FakeKube(namespace="shop", context="fake-ctx") as kube:
+        kube.load_releases(store.path)
+        kube.put(yaml.safe_load(_CRD.format(plural="widgets", group="top.example.com", kind="Widget", field="size")))
+        # The cluster holds the dependency's old CRD, the one the previous chart installed.
+        kube.put(yaml.safe_load(_CRD.format(plural="gadgets", group="sub.example.com", kind="Gadget", field="size")))
+        kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        result = run_plan("upgrade", "top", str(chart), "-n", "shop", "-o", "json", "--render", "template",
+                          helm=helm, KUBECONFIG=kubeconfig)
+        assert result.code == 0, result.err
+        doc = result.json()
+        assert doc["live"]["status"] == "checked"
+        assert [w["facts"] for w in doc["warnings"] if w["code"] == "crd-change-unknown"] == [
+            {"dependency": "sub", "names": ["gadgets.sub.example.com"], "live": "differs"}]
+        live = {c["name"]: c["live_differs"] for c in doc["chart_crds"]}
+        assert live == {"widgets.top.example.com": False, "gadgets.sub.example.com": True}
+        # The cluster's copy is the new chart's: nothing to say of it.
+        kube.put(yaml.safe_load(_CRD.format(plural="gadgets", group="sub.example.com", kind="Gadget",
+                                            field="colour")))
+        doc = run_plan("upgrade", "top", str(chart), "-n", "shop", "-o", "json", "--render", "template",
+                       helm=helm, KUBECONFIG=kubeconfig).json()
+        assert not [w for w in doc["warnings"] if w["code"] == "crd-change-unknown"]
