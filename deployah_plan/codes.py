@@ -89,11 +89,20 @@ class Code(str, enum.Enum):
     CRD_NOT_UPGRADED = _Entry(
         "crd-not-upgraded", "A chart CRD (crds/) changed in the chart, but Helm never upgrades the chart's crds/: "
         "apply it yourself before the upgrade if the new chart needs it.", severity=_WARN)
+    CRD_CHANGE_UNKNOWN = _Entry(
+        "crd-change-unknown", "CRDs of a dependency chart's crds/ (charts/*/crds/): the release record does not keep "
+        "dependency charts, so whether they changed since the previous revision cannot be told from it; Helm never "
+        "upgrades crds/ either way. With the live CRDs read, those that differ from the chart's are named.",
+        severity=_WARN)
     CRD_VERSION_REMOVED = _Entry(
         "crd-version-removed", "An applied CRD leaves out a version. With the live CRD read and that version still "
         "in its status.storedVersions, a predicted failure (the API server refuses the update); without the live "
         "CRD, a warning.", severity=_WARN, fails=Fails.SOMETIMES, check=f"{_PLANNER}._crd_versions",
         label="removes a stored CRD version")
+    EMPTY_RENDER = _Entry(
+        "empty-render", "The desired render has no resources while the previous release has some: every one of "
+        "them would be deleted (a failed render or a wrong values file is the likely cause).", severity=_WARN,
+        loud=True)
     CRDS_UNTOUCHED = _Entry(
         "crds-untouched", "helm uninstall never deletes the CRDs installed from the chart's crds/ directory.")
     DROPPED_DOCUMENT = _Entry(

@@ -350,6 +350,35 @@ class CrdNotUpgraded(Facts, frozen=True, kw_only=True):
     source: str
 
 
+class CrdLive(enum.Enum):
+    """What the live state says of dependency CRDs whose previous copy is not known."""
+
+    NOT_READ = "not-read"  # the live CRDs were not read (offline, or not in what was read)
+    DIFFERS = "differs"  # the cluster's copy differs from the new chart's: Helm leaves it
+    MISSING = "missing"  # read, and not in the cluster: Helm creates crds/ only on install
+
+
+class CrdChangeUnknown(Facts, frozen=True, kw_only=True):
+    """CRDs of a dependency chart's crds/ on upgrade: the release record keeps only the top
+    chart's files (Helm's Chart serialises no dependencies), so whether they changed cannot be
+    told from it. `dependency` is the chart path under the top chart (`sub`, `sub/charts/inner`),
+    `names` its CRDs with that `live` state."""
+
+    code = Code.CRD_CHANGE_UNKNOWN
+    dependency: str
+    names: tuple[str, ...]
+    live: CrdLive
+
+
+class EmptyRender(Facts, frozen=True, kw_only=True):
+    """The desired render has no resources while the previous release has `previous_resources`:
+    the action deletes them all."""
+
+    code = Code.EMPTY_RENDER
+    previous_resources: int
+    desired_hooks: int  # hooks the desired render still has (a render of hooks alone)
+
+
 class KeepFromManifest(Facts, frozen=True, kw_only=True):
     """Objects leaving the release whose live object was not read: whether Helm keeps each one
     (helm.sh/resource-policy: keep) was read from the previous manifest."""
@@ -550,6 +579,9 @@ class Rollout(ImpactFacts, frozen=True, kw_only=True):
     chart_replicas: int | None = None  # spec.replicas in the chart
     live_replicas: int | None = None
     pods: int | None = None  # the pods that restart now
+    # The workload's only pod restarts and none serves meanwhile: a StatefulSet of one replica
+    # (its RollingUpdate has no surge: the controller deletes the pod, then creates it anew).
+    only_pod_down: bool = False
     hpa: ResourceRef | None = None
     hpa_min: int | None = None  # as the HPA gives them
     hpa_max: int | None = None

@@ -379,6 +379,22 @@ def test_statefulset_rolls_highest_ordinal_first_and_partition_limits_it() -> No
     assert item.count("pods") == 0
 
 
+def test_a_single_replica_statefulset_has_no_pod_while_it_restarts() -> None:
+    # StatefulSet RollingUpdate has no surge: "The StatefulSet controller will delete and recreate
+    # each Pod in the StatefulSet", so its only pod is gone until the new one is ready.
+    assert not facts_of(one(plan([STATEFULSET], [bump(STATEFULSET, "nginx-slim:0.21", "nginx-slim:0.24")]),
+                            ImpactKind.RESTART), fx.Restart).only_pod_down
+    single = bump(STATEFULSET, "  replicas: 2\n", "  replicas: 1\n")
+    rolled = facts_of(one(plan([single], [bump(single, "nginx-slim:0.21", "nginx-slim:0.24")]), ImpactKind.RESTART),
+                      fx.Restart)
+    assert (rolled.only_pod_down, rolled.pods, rolled.replicas) == (True, 1, 1)
+    # A Deployment of one replica surges (25% rounds up to 1): its pod is replaced, not gone.
+    deployment = bump(DEPLOYMENT, "  replicas: 3\n", "  replicas: 1\n")
+    rolled = facts_of(one(plan([deployment], [bump(deployment, "nginx:1.14.2", "nginx:1.16.1")]), ImpactKind.RESTART),
+                      fx.Restart)
+    assert not rolled.only_pod_down and (rolled.surge_pods, rolled.unavailable_pods) == (1, 0)
+
+
 def test_on_delete_restarts_nothing_until_pods_are_deleted() -> None:
     # "the StatefulSet controller will not automatically update the Pods ... Users must
     # manually delete Pods"

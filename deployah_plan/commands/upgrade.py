@@ -514,7 +514,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         live=live, live_source="cluster", live_reason=skipped, take_ownership=options.take_ownership,
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
         desired_again=desired_again, render_window=window,
-        line_context=options.line_context,
+        line_context=options.line_context, previous_dependency_crds=False,
     )), facts)
 
 

@@ -11,8 +11,9 @@ running things", quotes it):
   changes (Deployment concepts: "A Deployment's rollout is triggered if and only if the
   Deployment's Pod template is changed"). The strategy says how: a Deployment's RollingUpdate
   (maxSurge and maxUnavailable, 25% each by default; surge rounds up, unavailable down) or
-  Recreate; a StatefulSet's RollingUpdate from the highest ordinal down to its `partition`, or
-  OnDelete; a DaemonSet's RollingUpdate (maxUnavailable 1, maxSurge 0 by default) or OnDelete.
+  Recreate; a StatefulSet's RollingUpdate from the highest ordinal down to its `partition`,
+  with no surge (each pod is deleted before its replacement is created, so a single replica
+  serves nothing meanwhile), or OnDelete; a DaemonSet's RollingUpdate (maxUnavailable 1, maxSurge 0 by default) or OnDelete.
   A paused Deployment rolls nothing until it is resumed.
 - A ConfigMap or Secret is read by a running pod as environment variables (never updated), as a
   mounted volume (updated after the kubelet's periodic sync) or through a `subPath` mount (never
@@ -138,6 +139,7 @@ class _Rollout(Struct, frozen=True):
     surge_pods: int | None = None
     unavailable_pods: int | None = None
     partition: int = 0
+    only_pod_down: bool = False
 
 
 def _deployment_rollout(obj: Mapping[str, Any], replicas: int | None) -> _Rollout:
@@ -171,7 +173,10 @@ def _statefulset_rollout(obj: Mapping[str, Any], replicas: int | None) -> _Rollo
         pods = None if replicas is None else max(0, replicas - partition)
         kind = ImpactKind.DEFERRED_RESTART if pods == 0 else ImpactKind.RESTART
         return _Rollout(kind, pods, Strategy.ROLLING_UPDATE, max_unavailable=unavailable, partition=partition)
-    return _Rollout(ImpactKind.RESTART, replicas, Strategy.ROLLING_UPDATE, max_unavailable=unavailable)
+    # No surge (StatefulSet RollingUpdate: the controller deletes a pod, then creates it with the
+    # new template): with one replica, nothing serves until the new pod is ready.
+    return _Rollout(ImpactKind.RESTART, replicas, Strategy.ROLLING_UPDATE, max_unavailable=unavailable,
+                    only_pod_down=replicas == 1)
 
 
 def _daemonset_rollout(obj: Mapping[str, Any]) -> _Rollout:
@@ -256,6 +261,7 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
     facts = cls(strategy=plan.strategy, paused=plan.paused, max_surge=plan.max_surge,
                 max_unavailable=plan.max_unavailable, surge_pods=plan.surge_pods,
                 unavailable_pods=plan.unavailable_pods, partition=plan.partition, replicas=replicas,
+                only_pod_down=plan.only_pod_down,
                 chart_replicas=declared, live_replicas=live_replicas, pods=plan.pods,
                 hpa=hpa.ref if hpa else None, hpa_min=hpa.low if hpa else None, hpa_max=hpa.high if hpa else None,
                 checksums=checksums, reads=tuple(covers))

@@ -5,6 +5,7 @@ Pure: no subprocess, no network, no printing. Sources hand it parsed streams.
 from __future__ import annotations
 
 import math
+import re
 
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
@@ -21,8 +22,8 @@ from deployah_plan.core.validate import Applied, Target, hook_collisions, json_t
 from deployah_plan.facts import Role
 from deployah_plan.errors import ManifestError
 from deployah_plan.facts import (
-    Collision, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, EquivalentOnly, Field, KeepFromManifest, OwnershipCheck,
-    Quantity, SsaConflict, StoredVersions,
+    Collision, CrdChangeUnknown, CrdLive, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, EmptyRender, EquivalentOnly,
+    Field, KeepFromManifest, OwnershipCheck, Quantity, SsaConflict, StoredVersions,
 )
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
@@ -68,6 +69,10 @@ class PlanRequest(Struct, frozen=True):
     # end): what differs between them, or is the render's time, is marked regenerated.
     desired_again: Rendered | None = None
     render_window: tuple[float, float] | None = None
+    # Whether `previous` carries its dependency charts' crds/: a render does (`helm template
+    # --include-crds` walks the dependencies, as chart.CRDObjects does), a release record does
+    # not (Helm's Chart serialises no dependencies, only the top chart's files).
+    previous_dependency_crds: bool = True
 
 
 def _cluster_scoped(streams: Iterable[Rendered], live: LiveSnapshot | None = None) -> set[tuple[str, str]]:
@@ -578,6 +583,43 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
     return out
 
 
+_DEPENDENCY_CRD = re.compile(r"^[^/]+/charts/(.+)/crds/")
+
+
+def _dependency(source: str) -> str:
+    """The dependency chart a crds/ file is of, as a path under the top chart's charts/
+    (`sub`, `sub/charts/inner`); "" for the top chart's own."""
+    found = _DEPENDENCY_CRD.match(source)
+    return found.group(1) if found else ""
+
+
+def _dependency_crds_unknown(request: PlanRequest, live: _Live) -> list[Warning]:
+    """On an upgrade from a release record, the dependency charts' CRDs, whose previous copy the
+    record does not keep: each dependency's, by what the live state says of them (a CRD whose
+    live copy is the chart's is left out: nothing would change)."""
+    if request.previous is None or request.previous_dependency_crds:
+        return []
+    known = {_chart_crd_ref(d).name for d in request.previous.crds}
+    groups: dict[tuple[str, CrdLive], list[str]] = {}
+    for doc in request.desired.crds:
+        ref = _chart_crd_ref(doc)
+        dependency = _dependency(doc.source)
+        if not dependency or ref.name in known:
+            continue
+        state = CrdLive.NOT_READ
+        if live.covered(ref):
+            found = find_live(live.index, ref)
+            if found is None:
+                state = CrdLive.MISSING
+            elif diff_objects(declared_surface(doc.obj, found), doc.obj):
+                state = CrdLive.DIFFERS
+            else:
+                continue
+        groups.setdefault((dependency, state), []).append(ref.name)
+    return [warn(CrdChangeUnknown(dependency=dependency, names=tuple(names), live=state))
+            for (dependency, state), names in groups.items()]
+
+
 def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Warning]:
     """CRDs this action applies that leave out a version the cluster still stores objects in:
     the API server refuses the update (apiextensions ValidateCustomResourceDefinitionStoredVersions:
@@ -692,6 +734,10 @@ def make_plan(request: PlanRequest) -> Plan:
         for chart_crd in crds:
             if chart_crd.chart_changed:
                 warnings.append(warn(CrdNotUpgraded(name=chart_crd.name, source=chart_crd.source)))
+        warnings += _dependency_crds_unknown(request, live)
+        if request.previous is not None and request.action in (None, HelmAction.UPGRADE) and prev_resources \
+                and not want_resources:
+            warnings.append(warn(EmptyRender(previous_resources=len(prev_resources), desired_hooks=len(want_hooks))))
         # Only objects whose live state was not read: one read and found missing is gone already.
         guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and not live.covered(c.resource)]
         if guessed:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from deployah_plan.codes import Code
-from deployah_plan.facts import Expansion, PvcExpand, PvcExpandRefused, ReplicasReset, ResetRule
+from deployah_plan.facts import CrdChangeUnknown, CrdLive, EmptyRender, Expansion, PvcExpand, PvcExpandRefused, ReplicasReset, ResetRule
 from deployah_plan.core.kube_api import table
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, release_scope
 from deployah_plan.core.validate import Target
@@ -347,6 +347,41 @@ def test_an_upgrade_leaves_the_charts_crds_as_they_are_and_says_which_changed() 
     assert [(w.facts, w.resource, w.fails) for w in by_code(p, Code.CRD_NOT_UPGRADED)] == [(
         CrdNotUpgraded(name=f"{name}.shop.example.com", source=CRD_FILE), None, False) for name in ("widgets", "gadgets")]
     assert p.changes == ()  # crds/ are not release objects
+
+
+def test_a_dependency_crd_the_record_does_not_keep_is_judged_by_the_live_copy() -> None:
+    """A release record keeps only the top chart's crds/: a dependency's CRDs have no previous
+    copy, so the plan says so, or what the live copy says of them."""
+    dep = "shop/charts/sub/crds/crds.yaml"
+    new = [crd("widgets", {"v1": {"size": "string"}}, dep), crd("gadgets", WIDGETS_V1, dep),
+           crd("doodads", WIDGETS_V1, "shop/charts/sub/charts/inner/crds/d.yaml"), crd("sprockets", WIDGETS_V1, CRD_FILE)]
+    offline = plan([CONFIGMAP], [CONFIGMAP, *new], previous_dependency_crds=False)
+    assert [w.facts for w in by_code(offline, Code.CRD_CHANGE_UNKNOWN)] == [
+        CrdChangeUnknown(dependency="sub", names=("widgets.shop.example.com", "gadgets.shop.example.com"),
+                         live=CrdLive.NOT_READ),
+        CrdChangeUnknown(dependency="sub/charts/inner", names=("doodads.shop.example.com",), live=CrdLive.NOT_READ)]
+    assert all(c.chart_changed is None for c in offline.chart_crds)
+    # Read live: the old widgets differ, gadgets are the chart's (nothing to say), doodads are missing.
+    live = [live_crd(crd("widgets", WIDGETS_V1), ["v1"]), live_crd(crd("gadgets", WIDGETS_V1), ["v1"]),
+            live_of(CONFIGMAP)]
+    read = plan([CONFIGMAP], [CONFIGMAP, *new], live, previous_dependency_crds=False)
+    assert [w.facts for w in by_code(read, Code.CRD_CHANGE_UNKNOWN)] == [
+        CrdChangeUnknown(dependency="sub", names=("widgets.shop.example.com",), live=CrdLive.DIFFERS),
+        CrdChangeUnknown(dependency="sub/charts/inner", names=("doodads.shop.example.com",), live=CrdLive.MISSING)]
+    # Two renders (helm plan diff) both hold the dependencies' crds/: compared, never unknown.
+    assert not by_code(plan([CONFIGMAP], [CONFIGMAP, *new]), Code.CRD_CHANGE_UNKNOWN)
+    assert not by_code(plan(None, [CONFIGMAP, *new], previous_dependency_crds=False), Code.CRD_CHANGE_UNKNOWN)
+
+
+def test_an_empty_render_over_a_release_with_objects_warns() -> None:
+    hook = ("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations:\n"
+            "    helm.sh/hook: pre-upgrade\nspec:\n  template:\n    spec:\n      containers: []\n")
+    p = plan([CONFIGMAP, DEPLOYMENT], [hook])
+    assert [(w.facts, w.fails) for w in by_code(p, Code.EMPTY_RENDER)] == [
+        (EmptyRender(previous_resources=2, desired_hooks=1), False)]
+    assert not by_code(plan([CONFIGMAP, DEPLOYMENT], [CONFIGMAP]), Code.EMPTY_RENDER)
+    assert not by_code(plan([], []), Code.EMPTY_RENDER)
+    assert not by_code(plan(None, []), Code.EMPTY_RENDER)
 
 
 def summary_of(what: str, version: str, path: str, before: Any, after: Any) -> CRDSummary:

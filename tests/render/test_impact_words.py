@@ -102,6 +102,15 @@ def test_statefulset_variants() -> None:
         ("OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template",))
 
 
+def test_a_single_replica_statefulset_says_its_only_pod_goes_down() -> None:
+    assert said(restart(replicas=1, chart_replicas=1, pods=1, only_pod_down=True), STS) == (
+        "StatefulSet shop/db: pod template changes: its only pod goes down while it restarts",
+        ("RollingUpdate, no surge: the pod is deleted, then created with the new template "
+         "(0 available of 1 until it is ready)",))
+    assert said(restart(replicas=1, chart_replicas=1, live_replicas=2, pods=1, only_pod_down=True), STS)[0] == (
+        "StatefulSet shop/db: pod template changes: its only pod goes down while it restarts (1 replica, 2 live)")
+
+
 def test_daemonset_variants() -> None:
     assert said(restart(max_unavailable=1, max_surge=0), DS) == (
         "DaemonSet kube-system/agent: pod template changes: its pods restart (one pod per node)",

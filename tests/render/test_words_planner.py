@@ -7,6 +7,7 @@ from typing import Any, Mapping
 import pytest
 
 from deployah_plan.codes import Facts
+from deployah_plan.facts import CrdChangeUnknown, CrdLive, EmptyRender
 from deployah_plan.facts import (
     Collision, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, DroppedDocument, EquivalentOnly, Field, KeepFromManifest,
     Metadata, OwnershipCheck, OwnershipProblem, Quantity, StoredVersions,
@@ -112,6 +113,29 @@ def test_crd_not_upgraded() -> None:
     assert said(CrdNotUpgraded(name="widgets.example.com", source="app/crds/widgets.yaml")) == (
         "chart CRD widgets.example.com (app/crds/widgets.yaml) changed in the chart, but Helm never upgrades the chart's "
         "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it")
+
+
+def test_crd_change_unknown() -> None:
+    names = ("gadgets.example.com", "parts.example.com")
+    assert said(CrdChangeUnknown(dependency="sub", names=names, live=CrdLive.NOT_READ)) == (
+        "dependency chart sub brings CRDs in its crds/ (gadgets.example.com, parts.example.com); the release record "
+        "keeps no dependency charts and the live CRDs were not read, so whether they changed cannot be told, and Helm "
+        "never upgrades crds/: compare them with the cluster's (kubectl diff -f) before this upgrade")
+    assert said(CrdChangeUnknown(dependency="sub", names=names[:1], live=CrdLive.DIFFERS)) == (
+        "dependency chart sub's CRDs differ in the cluster from the new chart's (gadgets.example.com), and Helm never "
+        "upgrades crds/: apply them yourself (kubectl apply -f) before this upgrade if the new chart needs them")
+    assert said(CrdChangeUnknown(dependency="sub", names=names[:1], live=CrdLive.MISSING)) == (
+        "dependency chart sub's CRDs are not in the cluster (gadgets.example.com), and Helm creates crds/ only on "
+        "install: apply them yourself (kubectl apply -f) before this upgrade if the new chart needs them")
+
+
+def test_empty_render() -> None:
+    assert said(EmptyRender(previous_resources=12, desired_hooks=0)) == (
+        "the desired render has no resources while the previous release has 12 resources: this deletes all 12; a "
+        "failed render (a template that printed nothing) or a wrong values file is the likely cause: check the "
+        "render before deploying")
+    assert said(EmptyRender(previous_resources=1, desired_hooks=1)).startswith(
+        "the desired render has no resources (only 1 hook) while the previous release has 1 resource: this deletes it;")
 
 
 @pytest.mark.parametrize("names, text", [

@@ -103,6 +103,9 @@ def _strategy(facts: found.Rollout, impact: Impact) -> str:
         if facts.replicas is not None:
             where += f" ({facts.pods} of {facts.replicas})"
         return f"RollingUpdate with partition {facts.partition}: {where}, highest ordinal first, {pace}"
+    if facts.only_pod_down:
+        return ("RollingUpdate, no surge: the pod is deleted, then created with the new template "
+                "(0 available of 1 until it is ready)")
     return f"RollingUpdate, highest ordinal first, {pace}"
 
 
@@ -128,6 +131,9 @@ def rollout(facts: found.Rollout, impact: Impact) -> str:
     pods = f"{_plural(facts.pods, 'pod')} restart{'s' if facts.pods == 1 else ''}" if facts.pods is not None \
         else "its pods restart"
     same = facts.pods is not None and replicas == _plural(facts.pods, "replica")
+    if facts.only_pod_down:
+        pods = "its only pod goes down while it restarts"
+        same = replicas == _plural(1, "replica")
     return f"{impact.resource}: pod template changes: {pods}" + ("" if same else f" ({replicas})")
 
 

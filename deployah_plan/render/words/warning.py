@@ -12,7 +12,7 @@ from typing import Any, Callable, TypeVar
 from deployah_plan import facts as found
 from deployah_plan.codes import Code
 from deployah_plan.model import HelmAction, Ownership, Warning
-from deployah_plan.render.words import readable_path
+from deployah_plan.render.words import plural, readable_path
 
 _F = TypeVar("_F", bound=Callable[..., str])
 _SAYS: dict[Code, Callable[[Any, Warning], str]] = {}
@@ -308,6 +308,31 @@ def crds_untouched(facts: found.CrdsUntouched, warning: Warning) -> str:
 def crd_not_upgraded(facts: found.CrdNotUpgraded, warning: Warning) -> str:
     return (f"chart CRD {facts.name} ({facts.source}) changed in the chart, but Helm never upgrades the chart's crds/: "
             "apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it")
+
+
+@says(Code.CRD_CHANGE_UNKNOWN)
+def crd_change_unknown(facts: found.CrdChangeUnknown, warning: Warning) -> str:
+    names = ", ".join(facts.names)
+    if facts.live is found.CrdLive.DIFFERS:
+        return (f"dependency chart {facts.dependency}'s CRDs differ in the cluster from the new chart's ({names}), "
+                "and Helm never upgrades crds/: apply them yourself (kubectl apply -f) before this upgrade if the "
+                "new chart needs them")
+    if facts.live is found.CrdLive.MISSING:
+        return (f"dependency chart {facts.dependency}'s CRDs are not in the cluster ({names}), and Helm creates "
+                "crds/ only on install: apply them yourself (kubectl apply -f) before this upgrade if the new chart "
+                "needs them")
+    return (f"dependency chart {facts.dependency} brings CRDs in its crds/ ({names}); the release record keeps no "
+            "dependency charts and the live CRDs were not read, so whether they changed cannot be told, and Helm "
+            "never upgrades crds/: compare them with the cluster's (kubectl diff -f) before this upgrade")
+
+
+@says(Code.EMPTY_RENDER)
+def empty_render(facts: found.EmptyRender, warning: Warning) -> str:
+    hooks = f" (only {plural(facts.desired_hooks, 'hook')})" if facts.desired_hooks else ""
+    n = facts.previous_resources
+    return (f"the desired render has no resources{hooks} while the previous release has {plural(n, 'resource')}: "
+            f"this deletes {'it' if n == 1 else f'all {n}'}; a failed render (a template that printed nothing) or a "
+            "wrong values file is the likely cause: check the render before deploying")
 
 
 KEEP_NAMED = 3  # objects a keep-from-manifest note names; the rest are "..."
