@@ -44,7 +44,8 @@ from deployah_plan.render.words import impact as impact_words
 # a CRD's change by meaning (`crd_schema` on a change, `schema` on a chart CRD, `crd_description`
 # on a field change); and the `kube-version-assumed` and `crd-version-removed` warning codes.
 # 1.6 added `facts` on each warning and each impact: what its check or rule found, as typed values
-# (deployah_plan/facts.py); the schema describes each code's and each impact kind's.
+# (deployah_plan/facts.py); the schema describes each code's and each impact kind's; `why` and
+# `managers` on a drift and a drifted field; the `crd-change-unknown` and `empty-render` codes.
 FORMAT_VERSION = "1.6"
 
 
