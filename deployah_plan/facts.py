@@ -555,6 +555,14 @@ class Rollout(ImpactFacts, frozen=True, kw_only=True):
     hpa_max: int | None = None
     checksums: tuple[str, ...] = ()  # the checksum/... annotations of the template, when one changed
     reads: tuple[ResourceRef, ...] = ()  # the ConfigMaps and Secrets it reads whose data changes
+    # Values the chart regenerates on every render (core/regenerated.py): `regenerated`, the
+    # template changes by nothing else (a `checksum/secret` of a random password), so whether
+    # its pods restart depends on whether the real upgrade regenerates them too (a `lookup`
+    # keeps the stored value); the checksums and configs whose only changes are such values,
+    # apart from the others.
+    regenerated: bool = False
+    regenerated_checksums: tuple[str, ...] = ()
+    regenerated_reads: tuple[ResourceRef, ...] = ()
 
 
 class Restart(Rollout, frozen=True, kw_only=True):
@@ -609,6 +617,9 @@ class ConfigUnreached(ImpactFacts, frozen=True, kw_only=True):
 
     kind = ImpactKind.CONFIG_UNREACHED
     consumers: tuple[Consumer, ...]
+    # Its data changes only by values the chart regenerates on every render: the real upgrade
+    # may keep the stored ones (a `lookup`), and then nothing changes.
+    regenerated: bool = False
 
 
 class ResetRule(enum.Enum):

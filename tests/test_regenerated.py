@@ -179,3 +179,48 @@ def test_a_chart_that_only_stamps_the_time_is_rendered_once_and_still_marked(hel
     (change,) = result.json()["changes"]
     assert {f["path"]: bool(f.get("regenerated")) for f in change["fields"]} == {
         "/data/at": True, "/data/epoch": True, "/data/tag": False}
+
+
+# Bitnami's and jenkins' shape: a password made by randAlphaNum (bitnami keeps the stored one by
+# `lookup` when it can), a Deployment whose template carries that Secret's checksum and reads it.
+READER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+      annotations:
+        checksum/secret: {{ include (print $.Template.BasePath "/secret.yaml") . | sha256sum }}
+    spec:
+      containers:
+      - name: web
+        image: "nginx:{{ .Values.tag }}"
+        env: [{name: PASSWORD, valueFrom: {secretKeyRef: {name: {{ .Release.Name }}-db, key: password}}}]
+"""
+
+
+def test_a_no_op_upgrade_claims_no_rollout_the_regenerated_values_alone_drive(helm: Path, store: Store,
+                                                                              tmp_path: Path) -> None:
+    chart = write_chart(tmp_path, "shop", {"secret.yaml": SECRET, "deployment.yaml": READER}, values="tag: \"1.25\"\n")
+    store.add("shop", chart, "shop")
+    args = ("upgrade", "shop", str(chart), "-n", "shop")
+    result = run_plan(*args, "-o", "json", "--fail-on", "restart", "--fail-on", "config-unreached",
+                      "--detailed-exitcode", helm=helm, store=store)
+    assert result.code == 2, result.err  # changes (the password is new), and no gate matched
+    doc = result.json()
+    (restart,) = doc["impact"]
+    assert restart["kind"] == "restart" and restart["facts"]["regenerated"] is True
+    assert restart["facts"]["regenerated_checksums"] == ["checksum/secret"] and restart["facts"]["checksums"] == []
+    assert [r["name"] for r in restart["facts"]["regenerated_reads"]] == ["shop-db"]
+    assert "only by values the chart regenerates on every render" in restart["message"]
+    assert doc["highlights"] == []
+    for output in ("text", "markdown"):
+        shown = run_plan(*args, "-o", output, "--no-color", helm=helm, store=store).out
+        assert "whose data changes: the new pods see it" not in shown, output
+        assert "the rollout is how the new config reaches the pods" not in shown, output
+        assert "pod template changes only by values the chart regenerates on every render" in shown, output
+        assert "Impact: 1 impact only by values the chart regenerates on every render" in shown, output

@@ -760,6 +760,10 @@ def impact_summary(impacts: Iterable[Impact]) -> str:
     if not impacts:
         return ""
     parts = []
+    # What only values the chart regenerates on every render drive is counted apart: the real
+    # upgrade does it only if it makes them anew too.
+    again = [i for i in impacts if i.regenerated]
+    impacts = [i for i in impacts if not i.regenerated]
     restarts = [i for i in impacts if i.kind is ImpactKind.RESTART]
     if restarts:
         pods = [i.count("pods") for i in restarts]
@@ -777,4 +781,7 @@ def impact_summary(impacts: Iterable[Impact]) -> str:
         if item.kind.one:
             counts[(item.kind.one, item.kind.many)] = counts.get((item.kind.one, item.kind.many), 0) + 1
     parts += [f"{n} {one if n == 1 else many}" for (one, many), n in counts.items() if n]
+    if again:
+        parts.append(f"{f'and {len(again)} more' if parts else plural(len(again), 'impact')} only by values the "
+                     "chart regenerates on every render, if the upgrade makes them anew")
     return "Impact: " + ", ".join(parts) + "."
