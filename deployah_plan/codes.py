@@ -88,7 +88,9 @@ class Code(str, enum.Enum):
         "read from the previous manifest, because the live object was not read.")
     CRD_NOT_UPGRADED = _Entry(
         "crd-not-upgraded", "A chart CRD (crds/) changed in the chart, but Helm never upgrades the chart's crds/: "
-        "apply it yourself before the upgrade if the new chart needs it.", severity=_WARN)
+        "apply it yourself before the upgrade if the new chart needs it; when a hook that runs on this upgrade looks "
+        "like it applies CRDs (its name, labels, image or command say so), that hook is named as likely applying it.",
+        severity=_WARN)
     CRD_VERSION_REMOVED = _Entry(
         "crd-version-removed", "An applied CRD leaves out a version. With the live CRD read and that version still "
         "in its status.storedVersions, a predicted failure (the API server refuses the update); without the live "

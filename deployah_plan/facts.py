@@ -348,6 +348,11 @@ class CrdNotUpgraded(Facts, frozen=True, kw_only=True):
     code = Code.CRD_NOT_UPGRADED
     name: str
     source: str
+    # A hook that runs on this upgrade and looks like it applies CRDs (core/crd.py
+    # `applies_crds`: its name, labels or image say crds, or its command applies them): the
+    # task's name, and the hook object. A likelihood read from its shape, not a certainty.
+    hook: str | None = None
+    hook_resource: ResourceRef | None = None
 
 
 class KeepFromManifest(Facts, frozen=True, kw_only=True):

@@ -578,6 +578,20 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
     return out
 
 
+def _crd_hook(tasks: Iterable[TaskPlan], action: HelmAction, hooks_disabled: bool) -> TaskPlan | None:
+    """The first hook that runs on this action and looks like it applies CRDs (crd.applies_crds):
+    what a chart whose crds/ Helm never upgrades often ships instead (gatekeeper's pre-upgrade
+    `update-crds-hook`). Before the deploy (pre-) first."""
+    if hooks_disabled:
+        return None
+    events = HOOK_EVENTS[action]
+    runs = [t for t in tasks if t.action is not TaskAction.DELETE and t.phase is not TaskPhase.SCHEDULE
+            and any(e in events for e in t.events) and t.definitions and t.definitions[0].after is not None
+            and crd.applies_crds(t.definitions[0].after)]
+    runs.sort(key=lambda t: events[0] not in t.events)
+    return runs[0] if runs else None
+
+
 def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Warning]:
     """CRDs this action applies that leave out a version the cluster still stores objects in:
     the API server refuses the update (apiextensions ValidateCustomResourceDefinitionStoredVersions:
@@ -689,9 +703,12 @@ def make_plan(request: PlanRequest) -> Plan:
             action = provisional
         tasks += _schedule_tasks(changes, want_resources)
         crds = _chart_crds(request, live, fresh)
+        applier = _crd_hook(tasks, provisional, request.hooks_disabled) if any(c.chart_changed for c in crds) else None
         for chart_crd in crds:
             if chart_crd.chart_changed:
-                warnings.append(warn(CrdNotUpgraded(name=chart_crd.name, source=chart_crd.source)))
+                warnings.append(warn(CrdNotUpgraded(name=chart_crd.name, source=chart_crd.source,
+                                                    hook=applier.name if applier else None,
+                                                    hook_resource=applier.resources[0] if applier else None)))
         # Only objects whose live state was not read: one read and found missing is gone already.
         guessed = [c for c in changes if c.action in (Action.DELETE, Action.RETAIN) and not live.covered(c.resource)]
         if guessed:
