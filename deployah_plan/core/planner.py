@@ -678,15 +678,21 @@ def make_plan(request: PlanRequest) -> Plan:
         def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
             return find_live(live.index, ref) if live.covered(ref) else None
 
-        changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of,
-                                                 request.line_context))
         renders = hook_renders = None
         if request.render_window is not None:
+            # An object the chart names anew on every render is one object: its previous self
+            # and its second render are keyed as the desired render names it.
             again = request.desired_again or Rendered()
-            renders, hook_renders = (
-                regenerated.Renders({i: doc.obj for i, (_, doc) in identifier.index(docs, what).items()},
-                                    request.render_window)
-                for docs, what in ((again.resources, "desired"), (again.hooks, "desired hook")))
+            again_resources, prev_resources = regenerated.pair_names(
+                prev_resources, want_resources, identifier.index(again.resources, "desired"))
+            again_hooks, prev_hooks = regenerated.pair_names(
+                prev_hooks, want_hooks, identifier.index(again.hooks, "desired hook"))
+            renders, hook_renders = (regenerated.Renders({i: doc.obj for i, (_, doc) in index.items()},
+                                                         request.render_window)
+                                     for index in (again_resources, again_hooks))
+        changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of,
+                                                 request.line_context))
+        if renders is not None:
             changes = [regenerated.mark(c, renders) for c in changes]
         changes = _ownership(changes, live, request, warnings)
         warnings += _crd_versions(changes, live_of)
