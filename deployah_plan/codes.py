@@ -88,7 +88,9 @@ class Code(str, enum.Enum):
         "read from the previous manifest, because the live object was not read.")
     CRD_NOT_UPGRADED = _Entry(
         "crd-not-upgraded", "A chart CRD (crds/) changed in the chart, but Helm never upgrades the chart's crds/: "
-        "apply it yourself before the upgrade if the new chart needs it.", severity=_WARN)
+        "apply it yourself before the upgrade if the new chart needs it; when a hook that runs on this upgrade looks "
+        "like it applies CRDs (its name, labels, image or command say so), that hook is named as likely applying it.",
+        severity=_WARN)
     CRD_CHANGE_UNKNOWN = _Entry(
         "crd-change-unknown", "CRDs of a dependency chart's crds/ (charts/*/crds/): the release record does not keep "
         "dependency charts, so whether they changed since the previous revision cannot be told from it; Helm never "

@@ -348,6 +348,11 @@ class CrdNotUpgraded(Facts, frozen=True, kw_only=True):
     code = Code.CRD_NOT_UPGRADED
     name: str
     source: str
+    # A hook that runs on this upgrade and looks like it applies CRDs (core/crd.py
+    # `applies_crds`: its name, labels or image say crds, or its command applies them): the
+    # task's name, and the hook object. A likelihood read from its shape, not a certainty.
+    hook: str | None = None
+    hook_resource: ResourceRef | None = None
 
 
 class CrdLive(enum.Enum):
@@ -587,6 +592,14 @@ class Rollout(ImpactFacts, frozen=True, kw_only=True):
     hpa_max: int | None = None
     checksums: tuple[str, ...] = ()  # the checksum/... annotations of the template, when one changed
     reads: tuple[ResourceRef, ...] = ()  # the ConfigMaps and Secrets it reads whose data changes
+    # Values the chart regenerates on every render (core/regenerated.py): `regenerated`, the
+    # template changes by nothing else (a `checksum/secret` of a random password), so whether
+    # its pods restart depends on whether the real upgrade regenerates them too (a `lookup`
+    # keeps the stored value); the checksums and configs whose only changes are such values,
+    # apart from the others.
+    regenerated: bool = False
+    regenerated_checksums: tuple[str, ...] = ()
+    regenerated_reads: tuple[ResourceRef, ...] = ()
 
 
 class Restart(Rollout, frozen=True, kw_only=True):
@@ -641,6 +654,9 @@ class ConfigUnreached(ImpactFacts, frozen=True, kw_only=True):
 
     kind = ImpactKind.CONFIG_UNREACHED
     consumers: tuple[Consumer, ...]
+    # Its data changes only by values the chart regenerates on every render: the real upgrade
+    # may keep the stored ones (a `lookup`), and then nothing changes.
+    regenerated: bool = False
 
 
 class ResetRule(enum.Enum):

@@ -685,6 +685,12 @@ class Impact(Struct, frozen=True):
     def count(self, name: str) -> int | None:
         return dict(self.counts).get(name)
 
+    @property
+    def regenerated(self) -> bool:
+        """Its rule found nothing but values the chart regenerates on every render (its facts say
+        so): the real upgrade does it only if it makes them anew too. No gate matches it."""
+        return bool(getattr(self.facts, "regenerated", False))
+
 
 class Header(Struct, frozen=True):
     release: str

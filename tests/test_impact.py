@@ -749,3 +749,88 @@ def test_a_plan_refuses_an_impact_holding_the_facts_of_another_kind() -> None:
     with pytest.raises(ValueError, match="impact data-pvc-expand on PersistentVolumeClaim shop/data holds the facts of "
                                          "data-pvc-shrink"):
         build_plan(Header("shop", "shop", revision=2, previous_revision=1), HelmAction.UPGRADE, impact=[wrong])
+
+
+# -- values the chart regenerates on every render (core/regenerated.py) --------------------------------
+
+# A bitnami-style Secret with a password made by randAlphaNum, a Deployment whose template
+# carries its checksum (rolling whenever it changes), and one that reads it without one.
+REGEN_SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: {password}\n  user: YWRtaW4=\n"
+REGEN_WEB = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata:
+      labels: {{app: web}}
+      annotations: {{checksum/secret: {checksum}}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:{tag}
+        env: [{{name: PASSWORD, valueFrom: {{secretKeyRef: {{name: db, key: password}}}}}}]
+"""
+REGEN_WORKER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: worker
+spec:
+  selector: {matchLabels: {app: worker}}
+  template:
+    metadata:
+      labels: {app: worker}
+    spec:
+      containers:
+      - name: worker
+        image: busybox
+        env: [{name: PASSWORD, valueFrom: {secretKeyRef: {name: db, key: password}}}]
+"""
+
+
+def _regenerated_plan(tag_before: str, tag_after: str) -> Plan:
+    """Previous render, desired render and a second desired render of the same inputs: the
+    password and its checksum differ in each."""
+    def render(password: str, checksum: str, tag: str) -> list[str]:
+        return [REGEN_SECRET.format(password=password), REGEN_WEB.format(checksum=checksum, tag=tag), REGEN_WORKER]
+    again = split_stream("---\n".join(render("Y2NjYw==", "ccc", tag_after)), "desired")
+    return plan(render("YWFhYQ==", "aaa", tag_before), render("YmJiYg==", "bbb", tag_after),
+                desired_again=again, render_window=(0.0, 1.0))
+
+
+def test_a_change_only_of_regenerated_values_is_said_with_its_caveat_and_matches_no_gate() -> None:
+    p = _regenerated_plan("1", "1")
+    rolled = facts_of(one(p, ImpactKind.RESTART), fx.Restart)
+    # The template changes only by the checksum of a regenerated password: no real rollout.
+    assert rolled.regenerated is True
+    assert (rolled.checksums, rolled.regenerated_checksums) == ((), ("checksum/secret",))
+    assert (rolled.reads, [str(r) for r in rolled.regenerated_reads]) == ((), ["Secret shop/db"])
+    unreached = facts_of(one(p, ImpactKind.CONFIG_UNREACHED), fx.ConfigUnreached)
+    assert unreached.regenerated is True and [str(c.workload) for c in unreached.consumers] == ["Deployment shop/worker"]
+    assert all(i.regenerated for i in p.impact)
+    for gate in ("restart", "restart:deployment", "config-unreached"):
+        assert not check_gates(p, [parse_gate(gate)]), gate
+    assert words.impact_summary(p.impact) == (
+        "Impact: 2 impacts only by values the chart regenerates on every render, if the upgrade makes them anew.")
+
+
+def test_a_real_change_still_rolls_and_keeps_the_regenerated_reasons_apart() -> None:
+    p = _regenerated_plan("1", "2")
+    item = one(p, ImpactKind.RESTART)
+    rolled = facts_of(item, fx.Restart)
+    assert rolled.regenerated is False and not item.regenerated
+    assert (rolled.checksums, rolled.regenerated_checksums) == ((), ("checksum/secret",))
+    assert [str(r) for r in rolled.regenerated_reads] == ["Secret shop/db"] and rolled.reads == ()
+    assert check_gates(p, [parse_gate("restart")])
+    assert not check_gates(p, [parse_gate("config-unreached")])
+    assert words.impact_summary(p.impact) == (
+        "Impact: 1 workload restarts (1 pod), and 1 more only by values the chart regenerates on every render, "
+        "if the upgrade makes them anew.")
+    # Without the second render nothing is known to be regenerated: every claim is a real one.
+    plain = plan([REGEN_SECRET.format(password="YWFhYQ=="), REGEN_WEB.format(checksum="aaa", tag="1"), REGEN_WORKER],
+                 [REGEN_SECRET.format(password="YmJiYg=="), REGEN_WEB.format(checksum="bbb", tag="1"), REGEN_WORKER])
+    assert not any(i.regenerated for i in plain.impact) and len(plain.impact) == 2
+    assert facts_of(one(plain, ImpactKind.RESTART), fx.Restart).checksums == ("checksum/secret",)

@@ -7,6 +7,7 @@ the summary how many updates change nothing else. A value the inputs changed is 
 """
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -179,3 +180,134 @@ def test_a_chart_that_only_stamps_the_time_is_rendered_once_and_still_marked(hel
     (change,) = result.json()["changes"]
     assert {f["path"]: bool(f.get("regenerated")) for f in change["fields"]} == {
         "/data/at": True, "/data/epoch": True, "/data/tag": False}
+
+
+# Bitnami's and jenkins' shape: a password made by randAlphaNum (bitnami keeps the stored one by
+# `lookup` when it can), a Deployment whose template carries that Secret's checksum and reads it.
+READER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-web
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web}
+      annotations:
+        checksum/secret: {{ include (print $.Template.BasePath "/secret.yaml") . | sha256sum }}
+    spec:
+      containers:
+      - name: web
+        image: "nginx:{{ .Values.tag }}"
+        env: [{name: PASSWORD, valueFrom: {secretKeyRef: {name: {{ .Release.Name }}-db, key: password}}}]
+"""
+
+
+def test_a_no_op_upgrade_claims_no_rollout_the_regenerated_values_alone_drive(helm: Path, store: Store,
+                                                                              tmp_path: Path) -> None:
+    chart = write_chart(tmp_path, "shop", {"secret.yaml": SECRET, "deployment.yaml": READER}, values="tag: \"1.25\"\n")
+    store.add("shop", chart, "shop")
+    args = ("upgrade", "shop", str(chart), "-n", "shop")
+    result = run_plan(*args, "-o", "json", "--fail-on", "restart", "--fail-on", "config-unreached",
+                      "--detailed-exitcode", helm=helm, store=store)
+    assert result.code == 2, result.err  # changes (the password is new), and no gate matched
+    doc = result.json()
+    (restart,) = doc["impact"]
+    assert restart["kind"] == "restart" and restart["facts"]["regenerated"] is True
+    assert restart["facts"]["regenerated_checksums"] == ["checksum/secret"] and restart["facts"]["checksums"] == []
+    assert [r["name"] for r in restart["facts"]["regenerated_reads"]] == ["shop-db"]
+    assert "only by values the chart regenerates on every render" in restart["message"]
+    assert doc["highlights"] == []
+    for output in ("text", "markdown"):
+        shown = run_plan(*args, "-o", output, "--no-color", helm=helm, store=store).out
+        assert "whose data changes: the new pods see it" not in shown, output
+        assert "the rollout is how the new config reaches the pods" not in shown, output
+        assert "pod template changes only by values the chart regenerates on every render" in shown, output
+        assert "Impact: 1 impact only by values the chart regenerates on every render" in shown, output
+
+
+# jenkins' test Pod (templates/tests/jenkins-test.yaml): a `helm test` hook named by randAlphaNum,
+# and a resource named the same way (a Job a chart runs once per deploy).
+RANDOM_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: "{{ .Release.Name }}-ui-test-{{ randAlphaNum 5 | lower }}"
+  annotations: {"helm.sh/hook": test}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: test, image: "tester:{{ .Values.tag }}"}
+"""
+RANDOM_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: "{{ .Release.Name }}-seed-{{ randAlphaNum 5 | lower }}"
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: seed, image: busybox}
+"""
+
+
+def test_an_object_the_chart_names_anew_is_one_object_with_a_regenerated_name(helm: Path, store: Store,
+                                                                               tmp_path: Path) -> None:
+    def chart(tag: str) -> Path:
+        return write_chart(tmp_path / tag, "shop", {"test-pod.yaml": RANDOM_POD, "job.yaml": RANDOM_JOB},
+                           values=f"tag: \"{tag}\"\n")
+    store.add("shop", chart("1"), "shop")
+    saved_plan = tmp_path / "plan.json"
+    args = ("upgrade", "shop", str(chart("2")), "-n", "shop")
+    result = run_plan(*args, "-o", "json", "--out", str(saved_plan), helm=helm, store=store)
+    doc = result.json()
+    (job,) = doc["changes"]  # not a delete and a create
+    assert (job["action"], job["resource"]["kind"]) == ("update", "Job")
+    assert [(f["path"], f.get("regenerated")) for f in job["fields"]] == [("/metadata/name", True)]
+    assert doc["summary"]["regenerated"] == 1 and doc["summary"]["delete"] == 0 and doc["summary"]["create"] == 0
+    (task,) = doc["tasks"]
+    assert task["action"] == "update"
+    assert {(f["path"], f.get("regenerated")) for f in task["definitions"][0]["fields"]} == {
+        ("/metadata/name", True), ("/spec/containers/0/image", None)}
+    # One plan names one Pod, in every writer of it: the desired render's name, and the
+    # previous one only as the value its name field had.
+    (name,) = [f for f in task["definitions"][0]["fields"] if f["path"] == "/metadata/name"]
+    assert task["name"] == f"Pod shop/{name['after']}" and name["before"].startswith("shop-ui-test-")
+    for output in ("text", "markdown"):
+        shown = run_plan("show", str(saved_plan), "-o", output, "--no-color").out
+        assert "removed from the chart" not in shown, output
+        assert set(re.findall(r"shop-ui-test-[a-z0-9]{5}", shown)) == {name["before"], name["after"]}, output
+        assert shown.count(name["before"]) == 1, output
+
+
+def test_pairing_a_generated_name_takes_only_the_objects_of_its_template() -> None:
+    from deployah_plan.core.regenerated import pair_names
+    from deployah_plan.manifests import split_stream
+    from deployah_plan.model import ResourceRef
+
+    def index(*named: tuple[str, str, str]) -> dict[tuple[str, str, str, str], tuple[ResourceRef, Any]]:
+        text = "".join(f"---\n# Source: shop/templates/{source}.yaml\napiVersion: batch/v1\nkind: Job\nmetadata:\n"
+                       f"  name: {name}\nspec: {{backoffLimit: {body}}}\n" for source, name, body in named)
+        out = {}
+        for doc in split_stream(text, "desired").resources:
+            ref = ResourceRef("batch/v1", "Job", "shop", doc.obj["metadata"]["name"])
+            out[ref.identity] = (ref, doc)
+        return out
+
+    # The seed template makes a static Job and one named anew; the second render holds only
+    # what differs; the previous release had its own generated name, and a Job of another template.
+    desired = index(("seed", "seed-static", "1"), ("seed", "seed-abcde", "2"), ("other", "other-fghij", "2"))
+    again = index(("seed", "seed-klmno", "2"))
+    previous = index(("seed", "seed-static", "1"), ("seed", "seed-pqrst", "2"), ("other", "other-uvwxy", "2"))
+    again_keyed, previous_keyed = pair_names(previous, desired, again)
+    key = ("batch", "Job", "shop", "seed-abcde")
+    assert again_keyed[key][0].name == "seed-klmno"  # keyed as the desired render names it
+    assert previous_keyed[key][0].name == "seed-pqrst"
+    # Another template's object the second render did not vary is no generated name.
+    assert ("batch", "Job", "shop", "other-uvwxy") in previous_keyed
+    assert set(previous_keyed) == {key, ("batch", "Job", "shop", "seed-static"), ("batch", "Job", "shop", "other-uvwxy")}
+    # Without a second render that names it differently, nothing is paired.
+    assert pair_names(previous, desired, {}) == ({}, previous)

@@ -308,3 +308,36 @@ def test_a_created_object_shows_its_content_within_a_budget_and_masks_secret_val
     shown = run_plan(*args, "-o", "json", "--show-secrets", cwd=case).json()
     secret = next(c for c in shown["changes"] if c["resource"]["kind"] == "Secret")
     assert secret["desired"]["data"]["token"] == "czNjcjN0LXZhbHVl"  # base64 of s3cr3t-value
+
+
+_HOOK = """\
+apiVersion: {api}
+kind: {kind}
+metadata:
+  name: shop-{name}
+  annotations: {{"helm.sh/hook": {event}}}
+spec:
+{spec}"""
+_POD_SPEC = "  containers: [{{name: {name}, image: {image}}}]\n  restartPolicy: Never\n"
+_JOB_SPEC = "  template:\n    spec:\n      containers: [{{name: {name}, image: {image}}}]\n      restartPolicy: Never\n"
+
+
+def _hooks(image: str) -> list[str]:
+    return [_HOOK.format(api="v1", kind="Pod", name="ui-test", event="test", spec=_POD_SPEC.format(name="test", image=f"tester:{image}")),
+            _HOOK.format(api="batch/v1", kind="Job", name="first", event="post-install",
+                         spec=_JOB_SPEC.format(name="first", image=f"setup:{image}")),
+            _HOOK.format(api="batch/v1", kind="Job", name="migrate", event="pre-upgrade",
+                         spec=_JOB_SPEC.format(name="migrate", image=f"migrate:{image}"))]
+
+
+def test_what_matters_names_only_the_images_of_hooks_this_action_runs() -> None:
+    # A `helm test` Pod and a post-install Job change their image too, but an upgrade runs
+    # neither: only the pre-upgrade Job's image is news.
+    from builders import plan as make
+    from deployah_plan.render.report import Report
+    upgrade = make(_hooks("1"), _hooks("2"))
+    images = [(h.before, h.after) for h in Report.of(upgrade).highlights if h.what.value == "image"]
+    assert images == [("migrate:1", "migrate:2")]
+    install = make(None, _hooks("2"))  # an install runs the post-install Job: its image is new
+    images = [h.after for h in Report.of(install).highlights if h.what.value == "image"]
+    assert images == ["setup:2"]

@@ -17,6 +17,7 @@ still stored in it. `stored_versions_removed` names them.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Mapping
 
 from msgspec.structs import replace
@@ -28,6 +29,37 @@ from deployah_plan.model import CRDSchemaChange, CRDSummary, FieldChange, FieldO
 def is_crd(obj: Mapping[str, Any] | None) -> bool:
     return (obj is not None and obj.get("kind") == "CustomResourceDefinition"
             and group_of(str(obj.get("apiVersion", ""))) == "apiextensions.k8s.io")
+
+
+_SAYS_CRDS = re.compile(r"crds?(?![a-z])|customresourcedefinition", re.IGNORECASE)
+_APPLY = re.compile(r"(?<![a-z])apply(?![a-z])", re.IGNORECASE)
+
+
+def _dict(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def applies_crds(obj: Mapping[str, Any]) -> bool:
+    """A hook Job or Pod that looks like it applies CRDs (gatekeeper's `update-crds-hook`, a
+    `kubectl apply -f crds/`): its name, a label or an image says crds, or a container's command
+    and arguments both apply and name crds. Read from its shape only: a likelihood."""
+    kind = obj.get("kind")
+    if kind not in ("Job", "Pod"):
+        return False
+    meta = _dict(obj.get("metadata"))
+    said = [str(meta.get("name") or ""), *(f"{k} {v}" for k, v in _dict(meta.get("labels")).items())]
+    spec = _dict(_dict(_dict(obj.get("spec")).get("template")).get("spec")) if kind == "Job" else _dict(obj.get("spec"))
+    for group in ("initContainers", "containers"):
+        found = spec.get(group)
+        for container in found if isinstance(found, list) else ():
+            if not isinstance(container, dict):
+                continue
+            said.append(str(container.get("image") or ""))
+            line = " ".join(str(w) for key in ("command", "args") if isinstance(container.get(key), list)
+                            for w in container[key])
+            if _APPLY.search(line) and _SAYS_CRDS.search(line):
+                return True
+    return any(_SAYS_CRDS.search(text) for text in said)
 
 
 def mark_descriptions(fields: Iterable[FieldChange]) -> tuple[FieldChange, ...]:
@@ -117,4 +149,4 @@ def stored_versions_removed(after: Mapping[str, Any], live: Mapping[str, Any]) -
     return [v for v in stored or () if isinstance(v, str) and v not in kept]
 
 
-__all__ = ["is_crd", "is_description", "is_property", "mark_descriptions", "said_by_summary", "stored_versions_removed", "summarize"]
+__all__ = ["applies_crds", "is_crd", "is_description", "is_property", "mark_descriptions", "said_by_summary", "stored_versions_removed", "summarize"]

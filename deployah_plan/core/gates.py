@@ -20,7 +20,8 @@ A gate is `WHAT` or `WHAT:KIND` (KIND may be `Kind.group` to name the group too)
     IMPACT[:KIND]            what the deploy does to running things (core/impact.py): a kind of
                              model.ImpactKind (restart, config-unreached, replicas-reset, ...) or
                              its family (traffic, data); KIND names the object's kind as above
-                             (`restart:statefulset`, `config-unreached:secret`)
+                             (`restart:statefulset`, `config-unreached:secret`); one that only
+                             values the chart regenerates on every render drive never matches
 
 Only what the plan would really do is matched: ignored changes never match a gate. Gates read
 only what a saved JSON plan keeps, so `helm plan show --fail-on` gives the same answer.
@@ -64,7 +65,9 @@ def _matches(gate: Gate, plan: Plan) -> list[Matched]:
     if gate.what in _ACTIONS:
         return [c for c in plan.changes if c.action is _ACTIONS[gate.what] and _kind_matches(c.resource, gate.argument)]
     if gate.what in IMPACT_GATES:
-        return [i for i in plan.impact if i.kind.answers_to(gate.what) and _kind_matches(i.resource, gate.argument)]
+        # An impact driven only by values the chart regenerates on every render is no real change.
+        return [i for i in plan.impact if i.kind.answers_to(gate.what) and not i.regenerated
+                and _kind_matches(i.resource, gate.argument)]
     if gate.what == "crd":
         changed: list[Matched] = [c for c in plan.changes if c.resource.kind == "CustomResourceDefinition"
                                   and c.resource.group == "apiextensions.k8s.io"]

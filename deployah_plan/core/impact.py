@@ -228,7 +228,8 @@ def _hpas(given: ImpactInput) -> dict[Identity, _Hpa]:
     return out
 
 
-def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, covers: list[ResourceRef]) -> Impact:
+def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None,
+             covers: list[tuple[ResourceRef, bool]]) -> Impact:
     ref, obj = change.resource, change.after or {}
     live = given.live_of(ref) if given.live_of else None
     declared = _int(_get(obj, "spec", "replicas"))
@@ -253,10 +254,15 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
         counts.append(("live_replicas", live_replicas))
     if plan.pods is not None:
         counts.append(("pods", plan.pods))
-    checksums: tuple[str, ...] = ()
-    if any(f.path.startswith(_CHECKSUM) for f in change.fields if not f.equivalent):
-        checksums = tuple(sorted({"checksum/" + f.path[len(_CHECKSUM):].replace("~1", "/").replace("~0", "~")
-                                  for f in change.fields if f.path.startswith(_CHECKSUM)}))
+    # A checksum annotation that changes only by a value the chart regenerates says nothing of
+    # a real config change: it is kept apart, as are the configs whose data changes only so.
+    annotations: dict[str, list[bool]] = {}
+    for f in change.fields:
+        if f.path.startswith(_CHECKSUM) and not f.equivalent:
+            name = "checksum/" + f.path[len(_CHECKSUM):].split("/")[0].replace("~1", "/").replace("~0", "~")
+            annotations.setdefault(name, []).append(f.regenerated)
+    checksums = tuple(sorted(n for n, marks in annotations.items() if not all(marks)))
+    regenerated_checksums = tuple(sorted(n for n, marks in annotations.items() if all(marks)))
     cls = found_.DeferredRestart if plan.kind is ImpactKind.DEFERRED_RESTART else found_.Restart
     facts = cls(strategy=plan.strategy, paused=plan.paused, max_surge=plan.max_surge,
                 max_unavailable=plan.max_unavailable, surge_pods=plan.surge_pods,
@@ -264,7 +270,9 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, cover
                 only_pod_down=plan.only_pod_down,
                 chart_replicas=declared, live_replicas=live_replicas, pods=plan.pods,
                 hpa=hpa.ref if hpa else None, hpa_min=hpa.low if hpa else None, hpa_max=hpa.high if hpa else None,
-                checksums=checksums, reads=tuple(covers))
+                checksums=checksums, reads=tuple(r for r, again in covers if not again),
+                regenerated=_only_regenerated(change, (_TEMPLATE,)), regenerated_checksums=regenerated_checksums,
+                regenerated_reads=tuple(r for r, again in covers if again))
     return Impact(plan.kind, ref, (hpa.ref,) if hpa else (), tuple(counts), facts)
 
 
@@ -333,6 +341,14 @@ def consumers(pod: Mapping[str, Any]) -> dict[tuple[str, str], list[Read]]:
 def _config_data_changed(change: ResourceChange) -> bool:
     return change.action is Action.UPDATE and _key(change.resource) in _CONFIG and any(
         not f.equivalent and f.path.startswith(_CONFIG_DATA) for f in change.fields)
+
+
+def _only_regenerated(change: ResourceChange, under: tuple[str, ...]) -> bool:
+    """Every real field change under these paths is a value the chart regenerates on every
+    render (core/regenerated.py), and there is one: no change the inputs made drives it."""
+    real = [f for f in change.fields
+            if not f.equivalent and any(f.path == p or f.path.startswith(p + "/") for p in under)]
+    return bool(real) and all(f.regenerated for f in real)
 
 
 # -- traffic ----------------------------------------------------------------------------------------
@@ -456,15 +472,16 @@ def _workloads(changes: list[ResourceChange], given: ImpactInput, found: _Found)
             for (kind, name), uses in consumers(pod).items():
                 if (kind, ref.namespace, name) in wanted:
                     readers.setdefault((kind, ref.namespace, name), []).append((ref, uses))
-    covers: dict[Identity, list[ResourceRef]] = {}
+    covers: dict[Identity, list[tuple[ResourceRef, bool]]] = {}  # (config, changed only by regenerated values)
     for change in changes:
         if not _config_data_changed(change):
             continue
         ref = change.resource
+        again = _only_regenerated(change, _CONFIG_DATA)
         unreached = []
         for reader, uses in readers.get((ref.kind, ref.namespace, ref.name), ()):
             if reader.identity in rolling:
-                covers.setdefault(reader.identity, []).append(ref)
+                covers.setdefault(reader.identity, []).append((ref, again))
             else:
                 unreached.append((reader, uses))
         if unreached:
@@ -472,7 +489,8 @@ def _workloads(changes: list[ResourceChange], given: ImpactInput, found: _Found)
             found.impacts.append(Impact(
                 ImpactKind.CONFIG_UNREACHED, ref, tuple(r for r, _ in unreached),
                 (("consumers", len(unreached)), ("never_updated", never)),
-                found_.ConfigUnreached(consumers=tuple(Consumer(workload=r, reads=tuple(uses)) for r, uses in unreached))))
+                found_.ConfigUnreached(consumers=tuple(Consumer(workload=r, reads=tuple(uses)) for r, uses in unreached),
+                                       regenerated=again)))
     for change in changes:
         if change.action is not Action.UPDATE or _key(change.resource) not in WORKLOADS or immutable_fields(change):
             continue  # an update the API server refuses restarts nothing (the immutable warning says so)

@@ -620,6 +620,20 @@ def _dependency_crds_unknown(request: PlanRequest, live: _Live) -> list[Warning]
             for (dependency, state), names in groups.items()]
 
 
+def _crd_hook(tasks: Iterable[TaskPlan], action: HelmAction, hooks_disabled: bool) -> TaskPlan | None:
+    """The first hook that runs on this action and looks like it applies CRDs (crd.applies_crds):
+    what a chart whose crds/ Helm never upgrades often ships instead (gatekeeper's pre-upgrade
+    `update-crds-hook`). Before the deploy (pre-) first."""
+    if hooks_disabled:
+        return None
+    events = HOOK_EVENTS[action]
+    runs = [t for t in tasks if t.action is not TaskAction.DELETE and t.phase is not TaskPhase.SCHEDULE
+            and any(e in events for e in t.events) and t.definitions and t.definitions[0].after is not None
+            and crd.applies_crds(t.definitions[0].after)]
+    runs.sort(key=lambda t: events[0] not in t.events)
+    return runs[0] if runs else None
+
+
 def _crd_versions(changes: Iterable[ResourceChange], live_of: LiveOf) -> list[Warning]:
     """CRDs this action applies that leave out a version the cluster still stores objects in:
     the API server refuses the update (apiextensions ValidateCustomResourceDefinitionStoredVersions:
@@ -706,15 +720,21 @@ def make_plan(request: PlanRequest) -> Plan:
         def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
             return find_live(live.index, ref) if live.covered(ref) else None
 
-        changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of,
-                                                 request.line_context))
         renders = hook_renders = None
         if request.render_window is not None:
+            # An object the chart names anew on every render is one object: its previous self
+            # and its second render are keyed as the desired render names it.
             again = request.desired_again or Rendered()
-            renders, hook_renders = (
-                regenerated.Renders({i: doc.obj for i, (_, doc) in identifier.index(docs, what).items()},
-                                    request.render_window)
-                for docs, what in ((again.resources, "desired"), (again.hooks, "desired hook")))
+            again_resources, prev_resources = regenerated.pair_names(
+                prev_resources, want_resources, identifier.index(again.resources, "desired"))
+            again_hooks, prev_hooks = regenerated.pair_names(
+                prev_hooks, want_hooks, identifier.index(again.hooks, "desired hook"))
+            renders, hook_renders = (regenerated.Renders({i: doc.obj for i, (_, doc) in index.items()},
+                                                         request.render_window)
+                                     for index in (again_resources, again_hooks))
+        changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of,
+                                                 request.line_context))
+        if renders is not None:
             changes = [regenerated.mark(c, renders) for c in changes]
         changes = _ownership(changes, live, request, warnings)
         warnings += _crd_versions(changes, live_of)
@@ -731,9 +751,12 @@ def make_plan(request: PlanRequest) -> Plan:
             action = provisional
         tasks += _schedule_tasks(changes, want_resources)
         crds = _chart_crds(request, live, fresh)
+        applier = _crd_hook(tasks, provisional, request.hooks_disabled) if any(c.chart_changed for c in crds) else None
         for chart_crd in crds:
             if chart_crd.chart_changed:
-                warnings.append(warn(CrdNotUpgraded(name=chart_crd.name, source=chart_crd.source)))
+                warnings.append(warn(CrdNotUpgraded(name=chart_crd.name, source=chart_crd.source,
+                                                    hook=applier.name if applier else None,
+                                                    hook_resource=applier.resources[0] if applier else None)))
         warnings += _dependency_crds_unknown(request, live)
         if request.previous is not None and request.action in (None, HelmAction.UPGRADE) and prev_resources \
                 and not want_resources:

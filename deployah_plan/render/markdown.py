@@ -279,7 +279,7 @@ def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Sect
                 item.forms = [title + form for form in item.forms]
             tasks.append(item)
     drift = [_drift_item(d, redactor, view) for d in plan.drift]
-    crds = [_Item([f"- {md(c.name)} ({md(c.source)}): {md(words.CRD_MEANING[c.lifecycle] + words.crd_note(c))}"])
+    crds = [_Item([f"- {md(c.name)} ({md(c.source)}): {md(words.CRD_MEANING[c.lifecycle] + words.crd_note(c, words.crd_applier(plan, c)))}"])
             for c in plan.chart_crds]
     ignored = [_Item([f"- `{SIGN[c.action]} {c.action.value}` {md(str(c.resource))} "
                       f"({md(', '.join(c.ignored_by))})"]) for c in plan.ignored]

@@ -438,9 +438,10 @@ def _weight(change: ResourceChange, own: tuple[FieldChange, ...], warnings: tupl
 def _highlights(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[Highlight, ...]:
     """What matters most, said before the details: predicted failures and data loss, deletes,
     images, RBAC, admission webhooks and Secrets' keys (values the chart regenerates on every
-    render left out). What is read from the fields or content of an object of a suppressed kind
-    (its images, its touched fields, its Secret keys) is left out, as under the object itself;
-    its warnings and its delete are not."""
+    render left out). A hook's images count only when it runs on this action (not a `helm test`
+    Pod, nor a post-install Job on an upgrade). What is read from the fields or content of an
+    object of a suppressed kind (its images, its touched fields, its Secret keys) is left out,
+    as under the object itself; its warnings and its delete are not."""
     out = [Highlight(Notable.FAILURE, "X", (w.resource,) if w.resource else (), detail=(warning_words.message(w),))
            for w in plan.warnings if w.fails]
     out += [Highlight(Notable.DATA_LOSS, "!", (w.resource,) if w.resource else (), detail=(warning_words.message(w),))
@@ -454,7 +455,7 @@ def _highlights(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[Hig
     objects = [(c.resource, c.action is Action.CREATE, c.action is Action.UPDATE, c.after, c.fields)
                for c in plan.changes if c.resource.kind not in suppress]
     objects += [(d.resource, d.action is TaskAction.CREATE, d.action is TaskAction.UPDATE, d.after, d.fields)
-                for t in plan.tasks for d in t.definitions if d.resource.kind not in suppress]
+                for t in plan.tasks if t.will_run for d in t.definitions if d.resource.kind not in suppress]
     for ref, new, updated, after_obj, fields in objects:
         found = _pod_images(after_obj) if new else _image_changes(_meant(fields)) if updated else []
         for before, after, container in found:

@@ -384,6 +384,55 @@ def test_an_empty_render_over_a_release_with_objects_warns() -> None:
     assert not by_code(plan(None, []), Code.EMPTY_RENDER)
 
 
+
+# gatekeeper's shape: a pre-install,pre-upgrade Job that runs the CRDs image's `apply -f crds/`.
+CRD_HOOK = """\
+# Source: shop/templates/upgrade-crds-hook.yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {name}
+  labels: {{app: shop, release: shop}}
+  annotations: {{"helm.sh/hook": "{events}", "helm.sh/hook-weight": "1"}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: {container}
+        image: {image}
+        args: [{args}]
+"""
+
+
+def _crd_hook(name: str = "shop-update-crds-hook", events: str = "pre-install,pre-upgrade", container: str = "crds-upgrade",
+              image: str = "example/shop-crds:v2", args: str = "apply, -f, crds/") -> str:
+    return CRD_HOOK.format(name=name, events=events, container=container, image=image, args=args)
+
+
+def _hook_of(p: Any) -> list[tuple[str | None, Any]]:
+    return [(w.facts.hook, w.facts.hook_resource) for w in by_code(p, Code.CRD_NOT_UPGRADED)]
+
+
+def test_a_hook_that_runs_on_this_upgrade_and_applies_crds_is_named_instead_of_manual_steps() -> None:
+    old, new = crd("widgets", WIDGETS_V1, CRD_FILE), crd("widgets", {"v1": {"size": "string"}}, CRD_FILE)
+    job = ResourceRef("batch/v1", "Job", "shop", "shop-update-crds-hook")
+    assert _hook_of(plan([old, _crd_hook()], [new, _crd_hook()])) == [("Job shop/shop-update-crds-hook", job)]
+    # Each sign alone is enough: the name, a label, the image, the command.
+    plain = dict(name="shop-migrate", container="main", image="example/tool:v2", args="run")
+    for sign in ({"name": "shop-update-crds-hook"}, {"image": "example/gatekeeper-crds:v3"},
+                 {"args": "kubectl, apply, --server-side, -f, /crds"}):
+        hook = _crd_hook(**{**plain, **sign})
+        assert [h for h, _ in _hook_of(plan([old, hook], [new, hook]))] != [None], sign
+    labelled = _crd_hook(**plain).replace("app: shop,", "app.kubernetes.io/component: crds,")
+    assert [h for h, _ in _hook_of(plan([old, labelled], [new, labelled]))] == ["Job shop/shop-migrate"]
+    # A hook that does not say crds, one that does not run on an upgrade, --no-hooks: manual steps.
+    hook = _crd_hook(**plain)
+    assert _hook_of(plan([old, hook], [new, hook])) == [(None, None)]
+    install_only = _crd_hook(events="pre-install")
+    assert _hook_of(plan([old, install_only], [new, install_only])) == [(None, None)]
+    assert _hook_of(plan([old, _crd_hook()], [new, _crd_hook()], hooks_disabled=True)) == [(None, None)]
+
 def summary_of(what: str, version: str, path: str, before: Any, after: Any) -> CRDSummary:
     return CRDSummary(0, (CRDSchemaChange(what, version, path, before, after),))
 

@@ -80,6 +80,33 @@ def test_deployment_scaled_by_an_hpa_with_checksum_and_config() -> None:
         "Deployment shop/web: pod template changes: its pods restart (scaled by HorizontalPodAutoscaler shop/web)")
 
 
+
+SECRET = ResourceRef("v1", "Secret", "shop", "db")
+
+
+def test_a_rollout_only_of_regenerated_values_says_it_may_not_happen() -> None:
+    facts = restart(max_surge="25%", max_unavailable="25%", surge_pods=1, unavailable_pods=0, replicas=1,
+                    chart_replicas=1, pods=1, regenerated=True, regenerated_checksums=("checksum/secret",),
+                    regenerated_reads=(SECRET,))
+    assert said(facts, WEB) == (
+        "Deployment shop/web: pod template changes only by values the chart regenerates on every render: 1 pod "
+        "restarts if the upgrade makes them anew too; where the chart keeps the stored values (lookup), nothing "
+        "restarts",
+        ("RollingUpdate, maxSurge 25%, maxUnavailable 25% (at most 1 extra and 0 unavailable of 1 at a time)",
+         "its checksum annotation changes only by values the chart regenerates on every render (checksum/secret): "
+         "no config the values changed",
+         "it reads Secret shop/db, whose data changes only by values the chart regenerates on every render: the new "
+         "pods see them if they change"))
+    # A real rollout keeps its words; only the regenerated reasons carry the caveat.
+    real = restart(replicas=1, pods=1, checksums=("checksum/config",), reads=(CM,),
+                   regenerated_checksums=("checksum/secret",))
+    assert said(real, WEB)[0] == "Deployment shop/web: pod template changes: 1 pod restarts"
+    assert said(real, WEB)[1][1:] == (
+        "its checksum annotation changed (checksum/config): the rollout is how the new config reaches the pods",
+        "its checksum annotation changes only by values the chart regenerates on every render (checksum/secret): "
+        "no config the values changed",
+        "it reads ConfigMap shop/settings, whose data changes: the new pods see it")
+
 def test_statefulset_variants() -> None:
     assert said(restart(replicas=2, chart_replicas=2, pods=2), STS) == (
         "StatefulSet shop/db: pod template changes: 2 pods restart",
@@ -145,6 +172,15 @@ def test_config_read_as_env_and_volume_by_one_workload() -> None:
          "Deployment shop/web (app: /config; side: /etc/all): the mounted files update after the kubelet's next sync "
          "(about a minute); the process must re-read them"))
 
+
+
+def test_config_changed_only_by_regenerated_values_carries_the_caveat() -> None:
+    facts = fx.ConfigUnreached(consumers=(fx.Consumer(workload=WEB, reads=(
+        Read(container="app", how=Reads.ENV, name="PASSWORD"),)),), regenerated=True)
+    assert said(facts, SECRET, (WEB,))[0] == (
+        "Secret shop/db: data changes only by values the chart regenerates on every render (where the chart keeps "
+        "the stored values, lookup, nothing changes); if they change, no pod template that reads it does: "
+        "Deployment shop/web keeps the old values until its pods restart")
 
 def test_config_read_through_a_subpath() -> None:
     facts = fx.ConfigUnreached(consumers=(fx.Consumer(workload=WEB, reads=(

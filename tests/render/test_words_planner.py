@@ -113,6 +113,12 @@ def test_crd_not_upgraded() -> None:
     assert said(CrdNotUpgraded(name="widgets.example.com", source="app/crds/widgets.yaml")) == (
         "chart CRD widgets.example.com (app/crds/widgets.yaml) changed in the chart, but Helm never upgrades the chart's "
         "crds/: apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it")
+    job = ResourceRef("batch/v1", "Job", "shop", "shop-update-crds-hook")
+    assert said(CrdNotUpgraded(name="widgets.example.com", source="app/crds/widgets.yaml", hook="Job shop/shop-update-crds-hook",
+                               hook_resource=job)) == (
+        "chart CRD widgets.example.com (app/crds/widgets.yaml) changed in the chart, but Helm never upgrades the chart's "
+        "crds/: the chart's hook Job shop/shop-update-crds-hook, which runs on this upgrade, likely applies it (its "
+        "name, labels, image or command say so); check that it does before relying on it")
 
 
 def test_crd_change_unknown() -> None:

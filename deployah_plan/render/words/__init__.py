@@ -736,10 +736,23 @@ def crd_summary_note(summary: CRDSummary | None) -> str:
     return f" ({'; '.join(lines)})" if lines else ""
 
 
-def crd_note(crd: ChartCRD) -> str:
+def crd_applier(plan: Plan, crd: ChartCRD) -> str | None:
+    """The hook that runs on this upgrade and likely applies this chart CRD, as the
+    crd-not-upgraded warning's facts name it (None: none does)."""
+    for warning in plan.warnings:
+        facts = warning.facts
+        if warning.code is Code.CRD_NOT_UPGRADED and getattr(facts, "name", None) == crd.name:
+            hook, ref = getattr(facts, "hook", None), getattr(facts, "hook_resource", None)
+            return str(ref) if ref is not None else hook
+    return None
+
+
+def crd_note(crd: ChartCRD, applier: str | None = None) -> str:
+    """What the CRD section adds to a chart CRD's line; `applier` the hook that likely applies it."""
     if crd.chart_changed and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
         return ("; CHANGED in the chart" + crd_summary_note(crd.schema)
-                + ", and this upgrade will not apply it: apply it yourself")
+                + (f", and Helm will not apply it: the hook {applier}, which runs on this upgrade, likely does"
+                   if applier else ", and this upgrade will not apply it: apply it yourself"))
     if crd.live_differs and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
         return "; the cluster's copy differs from the chart's, and this upgrade will not update it"
     if crd.live_differs is not None and crd.lifecycle is CRDLifecycle.PROCESS:
@@ -760,6 +773,10 @@ def impact_summary(impacts: Iterable[Impact]) -> str:
     if not impacts:
         return ""
     parts = []
+    # What only values the chart regenerates on every render drive is counted apart: the real
+    # upgrade does it only if it makes them anew too.
+    again = [i for i in impacts if i.regenerated]
+    impacts = [i for i in impacts if not i.regenerated]
     restarts = [i for i in impacts if i.kind is ImpactKind.RESTART]
     if restarts:
         pods = [i.count("pods") for i in restarts]
@@ -777,4 +794,7 @@ def impact_summary(impacts: Iterable[Impact]) -> str:
         if item.kind.one:
             counts[(item.kind.one, item.kind.many)] = counts.get((item.kind.one, item.kind.many), 0) + 1
     parts += [f"{n} {one if n == 1 else many}" for (one, many), n in counts.items() if n]
+    if again:
+        parts.append(f"{f'and {len(again)} more' if parts else plural(len(again), 'impact')} only by values the "
+                     "chart regenerates on every render, if the upgrade makes them anew")
     return "Impact: " + ", ".join(parts) + "."

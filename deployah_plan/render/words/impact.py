@@ -14,6 +14,7 @@ from deployah_plan.model import Impact, ImpactKind, ResourceRef
 from deployah_plan.render.words import SSA_NOTE
 
 _SHOWN = 3  # names listed in one line before "and N more"
+REGENERATED = "values the chart regenerates on every render"  # core/regenerated.py
 
 _Line = Callable[[Any, Impact], str]
 _Lines = Callable[[Any, Impact], tuple[str, ...]]
@@ -134,7 +135,11 @@ def rollout(facts: found.Rollout, impact: Impact) -> str:
     if facts.only_pod_down:
         pods = "its only pod goes down while it restarts"
         same = replicas == _plural(1, "replica")
-    return f"{impact.resource}: pod template changes: {pods}" + ("" if same else f" ({replicas})")
+    counted = "" if same else f" ({replicas})"
+    if facts.regenerated:
+        return (f"{impact.resource}: pod template changes only by {REGENERATED}: {pods}{counted} if the upgrade "
+                f"makes them anew too; where the chart keeps the stored values (lookup), nothing restarts")
+    return f"{impact.resource}: pod template changes: {pods}{counted}"
 
 
 @_under(ImpactKind.RESTART, ImpactKind.DEFERRED_RESTART)
@@ -143,7 +148,12 @@ def rollout_details(facts: found.Rollout, impact: Impact) -> tuple[str, ...]:
     if facts.checksums:
         out.append(f"its checksum annotation changed ({', '.join(facts.checksums)}): "
                    "the rollout is how the new config reaches the pods")
+    if facts.regenerated_checksums:
+        out.append(f"its checksum annotation changes only by {REGENERATED} "
+                   f"({', '.join(facts.regenerated_checksums)}): no config the values changed")
     out += [f"it reads {ref}, whose data changes: the new pods see it" for ref in facts.reads]
+    out += [f"it reads {ref}, whose data changes only by {REGENERATED}: the new pods see them if they change"
+            for ref in facts.regenerated_reads]
     return tuple(out)
 
 
@@ -183,7 +193,10 @@ def _never(consumer: found.Consumer) -> bool:
 def config_unreached(facts: found.ConfigUnreached, impact: Impact) -> str:
     never = any(_never(c) for c in facts.consumers)
     one = len(facts.consumers) == 1
-    return (f"{impact.resource}: data changes, but no pod template that reads it does: "
+    changes = (f"data changes only by {REGENERATED} (where the chart keeps the stored values, lookup, nothing "
+               "changes); if they change, no pod template that reads it does: " if facts.regenerated
+               else "data changes, but no pod template that reads it does: ")
+    return (f"{impact.resource}: {changes}"
             f"{_names(c.workload for c in facts.consumers)} "
             + (f"keep{'s' if one else ''} the old values until {'its' if one else 'their'} pods restart" if never
                else f"see{'s' if one else ''} it only as mounted files, after the kubelet's sync"))

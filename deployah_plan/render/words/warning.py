@@ -306,8 +306,12 @@ def crds_untouched(facts: found.CrdsUntouched, warning: Warning) -> str:
 
 @says(Code.CRD_NOT_UPGRADED)
 def crd_not_upgraded(facts: found.CrdNotUpgraded, warning: Warning) -> str:
-    return (f"chart CRD {facts.name} ({facts.source}) changed in the chart, but Helm never upgrades the chart's crds/: "
-            "apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it")
+    said = f"chart CRD {facts.name} ({facts.source}) changed in the chart, but Helm never upgrades the chart's crds/: "
+    if facts.hook is not None:
+        hook = f"{facts.hook_resource}" if facts.hook_resource is not None else facts.hook
+        return said + (f"the chart's hook {hook}, which runs on this upgrade, likely applies it (its name, labels, "
+                       "image or command say so); check that it does before relying on it")
+    return said + "apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it"
 
 
 @says(Code.CRD_CHANGE_UNKNOWN)
