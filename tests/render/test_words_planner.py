@@ -166,7 +166,7 @@ def test_keep_from_manifest_names_a_cluster_scoped_object_without_a_namespace() 
      "ConfigMap/new: unknown hook event 'bogus'; Helm skips this document"),
     # Named by generateName only, and no `# Source:` line: as it was always said.
     (DroppedDocument(source="", kind="Job", name="", event="bogus"),
-     "Job/None: unknown hook event 'bogus'; Helm skips this document"),
+     "Job (no name): unknown hook event 'bogus'; Helm skips this document"),
 ])
 def test_dropped_document(facts: DroppedDocument, text: str) -> None:
     assert said(facts) == text

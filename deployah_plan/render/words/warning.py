@@ -353,8 +353,7 @@ def keep_from_manifest(facts: found.KeepFromManifest, warning: Warning) -> str:
 
 @says(Code.DROPPED_DOCUMENT)
 def dropped_document(facts: found.DroppedDocument, warning: Warning) -> str:
-    # A document without a name and a `# Source:` line is named as it always was: "Kind/None".
-    where = facts.source or f"{facts.kind}/{facts.name or None}"
+    where = facts.source or (f"{facts.kind}/{facts.name}" if facts.name else f"{facts.kind} (no name)")
     return f"{where}: unknown hook event {facts.event!r}; Helm skips this document"
 
 
