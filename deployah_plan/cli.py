@@ -110,7 +110,8 @@ _MAIN_EXAMPLES = """
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="deployah-plan", prog_name="helm plan")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=lambda ctx, _param, given: _version(ctx, given),
+              help="Show the version and exit.")
 def main_group() -> None:
     """See exactly what helm upgrade, install, rollback or uninstall is about to do, before it
     does it. Nothing is ever written to the cluster."""
@@ -279,6 +280,39 @@ def schema_command() -> int:
     from deployah_plan.commands.show import schema_text
 
     sys.stdout.write(schema_text())
+    return EXIT_OK
+
+
+def _version(ctx: click.Context, given: bool) -> None:
+    if given and not ctx.resilient_parsing:
+        from deployah_plan.version import version
+
+        click.echo(f"helm plan, version {version()}")
+        ctx.exit()
+
+
+@main_group.command("version", cls=GroupedCommand, short_help="Print helm plan's version, its helm and its Python.",
+                    examples="""
+{prog} version
+""")
+def version_command() -> int:
+    """Print helm plan's version, the helm and the Python it runs with, and its environment's
+    folder."""
+    from deployah_plan.sources.helm_commands import default_binary
+    from deployah_plan.version import report
+
+    binary = default_binary()
+    helm_version = None
+    if binary:
+        from deployah_plan.errors import PlanError
+        from deployah_plan.sources.helm import Helm
+
+        try:
+            helm_version = Helm.find().version()
+        except PlanError:
+            helm_version = None
+    for line in report(binary, helm_version):
+        click.echo(line)
     return EXIT_OK
 
 

@@ -4,6 +4,7 @@ failed build leaves."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -60,6 +61,21 @@ def _files(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if ".git" not in p.parts)
 
 
+def _assert_version(helm: Path, env: dict[str, str]) -> None:
+    """`helm plan --version` and `helm plan version` say plugin.yaml's version, and the latter
+    the helm and the Python the plugin runs with."""
+    stated = re.search(r'^version: "([^"]+)"$', (ROOT / "plugin.yaml").read_text(), re.MULTILINE)
+    assert stated
+    short = _run(helm, "plan", "--version", env=env)
+    assert (short.returncode, short.stdout, short.stderr) == (0, f"helm plan, version {stated[1]}\n", ""), short.stderr
+    full = _run(helm, "plan", "version", env=env)
+    assert full.returncode == 0 and full.stderr == "", full.stderr
+    lines = full.stdout.splitlines()
+    assert lines[0] == f"helm plan {stated[1]}"
+    assert lines[1].startswith(f"helm: {helm.parent.name} (") and lines[2].startswith("python: 3.")
+    assert lines[3].startswith("environment: ") and "helm-plan" in lines[3]
+
+
 def test_helm_plugin_install_then_helm_plan(helm: Path, store: Store, tmp_path: Path, shared_cache: Path) -> None:
     env = _helm_env(tmp_path / "helm-home", shared_cache, HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path))
     installed = _run(helm, "plugin", "install", ROOT, env=env)
@@ -80,6 +96,8 @@ def test_helm_plugin_install_then_helm_plan(helm: Path, store: Store, tmp_path: 
                 "--detailed-exitcode", "-o", "json", env=env)
     assert same.returncode == 0, same.stderr
     assert '"helm_action": "none"' in same.stdout
+
+    _assert_version(helm, env)
 
     bad = _run(helm, "plan", "upgrade", "shop", tmp_path / "missing", env=env)
     assert bad.returncode == 1
@@ -105,6 +123,7 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
 
     ran = _run(helm, "plan", "schema", env=env)
     assert ran.returncode == 0 and '"$id"' in ran.stdout and ran.stderr == ""
+    _assert_version(helm, env)  # the environment holds no helm plan distribution: plugin.yaml says it
     assert _files(plugin) == _files(checkout)  # its bytecode is kept under the environment
     assert list((first / "pycache").rglob("cli*.pyc"))
 
