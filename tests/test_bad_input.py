@@ -114,3 +114,13 @@ def test_a_chart_message_on_stderr_is_escaped(helm: Path, store: Store, tmp_path
     _one_line_error(result, "helm template failed", "\\x1b[2J")
     assert "\x1b" not in result.err and "\r" not in result.err, repr(result.err)
     assert not any(line.lstrip().startswith("::") for line in result.err.splitlines())
+
+
+def test_a_corrupt_memory_driver_file_names_the_call_and_the_file(helm: Path, tmp_path: Path) -> None:
+    """Both helms fail to read HELM_MEMORY_DRIVER_DATA that holds no releases; the one line says
+    which call failed and what to check."""
+    garbage = tmp_path / "releases.json"
+    garbage.write_text("garbage{{\n")
+    result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", helm=helm,
+                      HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(garbage))
+    _one_line_error(result, "failed: ", "Unable to unmarshal memory driver data", "HELM_MEMORY_DRIVER_DATA names a file")

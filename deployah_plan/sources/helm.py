@@ -278,6 +278,8 @@ def _helm_message(stderr: str) -> str:
 
 
 def _hint_for(stderr: str) -> str:
+    if "memory driver data" in stderr:  # pkg/storage/driver (Helm 3) and pkg/cli (Helm 4) read HELM_MEMORY_DRIVER_DATA
+        return "HELM_MEMORY_DRIVER_DATA names a file helm cannot read as releases: fix it, or unset it"
     if _UNREACHABLE.search(stderr):
         return "check your kube context and that the cluster is reachable, or plan offline with `helm plan diff`"
     if "invalid ownership metadata" in stderr:
