@@ -1,9 +1,13 @@
 """The plan as markdown for a pull-request comment (GitHub and GitLab).
 
-Order: the header, a summary table (the plan line and the impact line under it) and the
-warnings first; then what the deploy does to running things; then one collapsible `<details>`
-section per changed object with its field changes; then tasks, chart CRDs, ignored changes and
-what was not checked.
+Order: the first screen is the header, a summary table (the plan line and the impact line
+under it), "what matters" and what the deploy does to running things; then the warnings (most
+important first, without those "what matters" says in full; warnings of one code that differ
+only by their object as one line, render/words/warning.grouped); then one collapsible
+`<details>` per changed object with its field changes (every entry a `<details>`, empty when
+there is nothing to open, so the list renders as one column); then tasks, chart CRDs (what Helm
+does with them said once, the advice left to the warning), ignored changes and what was not
+checked.
 
 Everything from the plan is escaped: control characters and bidirectional overrides (from a
 manifest, or a server's message) become visible escapes as in the text output, then text in
