@@ -156,7 +156,9 @@ class _Section(Struct):
         return len(self.title) + sum(len(x) + 2 for x in self.lead) + sum(len(i.text) + 2 for i in self.visible()) + 2
 
 
-def _change_item(item: ObjectReport, redactor: Redactor, view: View) -> _Item:
+def _change_item(item: ObjectReport, redactor: Redactor, view: View, said: set[int]) -> _Item:
+    """An object's entry; its warnings are said above (in "what matters" when `said` holds
+    them, else among the warnings), so its details only point to them."""
     change = item.change
     sign = SIGN[change.action]
     alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
@@ -188,7 +190,7 @@ def _change_item(item: ObjectReport, redactor: Redactor, view: View) -> _Item:
             parts.append(f"*{md(suppressed)}*")
         if change.ignored_fields:
             parts.append(f"*{md(words.ignored_note(change))}*")
-        parts += [f"{_mark(warning)} {_warning_text(warning)}" for warning in item.warnings]
+        parts += [f"{_mark(w)} *{md(words.warning_pointer(w.code.value, id(w) in said))}*" for w in item.warnings]
         return _details(summary, parts)
 
     forms = [body(rows)] + ([body(_trimmed(rows))] if len(rows) > DETAIL_ROWS + 1 else [])
@@ -257,12 +259,6 @@ def _mark(warning: Warning) -> str:
     return "⛔" if warning.fails else "⚠️" if warning.severity is Severity.WARNING else "ℹ️"
 
 
-def _warning_text(warning: Warning) -> str:
-    """A predicted failure or a data loss in bold: it must stand out in a review."""
-    text = md(warning_words.message(warning))
-    return f"**{text}**" if warning.fails or warning.code.loud else text
-
-
 def _summary_table(report: Report) -> str:
     s = report.plan.summary
     heads = ["Create", "Update", "Delete", "Keep", "Hooks run", "Predicted failures", "Ignored", "Drift", "Warnings"]
@@ -283,7 +279,7 @@ def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Sect
     warnings = [_warning_item(group) for group in warning_words.grouped(
         sorted((w for w in plan.warnings if id(w) not in said), key=warning_words.importance))]
     common = _common_items(report, redactor, view)
-    changes = [_change_item(item, redactor, view) for item in report.objects]
+    changes = [_change_item(item, redactor, view, said) for item in report.objects]
     tasks: list[_Item] = []
     for phase, rows in report.phases():
         for n, row in enumerate(rows):

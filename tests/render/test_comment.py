@@ -96,8 +96,19 @@ def test_a_failure_what_matters_says_is_not_said_again_among_the_warnings() -> N
     gone = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {resources: {requests: {storage: 1Gi}}}\n"
     out = markdown.render(plan([gone, CONFIG.format(name="web", value=1)], [CONFIG.format(name="web", value=1)]))
     head, rest = out.split("#### Resources", 1)
-    assert head.count("PersistentVolumeClaim shop/data is deleted: its volume") == 1
+    assert out.count("PersistentVolumeClaim shop/data is deleted: its volume") == 1
     assert "PersistentVolumeClaim shop/data is deleted" in head.split("#### What matters", 1)[1].split("####", 1)[0]
+    # Under the object, a pointer to where it is said.
+    assert "⚠️ *data-loss: said in what matters, above*" in rest
+
+
+def test_a_warning_about_an_object_is_said_among_the_warnings_and_pointed_to_from_the_object() -> None:
+    p = _twenty_one_changed_crds()
+    web = next(c.resource for c in p.changes if c.resource.name == "web")
+    p = replace(p, warnings=(*p.warnings, warn(LookupOffline(chart="app"), web)))
+    out = markdown.render(p)
+    assert out.count("chart app calls \\`lookup\\`") == 1
+    assert "⚠️ *lookup-offline: said among the warnings, above*" in out.split("#### Resources", 1)[1]
 
 
 def test_every_entry_of_the_resource_list_has_one_shape() -> None:

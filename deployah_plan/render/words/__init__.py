@@ -815,6 +815,11 @@ def not_annotated(left: Mapping[str, int], annotations: int, limit: int) -> str:
             "markdown) lists every one")
 
 
+def warning_pointer(code: str, in_head: bool) -> str:
+    """Under an object in the comment: its warning is said above, once (markdown)."""
+    return f"{code}: {'said in what matters' if in_head else 'said among the warnings'}, above"
+
+
 def crds_unchanged(names: list[str], others: bool) -> str:
     """The chart CRDs that did not change, on one line."""
     return f"{'the other ' if others else ''}{plural(len(names), 'CRD')} unchanged: {', '.join(names)}"
