@@ -407,8 +407,8 @@ def test_the_comment_of_a_real_chart_says_each_fact_once_and_names_every_change(
     if changed:
         line = next(x for x in comment.splitlines() if "Helm never upgrades the chart's crds/" in x)
         assert line.startswith(f"- ⚠️ {len(changed)} chart CRDs changed in the chart")
-        folded = comment.split(line, 1)[1].split("</details>", 1)[0]
-        assert [x.split(" (")[0] for x in re.findall(r"^  - (.+)$", folded, re.M)] == [md(n) for n in changed]
+        folded = comment.split(line, 1)[1].split("\n", 2)[1]
+        assert [x.split(" (")[0] for x in re.findall(r"<li>(.+?)</li>", folded)] == changed
     assert "#### What matters" in comment and "#### What the deploy does" in comment
     heads = [comment.index(h) for h in ("**Plan:", "#### What matters", "#### What the deploy does", "#### Warnings",
                                         "#### Resources") if h in comment]  # argo-cd has no warnings

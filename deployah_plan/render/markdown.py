@@ -328,8 +328,9 @@ def _warning_item(group: tuple[Warning, ...]) -> _Item:
     line = f"- {_mark(first)} " + (f"**{text}**" if first.fails or first.code.loud else text)
     if len(group) == 1:
         return _Item([line])
-    listed = "\n".join(f"  - {md(warning_words.member(w))}" for w in group)
-    return _Item([f"{line}\n  <details><summary>{_html(warning_words.members_title(group))}</summary>\n\n{listed}\n\n  </details>"])
+    # One line of HTML with no blank line in it: the list stays tight (GitHub adds no spacing).
+    listed = "".join(f"<li>{_html(warning_words.member(w))}</li>" for w in group)
+    return _Item([f"{line}\n  <details><summary>{_html(warning_words.members_title(group))}</summary><ul>{listed}</ul></details>"])
 
 
 def _crd_items(plan: Plan) -> list[_Item]:
