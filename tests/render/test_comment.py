@@ -172,3 +172,14 @@ def test_github_annotates_21_changed_chart_crds_once() -> None:
     (line,) = [line for line in out.splitlines() if "(crd-not-upgraded)" in line]
     assert line.startswith("::warning title=helm plan%3A shop (crd-not-upgraded)::21 chart CRDs changed")
     assert all(f"c{i:02d}.example.com (app/crds/c{i:02d}.yaml)" in line for i in range(21))
+
+
+def test_the_objects_folded_under_a_grouped_warning_are_escaped() -> None:
+    """The folded list is HTML: a name's markup, mention or newline stays text."""
+    p = _twenty_one_changed_crds()
+    refs = [ResourceRef("", "PersistentVolumeClaim", "shop", n) for n in ("a</details><img src=x>", "@team\nb")]
+    p = replace(p, warnings=tuple(warn(LookupOffline(chart="app"), r) for r in refs))
+    out = markdown.render(p)
+    (folded,) = [line for line in out.splitlines() if line.startswith("  <details><summary>the 2 objects")]
+    assert "<li>PersistentVolumeClaim shop/a&lt;/details&gt;&lt;img src=x&gt;</li>" in folded
+    assert "<li>PersistentVolumeClaim shop/&#64;team b</li>" in folded
