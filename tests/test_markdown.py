@@ -50,10 +50,11 @@ def test_a_5000_object_plan_fits_a_comment_and_says_what_was_cut(tmp_path: Path)
     assert "more objects, not shown here (see the JSON plan)" in out
     # Field changes go before whole lines: the objects shown keep one line each, in Helm's order,
     # marked as cut; the delete matters more than any of them and keeps its line.
-    assert "<details>" not in out
-    assert ("- `~ update` ConfigMap default/cm-0000 (1 field change) *(details cut to fit)*\n"
-            "- `~ update` ConfigMap default/cm-0001") in out
-    assert "- `- delete` Service default/gone *(details cut to fit)*" in out
+    # Cut to its line, an entry keeps the shape of the others (an empty <details>).
+    assert "</summary>\n\n" not in out.split("#### Resources", 1)[1].split("\n#### ", 1)[0]
+    assert ("<details><summary><code>~ update</code> ConfigMap default/cm-0000 (1 field change) <i>(details cut to "
+            "fit)</i></summary></details>\n\n<details><summary><code>~ update</code> ConfigMap default/cm-0001") in out
+    assert "<details><summary><code>- delete</code> Service default/gone <i>(details cut to fit)</i></summary></details>" in out
 
 
 @pytest.mark.e2e

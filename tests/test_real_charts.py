@@ -29,6 +29,7 @@ import yaml
 
 from conftest import ROOT, clean_env
 from deployah_plan.model import FieldChange, FieldOp
+from deployah_plan.render.markdown import md
 from core.test_diff_properties import _no_nulls, apply, normalised
 
 CHARTS = ROOT / "tests" / "charts"
@@ -373,6 +374,49 @@ def test_the_argo_cd_upgrade_shows_its_image_bumps_first_and_its_comment_fits(
     # What was cut, if anything, is named by object; CRDs go first.
     note = next((line for line in comment.splitlines() if line.startswith("> **Cut to fit")), "")
     assert not note or "CustomResourceDefinition" in note
+
+
+COMMENT_BUDGET = 45_000  # argo-cd's comment was 50,410 characters; GitHub's cap is 65,536
+
+
+def _name(resource: dict[str, Any]) -> str:
+    """An object as the plan names it (ResourceRef's str)."""
+    where = f"{resource['namespace']}/" if resource.get("namespace") else ""
+    return f"{resource['kind']} {where}{resource['name']}"
+
+
+@pytest.mark.parametrize("case", CASES[:2], ids=lambda c: c.name)
+def test_the_comment_of_a_real_chart_says_each_fact_once_and_names_every_change(
+        case: Case, helm: Path, plugin: dict[str, str], records: dict[tuple[str, str], dict[str, Any]],
+        tmp_path: Path) -> None:
+    """traefik 37 -> 41 changes 21 of its chart CRDs; argo-cd 9 -> 10 updates 3 CRDs with
+    hundreds of new fields. The comment fits well under GitHub's cap with nothing cut, names
+    every changed object, says "Helm never upgrades crds/" once, and keeps the first screen for
+    the summary, what matters and the impact; -o github makes at most 10 annotations a level."""
+    store = _store(tmp_path, [records[(case.name, "prev")]])
+    doc = json.loads(_plan(helm, plugin, store, case, "next", "next").stdout)
+    comment = _plan(helm, plugin, store, case, "next", "next", "-o", "markdown").stdout
+    assert len(comment) < COMMENT_BUDGET and "Cut to fit" not in comment
+    resources = comment.split("#### Resources, in the order Helm applies them", 1)[1].split("\n#### ", 1)[0]
+    for change in doc["changes"]:
+        assert f"</code> {md(_name(change['resource']))}" in resources, change["resource"]
+    assert not re.search(r"^- `", resources, re.M)  # one shape: every entry a <details>
+    changed = [c["name"] for c in doc["chart_crds"] if c["chart_changed"]]
+    assert comment.count("Helm never upgrades the chart's crds/") == (1 if changed else 0)
+    assert "apply it yourself" not in comment
+    if changed:
+        line = next(x for x in comment.splitlines() if "Helm never upgrades the chart's crds/" in x)
+        assert line.startswith(f"- ⚠️ {len(changed)} chart CRDs changed in the chart")
+        folded = comment.split(line, 1)[1].split("\n", 2)[1]
+        assert [x.split(" (")[0] for x in re.findall(r"<li>(.+?)</li>", folded)] == changed
+    assert "#### What matters" in comment and "#### What the deploy does" in comment
+    heads = [comment.index(h) for h in ("**Plan:", "#### What matters", "#### What the deploy does", "#### Warnings",
+                                        "#### Resources") if h in comment]  # argo-cd has no warnings
+    assert heads == sorted(heads)
+    annotations = _plan(helm, plugin, store, case, "next", "next", "-o", "github").stdout.splitlines()
+    levels = [line.split(" ", 1)[0] for line in annotations]
+    assert all(levels.count(level) <= 10 for level in set(levels))
+    assert sum("(crd-not-upgraded)" in line for line in annotations) == (1 if changed else 0)
 
 
 def test_a_created_object_shows_what_it_contains(helm: Path, plugin: dict[str, str],

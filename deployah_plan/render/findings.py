@@ -29,6 +29,7 @@ from typing import Iterator, NamedTuple
 from deployah_plan.model import Plan, Severity, Warning
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.escape import escape_controls, workflow_data as _data, workflow_property as _property
+from deployah_plan.render import words
 from deployah_plan.render.words import warning as warning_words
 
 
@@ -57,16 +58,64 @@ def _github_level(warning: Warning) -> str:
     return "error" if warning.fails else "warning" if warning.severity is Severity.WARNING else "notice"
 
 
+# GitHub shows at most this many annotations of each level (error, warning, notice) per step
+# and drops the rest (actions/toolkit, docs/problem-matchers.md, "Limitations").
+ANNOTATIONS = 10
+
+
+def _annotations(plan: Plan, source_root: str) -> list[tuple[str, tuple[Warning, ...]]]:
+    """The annotations to make, most important first (warning_words.importance: predicted
+    failures, then data loss, then other warnings, then notes): warnings of one code that
+    differ only by their object and sit at the same file are one annotation."""
+    at = {id(f.warning): f.path for f in of(plan, source_root)}
+    out = []
+    for group in warning_words.grouped(sorted(plan.warnings, key=warning_words.importance)):
+        by_path: dict[str, list[Warning]] = {}
+        for warning in group:
+            by_path.setdefault(at[id(warning)], []).append(warning)
+        out += [(path, tuple(warnings)) for path, warnings in by_path.items()]
+    return out
+
+
+def _message(group: tuple[Warning, ...]) -> str:
+    said = warning_words.group_message(group)
+    return said if len(group) == 1 else f"{said}: {', '.join(warning_words.member(w) for w in group)}"
+
+
 def render_github(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
-    source_root = options.source_root
+    """One workflow command per annotation, at most ANNOTATIONS of each level, the most
+    important first; when some are left out, a first notice says how many, so a reader knows to
+    look at the job summary."""
     release = f"helm plan: {plan.header.release}"
+    annotations = _annotations(plan, options.source_root)
+    levels = [_github_level(group[0]) for _, group in annotations]
+
+    def kept(notices: int) -> list[bool]:
+        seen: dict[str, int] = {}
+        out = []
+        for level in levels:
+            seen[level] = seen.get(level, 0) + 1
+            out.append(seen[level] <= (notices if level == "notice" else ANNOTATIONS))
+        return out
+
+    shown = kept(ANNOTATIONS)
+    if not all(shown):
+        shown = kept(ANNOTATIONS - 1)  # the first notice is the one that says what was left out
     lines = []
-    for finding in of(plan, source_root):
-        warning = finding.warning
-        where = f"file={_property(escape_controls(finding.path))},line=1," if finding.path else ""
-        title = f"{release} ({warning.code})"
-        message = _data(escape_controls(warning_words.message(warning)))
-        lines.append(f"::{_github_level(warning)} {where}title={_property(escape_controls(title))}::{message}\n")
+    left: dict[str, int] = {}
+    for level, keep in zip(levels, shown):
+        if not keep:
+            left[level] = left.get(level, 0) + 1
+    if left:
+        title = _property(escape_controls(f"{release} (annotations)"))
+        lines.append(f"::notice title={title}::{_data(words.not_annotated(left, len(annotations), ANNOTATIONS))}\n")
+    for (path, group), keep in zip(annotations, shown):
+        if not keep:
+            continue
+        where = f"file={_property(escape_controls(path))},line=1," if path else ""
+        title = f"{release} ({group[0].code})"
+        message = _data(escape_controls(_message(group)))
+        lines.append(f"::{_github_level(group[0])} {where}title={_property(escape_controls(title))}::{message}\n")
     return "".join(lines)
 
 
@@ -91,4 +140,4 @@ def render_codequality(plan: Plan, options: WriteOptions = WriteOptions()) -> st
     return json.dumps(issues, indent=1) + "\n"
 
 
-__all__ = ["Finding", "of", "render_codequality", "render_github"]
+__all__ = ["ANNOTATIONS", "Finding", "of", "render_codequality", "render_github"]

@@ -1,9 +1,13 @@
 """The plan as markdown for a pull-request comment (GitHub and GitLab).
 
-Order: the header, a summary table (the plan line and the impact line under it) and the
-warnings first; then what the deploy does to running things; then one collapsible `<details>`
-section per changed object with its field changes; then tasks, chart CRDs, ignored changes and
-what was not checked.
+Order: the first screen is the header, a summary table (the plan line and the impact line
+under it), "what matters" and what the deploy does to running things; then the warnings (most
+important first, without those "what matters" says in full; warnings of one code that differ
+only by their object as one line, render/words/warning.grouped); then one collapsible
+`<details>` per changed object with its field changes (every entry a `<details>`, empty when
+there is nothing to open, so the list renders as one column); then tasks, chart CRDs (what Helm
+does with them said once, the advice left to the warning), ignored changes and what was not
+checked.
 
 Everything from the plan is escaped: control characters and bidirectional overrides (from a
 manifest, or a server's message) become visible escapes as in the text output, then text in
@@ -32,13 +36,15 @@ from typing import Any, Iterable, Mapping
 
 from msgspec import Struct, field
 
-from deployah_plan.model import DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
+from deployah_plan.codes import Code
+from deployah_plan.model import CRDLifecycle, DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
 from deployah_plan.render.escape import code_block
 from deployah_plan.render.words import impact as impact_words
 from deployah_plan.render.words import warning as warning_words
 from deployah_plan.render.options import WriteOptions
+from deployah_plan.render.highlight import Notable
 from deployah_plan.render.report import ObjectReport, Report, TaskRow, Weight
 from deployah_plan.render.words import SIGN, TASK_SIGN, View
 
@@ -150,7 +156,9 @@ class _Section(Struct):
         return len(self.title) + sum(len(x) + 2 for x in self.lead) + sum(len(i.text) + 2 for i in self.visible()) + 2
 
 
-def _change_item(item: ObjectReport, redactor: Redactor, view: View) -> _Item:
+def _change_item(item: ObjectReport, redactor: Redactor, view: View, said: set[int]) -> _Item:
+    """An object's entry; its warnings are said above (in "what matters" when `said` holds
+    them, else among the warnings), so its details only point to them."""
     change = item.change
     sign = SIGN[change.action]
     alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
@@ -158,28 +166,35 @@ def _change_item(item: ObjectReport, redactor: Redactor, view: View) -> _Item:
     what = _plural(len(item.own), 'field change') if item.own else "CRD schema changes"
     count = f" ({words.action_text(what, len(item.own) + len(item.notes), item.common_count)})" \
         if item.own or item.notes else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
-    compact = f"- `{sign} {change.action.value}` {md(ref + count)}"  # md() and _html() drop the leading space
+    summary = f"<code>{sign} {change.action.value}</code> {_html(ref + count)}"  # _html() drops the leading space
+    source = [f"Source: {md(change.source)}"] if change.source else []
+    # Every entry is a <details>, whatever it holds, so the list renders as one even column.
+    # Cut to its line, it keeps that shape, empty.
+    compact = f"<details><summary>{summary} <i>(details cut to fit)</i></summary></details>"
     name = str(change.resource)
     if not item.own and not item.hidden and not item.hidden_content and not item.notes and not change.ignored_fields and not item.warnings and item.common_count:
-        return _Item([compact], weight=item.weight, name=name)  # only common changes: one line
+        # Only common changes, said above: nothing to open.
+        return _Item([f"<details><summary>{summary}</summary></details>"], weight=item.weight, name=name)
     rows = _field_rows(change.resource, item.own, redactor, view) + _content_rows(change.resource, item.content, redactor, view)
     suppressed = words.suppressed_note(change.resource.kind, item.hidden, item.hidden_content)
 
+    notes = words.crd_lines(change.crd_schema, fold=True) if item.notes and change.crd_schema is not None else item.notes
+
     def body(rows: list[str]) -> str:
-        parts = [f"Source: {md(change.source)}"] if change.source else []
-        if item.notes:
-            parts.append("\n".join(f"- {md(note)}" for note in item.notes))
+        parts = list(source)
+        if notes:
+            parts.append("\n".join(f"- {md(note)}" for note in notes))
         if rows:
             parts.append(_code_block(rows))
         if suppressed:
             parts.append(f"*{md(suppressed)}*")
         if change.ignored_fields:
             parts.append(f"*{md(words.ignored_note(change))}*")
-        parts += [f"{_mark(warning)} {_warning_text(warning)}" for warning in item.warnings]
-        return _details(f"<code>{sign} {change.action.value}</code> {_html(ref + count)}", parts)
+        parts += [f"{_mark(w)} *{md(words.warning_pointer(w.code.value, id(w) in said))}*" for w in item.warnings]
+        return _details(summary, parts)
 
     forms = [body(rows)] + ([body(_trimmed(rows))] if len(rows) > DETAIL_ROWS + 1 else [])
-    return _Item(forms + [compact + " *(details cut to fit)*"], weight=item.weight, name=name)
+    return _Item(forms + [compact], weight=item.weight, name=name)
 
 
 def _task_item(row: TaskRow, report: Report, redactor: Redactor, view: View) -> _Item:
@@ -244,12 +259,6 @@ def _mark(warning: Warning) -> str:
     return "⛔" if warning.fails else "⚠️" if warning.severity is Severity.WARNING else "ℹ️"
 
 
-def _warning_text(warning: Warning) -> str:
-    """A predicted failure or a data loss in bold: it must stand out in a review."""
-    text = md(warning_words.message(warning))
-    return f"**{text}**" if warning.fails or warning.code.loud else text
-
-
 def _summary_table(report: Report) -> str:
     s = report.plan.summary
     heads = ["Create", "Update", "Delete", "Keep", "Hooks run", "Predicted failures", "Ignored", "Drift", "Warnings"]
@@ -266,9 +275,11 @@ def _summary_table(report: Report) -> str:
 
 def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Section]:
     plan = report.plan
-    warnings = [_Item([f"- {_mark(w)} {_warning_text(w)}"]) for w in plan.warnings]
+    said = _said_above(report)
+    warnings = [_warning_item(group) for group in warning_words.grouped(
+        sorted((w for w in plan.warnings if id(w) not in said), key=warning_words.importance))]
     common = _common_items(report, redactor, view)
-    changes = [_change_item(item, redactor, view) for item in report.objects]
+    changes = [_change_item(item, redactor, view, said) for item in report.objects]
     tasks: list[_Item] = []
     for phase, rows in report.phases():
         for n, row in enumerate(rows):
@@ -279,14 +290,13 @@ def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Sect
                 item.forms = [title + form for form in item.forms]
             tasks.append(item)
     drift = [_drift_item(d, redactor, view) for d in plan.drift]
-    crds = [_Item([f"- {md(c.name)} ({md(c.source)}): {md(words.CRD_MEANING[c.lifecycle] + words.crd_note(c, words.crd_applier(plan, c)))}"])
-            for c in plan.chart_crds]
+    crds = _crd_items(plan)
     ignored = [_Item([f"- `{SIGN[c.action]} {c.action.value}` {md(str(c.resource))} "
                       f"({md(', '.join(c.ignored_by))})"]) for c in plan.ignored]
     not_checked = [_Item([f"- {md(item)}"]) for item in plan.not_checked]
-    return {
-        "warnings": _Section(_title(words.WARNINGS_TITLE), warnings, "warning"),
+    return {  # the first screen: the head, then what the deploy does to running things, then the warnings
         "impact": _Section(_title(words.IMPACT_TITLE), _impact_items(report), "impact"),
+        "warnings": _Section(_title(words.WARNINGS_TITLE), warnings, "warning"),
         "common": _Section(_title(words.common_title(
             words.common_heading(len(report.groups[0].resources), len(report.groups[0].hooks))
             if len(report.groups) == 1 else "")), common, "group of common changes"),
@@ -297,6 +307,48 @@ def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Sect
         "ignored": _Section(_title(words.IGNORED_TITLE), ignored, "ignored change"),
         "not_checked": _Section(_title(words.NOT_CHECKED_TITLE), not_checked, "item"),
     }
+
+
+def _said_above(report: Report) -> set[int]:
+    """The warnings "what matters" says in full (predicted failures and data loss, as many as
+    it shows): the warnings section leaves them out, so each is said in one place."""
+    shown = report.highlights[:words.HIGHLIGHTS]
+    if not any(h.what in (Notable.FAILURE, Notable.DATA_LOSS) for h in shown):
+        return set()
+    alarms = [w for w in report.plan.warnings if w.fails]
+    alarms += [w for w in report.plan.warnings if w.code is Code.DATA_LOSS and not w.fails]
+    return {id(w) for w in alarms[:sum(1 for h in shown if h.what in (Notable.FAILURE, Notable.DATA_LOSS))]}
+
+
+def _warning_item(group: tuple[Warning, ...]) -> _Item:
+    """A warning's line; warnings of one code that differ only by their object as one line, the
+    objects folded under it."""
+    first = group[0]
+    text = md(warning_words.group_message(group))
+    line = f"- {_mark(first)} " + (f"**{text}**" if first.fails or first.code.loud else text)
+    if len(group) == 1:
+        return _Item([line])
+    # One line of HTML with no blank line in it: the list stays tight (GitHub adds no spacing).
+    listed = "".join(f"<li>{_html(warning_words.member(w))}</li>" for w in group)
+    return _Item([f"{line}\n  <details><summary>{_html(warning_words.members_title(group))}</summary><ul>{listed}</ul></details>"])
+
+
+def _crd_items(plan: Plan) -> list[_Item]:
+    """The chart's CRDs: what Helm does with them said once per kind of handling, then each CRD
+    with what changed (the advice to apply a changed one is the warning's, said there); the
+    unchanged ones on one line."""
+    items = []
+    for lifecycle in dict.fromkeys(c.lifecycle for c in plan.chart_crds):
+        crds = [c for c in plan.chart_crds if c.lifecycle is lifecycle]
+        upgrade = lifecycle is CRDLifecycle.NOT_ON_UPGRADE  # where a CRD the chart did not change is news to no one
+        lines = [f"- {md(c.name)} ({md(c.source)})" + (f": {md(words.crd_change_note(c))}" if words.crd_change_note(c) else "")
+                 for c in crds if words.crd_change_note(c) or not upgrade]
+        same = [c.name for c in crds if not words.crd_change_note(c)] if upgrade else []
+        if same:
+            lines.append(f"- {md(words.crds_unchanged(same, len(same) < len(crds)))}")
+        head = f"**{md(words.plural(len(crds), 'chart CRD'))}: {md(words.CRD_MEANING[lifecycle])}**\n\n"
+        items.append(_Item([head + "\n".join(lines)]))
+    return items
 
 
 def _impact_items(report: Report) -> list[_Item]:

@@ -16,7 +16,7 @@ from msgspec import Struct
 from deployah_plan.codes import Code
 from deployah_plan.pointer import escape, tokens
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange,
+    Action, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange,
     FieldOp, HelmAction, Impact, ImpactKind, Ownership, Plan, ResourceChange, SsaReason, TaskAction, TaskPhase, TaskPlan,
     Warning,
 )
@@ -713,10 +713,15 @@ _CRD_CHANGE = {
 }
 
 
-def crd_lines(summary: CRDSummary) -> list[str]:
-    """A CRD's change by meaning, one line each; the schema prose edits as one count."""
+def crd_lines(summary: CRDSummary, fold: bool = False) -> list[str]:
+    """A CRD's change by meaning, one line each; the schema prose edits as one count. `fold`
+    says the fields one change adds or removes under the same parent (in the same version) in
+    one line that names each: a CRD whose new release adds a field to 50 copies of one schema
+    is then 50 lines, not 200, and names every field still."""
     out = []
-    for change in summary.changes:
+    if fold:
+        out += _folded_crd_lines(summary)
+    for change in () if fold else summary.changes:
         template = _CRD_CHANGE.get(change.what, "{version}: {what} {path}")
         out.append(template.format(
             version=change.version, path=change.path, what=change.what, before=change.before, after=change.after,
@@ -724,6 +729,69 @@ def crd_lines(summary: CRDSummary) -> list[str]:
     if summary.descriptions:
         out.append(f"{plural(summary.descriptions, 'description change')} (schema prose; each one is in the JSON plan)")
     return out
+
+
+_FOLDED_CRD = {"field-added": "new field", "field-removed": "removed field"}
+
+
+def _folded_crd_lines(summary: CRDSummary) -> list[str]:
+    """crd_lines(fold=True): the fields a version adds (or removes) grouped by what they are (the
+    same names and types) and said once with every place they sit: "v1alpha1: new fields
+    directory (object), helm (object) under drySource in: spec.a, spec.b"."""
+    def typed(change: CRDSchemaChange) -> str:
+        kind = change.after if change.what == "field-added" else change.before
+        return change.path.rpartition(".")[2] + (f" ({kind})" if kind else "")
+
+    runs: list[tuple[str, str, str, list[CRDSchemaChange]]] = []  # what, version, parent, changes
+    for change in summary.changes:
+        parent = change.path.rpartition(".")[0]
+        if change.what in _FOLDED_CRD and runs and runs[-1][:3] == (change.what, change.version, parent):
+            runs[-1][3].append(change)
+        else:
+            runs.append((change.what, change.version, parent, [change]))
+    same: dict[tuple[str, str, str], list[tuple[str, list[CRDSchemaChange]]]] = {}
+    order: list[tuple[str, str, str] | int] = []
+    for n, (what, version, parent, changes) in enumerate(runs):
+        if what not in _FOLDED_CRD or not parent:
+            order.append(n)
+            continue
+        key = (what, version, ", ".join(typed(c) for c in changes))
+        if key not in same:
+            order.append(key)
+        same.setdefault(key, []).append((parent, changes))
+    out = []
+    for entry in order:
+        if isinstance(entry, int):
+            change = runs[entry][3][0]
+            template = _CRD_CHANGE.get(change.what, "{version}: {what} {path}")
+            out.append(template.format(
+                version=change.version, path=change.path, what=change.what, before=change.before, after=change.after,
+                after_type=f" ({change.after})" if change.after else "",
+                before_type=f" (was {change.before})" if change.before else ""))
+            continue
+        what, version, names = entry
+        places = [parent for parent, _ in same[entry]]
+        count = len(same[entry][0][1])
+        word = _FOLDED_CRD[what] + ("s" if count > 1 else "")
+        if len(places) == 1:
+            out.append(f"{version}: {word} {names} under {places[0]}")
+            continue
+        tail = _common_tail([p.split(".") for p in places])
+        if tail and all(len(p.split(".")) > len(tail) for p in places):
+            heads = ", ".join(".".join(p.split(".")[:-len(tail)]) for p in places)
+            out.append(f"{version}: {word} {names} under {'.'.join(tail)} in each of {len(places)}: {heads}")
+        else:
+            out.append(f"{version}: {word} {names} under each of {len(places)}: {', '.join(places)}")
+    return out
+
+
+def _common_tail(paths: list[list[str]]) -> list[str]:
+    tail: list[str] = []
+    for parts in zip(*(reversed(p) for p in paths)):
+        if len(set(parts)) != 1:
+            break
+        tail.insert(0, parts[0])
+    return tail
 
 
 def crd_summary_note(summary: CRDSummary | None) -> str:
@@ -745,6 +813,35 @@ def crd_applier(plan: Plan, crd: ChartCRD) -> str | None:
             hook, ref = getattr(facts, "hook", None), getattr(facts, "hook_resource", None)
             return str(ref) if ref is not None else hook
     return None
+
+
+_LEVEL_WORD = {"error": "predicted failure", "warning": "warning", "notice": "note"}
+
+
+def not_annotated(left: Mapping[str, int], annotations: int, limit: int) -> str:
+    """Why some findings have no annotation (GitHub shows `limit` of each level per step)."""
+    counts = ", ".join(plural(left[level], _LEVEL_WORD[level]) for level in _LEVEL_WORD if left.get(level))
+    return (f"{sum(left.values())} of {annotations} findings not annotated ({counts}): GitHub shows at most {limit} "
+            "annotations of each level per step; the most important are annotated, and the job summary (the plan as "
+            "markdown) lists every one")
+
+
+def warning_pointer(code: str, in_head: bool) -> str:
+    """Under an object in the comment: its warning is said above, once (markdown)."""
+    return f"{code}: {'said in what matters' if in_head else 'said among the warnings'}, above"
+
+
+def crds_unchanged(names: list[str], others: bool) -> str:
+    """The chart CRDs that did not change, on one line."""
+    return f"{'the other ' if others else ''}{plural(len(names), 'CRD')} unchanged: {', '.join(names)}"
+
+
+def crd_change_note(crd: ChartCRD) -> str:
+    """What is known of a chart CRD beyond what Helm does with it, without the advice a
+    crd-not-upgraded warning gives (the markdown says that advice once, in the warning)."""
+    if crd.chart_changed and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
+        return "changed in the chart" + crd_summary_note(crd.schema)
+    return crd_note(crd).removeprefix("; ")
 
 
 def crd_note(crd: ChartCRD, applier: str | None = None) -> str:

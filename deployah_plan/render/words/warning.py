@@ -7,11 +7,13 @@ they are, for each writer to escape as its medium needs.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar, cast
+
+import msgspec
 
 from deployah_plan import facts as found
-from deployah_plan.codes import Code
-from deployah_plan.model import HelmAction, Ownership, Warning
+from deployah_plan.codes import Code, Severity
+from deployah_plan.model import HelmAction, Ownership, ResourceRef, Warning
 from deployah_plan.render.words import plural, readable_path
 
 _F = TypeVar("_F", bound=Callable[..., str])
@@ -481,3 +483,91 @@ def pvc_expand_refused(facts: found.PvcExpandRefused, warning: Warning) -> str:
     # The same line as the data-pvc-expand impact's for a StorageClass that refuses.
     return (f"{warning.resource}: storage {facts.storage_before} -> {facts.storage_after}: StorageClass "
             f"{facts.storage_class} does not allow volume expansion: the API server refuses it and this upgrade fails")
+
+
+# -- warnings said together --------------------------------------------------------------------
+# Warnings of one code whose facts differ only by the object they are about (21 chart CRDs
+# that changed, the same rule broken by 5 objects) are said once, as one line with a count, the
+# objects listed under it. They group by code and facts, never by their text: the facts with
+# the object's own fields taken out must be equal (the object is `warning.resource`, and for a
+# code about something that is no resource, the facts fields that name it, in _OBJECT_FACTS).
+
+_OBJECT_FACTS: dict[Code, tuple[str, ...]] = {Code.CRD_NOT_UPGRADED: ("name", "source")}
+_MANY: dict[Code, Callable[[tuple[Warning, ...]], str]] = {}
+
+
+def says_many(code: Code) -> Callable[[_F], _F]:
+    """Registers the function that words several warnings of `code` at once (else `message`
+    words the first with "N objects" for its object)."""
+    def register(function: _F) -> _F:
+        _MANY[code] = function
+        return function
+    return register
+
+
+def importance(warning: Warning) -> int:
+    """Where a warning goes among others, most important first: a predicted failure, a data
+    loss (or any code shown loud), a warning, a note."""
+    if warning.fails:
+        return 0
+    if warning.code.loud:
+        return 1
+    return 2 if warning.severity is Severity.WARNING else 3
+
+
+def _group_key(warning: Warning) -> tuple[Any, ...] | None:
+    facts = warning.facts
+    fields = _OBJECT_FACTS.get(warning.code, ())
+    if facts is None or (warning.resource is None and not fields):
+        return None
+    blank = msgspec.structs.replace(facts, **{name: "" for name in fields}) if fields else facts
+    return (warning.code.value, warning.fails, warning.severity, msgspec.json.encode(blank))
+
+
+def grouped(warnings: Iterable[Warning]) -> list[tuple[Warning, ...]]:
+    """The warnings in groups said as one line (see above), in order of first appearance; a
+    warning alone is a group of one."""
+    groups: dict[Any, list[Warning]] = {}
+    for n, warning in enumerate(warnings):
+        key = _group_key(warning)
+        groups.setdefault(key if key is not None else n, []).append(warning)
+    return [tuple(group) for group in groups.values()]
+
+
+class _Several:
+    """What a warning's words name as its object when they say several objects at once."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __str__(self) -> str:
+        return f"each of {self.count:,} objects"
+
+
+def group_message(group: tuple[Warning, ...]) -> str:
+    """A group of warnings (`grouped`) in one line: the warning's own for a group of one."""
+    first = group[0]
+    if len(group) == 1:
+        return message(first)
+    if first.code in _MANY:
+        return _MANY[first.code](group)
+    return message(msgspec.structs.replace(first, resource=cast(ResourceRef, _Several(len(group)))))
+
+
+def member(warning: Warning) -> str:
+    """The object a warning of a group is about, as the list under the group's line names it."""
+    if warning.code is Code.CRD_NOT_UPGRADED and isinstance(warning.facts, found.CrdNotUpgraded):
+        return f"{warning.facts.name} ({warning.facts.source})"
+    return str(warning.resource)
+
+
+@says_many(Code.CRD_NOT_UPGRADED)
+def crds_not_upgraded(group: tuple[Warning, ...]) -> str:
+    return (f"{len(group):,} chart CRDs changed in the chart, but Helm never upgrades the chart's crds/: apply them "
+            "yourself (kubectl apply -f) before this upgrade if the new chart needs them")
+
+
+def members_title(group: tuple[Warning, ...]) -> str:
+    """What the list under a group's line is called."""
+    what = "chart CRDs" if group[0].code is Code.CRD_NOT_UPGRADED else "objects"
+    return f"the {len(group):,} {what}"
