@@ -69,6 +69,8 @@ CLUSTER_SCOPED = {"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition
                   "ValidatingAdmissionPolicyBinding", "ClusterIssuer", "ClusterSecretStore", "PodSecurityPolicy",
                   "ClusterPolicy", "VolumeSnapshotClass", "GatewayClass", "FlowSchema", "PriorityLevelConfiguration"}
 CRD_SOURCE = re.compile(r"^[^/]+(/charts/[^/]+)*/crds/")
+GITHUB_COMMENT = 65_536  # characters a GitHub comment holds
+GITHUB_ANNOTATIONS = 10  # warning, and error, annotations GitHub shows of one step
 SECRET_MIN = 8  # shorter Secret values ("admin", "true") are words any output may hold for other reasons
 
 Identity = tuple[str, str, str, str]
@@ -256,6 +258,10 @@ def _store(path: Path, record: dict[str, Any] | None) -> Path:
 
 # --- the tier ---------------------------------------------------------------------------------
 
+def _ref(ref: dict[str, Any]) -> tuple[str, str, str]:
+    return ref["kind"], ref["namespace"], ref["name"]
+
+
 def _ident(change: dict[str, Any]) -> Identity:
     ref = change["resource"]
     return ref["api_version"].rpartition("/")[0], ref["kind"], ref["namespace"], ref["name"]
@@ -303,6 +309,20 @@ def _check(chart: Chart, helm: Path, helm4: Path, tmp_path: Path) -> list[str]:
             elif not all(f.get("regenerated") for f in change["fields"]):
                 paths = [f["path"] for f in change["fields"] if not f.get("regenerated")]
                 found.append(f"no-op upgrade: {what}: not marked regenerated: {paths[:5]}")
+        for task in noop["tasks"]:
+            for definition in task["definitions"]:
+                what = f"hook {definition['action']} {definition['resource']['kind']} {definition['resource']['name']}"
+                if definition["action"] in ("create", "delete"):
+                    found.append(f"no-op upgrade: {what}")  # a hook named anew on each render
+                elif not all(f.get("regenerated") for f in definition["fields"]):
+                    paths = [f["path"] for f in definition["fields"] if not f.get("regenerated")]
+                    found.append(f"no-op upgrade: {what}: not marked regenerated: {paths[:5]}")
+        # Nothing really changes, so nothing is claimed of running things or put first.
+        for item in noop["impact"]:
+            found.append(f"no-op upgrade: impact {item['kind']} {item['resource']['kind']} "
+                         f"{item['resource']['name']}: {item['message'][:160]!r}")
+        for item in noop["highlights"]:
+            found.append(f"no-op upgrade: what matters: {item['what']} {item.get('after')!r:.120}")
 
     # The upgrade: one run prints text and saves the JSON plan; show renders every other format.
     store = _store(tmp_path / "releases.json", record)
@@ -318,9 +338,16 @@ def _check(chart: Chart, helm: Path, helm4: Path, tmp_path: Path) -> list[str]:
         found.append(f"upgrade JSON is not valid against the schema: {e}")
     for fmt in FORMATS:
         shown = _plan(helm, store, budget, "show", str(saved), "-o", fmt)
-        if shown.returncode != 0 or not shown.stdout.strip():
+        if shown.returncode != 0 or (not shown.stdout.strip() and fmt != "github"):  # github: one line a finding
             found.append(f"show -o {fmt}: exit {shown.returncode}: {shown.stderr[-300:]}")
         outputs[f"show {fmt}"] = shown.stdout
+    if len(outputs.get("show markdown", "")) > GITHUB_COMMENT:
+        found.append(f"markdown: {len(outputs['show markdown'])} characters, more than a GitHub comment holds")
+    annotations = outputs.get("show github", "").splitlines()
+    for level in ("warning", "error"):
+        count = sum(1 for line in annotations if line.startswith(f"::{level}"))
+        if count > GITHUB_ANNOTATIONS:
+            found.append(f"github: {count} {level} annotations; GitHub shows {GITHUB_ANNOTATIONS} a step")
     validate_shown = outputs.get("show json", "")
     if validate_shown:
         try:
@@ -352,6 +379,29 @@ def _check(chart: Chart, helm: Path, helm4: Path, tmp_path: Path) -> list[str]:
     if summary["predicted_failures"]:
         found.append(f"upgrade: {summary['predicted_failures']} predicted failures: "
                      f"{[p.get('message', '')[:160] for p in doc.get('predicted_failures', [])][:3]}")
+
+    # What matters names only what this upgrade applies or runs.
+    acted = {_ref(c["resource"]) for c in doc["changes"]}
+    acted |= {_ref(r) for t in doc["tasks"] if t["will_run"] for r in t["resources"]}
+    for item in doc["highlights"]:
+        idle = [r for r in map(_ref, item["resources"]) if r not in acted]
+        if idle and len(idle) == len(item["resources"]):
+            found.append(f"what matters: {item['what']} {item.get('after')!r:.100} names only what this upgrade "
+                         f"neither applies nor runs: {idle[:3]}")
+
+    # An empty desired state (a failed render, a wrong values file) is warned about.
+    previous_file = tmp_path / "previous.yaml"
+    previous_file.write_text(record["manifest"] + "".join(f"\n---\n{h['manifest']}" for h in record.get("hooks") or []))
+    (tmp_path / "nothing.yaml").write_text("")
+    done = _plan(helm, empty, budget, "diff", str(previous_file), str(tmp_path / "nothing.yaml"),
+                 "--release", release, "-n", NAMESPACE, "-o", "json")
+    if done.returncode != 0:
+        found.append(f"diff PREVIOUS EMPTY: exit {done.returncode}: {done.stderr[-300:]}")
+    else:
+        warned = [w for w in json.loads(done.stdout)["warnings"]
+                  if re.search(r"empty|no object", w["code"] + " " + w["message"], re.I)]
+        if not warned:
+            found.append("diff PREVIOUS EMPTY: deletes every object with no warning that the desired state is empty")
 
     # Every CRD of a crds/ folder whose document changed is reported as changed.
     old_crds, new_crds = rendered["prev"].crds, rendered["next"].crds
