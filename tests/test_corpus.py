@@ -319,6 +319,8 @@ def _check(chart: Chart, helm: Path, helm4: Path, tmp_path: Path) -> list[str]:
                     found.append(f"no-op upgrade: {what}: not marked regenerated: {paths[:5]}")
         # Nothing really changes, so nothing is claimed of running things or put first.
         for item in noop["impact"]:
+            if any(_ref(item["resource"]) == (i[1], i[2], i[3]) for i in by_helm):
+                continue  # the object changes with the helm (above), and so may what reads it
             found.append(f"no-op upgrade: impact {item['kind']} {item['resource']['kind']} "
                          f"{item['resource']['name']}: {item['message'][:160]!r}")
         for item in noop["highlights"]:
@@ -398,6 +400,7 @@ def _check(chart: Chart, helm: Path, helm4: Path, tmp_path: Path) -> list[str]:
     if done.returncode != 0:
         found.append(f"diff PREVIOUS EMPTY: exit {done.returncode}: {done.stderr[-300:]}")
     else:
+        outputs["diff PREVIOUS EMPTY json"] = done.stdout
         warned = [w for w in json.loads(done.stdout)["warnings"]
                   if re.search(r"empty|no object", w["code"] + " " + w["message"], re.I)]
         if not warned:
@@ -435,9 +438,31 @@ def _check(chart: Chart, helm: Path, helm4: Path, tmp_path: Path) -> list[str]:
     return found
 
 
+# What the tier found that issue 34 asks to fix, by chart ("*": any) and the start of the
+# finding. A chart whose findings are all known is an expected failure, listed with -ra; one
+# unknown finding fails it. Remove an entry with its fix: the chart then holds or fails again.
+KNOWN = [
+    ("*", r"diff PREVIOUS EMPTY: deletes every object", "an empty desired state is not warned about (point 7)"),
+    ("kube-prometheus-stack", r"chart CRD \S+\.monitoring\.coreos\.com changed in the chart but is not reported",
+     "a subchart's crds/ CRDs are not reported as changed (point 1)"),
+    ("*", r"no-op upgrade: (impact|what matters)", "regenerated data drives impact and what matters (point 2)"),
+    ("jenkins", r"no-op upgrade: hook (create|delete) Pod jenkins-ui-test-", "a randomly named hook (point 3)"),
+    ("elasticsearch", r"no-op upgrade: hook (create|delete) Pod elasticsearch-\w+-test", "a randomly named hook (point 3)"),
+    ("*", r"what matters: .* names only what this upgrade neither applies nor runs",
+     "what matters lists hooks that do not run (point 4)"),
+]
+
+
+def _known(chart: str, finding: str) -> str | None:
+    return next((why for name, pattern, why in KNOWN if name in ("*", chart) and re.match(pattern, finding)), None)
+
+
 @pytest.mark.skipif(not CHARTS, reason=f"no chart corpus at {CORPUS}: set HELM_PLAN_CORPUS to a folder made as "
                                        "tests/corpus/README.md says")
 @pytest.mark.parametrize("chart", CHARTS, ids=lambda c: f"{c.name}-{c.prev.stem}-{c.next.stem}")
 def test_a_chart_of_the_corpus_holds_the_invariants(chart: Chart, helm: Path, helm4: Path, tmp_path: Path) -> None:
     found = _check(chart, helm, helm4, tmp_path)
-    assert not found, f"{chart.name} {chart.prev.stem} -> {chart.next.stem}:\n  " + "\n  ".join(found)
+    unknown = [f for f in found if _known(chart.name, f) is None]
+    assert not unknown, f"{chart.name} {chart.prev.stem} -> {chart.next.stem}:\n  " + "\n  ".join(found)
+    if found:
+        pytest.xfail("known: " + "; ".join(sorted({str(_known(chart.name, f)) for f in found})))
