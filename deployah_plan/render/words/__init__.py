@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from msgspec import Struct
 
@@ -33,6 +33,24 @@ VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction
 LONG_VALUE = 1_000  # a value longer than this is shown around what differs (unless --full-values)
 CONTEXT = 40  # characters kept on each side of what differs in a shortened value
 OBJECT_LINES = 40  # the lines a created object's content takes at most (unless --full-values)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+class Wording:
+    """A table of wording functions by what they word (a warning code, an impact kind): a
+    decorator that enters a function under each key it is given."""
+
+    def __init__(self, table: dict[Any, Callable[..., Any]]) -> None:
+        self.table = table
+
+    def __call__(self, *keys: Any) -> Callable[[_F], _F]:
+        def register(function: _F) -> _F:
+            for key in keys:
+                self.table[key] = function
+            return function
+        return register
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")

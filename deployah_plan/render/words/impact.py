@@ -7,36 +7,23 @@ manifest are left as they are, for each writer to escape as its medium needs.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable
 
 from deployah_plan import facts as found
 from deployah_plan.model import Impact, ImpactKind, ResourceRef
-from deployah_plan.render.words import SSA_NOTE
+from deployah_plan.render.words import SSA_NOTE, Wording
 
 _SHOWN = 3  # names listed in one line before "and N more"
 REGENERATED = "values the chart regenerates on every render"  # core/regenerated.py
 
 _Line = Callable[[Any, Impact], str]
 _Lines = Callable[[Any, Impact], tuple[str, ...]]
-_F = TypeVar("_F", bound=Callable[..., Any])
 _SAYS: dict[ImpactKind, _Line] = {}
 _UNDER: dict[ImpactKind, _Lines] = {}
 
 
-def _says(*kinds: ImpactKind) -> Callable[[_F], _F]:
-    def register(function: _F) -> _F:
-        for kind in kinds:
-            _SAYS[kind] = function
-        return function
-    return register
-
-
-def _under(*kinds: ImpactKind) -> Callable[[_F], _F]:
-    def register(function: _F) -> _F:
-        for kind in kinds:
-            _UNDER[kind] = function
-        return function
-    return register
+_says = Wording(_SAYS)  # @_says(KIND, ...): the function that words an impact's line
+_under = Wording(_UNDER)  # @_under(KIND, ...): the one that words the lines under it
 
 
 def message(impact: Impact) -> str:

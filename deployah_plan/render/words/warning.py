@@ -7,25 +7,17 @@ they are, for each writer to escape as its medium needs.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, TypeVar, cast
+from typing import Any, Callable, Iterable, cast
 
 import msgspec
 
 from deployah_plan import facts as found
 from deployah_plan.codes import Code, Severity
 from deployah_plan.model import HelmAction, Ownership, ResourceRef, Warning
-from deployah_plan.render.words import plural, readable_path
+from deployah_plan.render.words import Wording, plural, readable_path
 
-_F = TypeVar("_F", bound=Callable[..., str])
 _SAYS: dict[Code, Callable[[Any, Warning], str]] = {}
-
-
-def says(code: Code) -> Callable[[_F], _F]:
-    """Registers the function that words `code`."""
-    def register(function: _F) -> _F:
-        _SAYS[code] = function
-        return function
-    return register
+says = Wording(_SAYS)  # @says(Code.X): the function that words code X
 
 
 def message(warning: Warning) -> str:
@@ -496,13 +488,9 @@ _OBJECT_FACTS: dict[Code, tuple[str, ...]] = {Code.CRD_NOT_UPGRADED: ("name", "s
 _MANY: dict[Code, Callable[[tuple[Warning, ...]], str]] = {}
 
 
-def says_many(code: Code) -> Callable[[_F], _F]:
-    """Registers the function that words several warnings of `code` at once (else `message`
-    words the first with "N objects" for its object)."""
-    def register(function: _F) -> _F:
-        _MANY[code] = function
-        return function
-    return register
+# @says_many(Code.X): the function that words several warnings of code X at once (else
+# `message` words the first with "N objects" for its object).
+says_many = Wording(_MANY)
 
 
 def importance(warning: Warning) -> int:
