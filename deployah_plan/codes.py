@@ -96,6 +96,11 @@ class Code(str, enum.Enum):
         "dependency charts, so whether they changed since the previous revision cannot be told from it; Helm never "
         "upgrades crds/ either way. With the live CRDs read, those that differ from the chart's are named.",
         severity=_WARN)
+    CRD_NOT_CREATED = _Entry(
+        "crd-not-created", "A CRD new in the chart's crds/ on an upgrade: Helm creates crds/ only on install, so "
+        "the upgrade does not create it, and custom resources of its kinds fail unless the cluster already has it "
+        "(with the live CRDs read and it missing, they are predicted failures: crd-missing). When a hook that runs "
+        "on this upgrade looks like it applies CRDs, that hook is named as likely creating it.", severity=_WARN)
     CRD_VERSION_REMOVED = _Entry(
         "crd-version-removed", "An applied CRD leaves out a version. With the live CRD read and that version still "
         "in its status.storedVersions, a predicted failure (the API server refuses the update); without the live "

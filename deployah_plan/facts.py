@@ -135,12 +135,14 @@ class ApiDeprecated(Facts, frozen=True, kw_only=True):
 
 
 class CrdMissing(Facts, frozen=True, kw_only=True):
-    """A custom resource whose kind the cluster does not serve and no CRD of the chart defines."""
+    """A custom resource whose kind the cluster does not serve and no CRD of the chart defines,
+    or (`chart_crd`: its file) one the chart's crds/ defines, which Helm creates only on install."""
 
     code = Code.CRD_MISSING
     role: Role
     api_version: str
     kind: str
+    chart_crd: str | None = None
 
 
 class ProblemKind(enum.Enum):
@@ -373,6 +375,21 @@ class CrdChangeUnknown(Facts, frozen=True, kw_only=True):
     dependency: str
     names: tuple[str, ...]
     live: CrdLive
+
+
+class CrdNotCreated(Facts, frozen=True, kw_only=True):
+    """A CRD new in the chart's crds/ (none of that name in the previous revision's) on an
+    upgrade: Helm creates crds/ only on install. `live` is what the cluster says of it (a live
+    copy equal to the chart's raises nothing); `custom_resources` counts the objects of its kinds
+    the new chart renders."""
+
+    code = Code.CRD_NOT_CREATED
+    name: str
+    source: str
+    live: CrdLive
+    custom_resources: int = 0
+    hook: str | None = None  # as CrdNotUpgraded's: a hook that runs and likely applies CRDs
+    hook_resource: ResourceRef | None = None
 
 
 class EmptyRender(Facts, frozen=True, kw_only=True):

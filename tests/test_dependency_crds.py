@@ -118,3 +118,40 @@ def test_with_the_cluster_a_dependency_crd_is_judged_by_its_live_copy(helm: Path
         doc = run_plan("upgrade", "top", str(chart), "-n", "shop", "-o", "json", "--render", "template",
                        helm=helm, KUBECONFIG=kubeconfig).json()
         assert not [w for w in doc["warnings"] if w["code"] == "crd-change-unknown"]
+
+
+def _new_crd_chart(root: Path, with_gizmos: bool) -> Path:
+    """A chart whose second version adds a CRD to crds/ and a custom resource of its kind."""
+    templates = {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: top\n"}
+    files = {"crds/widgets.yaml": _CRD.format(plural="widgets", group="top.example.com", kind="Widget", field="size")}
+    if with_gizmos:
+        templates["gizmo.yaml"] = "apiVersion: top.example.com/v1\nkind: Gizmo\nmetadata:\n  name: g1\n"
+        files["crds/gizmos.yaml"] = _CRD.format(plural="gizmos", group="top.example.com", kind="Gizmo", field="size")
+    return write_chart(root, "top", templates, version="0.2.0" if with_gizmos else "0.1.0", extra_files=files)
+
+
+def test_a_crd_new_in_crds_on_upgrade_is_not_created(helm: Path, store: Store, tmp_path: Path) -> None:
+    """Helm creates crds/ only on install: an upgrade that adds one leaves it out, and the chart's
+    custom resource of its kind fails where the cluster does not serve it."""
+    store.add("top", _new_crd_chart(tmp_path / "v1", False), "shop")
+    chart = _new_crd_chart(tmp_path / "v2", True)
+    doc = run_plan("upgrade", "top", str(chart), "-n", "shop", "-o", "json", helm=helm, store=store).json()
+    assert [w["facts"] for w in doc["warnings"] if w["code"] == "crd-not-created"] == [
+        {"name": "gizmos.top.example.com", "source": "top/crds/gizmos.yaml", "live": "not-read", "custom_resources": 1,
+         "hook": None, "hook_resource": None}]
+    text = run_plan("upgrade", "top", str(chart), "-n", "shop", helm=helm, store=store).out
+    assert "gizmos.top.example.com (top/crds/gizmos.yaml): not processed" in text
+    assert "NEW in the chart, and this upgrade will not create it: apply it yourself" in text
+    with FakeKube(namespace="shop", context="fake-ctx",
+                  custom=[("top.example.com/v1", "widgets", "Widget", True)]) as kube:
+        kube.load_releases(store.path)
+        kube.put(yaml.safe_load(_CRD.format(plural="widgets", group="top.example.com", kind="Widget", field="size")))
+        kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        result = run_plan("upgrade", "top", str(chart), "-n", "shop", "-o", "json", "--render", "template",
+                          helm=helm, KUBECONFIG=kubeconfig)
+        assert result.code == 0, result.err
+        doc = result.json()
+        assert [w["facts"]["live"] for w in doc["warnings"] if w["code"] == "crd-not-created"] == ["missing"]
+        (missing,) = [w for w in doc["warnings"] if w["code"] == "crd-missing"]
+        assert missing["predicted_failure"] and missing["facts"]["chart_crd"] == "top/crds/gizmos.yaml"
+        assert doc["summary"]["predicted_failures"] == 1

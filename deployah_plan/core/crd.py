@@ -62,6 +62,17 @@ def applies_crds(obj: Mapping[str, Any]) -> bool:
     return any(_SAYS_CRDS.search(text) for text in said)
 
 
+def custom_resources(definition: Mapping[str, Any], objects: Iterable[Mapping[str, Any]]) -> int:
+    """How many of `objects` are custom resources of the CRD `definition` (its group and kind,
+    any of its versions)."""
+    spec = _dict(definition.get("spec"))
+    group, kind = str(spec.get("group") or ""), str(_dict(spec.get("names")).get("kind") or "")
+    if not group or not kind:
+        return 0
+    return sum(1 for obj in objects if obj.get("kind") == kind
+               and str(obj.get("apiVersion") or "").rpartition("/")[0] == group)
+
+
 def mark_descriptions(fields: Iterable[FieldChange]) -> tuple[FieldChange, ...]:
     """The field changes of a CRD, each one that only edits schema prose marked as such."""
     return tuple(replace(f, crd_description=True) if is_description(f.path) and not f.parts else f for f in fields)

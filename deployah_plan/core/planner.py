@@ -22,7 +22,7 @@ from deployah_plan.core.validate import Applied, Target, hook_collisions, json_t
 from deployah_plan.facts import Role
 from deployah_plan.errors import ManifestError
 from deployah_plan.facts import (
-    Collision, CrdChangeUnknown, CrdLive, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, EmptyRender, EquivalentOnly,
+    Collision, CrdChangeUnknown, CrdLive, CrdNotCreated, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, EmptyRender, EquivalentOnly,
     Field, KeepFromManifest, OwnershipCheck, Quantity, SsaConflict, StoredVersions,
 )
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
@@ -620,6 +620,34 @@ def _dependency_crds_unknown(request: PlanRequest, live: _Live) -> list[Warning]
             for (dependency, state), names in groups.items()]
 
 
+def _new_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[CrdNotCreated]:
+    """On an upgrade, the chart's crds/ CRDs the previous revision did not have: Helm creates
+    crds/ only on install, so this upgrade leaves them out. A dependency's, only where the
+    previous copies are known (two renders; from a record, crd-change-unknown says them).
+    One the cluster holds as the chart has it raises nothing."""
+    if fresh or request.previous is None:
+        return []
+    known = {_chart_crd_ref(d).name for d in request.previous.crds}
+    objects = [d.obj for d in (*request.desired.resources, *request.desired.hooks)]
+    out = []
+    for doc in request.desired.crds:
+        ref = _chart_crd_ref(doc)
+        if ref.name in known or (_dependency(doc.source) and not request.previous_dependency_crds):
+            continue
+        state = CrdLive.NOT_READ
+        if live.covered(ref):
+            found = find_live(live.index, ref)
+            if found is None:
+                state = CrdLive.MISSING
+            elif diff_objects(declared_surface(doc.obj, found), doc.obj):
+                state = CrdLive.DIFFERS
+            else:
+                continue
+        out.append(CrdNotCreated(name=ref.name, source=doc.source, live=state,
+                                 custom_resources=crd.custom_resources(doc.obj, objects)))
+    return out
+
+
 def _crd_hook(tasks: Iterable[TaskPlan], action: HelmAction, hooks_disabled: bool) -> TaskPlan | None:
     """The first hook that runs on this action and looks like it applies CRDs (crd.applies_crds):
     what a chart whose crds/ Helm never upgrades often ships instead (gatekeeper's pre-upgrade
@@ -678,8 +706,9 @@ def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes
         objects += [Applied(_chart_crd_ref(d), d.obj, True, Role.CHART_CRD) for d in request.desired.crds]
     if request.previous is not None:
         objects += [Applied(ref, doc.obj, False, Role.PREVIOUS_RELEASE) for ref, doc in prev_resources.values()]
-    crd_objects = [d.obj for d in (*request.desired.crds, *request.desired.resources, *request.desired.hooks)]
-    out = predict(target, objects, crd_objects)
+    crd_objects = [d.obj for d in (*request.desired.resources, *request.desired.hooks)]
+    out = predict(target, objects, crd_objects, [(d.source, d.obj) for d in request.desired.crds],
+                  created=request.previous is None and not request.skip_crds)
     if request.previous is None:
         out += namespace_warning(target, request.header.namespace)
 
@@ -751,12 +780,15 @@ def make_plan(request: PlanRequest) -> Plan:
             action = provisional
         tasks += _schedule_tasks(changes, want_resources)
         crds = _chart_crds(request, live, fresh)
-        applier = _crd_hook(tasks, provisional, request.hooks_disabled) if any(c.chart_changed for c in crds) else None
+        new_crds = _new_crds(request, live, fresh)
+        applier = (_crd_hook(tasks, provisional, request.hooks_disabled)
+                   if new_crds or any(c.chart_changed for c in crds) else None)
+        hook, hook_resource = (applier.name, applier.resources[0]) if applier else (None, None)
         for chart_crd in crds:
             if chart_crd.chart_changed:
-                warnings.append(warn(CrdNotUpgraded(name=chart_crd.name, source=chart_crd.source,
-                                                    hook=applier.name if applier else None,
-                                                    hook_resource=applier.resources[0] if applier else None)))
+                warnings.append(warn(CrdNotUpgraded(name=chart_crd.name, source=chart_crd.source, hook=hook,
+                                                    hook_resource=hook_resource)))
+        warnings += [warn(replace(facts, hook=hook, hook_resource=hook_resource)) for facts in new_crds]
         warnings += _dependency_crds_unknown(request, live)
         if request.previous is not None and request.action in (None, HelmAction.UPGRADE) and prev_resources \
                 and not want_resources:

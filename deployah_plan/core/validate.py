@@ -259,9 +259,11 @@ class SchemaChecker:
 # --- the predictions ------------------------------------------------------------------------
 
 class _Predictor:
-    def __init__(self, target: Target, crds: Mapping[tuple[str, str], _Crd]) -> None:
+    def __init__(self, target: Target, crds: Mapping[tuple[str, str], _Crd],
+                 uncreated: Mapping[tuple[str, str], str]) -> None:
         self.target = target
         self.crds = crds
+        self.uncreated = uncreated
         self.minor = target.minor
         self.table = target.table
         self.checker = SchemaChecker(target.table.types_at(self.minor))
@@ -316,8 +318,9 @@ class _Predictor:
             if self.table.builtin(api_version):
                 self._removed(item, api_version, kind)
             else:
-                self.warnings.append(warn(CrdMissing(role=item.role, api_version=api_version, kind=kind), item.ref,
-                                          fails=True))
+                self.warnings.append(warn(CrdMissing(role=item.role, api_version=api_version, kind=kind,
+                                                     chart_crd=self.uncreated.get((group, kind))),
+                                          item.ref, fails=True))
             return None
         if not self.table.builtin(api_version):
             if ApiKind(kind, api_version) not in self.unchecked:
@@ -388,9 +391,25 @@ class _Predictor:
                                       item.ref, fails=rule is UnknownFieldRule.STRICT, severity=severity))
 
 
-def predict(target: Target, objects: Iterable[Applied], crd_objects: Iterable[Mapping[str, Any]]) -> list[Warning]:
-    """Kinds and schemas: the predicted failures (and deprecations) of every object Helm builds."""
-    predictor = _Predictor(target, chart_crds(crd_objects))
+def predict(target: Target, objects: Iterable[Applied], crd_objects: Iterable[Mapping[str, Any]],
+            crds_dir: Iterable[tuple[str, Mapping[str, Any]]] = (), created: bool = True) -> list[Warning]:
+    """Kinds and schemas: the predicted failures (and deprecations) of every object Helm builds.
+    `crd_objects` are the CRDs the release applies (templates, hooks); `crds_dir` the chart's
+    crds/ files (source, CRD), which Helm creates only on install (`created`): on an upgrade one
+    counts only where the cluster serves its kind, or where what it serves is not known (it was
+    created by the install)."""
+    known: dict[tuple[str, str], _Crd] = {}
+    uncreated: dict[tuple[str, str], str] = {}
+    for source, obj in crds_dir:
+        for key, crd in chart_crds([obj]).items():
+            if created or target.served is None or any(
+                    f"{crd.group}/{version} {crd.kind}" in target.served for version in crd.versions):
+                known[key] = crd
+            else:
+                uncreated[key] = source
+    applied = chart_crds(crd_objects)
+    known.update(applied)
+    predictor = _Predictor(target, known, {k: v for k, v in uncreated.items() if k not in applied})
     for item in objects:
         how = predictor.kind(item)
         if how is not None and item.apply:

@@ -341,9 +341,10 @@ def _crd_items(plan: Plan) -> list[_Item]:
     for lifecycle in dict.fromkeys(c.lifecycle for c in plan.chart_crds):
         crds = [c for c in plan.chart_crds if c.lifecycle is lifecycle]
         upgrade = lifecycle is CRDLifecycle.NOT_ON_UPGRADE  # where a CRD the chart did not change is news to no one
-        lines = [f"- {md(c.name)} ({md(c.source)})" + (f": {md(words.crd_change_note(c))}" if words.crd_change_note(c) else "")
-                 for c in crds if words.crd_change_note(c) or not upgrade]
-        same = [c.name for c in crds if not words.crd_change_note(c)] if upgrade else []
+        notes = {c.name: words.crd_change_note(c, words.crd_is_new(plan, c)) for c in crds}
+        lines = [f"- {md(c.name)} ({md(c.source)})" + (f": {md(notes[c.name])}" if notes[c.name] else "")
+                 for c in crds if notes[c.name] or not upgrade]
+        same = [c.name for c in crds if not notes[c.name]] if upgrade else []
         if same:
             lines.append(f"- {md(words.crds_unchanged(same, len(same) < len(crds)))}")
         head = f"**{md(words.plural(len(crds), 'chart CRD'))}: {md(words.CRD_MEANING[lifecycle])}**\n\n"

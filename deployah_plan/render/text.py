@@ -224,7 +224,7 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     if plan.chart_crds:
         out += ["", style(words.CRDS_TITLE, "bold")]
         for crd in plan.chart_crds:
-            out.append(f"  {crd.name} ({crd.source}): {words.CRD_MEANING[crd.lifecycle]}{words.crd_note(crd, words.crd_applier(plan, crd))}")
+            out.append(f"  {crd.name} ({crd.source}): {words.CRD_MEANING[crd.lifecycle]}{words.crd_note(crd, words.crd_applier(plan, crd), words.crd_is_new(plan, crd))}")
     if report.drift_read or plan.drift:
         out += _drift_lines(plan, redactor, style, view)
     if plan.warnings:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from deployah_plan.codes import Code
-from deployah_plan.facts import CrdChangeUnknown, CrdLive, EmptyRender, Expansion, PvcExpand, PvcExpandRefused, ReplicasReset, ResetRule
+from deployah_plan.facts import CrdChangeUnknown, CrdLive, CrdMissing, CrdNotCreated, EmptyRender, Expansion, PvcExpand, PvcExpandRefused, ReplicasReset, ResetRule
 from deployah_plan.core.kube_api import table
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, release_scope
 from deployah_plan.core.validate import Target
@@ -347,6 +347,47 @@ def test_an_upgrade_leaves_the_charts_crds_as_they_are_and_says_which_changed() 
     assert [(w.facts, w.resource, w.fails) for w in by_code(p, Code.CRD_NOT_UPGRADED)] == [(
         CrdNotUpgraded(name=f"{name}.shop.example.com", source=CRD_FILE), None, False) for name in ("widgets", "gadgets")]
     assert p.changes == ()  # crds/ are not release objects
+
+
+SPROCKET = "# Source: shop/templates/s.yaml\napiVersion: shop.example.com/v1\nkind: Sprocket\nmetadata:\n  name: s1\nspec:\n  size: 2\n"
+
+
+def test_a_crd_new_in_crds_on_upgrade_is_not_created_and_its_custom_resources_fail() -> None:
+    """Helm creates crds/ only on install: a CRD the previous revision did not have is left out
+    by the upgrade, and a custom resource of its kind fails where the cluster does not serve it."""
+    old = [crd("widgets", WIDGETS_V1, CRD_FILE)]
+    new = [*old, crd("sprockets", WIDGETS_V1, CRD_FILE)]
+    offline = plan([CONFIGMAP, *old], [CONFIGMAP, *new, SPROCKET], None, target=TARGET)
+    assert [w.facts for w in by_code(offline, Code.CRD_NOT_CREATED)] == [
+        CrdNotCreated(name="sprockets.shop.example.com", source=CRD_FILE, live=CrdLive.NOT_READ, custom_resources=1)]
+    # Without discovery the chart's copy is taken as the CRD: the custom resource is checked against it.
+    assert not by_code(offline, Code.CRD_MISSING)
+    # Read: the cluster serves widgets (created by the install) and not sprockets.
+    served = Target("1.34", VersionSource.CLUSTER_DISCOVERY, table(), served=frozenset(
+        {"v1 ConfigMap", "shop.example.com/v1 Widget", "apiextensions.k8s.io/v1 CustomResourceDefinition"}))
+    live = [live_crd(old[0].split("\n", 1)[1], ["v1"]), live_of(CONFIGMAP)]
+    read = plan([CONFIGMAP, *old], [CONFIGMAP, *new, SPROCKET, "# Source: shop/templates/w.yaml\n" + WIDGET], live,
+                target=served)
+    assert [w.facts for w in by_code(read, Code.CRD_NOT_CREATED)] == [
+        CrdNotCreated(name="sprockets.shop.example.com", source=CRD_FILE, live=CrdLive.MISSING, custom_resources=1)]
+    assert [(w.resource, w.facts, w.fails) for w in by_code(read, Code.CRD_MISSING)] == [
+        (ref("shop.example.com/v1", "Sprocket", "s1"), CrdMissing(role=Role.RELEASE, api_version="shop.example.com/v1",
+                                                                  kind="Sprocket", chart_crd=CRD_FILE), True)]
+    # The same CRD on install is created first: nothing fails.
+    install = plan(None, [CONFIGMAP, *new, SPROCKET], [], target=served)
+    assert not by_code(install, Code.CRD_NOT_CREATED) and not by_code(install, Code.CRD_MISSING)
+    # ... unless --skip-crds leaves it out.
+    skipped = plan(None, [CONFIGMAP, *new, SPROCKET], [], target=served, skip_crds=True)
+    assert [w.facts.chart_crd for w in by_code(skipped, Code.CRD_MISSING)] == [CRD_FILE]  # type: ignore[union-attr]
+    # In the cluster as the chart has it: nothing to say.
+    there = [*live, live_crd(new[1].split("\n", 1)[1], ["v1"])]
+    assert not by_code(plan([CONFIGMAP, *old], [CONFIGMAP, *new], there), Code.CRD_NOT_CREATED)
+    # A hook that runs on this upgrade and applies CRDs is named.
+    hook = ("# Source: shop/templates/hook.yaml\napiVersion: batch/v1\nkind: Job\nmetadata:\n"
+            "  name: shop-update-crds-hook\n  annotations:\n"
+            "    helm.sh/hook: pre-upgrade\nspec:\n  template:\n    spec:\n      containers: []\n")
+    (hooked,) = by_code(plan([CONFIGMAP, *old], [CONFIGMAP, *new, hook]), Code.CRD_NOT_CREATED)
+    assert hooked.facts.hook is not None and "update-crds-hook" in hooked.facts.hook  # type: ignore[union-attr]
 
 
 def test_a_dependency_crd_the_record_does_not_keep_is_judged_by_the_live_copy() -> None:

@@ -183,3 +183,18 @@ def test_the_objects_folded_under_a_grouped_warning_are_escaped() -> None:
     (folded,) = [line for line in out.splitlines() if line.startswith("  <details><summary>the 2 objects")]
     assert "<li>PersistentVolumeClaim shop/a&lt;/details&gt;&lt;img src=x&gt;</li>" in folded
     assert "<li>PersistentVolumeClaim shop/&#64;team b</li>" in folded
+
+
+def test_crds_new_on_upgrade_are_one_grouped_warning_and_the_crd_section_calls_them_new() -> None:
+    resource = "# Source: app/templates/k.yaml\napiVersion: example.com/v1\nkind: Kc00\nmetadata: {name: one}\n"
+    p = plan([CONFIG.format(name="web", value=1)], [*_crds(3, "size"), resource, CONFIG.format(name="web", value=2)])
+    assert sum(w.code is Code.CRD_NOT_CREATED for w in p.warnings) == 3
+    out = markdown.render(p)
+    (line,) = [line for line in out.splitlines() if "creates crds/ only on install" in line]
+    assert line == ("- ⚠️ 3 chart CRDs are new in the chart, and Helm creates crds/ only on install: this upgrade does "
+                    "not create them, so the chart's 1 custom resource of their kinds fail unless the cluster already "
+                    "has them; apply them yourself (kubectl apply -f) before this upgrade if the new chart needs them")
+    crds = out.split("#### Chart CRDs (crds/)", 1)[1]
+    assert "unchanged" not in crds
+    assert crds.count(": new in the chart") == 3
+    assert "3 new chart CRDs that Helm will not apply (see the warnings)." in out

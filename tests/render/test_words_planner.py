@@ -7,7 +7,7 @@ from typing import Any, Mapping
 import pytest
 
 from deployah_plan.codes import Facts
-from deployah_plan.facts import CrdChangeUnknown, CrdLive, EmptyRender
+from deployah_plan.facts import CrdChangeUnknown, CrdLive, CrdNotCreated, EmptyRender
 from deployah_plan.facts import (
     Collision, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, DroppedDocument, EquivalentOnly, Field, KeepFromManifest,
     Metadata, OwnershipCheck, OwnershipProblem, Quantity, StoredVersions,
@@ -119,6 +119,29 @@ def test_crd_not_upgraded() -> None:
         "chart CRD widgets.example.com (app/crds/widgets.yaml) changed in the chart, but Helm never upgrades the chart's "
         "crds/: the chart's hook Job shop/shop-update-crds-hook, which runs on this upgrade, likely applies it (its "
         "name, labels, image or command say so); check that it does before relying on it")
+
+
+def test_crd_not_created() -> None:
+    name, source = "widgets.example.com", "app/crds/widgets.yaml"
+    assert said(CrdNotCreated(name=name, source=source, live=CrdLive.NOT_READ, custom_resources=2)) == (
+        "chart CRD widgets.example.com (app/crds/widgets.yaml) is new in the chart, and Helm creates crds/ only on "
+        "install: this upgrade does not create it, so the chart's 2 custom resources of its kind fail unless the "
+        "cluster already has it; apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it")
+    assert said(CrdNotCreated(name=name, source=source, live=CrdLive.NOT_READ)) == (
+        "chart CRD widgets.example.com (app/crds/widgets.yaml) is new in the chart, and Helm creates crds/ only on "
+        "install: this upgrade does not create it; apply it yourself (kubectl apply -f) before this upgrade if the new "
+        "chart needs it")
+    assert said(CrdNotCreated(name=name, source=source, live=CrdLive.MISSING, custom_resources=1)) == (
+        "chart CRD widgets.example.com (app/crds/widgets.yaml) is new in the chart, and Helm creates crds/ only on "
+        "install: it is not in the cluster, and this upgrade does not create it; apply it yourself (kubectl apply -f) "
+        "before this upgrade if the new chart needs it")
+    job = ResourceRef("batch/v1", "Job", "shop", "shop-update-crds-hook")
+    assert said(CrdNotCreated(name=name, source=source, live=CrdLive.DIFFERS, hook="shop-update-crds-hook",
+                              hook_resource=job)) == (
+        "chart CRD widgets.example.com (app/crds/widgets.yaml) is new in the chart, and Helm creates crds/ only on "
+        "install: the cluster already has it, and this upgrade leaves the cluster's copy, which differs from the "
+        "chart's; the chart's hook Job shop/shop-update-crds-hook, which runs on this upgrade, likely applies it (its "
+        "name, labels, image or command say so): check that it does before relying on it")
 
 
 def test_crd_change_unknown() -> None:

@@ -119,6 +119,11 @@ def test_crd_missing() -> None:
         "chart's crds/)")
     assert message(warn(CrdMissing(role=Role.HOOK, api_version="example.com/v1", kind="Widget"), ref)).startswith(
         "hook Widget ns/w: the cluster does not serve")
+    in_crds = CrdMissing(role=Role.RELEASE, api_version="example.com/v1", kind="Widget", chart_crd="app/crds/w.yaml")
+    assert message(warn(in_crds, ref)) == (
+        "Widget ns/w: the cluster does not serve Widget in example.com/v1, and its CRD is in the chart's crds/ "
+        "(app/crds/w.yaml), which Helm creates only on install (without --skip-crds): Helm fails with \"no matches for "
+        "kind Widget in version example.com/v1\"; apply the CRD first (kubectl apply -f)")
 
 
 def test_kinds_not_checked_names_five() -> None:

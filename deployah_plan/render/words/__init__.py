@@ -382,6 +382,10 @@ def failures_text(plan: Plan) -> str:
 
 def crds_text(plan: Plan) -> str:
     n = sum(1 for c in plan.chart_crds if c.chart_changed)
+    new = sum(1 for c in plan.chart_crds if crd_is_new(plan, c))
+    if new:
+        what = f"{plural(n, 'chart CRD')} changed and {plural(new, 'new one')}" if n else plural(new, "new chart CRD")
+        return f"{what} that Helm will not apply (see the warnings)."
     return f"{plural(n, 'chart CRD')} changed that Helm will not apply (see the warnings)." if n else ""
 
 
@@ -822,12 +826,18 @@ def crd_summary_note(summary: CRDSummary | None) -> str:
     return f" ({'; '.join(lines)})" if lines else ""
 
 
+def crd_is_new(plan: Plan, crd: ChartCRD) -> bool:
+    """A chart CRD new in the chart on an upgrade, which the upgrade does not create (a
+    crd-not-created warning names it)."""
+    return any(w.code is Code.CRD_NOT_CREATED and getattr(w.facts, "name", None) == crd.name for w in plan.warnings)
+
+
 def crd_applier(plan: Plan, crd: ChartCRD) -> str | None:
     """The hook that runs on this upgrade and likely applies this chart CRD, as the
-    crd-not-upgraded warning's facts name it (None: none does)."""
+    crd-not-upgraded or crd-not-created warning's facts name it (None: none does)."""
     for warning in plan.warnings:
         facts = warning.facts
-        if warning.code is Code.CRD_NOT_UPGRADED and getattr(facts, "name", None) == crd.name:
+        if warning.code in (Code.CRD_NOT_UPGRADED, Code.CRD_NOT_CREATED) and getattr(facts, "name", None) == crd.name:
             hook, ref = getattr(facts, "hook", None), getattr(facts, "hook_resource", None)
             return str(ref) if ref is not None else hook
     return None
@@ -854,16 +864,24 @@ def crds_unchanged(names: list[str], others: bool) -> str:
     return f"{'the other ' if others else ''}{plural(len(names), 'CRD')} unchanged: {', '.join(names)}"
 
 
-def crd_change_note(crd: ChartCRD) -> str:
+def crd_change_note(crd: ChartCRD, new: bool = False) -> str:
     """What is known of a chart CRD beyond what Helm does with it, without the advice a
-    crd-not-upgraded warning gives (the markdown says that advice once, in the warning)."""
+    crd-not-upgraded or crd-not-created warning gives (the markdown says that advice once, in
+    the warning). `new`: `crd_is_new`."""
     if crd.chart_changed and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
         return "changed in the chart" + crd_summary_note(crd.schema)
+    if new and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
+        return "new in the chart"
     return crd_note(crd).removeprefix("; ")
 
 
-def crd_note(crd: ChartCRD, applier: str | None = None) -> str:
-    """What the CRD section adds to a chart CRD's line; `applier` the hook that likely applies it."""
+def crd_note(crd: ChartCRD, applier: str | None = None, new: bool = False) -> str:
+    """What the CRD section adds to a chart CRD's line; `applier` the hook that likely applies
+    it, `new`: `crd_is_new`."""
+    if new and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
+        return ("; NEW in the chart" + (f", and Helm will not create it: the hook {applier}, which runs on this "
+                                        "upgrade, likely does" if applier else
+                                        ", and this upgrade will not create it: apply it yourself"))
     if crd.chart_changed and crd.lifecycle is CRDLifecycle.NOT_ON_UPGRADE:
         return ("; CHANGED in the chart" + crd_summary_note(crd.schema)
                 + (f", and Helm will not apply it: the hook {applier}, which runs on this upgrade, likely does"

@@ -164,6 +164,10 @@ def api_deprecated(facts: found.ApiDeprecated, warning: Warning) -> str:
 
 @says(Code.CRD_MISSING)
 def crd_missing(facts: found.CrdMissing, warning: Warning) -> str:
+    if facts.chart_crd is not None:
+        return (f"{_object(facts.role, warning)}: the cluster does not serve {facts.kind} in {facts.api_version}, "
+                f"and its CRD is in the chart's crds/ ({facts.chart_crd}), which Helm creates only on install (without "
+                f"--skip-crds): {_no_matches(facts.kind, facts.api_version)}; apply the CRD first (kubectl apply -f)")
     return (f"{_object(facts.role, warning)}: the cluster does not serve {facts.kind} in {facts.api_version} and no "
             f"CRD in this chart defines it: {_no_matches(facts.kind, facts.api_version)}; install the CRD first (or "
             "add it to the chart's crds/)")
@@ -306,6 +310,25 @@ def crd_not_upgraded(facts: found.CrdNotUpgraded, warning: Warning) -> str:
         return said + (f"the chart's hook {hook}, which runs on this upgrade, likely applies it (its name, labels, "
                        "image or command say so); check that it does before relying on it")
     return said + "apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it"
+
+
+@says(Code.CRD_NOT_CREATED)
+def crd_not_created(facts: found.CrdNotCreated, warning: Warning) -> str:
+    said = f"chart CRD {facts.name} ({facts.source}) is new in the chart, and Helm creates crds/ only on install: "
+    if facts.live is found.CrdLive.DIFFERS:
+        said += "the cluster already has it, and this upgrade leaves the cluster's copy, which differs from the chart's"
+    elif facts.live is found.CrdLive.MISSING:
+        said += "it is not in the cluster, and this upgrade does not create it"
+    else:
+        said += "this upgrade does not create it"
+        if facts.custom_resources:
+            said += (f", so the chart's {plural(facts.custom_resources, 'custom resource')} of its kind fail unless the "
+                     "cluster already has it")
+    if facts.hook is not None:
+        hook = f"{facts.hook_resource}" if facts.hook_resource is not None else facts.hook
+        return said + (f"; the chart's hook {hook}, which runs on this upgrade, likely applies it (its name, labels, "
+                       "image or command say so): check that it does before relying on it")
+    return said + "; apply it yourself (kubectl apply -f) before this upgrade if the new chart needs it"
 
 
 @says(Code.CRD_CHANGE_UNKNOWN)
@@ -484,7 +507,8 @@ def pvc_expand_refused(facts: found.PvcExpandRefused, warning: Warning) -> str:
 # the object's own fields taken out must be equal (the object is `warning.resource`, and for a
 # code about something that is no resource, the facts fields that name it, in _OBJECT_FACTS).
 
-_OBJECT_FACTS: dict[Code, tuple[str, ...]] = {Code.CRD_NOT_UPGRADED: ("name", "source")}
+_OBJECT_FACTS: dict[Code, tuple[str, ...]] = {Code.CRD_NOT_UPGRADED: ("name", "source"),
+                                               Code.CRD_NOT_CREATED: ("name", "source", "custom_resources")}
 _MANY: dict[Code, Callable[[tuple[Warning, ...]], str]] = {}
 
 
@@ -544,7 +568,7 @@ def group_message(group: tuple[Warning, ...]) -> str:
 
 def member(warning: Warning) -> str:
     """The object a warning of a group is about, as the list under the group's line names it."""
-    if warning.code is Code.CRD_NOT_UPGRADED and isinstance(warning.facts, found.CrdNotUpgraded):
+    if isinstance(warning.facts, (found.CrdNotUpgraded, found.CrdNotCreated)):
         return f"{warning.facts.name} ({warning.facts.source})"
     return str(warning.resource)
 
@@ -555,7 +579,27 @@ def crds_not_upgraded(group: tuple[Warning, ...]) -> str:
             "yourself (kubectl apply -f) before this upgrade if the new chart needs them")
 
 
+@says_many(Code.CRD_NOT_CREATED)
+def crds_not_created(group: tuple[Warning, ...]) -> str:
+    facts = cast(found.CrdNotCreated, group[0].facts)
+    said = f"{len(group):,} chart CRDs are new in the chart, and Helm creates crds/ only on install: "
+    if facts.live is found.CrdLive.DIFFERS:
+        said += "the cluster already has them, and this upgrade leaves the cluster's copies, which differ from the chart's"
+    elif facts.live is found.CrdLive.MISSING:
+        said += "they are not in the cluster, and this upgrade does not create them"
+    else:
+        said += "this upgrade does not create them"
+        resources = sum(cast(found.CrdNotCreated, w.facts).custom_resources for w in group)
+        if resources:
+            said += (f", so the chart's {plural(resources, 'custom resource')} of their kinds fail unless the cluster "
+                     "already has them")
+    if facts.hook is not None:
+        hook = f"{facts.hook_resource}" if facts.hook_resource is not None else facts.hook
+        return said + f"; the chart's hook {hook}, which runs on this upgrade, likely applies them: check that it does"
+    return said + "; apply them yourself (kubectl apply -f) before this upgrade if the new chart needs them"
+
+
 def members_title(group: tuple[Warning, ...]) -> str:
     """What the list under a group's line is called."""
-    what = "chart CRDs" if group[0].code is Code.CRD_NOT_UPGRADED else "objects"
+    what = "chart CRDs" if group[0].code in (Code.CRD_NOT_UPGRADED, Code.CRD_NOT_CREATED) else "objects"
     return f"the {len(group):,} {what}"
