@@ -188,12 +188,18 @@ def _impact_lines(report: Report, style: _Style) -> list[str]:
     return out
 
 
-def _warning_line(warning: PlanWarning, style: _Style) -> str:
-    """A predicted failure or a data loss stands out (red); other warnings keep their mark."""
+def _warning_lines(group: tuple[PlanWarning, ...], style: _Style) -> list[str]:
+    """A predicted failure or a data loss stands out (red); other warnings keep their mark.
+    Warnings that differ only by their object (render/words/warning.grouped) are one line, the
+    objects listed under it."""
+    warning = group[0]
     mark = "X" if warning.fails else "!" if warning.severity is Severity.WARNING else "i"
     loud = warning.fails or warning.code.loud
-    said = warning_words.message(warning)
-    return f"  {style(mark, mark)} {style(said, 'alert') if loud else said}"
+    said = warning_words.group_message(group)
+    out = [f"  {style(mark, mark)} {style(said, 'alert') if loud else said}"]
+    if len(group) > 1:
+        out += [f"      {style(warning_words.member(w), 'dim')}" for w in group]
+    return out
 
 
 def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
@@ -229,7 +235,7 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
         out += _drift_lines(plan, redactor, style, view)
     if plan.warnings:
         out += ["", style(words.WARNINGS_TITLE, "bold")]
-        out += [_warning_line(w, style) for w in plan.warnings]
+        out += [line for group in warning_words.grouped(plan.warnings) for line in _warning_lines(group, style)]
     if plan.ignored:
         out += ["", style(words.IGNORED_TITLE, "bold")]
         for change in plan.ignored:

@@ -198,3 +198,17 @@ def test_crds_new_on_upgrade_are_one_grouped_warning_and_the_crd_section_calls_t
     assert "unchanged" not in crds
     assert crds.count(": new in the chart") == 3
     assert "3 new chart CRDs that Helm will not apply (see the warnings)." in out
+
+
+def test_the_text_plan_groups_warnings_as_the_comment_does() -> None:
+    from deployah_plan.render import text
+    out = text.render(_twenty_one_changed_crds())
+    assert out.count("Helm never upgrades the chart's crds/: apply") == 1
+    lines = out.splitlines()
+    (n,) = [i for i, line in enumerate(lines) if "21 chart CRDs changed in the chart" in line]
+    assert lines[n].startswith("  ! 21 chart CRDs changed in the chart, but Helm never upgrades the chart's crds/")
+    assert lines[n + 1:n + 22] == [f"      c{i:02d}.example.com (app/crds/c{i:02d}.yaml)" for i in range(21)]
+    # A warning alone keeps its own line.
+    single = text.render(plan([CONFIG.format(name="web", value=1), *_crds(1, "size")],
+                              [CONFIG.format(name="web", value=2), *_crds(1, "colour")]))
+    assert "  ! chart CRD c00.example.com (app/crds/c00.yaml) changed in the chart" in single
