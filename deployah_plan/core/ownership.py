@@ -91,7 +91,9 @@ def check_ownership(live: Mapping[str, Any] | None, release: str, namespace: str
     if terminating(live):
         return Verdict(Ownership.TERMINATING)
     owner = release_of(live)
-    other = f"{owner[0]}/{owner[1]}" if owner and owner != (namespace, release) else ""
+    # Another release's only where the annotations name one: our name with no namespace
+    # annotation is our own object with that annotation missing.
+    other = f"{owner[0]}/{owner[1]}" if owner and owner not in ((namespace, release), ("", release)) else ""
     labels, annotations = _metadata_map(live, "labels"), _metadata_map(live, "annotations")
     problems = (_require(labels, Metadata.LABEL, MANAGED_BY_LABEL, MANAGED_BY_HELM)
                 + _require(annotations, Metadata.ANNOTATION, RELEASE_NAME_ANNOTATION, release)
