@@ -2,7 +2,7 @@
 exit codes (here only: `_run`). What a plan command does is commands/plan_steps.py; its
 flags are declared in flags.py.
 
-Exit codes (the README has the same table):
+Exit codes (docs/output.md has the same table):
 
     0  the plan was made (with --detailed-exitcode: nothing would change)
     1  an error; one line on stderr says what is wrong and what to do next
@@ -65,6 +65,9 @@ def _remember_debug(ctx: click.Context, _param: click.Parameter, flag: bool) -> 
     session = ctx.find_object(_Session)
     if session is not None:
         session.debug = _debug_enabled(flag)
+        from deployah_plan import progress
+
+        progress.show_with_debug(session.debug)
     return flag
 
 

@@ -9,7 +9,7 @@ list derive from this table (`scripts/gen-schema-codes` writes the list; a test 
 step).
 
 To add a code: add a member below, run `scripts/gen-schema-codes` (a new code is a minor
-format version, see the README), and make the warning where the check finds it with
+format version, see docs/output.md), and make the warning where the check finds it with
 its facts (a `Facts` class in deployah_plan/facts.py), `model.warn(NewFacts(...), ...)`, and its
 words (render/words/warning.py). A code that may predict a failure names that check
 (`check`): the table is the list of failure checks, and a test holds each check to its code.
@@ -258,7 +258,7 @@ _FAILS = {Fails.ALWAYS: "always", Fails.SOMETIMES: "case by case", Fails.NEVER: 
 
 
 def markdown_table() -> str:
-    """The README's table of warning codes (between README_BEGIN and README_END), one row per
+    """docs/plan.md's table of warning codes (between README_BEGIN and README_END), one row per
     code in the table's order: what it is shown as, whether it predicts a failure, the
     `--fail-on` gates that match it, and its schema text."""
     rows = ["| code | shown as | predicts a failure | `--fail-on` | meaning |", "|---|---|---|---|---|"]

@@ -432,7 +432,7 @@ class _Kind(Struct, frozen=True):
     one: str = ""  # how the impact line counts one of them, and several ("" : a count of its own)
     many: str = ""
     family: str = ""  # the --fail-on family it also answers to (`traffic`, `data`)
-    says: str = ""  # the README's "what the plan says" (markdown)
+    says: str = ""  # docs/plan.md's "what the plan says" (markdown)
     rests_on: str = ""  # the Kubernetes behaviour it rests on, quoted with its documentation's link (markdown)
 
 
@@ -443,7 +443,7 @@ _DATA = ("data risk", "data risks")
 class ImpactKind(enum.Enum):
     """What a deploy does to running things, beyond the objects it writes (core/impact.py),
     declared once with what varies with it: the schema's text, the writers' sign, how the line
-    under the plan line counts it, its `--fail-on` family, and what the README's table says of
+    under the plan line counts it, its `--fail-on` family, and what docs/plan.md's table says of
     it (`says`) with the documented Kubernetes controller behaviour it rests on (`rests_on`,
     quoted with its link; scripts/gen-schema-codes writes that table). The order is the one
     impacts are listed in.
@@ -640,7 +640,7 @@ IMPACT_README_END = "<!-- end of impact kinds -->"
 
 
 def impact_markdown_table() -> str:
-    """The README's table of impact kinds (between IMPACT_README_BEGIN and IMPACT_README_END):
+    """docs/plan.md's table of impact kinds (between IMPACT_README_BEGIN and IMPACT_README_END):
     what the plan says of each and the Kubernetes behaviour it rests on; kinds that say the same
     share a row."""
     rows: list[tuple[list[str], str, str]] = []

@@ -246,10 +246,10 @@ def test_the_action_metadata() -> None:
     assert used == set(ACTION["inputs"]), "every input is used, and only inputs that exist"
 
 
-def test_readme_shows_the_example_workflows() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_docs_show_the_example_workflows() -> None:
+    readme = (ROOT / "docs" / "ci.md").read_text()
     for path in WORKFLOWS:
-        assert f"```yaml\n{path.read_text()}```" in readme, f"the README shows {path.name} as it is"
+        assert f"```yaml\n{path.read_text()}```" in readme, f"docs/ci.md shows {path.name} as it is"
     assert f"```yaml\n{GITLAB.read_text()}```" in readme
 
 

@@ -230,8 +230,8 @@ def test_revision_rollback_and_release(helm: Path, diff_env: dict[str, str], sto
     assert missing.returncode == 1 and "release shop has no revision 9" in missing.stderr
 
 
-def test_the_readme_lists_every_flag_and_variable() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_docs_list_every_flag_and_variable() -> None:
+    readme = (ROOT / "docs" / "helm-diff.md").read_text()
     for flag in helm_diff.FLAGS:
         assert f"| {', '.join(f'`{name}`' for name in flag.names)} | " in readme, flag.names[0]
         assert flag.here in readme, flag.names[0]

@@ -15,7 +15,7 @@ names, long names, live objects whose metadata (or its namespace, labels, annota
 references, field managers) has any type, and saved plans with wrong types.
 
 The command runs in this process (`cli.main`), reading real files; standard input is a real
-byte stream. HYPOTHESIS_PROFILE=ci (the default) runs the numbers the README gives.
+byte stream. HYPOTHESIS_PROFILE=ci (the default) runs the numbers docs/contributing.md gives.
 """
 from __future__ import annotations
 

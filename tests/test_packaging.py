@@ -29,9 +29,9 @@ def test_the_schema_lists_the_impact_kinds_of_the_table() -> None:
     assert SCHEMA["$defs"]["impact"]["properties"]["kind"]["oneOf"] == schema_impact_kinds(), "run scripts/gen-schema-codes"
 
 
-def test_schema_id_is_the_one_the_readme_names() -> None:
+def test_schema_id_is_the_one_the_docs_name() -> None:
+    assert f"`{SCHEMA['$id']}`" in (ROOT / "docs" / "output.md").read_text()
     readme = (ROOT / "README.md").read_text()
-    assert f"`{SCHEMA['$id']}`" in readme
     repository = re.match(r"https://raw\.githubusercontent\.com/([^/]+/[^/]+)/", SCHEMA["$id"])
     assert repository is not None
     assert f"helm plugin install https://github.com/{repository.group(1)}" in readme
@@ -51,16 +51,16 @@ def test_license_and_typing_marker() -> None:
     assert re.fullmatch(r"setuptools>=\d+,<\d+", backend), "the build backend range is bounded"
 
 
-def test_the_readme_lists_the_codes_of_the_table() -> None:
-    """The README's table of warning codes is the code table's, written by scripts/gen-schema-codes."""
-    text = (ROOT / "README.md").read_text()
+def test_the_docs_list_the_codes_of_the_table() -> None:
+    """docs/plan.md's table of warning codes is the code table's, written by scripts/gen-schema-codes."""
+    text = (ROOT / "docs" / "plan.md").read_text()
     block = text.split(README_BEGIN + "\n", 1)[1].split("\n" + README_END, 1)[0]
     assert block == markdown_table(), "run scripts/gen-schema-codes"
 
 
-def test_the_readme_lists_the_impact_kinds_of_the_table() -> None:
-    """The README's table of impact kinds is ImpactKind's, written by scripts/gen-schema-codes."""
-    text = (ROOT / "README.md").read_text()
+def test_the_docs_list_the_impact_kinds_of_the_table() -> None:
+    """docs/plan.md's table of impact kinds is ImpactKind's, written by scripts/gen-schema-codes."""
+    text = (ROOT / "docs" / "plan.md").read_text()
     block = text.split(IMPACT_README_BEGIN + "\n", 1)[1].split("\n" + IMPACT_README_END, 1)[0]
     assert block == impact_markdown_table(), "run scripts/gen-schema-codes"
     assert all(kind.says and kind.rests_on for kind in ImpactKind)

@@ -74,7 +74,7 @@ def test_show_reads_standard_input_and_newer_minor_versions(tmp_path: Path) -> N
 
 def _with_unknown_values(doc: dict[str, Any], version: str) -> str:
     """The document at format `version`, with a warning code and an impact kind a later
-    helm plan might add (a minor version may add codes and kinds: schema and README)."""
+    helm plan might add (a minor version may add codes and kinds: schema and docs/plan.md)."""
     warning = {"code": "quota-exceeded", "severity": "warning", "message": "the namespace quota is exceeded",
                "resource": None, "predicted_failure": False}
     impact = {"kind": "traffic-drained", "resource": doc["changes"][0]["resource"],

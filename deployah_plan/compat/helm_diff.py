@@ -51,7 +51,7 @@ class DiffFlag(Struct, frozen=True):
     names: tuple[str, ...]  # long names first, then a short one ("-C")
     takes_value: bool
     does: Does
-    here: str  # what it does here, for the README's table and the refusal line
+    here: str  # what it does here, for docs/helm-diff.md's table and the refusal line
     repeatable: bool = False
     bare: str = ""  # the value when given alone, for a flag whose value is optional (--dry-run)
 

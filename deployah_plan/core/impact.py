@@ -4,7 +4,7 @@ over, traffic and data at risk.
 Pure: derived once from the plan's own changes (their field changes and snapshots, never a
 second diff), the desired and previous objects of the release (a ConfigMap's consumers and a
 Service's pods may be objects that do not change), and, when it was read, the live state.
-Each rule is Kubernetes' documented controller behaviour (README, "What the deploy does to
+Each rule is Kubernetes' documented controller behaviour (docs/plan.md, "What the deploy does to
 running things", quotes it):
 
 - Deployments, StatefulSets and DaemonSets roll their pods if and only if `.spec.template`

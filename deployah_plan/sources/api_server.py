@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
 from msgspec import Struct, field
 
+from deployah_plan import progress
 from deployah_plan.core.compact_schema import compact_definitions
 from deployah_plan.sources.cluster import CONNECT_TIMEOUT
 from deployah_plan.sources.cluster_reader import _Answer, _group_version_path, _Transport, _Unreachable
@@ -118,6 +119,12 @@ def _schemas(transport: _Transport, pool: ThreadPoolExecutor, api_versions: list
 def read_api(settings: ClusterSettings, api_versions: Iterable[str], namespace: str, *,
              connect_timeout: float = CONNECT_TIMEOUT) -> ApiFacts:
     """The facts about the API server a plan judges its objects against."""
+    with progress.step("reading what the cluster's API server serves"):
+        return _read_api(settings, api_versions, namespace, connect_timeout)
+
+
+def _read_api(settings: ClusterSettings, api_versions: Iterable[str], namespace: str,
+              connect_timeout: float) -> ApiFacts:
     asked = list(dict.fromkeys(v for v in api_versions if v))
     try:
         transport = _Transport(settings, connect_timeout)

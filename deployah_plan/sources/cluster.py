@@ -59,9 +59,11 @@ def read_live(settings: ClusterSettings, wanted: Iterable[tuple[KindRef, str]], 
     """The live objects of each (kind, namespace) wanted; see the module docstring."""
     # The client (and urllib3) is imported only when a cluster is read: most plans (offline,
     # saved, from files) never need it.
+    from deployah_plan import progress
     from deployah_plan.sources import cluster_reader
 
-    return cluster_reader.read_live(settings, wanted, connect_timeout=connect_timeout)
+    with progress.step("reading the live objects from the cluster"):
+        return cluster_reader.read_live(settings, wanted, connect_timeout=connect_timeout)
 
 
 _SAVE_HINT = "save the live state with `kubectl get KIND... -o yaml > FILE` (a List), or as YAML documents"

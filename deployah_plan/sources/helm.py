@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from msgspec import Struct, field
 
+from deployah_plan import progress
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
 from deployah_plan.redact import value_keys, without_userinfo
@@ -142,7 +143,8 @@ class Helm(Struct):
         except OSError as err:
             raise HelmError(f"could not run {self.binary}: {err.strerror}", "check that HELM_BIN or PATH names a working helm") from None
         try:
-            out, stderr = process.communicate(stdin)
+            with progress.step(what if not what.startswith("helm ") else f"running {what}"):
+                out, stderr = process.communicate(stdin)
         except BaseException:  # interrupted: the process is not left behind
             process.kill()
             process.wait()

@@ -3,7 +3,7 @@
 Why not the official `kubernetes` package: a plan sends GET requests and nothing else, and
 that package with its dependencies is 126 MB on disk and a third of the command's start-up
 time. This module is the part of it a plan uses, over `urllib3` (one connection pool, TLS,
-proxies), which the official client uses too. Measured side by side in the README.
+proxies), which the official client uses too. Why not the official client: docs/commands/upgrade.md.
 
 What a kubeconfig can say, and what is done with it (client-go's rules, k8s.io/client-go
 tools/clientcmd and rest; helm links client-go and its `auth` plugin package):

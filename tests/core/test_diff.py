@@ -1,7 +1,7 @@
 """Unit tests of deployah_plan/core/diff.py, fast enough for scripts/mutation.
 
 The property tests of tests/core/test_diff_properties.py check that a change set turns `before` into
-`after`; these check that it is the smallest true one (README: "the smallest true set of
+`after`; these check that it is the smallest true one (docs/plan.md: "the smallest true set of
 changes"): equal values give nothing, edits that keep the order give no `reorder`, equal
 entries are matched first come first served, and a keyed entry is a `rename` only when at
 least 60% of its content (key fields aside) is unchanged. Pointers are RFC 6901."""

@@ -1,6 +1,6 @@
 """Unit tests of deployah_plan/render/words.py: how a value is shown on one line.
 
-The rules are the README's: a value up to LONG_VALUE (1,000) characters is shown whole; a longer
+The rules are docs/output.md's: a value up to LONG_VALUE (1,000) characters is shown whole; a longer
 one is cut, around what differs when two values are compared (CONTEXT characters kept on each
 side of it), and every gap says how many characters it stands for, so a reviewer always sees
 the change and knows what was left out; --full-values (View.of(True)) shows everything."""

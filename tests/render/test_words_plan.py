@@ -1,6 +1,6 @@
 """Unit tests of deployah_plan/render/words.py: the sentences text and markdown share about a plan.
 
-The wording is what the README documents ("What the plan says", "Output for reviews and bots"):
+The wording is what the docs document (docs/plan.md and docs/output.md: "What the plan says", "Output for reviews and bots"):
 the summary line counts creates, updates, deletes, kept objects, hooks that run apart from hook
 definitions only stored, values the chart regenerates, drift set back, ignored changes and
 predicted failures; objects are named `Kind ns/name` or `Kind name`; a hook says its weight,
@@ -391,7 +391,7 @@ def _impact(kind: ImpactKind, pods: int | None = None) -> Impact:
 
 
 def test_the_impact_line_counts_restarts_by_pods_and_other_kinds_by_their_words() -> None:
-    """The README's example line, and the kinds that share words (a family) counted together."""
+    """The docs' example line, and the kinds that share words (a family) counted together."""
     impacts = [_impact(ImpactKind.RESTART, 2), _impact(ImpactKind.CONFIG_UNREACHED), _impact(ImpactKind.RESTART, 3),
                _impact(ImpactKind.TRAFFIC_PORT)]
     assert words.impact_summary(impacts) == (

@@ -1,0 +1,91 @@
+"""The README and the documentation site: the site builds with `mkdocs build --strict` (a broken
+link, a missing anchor or a page left out of the nav fails), the README stays an install-first
+page with the two set-up commands CI runs, its example is what the bundled example prints, and
+the measured figures live on the one page their scripts write."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLE, ROOT, Store, run_plan
+
+README = ROOT / "README.md"
+
+
+def _readme() -> str:
+    return README.read_text()
+
+
+@pytest.mark.e2e
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    import importlib.util
+
+    for module in ("mkdocs", "material"):  # the test extra's pins (scripts/bootstrap): never skipped
+        assert importlib.util.find_spec(module), f"{module} is missing: run scripts/bootstrap"
+    site = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file",
+                           str(ROOT / "mkdocs.yml"), "--site-dir", str(site)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (site / "index.html").is_file() and (site / "ARCHITECTURE" / "index.html").is_file()
+    assert not (ROOT / "site").exists()
+
+
+def test_every_page_is_in_the_nav_once() -> None:
+    nav = re.findall(r":\s+(\S+\.md)\s*$", (ROOT / "mkdocs.yml").read_text(), re.MULTILINE)
+    pages = sorted(str(p.relative_to(ROOT / "docs")) for p in (ROOT / "docs").rglob("*.md"))
+    assert sorted(nav) == pages and len(set(nav)) == len(nav)
+    assert "  - Commands:\n" in (ROOT / "mkdocs.yml").read_text()
+
+
+def test_the_readme_is_install_first() -> None:
+    lines = _readme().splitlines()
+    assert len(lines) <= 300
+    first_install = next(i for i, line in enumerate(lines) if line.startswith("helm plugin install"))
+    assert first_install < 80, "the install is on the first screens"
+    assert lines.index("## Install") < lines.index("## Your first plan") < lines.index("## Contributing")
+    assert "helm plugin install https://github.com/deployah/helm-plan --verify=false" in lines  # Helm 4
+
+
+def test_the_readme_has_the_two_set_up_commands_and_ci_runs_the_second() -> None:
+    contributing = _readme().split("## Contributing\n", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"```sh\n(.*?)\n```", contributing, re.DOTALL) == ["scripts/demo", "scripts/test"]
+    assert (ROOT / ".ci" / "run").read_text().strip().endswith("exec scripts/test")
+
+
+def test_the_readme_links_only_to_pages_that_exist() -> None:
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", _readme()):
+        if "://" not in target:
+            assert (ROOT / target).exists(), target
+
+
+@pytest.mark.e2e
+def test_the_readme_example_is_what_the_example_prints(store: Store, helm4: Path) -> None:
+    block = _readme().split("<!-- example: scripts/demo --no-color with Helm 4 (tests/test_docs.py checks it) -->\n```text\n",
+                            1)[1].split("```\n<!-- end of example -->", 1)[0]
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--no-color", helm=helm4, store=store)
+    assert result.code == 0, result.err
+    printed = result.out.splitlines()
+    at = 0
+    for line in block.splitlines():  # the README's lines, in order, with "..." where some are left out
+        if line == "...":
+            continue
+        assert line in printed[at:], line
+        at = printed.index(line, at) + 1
+
+
+def test_figures_are_stated_on_the_page_their_scripts_write_only() -> None:
+    page = (ROOT / "docs" / "performance.md").read_text()
+    for name, script in (("bench", "scripts/bench"), ("install", "scripts/measure-install")):
+        assert f"<!-- {name} figures: written by {script} --write -->\n" in page
+        assert f"<!-- end of {name} figures -->" in page
+    for path in [README, *(ROOT / "docs").rglob("*.md")]:
+        if path.name in ("performance.md", "contributing.md"):  # contributing: scripts/mutation's table
+            continue
+        text = path.read_text()
+        assert not re.search(r"\b\d+(\.\d+)? ?(ms|MB)\b(?! of)", text), (path.name, re.search(r".{40}\d+(\.\d+)? ?(ms|MB)\b.{0,20}", text))
