@@ -94,20 +94,19 @@ def seconds(duration: str) -> float:
 
 
 class Outcome(Struct, frozen=True):
-    """One release's answer: its verdict and its plan as the writer printed it, or what stopped
-    it (`error`, `hint`). The plan itself is not kept (see the module docstring)."""
+    """One release's answer: its verdict, its row of the report (its plan as the writer printed
+    it, or what stopped it), and the gates it matched. The plan itself is not kept (see the
+    module docstring)."""
 
     listed: Listed
     verdict: Verdict
-    document: str = ""  # the plan, as the chosen writer printed it
-    chart: str = ""
-    revision: int = 0
-    failures: int = 0
-    has_changes: bool = False
+    row: report_writer.Row
     gate_lines: tuple[str, ...] = ()  # the --fail-on gates it matched, each as stderr says it
     unevaluated: tuple[str, ...] = ()
-    error: str = ""
-    hint: str = ""
+
+    @property
+    def has_changes(self) -> bool:
+        return self.row.has_changes
 
 
 class _Run(Struct, frozen=True):
@@ -130,8 +129,10 @@ def _plan_one(run: _Run, listed: Listed) -> Outcome:
     except PlanError as err:
         # The chart's own kubeVersion refuses the target: `helm upgrade` fails the same way.
         refused = _KUBE_VERSION_REFUSED.search(err.message) is not None
-        return Outcome(listed, Verdict.WILL_FAIL if refused else Verdict.ERROR, chart=listed.chart,
-                       revision=listed.revision, failures=int(refused), error=err.message, hint=err.hint)
+        judged = Verdict.WILL_FAIL if refused else Verdict.ERROR
+        return Outcome(listed, judged, report_writer.Row(
+            listed.name, listed.namespace, listed.chart, listed.revision, judged.value, failures=int(refused),
+            error=err.message, hint=err.hint))
 
 
 def _planned(run: _Run, listed: Listed) -> Outcome:
@@ -162,10 +163,12 @@ def _planned(run: _Run, listed: Listed) -> Outcome:
                            "plan again once no deploy is running")
     gates = list(run.printing.gates)
     where = f"{listed.namespace}/{listed.name}"
+    judged = verdict(plan)
     return Outcome(
-        listed, verdict(plan), document=WRITERS[run.printing.output](plan, run.write),
-        chart=f"{plan.header.chart_name}-{plan.header.chart_version}", revision=current.revision,
-        failures=plan.summary.failures, has_changes=plan.has_changes,
+        listed, judged, report_writer.Row(
+            listed.name, listed.namespace, f"{plan.header.chart_name}-{plan.header.chart_version}", current.revision,
+            judged.value, document=WRITERS[run.printing.output](plan, run.write), failures=plan.summary.failures,
+            has_changes=plan.has_changes),
         gate_lines=tuple(f"{where}: {gate_words.match_text(m)}" for m in check_gates(plan, gates)),
         unevaluated=tuple(gate_words.unevaluated_text(u) for u in unevaluated(plan, gates)),
     )
@@ -240,7 +243,7 @@ def run_kube_upgrade(params: Mapping[str, Any], *, debug: bool, calls: HelmCalls
         outcomes = plan_releases(run, scope, progress.step)
     finally:
         progress.end()
-    write(report_writer.render(outcomes, report_writer.Heading(options.kube_version.lstrip("v"), namespace),
+    write(report_writer.render([outcome.row for outcome in outcomes], report_writer.Heading(options.kube_version.lstrip("v"), namespace),
                                printing.output, run.write))
     for outcome in outcomes:
         for line in outcome.gate_lines:
@@ -249,8 +252,8 @@ def run_kube_upgrade(params: Mapping[str, Any], *, debug: bool, calls: HelmCalls
         click.echo(log_line(f"helm plan: {line}"), err=True)
     errors = [outcome for outcome in outcomes if outcome.verdict is Verdict.ERROR]
     for outcome in errors:
-        click.echo(log_line(f"helm plan: error: {outcome.listed.namespace}/{outcome.listed.name}: {outcome.error}"
-                            + (f" ({outcome.hint})" if outcome.hint else "")), err=True)
+        click.echo(log_line(f"helm plan: error: {outcome.listed.namespace}/{outcome.listed.name}: {outcome.row.error}"
+                            + (f" ({outcome.row.hint})" if outcome.row.hint else "")), err=True)
     if errors:
         return EXIT_ERROR
     if any(outcome.gate_lines for outcome in outcomes):
