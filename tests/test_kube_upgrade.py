@@ -127,6 +127,11 @@ def test_a_fleet_under_kubernetes_1_32(helm: Path, store: Store) -> None:
     assert text.out.startswith("Kubernetes 1.32: 3 releases in every namespace (1 will fail, 1 needs a manifest "
                                "rewrite, 1 ready)\n")
     assert "=== apps/scaled: needs a manifest rewrite ===\nhelm plan: upgrade release scaled in namespace apps" in text.out
+    markdown = run_plan("kube-upgrade", "--kube-version", "1.32", "-A", "-o", "markdown", helm=helm, store=store)
+    assert markdown.code == 0, markdown.err
+    assert ("| Release | Namespace | Chart | Verdict |\n| --- | --- | --- | --- |\n"
+            "| budget | apps | budget-1.0.0 | will fail |\n") in markdown.out
+    assert "\n### apps/scaled: needs a manifest rewrite\n" in markdown.out
 
 
 def test_the_chart_picks_its_api_by_capabilities(helm: Path, store: Store) -> None:
@@ -184,6 +189,27 @@ def test_a_failing_release_does_not_stop_the_others(helm: Path, store: Store) ->
     assert "incompatible with Kubernetes" in rows["old"]["error"]
     assert len(doc["plans"]) == 3
     assert "helm plan: error: web/busy: release busy has an operation in progress" in result.err
+
+
+def test_a_helm_call_that_takes_too_long_stops_its_release_only(helm: Path, store: Store, tmp_path: Path) -> None:
+    store.add("slow", CHARTS / "plain", namespace="web")
+    store.add("plain", CHARTS / "plain", namespace="web")
+    wrapper = tmp_path / "helm"
+    wrapper.write_text(f"""#!{sys.executable}
+import os, sys, time
+if sys.argv[1:3] == ["template", "slow"]:
+    time.sleep(30)
+os.execv({str(helm)!r}, [{str(helm)!r}, *sys.argv[1:]])
+""")
+    wrapper.chmod(0o755)
+    result = run_plan("kube-upgrade", "--kube-version", "1.32", "-n", "web", "--timeout", "3s", "-o", "json",
+                      helm=wrapper, store=store)
+    assert result.code == 1
+    rows = {row["release"]: row for row in result.json()["releases"]}
+    assert rows["plain"]["verdict"] == "ready"
+    assert rows["slow"]["verdict"] == "error" and rows["slow"]["error"] == "helm template took longer than 3s and was stopped"
+    one = run_plan("kube-upgrade", "plain", "--kube-version", "1.32", "-A", "-o", "json", helm=helm, store=store)
+    assert one.code == 0 and [row["namespace"] for row in one.json()["releases"]] == ["web"]
 
 
 def test_subcharts_are_carried_from_the_stored_manifest(helm: Path, store: Store) -> None:

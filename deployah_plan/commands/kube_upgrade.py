@@ -179,14 +179,15 @@ def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[L
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug, calls)
     if options.all_namespaces and options.namespace:
         raise UsageError("-A and -n name different scopes", "give one of them")
-    namespace = None if options.all_namespaces and not options.release else target.namespace
+    namespace = None if options.all_namespaces else target.namespace
     if options.release:
         if options.selector:
             raise UsageError("a RELEASE and -l name different scopes", "give one of them")
         found = [item for item in inventory.releases(helm, namespace, None) if item.name == options.release]
         if not found:
-            raise ReleaseError(f"release {options.release} not found in namespace {namespace}",
-                               f"check the name and the namespace; `helm list -n {namespace}` lists the releases")
+            where = "any namespace" if namespace is None else f"namespace {namespace}"
+            raise ReleaseError(f"release {options.release} not found in {where}",
+                               "check the name and the namespace; `helm list -A` lists the releases")
         return found, namespace
     return inventory.releases(helm, namespace, options.selector), namespace
 
