@@ -222,6 +222,28 @@ def diff_command(**params: Any) -> int:
     return _plan("diff", params)
 
 
+@main_group.command("kube-upgrade", cls=GroupedCommand, short_help="Plan every release for a Kubernetes upgrade.",
+                    table=flags.KUBE_UPGRADE, examples="""
+{prog} kube-upgrade --kube-version 1.32 -A                # every release of the cluster
+{prog} kube-upgrade --kube-version 1.32 -n shop -o markdown
+{prog} kube-upgrade shop --kube-version 1.32 --fail-on failure
+""")
+@click.argument("release", required=False)
+@flags.click_options(flags.KUBE_UPGRADE, choices={"output": flags.KUBE_UPGRADE_FORMATS},
+                     callbacks={"debug": _remember_debug})
+def kube_upgrade_command(**params: Any) -> int:
+    """Plan what upgrading the cluster to --kube-version does to every deployed release in scope
+    (or RELEASE alone): each release's stored chart rendered with its values and that version's
+    capabilities, planned against its stored manifest as `helm upgrade --reuse-values` would be
+    after the cluster upgrade. A summary table (ready, needs a manifest rewrite, will fail,
+    changes), then each release's plan. Docs: docs/kube-upgrade.md."""
+    from deployah_plan.commands.kube_upgrade import run_kube_upgrade
+
+    session = click.get_current_context().find_object(_Session)
+    return run_kube_upgrade(params, debug=_debug_enabled(params["debug"]),
+                            calls=session.calls if session is not None else None)
+
+
 @main_group.command("show", cls=GroupedCommand, short_help="Print a saved plan again.", table=flags.SHOW,
                     examples="""
 {prog} upgrade shop ./chart --out plan.json

@@ -123,6 +123,10 @@ class Code(str, enum.Enum):
     LOOKUP_OFFLINE = _Entry(
         "lookup-offline", "The chart calls `lookup`, which returns nothing in an offline render; plan with --render "
         "server for real answers.", severity=_WARN)
+    SUBCHARTS_CARRIED = _Entry(
+        "subcharts-carried", "helm plan kube-upgrade: the release's chart has subcharts, which Helm does not store "
+        "with a release; the objects they made are carried from the stored manifest as they are (their apiVersions "
+        "still judged), not rendered again for the target version.", severity=_WARN)
     PREVIOUS_NOT_DEPLOYED = _Entry(
         "previous-not-deployed", "No revision is deployed: the plan is made against the newest failed or superseded "
         "one, as helm upgrade does.")

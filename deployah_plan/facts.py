@@ -548,6 +548,15 @@ class LookupOffline(Facts, frozen=True, kw_only=True):
     chart: str
 
 
+class SubchartsCarried(Facts, frozen=True, kw_only=True):
+    """The stored chart has subcharts, which the release does not store: their objects are the
+    stored manifest's, not rendered again (helm plan kube-upgrade)."""
+
+    code = Code.SUBCHARTS_CARRIED
+    chart: str
+    subcharts: tuple[str, ...]
+
+
 class PreviousNotDeployed(Facts, frozen=True, kw_only=True):
     """No revision is deployed: planned against the newest one, of this status."""
 
@@ -897,7 +906,7 @@ def _impact_classes(base: type[ImpactFacts]) -> list[type[ImpactFacts]]:
 _BY_KIND: dict[ImpactKind, type[ImpactFacts]] = {
     cls.kind: cls for cls in _impact_classes(ImpactFacts) if "kind" in vars(cls)}
 
-__all__ = ["ApiDeprecated", "ApiKind", "ApiNotServed", "Atomic", "Collision", "ConfigUnreached", "Consumer",
+__all__ = ["ApiDeprecated", "SubchartsCarried", "ApiKind", "ApiNotServed", "Atomic", "Collision", "ConfigUnreached", "Consumer",
     "CrdMissing", "CrdNotUpgraded", "CrdVersionRemoved", "CrdsUntouched", "CreateNamespace",
     "CreateNamespaceIgnored", "DataCrd", "DataLoss", "DeferredRestart", "DeprecatedFlag", "Description",
     "DroppedDocument", "EquivalentOnly", "Expansion", "Field", "ForceReplace", "HistoryDeleted", "HistoryPruned",

@@ -356,10 +356,33 @@ REVISION: tuple[Flag, ...] = (
 )
 RELEASES: tuple[Flag, ...] = tuple(structs.replace(flag, into="releases") if flag.into else flag for flag in REVISION)
 
+# `helm plan kube-upgrade` (commands/kube_upgrade.py): every release in scope planned as an
+# upgrade with its own stored chart and values under another Kubernetes version. Its -o choices
+# are the writers whose outputs add up to one report (KUBE_UPGRADE_FORMATS).
+KUBE_UPGRADE_FORMATS = ("text", "table", "markdown", "summary", "json")
+KUBE_UPGRADE: tuple[Flag, ...] = (
+    Flag(names=("--kube-version",), dest="kube_version", metavar="V", into="kube_upgrade",
+         help="The Kubernetes version the cluster is upgraded to (required): its APIs and schemas, and the "
+              "capabilities the charts render with."),
+    *(structs.replace(flag, into="kube_upgrade") for flag in CLUSTER_FLAGS),
+    Flag(names=("--all-namespaces",), short="-A", dest="all_namespaces", takes_value=False, into="kube_upgrade",
+         help="The releases of every namespace (as helm list -A)."),
+    Flag(names=("--selector",), short="-l", dest="selector", metavar="SELECTOR", into="kube_upgrade",
+         help="Only the releases whose storage labels match (as helm list -l: name, status, version, owner, "
+              "and the release's own labels)."),
+    Flag(names=("--parallel",), dest="parallel", type=AtLeast(1), metavar="N", into="kube_upgrade",
+         help="Releases planned at once. [default: the number of CPUs]"),
+    Flag(names=("--timeout",), dest="timeout", default="5m", show_default=True, metavar="DURATION",
+         into="kube_upgrade", help="How long each helm call may take (300s, 5m, 1h30m); a release whose call "
+                                   "takes longer is reported as an error, the others go on."),
+    structs.replace(CONTEXT, into="kube_upgrade"), IGNORE, IGNORE_FILE, *OUTPUT_FLAGS,
+)
+
 SHOW: tuple[Flag, ...] = OUTPUT_FLAGS
 
 BY_COMMAND: Mapping[str, tuple[Flag, ...]] = {"upgrade": UPGRADE, "rollback": ROLLBACK, "uninstall": UNINSTALL,
-                                              "diff": DIFF, "revision": REVISION, "releases": RELEASES, "show": SHOW}
+                                              "diff": DIFF, "revision": REVISION, "releases": RELEASES, "show": SHOW,
+                                              "kube-upgrade": KUBE_UPGRADE}
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -447,7 +470,7 @@ def from_record(flags: Iterable[Flag]) -> tuple[str, ...]:
     return tuple(flag.dest for flag in flags if flag.verify is Verify.FROM_RECORD)
 
 
-__all__ = ["BY_COMMAND", "DIFF", "Flag", "OUTPUT_FLAGS", "PLAN_FLAGS", "RELEASES", "REVISION", "ROLLBACK", "Reach", "SHOW",
+__all__ = ["BY_COMMAND", "DIFF", "Flag", "KUBE_UPGRADE", "KUBE_UPGRADE_FORMATS", "OUTPUT_FLAGS", "PLAN_FLAGS", "RELEASES", "REVISION", "ROLLBACK", "Reach", "SHOW",
            "Split", "UNINSTALL",
            "UPGRADE", "UPGRADE_GROUPS", "Verify", "click_options", "from_record", "help_groups", "helm_args",
            "not_compared", "request_fields", "value"]

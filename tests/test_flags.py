@@ -8,6 +8,7 @@ import pytest
 from deployah_plan import flags
 from deployah_plan.cli import main_group
 from deployah_plan.commands.diff import DiffOptions
+from deployah_plan.commands.kube_upgrade import KubeUpgradeOptions
 from deployah_plan.commands.history import ReleasesOptions, RevisionOptions
 from deployah_plan.commands.rollback import RollbackOptions
 from deployah_plan.commands.uninstall import UninstallOptions
@@ -20,10 +21,12 @@ from deployah_plan.record import Digester, Facts, make_record
 
 REQUESTS = {"upgrade": UpgradeOptions, "values": ValueFlags, "source": ChartSource, "deploy": DeployFlags,
             "rollback": RollbackOptions, "uninstall": UninstallOptions, "diff": DiffOptions,
-            "revision": RevisionOptions, "releases": ReleasesOptions}
+            "revision": RevisionOptions, "releases": ReleasesOptions, "kube_upgrade": KubeUpgradeOptions}
 # Filled from the command's arguments, or by the command line itself, not from a flag.
 NOT_FLAGS = {"release", "chart", "revision", "previous", "desired", "debug", "values", "source", "deploy", "first",
-             "second"}
+             "second",
+             # set by helm plan kube-upgrade on the upgrade it plans for each release (commands/kube_upgrade.py)
+             "stored_chart", "carried", "subcharts", "helm_timeout"}
 
 
 def test_every_request_field_is_filled_by_exactly_one_flag() -> None:

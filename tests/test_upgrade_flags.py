@@ -221,18 +221,19 @@ def test_help_as_a_plugin(helm: Path, installed: dict[str, str]) -> None:
     assert top.code == 0, top.err
     assert top.out.startswith("Usage: helm plan [OPTIONS] COMMAND")
     assert "..." not in top.out.split("Commands:")[1].split("Examples:")[0]  # summaries are whole
-    assert "upgrade    Plan helm upgrade --install RELEASE CHART." in top.out
+    assert "\n  upgrade       Plan helm upgrade --install RELEASE CHART.\n" in top.out
+    assert "\n  kube-upgrade  Plan every release for a Kubernetes upgrade.\n" in top.out
     upgrade = helm_plan(helm, installed, "helm plan upgrade --help")
     assert upgrade.out.startswith("Usage: helm plan upgrade [OPTIONS] RELEASE CHART")
     headings = [line for line in upgrade.out.splitlines() if line.endswith(":") and not line.startswith(" ")]
     assert headings == ["Values:", "Chart source:", "Rendering:", "What helm does:", "Cluster:", "Output:", "Gates:",
                         "Accepted, no effect on the plan:", "Other options:", "Examples:"]
     assert "helm plan upgrade --install ingress-nginx" in upgrade.out
-    for command in ("rollback", "uninstall", "diff", "show", "verify", "schema"):
+    for command in ("rollback", "uninstall", "diff", "kube-upgrade", "show", "verify", "schema"):
         assert "Examples:" in helm_plan(helm, installed, f"helm plan {command} --help").out
     # `helm help plan` prints plugin.yaml's description: it lists the commands.
     described = subprocess.run([str(helm), "help", "plan"], env=installed, capture_output=True, text=True).stdout
-    for command in ("upgrade", "rollback", "uninstall", "diff", "show", "verify", "schema"):
+    for command in ("upgrade", "rollback", "uninstall", "diff", "kube-upgrade", "show", "verify", "schema"):
         assert f"helm plan {command}" in described
 
 

@@ -167,12 +167,20 @@ def _write(document: str) -> None:
                          "check where standard output goes (a full disk, a closed pipe), or save it with --out FILE") from None
 
 
+def write_options(printing: Printing) -> WriteOptions:
+    return WriteOptions(show_secrets=printing.show_secrets, colour=_use_colour(printing.no_color, printing.color),
+                        width=_text_width(), suppress=printing.suppress, source_root=printing.source_root,
+                        full_values=printing.full_values)
+
+
 def show(plan: Plan, printing: Printing) -> None:
     """Step 3: the plan, printed."""
-    options = WriteOptions(show_secrets=printing.show_secrets, colour=_use_colour(printing.no_color, printing.color),
-                           width=_text_width(), suppress=printing.suppress, source_root=printing.source_root,
-                           full_values=printing.full_values)
-    _write(WRITERS[printing.output](plan, options))
+    _write(WRITERS[printing.output](plan, write_options(printing)))
+
+
+def write(document: str) -> None:
+    """Standard output, written as a plan is (a full disk or a closed pipe: one line)."""
+    _write(document)
 
 
 def gate_exit(plan: Plan, printing: Printing) -> int:
@@ -213,4 +221,5 @@ def run_show(path: str, params: Mapping[str, Any]) -> int:
     return gate_exit(plan, printing)
 
 
-__all__ = ["PLANNERS", "Printing", "gate_exit", "ignore_rules", "make", "run_plan", "run_show", "save", "show"]
+__all__ = ["PLANNERS", "Printing", "gate_exit", "ignore_rules", "make", "run_plan", "run_show", "save", "show", "write",
+           "write_options"]

@@ -101,6 +101,14 @@ class UpgradeOptions(Struct, frozen=True, kw_only=True):
     source: ChartSource = field(default_factory=ChartSource)
     deploy: DeployFlags = field(default_factory=DeployFlags)
     line_context: int = LINE_CONTEXT  # --context: unchanged lines around a multi-line value's changes
+    # `helm plan kube-upgrade` (commands/kube_upgrade.py): the chart is the release's own stored
+    # chart (release/stored_chart.py), so the --reuse-values note on a newer chart's defaults
+    # does not apply; `carried`: the objects its subcharts made, taken from the stored manifest
+    # into every render (Helm does not store a subchart), `subcharts` their names.
+    stored_chart: bool = False
+    carried: str = ""
+    subcharts: tuple[str, ...] = ()
+    helm_timeout: float | None = None  # seconds each helm call may take (None: no limit)
 
 
 def upgrade_options(params: Mapping[str, Any], *, debug: bool) -> UpgradeOptions:
@@ -130,7 +138,8 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
         return user
     if options.reuse_values:
         computed = helm.values(options.release, namespace, current.revision, computed=True)
-        notes.append(warn(noted.ReuseValuesOffline()))
+        if not options.stored_chart:
+            notes.append(warn(noted.ReuseValuesOffline()))
         return _values_file(computed, workdir) + user
     if options.reset_then_reuse_values or not options.values.any():
         previous = helm.values(options.release, namespace, current.revision)
@@ -238,6 +247,8 @@ def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespac
     if starting is not None:
         starting.set()
     text = helm.template(options.release, chart, namespace, args, upgrade=upgrade, include_crds=not apart)
+    if options.carried:
+        text = text.rstrip("\n") + "\n" + options.carried
     if deploy.dependency_update:
         text = _after_progress(text)
     if apart:
@@ -406,6 +417,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     chart is digested while a pulled chart's folder still exists. `calls`: the command's helm
     processes, some perhaps started before the imports (sources/early.py)."""
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug, calls)
+    helm.timeout = options.helm_timeout
     namespace = target.namespace
     deploy = options.deploy
     options.values.check_files()
@@ -463,6 +475,8 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         window = (started, time.time())
         if mode == "template" and templates.calls_lookup:
             notes.append(warn(noted.LookupOffline(chart=chart.name)))
+        if options.subcharts:
+            notes.append(warn(noted.SubchartsCarried(chart=chart.name, subcharts=tuple(options.subcharts))))
         live = release_reads.live.result() if release_reads.live else None
         history = release_reads.history.result() if release_reads.history else []
         kube_default = reads.kube_default.result() if reads.kube_default else ""  # done before the render

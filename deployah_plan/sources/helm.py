@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -22,7 +23,9 @@ from deployah_plan.redact import value_keys, without_userinfo
 from deployah_plan.render.escape import log_line
 from deployah_plan.sources import helm_facts
 from deployah_plan.sources.early import HelmCalls
-from deployah_plan.sources.helm_commands import default_binary, dry_run_args, record_args, template_args
+from deployah_plan.sources.helm_commands import (
+    chart_args, default_binary, dry_run_args, list_args, record_args, template_args,
+)
 
 _NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
 _UNREACHABLE = re.compile(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
@@ -116,6 +119,7 @@ class Helm(Struct):
     global_args: Sequence[str] = ()
     debug: bool = False
     calls: HelmCalls = field(default_factory=HelmCalls)
+    timeout: float | None = None  # seconds one call may take (None: no limit); then it is ended
 
     @classmethod
     def find(cls, global_args: Sequence[str] = (), debug: bool = False, calls: HelmCalls | None = None) -> "Helm":
@@ -144,7 +148,12 @@ class Helm(Struct):
             raise HelmError(f"could not run {self.binary}: {err.strerror}", "check that HELM_BIN or PATH names a working helm") from None
         try:
             with progress.step(what if not what.startswith("helm ") else f"running {what}"):
-                out, stderr = process.communicate(stdin)
+                out, stderr = process.communicate(stdin, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise HelmError(f"{what} took longer than {self.timeout:g}s and was stopped",
+                            "give it more time with --timeout, or check what makes helm slow (run with --debug)") from None
         except BaseException:  # interrupted: the process is not left behind
             process.kill()
             process.wait()
@@ -201,6 +210,22 @@ class Helm(Struct):
             return ReleaseState(newest, newest.revision)
         current = self.record(name, namespace, max(deployed), helm_major)
         return ReleaseState(current or newest, newest.revision)
+
+    def stored_chart(self, name: str, namespace: str, revision: int) -> dict[str, Any]:
+        """The chart stored with one revision (sources/helm_commands.py `_CHART_TEMPLATE`): its
+        metadata, templates, files and schema, file contents as hex."""
+        out = self.run(chart_args(name, namespace, revision), what=f"reading the chart of release {name}")
+        record = _decode_go_json(out)
+        if not isinstance(record, dict) or not isinstance(record.get("chart"), dict):
+            raise ReleaseError(f"release {name} revision {revision} has no stored chart",
+                               "check the release with `helm get all`; a release without its chart cannot be rendered")
+        return record
+
+    def releases(self, namespace: str | None, selector: str | None) -> list[dict[str, Any]]:
+        """`helm list -o json` of the releases in `namespace` (None: every namespace)."""
+        out = self.run(list_args(namespace, selector), what="listing the releases")
+        listed = json.loads(out or "[]")
+        return [item for item in listed if isinstance(item, dict)] if isinstance(listed, list) else []
 
     def history(self, name: str, namespace: str, limit: int = 256) -> list[dict[str, Any]]:
         """`helm history -o json`: revision, status, chart... for the newest `limit` revisions."""

@@ -45,6 +45,44 @@ _RECORD_TEMPLATE = (
 _APPLY_METHOD = ',"apply_method":{{printf "%q" .Release.ApplyMethod}}'
 
 
+# A revision's stored chart: its metadata, templates, files and values schema. Helm keeps only the
+# top chart with a release (a chart's subcharts are not serialised: pkg/chart Chart.dependencies is
+# unexported), and its values.yaml only as parsed values, which `helm get values --all` prints.
+# File contents are printed as hex (%x of a []byte): any byte comes back as it was.
+_CHART_TEMPLATE = (
+    '{"revision":{{.Release.Version}},"chart":{{with .Release.Chart}}{'
+    '"metadata":{{with .Metadata}}{"apiVersion":{{printf "%q" .APIVersion}},"name":{{printf "%q" .Name}},'
+    '"version":{{printf "%q" .Version}},"appVersion":{{printf "%q" .AppVersion}},'
+    '"kubeVersion":{{printf "%q" .KubeVersion}},"description":{{printf "%q" .Description}},'
+    '"type":{{printf "%q" .Type}},"home":{{printf "%q" .Home}},"icon":{{printf "%q" .Icon}},'
+    '"deprecated":{{.Deprecated}},'
+    '"keywords":[{{range .Keywords}}{{printf "%q" .}},{{end}}null],'
+    '"sources":[{{range .Sources}}{{printf "%q" .}},{{end}}null],'
+    '"annotations":[{{range $k, $v := .Annotations}}[{{printf "%q" $k}},{{printf "%q" $v}}],{{end}}null],'
+    '"maintainers":[{{range .Maintainers}}{{if .}}{"name":{{printf "%q" .Name}},"email":{{printf "%q" .Email}},'
+    '"url":{{printf "%q" .URL}}},{{end}}{{end}}null],'
+    '"dependencies":[{{range .Dependencies}}{{if .}}{"name":{{printf "%q" .Name}},"alias":{{printf "%q" .Alias}}},'
+    '{{end}}{{end}}null]}{{else}}null{{end}},'
+    '"templates":[{{range .Templates}}{{if .}}{"name":{{printf "%q" .Name}},"data":"{{printf "%x" .Data}}"},'
+    '{{end}}{{end}}null],'
+    '"files":[{{range .Files}}{{if .}}{"name":{{printf "%q" .Name}},"data":"{{printf "%x" .Data}}"},{{end}}{{end}}null],'
+    '"schema":"{{printf "%x" .Schema}}"}{{else}}null{{end}}}'
+)
+
+
+def chart_args(name: str, namespace: str, revision: int) -> list[str]:
+    """`helm get all` of one revision, printing its stored chart as one JSON record."""
+    return ["get", "all", name, "-n", namespace, "--revision", str(revision), "--template", _CHART_TEMPLATE]
+
+
+def list_args(namespace: str | None, selector: str | None) -> list[str]:
+    """`helm list` of the releases whose newest revision is deployed, failed or pending, in one
+    namespace or (None) all, every one of them (`--max 0`: no limit)."""
+    scope = ["-A"] if namespace is None else ["-n", namespace]
+    return ["list", *scope, "-o", "json", "--max", "0", "--deployed", "--failed", "--pending",
+            *(["-l", selector] if selector else [])]
+
+
 def record_template(helm_major: int) -> str:
     return _RECORD_TEMPLATE.replace("__APPLY_METHOD__", _APPLY_METHOD if helm_major >= 4 else "")
 
@@ -68,4 +106,5 @@ def dry_run_args(name: str, chart: str, namespace: str, args: Sequence[str]) -> 
     return ["upgrade", "--install", name, chart, "-n", namespace, "--dry-run=server", "-o", "json", *args]
 
 
-__all__ = ["default_binary", "dry_run_args", "major", "record_args", "record_template", "template_args"]
+__all__ = ["chart_args", "default_binary", "dry_run_args", "list_args", "major", "record_args", "record_template",
+           "template_args"]

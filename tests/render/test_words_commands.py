@@ -67,6 +67,11 @@ CASES: list[tuple[Facts, str]] = [
     (found.LookupOffline(chart="shop"),
      "chart shop calls `lookup`, which returns nothing when rendered offline; with a cluster, plan with --render "
      "server"),
+    (found.SubchartsCarried(chart="shop", subcharts=("redis", "db")),
+     "chart shop has subcharts (redis, db), which Helm does not store with a release: their objects are carried from "
+     "the stored manifest as they are (their apiVersions are still judged), not rendered again for the target "
+     "version; plan the upgrade with the chart itself (helm plan upgrade --reuse-values --render template "
+     "--kube-version) to see them rendered"),
     (found.PreviousNotDeployed(revision=3, status="failed"),
      "no deployed revision: planned against revision 3, whose status is failed, as helm upgrade does"),
     (found.Reinstall(release="shop"),

@@ -472,6 +472,14 @@ def values_reused(facts: found.ValuesReused, warning: Warning) -> str:
     return f"no values given: like helm upgrade, the values of revision {facts.revision} are used again"
 
 
+@says(Code.SUBCHARTS_CARRIED)
+def subcharts_carried(facts: found.SubchartsCarried, warning: Warning) -> str:
+    return (f"chart {facts.chart} has subcharts ({', '.join(facts.subcharts)}), which Helm does not store with a "
+            "release: their objects are carried from the stored manifest as they are (their apiVersions are still "
+            "judged), not rendered again for the target version; plan the upgrade with the chart itself "
+            "(helm plan upgrade --reuse-values --render template --kube-version) to see them rendered")
+
+
 @says(Code.LOOKUP_OFFLINE)
 def lookup_offline(facts: found.LookupOffline, warning: Warning) -> str:
     return (f"chart {facts.chart} calls `lookup`, which returns nothing when rendered offline; with a cluster, plan "

@@ -1,0 +1,266 @@
+"""`helm plan kube-upgrade --kube-version V [RELEASE] [-n NS | -A] [-l SELECTOR]`: what a
+Kubernetes upgrade does to every release.
+
+Each deployed release in scope (release/inventory.py) is planned as `helm plan upgrade
+--reuse-values --render template --kube-version V` would plan it with the release's own chart:
+its stored chart is written to a private folder (release/stored_chart.py; 0700, removed after),
+rendered with its computed values and V's capabilities (`helm template --kube-version V
+--api-versions ...`), and that render is planned against the stored manifest by the same
+`plan_upgrade` (commands/upgrade.py), judged against V's APIs and schemas. The stored
+manifest's objects are judged too: one whose API V no longer serves makes the next upgrade fail
+until the manifest is rewritten. Each plan gets a verdict (core/kube_upgrade.py).
+
+Releases are planned `--parallel` at a time (default: the CPUs), each helm call bounded by
+`--timeout`. A release that cannot be planned is reported with what stopped it, and the others
+go on. Each plan is rendered as soon as it is made and only its text is kept, so memory stays
+about one plan per worker however many releases there are. Progress goes to stderr when it is
+a terminal.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import threading
+from concurrent.futures import as_completed
+from typing import Any, Callable, Mapping, Sequence
+
+import click
+from msgspec import Struct
+
+from deployah_plan.commands.plan_steps import (
+    EXIT_CHANGES, EXIT_GATE, Printing, ignore_rules, write, write_options,
+)
+from deployah_plan.core.diff import LINE_CONTEXT
+from deployah_plan.core.gates import check_gates, unevaluated
+from deployah_plan.core.ignore import IgnoreRule, apply_ignore
+from deployah_plan.core.kube_upgrade import Verdict, verdict
+from deployah_plan.errors import PlanError, ReleaseError, UsageError
+from deployah_plan.flags import KUBE_UPGRADE, request_fields
+from deployah_plan.release import api_target as targets
+from deployah_plan.release import inventory
+from deployah_plan.release.inventory import Listed
+from deployah_plan.release.revisions import connect
+from deployah_plan.release.stored_chart import subchart_documents, write_chart
+from deployah_plan.render import kube_upgrade as report_writer
+from deployah_plan.render.escape import log_line
+from deployah_plan.render.options import WriteOptions
+from deployah_plan.render.words import gate as gate_words
+from deployah_plan.render.writers import WRITERS
+from deployah_plan.sources.early import HelmCalls
+from deployah_plan.sources.files import FileReader
+from deployah_plan.sources.helm_commands import major
+from deployah_plan.sources.workers import workers
+
+EXIT_ERROR = 1
+
+
+class KubeUpgradeOptions(Struct, frozen=True, kw_only=True):
+    kube_version: str
+    release: str | None = None  # one release; None: every release in scope
+    namespace: str | None = None
+    all_namespaces: bool = False
+    selector: str | None = None
+    kube_context: str | None = None
+    kubeconfig: str | None = None
+    parallel: int | None = None  # None: the number of CPUs
+    timeout: str = "5m"
+    debug: bool = False
+    line_context: int = LINE_CONTEXT
+
+
+def kube_upgrade_options(params: Mapping[str, Any], *, debug: bool) -> KubeUpgradeOptions:
+    return KubeUpgradeOptions(release=params.get("release"), debug=debug,
+                              **request_fields(KUBE_UPGRADE, params, "kube_upgrade"))
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
+
+
+def seconds(duration: str) -> float:
+    """A Go duration (`300s`, `5m`, `1h30m`), or a number of seconds, in seconds."""
+    text = duration.strip()
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        value = float(text)
+    elif text and _DURATION.sub("", text) == "":
+        scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+        value = sum(float(number) * scale[unit] for number, unit in _DURATION.findall(text))
+    else:
+        raise UsageError(f"cannot read --timeout {duration!r}", "give a duration such as 300s, 5m or 1h30m")
+    if value <= 0:
+        raise UsageError("--timeout must be more than 0", "give a duration such as 300s, 5m or 1h30m")
+    return value
+
+
+class Outcome(Struct, frozen=True):
+    """One release's answer: its verdict, its row of the report (its plan as the writer printed
+    it, or what stopped it), and the gates it matched. The plan itself is not kept (see the
+    module docstring)."""
+
+    listed: Listed
+    verdict: Verdict
+    row: report_writer.Row
+    gate_lines: tuple[str, ...] = ()  # the --fail-on gates it matched, each as stderr says it
+    unevaluated: tuple[str, ...] = ()
+
+    @property
+    def has_changes(self) -> bool:
+        return self.row.has_changes
+
+
+class _Run(Struct, frozen=True):
+    """What every release's plan shares."""
+
+    options: KubeUpgradeOptions
+    printing: Printing
+    rules: tuple[IgnoreRule, ...]
+    write: WriteOptions
+    timeout: float
+    calls: HelmCalls | None
+
+
+_KUBE_VERSION_REFUSED = re.compile(r"incompatible with Kubernetes")
+
+
+def _plan_one(run: _Run, listed: Listed) -> Outcome:
+    try:
+        return _planned(run, listed)
+    except PlanError as err:
+        # The chart's own kubeVersion refuses the target: `helm upgrade` fails the same way.
+        refused = _KUBE_VERSION_REFUSED.search(err.message) is not None
+        judged = Verdict.WILL_FAIL if refused else Verdict.ERROR
+        return Outcome(listed, judged, report_writer.Row(
+            listed.name, listed.namespace, listed.chart, listed.revision, judged.value, failures=int(refused),
+            error=err.message, hint=err.hint))
+
+
+def _planned(run: _Run, listed: Listed) -> Outcome:
+    from deployah_plan.commands.upgrade import UpgradeOptions, plan_upgrade
+
+    options = run.options
+    helm, _ = connect(listed.namespace, options.kube_context, options.kubeconfig, options.debug, run.calls)
+    helm.timeout = run.timeout
+    state = helm.release_state(listed.name, listed.namespace, major(helm.version()))
+    current = state.current
+    if current is None:
+        raise ReleaseError(f"release {listed.name} has no revision to plan from",
+                           f"`helm history {listed.name} -n {listed.namespace}` lists its revisions")
+    record = helm.stored_chart(listed.name, listed.namespace, current.revision)
+    with tempfile.TemporaryDirectory(prefix="helm-plan-chart-") as folder:  # mkdtemp: 0700, this user's alone
+        stored = write_chart(record, listed.name, folder)
+        carried = subchart_documents(current.manifest, current.hooks_stream, stored.name) if stored.subcharts else ""
+        planned = plan_upgrade(UpgradeOptions(
+            release=listed.name, chart=stored.path, namespace=listed.namespace, kube_context=options.kube_context,
+            kubeconfig=options.kubeconfig, debug=options.debug, reuse_values=True, render="template",
+            kube_version=options.kube_version, no_drift=True, line_context=options.line_context,
+            stored_chart=True, carried=carried, subcharts=stored.subcharts, helm_timeout=run.timeout,
+        ), calls=run.calls)
+    plan = apply_ignore(planned.plan, run.rules)
+    if plan.header.previous_revision != current.revision:
+        raise ReleaseError(f"release {listed.name} changed while it was planned (revision "
+                           f"{plan.header.previous_revision}, its chart read from {current.revision})",
+                           "plan again once no deploy is running")
+    gates = list(run.printing.gates)
+    where = f"{listed.namespace}/{listed.name}"
+    judged = verdict(plan)
+    return Outcome(
+        listed, judged, report_writer.Row(
+            listed.name, listed.namespace, f"{plan.header.chart_name}-{plan.header.chart_version}", current.revision,
+            judged.value, document=WRITERS[run.printing.output](plan, run.write), failures=plan.summary.failures,
+            has_changes=plan.has_changes),
+        gate_lines=tuple(f"{where}: {gate_words.match_text(m)}" for m in check_gates(plan, gates)),
+        unevaluated=tuple(gate_words.unevaluated_text(u) for u in unevaluated(plan, gates)),
+    )
+
+
+def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[Listed], str | None]:
+    """The releases to plan, and the namespace they were listed in (None: every namespace)."""
+    helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug, calls)
+    if options.all_namespaces and options.namespace:
+        raise UsageError("-A and -n name different scopes", "give one of them")
+    namespace = None if options.all_namespaces else target.namespace
+    if options.release:
+        if options.selector:
+            raise UsageError("a RELEASE and -l name different scopes", "give one of them")
+        found = [item for item in inventory.releases(helm, namespace, None) if item.name == options.release]
+        if not found:
+            where = "any namespace" if namespace is None else f"namespace {namespace}"
+            raise ReleaseError(f"release {options.release} not found in {where}",
+                               "check the name and the namespace; `helm list -A` lists the releases")
+        return found, namespace
+    return inventory.releases(helm, namespace, options.selector), namespace
+
+
+class _Progress:
+    """`planned i/N` on stderr, rewritten in place, when stderr is a terminal; nothing otherwise."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+        self.shown = sys.stderr.isatty() and total > 0
+        self.lock = threading.Lock()
+
+    def step(self, listed: Listed) -> None:
+        with self.lock:
+            self.done += 1
+            if self.shown:
+                sys.stderr.write(log_line(f"\rhelm plan: planned {self.done}/{self.total} releases "
+                                          f"({listed.namespace}/{listed.name})")[:200] + "\033[K")
+                sys.stderr.flush()
+
+    def end(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def plan_releases(run: _Run, scope: Sequence[Listed], progress: Callable[[Listed], None]) -> list[Outcome]:
+    """Every release's outcome, in the order of `scope`, planned `parallel` at a time."""
+    parallel = run.options.parallel or os.cpu_count() or 1
+    outcomes: dict[int, Outcome] = {}
+    with workers(max(1, min(parallel, len(scope) or 1)), "release") as pool:
+        futures = {pool.submit(_plan_one, run, listed): index for index, listed in enumerate(scope)}
+        for future in as_completed(futures):
+            index = futures[future]
+            outcomes[index] = future.result()
+            progress(scope[index])
+    return [outcomes[index] for index in range(len(scope))]
+
+
+def run_kube_upgrade(params: Mapping[str, Any], *, debug: bool, calls: HelmCalls | None = None) -> int:
+    """Every step: the scope, the plans, the report, the gates; exit as a plan does (an error in
+    any release: 1, after the report)."""
+    options = kube_upgrade_options(params, debug=debug)
+    if not options.kube_version:
+        raise UsageError("--kube-version is required", "give the Kubernetes version the cluster is upgraded to, "
+                         "e.g. --kube-version 1.32")
+    targets.check_version(options.kube_version)
+    printing = Printing.of(params)
+    run = _Run(options, printing, tuple(ignore_rules(params["ignore"], params["ignore_files"], FileReader())),
+               write_options(printing), seconds(options.timeout), calls)
+    scope, namespace = _scope(options, calls)
+    progress = _Progress(len(scope))
+    try:
+        outcomes = plan_releases(run, scope, progress.step)
+    finally:
+        progress.end()
+    write(report_writer.render([outcome.row for outcome in outcomes], report_writer.Heading(options.kube_version.lstrip("v"), namespace),
+                               printing.output, run.write))
+    for outcome in outcomes:
+        for line in outcome.gate_lines:
+            click.echo(log_line(f"helm plan: {line}"), err=True)
+    for line in dict.fromkeys(line for outcome in outcomes for line in outcome.unevaluated):
+        click.echo(log_line(f"helm plan: {line}"), err=True)
+    errors = [outcome for outcome in outcomes if outcome.verdict is Verdict.ERROR]
+    for outcome in errors:
+        click.echo(log_line(f"helm plan: error: {outcome.listed.namespace}/{outcome.listed.name}: {outcome.row.error}"
+                            + (f" ({outcome.row.hint})" if outcome.row.hint else "")), err=True)
+    if errors:
+        return EXIT_ERROR
+    if any(outcome.gate_lines for outcome in outcomes):
+        return EXIT_GATE
+    changes = any(outcome.has_changes or outcome.verdict is Verdict.WILL_FAIL for outcome in outcomes)
+    return EXIT_CHANGES if printing.detailed_exitcode and changes else 0
+
+
+__all__ = ["KubeUpgradeOptions", "Outcome", "kube_upgrade_options", "plan_releases", "run_kube_upgrade", "seconds"]

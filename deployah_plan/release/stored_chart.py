@@ -1,0 +1,111 @@
+"""A release's stored chart, written back to a folder `helm template` can render.
+
+Helm stores the top chart with every revision: its metadata, templates, files (crds/ among
+them) and values schema, and its values.yaml only as parsed values. Its subcharts are not
+stored (pkg/chart: `Chart.dependencies` is unexported, so not serialised). The folder written
+here is that chart with an empty values.yaml: the values come from `helm get values --all`
+(the stored chart's values with the release's own over them), as `helm upgrade --reuse-values`
+computes them from the same two (pkg/action/upgrade.go reuseValues). A chart that had
+subcharts is written without its dependencies; the objects its subcharts made are carried
+from the stored manifest (`subchart_documents`).
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path, PurePosixPath
+from typing import Any, Mapping
+
+from msgspec import Struct
+
+from deployah_plan.errors import ReleaseError
+
+_METADATA_TEXT = ("apiVersion", "name", "version", "appVersion", "kubeVersion", "description", "type", "home", "icon")
+_SEPARATOR = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
+_SOURCE = re.compile(r"^# Source: (.*)$", re.M)
+
+
+class StoredChart(Struct, frozen=True):
+    """What was written: the chart's folder, its name and version, and the subcharts Helm did
+    not store with the release (their names, or aliases)."""
+
+    path: str
+    name: str
+    version: str
+    subcharts: tuple[str, ...]
+
+
+def _items(value: Any) -> list[Any]:
+    """A list printed by the chart template, without its closing `null`."""
+    return [item for item in value if item is not None] if isinstance(value, list) else []
+
+
+def _relative(name: str, release: str) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if not name or path.is_absolute() or ".." in path.parts or "\\" in name:
+        raise ReleaseError(f"the stored chart of release {release} holds a file named {name!r}, outside the chart",
+                           "the release record was not written by helm; check it with `helm get all`")
+    return path
+
+
+def chart_yaml(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """Chart.yaml from the stored metadata, without dependencies (their charts are not stored)."""
+    out: dict[str, Any] = {key: metadata[key] for key in _METADATA_TEXT if metadata.get(key)}
+    out.setdefault("apiVersion", "v2")
+    if metadata.get("deprecated"):
+        out["deprecated"] = True
+    for key in ("keywords", "sources"):
+        if _items(metadata.get(key)):
+            out[key] = _items(metadata.get(key))
+    annotations = {str(k): str(v) for k, v in _items(metadata.get("annotations"))}
+    if annotations:
+        out["annotations"] = annotations
+    maintainers = [{k: v for k, v in m.items() if v} for m in _items(metadata.get("maintainers"))]
+    if maintainers:
+        out["maintainers"] = maintainers
+    return out
+
+
+def write_chart(record: Mapping[str, Any], release: str, folder: str) -> StoredChart:
+    """Write the stored chart of `record` (Helm.stored_chart) into `folder`/chart."""
+    chart = record.get("chart") or {}
+    metadata = chart.get("metadata") or {}
+    if not metadata.get("name"):
+        raise ReleaseError(f"the stored chart of release {release} has no name",
+                           "check the release with `helm get all`")
+    root = Path(folder) / "chart"
+    root.mkdir(mode=0o700)
+    (root / "Chart.yaml").write_text(json.dumps(chart_yaml(metadata), indent=1) + "\n", encoding="utf-8")  # JSON is YAML
+    (root / "values.yaml").write_text("{}\n", encoding="utf-8")
+    written: set[str] = {"Chart.yaml", "values.yaml"}
+    schema = str(chart.get("schema") or "")
+    if schema:
+        (root / "values.schema.json").write_bytes(bytes.fromhex(schema))
+        written.add("values.schema.json")
+    for entry in (*_items(chart.get("templates")), *_items(chart.get("files"))):
+        path = _relative(str(entry.get("name", "")), release)
+        if str(path) in written:
+            continue
+        written.add(str(path))
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        target.write_bytes(bytes.fromhex(str(entry.get("data") or "")))
+    (root / "templates").mkdir(exist_ok=True, mode=0o700)
+    subcharts = tuple(str(d.get("alias") or d.get("name")) for d in _items(metadata.get("dependencies")))
+    return StoredChart(str(root), str(metadata["name"]), str(metadata.get("version", "")), subcharts)
+
+
+def subchart_documents(manifest: str, hooks: str, chart_name: str) -> str:
+    """The documents of a stored manifest and its hooks that the chart's subcharts made (their
+    `# Source:` under `<chart>/charts/`), as one stream."""
+    prefix = f"{chart_name}/charts/"
+    kept: list[str] = []
+    for stream in (manifest, hooks):
+        for document in _SEPARATOR.split(stream):
+            source = _SOURCE.search(document)
+            if source is not None and source.group(1).startswith(prefix):
+                kept.append(document.strip("\n"))
+    return "".join(f"---\n{document}\n" for document in kept)
+
+
+__all__ = ["StoredChart", "chart_yaml", "subchart_documents", "write_chart"]
