@@ -31,6 +31,7 @@ ARGUMENTS: Mapping[str, tuple[str, ...]] = {
     "diff": ("file", "file"),
     "show": ("file",),
     "verify": ("file",),
+    "kube-upgrade": ("release",),
     "schema": (),
     "version": (),
 }

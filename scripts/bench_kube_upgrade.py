@@ -66,7 +66,9 @@ def main() -> int:
     parser.add_argument("--releases", type=int, default=500)
     parser.add_argument("--parallel", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--helm", default=str(ROOT / ".cache" / "helm" / "4.3.1" / "helm"))
+    parser.add_argument("--write", action="store_true", help="also write the figures into docs/performance.md")
     args = parser.parse_args()
+    lines = []
     with tempfile.TemporaryDirectory(prefix="bench-kube-upgrade-") as folder:
         work = Path(folder)
         for count in (1, args.releases):
@@ -77,9 +79,13 @@ def main() -> int:
             verdicts: dict[str, int] = {}
             for row in report["releases"]:
                 verdicts[row["verdict"]] = verdicts.get(row["verdict"], 0) + 1
-            print(f"{count} release(s), --parallel {args.parallel}: {elapsed:.1f} s wall, peak {peak / 1024:.0f} MiB "
-                  f"(Python process), exit {code}, report {(work / 'report.json').stat().st_size / 1e6:.1f} MB, "
-                  f"verdicts {verdicts}")
+            lines.append(f"{count} release(s), --parallel {args.parallel}: {elapsed:.1f} s wall, peak {peak / 1024:.0f} "
+                         f"MiB (Python process), exit {code}, report "
+                         f"{(work / 'report.json').stat().st_size / 1e6:.1f} MB, verdicts {verdicts}")
+            print(lines[-1], flush=True)
+    if args.write:
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "docs-figures"), "kube-upgrade"],
+                       input="\n".join(lines), text=True, check=True)
     return 0
 
 
