@@ -51,7 +51,7 @@ def test_help_shows_every_flag_of_the_table(command: str, capsys: pytest.Capture
         names = ", ".join([*([flag.short] if flag.short else []), *flag.names])
         if flag.takes_value and not flag.bare and flag.metavar:
             names += " " + flag.metavar
-        section = sections[flag.group or ("Other options" if command == "upgrade" else "Options")]
+        section = sections[(flag.group or "Other options") if command == "upgrade" else "Options"]
         row = re.search(r"^  " + re.escape(names) + r"(\s|$)", section, re.M)
         assert row is not None, (flag.long, names)
         words = " ".join(section[row.start():].split())
