@@ -32,9 +32,16 @@ def run() -> NoReturn:
     calls.catch_signals()
     try:
         calls.start(sys.argv[1:])
-        from deployah_plan.cli import main
+        # A plan command line is run without click; help, a refused command line, completion
+        # and the other commands by click (cli.py).
+        from deployah_plan.command_line import run as run_direct
 
-        code = main(calls=calls)
+        direct = run_direct(sys.argv[1:], calls)
+        if direct is None:
+            from deployah_plan.cli import main
+
+            direct = main(calls=calls)
+        code = direct
     except (Interrupted, KeyboardInterrupt):  # before cli.main could catch it
         sys.stderr.write("helm plan: interrupted\n")
         code = EXIT_INTERRUPTED
