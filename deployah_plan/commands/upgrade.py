@@ -133,7 +133,9 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
         notes.append(warn(noted.ReuseValuesOffline()))
         return _values_file(computed, workdir) + user
     if options.reset_then_reuse_values or not options.values.any():
-        previous = helm.values(options.release, namespace, current.revision)
+        # Read with the release (sources/helm.py), unless it could not be printed faithfully.
+        previous = current.values if current.values is not None else helm.values(options.release, namespace,
+                                                                                  current.revision)
         if not previous:
             return user
         if not options.values.any():
