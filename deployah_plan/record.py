@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
 from msgspec import Struct, field
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan import __version__
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
@@ -67,8 +68,8 @@ HIDDEN = "(hidden)"
 VALUE_PARAMS = frozenset({"set_", "set_string", "set_json", "set_literal"})
 # Params naming files whose content the plan read, and the flag to show for each.
 FILE_PARAMS = {"values_files": "--values", "set_file": "--set-file", "ignore_files": "--ignore-file"}
-_CREDENTIAL = re.compile(r"password|token|secret", re.I)
-_DIGESTED = re.compile(r"=\(" + ALGORITHM + r":[0-9a-f]+\)$")
+_CREDENTIAL = lazy(r"password|token|secret", re.I)
+_DIGESTED = lazy(r"=\(" + ALGORITHM + r":[0-9a-f]+\)$")
 
 
 def canonical(value: Any) -> bytes:

@@ -170,3 +170,22 @@ def test_a_plan_does_not_import_click(tmp_path: Path) -> None:
                             text=True, env=clean_env(), cwd=ROOT)
     assert helped.stderr.endswith("click loaded: True\n"), helped.stderr  # the probe sees click when it is used
     assert os.path.exists(ROOT / "deployah_plan" / "command_line.py")
+
+
+def test_no_regular_expression_is_compiled_by_importing_a_plans_modules() -> None:
+    """Each module's patterns are compiled when first used (lazy_re.py), not at import."""
+    import importlib
+    import pkgutil
+    import re
+
+    import deployah_plan
+    from deployah_plan.lazy_re import Pattern
+
+    for module in pkgutil.walk_packages(deployah_plan.__path__, "deployah_plan."):
+        if module.name == "deployah_plan.__main__":  # runs the command line
+            continue
+        loaded = importlib.import_module(module.name)
+        for name, value in vars(loaded).items():
+            assert not isinstance(value, re.Pattern), f"{module.name}.{name} is compiled at import"
+            if isinstance(value, Pattern):
+                assert value.compiled.pattern == value.pattern

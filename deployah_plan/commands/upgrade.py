@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from msgspec import Struct, structs, field
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
 from deployah_plan.release.revisions import connect, rendered
@@ -166,7 +167,7 @@ def _crds_stream(record: dict[str, Any]) -> str:
 
 # What `helm template --dependency-update` prints on standard output before the manifests
 # (pkg/downloader: repository updates, "Saving 1 charts", "Downloading x from repo y", ...).
-_PROGRESS = re.compile(r"(?:Hang tight while|\.\.\.Successfully got an update|\.\.\.Unable to get an update|"
+_PROGRESS = lazy(r"(?:Hang tight while|\.\.\.Successfully got an update|\.\.\.Unable to get an update|"
                        r"Update Complete\.|Saving \d+ charts?|Downloading \S+ from repo|Deleting outdated charts)")
 
 
@@ -180,7 +181,7 @@ def _after_progress(text: str) -> str:
     return "\n".join(lines[start:])
 
 
-_SEPARATOR = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
+_SEPARATOR = lazy(r"^---[ \t]*(?:#.*)?$", re.M)
 
 
 def _crds_as_sources(text: str, chart_name: str) -> str:

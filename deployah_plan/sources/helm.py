@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from msgspec import Struct, field
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
 from deployah_plan.redact import value_keys, without_userinfo
@@ -24,10 +25,10 @@ from deployah_plan.sources import helm_facts
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm_commands import default_binary, dry_run_args, record_args, template_args
 
-_NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
-_UNREACHABLE = re.compile(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
+_NOT_FOUND = lazy(r"release: not found|has no deployed releases")
+_UNREACHABLE = lazy(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
 
-_GO_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|U[0-9a-fA-F]{8}|[av]|.)", re.S)
+_GO_ESCAPE = lazy(r"\\(x[0-9a-fA-F]{2}|U[0-9a-fA-F]{8}|[av]|.)", re.S)
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -71,7 +72,7 @@ def _go_number(text: str) -> Any:
 
 
 # A byte that is not UTF-8 (%q's \x80-\xff), which encoding/json would have printed as U+FFFD.
-_NOT_UTF8 = re.compile(r"(?<!\\)(?:\\\\)*\\x[89a-fA-F]")
+_NOT_UTF8 = lazy(r"(?<!\\)(?:\\\\)*\\x[89a-fA-F]")
 
 
 def _decode_values(text: str) -> dict[str, Any] | None:
@@ -297,7 +298,7 @@ def _shown(command: Sequence[str]) -> list[str]:
     return shown
 
 
-_LOG_LINE = re.compile(r'^(?:time=\S+ )?level=\w+ msg="((?:[^"\\]|\\.)*)"')
+_LOG_LINE = lazy(r'^(?:time=\S+ )?level=\w+ msg="((?:[^"\\]|\\.)*)"')
 
 
 def _helm_message(stderr: str) -> str:
