@@ -23,40 +23,20 @@ import sys
 from typing import Any, Callable, Sequence, TypeVar
 
 import click
-from msgspec import Struct, field
 
 # Only what every command line needs is imported here: a command's own modules are imported
 # when it runs, so `--help` or one command does not load the others (nor yaml, the planner, the
 # writers it does not print with).
 from deployah_plan import flags
-from deployah_plan.errors import Interrupted, PlanError, UsageError
+from deployah_plan.command_line import CommandName, Session as _Session, debug_enabled as _debug_enabled, guarded
+from deployah_plan.errors import UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
-from deployah_plan.redact import credentials, scrub
 from deployah_plan.render.escape import log_line
 from deployah_plan.render.writers import FORMATS
 from deployah_plan.sources.early import HelmCalls
 
 EXIT_OK, EXIT_ERROR = 0, 1
 _F = TypeVar("_F", bound=Callable[..., Any])
-
-
-class _Session(Struct):
-    """What the command line knows beyond one command's parameters: the argv (for the inputs
-    record of --out), the --debug decision, which `_run` needs if the command fails, and the
-    helm processes of the command (sources/early.py), which its owner ends."""
-
-    argv: list[str]
-    calls: HelmCalls
-    debug: bool = field(default_factory=lambda: _debug_enabled(False))
-
-    def shown(self, text: str) -> str:
-        """A message fit to print on stderr: without the credentials this command line carries,
-        and each line escaped (render/escape.py): a message may quote a chart's text."""
-        return "\n".join(log_line(line) for line in scrub(text, credentials(self.argv)).split("\n"))
-
-
-def _debug_enabled(flag: bool) -> bool:
-    return flag or os.environ.get("HELM_DEBUG", "").lower() in ("1", "true")
 
 
 def _remember_debug(ctx: click.Context, _param: click.Parameter, flag: bool) -> bool:
@@ -82,7 +62,7 @@ def _plan(name: str, params: dict[str, Any]) -> int:
     argv = session.argv if session is not None else [name]
     from deployah_plan.commands.plan_steps import run_plan
 
-    return run_plan(name, ctx.command, params, argv, debug=_debug_enabled(params["debug"]),
+    return run_plan(name, CommandName(ctx.command.name or name), params, argv, debug=_debug_enabled(params["debug"]),
                     calls=session.calls if session is not None else None)
 
 
@@ -385,39 +365,30 @@ def _helm_diff(args: list[str]) -> list[str] | int:
 
 def _run(args: list[str], calls: HelmCalls) -> int:
     session = _Session(args, calls)  # its debug is set by the --debug option's callback once click parses it
-    try:
-        if args[:1] == ["helm-diff"]:
-            answer = _helm_diff(args[1:])
-            if isinstance(answer, int):
-                return answer
-            args = session.argv = answer
-        result = main_group.main(args=args, prog_name=prog_name(), standalone_mode=False, obj=session)
-    except click.exceptions.Exit as done:
-        return done.exit_code
-    except click.exceptions.Abort:
-        click.echo("helm plan: interrupted", err=True)
-        return 130
-    except click.exceptions.NoArgsIsHelpError as err:
-        click.echo(err.ctx.get_help() if err.ctx else err.format_message())
-        return EXIT_OK
-    except click.ClickException as err:
-        ctx = getattr(err, "ctx", None)
-        where = ctx.command_path if ctx is not None else "helm plan"
-        message = err.format_message().rstrip(".")
-        click.echo(session.shown(f"helm plan: error: {message}; see `{where} --help`"), err=True)
-        return EXIT_ERROR
-    except PlanError as err:
-        click.echo(session.shown(f"helm plan: error: {err}"), err=True)
-        return EXIT_ERROR
-    except (Interrupted, KeyboardInterrupt):
-        click.echo("helm plan: interrupted", err=True)
-        return 130
-    except Exception as err:  # a bug: say so in one line, with the traceback only on request
-        if session.debug:
-            import traceback
 
-            sys.stderr.write(session.shown(traceback.format_exc().rstrip("\n")) + "\n")
-        click.echo(session.shown(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the "
-                                 "traceback, and please report it)"), err=True)
-        return EXIT_ERROR
-    return result if isinstance(result, int) else EXIT_OK
+    def parsed() -> int:
+        try:
+            if args[:1] == ["helm-diff"]:
+                answer = _helm_diff(args[1:])
+                if isinstance(answer, int):
+                    return answer
+                session.argv = answer
+            result = main_group.main(args=session.argv, prog_name=prog_name(), standalone_mode=False, obj=session)
+        except click.exceptions.Exit as done:
+            return done.exit_code
+        except click.exceptions.Abort:
+            click.echo("helm plan: interrupted", err=True)
+            return 130
+        except click.exceptions.NoArgsIsHelpError as err:
+            click.echo(err.ctx.get_help() if err.ctx else err.format_message())
+            return EXIT_OK
+        except click.ClickException as err:
+            ctx = getattr(err, "ctx", None)
+            where = ctx.command_path if ctx is not None else "helm plan"
+            message = err.format_message().rstrip(".")
+            click.echo(session.shown(f"helm plan: error: {message}; see `{where} --help`"), err=True)
+            return EXIT_ERROR
+        return result if isinstance(result, int) else EXIT_OK
+    # A command's own errors (PlanError, an interruption, a bug): command_line.py, which runs a
+    # plan command line without click, words them the same.
+    return guarded(session, parsed)

@@ -16,7 +16,10 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn, Sequence
+
+if TYPE_CHECKING:
+    from deployah_plan.sources.early import HelmCalls
 
 EXIT_ERROR = 1
 
@@ -31,10 +34,7 @@ def run() -> NoReturn:
     # started before them too.
     calls.catch_signals()
     try:
-        calls.start(sys.argv[1:])
-        from deployah_plan.cli import main
-
-        code = main(calls=calls)
+        code = command(sys.argv[1:], calls)
     except (Interrupted, KeyboardInterrupt):  # before cli.main could catch it
         sys.stderr.write("helm plan: interrupted\n")
         code = EXIT_INTERRUPTED
@@ -46,3 +46,19 @@ def run() -> NoReturn:
         except (OSError, ValueError):  # a closed pipe: what it could take was written
             code = code or EXIT_ERROR
     os._exit(code)
+
+
+def command(args: Sequence[str], calls: HelmCalls) -> int:
+    """Run one command line with the command's helm processes `calls`, which the caller owns:
+    the plan's first helm calls started, then a plan command line run without click
+    (command_line.py), anything else (help, a refused command line, completion, the other
+    commands) by click (cli.py)."""
+    calls.start(args)
+    from deployah_plan.command_line import run as run_direct
+
+    code = run_direct(args, calls)
+    if code is None:
+        from deployah_plan.cli import main
+
+        code = main(list(args), calls=calls)
+    return code

@@ -14,6 +14,7 @@ import bisect
 import re
 from typing import Any, Mapping
 
+from deployah_plan.lazy_re import lazy
 from msgspec import Struct, field
 
 from deployah_plan.errors import ManifestError
@@ -33,9 +34,9 @@ HOOK_EVENTS: Mapping[str, str] = {
     "test": "test", "test-success": "test",
 }
 
-_MARKER_LINE = re.compile(r"^(?:# Source: (.*?)[ \t\r]*$|---)", re.MULTILINE)
-_CRD_PATH = re.compile(r"^[^/]+(?:/charts/[^/]+)*/crds/")
-_GO_ATOI = re.compile(r"[+-]?[0-9]+\Z")
+_MARKER_LINE = lazy(r"^(?:# Source: (.*?)[ \t\r]*$|---)", re.MULTILINE)
+_CRD_PATH = lazy(r"^[^/]+(?:/charts/[^/]+)*/crds/")
+_GO_ATOI = lazy(r"[+-]?[0-9]+\Z")
 
 
 class Hook(Struct, frozen=True):
@@ -108,8 +109,8 @@ class _SourceIndex:
         return path
 
 
-_NOT_SPACE = re.compile(r"\S")
-_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")  # where str.splitlines splits
+_NOT_SPACE = lazy(r"\S")
+_LINE_BREAK = lazy("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")  # where str.splitlines splits
 
 
 def _has_content(text: str, start: int, end: int) -> bool:

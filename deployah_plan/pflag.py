@@ -23,17 +23,17 @@ inputs record keeps it, and reading it again gives the same reading.
 """
 from __future__ import annotations
 
-import re
 from typing import Sequence, Union
 
 from msgspec import Struct
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import UsageError
 from deployah_plan.flags import Flag, Split
 
 _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})  # Go's strconv.ParseBool
 _FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
-_DECIMAL = re.compile(r"[+-]?(0|[1-9][0-9]*)")
+_DECIMAL = lazy(r"[+-]?(0|[1-9][0-9]*)")
 _HINT = "write it as --flag=VALUE, or see --help"
 
 

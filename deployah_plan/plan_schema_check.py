@@ -26,6 +26,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from deployah_plan.lazy_re import lazy
+
 __all__ = ["KNOWN_KEYWORDS", "first_error", "schema"]
 
 KNOWN_KEYWORDS = frozenset({
@@ -108,7 +110,7 @@ def _vocabulary(rule: Mapping[str, Any]) -> list[str] | None:
 
 # What a value a newer version adds to a vocabulary can be: shaped as every listed one is, so
 # that a writer can show it as it shows a known one (in markdown's inline code, say).
-_NEW_VALUE = re.compile(r"[A-Za-z0-9-]{1,100}")
+_NEW_VALUE = lazy(r"[A-Za-z0-9-]{1,100}")
 
 
 def _string_of(values: list[str], newer: bool) -> Check:

@@ -43,11 +43,11 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
-import click
 from msgspec import Struct, field
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan import __version__
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
@@ -58,6 +58,9 @@ from deployah_plan.redact import hide_userinfo, value_keys
 from deployah_plan.sources.helm import StoredRelease
 from deployah_plan.sources.live import LiveSnapshot
 
+if TYPE_CHECKING:
+    import click
+
 KEY_ENV = "HELM_PLAN_KEY"
 ALGORITHM = "hmac-sha256"
 HIDDEN = "(hidden)"
@@ -65,8 +68,8 @@ HIDDEN = "(hidden)"
 VALUE_PARAMS = frozenset({"set_", "set_string", "set_json", "set_literal"})
 # Params naming files whose content the plan read, and the flag to show for each.
 FILE_PARAMS = {"values_files": "--values", "set_file": "--set-file", "ignore_files": "--ignore-file"}
-_CREDENTIAL = re.compile(r"password|token|secret", re.I)
-_DIGESTED = re.compile(r"=\(" + ALGORITHM + r":[0-9a-f]+\)$")
+_CREDENTIAL = lazy(r"password|token|secret", re.I)
+_DIGESTED = lazy(r"=\(" + ALGORITHM + r":[0-9a-f]+\)$")
 
 
 def canonical(value: Any) -> bytes:
@@ -217,7 +220,14 @@ def _redact_value(flag: Flag, value: str, digester: Digester) -> str:
     return hide_userinfo(value)
 
 
-def redact_argv(command: click.Command, argv: Sequence[str], digester: Digester) -> list[str]:
+class Named(Protocol):
+    """The command a record is made for: click's, or command_line.CommandName."""
+
+    @property
+    def name(self) -> str | None: ...
+
+
+def redact_argv(command: Named, argv: Sequence[str], digester: Digester) -> list[str]:
     """argv (the command's name first) as helm reads it (pflag.helm_spelling: each flag
     `--long=VALUE`), with the values of the value flags digested, credentials hidden, and the
     user and password of a URL (`--repo https://user:pw@host`, a chart URL) hidden."""
@@ -281,7 +291,7 @@ def _files(params: Mapping[str, Any], digester: Digester) -> list[dict[str, Any]
     return files
 
 
-def make_record(facts: Facts, header: Header, command: click.Command, params: Mapping[str, Any],
+def make_record(facts: Facts, header: Header, command: Named, params: Mapping[str, Any],
                 argv: Sequence[str], digester: Digester) -> dict[str, Any]:
     """The inputs record, unsealed: what the command read, its parsed params and its argv (the
     command's name first)."""
@@ -324,7 +334,7 @@ def sealed(document: dict[str, Any], record: dict[str, Any], digester: Digester)
 
 
 __all__ = [
-    "ALGORITHM", "ChartRead", "Digester", "Facts", "HIDDEN", "KEY_ENV", "Planned", "canonical", "chart_digest",
+    "ALGORITHM", "ChartRead", "Digester", "Facts", "HIDDEN", "KEY_ENV", "Named", "Planned", "canonical", "chart_digest",
     "chart_tree_sha256", "hidden_values", "is_credential", "make_record", "redact_argv", "rendered_digest", "seal",
     "sealed",
 ]

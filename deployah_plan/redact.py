@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from msgspec import Struct
 from msgspec.structs import replace
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.model import Action, FieldChange, FieldOp, Plan, ResourceRef, TaskAction
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -189,7 +190,7 @@ def _content_fields(ref: ResourceRef, obj: Mapping[str, Any] | None) -> Iterable
         yield ref, FieldChange("", FieldOp.ADD, None, obj)
 
 
-_VALUE_KEY = re.compile(r"[A-Za-z0-9_.\[\]/-]+\Z")
+_VALUE_KEY = lazy(r"[A-Za-z0-9_.\[\]/-]+\Z")
 
 
 def value_keys(value: str, whole: bool = False) -> str:
@@ -202,7 +203,7 @@ def value_keys(value: str, whole: bool = False) -> str:
     return ",".join(key for key in keys if _VALUE_KEY.match(key)) or "(keys hidden)"
 
 
-_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s\"'<>]*@")
+_USERINFO = lazy(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s\"'<>]*@")
 
 
 def hide_userinfo(text: str) -> str:
@@ -211,7 +212,7 @@ def hide_userinfo(text: str) -> str:
     return _USERINFO.sub(r"\1(hidden)@", text)
 
 
-_PASSWORD_IN_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s\"'<>:@]*:([^/?#\s\"'<>]*)@")
+_PASSWORD_IN_URL = lazy(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s\"'<>:@]*:([^/?#\s\"'<>]*)@")
 _CREDENTIAL_FLAGS = ("--password", "--kube-token")
 _SHORTEST = 4  # a shorter "password" would hide every such run of letters in a message, and protects nothing
 

@@ -11,8 +11,10 @@ import re
 import sys
 from pathlib import Path
 
+from deployah_plan.lazy_re import lazy
+
 _PLUGIN = Path(__file__).resolve().parent.parent / "plugin.yaml"
-_VERSION = re.compile(r'^version:\s*"?([^"\s#]+)"?\s*(?:#.*)?$', re.MULTILINE)
+_VERSION = lazy(r'^version:\s*"?([^"\s#]+)"?\s*(?:#.*)?$', re.MULTILINE)
 
 
 def version() -> str:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 import struct
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
+from deployah_plan.lazy_re import lazy
 
 if TYPE_CHECKING:
     from yaml.nodes import Node
@@ -103,15 +103,15 @@ for _words, _value in (
     for _word in _words:
         _BOOL_NULL[_word] = _value
 
-_YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
-_GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
-_SIGNED_BINARY = re.compile(r"0b([-+])([01]+)\Z")
-_TIMESTAMP = re.compile(
+_YAML_STYLE_FLOAT = lazy(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
+_GO_INT = lazy(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)\Z")
+_SIGNED_BINARY = lazy(r"0b([-+])([01]+)\Z")
+_TIMESTAMP = lazy(
     r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"
     r"(?:(?:[Tt]| )[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?(?:Z|[-+][0-9]{2}:[0-9]{2})?)?\Z"
 )
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
-_DECIMAL_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?\Z")
+_DECIMAL_FLOAT = lazy(r"\.[0-9]+([eE][-+]?[0-9]+)?\Z")
 
 
 _BASES = {"x": 16, "o": 8, "b": 2}

@@ -8,8 +8,8 @@ Deployments, changes one config line in 10% of the ConfigMaps and deletes 2% of 
 Printed, each measured in this one run. In-process figures are the best of --repeat in CPU
 time (time.process_time: the planning core runs in one thread, and CPU time is what a machine
 shared with other work measures faithfully); whole processes are timed on the wall clock.
-- plan ÷ parse: the whole `helm plan diff -o json` command, run in this process through
-  `cli.main` (parse, pair, diff, order, JSON out) ÷ PyYAML's C loader parsing the same two
+- plan ÷ parse: the whole `helm plan diff -o json` command, run in this process as the entry
+  point runs it (`entry.command`: parse, pair, diff, order, JSON out) ÷ PyYAML's C loader parsing the same two
   files;
 - DeepDiff ÷ diff: DeepDiff over the paired objects ÷ the plan's own field diff of them (with
   the kinds' list keys, as the plan runs it); left out when deepdiff is not installed;
@@ -21,9 +21,12 @@ shared with other work measures faithfully); whole processes are timed on the wa
 - rapidyaml (when its `ryml` module is installed): its parse of the two files alone, and with
   the Python values built from its tree by go-yaml v2's rules, against this loader's;
 - plugin ÷ template: scripts/bench_plugin.py (`--runs` alternating runs per chart and helm;
-  `--runs 0` leaves it out), with the floor any plan made by helm and Python has (helm starting
+  `--runs 0` leaves it out), Helm 3 and Helm 4 side by side, with the values given as flags
+  and with none (helm reuses the release's), with the floor any plan made by helm and Python has (helm starting
   a plugin that starts Python and ends, plus `helm get` and `helm template` side by side) ÷
-  template; and the imports of `helm plan --help` and of a whole plan.
+  template, and with `--baseline DIR` the same ratio of another checkout timed in the same
+  alternation (before and after a change, under the same load); and the imports of
+  `helm plan --help` and of a whole plan. `--no-core` leaves the synthetic releases out.
 """
 from __future__ import annotations
 
@@ -43,7 +46,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import bench_plugin  # noqa: E402
-from deployah_plan import cli  # noqa: E402
+from deployah_plan.entry import command as run_command  # noqa: E402
+from deployah_plan.sources.early import HelmCalls  # noqa: E402
 from deployah_plan.core.diff import diff_objects  # noqa: E402
 from deployah_plan.manifests import split_stream  # noqa: E402
 from deployah_plan.saved import load  # noqa: E402
@@ -85,6 +89,15 @@ def release(objects: int, upgraded: bool) -> str:
     return "".join(parts)
 
 
+def main_command(args: list[str]) -> int:
+    """A command line as the entry point runs it (a plan without click), in this process."""
+    calls = HelmCalls()
+    try:
+        return run_command(args, calls)
+    finally:
+        calls.end()
+
+
 def best(repeat: int, run: Callable[[], Any]) -> float:
     times = []
     for _ in range(repeat):
@@ -107,20 +120,20 @@ def measure(objects: int, work: Path, repeat: int, deep: bool) -> dict[str, floa
             list(yaml.load_all(path.read_text(), Loader=yaml.CSafeLoader))
 
     def plan() -> None:
-        """The command as users run it (cli.main), minus interpreter start-up; JSON to a file."""
+        """The command as users run it (entry.command), minus interpreter start-up; JSON to a file."""
         with open(out, "w") as sink, contextlib.redirect_stdout(sink):
-            if cli.main(command) != 0:
+            if main_command(command) != 0:
                 sys.exit("bench: helm-plan diff failed")
 
     def validating_plan() -> None:
         """The same, judged against Kubernetes 1.34 with strict field validation (core.validate)."""
         with open(out.with_suffix(".v.json"), "w") as sink, contextlib.redirect_stdout(sink):
-            if cli.main([*command, "--kube-version", "1.34", "--apply-method", "ssa"]) != 0:
+            if main_command([*command, "--kube-version", "1.34", "--apply-method", "ssa"]) != 0:
                 sys.exit("bench: helm-plan diff --kube-version failed")
 
     def markdown() -> None:
         with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
-            if cli.main(["show", str(out), "-o", "markdown"]) != 0:
+            if main_command(["show", str(out), "-o", "markdown"]) != 0:
                 sys.exit("bench: helm-plan show -o markdown failed")
 
     figures = {"parse": best(repeat, parse), "plan": best(repeat, plan), "vplan": best(repeat, validating_plan)}
@@ -205,16 +218,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--runs", type=int, default=7, help="alternating runs per chart and helm (0: none)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="another checkout of helm plan, timed in the same alternation (before/after a change)")
+    parser.add_argument("--no-core", action="store_true", help="leave out the synthetic releases (the plugin only)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="helm-plan-bench-") as tmp:
         work = Path(tmp)
-        small = measure(600, work, args.repeat, deep=False)
-        large = measure(6000, work, args.repeat, deep=True)
-        memory = peak_memory_mb(6000, work)
-        ryml = rapidyaml(work, 6000, args.repeat)
-        plugin = bench_plugin.plugin_ratios(work, args.runs) if args.runs > 0 else []
+        if not args.no_core:
+            small = measure(600, work, args.repeat, deep=False)
+            large = measure(6000, work, args.repeat, deep=True)
+            memory = peak_memory_mb(6000, work)
+            ryml = rapidyaml(work, 6000, args.repeat)
+        plugin = bench_plugin.plugin_ratios(work, args.runs, args.baseline) if args.runs > 0 else []
         imports = bench_plugin.import_ms(work) if args.runs > 0 else None
-    rows = [
+    rows: list[tuple[str, str, str]] = [] if args.no_core else [
         ("objects 6,000: updates, deletes", f"{large['updates']:.0f}, {large['deletes']:.0f}", ""),
         ("parse (PyYAML CSafeLoader), 6,000", f"{large['parse']:.3f} s", ""),
         ("plan, 6,000", f"{large['plan']:.3f} s", ""),
@@ -230,7 +247,9 @@ def main() -> int:
         ("peak memory, helm-plan diff at 6,000", f"{memory:.0f} MB", "target ≤ 150 MB"),
         ("markdown of the 6,000 plan (show -o markdown)", f"{large['markdown']:.3f} s", "target ≤ 2 s"),
     ]
-    if ryml is None:
+    if args.no_core:
+        pass
+    elif ryml is None:
         rows.append(("rapidyaml", "-", "not installed (pip install rapidyaml)"))
     else:
         rows += [
@@ -239,10 +258,19 @@ def main() -> int:
             ("rapidyaml values ÷ yamlkube load, 6,000", f"{ryml['ryml_values'] / ryml['yamlkube']:.2f}",
              f"adopt at ≤ 0.5 ({ryml['ryml_values']:.3f} s, the same values)"),
         ]
-    for version, chart, plan_s, template_s, plan_cpu, template_cpu, floor_s in plugin:
-        rows.append((f"helm {version} plan upgrade ÷ template, {chart}", f"{plan_s / template_s:.1f}",
-                     f"target ≤ 3 (median {plan_s:.3f} s vs {template_s:.3f} s; CPU {plan_cpu:.3f} s vs "
-                     f"{template_cpu:.3f} s: {plan_cpu / template_cpu:.1f}; floor {floor_s / template_s:.1f})"))
+    # Helm 3 and Helm 4 side by side: one row per chart and way of giving the values.
+    by_case: dict[tuple[str, str], list[bench_plugin.Figures]] = {}
+    for figure in plugin:
+        by_case.setdefault((figure.chart, figure.values), []).append(figure)
+    for (chart, values), figures in by_case.items():
+        shown = " / ".join(f"{f.plan / f.template:.2f}" for f in figures)
+        notes = "; ".join(
+            f"helm {f.version}: {f.plan:.3f} s vs {f.template:.3f} s, CPU {f.plan_cpu / f.template_cpu:.2f}, "
+            f"floor {f.floor / f.template:.2f}"
+            + (f", baseline {f.baseline / f.template:.2f}" if f.baseline is not None else "") for f in figures)
+        how = "values flags" if values == "flags" else "no values flag"
+        rows.append((f"plan upgrade ÷ template, {chart} ({how}), helm "
+                     + " / ".join(f.version.split(".")[0] for f in figures), shown, f"target ≤ 3 ({notes})"))
     if imports is not None:
         for what, label, how in (("help", "helm plan --help", "-X importtime"),
                                  ("plan", "a whole plan (upgrade)", "-X importtime, beside helm and the plan's threads"),

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import yaml
 
@@ -101,21 +102,49 @@ def _floor_plugin(work: Path, helm: Path, env: dict[str, str]) -> None:
         sys.exit(f"bench: installing the floor plugin failed: {done.stderr.strip()}")
 
 
-def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float, float, float, float]]:
-    """(helm version, chart, median plan, median template, median plan CPU, median template CPU,
-    median floor) per helm and chart: wall-clock seconds, then CPU seconds (what a machine
-    shared with other work still measures faithfully; the plan's includes its helm processes).
-    The floor: helm starting a plugin that starts the plugin's Python and ends, plus `helm get
-    all` and `helm template` run side by side (what any plan made by helm and Python costs)."""
+class Figures(NamedTuple):
+    """One chart and helm, one way of giving the values: medians of the alternating runs."""
+
+    version: str
+    chart: str
+    values: str  # "flags": the next values given as -f; "reused": none given (helm reuses the release's)
+    plan: float  # wall-clock seconds
+    template: float
+    plan_cpu: float  # CPU seconds, the plan's helm processes included
+    template_cpu: float
+    floor: float
+    baseline: float | None  # the baseline checkout's plan (--baseline), wall-clock seconds
+
+
+def _install(helm: Path, env: dict[str, str], folder: Path) -> None:
+    subprocess.run([str(helm), "plugin", "uninstall", "plan"], env=env, capture_output=True)
+    installed = subprocess.run([str(helm), "plugin", "install", str(folder)], env=env, capture_output=True, text=True)
+    if installed.returncode != 0:
+        sys.exit(f"bench: helm plugin install of {folder} failed: {installed.stderr.strip()}")
+
+
+def plugin_ratios(work: Path, runs: int, baseline: Path | None = None) -> list[Figures]:
+    """The figures per helm, chart and way of giving the values: wall-clock seconds, then CPU
+    seconds (what a machine shared with other work still measures faithfully; the plan's
+    includes its helm processes). Values given as flags: `helm template` and `helm plan
+    upgrade` with the next version's values files. Reused: `helm plan upgrade` with no values
+    flag (helm upgrade reuses the release's values, which the plan reads from the release), and
+    `helm template` with the values the release was made with. The floor: helm starting a
+    plugin that starts the plugin's Python and ends, plus `helm get all` and `helm template`
+    run side by side (what any plan made by helm and Python costs). `baseline`: another
+    checkout of helm plan, installed into a helm home of its own and timed in the same
+    alternation (template, plan, baseline plan, floor), so a change is measured against what
+    it changes under the same load."""
     helm4 = fetch_helm("4.3.1")
     figures = []
     for version in HELM_VERSIONS:
         helm = fetch_helm(version)
         env = user_env(work, version)
-        installed = subprocess.run([str(helm), "plugin", "install", str(ROOT)], env=env, capture_output=True, text=True)
-        if installed.returncode != 0:
-            sys.exit(f"bench: helm {version} plugin install failed: {installed.stderr.strip()}")
+        _install(helm, env, ROOT)
         _floor_plugin(work, helm, env)
+        base_env = user_env(work, f"{version}-baseline") if baseline is not None else None
+        if baseline is not None and base_env is not None:
+            _install(helm, base_env, baseline)
         for name in sorted(p.name for p in CHARTS.iterdir() if (p / "case.yaml").is_file()):
             release, namespace = _case(name)
             store = work / f"store-{name}.json"
@@ -126,22 +155,33 @@ def plugin_ratios(work: Path, runs: int) -> list[tuple[str, str, float, float, f
                 if done.returncode != 0:
                     sys.exit(f"bench: {done.stderr.strip()}")
             run_env = {**env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)}
-            chart = [release, str(CHARTS / name / "next"), "-n", namespace, *_values(name, "next")]
-            template = [str(helm), "template", *chart]
-            plan = [str(helm), "plan", "upgrade", *chart]
-            floor = [str(helm), "plan-floor"]
-            get = [str(helm), "get", "all", release, "-n", namespace]
-            _timed(template, run_env)
-            _timed(plan, run_env)
-            _timed(floor, run_env)
-            plans, templates, floors = [], [], []
-            for _ in range(runs):
-                templates.append(_timed(template, run_env))
-                plans.append(_timed(plan, run_env))
-                floors.append(_timed(floor, run_env)[0] + _side_by_side([get, template], run_env))
-            figures.append((version, name, statistics.median(t for t, _ in plans),
-                            statistics.median(t for t, _ in templates), statistics.median(c for _, c in plans),
-                            statistics.median(c for _, c in templates), statistics.median(floors)))
+            run_base = {**base_env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)} if base_env else None
+            target = [release, str(CHARTS / name / "next"), "-n", namespace]
+            for values, template_values, plan_values in (("flags", _values(name, "next"), _values(name, "next")),
+                                                         ("reused", _values(name, "prev"), EXTRA.get(name, []))):
+                template = [str(helm), "template", *target, *template_values]
+                plan = [str(helm), "plan", "upgrade", *target, *plan_values]
+                if values == "reused" and subprocess.run(template, env=run_env, capture_output=True).returncode != 0:
+                    continue  # the release's values do not fit the next chart (its schema): helm upgrade fails too
+                floor = [str(helm), "plan-floor"]
+                get = [str(helm), "get", "all", release, "-n", namespace]
+                _timed(template, run_env)
+                _timed(plan, run_env)
+                _timed(floor, run_env)
+                if run_base is not None:
+                    _timed(plan, run_base)
+                plans, templates, floors, bases = [], [], [], []
+                for _ in range(runs):
+                    templates.append(_timed(template, run_env))
+                    plans.append(_timed(plan, run_env))
+                    if run_base is not None:
+                        bases.append(_timed(plan, run_base)[0])
+                    floors.append(_timed(floor, run_env)[0] + _side_by_side([get, template], run_env))
+                figures.append(Figures(version, name, values, statistics.median(t for t, _ in plans),
+                                       statistics.median(t for t, _ in templates),
+                                       statistics.median(c for _, c in plans),
+                                       statistics.median(c for _, c in templates), statistics.median(floors),
+                                       statistics.median(bases) if bases else None))
     return figures
 
 
@@ -162,8 +202,15 @@ def counted(*args, **kwargs):
 builtins.__import__ = counted
 sys.argv = ["helm-plan", *sys.argv[1:]]
 try:
-    from deployah_plan.cli import main  # main, not the entry point: that ends the process at once
-    main()
+    # As the entry point runs it (a plan command line without click), but without ending the
+    # process at once, as entry.run does.
+    from deployah_plan.entry import command
+    from deployah_plan.sources.early import HelmCalls
+    calls = HelmCalls()
+    try:
+        command(sys.argv[1:], calls)
+    finally:
+        calls.end()
 finally:
     sys.stderr.write(f"\\nimport-cpu {spent}\\n")
 """
@@ -174,8 +221,13 @@ import sys
 sys.argv = ["helm-plan", *sys.argv[1:]]
 before = set(sys.modules)
 try:
-    from deployah_plan.cli import main
-    main()
+    from deployah_plan.entry import command
+    from deployah_plan.sources.early import HelmCalls
+    calls = HelmCalls()
+    try:
+        command(sys.argv[1:], calls)
+    finally:
+        calls.end()
 finally:
     sys.stderr.write("\\nloaded " + " ".join(m for m in sys.modules if m not in before) + "\\n")
 """

@@ -15,9 +15,9 @@ import shutil
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-import click
 from msgspec import Struct, structs
 
+from deployah_plan.command_line import say
 from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.render.words import gate as gate_words
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
@@ -28,7 +28,7 @@ from deployah_plan.sources.files import FileReader, describe
 
 if TYPE_CHECKING:
     from deployah_plan.model import Plan
-    from deployah_plan.record import Planned
+    from deployah_plan.record import Named, Planned
     from deployah_plan.sources.early import HelmCalls
 
 EXIT_OK, EXIT_CHANGES, EXIT_GATE = 0, 2, 3
@@ -124,7 +124,7 @@ def make(command: str, params: Mapping[str, Any], *, debug: bool, reader: FileRe
     return structs.replace(planned, plan=apply_ignore(planned.plan, rules))
 
 
-def save(path: str, planned: Planned, command: click.Command, params: Mapping[str, Any], argv: Sequence[str]) -> None:
+def save(path: str, planned: Planned, command: Named, params: Mapping[str, Any], argv: Sequence[str]) -> None:
     """Step 2: the JSON plan with its inputs record, sealed."""
     from deployah_plan.commands.show import write_saved_plan
     from deployah_plan.record import Digester, make_record
@@ -189,15 +189,15 @@ def gate_exit(plan: Plan, printing: Printing) -> int:
     gates = list(printing.gates)
     matches = check_gates(plan, gates)
     for match in matches:  # an object's name and a warning's text come from the chart: escaped
-        click.echo(log_line(f"helm plan: {gate_words.match_text(match)}"), err=True)
+        say(log_line(f"helm plan: {gate_words.match_text(match)}"))
     for item in unevaluated(plan, gates):
-        click.echo(log_line(f"helm plan: {gate_words.unevaluated_text(item)}"), err=True)
+        say(log_line(f"helm plan: {gate_words.unevaluated_text(item)}"))
     if matches:
         return EXIT_GATE
     return EXIT_CHANGES if printing.detailed_exitcode and plan.has_changes else EXIT_OK
 
 
-def run_plan(name: str, command: click.Command, params: Mapping[str, Any], argv: Sequence[str], *,
+def run_plan(name: str, command: Named, params: Mapping[str, Any], argv: Sequence[str], *,
              debug: bool, calls: HelmCalls | None = None) -> int:
     """`helm plan upgrade|rollback|uninstall|diff`: every step."""
     printing = Printing.of(params)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from msgspec import Struct, structs, field
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
 from deployah_plan.release.revisions import connect, rendered
@@ -142,7 +143,9 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
             notes.append(warn(noted.ReuseValuesOffline()))
         return _values_file(computed, workdir) + user
     if options.reset_then_reuse_values or not options.values.any():
-        previous = helm.values(options.release, namespace, current.revision)
+        # Read with the release (sources/helm.py), unless it could not be printed faithfully.
+        previous = current.values if current.values is not None else helm.values(options.release, namespace,
+                                                                                  current.revision)
         if not previous:
             return user
         if not options.values.any():
@@ -173,7 +176,7 @@ def _crds_stream(record: dict[str, Any]) -> str:
 
 # What `helm template --dependency-update` prints on standard output before the manifests
 # (pkg/downloader: repository updates, "Saving 1 charts", "Downloading x from repo y", ...).
-_PROGRESS = re.compile(r"(?:Hang tight while|\.\.\.Successfully got an update|\.\.\.Unable to get an update|"
+_PROGRESS = lazy(r"(?:Hang tight while|\.\.\.Successfully got an update|\.\.\.Unable to get an update|"
                        r"Update Complete\.|Saving \d+ charts?|Downloading \S+ from repo|Deleting outdated charts)")
 
 
@@ -187,7 +190,7 @@ def _after_progress(text: str) -> str:
     return "\n".join(lines[start:])
 
 
-_SEPARATOR = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
+_SEPARATOR = lazy(r"^---[ \t]*(?:#.*)?$", re.M)
 
 
 def _crds_as_sources(text: str, chart_name: str) -> str:

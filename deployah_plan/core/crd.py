@@ -22,6 +22,7 @@ from typing import Any, Iterable, Mapping
 
 from msgspec.structs import replace
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.crd_paths import is_description, is_property, said_by_summary
 from deployah_plan.kinds import group_of
 from deployah_plan.model import CRDSchemaChange, CRDSummary, FieldChange, FieldOp
@@ -31,8 +32,8 @@ def is_crd(obj: Mapping[str, Any] | None) -> bool:
             and group_of(str(obj.get("apiVersion", ""))) == "apiextensions.k8s.io")
 
 
-_SAYS_CRDS = re.compile(r"crds?(?![a-z])|customresourcedefinition", re.IGNORECASE)
-_APPLY = re.compile(r"(?<![a-z])apply(?![a-z])", re.IGNORECASE)
+_SAYS_CRDS = lazy(r"crds?(?![a-z])|customresourcedefinition", re.IGNORECASE)
+_APPLY = lazy(r"(?<![a-z])apply(?![a-z])", re.IGNORECASE)
 
 
 def _dict(value: Any) -> Mapping[str, Any]:

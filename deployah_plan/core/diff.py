@@ -23,9 +23,9 @@ from __future__ import annotations
 import difflib
 import json
 import math
-import re
 from typing import Any, Iterable, Mapping
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.core import quantity
 from deployah_plan.pointer import escape, tokens
 from deployah_plan.core.list_keys import KEY_DEFAULTS, QUANTITY, Node, Spec, root
@@ -34,7 +34,7 @@ from deployah_plan.yamlkube import MAX_DEPTH, YAMLError, load_all, too_deep
 
 _NUMBERS = (int, float)
 _SCALARS = (str, int, float, bool, type(None))
-_FLAG = re.compile(r"--?[A-Za-z0-9][^=\s]*")
+_FLAG = lazy(r"--?[A-Za-z0-9][^=\s]*")
 _RENAME_SIMILARITY = 0.6  # share of equal leaves (key fields aside) that makes a rename
 _MAX_RENAME_CANDIDATES = 64  # removed x added pairs scored at most this many each way
 _MAX_IN_ORDER_CELLS = 250_000  # unkeyed lists matched in order exactly up to this many entry pairs

@@ -29,6 +29,7 @@ from typing import Any, Iterable, Mapping
 from msgspec import Struct
 from msgspec.structs import replace
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Action, FieldChange, Plan, ResourceChange, rebuild
 
@@ -86,7 +87,7 @@ class IgnoreRule(Struct, frozen=True):
         return any(p == "" or path == p or path.startswith(p + "/") for p in self.paths)
 
 
-_TERM = re.compile(r"\s*(?:(?P<not>!)\s*(?P<absent>[^\s!=,()]+)"
+_TERM = lazy(r"\s*(?:(?P<not>!)\s*(?P<absent>[^\s!=,()]+)"
                    r"|(?P<key>[^\s!=,()]+)\s*(?:(?P<op>==|=|!=)\s*(?P<value>[^\s,()]*)"
                    r"|\s+(?P<setop>in|notin)\s*\((?P<set>[^()]*)\))?)\s*(?:,|\Z)")
 

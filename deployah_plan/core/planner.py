@@ -5,13 +5,13 @@ Pure: no subprocess, no network, no printing. Sources hand it parsed streams.
 from __future__ import annotations
 
 import math
-import re
 
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from msgspec import Struct, field
 from msgspec.structs import replace
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.core import crd, regenerated
 from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects, leaves
 from deployah_plan.core.drift import find_drift, find_live, index_live
@@ -583,7 +583,7 @@ def _chart_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[ChartCRD
     return out
 
 
-_DEPENDENCY_CRD = re.compile(r"^[^/]+/charts/(.+)/crds/")
+_DEPENDENCY_CRD = lazy(r"^[^/]+/charts/(.+)/crds/")
 
 
 def _dependency(source: str) -> str:

@@ -13,14 +13,14 @@ Comparison is exact. The exponent of an `e` suffix is bounded as `ParseQuantity`
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import Any
+from deployah_plan.lazy_re import lazy
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}  # powers of two
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}  # powers of ten
 # <signedNumber><suffix>, as resource.ParseQuantity reads it.
-_QUANTITY = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?\Z")
+_QUANTITY = lazy(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?\Z")
 _MAX_EXPONENT = 2**31 - 1  # the scale of an inf.Dec is an int32
 _MAX_BINARY_DIGITS = 1000  # mantissa digits a binary suffix may multiply
 

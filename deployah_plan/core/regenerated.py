@@ -23,18 +23,18 @@ import base64
 import binascii
 import datetime
 import os
-import re
 from typing import Any, Mapping, TypeVar
 
 from msgspec import Struct
 from msgspec.structs import replace
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.core.diff import diff_objects
 from deployah_plan.manifests import Document
 from deployah_plan.model import FieldChange, FieldOp, ResourceChange, ResourceRef, TaskPlan
 
 # RFC 3339, and Go's own form of a time (what `{{ now }}` prints: "2025-01-02 15:04:05.999 +0000 UTC m=+0.01").
-_TIMESTAMP = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)? ?(Z|[+-]\d{2}:?\d{2})?"
+_TIMESTAMP = lazy(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)? ?(Z|[+-]\d{2}:?\d{2})?"
                         r"(?: [A-Z]{3,5})?(?: m=[+-][0-9.]+)?")
 _SLACK = 2.0  # seconds either side of the render window (timestamps are truncated to the second)
 

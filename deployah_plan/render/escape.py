@@ -20,12 +20,13 @@ from __future__ import annotations
 import re
 import sys
 from typing import Iterable, Sequence
+from deployah_plan.lazy_re import lazy
 
 # What a terminal would act on rather than show: C0 controls but tab, DEL, C1 controls, and
 # the bidirectional overrides that reorder what is shown. A name from a manifest could
 # otherwise clear the screen, or fake a line of the plan with a newline.
-UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_COMMAND = re.compile(r"^(\s*):(?=:)")  # GitHub reads a line as a command after leading white space
+UNPRINTABLE = lazy("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_COMMAND = lazy(r"^(\s*):(?=:)")  # GitHub reads a line as a command after leading white space
 
 
 def _escaped(match: re.Match[str]) -> str:

@@ -31,11 +31,11 @@ The header, the summary table, "what matters" and the note itself are never cut.
 from __future__ import annotations
 
 import html
-import re
 from typing import Any, Iterable, Mapping
 
 from msgspec import Struct, field
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.codes import Code
 from deployah_plan.model import CRDLifecycle, DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
@@ -53,7 +53,7 @@ DETAIL_ROWS = 30  # rows an object's diff keeps when it is shortened to fit
 _RESERVE = 1_200  # room for the cut note and the "N more not shown" lines
 # What can start markup in the middle of a line; every line we write starts with our own
 # marker ("- ", "### ", "**"), so line-start markup (1. + - =) cannot occur.
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
+_MD_SPECIAL = lazy(r"([\\`*_\[\]<>#|~])")
 
 
 def md(text: str) -> str:

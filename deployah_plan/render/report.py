@@ -20,11 +20,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-import re
 from typing import Any, Mapping
 
 from msgspec import Struct
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.codes import Code
 from deployah_plan.model import (
     Action, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
@@ -37,7 +37,7 @@ from deployah_plan.render.highlight import Highlight, Notable
 from deployah_plan.render.words import warning as warning_words
 
 # A pod template's labels (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job; CronJob's job template).
-_TEMPLATE_LABEL = re.compile(r"^/spec(?:/jobTemplate/spec)?/template(/metadata/labels/.+)$")
+_TEMPLATE_LABEL = lazy(r"^/spec(?:/jobTemplate/spec)?/template(/metadata/labels/.+)$")
 _Key = tuple[Any, ...]
 
 
@@ -337,7 +337,7 @@ def _common_index(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[d
 _RBAC = "rbac.authorization.k8s.io"
 _WEBHOOKS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
 # A container's image, in any pod spec (Pod, a template, a CronJob's job template).
-_IMAGE = re.compile(r"^(.*/(?:initContainers|containers|ephemeralContainers)/\d+)(/image)?$")
+_IMAGE = lazy(r"^(.*/(?:initContainers|containers|ephemeralContainers)/\d+)(/image)?$")
 _POD_SPECS = (("spec",), ("spec", "template", "spec"), ("spec", "jobTemplate", "spec", "template", "spec"))
 
 

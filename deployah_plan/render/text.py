@@ -9,9 +9,9 @@ test) lines are never wrapped, so the output does not depend on where it is writ
 from __future__ import annotations
 
 import os
-import re
 from typing import Any, Iterable, Mapping
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.model import (
     DriftEffect, FieldChange, LiveStatus, Plan, ResourceRef, Severity, Warning as PlanWarning,
 )
@@ -25,7 +25,7 @@ from deployah_plan.render.words import SHORT, SIGN, TASK_SIGN, View
 
 _COLOUR = {"+": "32", "~": "33", "-": "31", "=": "36", "!": "33", "X": "1;31", "bold": "1", "dim": "2",
            "alert": "1;31"}
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ANSI = lazy(r"\x1b\[[0-9;]*m")
 
 
 class _Style:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from msgspec import Struct
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import UsageError
 from deployah_plan.sources.chart_path import folder, on_disk
 
@@ -17,12 +17,12 @@ if TYPE_CHECKING:
 
     from deployah_plan.sources.helm import Helm
 
-_LOOKUP = re.compile(r"\{\{-?[^}]*\blookup\b")
+_LOOKUP = lazy(r"\{\{-?[^}]*\blookup\b")
 # Template functions whose result differs on every render, which a second render shows
 # (sprig's random and crypto functions; htpasswd and bcrypt salt at random; encryptAES draws its
 # IV at random). Not `now`: two renders side by side share its second, so a second render
 # shows nothing more than the render window does (core/regenerated.py is_render_time).
-_REGENERATES = re.compile(r"\{\{-?[^}]*\b(?:rand(?:AlphaNum|Alpha|Numeric|Ascii|Int|Bytes)|uuidv4|genCA(?:WithKey)?|"
+_REGENERATES = lazy(r"\{\{-?[^}]*\b(?:rand(?:AlphaNum|Alpha|Numeric|Ascii|Int|Bytes)|uuidv4|genCA(?:WithKey)?|"
                           r"genPrivateKey|genSelfSignedCert(?:WithKey)?|genSignedCert(?:WithKey)?|htpasswd|"
                           r"bcrypt|encryptAES|shuffle)\b")
 

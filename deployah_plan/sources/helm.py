@@ -12,11 +12,13 @@ import re
 import shutil
 import subprocess
 import sys
+from decimal import Decimal
 from typing import Any, Iterable, Mapping, Sequence
 
 from msgspec import Struct, field
 
 from deployah_plan import progress
+from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
 from deployah_plan.redact import value_keys, without_userinfo
@@ -27,10 +29,10 @@ from deployah_plan.sources.helm_commands import (
     chart_args, default_binary, dry_run_args, list_args, record_args, template_args,
 )
 
-_NOT_FOUND = re.compile(r"release: not found|has no deployed releases")
-_UNREACHABLE = re.compile(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
+_NOT_FOUND = lazy(r"release: not found|has no deployed releases")
+_UNREACHABLE = lazy(r"Kubernetes cluster unreachable|connection refused|no such host|dial tcp|i/o timeout", re.I)
 
-_GO_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|U[0-9a-fA-F]{8}|[av]|.)", re.S)
+_GO_ESCAPE = lazy(r"\\(x[0-9a-fA-F]{2}|U[0-9a-fA-F]{8}|[av]|.)", re.S)
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -50,13 +52,44 @@ def _json_escape(match: re.Match[str]) -> str:
     return match.group(0)
 
 
-def _decode_go_json(text: str) -> Any:
+def _decode_go_json(text: str, **options: Any) -> Any:
     """JSON whose strings were written by Go's %q: turn Go-only escapes (\\a, \\v, \\x, \\U)
     into JSON ones. A record without any is read as it is: the rewrite calls a function per
     escape, and a release of large CRDs has tens of thousands of `\\n`."""
     if "\\x" in text or "\\U" in text or "\\a" in text or "\\v" in text:
         text = _GO_ESCAPE.sub(_json_escape, text)
-    return json.loads(text)
+    return json.loads(text, **options)
+
+
+def _last_pair_dropped(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    return dict(pairs[:-1])
+
+
+def _go_number(text: str) -> Any:
+    """A float64 as fmt prints it (`%v`, shortest digits, `1e+06`), as encoding/json would have
+    printed it and json.loads read it: a whole number below 1e21 is printed in full, without a
+    point (strconv 'f' format), so it reads as an int."""
+    number = float(text)
+    if number.is_integer() and abs(number) < 1e21:
+        return int(Decimal(text))
+    return number
+
+
+# A byte that is not UTF-8 (%q's \x80-\xff), which encoding/json would have printed as U+FFFD.
+_NOT_UTF8 = lazy(r"(?<!\\)(?:\\\\)*\\x[89a-fA-F]")
+
+
+def _decode_values(text: str) -> dict[str, Any] | None:
+    """The user values printed by helm_commands' values template, as `helm get values -o json`
+    reads; None when they are not printed faithfully (a type JSON does not decode to, a string
+    that is not UTF-8): they are then asked of `helm get values`."""
+    if not text.startswith("{") or _NOT_UTF8.search(text):
+        return None
+    try:
+        values = _decode_go_json(text, object_pairs_hook=_last_pair_dropped, parse_float=_go_number)
+    except ValueError:
+        return None
+    return values if isinstance(values, dict) else None
 
 
 def hooks_stream(hooks: Sequence[Mapping[str, Any]]) -> str:
@@ -86,9 +119,11 @@ class StoredRelease(Struct, frozen=True):
     hooks_stream: str  # the hooks as `helm get hooks` prints them
     apply_method: ApplyMethod | None = None  # Helm 4's; None for Helm 3 (client-side apply)
     crds_stream: str = ""  # the chart's crds/ files as `helm template --include-crds` prints them
+    # The user values (`helm get values`), when the read printed them faithfully; None otherwise.
+    values: dict[str, Any] | None = None
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> "StoredRelease":
+    def from_record(cls, record: Mapping[str, Any], values: dict[str, Any] | None = None) -> "StoredRelease":
         hooks = hooks_stream(record.get("hooks") or [])
         chart_name = record.get("chart_name", "")
         files = [(str(f.get("name", "")), str(f.get("data", ""))) for f in record.get("crd_files") or ()
@@ -98,7 +133,7 @@ class StoredRelease(Struct, frozen=True):
             status=record["status"], chart_name=chart_name,
             chart_version=record.get("chart_version", ""), manifest=record.get("manifest") or "",
             hooks_stream=hooks, apply_method=ApplyMethod.recorded(str(record.get("apply_method") or "")),
-            crds_stream=crds_stream(chart_name, files),
+            crds_stream=crds_stream(chart_name, files), values=values,
         )
 
 
@@ -183,7 +218,8 @@ class Helm(Struct):
             if _NOT_FOUND.search(err.message):
                 return None
             raise
-        return StoredRelease.from_record(_decode_go_json(out))
+        record, _, values = out.partition("\n")
+        return StoredRelease.from_record(_decode_go_json(record), _decode_values(values))
 
     def release_state(self, name: str, namespace: str, helm_major: int = 3) -> ReleaseState:
         """The revision `helm upgrade --install` diffs against (pkg/action/upgrade.go)."""
@@ -234,6 +270,7 @@ class Helm(Struct):
         return list(json.loads(out or "[]"))
 
     def values(self, name: str, namespace: str, revision: int, computed: bool = False) -> dict[str, Any]:
+        """`helm get values -o json` (`computed`: with --all, the chart's merged in)."""
         args = ["get", "values", name, "-n", namespace, "--revision", str(revision), "-o", "json"]
         if computed:
             args.append("--all")
@@ -288,7 +325,7 @@ def _shown(command: Sequence[str]) -> list[str]:
     return shown
 
 
-_LOG_LINE = re.compile(r'^(?:time=\S+ )?level=\w+ msg="((?:[^"\\]|\\.)*)"')
+_LOG_LINE = lazy(r'^(?:time=\S+ )?level=\w+ msg="((?:[^"\\]|\\.)*)"')
 
 
 def _helm_message(stderr: str) -> str:

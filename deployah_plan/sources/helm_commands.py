@@ -25,7 +25,8 @@ def major(helm_version: str) -> int:
         raise HelmError(f"cannot read helm's version from {helm_version!r}", "use Helm 3.17+ or Helm 4") from None
 
 
-# One revision's record, as JSON whose strings Go quoted with %q (decoded by sources/helm.py).
+# One revision's record, as JSON whose strings Go quoted with %q (decoded by sources/helm.py), on
+# one line (every string is quoted).
 # text/template has no JSON function, and `helm get all` offers no -o json.
 _RECORD_TEMPLATE = (
     '{"name":{{printf "%q" .Release.Name}},"namespace":{{printf "%q" .Release.Namespace}},'
@@ -83,8 +84,27 @@ def list_args(namespace: str | None, selector: str | None) -> list[str]:
             *(["-l", selector] if selector else [])]
 
 
+# The revision's user values (`.Release.Config`, what `helm get values` prints), on a second line:
+# text/template has no JSON function, so the template walks them by type (`printf "%T"`): a map
+# as an object whose keys text/template visits sorted, as encoding/json does, closed by an
+# extra `"":null` pair (decoded by sources/helm.py, which drops each object's last pair); a
+# list; a string quoted with %q; a number or a bool as fmt prints it; nil as null. A type
+# other than those JSON decodes to prints `!` and the type, which is no JSON: the values are
+# then read by `helm get values`.
+_VALUES_TEMPLATE = (
+    '{{define "helm-plan-value"}}{{$t := printf "%T" .}}'
+    '{{if eq $t "map[string]interface {}"}}{ {{- range $k, $v := .}}{{printf "%q" $k}}:'
+    '{{template "helm-plan-value" $v}},{{end}}"":null}'
+    '{{else if eq $t "[]interface {}"}}[{{range $i, $e := .}}{{if $i}},{{end}}{{template "helm-plan-value" $e}}{{end}}]'
+    '{{else if eq $t "string"}}{{printf "%q" .}}'
+    '{{else if or (eq $t "float64") (eq $t "int64") (eq $t "int") (eq $t "bool")}}{{.}}'
+    '{{else if eq $t "<nil>"}}null{{else}}!{{$t}}{{end}}{{end}}'
+    '\n{{template "helm-plan-value" .Release.Config}}'
+)
+
+
 def record_template(helm_major: int) -> str:
-    return _RECORD_TEMPLATE.replace("__APPLY_METHOD__", _APPLY_METHOD if helm_major >= 4 else "")
+    return _RECORD_TEMPLATE.replace("__APPLY_METHOD__", _APPLY_METHOD if helm_major >= 4 else "") + _VALUES_TEMPLATE
 
 
 def record_args(name: str, namespace: str, revision: int | None, helm_major: int) -> list[str]:

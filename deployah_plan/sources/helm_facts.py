@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import stat
 import sys
@@ -24,10 +23,11 @@ import threading
 import zlib
 from pathlib import Path
 from typing import Callable
+from deployah_plan.lazy_re import lazy
 
 FACTS = ("version", "kube_version")  # each a version string; "" is never remembered
 _MAX_BYTES = 4096
-_VERSION = re.compile(r"v?\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:[-+][0-9A-Za-z.+-]{1,64})?")
+_VERSION = lazy(r"v?\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:[-+][0-9A-Za-z.+-]{1,64})?")
 _lock = threading.Lock()  # one process's threads update one file in turn
 
 

@@ -32,6 +32,7 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import UsageError
 
 REQUEST_TIMEOUT = 60.0  # seconds for one request, whole answer included (a big LIST takes a while)
@@ -66,7 +67,7 @@ class ReadBudget:
         return f"ReadBudget(request={self.request:g}, total={self.total:g})"
 
 
-_DURATION = re.compile(r"(?:(\d+(?:\.\d*)?|\.\d+)(h|m|s|ms))+")
+_DURATION = lazy(r"(?:(\d+(?:\.\d*)?|\.\d+)(h|m|s|ms))+")
 _UNIT = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
 

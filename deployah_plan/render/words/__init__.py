@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from msgspec import Struct
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.codes import Code
 from deployah_plan.pointer import escape, tokens
 from deployah_plan.model import (
@@ -53,7 +53,7 @@ class Wording:
         return register
 
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_IDENT = lazy(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 
 
 def key_label(key: Mapping[str, Any]) -> str:
@@ -283,7 +283,7 @@ def highlight_text(item: Highlight, view: View = SHORT) -> str:
 
 # -- a created object's content ------------------------------------------------------------------
 
-_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/]*\Z")
+_PLAIN_KEY = lazy(r"[A-Za-z_][A-Za-z0-9_.\-/]*\Z")
 _NOT_PLAIN = {"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~"}
 _INLINE = 60  # a list of scalars shorter than this is written on one line: [get, list]
 

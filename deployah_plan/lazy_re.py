@@ -1,0 +1,65 @@
+"""A regular expression compiled when first used, not when its module is imported.
+
+A plan imports some forty modules that each keep a few patterns; compiled at import they cost a
+plan's start 5–10 ms of CPU (`re`'s compiler is Python), though most inputs need few of them:
+a chart without `lookup`, a command line without a URL. `lazy(source)` stands where
+`re.compile(source)` stood and forwards the methods helm plan uses to the pattern, compiled
+once by `re`'s own cache on the first call.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any, Callable, Iterator
+
+
+class Pattern:
+    """`re.compile(source, flags)`, compiled on first use."""
+
+    __slots__ = ("source", "flags", "_compiled")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.source = source
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, self.flags)
+        return self._compiled
+
+    @property
+    def pattern(self) -> str:
+        return self.source
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        return self.compiled.search(string, pos, endpos)
+
+    def match(self, string: str, pos: int = 0) -> re.Match[str] | None:
+        return self.compiled.match(string, pos)
+
+    def fullmatch(self, string: str, pos: int = 0) -> re.Match[str] | None:
+        return self.compiled.fullmatch(string, pos)
+
+    def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
+        return self.compiled.sub(repl, string, count)
+
+    def subn(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> tuple[str, int]:
+        return self.compiled.subn(repl, string, count)
+
+    def split(self, string: str, maxsplit: int = 0) -> list[str | Any]:
+        return self.compiled.split(string, maxsplit)
+
+    def finditer(self, string: str, pos: int = 0) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(string, pos)
+
+    def findall(self, string: str, pos: int = 0) -> list[str]:
+        return self.compiled.findall(string, pos)
+
+
+def lazy(source: str, flags: int = 0) -> Pattern:
+    return Pattern(source, flags)
+
+
+__all__ = ["Pattern", "lazy"]
