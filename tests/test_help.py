@@ -13,7 +13,7 @@ from deployah_plan import flags
 from deployah_plan.cli import main_group
 
 GOLDEN = Path(__file__).parent / "fixtures" / "help"
-COMMANDS = ["", "upgrade", "rollback", "uninstall", "revision", "releases", "diff", "show", "verify", "schema",
+COMMANDS = ["", "upgrade", "rollback", "uninstall", "revision", "releases", "diff", "kube-upgrade", "show", "verify", "schema",
             "version"]
 
 

@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 import click
 from msgspec import Struct
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.commands.plan_steps import (
     EXIT_CHANGES, EXIT_GATE, Printing, ignore_rules, write, write_options,
 )
@@ -75,7 +76,7 @@ def kube_upgrade_options(params: Mapping[str, Any], *, debug: bool) -> KubeUpgra
                               **request_fields(KUBE_UPGRADE, params, "kube_upgrade"))
 
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
+_DURATION = lazy(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
 
 
 def seconds(duration: str) -> float:
@@ -85,7 +86,7 @@ def seconds(duration: str) -> float:
         value = float(text)
     elif text and _DURATION.sub("", text) == "":
         scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
-        value = sum(float(number) * scale[unit] for number, unit in _DURATION.findall(text))
+        value = sum(float(m.group(1)) * scale[m.group(2)] for m in _DURATION.finditer(text))
     else:
         raise UsageError(f"cannot read --timeout {duration!r}", "give a duration such as 300s, 5m or 1h30m")
     if value <= 0:
@@ -120,7 +121,7 @@ class _Run(Struct, frozen=True):
     calls: HelmCalls | None
 
 
-_KUBE_VERSION_REFUSED = re.compile(r"incompatible with Kubernetes")
+_KUBE_VERSION_REFUSED = lazy(r"incompatible with Kubernetes")
 
 
 def _plan_one(run: _Run, listed: Listed) -> Outcome:

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.sources.helm import Helm
 
@@ -94,7 +95,7 @@ def _memory(namespace: str | None, selector: str | None) -> list[Listed]:
     return out
 
 
-_TERM = re.compile(r"^\s*(?:(?P<not>!)\s*(?P<absent>[\w./-]+)|(?P<key>[\w./-]+)\s*(?:(?P<op>==|=|!=)\s*(?P<value>[\w.-]*)"
+_TERM = lazy(r"^\s*(?:(?P<not>!)\s*(?P<absent>[\w./-]+)|(?P<key>[\w./-]+)\s*(?:(?P<op>==|=|!=)\s*(?P<value>[\w.-]*)"
                    r"|\s+(?P<set>in|notin)\s*\((?P<values>[^)]*)\))?)\s*$")
 
 

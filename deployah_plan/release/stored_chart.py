@@ -18,11 +18,12 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
+from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import ReleaseError
 
 _METADATA_TEXT = ("apiVersion", "name", "version", "appVersion", "kubeVersion", "description", "type", "home", "icon")
-_SEPARATOR = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
-_SOURCE = re.compile(r"^# Source: (.*)$", re.M)
+_SEPARATOR = lazy(r"^---[ \t]*(?:#.*)?$", re.M)
+_SOURCE = lazy(r"^# Source: (.*)$", re.M)
 
 
 class StoredChart(Struct, frozen=True):
