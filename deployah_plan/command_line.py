@@ -196,6 +196,9 @@ def run(args: Sequence[str], calls: HelmCalls) -> int | None:
         return None
     command, params = parsed
     session = Session(list(args), calls, debug_enabled(bool(params.get("debug"))))
+    from deployah_plan import progress  # as cli.py's --debug callback does on click's path
+
+    progress.show_with_debug(session.debug)
 
     def body() -> int:
         from deployah_plan.commands.plan_steps import run_plan, run_show
