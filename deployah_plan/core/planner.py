@@ -593,6 +593,17 @@ def _dependency(source: str) -> str:
     return found.group(1) if found else ""
 
 
+def _crd_live(doc: Document, ref: ResourceRef, live: _Live) -> CrdLive | None:
+    """What the live state says of a chart CRD the previous revision's copy cannot be compared
+    with; None: the cluster holds it as the chart has it (nothing to say)."""
+    if not live.covered(ref):
+        return CrdLive.NOT_READ
+    found = find_live(live.index, ref)
+    if found is None:
+        return CrdLive.MISSING
+    return CrdLive.DIFFERS if diff_objects(declared_surface(doc.obj, found), doc.obj) else None
+
+
 def _dependency_crds_unknown(request: PlanRequest, live: _Live) -> list[Warning]:
     """On an upgrade from a release record, the dependency charts' CRDs, whose previous copy the
     record does not keep: each dependency's, by what the live state says of them (a CRD whose
@@ -606,15 +617,9 @@ def _dependency_crds_unknown(request: PlanRequest, live: _Live) -> list[Warning]
         dependency = _dependency(doc.source)
         if not dependency or ref.name in known:
             continue
-        state = CrdLive.NOT_READ
-        if live.covered(ref):
-            found = find_live(live.index, ref)
-            if found is None:
-                state = CrdLive.MISSING
-            elif diff_objects(declared_surface(doc.obj, found), doc.obj):
-                state = CrdLive.DIFFERS
-            else:
-                continue
+        state = _crd_live(doc, ref, live)
+        if state is None:
+            continue
         groups.setdefault((dependency, state), []).append(ref.name)
     return [warn(CrdChangeUnknown(dependency=dependency, names=tuple(names), live=state))
             for (dependency, state), names in groups.items()]
@@ -634,15 +639,9 @@ def _new_crds(request: PlanRequest, live: _Live, fresh: bool) -> list[CrdNotCrea
         ref = _chart_crd_ref(doc)
         if ref.name in known or (_dependency(doc.source) and not request.previous_dependency_crds):
             continue
-        state = CrdLive.NOT_READ
-        if live.covered(ref):
-            found = find_live(live.index, ref)
-            if found is None:
-                state = CrdLive.MISSING
-            elif diff_objects(declared_surface(doc.obj, found), doc.obj):
-                state = CrdLive.DIFFERS
-            else:
-                continue
+        state = _crd_live(doc, ref, live)
+        if state is None:
+            continue
         out.append(CrdNotCreated(name=ref.name, source=doc.source, live=state,
                                  custom_resources=crd.custom_resources(doc.obj, objects)))
     return out
