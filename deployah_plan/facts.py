@@ -839,7 +839,7 @@ def _json_schema(info: Any) -> dict[str, Any]:
             return {"type": "object", "additionalProperties": of(info.value_type)}
         if isinstance(info, types.EnumType):
             return {"enum": [m.value for m in info.cls]}
-        if isinstance(info, types.DataclassType) and info.cls is ResourceRef:
+        if isinstance(info, types.StructType) and info.cls is ResourceRef:
             return {"$ref": "#/$defs/resource"}
         if isinstance(info, types.UnionType):
             return {"oneOf": [of(t) for t in info.types]}

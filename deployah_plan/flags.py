@@ -21,9 +21,7 @@ changes more than helm's arguments.
 from __future__ import annotations
 
 import enum
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
-
-from msgspec import Struct, structs
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar
 
 
 
@@ -54,21 +52,26 @@ class Verify(enum.Enum):
     NOT_COMPARED = "not-compared"  # how to print, where the release is (compared as resolved), --install
 
 
-class Choice(Struct, frozen=True):
+# The table is made of named tuples, not msgspec Structs or dataclasses: it is read before the
+# plan's first helm calls start (sources/early.py), and msgspec's import (15 ms) or dataclasses'
+# (inspect, 10 ms) would hold them back.
+
+class Choice(NamedTuple):
     """A value that must be one of `names` (a click.Choice on the command line)."""
 
     names: tuple[str, ...]
 
 
-class AtLeast(Struct, frozen=True):
+class AtLeast(NamedTuple):
     """A whole number no smaller than `minimum` (a click.IntRange on the command line)."""
 
     minimum: int
 
 
-class Flag(Struct, frozen=True, kw_only=True):
-    """One flag. `takes_value` False: a switch. `bare` set: the value is optional, as pflag's
-    NoOptDefVal (`--wait` means `--wait=true`; `--wait VALUE` never takes VALUE)."""
+class Flag(NamedTuple):
+    """One flag, declared with keywords. `takes_value` False: a switch. `bare` set: the value is
+    optional, as pflag's NoOptDefVal (`--wait` means `--wait=true`; `--wait VALUE`
+    never takes VALUE)."""
 
     names: tuple[str, ...]  # long names, the first the one shown and passed to helm
     dest: str
@@ -94,12 +97,6 @@ class Flag(Struct, frozen=True, kw_only=True):
     # how the plan is printed and kept, the gates, what helm does after it renders, what the planner
     # adds. Such a flag does not keep those calls from starting before the imports (sources/early.py).
     neutral: bool = False
-
-    def __post_init__(self) -> None:
-        if self.program and self.verify is Verify.FROM_RECORD:
-            raise ValueError(f"{self.long}: a program is never taken from a plan's record")
-        if self.split is not Split.NONE and not self.repeatable:
-            raise ValueError(f"{self.long}: only a repeatable flag is split")
 
     @property
     def long(self) -> str:
@@ -289,7 +286,7 @@ UPGRADE: tuple[Flag, ...] = (
          into="deploy", help="Release labels (a value of null removes one).", split=Split.PAIRS, neutral=True),
     _text("--description", "TEXT", "The new revision's description.", "What helm does", "deploy", neutral=True),
     *CLUSTER_FLAGS, NO_DRIFT, REQUIRE_CLUSTER,
-    OUTPUT, NO_COLOR, COLOR, SUPPRESS, SOURCE_ROOT, SHOW_SECRETS, FULL_VALUES, structs.replace(CONTEXT, into="upgrade"), OUT,
+    OUTPUT, NO_COLOR, COLOR, SUPPRESS, SOURCE_ROOT, SHOW_SECRETS, FULL_VALUES, CONTEXT._replace(into="upgrade"), OUT,
     IGNORE, IGNORE_FILE, DEBUG, DETAILED_EXITCODE, FAIL_ON,
     Flag(names=("--wait",), dest="wait", bare="true", group=_ACCEPTED, into="deploy",
          help="Helm 3: wait for readiness; Helm 4: --wait or --wait=STRATEGY.", neutral=True),
@@ -311,15 +308,15 @@ UPGRADE_GROUPS = ("Values", "Chart source", "Rendering", "What helm does", "Clus
 
 ROLLBACK: tuple[Flag, ...] = (
     _switch("--no-hooks", "As helm rollback --no-hooks: no hook runs.", "", "rollback"),
-    structs.replace(NO_DRIFT, into="rollback"), structs.replace(REQUIRE_CLUSTER, into="rollback"),
-    *(structs.replace(flag, into="rollback") for flag in CLUSTER_FLAGS),
-    structs.replace(CONTEXT, into="rollback"), *PLAN_FLAGS, *OUTPUT_FLAGS,
+    NO_DRIFT._replace(into="rollback"), REQUIRE_CLUSTER._replace(into="rollback"),
+    *(flag._replace(into="rollback") for flag in CLUSTER_FLAGS),
+    CONTEXT._replace(into="rollback"), *PLAN_FLAGS, *OUTPUT_FLAGS,
 )
 
 UNINSTALL: tuple[Flag, ...] = (
     _switch("--no-hooks", "As helm uninstall --no-hooks: no hook runs.", "", "uninstall"),
     _switch("--keep-history", "As helm uninstall --keep-history.", "", "uninstall"),
-    *(structs.replace(flag, into="uninstall") for flag in CLUSTER_FLAGS),
+    *(flag._replace(into="uninstall") for flag in CLUSTER_FLAGS),
     *PLAN_FLAGS, *OUTPUT_FLAGS,
 )
 
@@ -346,15 +343,15 @@ DIFF: tuple[Flag, ...] = (
           "(predicted failures).", "", "diff"),
     _switch("--disable-openapi-validation", "As helm's: unknown fields are dropped instead of rejected "
             "(with --kube-version).", "", "diff"),
-    structs.replace(CONTEXT, into="diff"), *PLAN_FLAGS, *OUTPUT_FLAGS,
+    CONTEXT._replace(into="diff"), *PLAN_FLAGS, *OUTPUT_FLAGS,
 )
 
 # Plans between stored revisions (commands/history.py).
 REVISION: tuple[Flag, ...] = (
-    *(structs.replace(flag, into="revision") for flag in CLUSTER_FLAGS),
-    structs.replace(CONTEXT, into="revision"), *PLAN_FLAGS, *OUTPUT_FLAGS,
+    *(flag._replace(into="revision") for flag in CLUSTER_FLAGS),
+    CONTEXT._replace(into="revision"), *PLAN_FLAGS, *OUTPUT_FLAGS,
 )
-RELEASES: tuple[Flag, ...] = tuple(structs.replace(flag, into="releases") if flag.into else flag for flag in REVISION)
+RELEASES: tuple[Flag, ...] = tuple(flag._replace(into="releases") if flag.into else flag for flag in REVISION)
 
 # `helm plan kube-upgrade` (commands/kube_upgrade.py): every release in scope planned as an
 # upgrade with its own stored chart and values under another Kubernetes version. Its -o choices
@@ -364,7 +361,7 @@ KUBE_UPGRADE: tuple[Flag, ...] = (
     Flag(names=("--kube-version",), dest="kube_version", metavar="V", into="kube_upgrade",
          help="The Kubernetes version the cluster is upgraded to (required): its APIs and schemas, and the "
               "capabilities the charts render with."),
-    *(structs.replace(flag, into="kube_upgrade") for flag in CLUSTER_FLAGS),
+    *(flag._replace(into="kube_upgrade") for flag in CLUSTER_FLAGS),
     Flag(names=("--all-namespaces",), short="-A", dest="all_namespaces", takes_value=False, into="kube_upgrade",
          help="The releases of every namespace (as helm list -A)."),
     Flag(names=("--selector",), short="-l", dest="selector", metavar="SELECTOR", into="kube_upgrade",
@@ -375,7 +372,7 @@ KUBE_UPGRADE: tuple[Flag, ...] = (
     Flag(names=("--timeout",), dest="timeout", default="5m", show_default=True, metavar="DURATION",
          into="kube_upgrade", help="How long each helm call may take (300s, 5m, 1h30m); a release whose call "
                                    "takes longer is reported as an error, the others go on."),
-    structs.replace(CONTEXT, into="kube_upgrade"), IGNORE, IGNORE_FILE, *OUTPUT_FLAGS,
+    CONTEXT._replace(into="kube_upgrade"), IGNORE, IGNORE_FILE, *OUTPUT_FLAGS,
 )
 
 SHOW: tuple[Flag, ...] = OUTPUT_FLAGS
@@ -384,6 +381,18 @@ BY_COMMAND: Mapping[str, tuple[Flag, ...]] = {"upgrade": UPGRADE, "rollback": RO
                                               "diff": DIFF, "revision": REVISION, "releases": RELEASES, "show": SHOW,
                                               "kube-upgrade": KUBE_UPGRADE}
 
+
+def check_tables(tables: Iterable[Sequence[Flag]]) -> None:
+    """A program is never taken from a plan's record; only a repeatable flag is split."""
+    for table in tables:
+        for flag in table:
+            if flag.program and flag.verify is Verify.FROM_RECORD:
+                raise ValueError(f"{flag.long}: a program is never taken from a plan's record")
+            if flag.split is not Split.NONE and not flag.repeatable:
+                raise ValueError(f"{flag.long}: only a repeatable flag is split")
+
+
+check_tables(BY_COMMAND.values())
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -472,5 +481,5 @@ def from_record(flags: Iterable[Flag]) -> tuple[str, ...]:
 
 __all__ = ["BY_COMMAND", "DIFF", "Flag", "KUBE_UPGRADE", "KUBE_UPGRADE_FORMATS", "OUTPUT_FLAGS", "PLAN_FLAGS", "RELEASES", "REVISION", "ROLLBACK", "Reach", "SHOW",
            "Split", "UNINSTALL",
-           "UPGRADE", "UPGRADE_GROUPS", "Verify", "click_options", "from_record", "help_groups", "helm_args",
+           "UPGRADE", "UPGRADE_GROUPS", "Verify", "check_tables", "click_options", "from_record", "help_groups", "helm_args",
            "not_compared", "request_fields", "value"]

@@ -46,7 +46,6 @@ reader may see.
 """
 from __future__ import annotations
 
-import dataclasses
 import enum
 from typing import Any, ClassVar, Iterable, Mapping, Union
 
@@ -158,10 +157,10 @@ class Ownership(enum.Enum):
     TERMINATING = "terminating"  # being deleted (deletionTimestamp set): a collision
 
 
-@dataclasses.dataclass(frozen=True, order=True)  # show_group is left out of comparisons
-class ResourceRef:
+class ResourceRef(Struct, frozen=True):
     """Names one object. `namespace` is the effective one: the release namespace for a
-    namespaced object that declares none, "" for a cluster-scoped kind."""
+    namespaced object that declares none, "" for a cluster-scoped kind. Compared, hashed and
+    ordered by its names alone (`show_group` is how it is shown, not which object it is)."""
 
     api_version: str
     kind: str
@@ -170,7 +169,31 @@ class ResourceRef:
     generate_name: str = ""
     # Name the group too: set where two objects of one plan differ only by API group
     # (extensions and networking.k8s.io Ingresses); see `disambiguate`.
-    show_group: bool = dataclasses.field(default=False, compare=False)
+    show_group: bool = False
+
+    def _key(self) -> tuple[str, str, str, str, str]:
+        return (self.api_version, self.kind, self.namespace, self.name, self.generate_name)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, ResourceRef) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        return self._key() != other._key() if isinstance(other, ResourceRef) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __lt__(self, other: object) -> bool:
+        return self._key() < other._key() if isinstance(other, ResourceRef) else NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        return self._key() <= other._key() if isinstance(other, ResourceRef) else NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        return self._key() > other._key() if isinstance(other, ResourceRef) else NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        return self._key() >= other._key() if isinstance(other, ResourceRef) else NotImplemented
 
     @property
     def group(self) -> str:
@@ -817,7 +840,7 @@ def disambiguate(changes: Iterable[ResourceChange]) -> list[ResourceChange]:
     for change in changes:
         ref = change.resource
         if len(groups[(ref.kind, ref.namespace, ref.name)]) > 1 and not ref.show_group:
-            change = replace(change, resource=dataclasses.replace(ref, show_group=True))
+            change = replace(change, resource=replace(ref, show_group=True))
         out.append(change)
     return out
 

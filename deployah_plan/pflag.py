@@ -23,9 +23,7 @@ inputs record keeps it, and reading it again gives the same reading.
 """
 from __future__ import annotations
 
-from typing import Sequence, Union
-
-from msgspec import Struct
+from typing import NamedTuple, Sequence, Union
 
 from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import UsageError
@@ -37,7 +35,7 @@ _DECIMAL = lazy(r"[+-]?(0|[1-9][0-9]*)")
 _HINT = "write it as --flag=VALUE, or see --help"
 
 
-class Given(Struct, frozen=True):
+class Given(NamedTuple):
     """One occurrence of a flag, with the value pflag's Set receives (a switch's: true or false)."""
 
     flag: Flag

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import ast
 import os
-from pathlib import Path
+import subprocess
+import sys
+from pathlib import Path, PurePosixPath
 from typing import Iterator
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import EXAMPLE, ROOT, Store, run_plan, write_chart
 from kubeapi import FakeKube
 from deployah_plan.errors import Interrupted
 from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
 from deployah_plan.model import ApplyMethod
-from deployah_plan.sources import early, helm_facts
+from deployah_plan.sources import chart_path, early, helm_facts
 from deployah_plan.sources.early import HelmCalls
 
 EARLY = " (started before the imports)"
@@ -267,3 +270,31 @@ def test_what_early_imports_does_not_import_it() -> None:
             seen.add(name)
             todo.append(name)
     assert "deployah_plan.sources.early" not in seen
+
+
+# What the plan imports before its first helm calls start: each of these took milliseconds
+# (msgspec 15, pathlib 6, shutil 3, dataclasses and yaml more), and the plan needs none of them to
+# read the command line and name the calls.
+_NOT_BEFORE_HELM = ("msgspec", "pathlib", "shutil", "dataclasses", "inspect", "yaml", "click", "json.tool",
+                    "concurrent.futures", "logging", "tempfile", "urllib.parse")
+
+
+@pytest.mark.e2e
+def test_the_first_calls_are_named_without_the_heavy_imports(remembered: Path, chart: str) -> None:
+    probe = ("import sys; from deployah_plan.sources import early; "
+             "found = early.commands(sys.argv[1:]); "
+             "print(len(found)); print(' '.join(sorted(sys.modules)))")
+    # -S: without site, whose packages (an editable install's finder) import pathlib themselves.
+    done = subprocess.run([sys.executable, "-S", "-c", probe, "upgrade", "shop", chart, "-f", "x.yaml", "-o", "json"],
+                          capture_output=True, text=True, cwd=ROOT, check=True)
+    started, loaded = done.stdout.splitlines()
+    assert started == "2"
+    assert sorted(set(loaded.split()) & set(_NOT_BEFORE_HELM)) == []
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="/.a-", max_size=14))
+def test_a_chart_path_is_written_as_pathlib_writes_it(path: str) -> None:
+    """The start before the imports and the plan name the chart alike (a difference would cost
+    a helm process): chart_path writes a path as pathlib does, without importing it."""
+    assert chart_path._as_pathlib_writes(path) == str(PurePosixPath(path))

@@ -116,7 +116,7 @@ def test_what_names_a_program_is_never_taken_from_the_record() -> None:
     named = {flag.long for table in flags.BY_COMMAND.values() for flag in table if flag.program}
     assert named == {"--post-renderer", "--kubeconfig"}
     with pytest.raises(ValueError, match="never taken from a plan's record"):
-        flags.Flag(names=("--exec",), dest="exec", program=True, verify=flags.Verify.FROM_RECORD)
+        flags.check_tables([[flags.Flag(names=("--exec",), dest="exec", program=True, verify=flags.Verify.FROM_RECORD)]])
     # pflag's value types: StringSlice (CSV) and StringToString (pairs), per helm's flag definitions
     split = {flag.long: flag.split for flag in flags.UPGRADE if flag.split is not flags.Split.NONE}
     assert split == {"--values": flags.Split.CSV, "--api-versions": flags.Split.CSV, "--labels": flags.Split.PAIRS}

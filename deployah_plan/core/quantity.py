@@ -12,9 +12,10 @@ Comparison is exact. The exponent of an `e` suffix is bounded as `ParseQuantity`
 """
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
+
 from deployah_plan.lazy_re import lazy
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}  # powers of two
@@ -25,9 +26,7 @@ _MAX_EXPONENT = 2**31 - 1  # the scale of an inf.Dec is an int32
 _MAX_BINARY_DIGITS = 1000  # mantissa digits a binary suffix may multiply
 
 
-@functools.total_ordering
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(Struct, frozen=True):
     """`digits` * 10**`exponent`, negated when `negative`; `digits` has no leading or trailing
     zeros ("" is zero, which is never negative), so equal values are equal tuples."""
 
@@ -55,6 +54,15 @@ class Quantity:
             width = max(len(self.digits), len(other.digits))
             smaller = self.digits.ljust(width, "0") < other.digits.ljust(width, "0")
         return smaller != self.negative
+
+    def __le__(self, other: object) -> bool:
+        return self == other or self < other if isinstance(other, Quantity) else NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        return other < self if isinstance(other, Quantity) else NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        return self == other or other < self if isinstance(other, Quantity) else NotImplemented
 
 
 def _canonical(negative: bool, digits: str, exponent: int) -> Quantity:

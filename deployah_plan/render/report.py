@@ -17,7 +17,6 @@ change and adds the grouping.
 """
 from __future__ import annotations
 
-import dataclasses
 import enum
 import json
 from typing import Any, Mapping
@@ -151,8 +150,7 @@ class TaskRow(Struct, frozen=True):
     policy_for: int = 1
 
 
-@dataclasses.dataclass(frozen=True)  # by_task is left out of comparisons and repr
-class Report:
+class Report(Struct, frozen=True):
     plan: Plan
     objects: tuple[ObjectReport, ...]
     ignored: tuple[ObjectReport, ...]
@@ -162,7 +160,7 @@ class Report:
     highlights: tuple[Highlight, ...]
     # Each task's report by the identity of the plan's task object (the report holds the plan,
     # so those objects live as long as it does).
-    by_task: Mapping[int, TaskReport] = dataclasses.field(default_factory=dict, repr=False, compare=False)
+    by_task: Mapping[int, TaskReport] = {}
 
     @property
     def drift_read(self) -> bool:

@@ -6,15 +6,20 @@ but its errors, so that start is not held back.
 from __future__ import annotations
 
 import os
-import shutil
 from typing import Sequence
 
 from deployah_plan.errors import HelmError
 
 
 def default_binary() -> str | None:
-    """The helm to run: HELM_BIN (helm sets it for a plugin), else `helm` on PATH."""
-    return os.environ.get("HELM_BIN") or shutil.which("helm")
+    """The helm to run: HELM_BIN (helm sets it for a plugin), else `helm` on PATH (shutil
+    imported only then: it brings the compression modules, milliseconds before the first call)."""
+    given = os.environ.get("HELM_BIN")
+    if given:
+        return given
+    import shutil
+
+    return shutil.which("helm")
 
 
 def major(helm_version: str) -> int:

@@ -11,18 +11,21 @@ temporary file renamed into place), so a reader never sees half of one.
 The cache is input like any other: a file that is not a regular file, is larger than a bound,
 is not the expected JSON, or holds a value that does not look like a version is ignored (and
 overwritten once the fact is asked again). Nothing is ever trusted beyond two version strings.
+
+Read before the plan's first helm calls start (sources/early.py), so its paths are strings
+(os.path), not pathlib's, and shutil is imported only to look a bare binary name up: each would
+hold those calls back by milliseconds.
 """
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import sys
 import threading
 import zlib
-from pathlib import Path
 from typing import Callable
+
 from deployah_plan.lazy_re import lazy
 
 FACTS = ("version", "kube_version")  # each a version string; "" is never remembered
@@ -31,22 +34,30 @@ _VERSION = lazy(r"v?\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:[-+][0-9A-Za-z.+-]{1,64})?"
 _lock = threading.Lock()  # one process's threads update one file in turn
 
 
-def cache_home() -> Path:
+def cache_home() -> str | None:
     """Helm's cache folder, as helm resolves it (helm.sh/helm/v3/pkg/helmpath/lazypath.go):
-    $HELM_CACHE_HOME, else $XDG_CACHE_HOME/helm, else the platform's cache folder + /helm."""
+    $HELM_CACHE_HOME, else $XDG_CACHE_HOME/helm, else the platform's cache folder + /helm; None
+    when there is no home folder to find it in."""
     explicit = os.environ.get("HELM_CACHE_HOME")
     if explicit:
-        return Path(explicit)
+        return explicit
     base = os.environ.get("XDG_CACHE_HOME")
     if not base:
-        home = Path.home()
-        base = str(home / "Library" / "Caches") if sys.platform == "darwin" else str(home / ".cache")
-    return Path(base) / "helm"
+        home = os.path.expanduser("~")
+        if home == "~" or not home:
+            return None
+        base = os.path.join(home, "Library", "Caches") if sys.platform == "darwin" else os.path.join(home, ".cache")
+    return os.path.join(base, "helm")
 
 
 def _identity(binary: str) -> tuple[str, int, int] | None:
     """The binary's real path, size and modification time; None when it cannot be found."""
-    found = binary if os.sep in binary else shutil.which(binary)
+    if os.sep in binary:
+        found: str | None = binary
+    else:
+        import shutil
+
+        found = shutil.which(binary)
     if not found:
         return None
     try:
@@ -57,14 +68,18 @@ def _identity(binary: str) -> tuple[str, int, int] | None:
     return real, info.st_size, info.st_mtime_ns
 
 
-def _file_for(real_path: str) -> Path:
+def _file_for(real_path: str) -> str | None:
     """A checksum of the path names the file: two binaries whose paths collide share a file and
-    take turns in it (each finds the other's path and asks again), never each other's facts."""
+    take turns in it (each finds the other's path and asks again), never each other's facts.
+    None when there is no cache folder."""
+    home = cache_home()
+    if home is None:
+        return None
     raw = real_path.encode(errors="surrogateescape")
-    return cache_home() / "helm-plan" / "helm-facts" / f"{zlib.crc32(raw):08x}-{len(raw)}.json"
+    return os.path.join(home, "helm-plan", "helm-facts", f"{zlib.crc32(raw):08x}-{len(raw)}.json")
 
 
-def _read(path: Path) -> dict[str, object]:
+def _read(path: str) -> dict[str, object]:
     """The file's JSON object, or {} when it is missing, not a regular file, too large or not
     a JSON object. Opened without blocking, so a FIFO put in its place cannot hang a plan."""
     try:
@@ -98,7 +113,7 @@ def _valid(doc: dict[str, object], identity: tuple[str, int, int]) -> dict[str, 
             if isinstance(value := doc.get(name), str) and _VERSION.fullmatch(value)}
 
 
-def _write(path: Path, identity: tuple[str, int, int], facts: dict[str, str]) -> None:
+def _write(path: str, identity: tuple[str, int, int], facts: dict[str, str]) -> None:
     """Replace the file whole; a cache that cannot be written is not an error (a read-only
     home): the facts are asked again next time."""
     import tempfile  # only on the first run with this binary
@@ -106,8 +121,9 @@ def _write(path: Path, identity: tuple[str, int, int], facts: dict[str, str]) ->
     real, size, mtime = identity
     text = json.dumps({"binary": real, "size": size, "mtime_ns": mtime, **facts})
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".facts-", suffix=".tmp")
+        folder = os.path.dirname(path)
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".facts-", suffix=".tmp")
         try:
             with os.fdopen(fd, "w") as handle:
                 handle.write(text)
@@ -119,13 +135,10 @@ def _write(path: Path, identity: tuple[str, int, int], facts: dict[str, str]) ->
         pass
 
 
-def _place(binary: str) -> tuple[tuple[str, int, int] | None, Path | None]:
+def _place(binary: str) -> tuple[tuple[str, int, int] | None, str | None]:
     """The binary's identity and its cache file (None, None when either cannot be had)."""
     identity = _identity(binary)
-    try:
-        path = _file_for(identity[0]) if identity is not None else None
-    except (RuntimeError, KeyError):  # no home folder to find helm's cache in
-        path = None
+    path = _file_for(identity[0]) if identity is not None else None
     return (identity, path) if identity is not None and path is not None else (None, None)
 
 

@@ -22,7 +22,6 @@ a Go duration as helm's `--timeout` does (`90s`, `2m`, `1m30s`).
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import threading
@@ -30,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import UsageError
@@ -47,7 +46,9 @@ class KubeTarget(Struct, frozen=True):
 class ReadBudget:
     """The time a command's cluster reading may take: `request` seconds for each request,
     `total` seconds for all of them, counted from the first request (rendering the chart
-    before it does not count). One budget is shared by every read of a command; thread-safe."""
+    before it does not count). One budget is shared by every read of a command; thread-safe.
+    Two budgets are equal when their limits are: settings compare by what they say, not by how
+    much of a budget has been spent."""
 
     def __init__(self, request: float = REQUEST_TIMEOUT, total: float = CLUSTER_TIMEOUT) -> None:
         self.request = request
@@ -65,6 +66,13 @@ class ReadBudget:
 
     def __repr__(self) -> str:
         return f"ReadBudget(request={self.request:g}, total={self.total:g})"
+
+    def __eq__(self, other: object) -> bool:
+        return (self.request, self.total) == (other.request, other.total) if isinstance(other, ReadBudget) \
+            else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.request, self.total))
 
 
 _DURATION = lazy(r"(?:(\d+(?:\.\d*)?|\.\d+)(h|m|s|ms))+")
@@ -93,8 +101,7 @@ def read_budget(environ: Mapping[str, str]) -> ReadBudget:
                       parse_seconds(total, "HELM_PLAN_CLUSTER_TIMEOUT") if total else CLUSTER_TIMEOUT)
 
 
-@dataclasses.dataclass(frozen=True)  # budget is left out of comparisons
-class ClusterSettings:
+class ClusterSettings(Struct, frozen=True):
     """How to reach the cluster: the kubeconfig, plus helm's overrides of it.
 
     Empty strings and False mean "as the kubeconfig says". `context` is already resolved:
@@ -111,7 +118,7 @@ class ClusterSettings:
     tls_server_name: str = ""  # HELM_KUBETLS_SERVER_NAME
     as_user: str = ""  # HELM_KUBEASUSER: sent as Impersonate-User
     as_groups: tuple[str, ...] = ()  # HELM_KUBEASGROUPS: one Impersonate-Group header each
-    budget: ReadBudget = dataclasses.field(default_factory=ReadBudget, compare=False)  # HELM_PLAN_*_TIMEOUT
+    budget: ReadBudget = field(default_factory=ReadBudget)  # HELM_PLAN_*_TIMEOUT: each settings' own
 
 
 def _kubeconfig_files(explicit: str | None, environ: Mapping[str, str] | None = None) -> list[Path]:

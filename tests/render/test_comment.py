@@ -3,7 +3,6 @@ makes: warnings said once per fact, the first screen, one shape for the resource
 GitHub's limit of annotations per level."""
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from builders import plan
@@ -135,7 +134,7 @@ def _warnings_plan(failures: int, losses: int, warnings: int, notes: int) -> Pla
     ref = base.changes[0].resource
 
     def obj(n: int) -> ResourceRef:
-        return dataclasses.replace(ref, name=f"o{n:02d}")
+        return replace(ref, name=f"o{n:02d}")
     made = [warn(KubeVersionAssumed(kube_version=f"1.{n}"), None) for n in range(notes)]
     made += [warn(LookupOffline(chart=f"chart{n:02d}"), None) for n in range(warnings)]
     made += [warn(DataLoss(loses=list(Loss)[n % 3]), obj(n)) for n in range(losses)]  # 3 kinds: not grouped
