@@ -17,7 +17,7 @@ from kubeapi import FakeKube
 from deployah_plan.errors import Interrupted
 from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
 from deployah_plan.model import ApplyMethod
-from deployah_plan.sources import chart_path, early, helm_facts
+from deployah_plan.sources import chart_path, chart_scan, early, helm_facts
 from deployah_plan.sources.early import HelmCalls
 
 EARLY = " (started before the imports)"
@@ -47,6 +47,25 @@ def test_the_second_plan_takes_the_calls_started_early(helm: Path, store: Store,
     assert (first.code, second.code) == ((2, 2) if "--detailed-exitcode" in flags else (0, 0)), first.err
     assert EARLY not in first.err
     assert _calls(second.err) == ["get all" + EARLY, "template shop" + EARLY]
+    assert second.out == first.out
+
+
+def test_a_chart_that_makes_values_anew_has_both_renders_started_early(helm: Path, store: Store,
+                                                                       tmp_path: Path) -> None:
+    """Its templates call randAlphaNum: the plan renders it twice, the second beside the first,
+    and both renders start before the imports."""
+    templates = {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: {{ .Values.a | quote }}\n",
+                 "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web\n"
+                                "stringData:\n  token: {{ randAlphaNum 12 | quote }}\n"}
+    v1 = write_chart(tmp_path / "v1", "web", templates, values="a: one\n")
+    v2 = write_chart(tmp_path / "v2", "web", templates, values="a: two\n", version="0.2.0")
+    store.add("web", v1, "shop")
+    args = ["upgrade", "web", str(v2), "-n", "shop", "--set", "a=three", "--debug"]
+    cache = str(tmp_path / "cache")
+    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    assert (first.code, second.code) == (0, 0), second.err
+    assert _calls(second.err) == ["get all" + EARLY, "template web" + EARLY, "template web" + EARLY]
     assert second.out == first.out
 
 
@@ -125,6 +144,17 @@ def test_with_a_cluster_the_render_is_the_server_dry_run(remembered: Path, chart
     assert found[0][3:6] == ["shop", "-n", "prod"]
     # Without values of the user's own, the server render is still the plan's first call.
     assert len(early.commands(["upgrade", "shop", chart])) == 2
+
+
+def test_the_render_is_started_twice_for_a_folder_whose_templates_make_values_anew(remembered: Path,
+                                                                                   tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "charts", "shop", {"s.yaml": "a: {{ genCA \"x\" 365 }}\n"})
+    found = early.commands(["upgrade", "shop", str(chart), "--set", "a=1"])
+    assert [command[1:3] for command in found] == [["get", "all"], ["template", "shop"], ["template", "shop"]]
+    assert found[2] == found[1]
+    # Packaged, it is not opened here: one render started, as before.
+    (tmp_path / "shop-0.1.0.tgz").write_bytes(b"")
+    assert len(early.commands(["upgrade", "shop", str(tmp_path / "shop-0.1.0.tgz"), "--set", "a=1"])) == 2
 
 
 def test_offline_without_values_only_the_release_is_read_first(remembered: Path, chart: str) -> None:
@@ -298,3 +328,25 @@ def test_a_chart_path_is_written_as_pathlib_writes_it(path: str) -> None:
     """The start before the imports and the plan name the chart alike (a difference would cost
     a helm process): chart_path writes a path as pathlib does, without importing it."""
     assert chart_path._as_pathlib_writes(path) == str(PurePosixPath(path))
+
+
+def _templates_as_pathlib_finds_them(root: Path) -> tuple[list[str], bool]:
+    """What the template scan read before it was written with os.path: pathlib's rglob."""
+    texts = [p.read_text(errors="replace") for p in sorted(root.rglob("*"))
+             if p.is_file() and "templates" in p.relative_to(root).parts]
+    return texts, any(p.is_file() for p in root.rglob("charts/*.tgz"))
+
+
+def test_the_template_scan_reads_what_pathlib_finds(tmp_path: Path) -> None:
+    root = write_chart(tmp_path, "shop", {"a.yaml": "a"}, extra_files={
+        "templates/deep/b.tpl": "b", "charts/sub/templates/c.yaml": "c", "charts/sub/charts/dep-1.0.0.tgz": "", "notes/templates": "d",
+        "files/x.yaml": "not a template", "templatesx/e.yaml": "not one either", "charts/other.tgz": ""})
+    (root / "templates" / "linked.yaml").symlink_to(root / "files" / "x.yaml")  # a linked file is read
+    (root / "templates" / "loop").symlink_to(root, target_is_directory=True)  # a linked folder is not entered
+    for chart in [root, *(p for p in (ROOT / "tests" / "charts").glob("*/*") if (p / "Chart.yaml").is_file())]:
+        texts, archived = chart_scan.folder_texts(str(chart))
+        expected, expected_archived = _templates_as_pathlib_finds_them(chart)
+        assert (sorted(texts), archived) == (sorted(expected), expected_archived), chart
+    assert chart_scan.calls(["{{ lookup \"v1\" }}"], False) == (True, False)
+    assert chart_scan.calls(["{{- randAlphaNum 5 }}"], False) == (False, True)
+    assert chart_scan.calls([], True) == (False, True)  # a subchart archive is not looked into

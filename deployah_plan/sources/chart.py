@@ -8,24 +8,14 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 from msgspec import Struct
 
-from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import UsageError
+from deployah_plan.sources import chart_scan
 from deployah_plan.sources.chart_path import folder, on_disk
 
 if TYPE_CHECKING:
     import tarfile
 
     from deployah_plan.sources.helm import Helm
-
-_LOOKUP = lazy(r"\{\{-?[^}]*\blookup\b")
-# Template functions whose result differs on every render, which a second render shows
-# (sprig's random and crypto functions; htpasswd and bcrypt salt at random; encryptAES draws its
-# IV at random). Not `now`: two renders side by side share its second, so a second render
-# shows nothing more than the render window does (core/regenerated.py is_render_time).
-_REGENERATES = lazy(r"\{\{-?[^}]*\b(?:rand(?:AlphaNum|Alpha|Numeric|Ascii|Int|Bytes)|uuidv4|genCA(?:WithKey)?|"
-                          r"genPrivateKey|genSelfSignedCert(?:WithKey)?|genSignedCert(?:WithKey)?|htpasswd|"
-                          r"bcrypt|encryptAES|shuffle)\b")
-
 
 class LocalChart(Struct, frozen=True):
     path: str
@@ -57,15 +47,6 @@ def _metadata(text: str, where: str) -> tuple[str, str]:
         raise UsageError(f"{where}: Chart.yaml is not valid YAML ({err})", "fix Chart.yaml") from None
     meta = docs[0] if docs and isinstance(docs[0], dict) else {}
     return str(meta.get("name", "")), str(meta.get("version", ""))
-
-
-def _dir_templates(root: Path) -> Iterator[str]:
-    for path in root.rglob("*"):
-        if path.is_file() and "templates" in path.relative_to(root).parts:
-            try:
-                yield path.read_text(errors="replace")
-            except OSError:
-                continue
 
 
 def _tar_templates(archive: tarfile.TarFile) -> Iterator[str]:
@@ -102,8 +83,7 @@ def scan(path: str) -> Templates:
     text of a big chart's templates takes tens of milliseconds to read and search."""
     target = Path(path)
     if target.is_dir():
-        texts = list(_dir_templates(target))
-        archived = any(p.is_file() for p in target.rglob("charts/*.tgz"))
+        texts, archived = chart_scan.folder_texts(str(target))
     else:
         import tarfile  # only for a packaged chart
 
@@ -114,7 +94,8 @@ def scan(path: str) -> Templates:
         except (tarfile.TarError, OSError) as err:
             raise UsageError(f"{path} is not a packaged chart ({err})",
                              "pass a chart folder or a .tgz made by `helm package`") from None
-    return Templates(any(_LOOKUP.search(t) for t in texts), archived or any(_REGENERATES.search(t) for t in texts))
+    lookup, regenerates = chart_scan.calls(texts, archived)
+    return Templates(lookup, regenerates)
 
 
 def is_remote(ref: str, repo: str | None) -> bool:

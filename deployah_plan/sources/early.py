@@ -1,4 +1,4 @@
-"""A plan's two helm calls, started before helm plan imports the rest of itself.
+"""A plan's first helm calls, started before helm plan imports the rest of itself.
 
 `helm plan upgrade` waits on two helm processes: `helm get all` (the release as stored) and the
 render (`helm template`, or `helm upgrade --dry-run=server` when a cluster is used). Started the
@@ -11,6 +11,10 @@ first, by the flag table and helm's pflag rules, and in the common case starts b
   table, flags.py: how the plan is printed, the gates, what helm does after the render);
 - the namespace from -n or HELM_NAMESPACE (helm sets it for every plugin), and helm's version
   already remembered (sources/helm_facts.py).
+
+When the chart is a folder whose templates may make a value anew on every render (randAlphaNum,
+genCA: sources/chart_scan.py), the plan renders it twice, the second beside the first, and the
+second render is started here too, after the first two.
 
 Anything else starts nothing here, and the plan starts its calls as usual. A process started here
 is used only when `Helm.run` is about to run that very command (`HelmCalls.take`), so the plan is
@@ -89,7 +93,21 @@ def commands(args: Sequence[str]) -> list[list[str]]:
         out.append([binary, *helm.dry_run_args(release, chart, namespace, value_args)])
     elif value_args:  # rendered offline, with values of the user's own (not the release's)
         out.append([binary, *helm.template_args(release, chart, namespace, value_args, upgrade=True)])
+    if len(out) == 2 and _may_regenerate(chart):  # the second render, beside the first
+        out.append(out[1])
     return out
+
+
+def _may_regenerate(chart: str) -> bool:
+    """Whether the plan renders the chart twice, the second beside the first (commands/upgrade.py:
+    its templates may make a value anew on every render), read as sources/chart.py `scan` reads
+    it; False for a packaged chart, which is not opened here."""
+    from deployah_plan.sources import chart_scan
+
+    if not os.path.isdir(chart):
+        return False
+    texts, archived = chart_scan.folder_texts(chart)
+    return chart_scan.calls(texts, archived)[1]
 
 
 class HelmCalls:
@@ -104,7 +122,8 @@ class HelmCalls:
     """
 
     def __init__(self) -> None:
-        self._waiting: dict[tuple[str, ...], subprocess.Popen[str]] = {}  # started early, not taken
+        # Started early, not taken: by command, in the order started (a render may be started twice).
+        self._waiting: dict[tuple[str, ...], list[subprocess.Popen[str]]] = {}
         self._running: set[subprocess.Popen[str]] = set()
         self._lock = threading.RLock()
         self._since: float | None = None  # when the early processes were started (`time.time`)
@@ -128,7 +147,7 @@ class HelmCalls:
             except OSError:
                 continue
             with self._lock:
-                self._waiting[tuple(command)] = process
+                self._waiting.setdefault(tuple(command), []).append(process)
 
     @property
     def started_at(self) -> float | None:
@@ -136,9 +155,11 @@ class HelmCalls:
         return self._since
 
     def take(self, command: Sequence[str]) -> subprocess.Popen[str] | None:
-        """The process started early for exactly `command`, once; None when there is none."""
+        """A process started early for exactly `command`, the first started of those not yet
+        taken; None when there is none."""
         with self._lock:
-            return self._waiting.pop(tuple(command), None)
+            waiting = self._waiting.get(tuple(command))
+            return waiting.pop(0) if waiting else None
 
     def popen(self, command: Sequence[str], *, stdin: bool) -> subprocess.Popen[str]:
         """Start `command` (its outputs piped, as text; `stdin`: its standard input piped too,
