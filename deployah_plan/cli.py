@@ -158,7 +158,7 @@ def uninstall_command(**params: Any) -> int:
 
 
 @main_group.command("revision", cls=GroupedCommand, short_help="Plan between two stored revisions of a release.",
-                    examples="""
+                    table=flags.REVISION, examples="""
 {prog} revision shop 4 5 -n shop       # what revision 5 changed
 {prog} revision shop 4                 # what changed since revision 4
 """)
@@ -173,7 +173,7 @@ def revision_command(**params: Any) -> int:
 
 
 @main_group.command("releases", cls=GroupedCommand, short_help="Plan between the newest revisions of two releases.",
-                    examples="""
+                    table=flags.RELEASES, examples="""
 {prog} releases prod/shop stage/shop   # what turning prod's shop into stage's would change
 """)
 @click.argument("first", metavar="RELEASE1")

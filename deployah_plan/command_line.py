@@ -44,12 +44,13 @@ class Argument(Struct, frozen=True):
 
 
 # The arguments of each plan command, in order, as cli.py declares them (a test holds the two
-# equal). `revision` and `releases` are left to click: their click commands read the command
-# line as click does, not by pflag (`-n=x` is the namespace "=x" there).
+# equal).
 ARGUMENTS: Mapping[str, tuple[Argument, ...]] = {
     "upgrade": (Argument("release"), Argument("chart")),
     "rollback": (Argument("release"), Argument("revision", 0, optional=True)),
     "uninstall": (Argument("release"),),
+    "revision": (Argument("release"), Argument("first", 1), Argument("second", 0, optional=True)),
+    "releases": (Argument("first"), Argument("second")),
     "diff": (Argument("previous"), Argument("desired")),
     "show": (Argument("saved"),),
 }

@@ -119,6 +119,7 @@ def test_a_plan_line_read_directly_reads_as_click_reads_it(args: list[str]) -> N
     ["uninstall", "shop", "--keep-history"],
     ["diff", "a.yaml", "-", "--release", "r", "--kind-order", "helm4", "--apply-method", "ssa"],
     ["show", "plan.json", "-o", "json", "--fail-on", "delete"],
+    ["revision", "shop", "4"], ["revision", "shop", "4", "5", "-n=shop"], ["releases", "a", "b", "-nshop"],
 ])
 def test_a_valid_plan_command_line_is_read_without_click(args: list[str]) -> None:
     assert _same(args) is not None
@@ -128,11 +129,20 @@ def test_a_valid_plan_command_line_is_read_without_click(args: list[str]) -> Non
     ["upgrade", "shop"], ["upgrade", "shop", "c", "extra"], ["upgrade", "shop", "c", "--help"], ["upgrade", "-h"],
     ["upgrade", "shop", "c", "-o", "jsn"], ["upgrade", "shop", "c", "--render", "nope"], ["upgrade", "shop", "c", "--"],
     ["upgrade", "shop", "c", "--bogus"], ["rollback", "shop", "-1"], ["rollback", "shop", "x"],
-    ["revision", "shop", "0"], ["verify", "plan.json"], ["schema"], ["version"], ["revision", "shop", "4"], ["releases", "a", "b"], ["helm-diff", "upgrade"], [],
+    ["revision", "shop", "0"], ["revision", "shop"], ["releases", "a"], ["verify", "plan.json"], ["schema"],
+    ["version"], ["helm-diff", "upgrade"], [],
     ["--version"], ["nope"],
 ])
 def test_what_click_must_answer_is_left_to_it(args: list[str]) -> None:
     assert command_line.read(args) is None
+
+
+def test_revision_and_releases_read_the_namespace_as_helm_does() -> None:
+    """pflag's `-n=x` and `-nx` are the namespace x, on every command (click alone read "=x")."""
+    for args in (["revision", "shop", "4", "-n=shop"], ["releases", "a", "b", "-nshop"]):
+        parsed = command_line.read(args)
+        assert parsed is not None and parsed[1]["namespace"] == "shop", args
+        assert _same(args) is not None
 
 
 def test_the_arguments_are_clicks() -> None:
