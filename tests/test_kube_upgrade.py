@@ -173,6 +173,17 @@ def test_one_release_gates_and_exit_codes(helm: Path, store: Store) -> None:
     assert set(_rows(selected.json())) == {"apps/scaled", "web/plain"}
 
 
+def test_each_release_is_read_once(helm: Path, store: Store) -> None:
+    """The release's record is read once: the plan's previous state is the state the stored chart
+    was read by (one `helm get all` for the record, one for the chart's files)."""
+    _fleet(store)
+    one = run_plan("kube-upgrade", "plain", "--kube-version", "1.32", "-n", "web", "--debug", helm=helm, store=store)
+    assert one.code == 0, one.err
+    gets = [line for line in one.err.splitlines() if line.startswith("helm plan: running ") and " get all " in line]
+    assert len(gets) == 2, gets
+    assert len({line.split("--template", 1)[-1] for line in gets}) == 2  # two different reads, not one twice
+
+
 def test_a_failing_release_does_not_stop_the_others(helm: Path, store: Store) -> None:
     _fleet(store)
     store.add("busy", CHARTS / "plain", namespace="web", status="pending-upgrade")

@@ -156,12 +156,11 @@ def _planned(run: _Run, listed: Listed) -> Outcome:
             kubeconfig=options.kubeconfig, debug=options.debug, reuse_values=True, render="template",
             kube_version=options.kube_version, no_drift=True, line_context=options.line_context,
             stored_chart=True, carried=carried, subcharts=stored.subcharts, helm_timeout=run.timeout,
+            release_state=state,
         ), calls=run.calls)
+    # One read of the release: the plan's previous state and the chart (read by that revision)
+    # are of one revision, whatever a deploy does meanwhile.
     plan = apply_ignore(planned.plan, run.rules)
-    if plan.header.previous_revision != current.revision:
-        raise ReleaseError(f"release {listed.name} changed while it was planned (revision "
-                           f"{plan.header.previous_revision}, its chart read from {current.revision})",
-                           "plan again once no deploy is running")
     gates = list(run.printing.gates)
     where = f"{listed.namespace}/{listed.name}"
     judged = verdict(plan)

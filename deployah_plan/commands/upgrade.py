@@ -105,10 +105,12 @@ class UpgradeOptions(Struct, frozen=True, kw_only=True):
     # `helm plan kube-upgrade` (commands/kube_upgrade.py): the chart is the release's own stored
     # chart (release/stored_chart.py), so the --reuse-values note on a newer chart's defaults
     # does not apply; `carried`: the objects its subcharts made, taken from the stored manifest
-    # into every render (Helm does not store a subchart), `subcharts` their names.
+    # into every render (Helm does not store a subchart), `subcharts` their names;
+    # `release_state`: the release as kube-upgrade already read it, not read again.
     stored_chart: bool = False
     carried: str = ""
     subcharts: tuple[str, ...] = ()
+    release_state: ReleaseState | None = None
     helm_timeout: float | None = None  # seconds each helm call may take (None: no limit)
 
 
@@ -341,8 +343,9 @@ def _start_reads(pool: ThreadPoolExecutor, helm: Helm, options: UpgradeOptions, 
     reference); for an offline render without --kube-version, the version helm template
     assumes (targets.helm_default_version, remembered per helm)."""
     version_call = pool.submit(helm.version)
-    state_call = pool.submit(lambda: helm.release_state(options.release, namespace,
-                                                        major(version_call.result())))
+    known = options.release_state
+    state_call = pool.submit(lambda: known if known is not None else
+                             helm.release_state(options.release, namespace, major(version_call.result())))
     chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
                              options.repo, options.devel, options.source.pull_args())
     default_call = (pool.submit(targets.helm_default_version, helm)
