@@ -146,15 +146,21 @@ def test_with_a_cluster_the_render_is_the_server_dry_run(remembered: Path, chart
     assert len(early.commands(["upgrade", "shop", chart])) == 2
 
 
+@pytest.mark.e2e
 def test_the_render_is_started_twice_for_a_folder_whose_templates_make_values_anew(remembered: Path,
                                                                                    tmp_path: Path) -> None:
     chart = write_chart(tmp_path / "charts", "shop", {"s.yaml": "a: {{ genCA \"x\" 365 }}\n"})
-    found = early.commands(["upgrade", "shop", str(chart), "--set", "a=1"])
-    assert [command[1:3] for command in found] == [["get", "all"], ["template", "shop"], ["template", "shop"]]
-    assert found[2] == found[1]
-    # Packaged, it is not opened here: one render started, as before.
+    assert early.may_regenerate(str(chart))
+    calls = HelmCalls()
+    calls.start(["upgrade", "shop", str(chart), "--set", "a=1"])
+    get, template = early.commands(["upgrade", "shop", str(chart), "--set", "a=1"])
+    assert [calls.take(template) is not None for _ in range(3)] == [True, True, False]  # two renders, in turn
+    calls.end()
+    # Packaged, it is not opened here; nor is a folder whose templates make nothing anew.
     (tmp_path / "shop-0.1.0.tgz").write_bytes(b"")
-    assert len(early.commands(["upgrade", "shop", str(tmp_path / "shop-0.1.0.tgz"), "--set", "a=1"])) == 2
+    assert not early.may_regenerate(str(tmp_path / "shop-0.1.0.tgz"))
+    plain = write_chart(tmp_path / "plain", "shop", {"s.yaml": "a: {{ .Values.a }}\n"})
+    assert not early.may_regenerate(str(plain))
 
 
 def test_offline_without_values_only_the_release_is_read_first(remembered: Path, chart: str) -> None:

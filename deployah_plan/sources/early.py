@@ -47,8 +47,13 @@ def commands(args: Sequence[str]) -> list[list[str]]:
     """The helm commands the plan of command line `args` starts first, when this module can
     tell them from the command line and the environment alone (read as the plan reads them);
     [] otherwise."""
+    return _first_calls(args)[0]
+
+
+def _first_calls(args: Sequence[str]) -> tuple[list[list[str]], str]:
+    """`commands`, and the chart folder or archive they render ("" when they render none)."""
     if args[:1] != ["upgrade"]:
-        return []
+        return [], ""
     from deployah_plan import pflag
     from deployah_plan.errors import PlanError
     from deployah_plan.flags import UPGRADE, Reach, helm_args
@@ -58,7 +63,7 @@ def commands(args: Sequence[str]) -> list[list[str]]:
     try:
         words = pflag.read(UPGRADE, args[1:])
     except PlanError:
-        return []
+        return [], ""
     values: dict[str, list[str]] = {flag.field: [] for flag in UPGRADE if flag.reach is Reach.VALUES}
     namespace = ""
     for word in words:
@@ -69,23 +74,23 @@ def commands(args: Sequence[str]) -> list[list[str]]:
         elif word.flag.dest == "namespace":
             namespace = word.value
         elif not word.flag.neutral:  # it may change either call
-            return []
+            return [], ""
     given = [word for word in words if isinstance(word, str)]  # `--` and --help among them
     if len(given) != 2:
-        return []
+        return [], ""
     # Standard input, which helm reads for `-f -` or `--set-file key=-`, is the plan's to pass
     # on: a process started here and then not taken must not have read it.
     if "-" in values["files"] or any(item.endswith("=-") for item in values["set_file"]):
-        return []
+        return [], ""
     binary = helm.default_binary()
     version = helm_facts.known(binary, "version") if binary else None
     namespace = namespace or os.environ.get("HELM_NAMESPACE", "")
     try:
         chart = on_disk(given[1])
     except PlanError:  # not a chart: the plan says so
-        return []
+        return [], ""
     if not binary or not version or not namespace or chart is None:
-        return []
+        return [], ""
     value_args = helm_args(SimpleNamespace(**values), Reach.VALUES)
     release = given[0]
     out = [[binary, *helm.record_args(release, namespace, None, helm.major(version))]]
@@ -93,15 +98,14 @@ def commands(args: Sequence[str]) -> list[list[str]]:
         out.append([binary, *helm.dry_run_args(release, chart, namespace, value_args)])
     elif value_args:  # rendered offline, with values of the user's own (not the release's)
         out.append([binary, *helm.template_args(release, chart, namespace, value_args, upgrade=True)])
-    if len(out) == 2 and _may_regenerate(chart):  # the second render, beside the first
-        out.append(out[1])
-    return out
+    return out, (chart if len(out) == 2 else "")
 
 
-def _may_regenerate(chart: str) -> bool:
+def may_regenerate(chart: str) -> bool:
     """Whether the plan renders the chart twice, the second beside the first (commands/upgrade.py:
     its templates may make a value anew on every render), read as sources/chart.py `scan` reads
-    it; False for a packaged chart, which is not opened here."""
+    it; False for a packaged chart, which is not opened here. Read once the first calls have
+    started: a big chart's templates take milliseconds to read."""
     from deployah_plan.sources import chart_scan
 
     if not os.path.isdir(chart):
@@ -135,19 +139,28 @@ class HelmCalls:
         """Start the helm commands of `commands`, if any. Nothing it meets stops helm plan: a
         command line it cannot read, a helm it cannot start, are the plan's own to report."""
         try:
-            found = commands(args)
+            found, chart = _first_calls(args)
         except Exception:  # the plan reads the command line again, and says what is wrong with it
             return
         if found:
             self._since = time.time()
         for command in found:
-            try:
-                # Standard input is passed on, as the plan's own call passes it.
-                process = self.popen(command, stdin=False)
-            except OSError:
-                continue
-            with self._lock:
-                self._waiting.setdefault(tuple(command), []).append(process)
+            self._start_early(command)
+        try:
+            again = bool(chart) and may_regenerate(chart)
+        except Exception:  # the plan reads the chart again
+            again = False
+        if again:  # the second render, beside the first
+            self._start_early(found[-1])
+
+    def _start_early(self, command: list[str]) -> None:
+        try:
+            # Standard input is passed on, as the plan's own call passes it.
+            process = self.popen(command, stdin=False)
+        except OSError:
+            return
+        with self._lock:
+            self._waiting.setdefault(tuple(command), []).append(process)
 
     @property
     def started_at(self) -> float | None:
@@ -243,4 +256,4 @@ class HelmCalls:
         return restore
 
 
-__all__ = ["EXIT_INTERRUPTED", "HelmCalls", "commands"]
+__all__ = ["EXIT_INTERRUPTED", "HelmCalls", "commands", "may_regenerate"]
