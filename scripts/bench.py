@@ -1,5 +1,6 @@
 """Benchmark helm plan: the planning core on synthetic releases, and the whole plugin against
-`helm template` on the vendored real charts; see scripts/bench.
+`helm template` on the vendored real charts (and the chart corpus's, when there is one); see
+scripts/bench.
 
 The release: Deployments with two containers and a dozen env vars, ConfigMaps with 40-line
 property files, and Services, in equal numbers. The upgrade bumps the image of 10% of the
