@@ -276,7 +276,9 @@ def main() -> int:
              f"adopt at ≤ 0.5 ({ryml['ryml_values']:.3f} s, the same values)"),
         ]
     # Which charts, of which versions, from where.
-    shown_corpus = str(corpus.resolve().relative_to(ROOT)) if corpus and corpus.resolve().is_relative_to(ROOT) else str(corpus)
+    shown_corpus = str(corpus)
+    if corpus is not None and corpus.resolve().is_relative_to(ROOT):
+        shown_corpus = str(corpus.resolve().relative_to(ROOT))
     for source, where in (("vendored", "tests/charts"), ("corpus", f"{shown_corpus} (tests/corpus/README.md)")):
         chosen = [f"{c.name} {c.versions}" for c in charts if c.source == source]
         if chosen:
