@@ -1,5 +1,6 @@
 """Benchmark helm plan: the planning core on synthetic releases, and the whole plugin against
-`helm template` on the vendored real charts; see scripts/bench.
+`helm template` on the vendored real charts (and the chart corpus's, when there is one); see
+scripts/bench.
 
 The release: Deployments with two containers and a dozen env vars, ConfigMaps with 40-line
 property files, and Services, in equal numbers. The upgrade bumps the image of 10% of the
@@ -27,6 +28,10 @@ shared with other work measures faithfully); whole processes are timed on the wa
   template, and with `--baseline DIR` the same ratio of another checkout timed in the same
   alternation (before and after a change, under the same load); and the imports of
   `helm plan --help` and of a whole plan. `--no-core` leaves the synthetic releases out.
+  The charts: the vendored ones (tests/charts), and those of the chart corpus when its folder
+  exists (`--corpus DIR`, or `HELM_PLAN_CORPUS`, `.cache/corpus` by default; `--corpus ''`:
+  none), their rows marked "corpus"; `--charts NAME,NAME` times only those. A row of the
+  output names each chart's versions and where it came from.
 """
 from __future__ import annotations
 
@@ -221,15 +226,27 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, default=None,
                         help="another checkout of helm plan, timed in the same alternation (before/after a change)")
     parser.add_argument("--no-core", action="store_true", help="leave out the synthetic releases (the plugin only)")
+    parser.add_argument("--corpus", default=None,
+                        help="a chart corpus folder (tests/corpus/README.md) whose charts are timed too "
+                             "(default: HELM_PLAN_CORPUS, or .cache/corpus when it exists; '': none)")
+    parser.add_argument("--charts", default=None, help="time only these charts (NAME,NAME: vendored or corpus)")
     args = parser.parse_args()
+    if args.corpus is None:
+        corpus: Path | None = bench_plugin.default_corpus()
+    else:
+        corpus = Path(args.corpus) if args.corpus else None
+    if args.corpus and corpus is not None and not corpus.is_dir():
+        sys.exit(f"bench: --corpus {args.corpus} is not a folder: give a corpus folder (tests/corpus/README.md)")
+    names = {n.strip() for n in args.charts.split(",") if n.strip()} if args.charts else None
     with tempfile.TemporaryDirectory(prefix="helm-plan-bench-") as tmp:
         work = Path(tmp)
+        charts = bench_plugin.cases(work, corpus, names) if args.runs > 0 else []
         if not args.no_core:
             small = measure(600, work, args.repeat, deep=False)
             large = measure(6000, work, args.repeat, deep=True)
             memory = peak_memory_mb(6000, work)
             ryml = rapidyaml(work, 6000, args.repeat)
-        plugin = bench_plugin.plugin_ratios(work, args.runs, args.baseline) if args.runs > 0 else []
+        plugin = bench_plugin.plugin_ratios(work, args.runs, args.baseline, charts) if args.runs > 0 else []
         imports = bench_plugin.import_ms(work) if args.runs > 0 else None
     rows: list[tuple[str, str, str]] = [] if args.no_core else [
         ("objects 6,000: updates, deletes", f"{large['updates']:.0f}, {large['deletes']:.0f}", ""),
@@ -258,17 +275,27 @@ def main() -> int:
             ("rapidyaml values ÷ yamlkube load, 6,000", f"{ryml['ryml_values'] / ryml['yamlkube']:.2f}",
              f"adopt at ≤ 0.5 ({ryml['ryml_values']:.3f} s, the same values)"),
         ]
+    # Which charts, of which versions, from where.
+    shown_corpus = str(corpus)
+    if corpus is not None and corpus.resolve().is_relative_to(ROOT):
+        shown_corpus = str(corpus.resolve().relative_to(ROOT))
+    for source, where in (("vendored", "tests/charts"), ("corpus", f"{shown_corpus} (tests/corpus/README.md)")):
+        chosen = [f"{c.name} {c.versions}" for c in charts if c.source == source]
+        if chosen:
+            rows.append((f"charts: {source}", f"{len(chosen)}", f"from {where}: {', '.join(chosen)}"))
     # Helm 3 and Helm 4 side by side: one row per chart and way of giving the values.
-    by_case: dict[tuple[str, str], list[bench_plugin.Figures]] = {}
+    by_case: dict[tuple[str, str, str], list[bench_plugin.Figures]] = {}
     for figure in plugin:
-        by_case.setdefault((figure.chart, figure.values), []).append(figure)
-    for (chart, values), figures in by_case.items():
+        by_case.setdefault((figure.chart, figure.source, figure.values), []).append(figure)
+    for (chart, source, values), figures in by_case.items():
         shown = " / ".join(f"{f.plan / f.template:.2f}" for f in figures)
         notes = "; ".join(
             f"helm {f.version}: {f.plan:.3f} s vs {f.template:.3f} s, CPU {f.plan_cpu / f.template_cpu:.2f}, "
             f"floor {f.floor / f.template:.2f}"
             + (f", baseline {f.baseline / f.template:.2f}" if f.baseline is not None else "") for f in figures)
         how = "values flags" if values == "flags" else "no values flag"
+        if source == "corpus":
+            how = f"corpus, {how}"
         rows.append((f"plan upgrade ÷ template, {chart} ({how}), helm "
                      + " / ".join(f.version.split(".")[0] for f in figures), shown, f"target ≤ 3 ({notes})"))
     if imports is not None:

@@ -9,15 +9,27 @@ output to /dev/null), each process timed on its own, on the wall clock and in CP
 untimed run of each goes first (the plugin's Python environment, its bytecode and what it
 remembers about helm are made then). Printed: the medians and their ratios.
 
+The corpus charts (tests/corpus/README.md: `<chart>/<version>.tgz`, two or more, and an
+optional `values.yaml`) are timed beside the vendored ones when the corpus folder exists
+(`HELM_PLAN_CORPUS`, `.cache/corpus` by default, or `--corpus DIR`): the release is named after
+the folder, in namespace `corpus`, stored from the older of the two newest packages with the
+corpus `values.yaml` (if any), and planned to the newer. "flags" gives the corpus `values.yaml`
+as `-f`; a chart with none gets `-f` of the newer package's own default `values.yaml`
+(extracted to the work folder): the values are the chart's defaults, but the command line has
+a values flag, which is the path being timed (helm plan starts `helm template` before it has
+read the release). "reused" gives no values flag, as for the vendored charts.
+
 Also: the Python imports of `helm plan --help` and of a whole plan (`python -X importtime`,
 the top-level imports added up).
 """
 from __future__ import annotations
 
 import os
+import re
 import statistics
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -37,6 +49,13 @@ def fetch_helm(version: str) -> Path:
     return Path(out.strip())
 
 
+CORPUS_NAMESPACE = "corpus"
+
+
+def default_corpus() -> Path:
+    return Path(os.environ.get("HELM_PLAN_CORPUS") or ROOT / ".cache" / "corpus")
+
+
 def _values(name: str, side: str) -> list[str]:
     spec = yaml.safe_load((CHARTS / name / "case.yaml").read_text())
     files = [*spec.get("values", []), *spec.get(f"values_{side}", [])]
@@ -46,6 +65,104 @@ def _values(name: str, side: str) -> list[str]:
 def _case(name: str) -> tuple[str, str]:
     spec = yaml.safe_load((CHARTS / name / "case.yaml").read_text())
     return str(spec["release"]), str(spec["namespace"])
+
+
+class Case(NamedTuple):
+    """One chart planned from one version to the next: where it came from and the arguments of
+    each run (values flags included)."""
+
+    name: str
+    source: str  # "vendored" (tests/charts) or "corpus"
+    release: str
+    namespace: str
+    prev: Path  # a chart folder or package
+    next: Path
+    prev_values: list[str]  # the release is stored with these
+    next_values: list[str]  # "flags": given to helm template and helm plan upgrade
+    reused_values: list[str]  # "reused": given to helm plan upgrade (helm reuses the release's values)
+
+    @property
+    def versions(self) -> str:
+        return f"{_version_text(self.prev)} → {_version_text(self.next)}"
+
+
+def _version_text(chart: Path) -> str:
+    if chart.is_dir():
+        return str(yaml.safe_load((chart / "Chart.yaml").read_text())["version"])
+    return chart.name.removesuffix(".tgz")
+
+
+def _version_key(package: Path) -> tuple[int, ...]:
+    """The corpus tier's order (tests/test_corpus.py): the numbers of the file name."""
+    return tuple(int(n) for n in re.findall(r"\d+", package.name.removesuffix(".tgz")))
+
+
+def vendored_cases() -> list[Case]:
+    cases = []
+    for name in sorted(p.name for p in CHARTS.iterdir() if (p / "case.yaml").is_file()):
+        release, namespace = _case(name)
+        cases.append(Case(name, "vendored", release, namespace, CHARTS / name / "prev", CHARTS / name / "next",
+                          _values(name, "prev"), _values(name, "next"), EXTRA.get(name, [])))
+    return cases
+
+
+def _default_values(package: Path, into: Path) -> Path:
+    """The chart's own values.yaml out of a package, written into the folder `into`."""
+    with tarfile.open(package) as archive:
+        for member in archive.getmembers():
+            parts = member.name.split("/")
+            if len(parts) == 2 and parts[1] == "values.yaml" and member.isfile():
+                source = archive.extractfile(member)
+                assert source is not None
+                into.mkdir(parents=True, exist_ok=True)
+                target = into / f"{parts[0]}-{package.name.removesuffix('.tgz')}-values.yaml"
+                target.write_bytes(source.read())
+                return target
+    sys.exit(f"bench: {package} holds no values.yaml: package the chart with helm package")
+
+
+def corpus_cases(corpus: Path, work: Path) -> list[Case]:
+    """The charts of a corpus folder (tests/corpus/README.md), each from the older to the newer
+    of its two newest packages; a folder with fewer than two packages is left out."""
+    if not corpus.is_dir():
+        return []
+    cases = []
+    for folder in sorted(p for p in corpus.iterdir() if p.is_dir()):
+        packages = sorted(folder.glob("*.tgz"), key=_version_key)
+        if len(packages) < 2:
+            continue
+        prev, next_ = packages[-2], packages[-1]
+        given = folder / "values.yaml"
+        stored = ["-f", str(given)] if given.is_file() else []
+        flags = stored or ["-f", str(_default_values(next_, work / "corpus-values"))]
+        cases.append(Case(folder.name, "corpus", folder.name, CORPUS_NAMESPACE, prev, next_, stored, flags, []))
+    return cases
+
+
+def cases(work: Path, corpus: Path | None, names: set[str] | None = None) -> list[Case]:
+    """The vendored charts, then the corpus's (`corpus` None: none); `names` keeps only those
+    charts (a name of both keeps both), and a name that is neither is an error."""
+    found = vendored_cases() + (corpus_cases(corpus, work) if corpus is not None else [])
+    if names is None:
+        return found
+    unknown = names - {c.name for c in found}
+    if unknown:
+        where = f" or in {corpus}" if corpus is not None else ""
+        sys.exit(f"bench: no chart {', '.join(sorted(unknown))} in {CHARTS}{where}: "
+                 f"choose among {', '.join(sorted({c.name for c in found}))}")
+    return [c for c in found if c.name in names]
+
+
+def store(case: Case, work: Path, helm4: Path) -> Path:
+    """The case's previous version as a deployed release in a memory-driver file, made once."""
+    path = work / f"store-{case.source}-{case.name}.json"
+    if not path.exists():
+        done = subprocess.run([sys.executable, str(ROOT / "scripts" / "release-fixture"), "--helm", str(helm4),
+                               "--out", str(path), case.release, str(case.prev), "-n", case.namespace,
+                               *case.prev_values], capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"bench: {case.name}: {done.stderr.strip()}")
+    return path
 
 
 def user_env(work: Path, version: str) -> dict[str, str]:
@@ -107,6 +224,7 @@ class Figures(NamedTuple):
 
     version: str
     chart: str
+    source: str  # "vendored" or "corpus"
     values: str  # "flags": the next values given as -f; "reused": none given (helm reuses the release's)
     plan: float  # wall-clock seconds
     template: float
@@ -123,7 +241,8 @@ def _install(helm: Path, env: dict[str, str], folder: Path) -> None:
         sys.exit(f"bench: helm plugin install of {folder} failed: {installed.stderr.strip()}")
 
 
-def plugin_ratios(work: Path, runs: int, baseline: Path | None = None) -> list[Figures]:
+def plugin_ratios(work: Path, runs: int, baseline: Path | None = None,
+                  charts: list[Case] | None = None) -> list[Figures]:
     """The figures per helm, chart and way of giving the values: wall-clock seconds, then CPU
     seconds (what a machine shared with other work still measures faithfully; the plan's
     includes its helm processes). Values given as flags: `helm template` and `helm plan
@@ -134,8 +253,10 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None) -> list[F
     run side by side (what any plan made by helm and Python costs). `baseline`: another
     checkout of helm plan, installed into a helm home of its own and timed in the same
     alternation (template, plan, baseline plan, floor), so a change is measured against what
-    it changes under the same load."""
+    it changes under the same load. `charts`: the cases to time (all the vendored ones when
+    None)."""
     helm4 = fetch_helm("4.3.1")
+    charts = vendored_cases() if charts is None else charts
     figures = []
     for version in HELM_VERSIONS:
         helm = fetch_helm(version)
@@ -145,20 +266,14 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None) -> list[F
         base_env = user_env(work, f"{version}-baseline") if baseline is not None else None
         if baseline is not None and base_env is not None:
             _install(helm, base_env, baseline)
-        for name in sorted(p.name for p in CHARTS.iterdir() if (p / "case.yaml").is_file()):
-            release, namespace = _case(name)
-            store = work / f"store-{name}.json"
-            if not store.exists():
-                done = subprocess.run([sys.executable, str(ROOT / "scripts" / "release-fixture"), "--helm", str(helm4),
-                                       "--out", str(store), release, str(CHARTS / name / "prev"), "-n", namespace,
-                                       *_values(name, "prev")], capture_output=True, text=True)
-                if done.returncode != 0:
-                    sys.exit(f"bench: {done.stderr.strip()}")
-            run_env = {**env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)}
-            run_base = {**base_env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)} if base_env else None
-            target = [release, str(CHARTS / name / "next"), "-n", namespace]
-            for values, template_values, plan_values in (("flags", _values(name, "next"), _values(name, "next")),
-                                                         ("reused", _values(name, "prev"), EXTRA.get(name, []))):
+        for case in charts:
+            data = store(case, work, helm4)
+            run_env = {**env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(data)}
+            run_base = {**base_env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(data)} if base_env else None
+            release, namespace = case.release, case.namespace
+            target = [release, str(case.next), "-n", namespace]
+            for values, template_values, plan_values in (("flags", case.next_values, case.next_values),
+                                                         ("reused", case.prev_values, case.reused_values)):
                 template = [str(helm), "template", *target, *template_values]
                 plan = [str(helm), "plan", "upgrade", *target, *plan_values]
                 if values == "reused" and subprocess.run(template, env=run_env, capture_output=True).returncode != 0:
@@ -177,7 +292,7 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None) -> list[F
                     if run_base is not None:
                         bases.append(_timed(plan, run_base)[0])
                     floors.append(_timed(floor, run_env)[0] + _side_by_side([get, template], run_env))
-                figures.append(Figures(version, name, values, statistics.median(t for t, _ in plans),
+                figures.append(Figures(version, case.name, case.source, values, statistics.median(t for t, _ in plans),
                                        statistics.median(t for t, _ in templates),
                                        statistics.median(c for _, c in plans),
                                        statistics.median(c for _, c in templates), statistics.median(floors),
@@ -271,12 +386,11 @@ def import_ms(work: Path) -> dict[str, tuple[float, float]]:
     python_env = Path(where.stdout.strip())
     if not (python_env / "bin" / "python").exists():
         sys.exit("bench: the plugin's environment is not made (run the plugin figures first)")
-    name = "kube-state-metrics"
-    release, namespace = _case(name)
+    case = next(c for c in vendored_cases() if c.name == "kube-state-metrics")
     env.update(PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(python_env / "pycache"), HELM_BIN=str(helm),
-               HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(work / f"store-{name}.json"))
+               HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store(case, work, helm)))
     python = [str(python_env / "bin" / "python"), "-s"]
-    plan = ["upgrade", release, str(CHARTS / name / "next"), "-n", namespace, *_values(name, "next")]
+    plan = ["upgrade", case.release, str(case.next), "-n", case.namespace, *case.next_values]
     results = {}
     for what, args in (("help", ["--help"]), ("plan", plan)):
         # From the work folder: `-m` and `-c` put the current folder first on the module path.
