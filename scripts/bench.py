@@ -299,16 +299,17 @@ def main() -> int:
         rows.append((f"plan upgrade ÷ template, {chart} ({how}), helm "
                      + " / ".join(f.version.split(".")[0] for f in figures), shown, f"target ≤ 3 ({notes})"))
     if imports is not None:
-        for what, label, how in (("help", "helm plan --help", "-X importtime"),
-                                 ("plan", "a whole plan (upgrade)", "-X importtime, beside helm and the plan's threads"),
-                                 ("alone", "a whole plan's modules, alone", "imported by a Python doing nothing else"),
-                                 ("before helm", "a plan, before it starts helm", "the early start's")):
+        # The targets are of CPU time: a plan's imports alone ≤ 60 ms, before the first helm call ≤ 30 ms.
+        for what, label, how, target in (
+                ("help", "helm plan --help", "-X importtime", "well under 100 ms"),
+                ("plan", "a whole plan (upgrade)", "-X importtime, beside helm and the plan's threads", "-"),
+                ("alone", "a whole plan's modules, alone", "imported by a Python doing nothing else", "≤ 60 ms of CPU"),
+                ("before helm", "a plan, before it starts helm", "the early start's", "≤ 30 ms of CPU")):
             if what not in imports:
                 rows.append((f"imports, {label}", "-", "no helm call was started early"))
                 continue
             wall, cpu = imports[what]
-            rows.append((f"imports, {label}", f"{wall:.0f} ms",
-                         f"target well under 100 ms ({how}; {cpu:.0f} ms of CPU)"))
+            rows.append((f"imports, {label}", f"{wall:.0f} ms", f"target {target} ({how}; {cpu:.0f} ms of CPU)"))
     width = max(len(r[0]) for r in rows)
     for name, value, note in rows:
         print(f"{name:<{width}}  {value:>10}  {note}")
