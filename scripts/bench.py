@@ -309,7 +309,8 @@ def main() -> int:
                 rows.append((f"imports, {label}", "-", "no helm call was started early"))
                 continue
             wall, cpu = imports[what]
-            rows.append((f"imports, {label}", f"{wall:.0f} ms", f"target {target} ({how}; {cpu:.0f} ms of CPU)"))
+            said = f"target {target} " if target != "-" else ""
+            rows.append((f"imports, {label}", f"{wall:.0f} ms", f"{said}({how}; {cpu:.0f} ms of CPU)"))
     width = max(len(r[0]) for r in rows)
     for name, value, note in rows:
         print(f"{name:<{width}}  {value:>10}  {note}")
