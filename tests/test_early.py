@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path, PurePosixPath
@@ -161,6 +162,30 @@ def test_the_render_is_started_twice_for_a_folder_whose_templates_make_values_an
     assert not early.may_regenerate(str(tmp_path / "shop-0.1.0.tgz"))
     plain = write_chart(tmp_path / "plain", "shop", {"s.yaml": "a: {{ .Values.a }}\n"})
     assert not early.may_regenerate(str(plain))
+
+
+@pytest.mark.e2e
+def test_the_templates_read_before_the_imports_are_not_read_again(remembered: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the early start read of a chart folder's templates is what the plan takes (sources/chart.py
+    `scan`), for that folder only."""
+    from deployah_plan.sources import chart as charts
+
+    chart = str(write_chart(tmp_path / "charts", "shop", {"s.yaml": "a: {{ lookup \"v1\" \"Secret\" \"\" \"\" }}\n"}))
+    calls = HelmCalls()
+    calls.start(["upgrade", "shop", chart, "--set", "a=1"])
+    calls.end()
+    assert calls.templates(chart) == (True, False) and calls.templates(chart + "/") is None
+    read: list[str] = []
+    monkeypatch.setattr(chart_scan, "folder_texts", lambda root: (read.append(root), ([], False))[1])
+    assert charts.scan(chart, calls.templates(chart)) == charts.Templates(True, False) and read == []
+    assert charts.scan(chart, calls.templates(chart + "/")) == charts.Templates(False, False) and read == [chart]
+    # A packaged chart is not opened before the imports.
+    (tmp_path / "shop-0.1.0.tgz").write_bytes(b"")
+    packaged = HelmCalls()
+    packaged.start(["upgrade", "shop", str(tmp_path / "shop-0.1.0.tgz"), "--set", "a=1"])
+    packaged.end()
+    assert packaged.templates(str(tmp_path / "shop-0.1.0.tgz")) is None
 
 
 def test_offline_without_values_only_the_release_is_read_first(remembered: Path, chart: str) -> None:
@@ -356,3 +381,21 @@ def test_the_template_scan_reads_what_pathlib_finds(tmp_path: Path) -> None:
     assert chart_scan.calls(["{{ lookup \"v1\" }}"], False) == (True, False)
     assert chart_scan.calls(["{{- randAlphaNum 5 }}"], False) == (False, True)
     assert chart_scan.calls([], True) == (False, True)  # a subchart archive is not looked into
+
+
+# The patterns the template scan had before it found names with str.find: what it finds must not change.
+_OLD_LOOKUP = re.compile(r"\{\{-?[^}]*\blookup\b")
+_OLD_REGENERATES = re.compile(r"\{\{-?[^}]*\b(?:rand(?:AlphaNum|Alpha|Numeric|Ascii|Int|Bytes)|uuidv4|"
+                              r"genCA(?:WithKey)?|genPrivateKey|genSelfSignedCert(?:WithKey)?|"
+                              r"genSignedCert(?:WithKey)?|htpasswd|bcrypt|encryptAES|shuffle)\b")
+_PIECES = ["{{", "{{-", "}}", "}", "{", "-", " ", "\n", "_", "x", "é", ".", "(", "lookup", "lookups", "xlookup",
+           "randAlphaNum", "randAlpha", "rand", "randInt", "uuidv4", "uuidv4x", "genCA", "genCAWithKey",
+           "genSignedCert", "genSelfSignedCertWithKey", "genPrivateKey", "htpasswd", "bcrypt", "encryptAES",
+           "shuffle", "now", "_shuffle", "9rand"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
+def test_the_template_scan_finds_what_the_whole_text_patterns_found(text: str) -> None:
+    expected = (bool(_OLD_LOOKUP.search(text)), bool(_OLD_REGENERATES.search(text)))
+    assert chart_scan.calls([text], False) == expected

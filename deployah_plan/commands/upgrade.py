@@ -460,7 +460,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         # and the planner and the record are imported while helm reads the release and renders
         # the chart in processes of their own.
         chart = charts.inspect(renderer.chart)
-        templates = charts.scan(renderer.chart)
+        templates = charts.scan(renderer.chart, helm.calls.templates(renderer.chart))
         again_call = (pool.submit(renderer.render, options.values.args(), upgrade=True, parse=False)
                       if first_call is not None and templates.may_regenerate and not deploy.dependency_update else None)
         ahead = _Ahead(first_call, again_call) if first_call is not None else None

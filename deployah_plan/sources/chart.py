@@ -77,10 +77,13 @@ def inspect(path: str) -> LocalChart:
     return LocalChart(str(target), name, version)
 
 
-def scan(path: str) -> Templates:
+def scan(path: str, read: tuple[bool, bool] | None = None) -> Templates:
     """Whether the templates of the chart at `path` call `lookup`, or a function that makes a
     new value on every render. Read apart from `inspect`, while helm renders the chart: the
-    text of a big chart's templates takes tens of milliseconds to read and search."""
+    text of a big chart's templates takes tens of milliseconds to read and search. `read`: what
+    was already read of them (sources/early.py `template_calls`), which is not read again."""
+    if read is not None:
+        return Templates(*read)
     target = Path(path)
     if target.is_dir():
         texts, archived = chart_scan.folder_texts(str(target))

@@ -101,17 +101,24 @@ def _first_calls(args: Sequence[str]) -> tuple[list[list[str]], str]:
     return out, (chart if len(out) == 2 else "")
 
 
-def may_regenerate(chart: str) -> bool:
-    """Whether the plan renders the chart twice, the second beside the first (commands/upgrade.py:
-    its templates may make a value anew on every render), read as sources/chart.py `scan` reads
-    it; False for a packaged chart, which is not opened here. Read once the first calls have
-    started: a big chart's templates take milliseconds to read."""
+def template_calls(chart: str) -> tuple[bool, bool] | None:
+    """What the templates of the chart folder `chart` call, as sources/chart.py `scan` reads them:
+    `lookup`, and a function that may make a value anew on every render (the plan then renders
+    the chart twice, the second beside the first: commands/upgrade.py); None for a packaged
+    chart, which is not opened here. Read once the first calls have started: a big chart's
+    templates take milliseconds to read."""
     from deployah_plan.sources import chart_scan
 
     if not os.path.isdir(chart):
-        return False
-    texts, archived = chart_scan.folder_texts(chart)
-    return chart_scan.calls(texts, archived)[1]
+        return None
+    return chart_scan.calls(*chart_scan.folder_texts(chart))
+
+
+def may_regenerate(chart: str) -> bool:
+    """Whether the plan renders the chart folder `chart` twice (`template_calls`); False for a
+    packaged chart."""
+    found = template_calls(chart)
+    return found is not None and found[1]
 
 
 class HelmCalls:
@@ -134,6 +141,7 @@ class HelmCalls:
         self._ended = False
         self._starting = 0  # the main thread is between starting a process and knowing it
         self._interrupted = False  # a signal came meanwhile: `popen` raises it after
+        self._templates: tuple[str, tuple[bool, bool]] | None = None  # a chart folder, `template_calls`
 
     def start(self, args: Sequence[str]) -> None:
         """Start the helm commands of `commands`, if any. Nothing it meets stops helm plan: a
@@ -147,11 +155,20 @@ class HelmCalls:
         for command in found:
             self._start_early(command)
         try:
-            again = bool(chart) and may_regenerate(chart)
+            scanned = template_calls(chart) if chart else None
         except Exception:  # the plan reads the chart again
-            again = False
-        if again:  # the second render, beside the first
-            self._start_early(found[-1])
+            scanned = None
+        if scanned is not None:
+            self._templates = (chart, scanned)
+            if scanned[1]:  # the second render, beside the first
+                self._start_early(found[-1])
+
+    def templates(self, chart: str) -> tuple[bool, bool] | None:
+        """What the templates of the chart folder `chart` call (`template_calls`), when `start`
+        read them; None otherwise. The plan reads them only once."""
+        if self._templates is not None and self._templates[0] == chart:
+            return self._templates[1]
+        return None
 
     def _start_early(self, command: list[str]) -> None:
         try:
@@ -256,4 +273,4 @@ class HelmCalls:
         return restore
 
 
-__all__ = ["EXIT_INTERRUPTED", "HelmCalls", "commands", "may_regenerate"]
+__all__ = ["EXIT_INTERRUPTED", "HelmCalls", "commands", "may_regenerate", "template_calls"]
