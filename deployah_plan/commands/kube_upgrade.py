@@ -23,7 +23,6 @@ import re
 import sys
 import tempfile
 import threading
-from concurrent.futures import as_completed
 from typing import Any, Callable, Mapping, Sequence
 
 import click
@@ -52,7 +51,7 @@ from deployah_plan.render.writers import WRITERS
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm_commands import major
-from deployah_plan.sources.workers import workers
+from deployah_plan.sources.workers import completed, workers
 
 EXIT_ERROR = 1
 
@@ -220,7 +219,7 @@ def plan_releases(run: _Run, scope: Sequence[Listed], progress: Callable[[Listed
     outcomes: dict[int, Outcome] = {}
     with workers(max(1, min(parallel, len(scope) or 1)), "release") as pool:
         futures = {pool.submit(_plan_one, run, listed): index for index, listed in enumerate(scope)}
-        for future in as_completed(futures):
+        for future in completed(futures):
             index = futures[future]
             outcomes[index] = future.result()
             progress(scope[index])

@@ -16,7 +16,6 @@ import re
 import tempfile
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -41,7 +40,7 @@ from deployah_plan.sources import chart as charts
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
-from deployah_plan.sources.workers import workers
+from deployah_plan.sources.workers import Call, Workers, workers
 
 if TYPE_CHECKING:  # imported in plan_upgrade while helm runs (see there)
     from deployah_plan.record import Planned
@@ -330,13 +329,13 @@ class _Renderer(Struct, frozen=True):
 class _Reads(Struct, frozen=True):
     """Step 1's calls."""
 
-    version: Future[str]
-    state: Future[ReleaseState]
-    chart: Future[str]  # the path of the chart to render
-    kube_default: Future[str] | None  # offline without --kube-version only
+    version: Call[str]
+    state: Call[ReleaseState]
+    chart: Call[str]  # the path of the chart to render
+    kube_default: Call[str] | None  # offline without --kube-version only
 
 
-def _start_reads(pool: ThreadPoolExecutor, helm: Helm, options: UpgradeOptions, namespace: str, mode: str,
+def _start_reads(pool: Workers, helm: Helm, options: UpgradeOptions, namespace: str, mode: str,
                  workdir: str) -> _Reads:
     """Step 1: side by side, helm's version; the release as stored, once the version is known
     (a Helm 4 record carries the apply method); the chart made local (one `helm pull` for a
@@ -356,11 +355,11 @@ def _start_reads(pool: ThreadPoolExecutor, helm: Helm, options: UpgradeOptions, 
 class _Ahead(Struct, frozen=True):
     """Step 2's renders, started before the release is read (an upgrade, the user's own values)."""
 
-    first: Future[_Render]
-    again: Future[_Render] | None = None  # the second render, for templates that may make values anew
+    first: Call[_Render]
+    again: Call[_Render] | None = None  # the second render, for templates that may make values anew
 
 
-def _start_render(pool: ThreadPoolExecutor, renderer: _Renderer) -> Future[_Render]:
+def _start_render(pool: Workers, renderer: _Renderer) -> Call[_Render]:
     """Step 2: the first render, beside the release read. Returns once its helm process is
     starting: the caller then reads the chart's files and imports the planner while helm runs,
     and would otherwise hold back the thread that starts it."""
@@ -376,11 +375,11 @@ class _ReleaseReads(Struct, frozen=True):
 
     previous: Rendered | None  # the current revision, with its chart's crds/
     scope: live_state.Scope  # the kinds read live with it
-    history: Future[list[dict[str, Any]]] | None
-    live: Future[LiveSnapshot] | None
+    history: Call[list[dict[str, Any]]] | None
+    live: Call[LiveSnapshot] | None
 
 
-def _start_release_reads(pool: ThreadPoolExecutor, helm: Helm, options: UpgradeOptions, namespace: str,
+def _start_release_reads(pool: Workers, helm: Helm, options: UpgradeOptions, namespace: str,
                          state: ReleaseState, history_max: int, skipped: str, settings: Any) -> _ReleaseReads:
     """Step 3, beside the renders: the history, which helm prunes when it writes the new record
     (only a history at least as long as the limit can lose one, and the newest revision number
@@ -396,7 +395,7 @@ def _start_release_reads(pool: ThreadPoolExecutor, helm: Helm, options: UpgradeO
     return _ReleaseReads(previous, read_scope, history_call, live_call)
 
 
-def _desired_renders(pool: ThreadPoolExecutor, renderer: _Renderer, ahead: _Ahead | None, state: ReleaseState,
+def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, state: ReleaseState,
                      workdir: str, notes: list[Warning], may_regenerate: bool) -> tuple[_Render, _Render | None]:
     """Step 4: the first render of the new release, and the second when the templates may make
     values anew. Those started ahead are used when they rendered what the plan needs: always

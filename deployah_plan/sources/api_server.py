@@ -15,7 +15,6 @@ An unreachable cluster is a result (`reachable` False), not an exception.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterable
 from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 
@@ -26,7 +25,7 @@ from deployah_plan.core.compact_schema import compact_definitions
 from deployah_plan.sources.cluster import CONNECT_TIMEOUT
 from deployah_plan.sources.cluster_reader import _Answer, _group_version_path, _Transport, _Unreachable
 from deployah_plan.sources.kubeconfig import ClusterSettings
-from deployah_plan.sources.workers import workers
+from deployah_plan.sources.workers import Workers, workers
 
 
 class ApiFacts(Struct, frozen=True):
@@ -87,7 +86,7 @@ def _same_origin(server: str, reference: str) -> tuple[str, dict[str, str]] | No
     return path, dict(parse_qsl(target.query))
 
 
-def _schemas(transport: _Transport, pool: ThreadPoolExecutor, api_versions: list[str]) -> tuple[bool, dict[str, Any]]:
+def _schemas(transport: _Transport, pool: Workers, api_versions: list[str]) -> tuple[bool, dict[str, Any]]:
     try:
         index = transport.get("/openapi/v3")
     except _Answer:
