@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 
@@ -62,4 +64,31 @@ def lazy(source: str, flags: int = 0) -> Pattern:
     return Pattern(source, flags)
 
 
-__all__ = ["Pattern", "lazy"]
+@contextmanager
+def deferred(package: str) -> Iterator[None]:
+    """Within the block, the patterns that the modules of `package` compile (`re.compile` called
+    from the package's own module code, in this thread) are compiled when first used: a
+    `Pattern` instead. For a library imported on a plan's path whose module code compiles
+    patterns the plan may never use (PyYAML's pure-Python reader alone compiles a character
+    class of all Unicode in 6 ms). Every other caller, and every other thread, gets `re.compile`
+    as it is; it is put back when the block ends. The library must use what it compiled only
+    through the methods `Pattern` forwards."""
+    compile_now = re.compile
+    importing = threading.get_ident()
+    prefix = package + "."
+
+    def compile_when_used(source: Any, flags: int = 0) -> Any:
+        if isinstance(source, str) and threading.get_ident() == importing:
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            if caller == package or caller.startswith(prefix):
+                return Pattern(source, flags)
+        return compile_now(source, flags)
+
+    re.compile = compile_when_used  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        re.compile = compile_now
+
+
+__all__ = ["Pattern", "deferred", "lazy"]

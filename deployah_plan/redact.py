@@ -17,7 +17,6 @@ import base64
 import binascii
 import re
 from typing import Any, Iterable, Mapping, Sequence
-from urllib.parse import unquote, urlsplit, urlunsplit
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -226,6 +225,8 @@ def credentials(argv: Sequence[str]) -> list[str]:
         if name in _CREDENTIAL_FLAGS:
             found.append(value if eq else (argv[i + 1] if i + 1 < len(argv) else ""))
         for password in _PASSWORD_IN_URL.findall(token):
+            from urllib.parse import unquote  # only for a URL with a password: a plan rarely has one
+
             found += [password, unquote(password)]
     return sorted({f for f in found if len(f) >= _SHORTEST}, key=len, reverse=True)
 
@@ -240,6 +241,8 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
 
 def without_userinfo(url: str) -> str:
     """A URL fit to print: a user and password in it (`scheme://user:pw@host`) are left out."""
+    from urllib.parse import urlsplit, urlunsplit
+
     parts = urlsplit(url)
     if "@" not in parts.netloc:
         return url

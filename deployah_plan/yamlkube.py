@@ -11,14 +11,14 @@ import itertools
 import math
 import struct
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
-from deployah_plan.lazy_re import lazy
+from deployah_plan.lazy_re import deferred, lazy
 
 if TYPE_CHECKING:
     from yaml.nodes import Node
 
 # PyYAML is imported by the first load (`_bind`), not with this module: a plan starts helm
-# before it reads any YAML, and PyYAML's import (its pure-Python reader compiles a large
-# character class) would hold helm back. These are its node types and the parser, once bound.
+# before it reads any YAML, and PyYAML's import would hold helm back. These are its node types
+# and the parser, once bound.
 ScalarNode: Any = None
 SequenceNode: Any = None
 MappingNode: Any = None
@@ -27,11 +27,21 @@ _MarkedError: Any = None
 _Error: Any = None
 
 
+def pyyaml() -> Any:
+    """The `yaml` module (PyYAML), imported with the patterns its modules compile deferred until
+    they are used (lazy_re.py `deferred`): those of its pure-Python reader, resolver and
+    constructor, which neither libyaml's parser nor this module uses, cost 8 ms of CPU. Every
+    import of PyYAML on helm plan's path is this one."""
+    with deferred("yaml"):
+        import yaml
+    return yaml
+
+
 def _bind() -> None:
     """Import PyYAML and make the parser: libyaml's (parses and composes in C), else PyYAML's
     own in pure Python."""
     global ScalarNode, SequenceNode, MappingNode, _Loader, _MarkedError, _Error
-    import yaml
+    yaml = pyyaml()
     from yaml.nodes import MappingNode as mapping, ScalarNode as scalar, SequenceNode as sequence
 
     try:

@@ -11,7 +11,6 @@ read. `helm plan verify` takes step 1 only, then compares.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -148,6 +147,8 @@ def _text_width() -> int | None:
     the terminal it was started from."""
     if not sys.stdout.isatty():
         return None
+    import shutil  # only on a terminal
+
     return max(shutil.get_terminal_size().columns, 40)
 
 

@@ -154,7 +154,9 @@ def parse_rule(raw: Any, label: str) -> IgnoreRule:
 
 
 def _load_yaml(text: str, where: str) -> Any:
-    import yaml  # only when there are rules to read
+    from deployah_plan.yamlkube import pyyaml  # only when there are rules to read
+
+    yaml = pyyaml()
 
     try:
         return yaml.safe_load(text)

@@ -63,7 +63,9 @@ def _memory_records() -> list[dict[str, Any]]:
         try:
             loaded = json.loads(text)
         except json.JSONDecodeError:
-            import yaml  # helm reads the file as YAML; JSON is the usual case
+            from deployah_plan.yamlkube import pyyaml  # helm reads the file as YAML; JSON is the usual case
+
+            yaml = pyyaml()
 
             try:
                 loaded = yaml.safe_load(text)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from decimal import Decimal
@@ -159,7 +158,11 @@ class Helm(Struct):
     @classmethod
     def find(cls, global_args: Sequence[str] = (), debug: bool = False, calls: HelmCalls | None = None) -> "Helm":
         binary = default_binary()
-        if not binary or not (os.path.isfile(binary) or shutil.which(binary)):
+        if binary and not os.path.isfile(binary):
+            import shutil  # only for a helm named by a name, not a path
+
+            binary = binary if shutil.which(binary) else ""
+        if not binary:
             raise HelmError(
                 "helm not found",
                 "install Helm 3.17+ or Helm 4, put it on PATH or set HELM_BIN to its path",

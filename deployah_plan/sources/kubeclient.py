@@ -72,11 +72,11 @@ from urllib.request import getproxies, proxy_bypass
 
 from msgspec import Struct, field
 import urllib3
-import yaml
 
 from deployah_plan.redact import without_userinfo
 from deployah_plan.sources.kubeconfig import ClusterSettings, ReadBudget
 from deployah_plan.sources.live import json_type
+from deployah_plan.yamlkube import pyyaml
 
 __all__ = ["KubeUnreachable", "AnswerTooLarge", "Response", "KubeClient", "MAX_ANSWER_BYTES", "MAX_READ_BYTES",
            "MAX_RETRIES", "MAX_RETRY_AFTER", "MAX_PLUGIN_OUTPUT"]
@@ -188,6 +188,7 @@ def _load_config(settings: ClusterSettings) -> _Config:
     clusters: dict[str, _Entry] = {}
     users: dict[str, _Entry] = {}
     contexts: dict[str, dict[str, Any]] = {}
+    yaml = pyyaml()
     for file in settings.kubeconfig:
         try:
             loaded = yaml.safe_load(Path(file).read_text(encoding="utf-8"))

@@ -135,7 +135,9 @@ def _load(path: Path) -> dict[str, Any]:
         text = path.read_text()
     except OSError:
         return {}
-    import yaml  # only for a kubeconfig that exists
+    from deployah_plan.yamlkube import pyyaml  # only for a kubeconfig that exists
+
+    yaml = pyyaml()
 
     try:
         data = yaml.safe_load(text)

@@ -1,0 +1,93 @@
+"""Patterns compiled when first used (lazy_re.py): a module's own (`lazy`), and a library's
+compiled by its module code while it is imported (`deferred`)."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from conftest import ROOT, clean_env
+from deployah_plan.lazy_re import Pattern, deferred, lazy
+
+
+def _module_code(name: str, code: str) -> dict[str, object]:
+    """Run `code` as the module code of a module named `name`; its globals."""
+    space: dict[str, object] = {"__name__": name}
+    exec(compile(code, f"<{name}>", "exec"), space)
+    return space
+
+
+def test_a_lazy_pattern_matches_as_the_compiled_one() -> None:
+    pattern = lazy(r"(a+)(b)?", re.I)
+    assert pattern.pattern == "(a+)(b)?" and pattern._compiled is None
+    assert pattern.match("AAb").groups() == ("AA", "b")  # type: ignore[union-attr]
+    assert pattern.compiled is re.compile(r"(a+)(b)?", re.I)
+    assert pattern.sub("x", "caab") == "cx" and pattern.split("zaaz") == ["z", "aa", None, "z"]
+
+
+def test_a_package_s_module_code_compiles_its_patterns_when_first_used() -> None:
+    compile_now = re.compile
+    others: list[object] = []
+    with deferred("library"):
+        inside = _module_code("library.reader", "import re\nP = re.compile('[^a-z]', re.I)\n")
+        top = _module_code("library", "import re\nP = re.compile('x')\n")
+        beside = _module_code("libraryx", "import re\nP = re.compile('x')\n")  # another package
+        mine = re.compile("y")  # the caller is not the package
+        thread = threading.Thread(target=lambda: others.append(
+            _module_code("library.other", "import re\nP = re.compile('z')\n")["P"]))
+        thread.start()
+        thread.join()
+    assert re.compile is compile_now
+    pattern = inside["P"]
+    assert isinstance(pattern, Pattern) and pattern._compiled is None and isinstance(top["P"], Pattern)
+    assert pattern.search("abc1") and pattern.search("1").group() == "1" and not pattern.search("ABC")  # type: ignore[union-attr]
+    assert isinstance(beside["P"], re.Pattern) and isinstance(mine, re.Pattern)
+    assert isinstance(others[0], re.Pattern)  # another thread compiles as ever
+
+
+def test_re_compile_is_put_back_whatever_ends_the_block() -> None:
+    compile_now = re.compile
+    with pytest.raises(ImportError):
+        with deferred("library"):
+            raise ImportError("no such module")
+    assert re.compile is compile_now
+
+
+@pytest.mark.e2e
+def test_a_plan_compiles_none_of_pyyaml_s_patterns() -> None:
+    """PyYAML's reader, resolver and constructor patterns are not used to read YAML with libyaml:
+    a plan (here `helm plan diff` of two manifests, in a Python of its own) compiles none of them,
+    and PyYAML's own loader still reads with them as before."""
+    probe = """
+import os, re, sys, tempfile
+import re._compiler as compiler
+compiled = []
+compile_now = compiler.compile
+compiler.compile = lambda p, flags=0: (compiled.append(p), compile_now(p, flags))[1]
+folder = tempfile.mkdtemp()
+for name, image in (("a.yaml", "web:1"), ("b.yaml", "web:2")):
+    with open(os.path.join(folder, name), "w") as out:
+        out.write("apiVersion: v1\\nkind: Pod\\nmetadata:\\n  name: web\\nspec:\\n  containers:\\n"
+                  "  - name: web\\n    image: " + image + "\\n")
+from deployah_plan.entry import command
+from deployah_plan.sources.early import HelmCalls
+code = command(["diff", os.path.join(folder, "a.yaml"), os.path.join(folder, "b.yaml"), "-o", "json"], HelmCalls())
+import yaml
+theirs = {yaml.reader.Reader.NON_PRINTABLE.pattern, yaml.constructor.SafeConstructor.timestamp_regexp.pattern}
+theirs |= {p.pattern for resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.values() for _, p in resolvers}
+print(code, len(theirs), len(theirs & set(compiled)), file=sys.stderr)
+assert yaml.safe_load("a: 2001-12-14\\nb: yes\\nc: 0x1F\\nd: 1.5e+3\\ne: ~") == {
+    "a": __import__("datetime").date(2001, 12, 14), "b": True, "c": 31, "d": 1500.0, "e": None}
+try:
+    yaml.safe_load("a: \\x07")
+except yaml.reader.ReaderError:
+    print("refused", file=sys.stderr)
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=clean_env(), cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    code, theirs, compiled = done.stderr.split("\n")[0].split()
+    assert code == "0" and int(theirs) >= 10 and compiled == "0", done.stderr
+    assert done.stderr.split("\n")[1] == "refused"
