@@ -7,6 +7,7 @@ no plugin.yaml, and the distribution's metadata says it.
 """
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -38,7 +39,14 @@ def report(helm_binary: str | None, helm_version: str | None) -> list[str]:
     environment's folder (what a bug report needs)."""
     helm = f"{helm_version} ({helm_binary})" if helm_version else f"not found ({helm_binary or 'no helm on PATH'})"
     return [f"helm plan {version()}", f"helm: {helm}",
-            f"python: {sys.version.split()[0]} ({sys.executable})", f"environment: {sys.prefix}"]
+            f"python: {sys.version.split()[0]} ({sys.executable})", f"environment: {environment()}"]
+
+
+def environment() -> str:
+    """The folder of the Python environment helm plan runs in: the plugin's launcher starts its
+    environment's Python without the site module (scripts/helm-plan), which is what sets
+    `sys.prefix` to a virtual environment's folder, so it is read from the interpreter's path."""
+    return os.path.dirname(os.path.dirname(sys.executable)) if sys.executable else sys.prefix
 
 
 __all__ = ["report", "version"]

@@ -211,7 +211,8 @@ def _floor_plugin(work: Path, helm: Path, env: dict[str, str]) -> None:
                                         'platformCommand:\n  - os: linux\n    command: "$HELM_PLUGIN_DIR/scripts/run"\n'
                                         '  - os: darwin\n    command: "$HELM_PLUGIN_DIR/scripts/run"\n')
     script = folder / "scripts" / "run"
-    script.write_text(f'#!/usr/bin/env bash\nexec "{python}" -s -c pass\n')
+    # As the launcher starts it (scripts/helm-plan `run`): without the site module.
+    script.write_text(f'#!/usr/bin/env bash\nexec "{python}" -S -c pass\n')
     script.chmod(0o755)
     subprocess.run([str(helm), "plugin", "uninstall", "plan-floor"], env=env, capture_output=True)
     done = subprocess.run([str(helm), "plugin", "install", str(folder)], env=env, capture_output=True, text=True)

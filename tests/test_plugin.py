@@ -3,10 +3,12 @@ life cycle: where its Python environment lives, what update and uninstall do to 
 failed build leaves."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -302,3 +304,34 @@ def test_a_deployah_plan_folder_where_it_runs_is_not_imported(tmp_path: Path, sh
     done = _run(ROOT / "scripts" / "helm-plan", "schema", env=_helm_env(tmp_path / "home", shared_cache),
                 cwd=hostile.parent)
     assert done.returncode == 0 and '"$id"' in done.stdout, done.stderr
+
+
+def test_the_launcher_starts_python_without_site_and_the_packages_after_the_standard_library(tmp_path: Path) -> None:
+    """The environment's Python is started with -S (the site module took 2-3 ms of every plan):
+    its one packages folder is put on the module path by the launcher's own code, last, where
+    site puts it, so no package can hide a module of the standard library."""
+    cache = tmp_path / "cache"
+    environment = tmp_path / "env"
+    packages = environment / "lib" / "python3.11" / "site-packages"
+    packages.mkdir(parents=True)
+    (environment / "bin").mkdir()
+    seen = tmp_path / "seen"
+    # A Python in the environment's place that writes down how it was started.
+    (environment / "bin" / "python").write_text(f'#!/bin/sh\nprintf "%s\\n" "$PYTHONPATH" "$@" > "{seen}"\n')
+    (environment / "bin" / "python").chmod(0o755)
+    (cache / "helm-plan").mkdir(parents=True)
+    (cache / "helm-plan" / "launch").write_text(f"{ROOT.resolve()}\npython3\n{environment}\n")
+    env = _helm_env(tmp_path / "home", cache)
+    assert _run(ROOT / "scripts" / "helm-plan", "schema", "--x", env=env).returncode == 0
+    pythonpath, flag, dash_c, code, *argv = seen.read_text().splitlines()
+    assert (pythonpath, flag, dash_c, argv) == (str(ROOT.resolve()), "-S", "-c", [str(packages), "schema", "--x"])
+    # The launcher's code, with what it then imports left out, run by a real Python as it was started.
+    probe = code.replace("from deployah_plan.entry import run; run()",
+                         "import json; print(json.dumps([sys.path, sys.argv, 'site' in sys.modules]))")
+    assert probe != code
+    done = subprocess.run([sys.executable, "-S", "-c", probe, *argv], capture_output=True, text=True,
+                          env={**clean_env(), "PYTHONPATH": pythonpath}, cwd=tmp_path)
+    path, args, site = json.loads(done.stdout)
+    assert path[0] == str(ROOT.resolve()) and path[-1] == str(packages) and not site
+    assert any(os.path.isfile(os.path.join(entry, "os.py")) for entry in path[1:-1])  # the standard library between
+    assert args == ["-c", "schema", "--x"]
