@@ -19,7 +19,7 @@ from msgspec import Struct, field
 
 from deployah_plan.errors import ManifestError
 from deployah_plan.facts import DroppedDocument
-from deployah_plan.yamlkube import YAMLError, load_all
+from deployah_plan.yamlkube import Known, YAMLError, load_all
 
 HOOK_ANNOTATION = "helm.sh/hook"
 HOOK_WEIGHT_ANNOTATION = "helm.sh/hook-weight"
@@ -192,8 +192,10 @@ def _check_object(obj: Any, where: str) -> dict[str, Any]:
     return obj
 
 
-def split_stream(text: str, origin: str) -> Rendered:
-    """Parse a rendered stream. `origin` names it in error messages (a file, a helm call)."""
+def split_stream(text: str, origin: str, known: Known | None = None) -> Rendered:
+    """Parse a rendered stream. `origin` names it in error messages (a file, a helm call).
+    `known`: the documents of the plan's other stream, taken where this one repeats them
+    (yamlkube.py `Known`)."""
     index = _SourceIndex(text)
     resources: list[Document] = []
     hooks: list[Document] = []
@@ -201,7 +203,7 @@ def split_stream(text: str, origin: str) -> Rendered:
     dropped: list[DroppedDocument] = []
     position = 0
     try:
-        for loaded in load_all(text):
+        for loaded in load_all(text, known):
             source = index.source_at(loaded.start_line)
             where = f"{origin}: {source}" if source else f"{origin}: line {loaded.start_line + 1}"
             obj = _check_object(loaded.value, where)

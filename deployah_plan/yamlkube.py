@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import struct
+from bisect import bisect_right
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 from deployah_plan.lazy_re import deferred, lazy
 
@@ -489,7 +490,108 @@ def _merge(parts: list[tuple[Any, int]], explicit: dict[str, Any]) -> dict[str, 
     return result
 
 
-def load_all(text: str) -> Iterator[LoadedDocument]:
+def load_all(text: str, known: Known | None = None) -> Iterator[LoadedDocument]:
+    """Each non-empty document of a stream, in order. `known`: documents already read from
+    another stream, taken where this one repeats them word for word (`Known`); this stream's
+    are added to it."""
+    if known is None or not _chunkable(text):
+        yield from _load_all(text)
+        return
+    yield from known.load(text)
+
+
+# A line `---` (alone, or followed by a blank) starts a document; a document ends only at the
+# next such line, or at a line `...`. In a stream with neither `...` nor a directive line
+# (`%YAML`, `%TAG`), and whose lines end in `\n` alone (libyaml's line count then is the count
+# of `\n`), each part from one `---` line to the next is read by libyaml as one document, or
+# none, whatever stands before or after it: anything else, however it ends, is refused by both
+# readings (a flow collection or quoted text left open at `---`). helm writes such streams.
+# Lines are found with str.find: a pattern anchored at line starts tries every character.
+_BLANK_OR_END = ("", " ", "\t", "\n")
+
+
+def _marker_lines(text: str, marker: str) -> Iterator[int]:
+    """Where each line that is `marker` alone, or followed by a blank, starts."""
+    size = len(marker)
+    start = 0
+    while True:
+        if text.startswith(marker, start) and text[start + size:start + size + 1] in _BLANK_OR_END:
+            yield start
+        start = text.find("\n" + marker, start) + 1
+        if not start:
+            return
+
+
+def _chunkable(text: str) -> bool:
+    """Whether each part of `text` from one `---` line to the next is a document of its own."""
+    if any(character in text for character in "\r\x85\u2028\u2029\ufeff\x00"):
+        return False
+    if text.startswith("%") or "\n%" in text:  # a directive
+        return False
+    return next(_marker_lines(text, "..."), None) is None
+
+
+class Known:
+    """The documents of the streams read with it, by their text: the part of the stream from a
+    `---` line to the next (`_DOCUMENT_START`), kept with what it holds. A stream read after
+    another takes each part it repeats word for word from here rather than from the parser: the
+    release's stored manifest and the chart's new render share every document that did not
+    change (reading a 6,000-object release again took longer than the rest of its plan). Each
+    value is kept as `marshal` bytes and read from them anew, so no two streams share an
+    object. Parts are read by libyaml all at once, but for the repeated ones; if that reading
+    fails, the whole stream is read as it is, so an error names the line it always named."""
+
+    def __init__(self) -> None:
+        # A part's text -> its document's value (marshal) and first line within the part, or
+        # None for a part that holds no document (a template that rendered nothing).
+        self._parts: dict[str, tuple[bytes, int] | None] = {}
+
+    def load(self, text: str) -> list[LoadedDocument]:
+        import marshal
+
+        starts = [0] + [at for at in _marker_lines(text, "---") if at]
+        parts = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
+        first_lines = list(itertools.accumulate((part.count("\n") for part in parts[:-1]), initial=0))
+        found: dict[int, LoadedDocument | None] = {}
+        unread: list[int] = []
+        for i, part in enumerate(parts):
+            if part not in self._parts:
+                unread.append(i)
+                continue
+            kept = self._parts[part]
+            found[i] = None if kept is None else LoadedDocument(marshal.loads(kept[0]), first_lines[i] + kept[1])
+        if unread:
+            # The parts not seen before, read as one stream: each starts at a `---` line (but
+            # the stream's first part, which is read first), so each is a document of its own.
+            whole = len(unread) == len(parts)
+            joined_lines = first_lines if whole else list(
+                itertools.accumulate((parts[i].count("\n") for i in unread[:-1]), initial=0))
+            try:
+                read = list(_load_all(text if whole else "".join(parts[i] for i in unread)))
+            except YAMLError:
+                return list(_load_all(text))  # the error as the whole stream gives it
+            held: dict[int, list[LoadedDocument]] = {}
+            for document in read:
+                k = bisect_right(joined_lines, document.start_line) - 1
+                held.setdefault(k, []).append(document)
+            for k, i in enumerate(unread):
+                documents = held.get(k, [])
+                if len(documents) > 1:  # cannot be, as _DOCUMENT_START says: read the stream as it is
+                    return list(_load_all(text))
+                if documents:
+                    relative = documents[0].start_line - joined_lines[k]
+                    found[i] = LoadedDocument(documents[0].value, first_lines[i] + relative)
+                    try:
+                        self._parts[parts[i]] = (marshal.dumps(documents[0].value), relative)
+                    except ValueError:  # nested past marshal's depth: read again when repeated
+                        pass
+                else:
+                    found[i] = None
+                    self._parts[parts[i]] = None
+        return [document for document in (found[i] for i in range(len(parts))) if document is not None]
+
+
+def _load_all(text: str) -> Iterator[LoadedDocument]:
     """Each non-empty document of a stream, in order."""
     if _Loader is None:
         _bind()

@@ -5,7 +5,9 @@ import math
 import time
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
+from deployah_plan import yamlkube
 from deployah_plan.yamlkube import YAMLError, load_all, resolve_plain, too_deep
 
 
@@ -586,3 +588,60 @@ def test_a_tag_error_does_not_print_the_value() -> None:
     with pytest.raises(YAMLError) as raised:
         list(load_all("data:\n  password: !!int hunter2\n"))
     assert "hunter2" not in str(raised.value) and raised.value.line == 1
+
+
+# Streams as helm writes them, and as it does not, for the reading that takes the documents a
+# stream repeats from another (yamlkube.Known): it must read every stream exactly as load_all
+# reads it alone, its errors included.
+_DOCUMENT_PIECES = [
+    "---\n", "--- \n", "---\t# c\n", "--- |\n  text\n", "--- >\n---x\n", "--- !!str x\n", "---x: 1\n",
+    "# Source: chart/templates/a.yaml\n", "a: 1\n", "b: [1, 2]\n", "c: {d: e}\n", "f: |\n  ---\n  g\n",
+    "h: |\n---\n", "i: \"quoted\n---\nstill\"\n", "j: [open,\n", "k: &x {l: 1}\nm: *x\n", "n: *nothing\n",
+    "~\n", "null\n", "\n", "  - item\n", "- item\n", "o: 'p'\n", "...\n", "%YAML 1.1\n", "q: r\r\n",
+    "s:\n  t: 1\n", "u: v\n  w: x\n", "a: 2\n", "\x85", "y: \U0001F600\n", "z: [\n  1]\n",
+]
+
+
+def _read(text: str, known: yamlkube.Known | None = None) -> object:
+    try:
+        return [tuple(document) for document in yamlkube.load_all(text, known)]
+    except yamlkube.YAMLError as error:
+        return ("error", str(error), error.line)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(_DOCUMENT_PIECES), max_size=10).map("".join),
+       st.lists(st.sampled_from(_DOCUMENT_PIECES), max_size=10).map("".join),
+       st.lists(st.integers(0, 9), max_size=4))
+def test_a_stream_read_after_another_is_read_as_it_is_alone(first: str, second: str, repeated: list[int]) -> None:
+    # The second stream repeats some parts of the first, in another order.
+    parts = [first[a:b] for a, b in zip([0, *_starts(first)], [*_starts(first), len(first)])]
+    second += "".join(parts[i % len(parts)] for i in repeated) if parts else ""
+    known = yamlkube.Known()
+    assert _read(first, known) == _read(first)
+    assert _read(second, known) == _read(second)
+    assert _read(first, known) == _read(first)  # read a third time, wholly from what is known
+
+
+def _starts(text: str) -> list[int]:
+    return [at for at in yamlkube._marker_lines(text, "---") if at]
+
+
+def test_a_repeated_document_is_read_as_a_value_of_its_own() -> None:
+    known = yamlkube.Known()
+    text = "---\n# Source: a\nkind: A\nmetadata:\n  labels: {x: '1'}\n---\nkind: B\n"
+    first = [d.value for d in yamlkube.load_all(text, known)]
+    second = [d.value for d in yamlkube.load_all("---\nkind: C\n" + text, known)]
+    assert second[1:] == first and second[1] is not first[0]
+    second[1]["metadata"]["labels"]["x"] = "changed"
+    assert first[0]["metadata"]["labels"]["x"] == "1"
+    assert [d.value for d in yamlkube.load_all(text, known)][0]["metadata"]["labels"]["x"] == "1"
+    assert [d.start_line for d in yamlkube.load_all("---\nkind: C\n" + text, known)] == [1, 4, 8]
+
+
+def test_what_is_known_is_only_what_whole_parts_held() -> None:
+    """A stream with a directive or a `...` line, or another line ending, is read as it is and
+    teaches nothing (its parts need not be documents of their own)."""
+    for text in ("%YAML 1.1\n---\na: 1\n", "a: 1\n...\n---\nb: 2\n", "---\r\na: 1\r\n", "\ufeff---\na: 1\n"):
+        known = yamlkube.Known()
+        assert _read(text, known) == _read(text) and known._parts == {}

@@ -18,6 +18,7 @@ from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.flags import DIFF, request_fields
 from deployah_plan.manifests import split_stream
+from deployah_plan.yamlkube import Known
 from deployah_plan.facts import KubeVersionAssumed, VersionSource
 from deployah_plan.model import ApplyMethod, Header, warn
 from deployah_plan.sources.cluster import load_live_file
@@ -84,8 +85,9 @@ def plan_diff(options: DiffOptions, reader: FileReader | None = None) -> Planned
     reader = reader or FileReader()
     previous_text = reader.read(options.previous, "PREVIOUS manifest", _MANIFEST_HINT)
     desired_text = reader.read(options.desired, "DESIRED manifest", _MANIFEST_HINT)
-    previous = split_stream(previous_text, describe(options.previous))
-    desired = split_stream(desired_text, describe(options.desired))
+    known = Known()  # the documents the two files share are read once
+    previous = split_stream(previous_text, describe(options.previous), known)
+    desired = split_stream(desired_text, describe(options.desired), known)
     empty = not (previous.resources or previous.hooks)
     fresh = options.action == "install" or (options.action == "auto" and empty)
     if fresh and not empty:

@@ -25,6 +25,7 @@ from deployah_plan.record import Facts, Planned
 from deployah_plan.release.revisions import connect, newest, rendered
 from deployah_plan.sources.helm_commands import major
 from deployah_plan.sources.helm import Helm, StoredRelease
+from deployah_plan.yamlkube import Known
 
 _NOT_LIVE = "not read: a plan between stored revisions is about the history, not the cluster now"
 
@@ -75,7 +76,9 @@ def _plan(before: StoredRelease, after: StoredRelease, context: str, helm_versio
         previous_chart=f"{before.chart_name}-{before.chart_version}", helm_version=helm_version,
         rendered_by="release",
     )
-    plan = make_plan(PlanRequest(header, rendered(before), rendered(after), major(helm_version),
+    known = Known()  # the documents the two revisions share are read once
+    plan = make_plan(PlanRequest(header, rendered(before, known=known), rendered(after, known=known),
+                                 major(helm_version),
                                  apply_method=after.apply_method, live_reason=_NOT_LIVE, line_context=line_context))
     return Planned(plan, Facts())  # nothing to verify later: the history does not move
 

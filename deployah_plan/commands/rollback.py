@@ -24,6 +24,7 @@ from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.flags import ROLLBACK, request_fields
 from deployah_plan.model import ApplyMethod, Header, HelmAction
 from deployah_plan.sources.kubeconfig import resolve_settings
+from deployah_plan.yamlkube import Known
 
 
 class RollbackOptions(Struct, frozen=True, kw_only=True):
@@ -57,7 +58,8 @@ def plan_rollback(options: RollbackOptions) -> Planned:
                            f"`helm history {options.release} -n {namespace}` lists its revisions")
     settings = resolve_settings(namespace=namespace, context=options.kube_context, kubeconfig=options.kubeconfig)
     skipped = live_state.skipped_reason(options.no_drift, options.require_cluster, settings)
-    previous, desired = rendered(current), rendered(back)
+    known = Known()  # the documents the two revisions share are read once
+    previous, desired = rendered(current, known=known), rendered(back, known=known)
     live = None if skipped else live_state.read(settings, live_scope([previous, desired], namespace))
     live = live_state.required(live, options.require_cluster)
     header = Header(

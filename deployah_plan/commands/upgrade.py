@@ -41,6 +41,7 @@ from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
 from deployah_plan.sources.workers import Call, Workers, workers
+from deployah_plan.yamlkube import Known
 
 if TYPE_CHECKING:  # imported in plan_upgrade while helm runs (see there)
     from deployah_plan.record import Planned
@@ -201,10 +202,10 @@ def _crds_as_sources(text: str, chart_name: str) -> str:
     return "".join(f"---\n# Source: {chart_name}/crds/(helm show crds)\n{doc}\n" for doc in docs)
 
 
-def _from_record(record: dict[str, Any]) -> Rendered:
-    manifest = split_stream(record.get("manifest") or "", "helm upgrade --dry-run=server")
-    hooks = split_stream(hooks_stream(record.get("hooks") or []), "helm upgrade --dry-run=server hooks")
-    crds = split_stream(_crds_stream(record), "the chart's crds/")
+def _from_record(record: dict[str, Any], known: Known | None = None) -> Rendered:
+    manifest = split_stream(record.get("manifest") or "", "helm upgrade --dry-run=server", known)
+    hooks = split_stream(hooks_stream(record.get("hooks") or []), "helm upgrade --dry-run=server hooks", known)
+    crds = split_stream(_crds_stream(record), "the chart's crds/", known)
     return Rendered(manifest.resources, hooks.hooks, manifest.crds + crds.crds,
                     manifest.dropped + hooks.dropped + crds.dropped)
 
@@ -225,17 +226,18 @@ class _Render(Struct, frozen=True):
 
 def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespace: str,
             values: list[str], helm_major: int, upgrade: bool, starting: threading.Event | None = None,
-            parse: bool = True) -> _Render:
+            parse: bool = True, known: Known | None = None) -> _Render:
     """The new release as helm renders the chart at path `chart`: `helm template` with
     `values` (mode "template"), or `helm upgrade --dry-run=server` with the user's own (mode
     "server"). `starting` is set as the helm process is about to start. `parse=False`: `helm
-    template`'s text alone (a second render, read by `_varying`)."""
+    template`'s text alone (a second render, read by `_varying`). `known`: the documents of the
+    release as stored, taken where the render repeats them (yamlkube.py `Known`)."""
     deploy = options.deploy
     if mode == "server":
         args = options.values.args() + helm_args(options, Reach.SERVER_RENDER) + deploy.render_args()
         if starting is not None:
             starting.set()
-        return _Render("", _from_record(helm.dry_run_upgrade(options.release, chart, namespace, args)))
+        return _Render("", _from_record(helm.dry_run_upgrade(options.release, chart, namespace, args), known))
     args = list(values)
     if options.kube_version:
         args += ["--kube-version", options.kube_version]
@@ -259,7 +261,7 @@ def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespac
         # After the rest: documents that lost their `# Source:` line must not follow a
         # crds/ one, or they would be read as part of that file.
         text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart), charts.inspect(chart).name)
-    return _Render(text, split_stream(text, "helm template") if parse else None)
+    return _Render(text, split_stream(text, "helm template", known) if parse else None)
 
 
 def _render_again(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespace: str,
@@ -285,7 +287,8 @@ def _varying(first: _Render, again: _Render) -> Rendered:
 
 class _Renderer(Struct, frozen=True):
     """What every render of one plan shares (`_render`): helm, the request, the render mode, the
-    chart's path, the namespace and helm's major version."""
+    chart's path, the namespace and helm's major version; the documents of the release as stored
+    and of the render, each read once where the other repeats them (`known`)."""
 
     helm: Helm
     options: UpgradeOptions
@@ -293,11 +296,12 @@ class _Renderer(Struct, frozen=True):
     chart: str
     namespace: str
     helm_major: int
+    known: Known = field(default_factory=Known)
 
     def render(self, values: list[str], *, upgrade: bool, starting: threading.Event | None = None,
                parse: bool = True) -> _Render:
         return _render(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
-                       upgrade=upgrade, starting=starting, parse=parse)
+                       upgrade=upgrade, starting=starting, parse=parse, known=self.known)
 
     def again(self, values: list[str], *, upgrade: bool) -> _Render:
         return _render_again(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
@@ -380,7 +384,8 @@ class _ReleaseReads(Struct, frozen=True):
 
 
 def _start_release_reads(pool: Workers, helm: Helm, options: UpgradeOptions, namespace: str,
-                         state: ReleaseState, history_max: int, skipped: str, settings: Any) -> _ReleaseReads:
+                         state: ReleaseState, history_max: int, skipped: str, settings: Any,
+                         known: Known) -> _ReleaseReads:
     """Step 3, beside the renders: the history, which helm prunes when it writes the new record
     (only a history at least as long as the limit can lose one, and the newest revision number
     bounds its length); the live objects of the previous release's kinds. With the previous
@@ -389,7 +394,7 @@ def _start_release_reads(pool: Workers, helm: Helm, options: UpgradeOptions, nam
 
     history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
                     if history_max > 0 and state.newest_revision >= history_max - 1 else None)
-    previous = rendered(state.current, with_crds=True) if state.current is not None else None
+    previous = rendered(state.current, with_crds=True, known=known) if state.current is not None else None
     read_scope = live_scope([previous], namespace) if previous and not skipped else []
     live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
     return _ReleaseReads(previous, read_scope, history_call, live_call)
@@ -468,7 +473,8 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
 
         # 3. Once the release is read: its history and the live objects, beside the renders.
         state = reads.state.result()
-        release_reads = _start_release_reads(pool, helm, options, namespace, state, history_max, skipped, settings)
+        release_reads = _start_release_reads(pool, helm, options, namespace, state, history_max, skipped, settings,
+                                             renderer.known)
         previous, read_scope = release_reads.previous, release_reads.scope
         chart_read = ChartRead(ref=hide_userinfo(options.chart), tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
         fresh = state.current is None

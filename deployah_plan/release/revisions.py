@@ -8,6 +8,7 @@ from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm import Helm, StoredRelease
 from deployah_plan.sources.helm_commands import major
 from deployah_plan.sources.kubeconfig import KubeTarget, resolve_target
+from deployah_plan.yamlkube import Known
 
 
 def connect(namespace: str | None, kube_context: str | None, kubeconfig: str | None,
@@ -23,12 +24,14 @@ def connect(namespace: str | None, kube_context: str | None, kubeconfig: str | N
     return Helm.find(global_args, debug, calls), resolve_target(namespace, kube_context, kubeconfig)
 
 
-def rendered(release: StoredRelease, with_crds: bool = False) -> Rendered:
+def rendered(release: StoredRelease, with_crds: bool = False, known: Known | None = None) -> Rendered:
     """A stored revision's manifest and hooks, split as Helm splits them; `with_crds` adds its
-    chart's crds/ (what an upgrade compares the new chart's with)."""
-    manifest = split_stream(release.manifest, f"release {release.name} revision {release.revision}")
-    hooks = split_stream(release.hooks_stream, f"hooks of release {release.name} revision {release.revision}")
-    crds = split_stream(release.crds_stream, f"the crds/ of release {release.name} revision {release.revision}")
+    chart's crds/ (what an upgrade compares the new chart's with). `known`: the documents of the
+    plan's other side, taken where this one repeats them (yamlkube.py `Known`)."""
+    manifest = split_stream(release.manifest, f"release {release.name} revision {release.revision}", known)
+    hooks = split_stream(release.hooks_stream, f"hooks of release {release.name} revision {release.revision}", known)
+    crds = split_stream(release.crds_stream, f"the crds/ of release {release.name} revision {release.revision}",
+                        known)
     return Rendered(manifest.resources, hooks.hooks + manifest.hooks, crds.crds if with_crds else (),
                     manifest.dropped + hooks.dropped + (crds.dropped if with_crds else ()))
 
