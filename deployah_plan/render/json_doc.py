@@ -18,7 +18,7 @@ import json
 import math
 from typing import Any, Iterable, Mapping
 
-from msgspec import Struct, structs
+from msgspec import Struct
 
 from deployah_plan.model import (
     Action, ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary,
@@ -193,7 +193,11 @@ def facts_doc(value: Any) -> Any:
     if isinstance(value, ResourceRef):
         return ref_doc(value)
     if isinstance(value, Struct):
-        return {f.encode_name: facts_doc(getattr(value, f.name)) for f in structs.fields(value)}
+        # The class's own names: msgspec.structs.fields resolves every field's type annotation
+        # again at each call (tens of milliseconds a plan with warnings).
+        kind = type(value)
+        return {encoded: facts_doc(getattr(value, name))
+                for name, encoded in zip(kind.__struct_fields__, kind.__struct_encode_fields__)}
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, (tuple, list)):
