@@ -13,7 +13,6 @@ import binascii
 import json
 import os
 import re
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -40,6 +39,7 @@ from deployah_plan.sources import chart as charts
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
+from deployah_plan.sources.workdir import Workdir
 from deployah_plan.sources.workers import Call, Workers, workers
 from deployah_plan.yamlkube import Known
 
@@ -132,7 +132,7 @@ def _render_mode(options: UpgradeOptions) -> str:
 
 
 def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseState, namespace: str,
-                         workdir: str, notes: list[Warning]) -> list[str]:
+                         workdir: Workdir, notes: list[Warning]) -> list[str]:
     """The values flags that make `helm template` see the values `helm upgrade` would use
     (pkg/action/upgrade.go reuseValues)."""
     user = options.values.args()
@@ -156,8 +156,9 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
     return user
 
 
-def _values_file(values: dict[str, Any], workdir: str) -> list[str]:
-    path = Path(workdir) / f"previous-values-{len(list(Path(workdir).glob('previous-values-*')))}.json"
+def _values_file(values: dict[str, Any], workdir: Workdir) -> list[str]:
+    folder = workdir.path
+    path = Path(folder) / f"previous-values-{len(list(Path(folder).glob('previous-values-*')))}.json"
     path.write_text(json.dumps(values))
     return ["--values", str(path)]
 
@@ -340,7 +341,7 @@ class _Reads(Struct, frozen=True):
 
 
 def _start_reads(pool: Workers, helm: Helm, options: UpgradeOptions, namespace: str, mode: str,
-                 workdir: str) -> _Reads:
+                 workdir: Workdir) -> _Reads:
     """Step 1: side by side, helm's version; the release as stored, once the version is known
     (a Helm 4 record carries the apply method); the chart made local (one `helm pull` for a
     reference); for an offline render without --kube-version, the version helm template
@@ -401,7 +402,7 @@ def _start_release_reads(pool: Workers, helm: Helm, options: UpgradeOptions, nam
 
 
 def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, state: ReleaseState,
-                     workdir: str, notes: list[Warning], may_regenerate: bool) -> tuple[_Render, _Render | None]:
+                     workdir: Workdir, notes: list[Warning], may_regenerate: bool) -> tuple[_Render, _Render | None]:
     """Step 4: the first render of the new release, and the second when the templates may make
     values anew. Those started ahead are used when they rendered what the plan needs: always
     on a server render, else when the release exists (they rendered an upgrade). Otherwise
@@ -445,7 +446,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     if options.kube_version:
         targets.check_version(options.kube_version)
 
-    with tempfile.TemporaryDirectory(prefix="helm-plan-") as workdir, workers(4) as pool:
+    with Workdir("helm-plan-") as workdir, workers(4) as pool:
         # 1. The version, the release, the chart, helm template's default version: side by side.
         reads = _start_reads(pool, helm, options, namespace, mode, workdir)
         helm_version = reads.version.result()

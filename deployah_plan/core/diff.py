@@ -20,10 +20,9 @@ where it was in the previous list (see `FieldChange`).
 """
 from __future__ import annotations
 
-import difflib
 import json
 import math
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from deployah_plan.lazy_re import lazy
 from deployah_plan.core import quantity
@@ -31,6 +30,9 @@ from deployah_plan.pointer import escape, tokens
 from deployah_plan.core.list_keys import KEY_DEFAULTS, QUANTITY, Node, Spec, root
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.yamlkube import MAX_DEPTH, YAMLError, load_all, too_deep
+
+if TYPE_CHECKING:
+    import difflib  # imported where a line diff is made: most plans make none
 
 _NUMBERS = (int, float)
 _SCALARS = (str, int, float, bool, type(None))
@@ -167,11 +169,13 @@ MAX_DIFF_LINES = 20_000
 
 def line_diff(a: str, b: str, context: int = LINE_CONTEXT) -> tuple[str, ...]:
     """A unified diff of two multi-line strings: hunk headers and lines, no file header."""
+    import difflib  # only for a multi-line value that changed
+
     la, lb = a.splitlines(), b.splitlines()
     if len(la) <= _DIFFLIB_LINES and len(lb) <= _DIFFLIB_LINES:
         matcher = difflib.SequenceMatcher(None, la, lb)
     else:
-        matcher = _Matched(_matching_blocks(la, lb), len(la), len(lb))
+        matcher = _matched(_matching_blocks(la, lb), len(la), len(lb))
     out: list[str] = []
     hidden = 0
     for group in matcher.get_grouped_opcodes(context):
@@ -193,15 +197,18 @@ def line_diff(a: str, b: str, context: int = LINE_CONTEXT) -> tuple[str, ...]:
     return tuple(out)
 
 
-class _Matched(difflib.SequenceMatcher[str]):
+def _matched(blocks: list[tuple[int, int, int]], len_a: int, len_b: int) -> difflib.SequenceMatcher[str]:
     """difflib's opcodes and hunks over equal runs found by _matching_blocks."""
+    import difflib
 
-    def __init__(self, blocks: list[tuple[int, int, int]], len_a: int, len_b: int) -> None:
-        super().__init__()  # its sequences are never read: every opcode comes from the blocks
-        self._blocks = [difflib.Match(i, j, n) for i, j, n in blocks] + [difflib.Match(len_a, len_b, 0)]
+    class Matched(difflib.SequenceMatcher[str]):
+        def __init__(self) -> None:
+            super().__init__()  # its sequences are never read: every opcode comes from the blocks
+            self._blocks = [difflib.Match(i, j, n) for i, j, n in blocks] + [difflib.Match(len_a, len_b, 0)]
 
-    def get_matching_blocks(self) -> list[difflib.Match]:
-        return self._blocks
+        def get_matching_blocks(self) -> list[difflib.Match]:
+            return self._blocks
+    return Matched()
 
 
 def _range(start: int, stop: int) -> str:
@@ -232,6 +239,8 @@ def _matching_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
         if a1 == a2 or b1 == b2:
             continue
         if (a2 - a1) * (b2 - b1) <= _DIFFLIB_CELLS:
+            import difflib
+
             inner = difflib.SequenceMatcher(None, a[a1:a2], b[b1:b2], autojunk=False)
             blocks += [(a1 + i, b1 + j, n) for i, j, n in inner.get_matching_blocks() if n]
             continue
@@ -540,6 +549,8 @@ def _in_order(a: list[str], b: list[str]) -> list[tuple[int, int]]:
     subsequence), each the first that can be: (index in a, index in b). Long lists, whose table
     would be too large, take difflib's matching blocks instead (in order, not always longest)."""
     if len(a) * len(b) > _MAX_IN_ORDER_CELLS:
+        import difflib
+
         matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
         return [(block.a + k, block.b + k) for block in matcher.get_matching_blocks() for k in range(block.size)]
     longest = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]  # longest[i][j]: of a[i:] and b[j:]

@@ -11,6 +11,7 @@ from msgspec import Struct
 from deployah_plan.errors import UsageError
 from deployah_plan.sources import chart_scan
 from deployah_plan.sources.chart_path import folder, on_disk
+from deployah_plan.sources.workdir import Workdir
 
 if TYPE_CHECKING:
     import tarfile
@@ -106,7 +107,7 @@ def is_remote(ref: str, repo: str | None) -> bool:
     return repo is not None or not os.path.exists(os.path.expanduser(ref))
 
 
-def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str | None = None,
+def resolve(helm: Helm, ref: str, version: str | None, workdir: str | Workdir, repo: str | None = None,
             devel: bool = False, pull_args: Sequence[str] = ()) -> str:
     """The path of the chart to render: a local chart as it is (helm ignores --version for one
     too); anything else (`repo/name`, `oci://...`, a URL), or any chart named with --repo,
@@ -121,8 +122,9 @@ def resolve(helm: Helm, ref: str, version: str | None, workdir: str, repo: str |
             raise UsageError(f"chart {ref} not found", "check the path to the chart folder or .tgz")
     args = (["--repo", repo] if repo else []) + (["--devel"] if devel else []) + (["--version", version] if version else [])
     args += list(pull_args)
-    helm.pull(ref, workdir, args)
-    packages = sorted(Path(workdir).glob("*.tgz"))
+    into = workdir if isinstance(workdir, str) else workdir.path
+    helm.pull(ref, into, args)
+    packages = sorted(Path(into).glob("*.tgz"))
     if not packages:
         raise UsageError(f"helm pull {ref} produced no chart", "check the chart reference and --version")
     return str(packages[0])
