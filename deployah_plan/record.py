@@ -42,7 +42,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
 from msgspec import Struct, field
@@ -124,6 +123,7 @@ def chart_tree_sha256(path: str) -> bytes:
     in path order (so neither the walk order nor timestamps matter). A folder of a few thousand
     lines digests in milliseconds."""
     import hashlib
+    from pathlib import Path  # only when a record is written
 
     root = Path(path)
     hasher = hashlib.sha256()
@@ -149,7 +149,8 @@ def _file_digest(digester: Digester, path: str) -> str | None:
     if path == "-" or "://" in path:
         return None
     try:
-        return digester.digest(Path(path).read_bytes())
+        with open(path, "rb") as source:
+            return digester.digest(source.read())
     except OSError:
         return None
 

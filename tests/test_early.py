@@ -13,7 +13,7 @@ from typing import Iterator
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import EXAMPLE, ROOT, Store, run_plan, write_chart
+from conftest import EXAMPLE, ROOT, Store, clean_env, run_plan, write_chart
 from kubeapi import FakeKube
 from deployah_plan.errors import Interrupted
 from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
@@ -358,7 +358,7 @@ def test_the_first_calls_are_named_without_the_heavy_imports(remembered: Path, c
 def test_a_chart_path_is_written_as_pathlib_writes_it(path: str) -> None:
     """The start before the imports and the plan name the chart alike (a difference would cost
     a helm process): chart_path writes a path as pathlib does, without importing it."""
-    assert chart_path._as_pathlib_writes(path) == str(PurePosixPath(path))
+    assert chart_path.pathlib_text(path) == str(PurePosixPath(path))
 
 
 def _templates_as_pathlib_finds_them(root: Path) -> tuple[list[str], bool]:
@@ -399,3 +399,40 @@ _PIECES = ["{{", "{{-", "}}", "}", "{", "-", " ", "\n", "_", "x", "é", ".", "("
 def test_the_template_scan_finds_what_the_whole_text_patterns_found(text: str) -> None:
     expected = (bool(_OLD_LOOKUP.search(text)), bool(_OLD_REGENERATES.search(text)))
     assert chart_scan.calls([text], False) == expected
+
+
+# What a plan of a chart on disk with values flags does without: each was measured on a small
+# chart's plan (docs/performance.md) and is imported where an input needs it, if at all.
+_NOT_ON_THE_PATH = ("click", "concurrent.futures", "logging", "pathlib", "urllib.parse", "tempfile", "shutil",
+                    "difflib", "dataclasses", "site")
+
+
+def test_a_plan_imports_none_of_what_it_does_without(helm: Path, store: Store, tmp_path: Path) -> None:
+    templates = {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: {{ .Values.a | quote }}\n"}
+    v1 = write_chart(tmp_path / "v1", "web", templates, values="a: one\n")
+    v2 = write_chart(tmp_path / "v2", "web", templates, values="a: two\n", version="0.2.0")
+    store.add("web", v1, "shop")
+    probe = ("import sys\n"
+             "sys.argv = ['helm-plan', *sys.argv[1:]]\n"
+             "from deployah_plan.entry import command\n"
+             "from deployah_plan.sources.early import HelmCalls\n"
+             "calls = HelmCalls()\n"
+             "code = command(sys.argv[1:], calls)\n"
+             "calls.end()\n"
+             f"sys.stderr.write('imported: %s\\n' % [m for m in {_NOT_ON_THE_PATH!r} if m in sys.modules])\n"
+             "sys.stderr.write('exit: %d\\n' % code)\n")
+    import sysconfig
+
+    # Started as the launcher starts it: no site module, the packages folder on the path.
+    env = clean_env(HELM_BIN=str(helm), HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path),
+                    HELM_CACHE_HOME=str(tmp_path / "cache"),
+                    PYTHONPATH=os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]]))
+    for args in (["--set", "a=three"], ["--set", "a=three", "-o", "json"], []):
+        # What helm plan remembers of a helm binary is asked the first time only (sources/helm_facts.py).
+        subprocess.run([sys.executable, "-m", "deployah_plan", "upgrade", "web", str(v2), "-n", "shop"],
+                       capture_output=True, env=env, cwd=tmp_path)
+        done = subprocess.run([sys.executable, "-S", "-c", probe, "upgrade", "web", str(v2), "-n", "shop", *args],
+                              capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert done.stderr.endswith("exit: 0\n") and "a: one" not in done.stdout, done.stderr
+        imported = done.stderr.rsplit("imported: ", 1)[1].split("\n")[0]
+        assert imported == "[]", (args, done.stderr)

@@ -15,7 +15,6 @@ import os
 import re
 import threading
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from msgspec import Struct, structs, field
@@ -158,9 +157,11 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
 
 def _values_file(values: dict[str, Any], workdir: Workdir) -> list[str]:
     folder = workdir.path
-    path = Path(folder) / f"previous-values-{len(list(Path(folder).glob('previous-values-*')))}.json"
-    path.write_text(json.dumps(values))
-    return ["--values", str(path)]
+    written = sum(name.startswith("previous-values-") for name in os.listdir(folder))
+    path = os.path.join(folder, f"previous-values-{written}.json")
+    with open(path, "w") as out:
+        out.write(json.dumps(values))
+    return ["--values", path]
 
 
 def _crds_stream(record: dict[str, Any]) -> str:

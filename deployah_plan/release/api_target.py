@@ -3,7 +3,6 @@ answers when it is read (sources/api_server.py), else a Kubernetes version and t
 table (`--kube-version`, or the version helm itself assumes when it renders offline)."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from deployah_plan.core.kube_api import parse_version, table
@@ -39,7 +38,8 @@ def helm_default_version(helm: Helm) -> str:
 
 def _probe_default_version(helm: Helm) -> str:
     import tempfile  # once per helm binary: its answer is remembered
-
+    from pathlib import Path
+    
     with tempfile.TemporaryDirectory(prefix="helm-plan-kv-") as tmp:
         chart = Path(tmp) / "kube-version"
         (chart / "templates").mkdir(parents=True)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from msgspec import Struct
 
 from deployah_plan.errors import UsageError
 from deployah_plan.sources import chart_scan
-from deployah_plan.sources.chart_path import folder, on_disk
+from deployah_plan.sources.chart_path import folder, on_disk, pathlib_text
 from deployah_plan.sources.workdir import Workdir
 
 if TYPE_CHECKING:
@@ -60,10 +59,11 @@ def _tar_templates(archive: tarfile.TarFile) -> Iterator[str]:
 
 def inspect(path: str) -> LocalChart:
     """Name and version of a local chart, from its Chart.yaml."""
-    target = Path(folder(path))
-    if target.is_dir():
-        name, version = _metadata((target / "Chart.yaml").read_text(), path)
-        return LocalChart(str(target), name, version)
+    target = folder(path)
+    if os.path.isdir(target):
+        with open(os.path.join(target, "Chart.yaml")) as source:
+            name, version = _metadata(source.read(), path)
+        return LocalChart(target, name, version)
     import tarfile  # only for a packaged chart
 
     try:
@@ -75,7 +75,7 @@ def inspect(path: str) -> LocalChart:
             name, version = _metadata(handle.read().decode(errors="replace"), path)
     except (tarfile.TarError, OSError) as err:
         raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
-    return LocalChart(str(target), name, version)
+    return LocalChart(target, name, version)
 
 
 def scan(path: str, read: tuple[bool, bool] | None = None) -> Templates:
@@ -85,9 +85,9 @@ def scan(path: str, read: tuple[bool, bool] | None = None) -> Templates:
     was already read of them (sources/early.py `template_calls`), which is not read again."""
     if read is not None:
         return Templates(*read)
-    target = Path(path)
-    if target.is_dir():
-        texts, archived = chart_scan.folder_texts(str(target))
+    target = pathlib_text(path)
+    if os.path.isdir(target):
+        texts, archived = chart_scan.folder_texts(target)
     else:
         import tarfile  # only for a packaged chart
 
@@ -124,7 +124,7 @@ def resolve(helm: Helm, ref: str, version: str | None, workdir: str | Workdir, r
     args += list(pull_args)
     into = workdir if isinstance(workdir, str) else workdir.path
     helm.pull(ref, into, args)
-    packages = sorted(Path(into).glob("*.tgz"))
+    packages = sorted(name for name in os.listdir(into) if name.endswith(".tgz"))
     if not packages:
         raise UsageError(f"helm pull {ref} produced no chart", "check the chart reference and --version")
-    return str(packages[0])
+    return os.path.join(into, packages[0])

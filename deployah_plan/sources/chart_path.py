@@ -13,13 +13,13 @@ from deployah_plan.errors import UsageError
 def folder(path: str) -> str:
     """A chart folder, checked to hold a Chart.yaml; a file (a packaged chart) as it is. Written
     as `str(Path(path))` writes it."""
-    target = _as_pathlib_writes(path)
+    target = pathlib_text(path)
     if os.path.isdir(target) and not os.path.isfile(os.path.join(target, "Chart.yaml")):
         raise UsageError(f"{path} is not a chart: it has no Chart.yaml", "pass the folder that holds Chart.yaml")
     return target
 
 
-def _as_pathlib_writes(path: str) -> str:
+def pathlib_text(path: str) -> str:
     """`path` as `str(pathlib.PurePosixPath(path))` writes it: repeated slashes and `.` parts
     dropped, `..` kept, two leading slashes kept (POSIX leaves their meaning to the system),
     `.` for nothing."""
@@ -37,4 +37,4 @@ def on_disk(ref: str) -> str | None:
     return folder(expanded) if os.path.exists(expanded) else None
 
 
-__all__ = ["folder", "on_disk"]
+__all__ = ["folder", "on_disk", "pathlib_text"]

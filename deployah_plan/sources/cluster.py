@@ -37,7 +37,7 @@ not /api and /apis and then every group version as a dynamic client's discovery 
 """
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Any, Iterable
 
 from deployah_plan.errors import LiveStateError
@@ -96,7 +96,7 @@ def _list_items(document: dict[str, Any], line: int, origin: str) -> list[dict[s
     return out
 
 
-def load_live_file(path: str | Path, reader: FileReader | None = None) -> LiveSnapshot:
+def load_live_file(path: str | os.PathLike[str], reader: FileReader | None = None) -> LiveSnapshot:
     """Live state saved earlier (`-` reads standard input), for plans made without a cluster;
     `reader` is the command's reader, when other inputs may have taken standard input."""
     origin = str(path)

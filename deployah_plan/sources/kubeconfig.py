@@ -26,13 +26,13 @@ import os
 import re
 import threading
 import time
-from pathlib import Path
 from typing import Any, Mapping
 
 from msgspec import Struct, field
 
 from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import UsageError
+from deployah_plan.sources.chart_path import pathlib_text
 
 REQUEST_TIMEOUT = 60.0  # seconds for one request, whole answer included (a big LIST takes a while)
 CLUSTER_TIMEOUT = 300.0  # seconds for all the cluster reading of one command
@@ -121,18 +121,21 @@ class ClusterSettings(Struct, frozen=True):
     budget: ReadBudget = field(default_factory=ReadBudget)  # HELM_PLAN_*_TIMEOUT: each settings' own
 
 
-def _kubeconfig_files(explicit: str | None, environ: Mapping[str, str] | None = None) -> list[Path]:
+def _kubeconfig_files(explicit: str | None, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The kubeconfig files, written as pathlib writes them (sources/chart_path.py: pathlib is
+    not imported on a plan's path)."""
     env = (os.environ if environ is None else environ).get("KUBECONFIG")
     if explicit:
-        return [Path(explicit)]
+        return [pathlib_text(explicit)]
     if env:
-        return [Path(p) for p in env.split(os.pathsep) if p]
-    return [Path.home() / ".kube" / "config"]
+        return [pathlib_text(p) for p in env.split(os.pathsep) if p]
+    return [pathlib_text(os.path.join(os.path.expanduser("~"), ".kube", "config"))]
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load(path: str) -> dict[str, Any]:
     try:
-        text = path.read_text()
+        with open(path) as source:
+            text = source.read()
     except OSError:
         return {}
     from deployah_plan.yamlkube import pyyaml  # only for a kubeconfig that exists
@@ -174,7 +177,7 @@ def helm_default_namespace(environ: Mapping[str, str] | None = None) -> str:
     client-go's loader; helm sets HELM_NAMESPACE for every plugin). An explicit -n of that same
     namespace cannot be told apart from it."""
     env = os.environ if environ is None else environ
-    configs = [_load(p) for p in _kubeconfig_files(None, env) if p.is_file()]
+    configs = [_load(p) for p in _kubeconfig_files(None, env) if os.path.isfile(p)]
     return _context_namespace(configs, _current_context(configs, None, env)) or "default"
 
 
@@ -194,12 +197,12 @@ def resolve_settings(environ: Mapping[str, str] | None = None, *, namespace: str
     """The cluster settings helm would use, from the plugin's environment (default: this
     process's) and, when given, the same flags passed to the plugin directly."""
     env = os.environ if environ is None else environ
-    files = [p for p in _kubeconfig_files(kubeconfig, env) if p.is_file()]
+    files = [p for p in _kubeconfig_files(kubeconfig, env) if os.path.isfile(p)]
     configs = [_load(p) for p in files]
     current = _current_context(configs, context, env)
     chosen = namespace or env.get("HELM_NAMESPACE") or _context_namespace(configs, current)
     return ClusterSettings(
-        kubeconfig=tuple(str(p) for p in files), context=current, namespace=chosen or "default",
+        kubeconfig=tuple(files), context=current, namespace=chosen or "default",
         token=env.get("HELM_KUBETOKEN", ""), api_server=env.get("HELM_KUBEAPISERVER", ""),
         ca_file=env.get("HELM_KUBECAFILE", ""),
         insecure_skip_tls_verify=_env_bool(env.get("HELM_KUBEINSECURE_SKIP_TLS_VERIFY", "")),
