@@ -318,11 +318,12 @@ class _Renderer(Struct, frozen=True):
 # 2. `_start_render`, once the version and the chart are known: the first render, beside the
 #    release read, unless it needs what the read finds (the values of a revision to reuse). The
 #    chart's Chart.yaml and templates are read meanwhile, then the second render is started
-#    beside the first (`_Ahead`).
+#    beside the first (`_Ahead`). Renders that need the release's values are started in a
+#    worker thread as soon as it is read (`_start_renders_once_read`).
 # 3. `_start_release_reads`, once the release is read: its history (when helm may prune it) and
 #    the live objects of its kinds, beside the renders.
-# 4. `_desired_renders`: the renders started ahead, or, when they needed the release (its values,
-#    or an install rather than an upgrade), both now, the second beside the first.
+# 4. `_desired_renders`: the renders started ahead or once the release was read, or, for an
+#    install rendered ahead as an upgrade, both now, the second beside the first.
 #
 # Values a chart makes anew on every render (randAlphaNum, genCA, checksums of those) are found
 # by rendering the desired state twice with the same inputs (core/regenerated.py). The second
@@ -402,12 +403,47 @@ def _start_release_reads(pool: Workers, helm: Helm, options: UpgradeOptions, nam
     return _ReleaseReads(previous, read_scope, history_call, live_call)
 
 
-def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, state: ReleaseState,
-                     workdir: Workdir, notes: list[Warning], may_regenerate: bool) -> tuple[_Render, _Render | None]:
+class _Renders(Struct, frozen=True):
+    """The renders made with the values `helm upgrade` would use (`_renders_with`), and the notes
+    that choosing those values made."""
+
+    first: _Render
+    second: _Render | None
+    notes: tuple[Warning, ...]
+
+
+def _renders_with(pool: Workers, renderer: _Renderer, state: ReleaseState, workdir: Workdir,
+                  may_regenerate: bool) -> _Renders:
+    """The first render with the values `helm upgrade` would use for `state`, and the second
+    beside it when the templates may make values anew."""
+    options = renderer.options
+    fresh = state.current is None
+    notes: list[Warning] = []
+    values = _values_for_template(renderer.helm, options, state, renderer.namespace, workdir, notes)
+    again_call = (pool.submit(renderer.render, values, upgrade=not fresh, parse=False)
+                  if may_regenerate and not options.deploy.dependency_update else None)
+    first = renderer.render(values, upgrade=not fresh)
+    second = (again_call.result() if again_call is not None
+              else renderer.again(values, upgrade=not fresh) if may_regenerate else None)
+    return _Renders(first, second, tuple(notes))
+
+
+def _start_renders_once_read(pool: Workers, renderer: _Renderer, state_call: Call[ReleaseState], workdir: Workdir,
+                             may_regenerate: bool) -> Call[_Renders]:
+    """Step 2, for renders that need the release's values: started, in a worker thread, as soon
+    as the release is read, not once this thread has imported the planner and read the previous
+    release (a plan of a small chart then waited for those before helm rendered)."""
+    return pool.submit(lambda: _renders_with(pool, renderer, state_call.result(), workdir, may_regenerate))
+
+
+def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, once_read: Call[_Renders] | None,
+                     state: ReleaseState, workdir: Workdir, notes: list[Warning],
+                     may_regenerate: bool) -> tuple[_Render, _Render | None]:
     """Step 4: the first render of the new release, and the second when the templates may make
     values anew. Those started ahead are used when they rendered what the plan needs: always
-    on a server render, else when the release exists (they rendered an upgrade). Otherwise
-    both render now, with the values `helm upgrade` would use, the second beside the first."""
+    on a server render, else when the release exists (they rendered an upgrade); those started
+    once the release was read, always. Otherwise both render now, with the values `helm
+    upgrade` would use, the second beside the first."""
     options = renderer.options
     fresh = state.current is None
     if ahead is not None and (renderer.mode == "server" or not fresh):
@@ -415,13 +451,10 @@ def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, s
         second = (ahead.again.result() if ahead.again is not None
                   else renderer.again(options.values.args(), upgrade=True) if may_regenerate else None)
         return first, second
-    values = _values_for_template(renderer.helm, options, state, renderer.namespace, workdir, notes)
-    again_call = (pool.submit(renderer.render, values, upgrade=not fresh, parse=False)
-                  if may_regenerate and not options.deploy.dependency_update else None)
-    first = renderer.render(values, upgrade=not fresh)
-    second = (again_call.result() if again_call is not None
-              else renderer.again(values, upgrade=not fresh) if may_regenerate else None)
-    return first, second
+    renders = once_read.result() if once_read is not None else _renders_with(pool, renderer, state, workdir,
+                                                                              may_regenerate)
+    notes += renders.notes
+    return renders.first, renders.second
 
 
 def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: HelmCalls | None = None) -> Planned:
@@ -470,6 +503,8 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         again_call = (pool.submit(renderer.render, options.values.args(), upgrade=True, parse=False)
                       if first_call is not None and templates.may_regenerate and not deploy.dependency_update else None)
         ahead = _Ahead(first_call, again_call) if first_call is not None else None
+        once_read = (_start_renders_once_read(pool, renderer, reads.state, workdir, templates.may_regenerate)
+                     if first_call is None else None)
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
         from deployah_plan.record import ChartRead, Facts, Planned, chart_tree_sha256
 
@@ -480,8 +515,9 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         previous, read_scope = release_reads.previous, release_reads.scope
         chart_read = ChartRead(ref=hide_userinfo(options.chart), tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
         fresh = state.current is None
-        # 4. The renders: those started ahead, or both now with the values helm upgrade would use.
-        first, second = _desired_renders(pool, renderer, ahead, state, workdir, notes, templates.may_regenerate)
+        # 4. The renders: those started ahead or once the release was read, or both now.
+        first, second = _desired_renders(pool, renderer, ahead, once_read, state, workdir, notes,
+                                         templates.may_regenerate)
         assert first.documents is not None  # the first render is always parsed
         desired = first.documents
         desired_again = _varying(first, second) if second is not None else None
