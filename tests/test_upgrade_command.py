@@ -1,6 +1,7 @@
 """`helm plan upgrade` end to end: real helm 3 and 4, releases in helm's memory driver."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import EXAMPLE, Store, assert_example_upgrade, changes_of, run_plan, write_chart
@@ -230,9 +231,10 @@ def test_impact_of_the_example_upgrade_on_each_apply_method(helm: Path, store: S
     assert "restart:statefulset matched" not in gated.err + gated.out and "config-unreached matched" not in gated.err + gated.out
 
 
-def test_sigterm_leaves_no_temporary_file_of_release_values(helm: Path, store: Store, tmp_path: Path) -> None:
-    """A plan stopped by SIGTERM (a cancelled CI job) removes its temporary folder, which holds
-    the previous release's values, as it does on Ctrl-C."""
+def test_the_release_values_never_reach_a_file(helm: Path, store: Store, tmp_path: Path) -> None:
+    """helm template gets the previous release's values (which may hold secrets) on its standard
+    input, not from a file: nothing is written to the temporary folder during the plan, nor left
+    when SIGTERM (a cancelled CI job) stops it while it reads the cluster."""
     import os
     import signal
     import subprocess
@@ -250,27 +252,54 @@ def test_sigterm_leaves_no_temporary_file_of_release_values(helm: Path, store: S
     temp.mkdir()
 
     def stall(handler: object, request: object) -> None:
-        time.sleep(4)  # the live read hangs while the plan holds the values in its folder
+        time.sleep(4)  # the live read hangs once the plan has rendered with the release's values
 
     with FakeKube(namespace="default") as kube:
         kube.script("/api/v1/namespaces/default/configmaps", stall)  # type: ignore[arg-type]
         env = clean_env(HELM_BIN=str(helm), HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path),
                         KUBECONFIG=str(kube.write_kubeconfig(tmp_path / "kc")), TMPDIR=str(temp))
+        done = subprocess.run([sys.executable, "-m", "deployah_plan", "upgrade", "app", str(chart), "-o", "json"],
+                              env={**env, "HELM_PLAN_REQUEST_TIMEOUT": "10"}, cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["changes"] == []  # rendered with size=large, the release's own value
         process = subprocess.Popen([sys.executable, "-m", "deployah_plan", "upgrade", "app", str(chart)], env=env,
                                    cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        seen: set[str] = set()
         try:
-            deadline = time.monotonic() + 30
-            while not (list(temp.glob("helm-plan-*/previous-values-*"))
-                       and any(r.path.endswith("/configmaps") for r in kube.requests)):
+            deadline, asked = time.monotonic() + 30, 0.0
+            # Watched until the live read has hung for a while: the render is done by then.
+            while not asked or time.monotonic() < asked + 1.5:
                 assert time.monotonic() < deadline and process.poll() is None, process.communicate()
-                time.sleep(0.05)
+                seen |= {str(p) for p in temp.rglob("*")}
+                if not asked and any(r.path.endswith("/configmaps") for r in kube.requests):
+                    asked = time.monotonic()
+                time.sleep(0.01)
             os.kill(process.pid, signal.SIGTERM)
             _, err = process.communicate(timeout=20)
         finally:
             if process.poll() is None:
                 process.kill()
     assert process.returncode != 0 and "Traceback" not in err
-    assert [p.name for p in temp.iterdir() if p.name.startswith("helm-plan-")] == []
+    assert seen == set() and list(temp.iterdir()) == []
+
+
+def test_release_values_go_to_a_private_file_when_the_user_s_own_come_on_standard_input(
+        helm: Path, store: Store, tmp_path: Path) -> None:
+    """`-f -` reads the user's values from standard input: the release's (--reuse-values) are
+    then given in a file of the plan's private folder, removed when the plan ends."""
+    chart = write_chart(tmp_path, "app", {
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n"
+                   "  size: {{ .Values.size | quote }}\n  colour: {{ .Values.colour | quote }}\n",
+    }, values="size: small\ncolour: red\n")
+    store.add("app", chart, flags=("--set", "size=large"))
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    done = run_plan("upgrade", "app", str(chart), "--reuse-values", "-f", "-", "-o", "json", "--debug",
+                    helm=helm, store=store, stdin="colour: blue\n", TMPDIR=str(temp))
+    assert done.code == 0, done.err
+    (change,) = done.json()["changes"]
+    assert [(f["path"], f["after"]) for f in change["fields"]] == [("/data/colour", "blue")]  # size stays large
+    assert f"--values {temp}/helm-plan-" in done.err and list(temp.iterdir()) == []
 
 
 def test_characters_go_escapes_its_own_way_are_read_back(helm: Path, store: Store, tmp_path: Path) -> None:

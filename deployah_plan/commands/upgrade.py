@@ -130,11 +130,20 @@ def _render_mode(options: UpgradeOptions) -> str:
     return "template" if live_state.offline() else "server"
 
 
+class _Values(Struct, frozen=True):
+    """The values flags `helm template` is given, and what `--values -` among them reads from
+    standard input (`stdin`): the release's values, as JSON, so that they are never written to
+    a file; None when no flag reads it."""
+
+    args: tuple[str, ...] = ()
+    stdin: str | None = None
+
+
 def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseState, namespace: str,
-                         workdir: Workdir, notes: list[Warning]) -> list[str]:
+                         workdir: Workdir, notes: list[Warning]) -> _Values:
     """The values flags that make `helm template` see the values `helm upgrade` would use
     (pkg/action/upgrade.go reuseValues)."""
-    user = options.values.args()
+    user = _Values(tuple(options.values.args()))
     current = state.current
     if current is None or options.reset_values:
         return user
@@ -142,7 +151,7 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
         computed = helm.values(options.release, namespace, current.revision, computed=True)
         if not options.stored_chart:
             notes.append(warn(noted.ReuseValuesOffline()))
-        return _values_file(computed, workdir) + user
+        return _with_release_values(computed, options.values, workdir)
     if options.reset_then_reuse_values or not options.values.any():
         # Read with the release (sources/helm.py), unless it could not be printed faithfully.
         previous = current.values if current.values is not None else helm.values(options.release, namespace,
@@ -151,17 +160,23 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
             return user
         if not options.values.any():
             notes.append(warn(noted.ValuesReused(revision=current.revision)))
-        return _values_file(previous, workdir) + user
+        return _with_release_values(previous, options.values, workdir)
     return user
 
 
-def _values_file(values: dict[str, Any], workdir: Workdir) -> list[str]:
+def _with_release_values(values: dict[str, Any], user: ValueFlags, workdir: Workdir) -> _Values:
+    """The release's values given to helm first, then the user's own: on standard input
+    (`--values -`), unless a flag of the user's reads it (`-f -`, `--set-file key=-`); then in a
+    file of the plan's private folder, removed with it."""
+    text = json.dumps(values)
+    if "-" not in user.files and not any(item.endswith("=-") for item in user.set_file):
+        return _Values(("--values", "-", *user.args()), text)
     folder = workdir.path
     written = sum(name.startswith("previous-values-") for name in os.listdir(folder))
     path = os.path.join(folder, f"previous-values-{written}.json")
     with open(path, "w") as out:
-        out.write(json.dumps(values))
-    return ["--values", path]
+        out.write(text)
+    return _Values(("--values", path, *user.args()))
 
 
 def _crds_stream(record: dict[str, Any]) -> str:
@@ -227,7 +242,7 @@ class _Render(Struct, frozen=True):
 
 
 def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespace: str,
-            values: list[str], helm_major: int, upgrade: bool, starting: threading.Event | None = None,
+            values: _Values, helm_major: int, upgrade: bool, starting: threading.Event | None = None,
             parse: bool = True, known: Known | None = None) -> _Render:
     """The new release as helm renders the chart at path `chart`: `helm template` with
     `values` (mode "template"), or `helm upgrade --dry-run=server` with the user's own (mode
@@ -240,7 +255,7 @@ def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespac
         if starting is not None:
             starting.set()
         return _Render("", _from_record(helm.dry_run_upgrade(options.release, chart, namespace, args), known))
-    args = list(values)
+    args = list(values.args)
     if options.kube_version:
         args += ["--kube-version", options.kube_version]
     # With an explicit --kube-version, render as a cluster of that version would (its API
@@ -254,7 +269,8 @@ def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespac
     apart = bool(deploy.post_renderer) and helm_major < 4
     if starting is not None:
         starting.set()
-    text = helm.template(options.release, chart, namespace, args, upgrade=upgrade, include_crds=not apart)
+    text = helm.template(options.release, chart, namespace, args, upgrade=upgrade, include_crds=not apart,
+                         stdin=values.stdin)
     if options.carried:
         text = text.rstrip("\n") + "\n" + options.carried
     if deploy.dependency_update:
@@ -267,7 +283,7 @@ def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespac
 
 
 def _render_again(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespace: str,
-                  values: list[str], helm_major: int, upgrade: bool) -> _Render:
+                  values: _Values, helm_major: int, upgrade: bool) -> _Render:
     """The second render of the same inputs, after the first: `--dependency-update` has written
     the chart's charts/ folder by then, and is not asked again."""
     once = structs.replace(options, deploy=structs.replace(options.deploy, dependency_update=False))
@@ -300,12 +316,12 @@ class _Renderer(Struct, frozen=True):
     helm_major: int
     known: Known = field(default_factory=Known)
 
-    def render(self, values: list[str], *, upgrade: bool, starting: threading.Event | None = None,
+    def render(self, values: _Values, *, upgrade: bool, starting: threading.Event | None = None,
                parse: bool = True) -> _Render:
         return _render(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
                        upgrade=upgrade, starting=starting, parse=parse, known=self.known)
 
-    def again(self, values: list[str], *, upgrade: bool) -> _Render:
+    def again(self, values: _Values, *, upgrade: bool) -> _Render:
         return _render_again(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
                              upgrade=upgrade)
 
@@ -371,7 +387,8 @@ def _start_render(pool: Workers, renderer: _Renderer) -> Call[_Render]:
     starting: the caller then reads the chart's files and imports the planner while helm runs,
     and would otherwise hold back the thread that starts it."""
     starting = threading.Event()
-    ahead = pool.submit(renderer.render, renderer.options.values.args(), upgrade=True, starting=starting)
+    ahead = pool.submit(renderer.render, _Values(tuple(renderer.options.values.args())), upgrade=True,
+                        starting=starting)
     ahead.add_done_callback(lambda _: starting.set())  # a render that failed before helm started
     starting.wait()
     return ahead
@@ -449,7 +466,7 @@ def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, o
     if ahead is not None and (renderer.mode == "server" or not fresh):
         first = ahead.first.result()
         second = (ahead.again.result() if ahead.again is not None
-                  else renderer.again(options.values.args(), upgrade=True) if may_regenerate else None)
+                  else renderer.again(_Values(tuple(options.values.args())), upgrade=True) if may_regenerate else None)
         return first, second
     renders = once_read.result() if once_read is not None else _renders_with(pool, renderer, state, workdir,
                                                                               may_regenerate)
@@ -500,7 +517,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         # the chart in processes of their own.
         chart = charts.inspect(renderer.chart)
         templates = charts.scan(renderer.chart, helm.calls.templates(renderer.chart))
-        again_call = (pool.submit(renderer.render, options.values.args(), upgrade=True, parse=False)
+        again_call = (pool.submit(renderer.render, _Values(tuple(options.values.args())), upgrade=True, parse=False)
                       if first_call is not None and templates.may_regenerate and not deploy.dependency_update else None)
         ahead = _Ahead(first_call, again_call) if first_call is not None else None
         once_read = (_start_renders_once_read(pool, renderer, reads.state, workdir, templates.may_regenerate)

@@ -281,8 +281,10 @@ class Helm(Struct):
         return values if isinstance(values, dict) else {}
 
     def template(self, name: str, chart: str, namespace: str, args: Sequence[str], upgrade: bool,
-                 include_crds: bool = True) -> str:
-        return self.run(template_args(name, chart, namespace, args, upgrade, include_crds), what="helm template")
+                 include_crds: bool = True, stdin: str | None = None) -> str:
+        """`stdin`: what helm reads for `--values -` among `args`."""
+        return self.run(template_args(name, chart, namespace, args, upgrade, include_crds), what="helm template",
+                        stdin=stdin)
 
     def dry_run_upgrade(self, name: str, chart: str, namespace: str, args: Sequence[str]) -> dict[str, Any]:
         out = self.run(dry_run_args(name, chart, namespace, args), what="helm upgrade --dry-run=server")
