@@ -533,7 +533,7 @@ def _chunkable(text: str) -> bool:
 
 class Known:
     """The documents of the streams read with it, by their text: the part of the stream from a
-    `---` line to the next (`_DOCUMENT_START`), kept with what it holds. A stream read after
+    `---` line to the next (see above `_marker_lines`), kept with what it holds. A stream read after
     another takes each part it repeats word for word from here rather than from the parser: the
     release's stored manifest and the chart's new render share every document that did not
     change (reading a 6,000-object release again took longer than the rest of its plan). Each
@@ -576,7 +576,7 @@ class Known:
                 held.setdefault(k, []).append(document)
             for k, i in enumerate(unread):
                 documents = held.get(k, [])
-                if len(documents) > 1:  # cannot be, as _DOCUMENT_START says: read the stream as it is
+                if len(documents) > 1:  # cannot be (see above `_marker_lines`): read the stream as it is
                     return list(_load_all(text))
                 if documents:
                     relative = documents[0].start_line - joined_lines[k]

@@ -354,6 +354,8 @@ names = sys.argv[1:]
 wall, cpu = time.perf_counter(), time.process_time()
 for name in names:
     if name not in sys.modules:
+        if name.split(".")[0] == "yaml":  # as a plan imports PyYAML: its own patterns compiled when used
+            importlib.import_module("deployah_plan.yamlkube").pyyaml()
         try:
             importlib.import_module(name)
         except ImportError:
@@ -378,7 +380,8 @@ def import_ms(work: Path) -> dict[str, tuple[float, float]]:
     `python -X importtime` after Python's own start (`site`) added up, on the wall clock; the
     same imports in CPU time). "alone": the modules a whole plan loads, imported in the order it
     loads them by a Python that does nothing else (during a plan, helm's processes and the
-    plan's own threads run beside the imports and stretch both clocks). "before helm": the
+    plan's own threads run beside the imports and stretch both clocks), PyYAML as a plan
+    imports it (yamlkube.pyyaml: its module-level patterns compiled when used). "before helm": the
     imports and the reading of the command line before the plan starts its helm calls
     (sources/early.py; the helm's version already remembered), or absent if it starts none."""
     helm = fetch_helm("4.3.1")
