@@ -54,6 +54,9 @@ def command(args: Sequence[str], calls: HelmCalls) -> int:
     (command_line.py), anything else (help, a refused command line, completion, the other
     commands) by click (cli.py)."""
     calls.start(args)
+    from deployah_plan.later import msgspec_extras
+
+    msgspec_extras()  # before anything imports msgspec: its modules a plan does not use run later
     from deployah_plan.command_line import run as run_direct
 
     code = run_direct(args, calls)

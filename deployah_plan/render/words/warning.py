@@ -541,7 +541,8 @@ def _group_key(warning: Warning) -> tuple[Any, ...] | None:
     if facts is None or (warning.resource is None and not fields):
         return None
     blank = msgspec.structs.replace(facts, **{name: "" for name in fields}) if fields else facts
-    return (warning.code.value, warning.fails, warning.severity, msgspec.json.encode(blank))
+    # Its repr names every field's value, as a key must (facts may hold lists, which do not hash).
+    return (warning.code.value, warning.fails, warning.severity, repr(blank))
 
 
 def grouped(warnings: Iterable[Warning]) -> list[tuple[Warning, ...]]:
