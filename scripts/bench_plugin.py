@@ -381,9 +381,11 @@ def import_ms(work: Path) -> dict[str, tuple[float, float]]:
     same imports in CPU time). "alone": the modules a whole plan loads, imported in the order it
     loads them by a Python that does nothing else (during a plan, helm's processes and the
     plan's own threads run beside the imports and stretch both clocks), PyYAML as a plan
-    imports it (yamlkube.pyyaml: its module-level patterns compiled when used). "before helm": the
+    imports it (yamlkube.pyyaml: its module-level patterns compiled when used); median of 15, as
+    one run in five or so takes half as long again on a shared machine. "before helm": the
     imports and the reading of the command line before the plan starts its helm calls
-    (sources/early.py; the helm's version already remembered), or absent if it starts none."""
+    (sources/early.py; the helm's version already remembered), median of 15, or absent if it
+    starts none."""
     helm = fetch_helm("4.3.1")
     env = user_env(work, "4.3.1")
     where = subprocess.run([str(ROOT / "scripts" / "helm-plan"), "--env-path"], env=env, capture_output=True, text=True)
@@ -421,7 +423,7 @@ def import_ms(work: Path) -> dict[str, tuple[float, float]]:
     err = subprocess.run([*python, "-c", _LOADED, *plan], env=env, capture_output=True, text=True, cwd=work).stderr
     loaded = err.rsplit("loaded ", 1)[1].split()
     walls, cpus = [], []
-    for _ in range(5):
+    for _ in range(15):
         err = subprocess.run([*python, "-c", _ALONE, *loaded], env=env, capture_output=True, text=True,
                              cwd=work).stderr
         wall, cpu = err.rsplit("alone ", 1)[1].split()
@@ -429,7 +431,7 @@ def import_ms(work: Path) -> dict[str, tuple[float, float]]:
         cpus.append(float(cpu) * 1000)
     results["alone"] = (statistics.median(walls), statistics.median(cpus))
     walls, cpus = [], []
-    for _ in range(5):
+    for _ in range(15):
         err = subprocess.run([*python, "-c", _BEFORE_HELM, *plan], env=env, capture_output=True, text=True,
                              cwd=work).stderr
         started, wall, cpu = err.rsplit("before-helm ", 1)[1].split()
