@@ -49,8 +49,8 @@ def _metadata(text: str, where: str) -> tuple[str, str]:
     return str(meta.get("name", "")), str(meta.get("version", ""))
 
 
-def _tar_templates(archive: tarfile.TarFile) -> Iterator[str]:
-    for member in archive.getmembers():
+def _tar_templates(archive: tarfile.TarFile, members: list[tarfile.TarInfo]) -> Iterator[str]:
+    for member in members:
         if member.isfile() and "/templates/" in member.name:
             handle = archive.extractfile(member)
             if handle is not None:
@@ -64,18 +64,41 @@ def inspect(path: str) -> LocalChart:
         with open(os.path.join(target, "Chart.yaml")) as source:
             name, version = _metadata(source.read(), path)
         return LocalChart(target, name, version)
+    return _package(path, target, None, templates=False)[0]
+
+
+def _package(path: str, target: str, read: tuple[bool, bool] | None,
+             templates: bool = True) -> tuple[LocalChart, Templates]:
+    """A packaged chart's name and version, and what its templates call (`read`: already known;
+    `templates=False`: not asked, and not read), from one opening of the archive: listing a
+    .tgz's members reads and inflates all of it."""
     import tarfile  # only for a packaged chart
 
     try:
         with tarfile.open(target) as archive:
-            members = [m for m in archive.getmembers() if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")]
-            handle = archive.extractfile(members[0]) if members else None
+            members = archive.getmembers()
+            tops = [m for m in members if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")]
+            handle = archive.extractfile(tops[0]) if tops else None
             if handle is None:
                 raise UsageError(f"{path} is not a packaged chart: it has no Chart.yaml", "pass a chart folder or a .tgz made by `helm package`")
             name, version = _metadata(handle.read().decode(errors="replace"), path)
+            if read is None and templates:
+                texts = list(_tar_templates(archive, members))
+                archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in members)
+                read = chart_scan.calls(texts, archived)
     except (tarfile.TarError, OSError) as err:
         raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
-    return LocalChart(target, name, version)
+    return LocalChart(target, name, version), Templates(*read) if read is not None else Templates(False)
+
+
+def read_local(path: str, read: tuple[bool, bool] | None = None) -> tuple[LocalChart, Templates]:
+    """`inspect` and `scan` of the chart at `path`, a packaged chart opened once for both (each
+    opening lists the archive's members, which inflates all of it: 50 ms of a plan of
+    kube-prometheus-stack's package)."""
+    target = folder(path)
+    if os.path.isdir(target):
+        return inspect(path), scan(path, read)
+    return _package(path, target, read)
 
 
 def scan(path: str, read: tuple[bool, bool] | None = None) -> Templates:
@@ -86,20 +109,9 @@ def scan(path: str, read: tuple[bool, bool] | None = None) -> Templates:
     if read is not None:
         return Templates(*read)
     target = pathlib_text(path)
-    if os.path.isdir(target):
-        texts, archived = chart_scan.folder_texts(target)
-    else:
-        import tarfile  # only for a packaged chart
-
-        try:
-            with tarfile.open(target) as archive:
-                texts = list(_tar_templates(archive))
-                archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in archive.getmembers())
-        except (tarfile.TarError, OSError) as err:
-            raise UsageError(f"{path} is not a packaged chart ({err})",
-                             "pass a chart folder or a .tgz made by `helm package`") from None
-    lookup, regenerates = chart_scan.calls(texts, archived)
-    return Templates(lookup, regenerates)
+    if not os.path.isdir(target):
+        return _package(path, target, None)[1]
+    return Templates(*chart_scan.calls(*chart_scan.folder_texts(target)))
 
 
 def is_remote(ref: str, repo: str | None) -> bool:

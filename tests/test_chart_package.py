@@ -1,0 +1,47 @@
+"""A packaged chart read once for its name, version and what its templates call (sources/chart.py
+`read_local`), as `inspect` and `scan` read it apart."""
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from deployah_plan.sources import chart as charts
+
+
+def _package(path: Path, files: dict[str, str]) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_a_package_is_opened_once_for_what_inspect_and_scan_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = _package(tmp_path / "shop-1.2.0.tgz", {
+        "shop/Chart.yaml": "apiVersion: v2\nname: shop\nversion: 1.2.0\n",
+        "shop/templates/secret.yaml": "token: {{ randAlphaNum 8 }}\n",
+        "shop/templates/cm.yaml": "a: {{ lookup \"v1\" \"ConfigMap\" \"\" \"\" }}\n",
+    })
+    plain = _package(tmp_path / "plain-0.1.0.tgz", {"plain/Chart.yaml": "name: plain\nversion: 0.1.0\n",
+                                                    "plain/templates/cm.yaml": "a: {{ .Values.a }}\n"})
+    for path in (package, plain):
+        apart = (charts.inspect(str(path)), charts.scan(str(path)))
+        opened: list[str] = []
+        real = tarfile.open
+        monkeypatch.setattr(tarfile, "open", lambda name, *a, **k: (opened.append(str(name)), real(name, *a, **k))[1])
+        assert charts.read_local(str(path)) == apart and opened == [str(path)]
+        assert charts.read_local(str(path), (True, True))[1] == charts.Templates(True, True)  # read before
+        monkeypatch.undo()
+    assert apart[1] == charts.Templates(False, False)
+    assert charts.scan(str(package)) == charts.Templates(True, True)
+
+
+def test_a_package_without_chart_yaml_is_one_line(tmp_path: Path) -> None:
+    package = _package(tmp_path / "odd.tgz", {"odd/templates/cm.yaml": "a: 1\n"})
+    with pytest.raises(charts.UsageError, match="it has no Chart.yaml"):
+        charts.read_local(str(package))
