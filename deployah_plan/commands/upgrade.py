@@ -139,11 +139,16 @@ class _Values(Struct, frozen=True):
     stdin: str | None = None
 
 
+def _given(values: ValueFlags) -> _Values:
+    """The user's own values flags, as helm template is given them."""
+    return _Values(tuple(values.args()))
+
+
 def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseState, namespace: str,
                          workdir: Workdir, notes: list[Warning]) -> _Values:
     """The values flags that make `helm template` see the values `helm upgrade` would use
     (pkg/action/upgrade.go reuseValues)."""
-    user = _Values(tuple(options.values.args()))
+    user = _given(options.values)
     current = state.current
     if current is None or options.reset_values:
         return user
@@ -405,7 +410,7 @@ def _start_render(pool: Workers, renderer: _Renderer) -> Call[_Render]:
     starting: the caller then reads the chart's files and imports the planner while helm runs,
     and would otherwise hold back the thread that starts it."""
     starting = threading.Event()
-    ahead = pool.submit(renderer.render, _Values(tuple(renderer.options.values.args())), upgrade=True,
+    ahead = pool.submit(renderer.render, _given(renderer.options.values), upgrade=True,
                         starting=starting)
     ahead.add_done_callback(lambda _: starting.set())  # a render that failed before helm started
     starting.wait()
@@ -484,7 +489,7 @@ def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, o
     if ahead is not None and (renderer.mode == "server" or not fresh):
         first = ahead.first.result()
         second = (ahead.again.result() if ahead.again is not None
-                  else renderer.again(_Values(tuple(options.values.args())), upgrade=True) if may_regenerate else None)
+                  else renderer.again(_given(options.values), upgrade=True) if may_regenerate else None)
         return first, second
     renders = once_read.result() if once_read is not None else _renders_with(pool, renderer, state, workdir,
                                                                               may_regenerate)
@@ -534,7 +539,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         # and the planner and the record are imported while helm reads the release and renders
         # the chart in processes of their own.
         chart, templates = charts.read_local(renderer.chart, helm.calls.templates(renderer.chart))
-        again_call = (pool.submit(renderer.render, _Values(tuple(options.values.args())), upgrade=True, parse=False)
+        again_call = (pool.submit(renderer.render, _given(options.values), upgrade=True, parse=False)
                       if first_call is not None and templates.may_regenerate and not deploy.dependency_update else None)
         ahead = _Ahead(first_call, again_call) if first_call is not None else None
         once_read = (_start_renders_once_read(pool, renderer, reads.state, workdir, templates.may_regenerate)
