@@ -59,6 +59,9 @@ def _the_fast_tier_starts_nothing(request: pytest.FixtureRequest, monkeypatch: p
         return refused_call
 
     monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse("starts a process"))
+    for spawn in ("posix_spawn", "posix_spawnp"):  # helm's processes (deployah_plan/sources/process.py)
+        if hasattr(os, spawn):
+            monkeypatch.setattr(os, spawn, refuse("starts a process"))
     monkeypatch.setattr(socket.socket, "listen", refuse("listens on a socket"))
 
 

@@ -11,6 +11,7 @@ pytest_plugins = ("pytester",)
 pytestmark = pytest.mark.e2e  # the e2e cases start a process
 
 TESTS = '''
+import os
 import socket
 import subprocess
 import sys
@@ -36,6 +37,10 @@ def test_swallows_the_refusal():
         subprocess.run([sys.executable, "-c", "pass"])
     except Exception:
         pass
+
+
+def test_spawns_unmarked():
+    os.posix_spawn(sys.executable, [sys.executable, "-c", "pass"], os.environ)
 
 
 def test_listens_unmarked():
@@ -74,7 +79,7 @@ def _listed(result: pytest.RunResult) -> list[str]:
 def test_the_helm_fixtures_and_the_api_server_make_a_test_e2e(tiers: pytest.Pytester) -> None:
     fast = tiers.runpytest("-m", "not e2e", "--collect-only", "-q")
     assert _listed(fast) == ["test_listens_unmarked", "test_pure", "test_runs_a_process_unmarked",
-                             "test_swallows_the_refusal"]
+                             "test_spawns_unmarked", "test_swallows_the_refusal"]
     e2e = tiers.runpytest("-m", "e2e", "--collect-only", "-q")
     assert _listed(e2e) == ["test_runs_a_process_marked", "test_takes_a_helm_fixture", "test_takes_the_api_server"]
 
@@ -82,13 +87,15 @@ def test_the_helm_fixtures_and_the_api_server_make_a_test_e2e(tiers: pytest.Pyte
 def test_a_fast_test_that_starts_a_process_or_listens_fails_once_and_says_to_mark_it(tiers: pytest.Pytester) -> None:
     run = tiers.inline_run("-m", "not e2e")
     failed = {report.head_line: (report.when, str(report.longrepr)) for report in run.getfailures()}
-    assert sorted(failed) == ["test_listens_unmarked", "test_runs_a_process_unmarked", "test_swallows_the_refusal"]
+    assert sorted(failed) == ["test_listens_unmarked", "test_runs_a_process_unmarked", "test_spawns_unmarked",
+                              "test_swallows_the_refusal"]
     for name, what in (("test_runs_a_process_unmarked", "starts a process"),
+                       ("test_spawns_unmarked", "starts a process"),
                        ("test_swallows_the_refusal", "starts a process"),
                        ("test_listens_unmarked", "listens on a socket")):
         when, message = failed[name]
         assert when == "call" and f"a test of the fast tier {what}: mark it e2e" in message
-    run.assertoutcome(passed=1, failed=3)
+    run.assertoutcome(passed=1, failed=4)
 
 
 def test_an_e2e_test_starts_what_it_needs(tiers: pytest.Pytester) -> None:

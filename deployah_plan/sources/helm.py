@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 from decimal import Decimal
 from typing import Any, Iterable, Mapping, Sequence
@@ -24,6 +23,7 @@ from deployah_plan.redact import value_keys, without_userinfo
 from deployah_plan.render.escape import log_line
 from deployah_plan.sources import helm_facts
 from deployah_plan.sources.early import HelmCalls
+from deployah_plan.sources.process import Timeout
 from deployah_plan.sources.helm_commands import (
     chart_args, default_binary, dry_run_args, list_args, record_args, template_args,
 )
@@ -187,7 +187,7 @@ class Helm(Struct):
         try:
             with progress.step(what if not what.startswith("helm ") else f"running {what}"):
                 out, stderr = process.communicate(stdin, timeout=self.timeout)
-        except subprocess.TimeoutExpired:
+        except Timeout:
             process.kill()
             process.wait()
             raise HelmError(f"{what} took longer than {self.timeout:g}s and was stopped",
