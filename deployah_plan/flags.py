@@ -21,7 +21,12 @@ changes more than helm's arguments.
 from __future__ import annotations
 
 import enum
-from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar
+
+TYPE_CHECKING = False  # typing is not imported before the first helm call (sources/early.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar
+else:
+    from deployah_plan.records import NamedTuple
 
 
 
@@ -394,7 +399,8 @@ def check_tables(tables: Iterable[Sequence[Flag]]) -> None:
 
 check_tables(BY_COMMAND.values())
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+if TYPE_CHECKING:
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 # -- what is derived ---------------------------------------------------------------------------

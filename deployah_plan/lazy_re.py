@@ -8,11 +8,13 @@ once by `re`'s own cache on the first call.
 """
 from __future__ import annotations
 
-import re
+import _thread
 import sys
-import threading
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+
+TYPE_CHECKING = False  # typing's own is not imported: this module is read before the first helm call
+if TYPE_CHECKING:
+    import re
+    from typing import Any, Callable, Iterator
 
 
 class Pattern:
@@ -28,6 +30,8 @@ class Pattern:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
+            import re
+
             self._compiled = re.compile(self.source, self.flags)
         return self._compiled
 
@@ -64,31 +68,38 @@ def lazy(source: str, flags: int = 0) -> Pattern:
     return Pattern(source, flags)
 
 
-@contextmanager
-def deferred(package: str) -> Iterator[None]:
-    """Within the block, the patterns that the modules of `package` compile (`re.compile` called
-    from the package's own module code, in this thread) are compiled when first used: a
-    `Pattern` instead. For a library imported on a plan's path whose module code compiles
-    patterns the plan may never use (PyYAML's pure-Python reader alone compiles a character
-    class of all Unicode in 6 ms). Every other caller, and every other thread, gets `re.compile`
-    as it is; it is put back when the block ends. The library must use what it compiled only
-    through the methods `Pattern` forwards."""
-    compile_now = re.compile
-    importing = threading.get_ident()
-    prefix = package + "."
+class deferred:
+    """Within the block (`with deferred(package):`), the patterns that the modules of `package`
+    compile (`re.compile` called from the package's own module code, in this thread) are
+    compiled when first used: a `Pattern` instead. For a library imported on a plan's path whose
+    module code compiles patterns the plan may never use (PyYAML's pure-Python reader alone
+    compiles a character class of all Unicode in 6 ms). Every other caller, and every other
+    thread, gets `re.compile` as it is; it is put back when the block ends. The library must use
+    what it compiled only through the methods `Pattern` forwards."""
 
-    def compile_when_used(source: Any, flags: int = 0) -> Any:
-        if isinstance(source, str) and threading.get_ident() == importing:
-            caller = sys._getframe(1).f_globals.get("__name__", "")
-            if caller == package or caller.startswith(prefix):
-                return Pattern(source, flags)
-        return compile_now(source, flags)
+    def __init__(self, package: str) -> None:
+        self.package = package
 
-    re.compile = compile_when_used  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        re.compile = compile_now
+    def __enter__(self) -> None:
+        import re
+
+        compile_now = self._compile_now = re.compile
+        importing = _thread.get_ident()
+        package, prefix = self.package, self.package + "."
+
+        def compile_when_used(source: Any, flags: int = 0) -> Any:
+            if isinstance(source, str) and _thread.get_ident() == importing:
+                caller = sys._getframe(1).f_globals.get("__name__", "")
+                if caller == package or caller.startswith(prefix):
+                    return Pattern(source, flags)
+            return compile_now(source, flags)
+
+        re.compile = compile_when_used  # type: ignore[assignment]
+
+    def __exit__(self, *exc: object) -> None:
+        import re
+
+        re.compile = self._compile_now
 
 
 __all__ = ["Pattern", "deferred", "lazy"]

@@ -23,11 +23,15 @@ inputs record keeps it, and reading it again gives the same reading.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence, Union
-
 from deployah_plan.lazy_re import lazy
 from deployah_plan.errors import UsageError
 from deployah_plan.flags import Flag, Split
+
+TYPE_CHECKING = False  # typing is not imported before the first helm call (sources/early.py)
+if TYPE_CHECKING:
+    from typing import NamedTuple, Sequence, Union
+else:
+    from deployah_plan.records import NamedTuple
 
 _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})  # Go's strconv.ParseBool
 _FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
@@ -42,7 +46,8 @@ class Given(NamedTuple):
     value: str
 
 
-Word = Union[str, Given]  # an argument, or a flag
+if TYPE_CHECKING:
+    Word = Union[str, Given]  # an argument, or a flag
 
 
 def read(table: Sequence[Flag], args: Sequence[str]) -> list[Word]:
@@ -181,4 +186,4 @@ def click_spelling(table: Sequence[Flag], args: Sequence[str]) -> list[str]:
     return out
 
 
-__all__ = ["Given", "Word", "click_spelling", "helm_spelling", "items", "read"]
+__all__ = ["Given", "click_spelling", "helm_spelling", "items", "read"]

@@ -6,9 +6,12 @@ but its errors, so that start is not held back.
 from __future__ import annotations
 
 import os
-from typing import Sequence
 
 from deployah_plan.errors import HelmError
+
+TYPE_CHECKING = False  # typing's own is not imported before the first helm call (sources/early.py)
+if TYPE_CHECKING:
+    from typing import Sequence
 
 
 def default_binary() -> str | None:

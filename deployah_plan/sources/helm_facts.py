@@ -18,20 +18,23 @@ hold those calls back by milliseconds.
 """
 from __future__ import annotations
 
+import _thread
 import json
 import os
 import stat
 import sys
-import threading
 import zlib
-from typing import Callable
 
 from deployah_plan.lazy_re import lazy
+
+TYPE_CHECKING = False  # typing's own is not imported before the first helm call
+if TYPE_CHECKING:
+    from typing import Callable
 
 FACTS = ("version", "kube_version")  # each a version string; "" is never remembered
 _MAX_BYTES = 4096
 _VERSION = lazy(r"v?\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:[-+][0-9A-Za-z.+-]{1,64})?")
-_lock = threading.Lock()  # one process's threads update one file in turn
+_lock = _thread.allocate_lock()  # one process's threads update one file in turn
 
 
 def cache_home() -> str | None:
