@@ -42,11 +42,12 @@ def test_the_second_plan_takes_the_calls_started_early(helm: Path, store: Store,
     values.write_text("extra: 2\n")
     args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), *(f.format(values=values) for f in flags), "--debug"]
     cache = str(tmp_path / "cache")
-    # The first plan asks helm its version (remembered): nothing can be started before it.
+    # The first plan asks helm its version (remembered): the read, whose arguments depend on it,
+    # is not started before it; the render is. (`template probe`: the Kubernetes version helm assumes.)
     first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache, HELM_NAMESPACE="shop")
     second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache, HELM_NAMESPACE="shop")
     assert (first.code, second.code) == ((2, 2) if "--detailed-exitcode" in flags else (0, 0)), first.err
-    assert EARLY not in first.err
+    assert _calls(first.err) == ["get all", "template probe", "template shop" + EARLY, "version --template"]
     assert _calls(second.err) == ["get all" + EARLY, "template shop" + EARLY]
     assert second.out == first.out
 
@@ -128,10 +129,11 @@ def chart(tmp_path: Path) -> str:
 
 def test_the_common_command_line_starts_both_calls(remembered: Path, chart: str) -> None:
     found = early.commands(["upgrade", "shop", chart, "--set", "a=1", "-f", "x.yaml", "-o", "json", "--atomic"])
-    assert [command[:3] for command in found] == [[str(remembered), "get", "all"], [str(remembered), "template", "shop"]]
-    assert found[0][3:6] == ["shop", "-n", "shop"] and '"apply_method"' in found[0][-1]  # Helm 4's record
+    # The render first: it takes longer than the read.
+    assert [command[:3] for command in found] == [[str(remembered), "template", "shop"], [str(remembered), "get", "all"]]
+    assert found[1][3:6] == ["shop", "-n", "shop"] and '"apply_method"' in found[1][-1]  # Helm 4's record
     # Helm's order for values whatever the command line's: files first, then --set.
-    assert found[1][3:] == [chart, "-n", "shop", "--include-crds", "--values", "x.yaml", "--set", "a=1", "--is-upgrade"]
+    assert found[0][3:] == [chart, "-n", "shop", "--include-crds", "--values", "x.yaml", "--set", "a=1", "--is-upgrade"]
 
 
 def test_with_a_cluster_the_render_is_the_server_dry_run(remembered: Path, chart: str,
@@ -139,10 +141,10 @@ def test_with_a_cluster_the_render_is_the_server_dry_run(remembered: Path, chart
     monkeypatch.delenv("HELM_DRIVER")
     found = early.commands(["upgrade", "shop", chart, "-n", "prod", "--set-json", "a=1", "-fx.yaml,y.yaml",
                             "--set-json", "b=2", "-f", "z.yaml"])
-    assert found[1] == [str(remembered), "upgrade", "--install", "shop", chart, "-n", "prod", "--dry-run=server", "-o",
+    assert found[0] == [str(remembered), "upgrade", "--install", "shop", chart, "-n", "prod", "--dry-run=server", "-o",
                         "json", "--values", "x.yaml", "--values", "y.yaml", "--values", "z.yaml",
                         "--set-json", "a=1", "--set-json", "b=2"]
-    assert found[0][3:6] == ["shop", "-n", "prod"]
+    assert found[1][3:6] == ["shop", "-n", "prod"]
     # Without values of the user's own, the server render is still the plan's first call.
     assert len(early.commands(["upgrade", "shop", chart])) == 2
 
@@ -154,7 +156,7 @@ def test_the_render_is_started_twice_for_a_folder_whose_templates_make_values_an
     assert early.may_regenerate(str(chart))
     calls = HelmCalls()
     calls.start(["upgrade", "shop", str(chart), "--set", "a=1"])
-    get, template = early.commands(["upgrade", "shop", str(chart), "--set", "a=1"])
+    template, get = early.commands(["upgrade", "shop", str(chart), "--set", "a=1"])
     assert [calls.take(template) is not None for _ in range(3)] == [True, True, False]  # two renders, in turn
     calls.end()
     # Packaged, it is not opened here; nor is a folder whose templates make nothing anew.
@@ -199,7 +201,7 @@ def test_helm_3_reads_the_record_without_the_apply_method(remembered: Path, char
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "helm3"))
     helm_facts.remembered(str(remembered), "version", lambda: "3.19.0")
-    (command, _) = early.commands(["upgrade", "shop", chart, "--set", "a=1"])
+    (_, command) = early.commands(["upgrade", "shop", chart, "--set", "a=1"])
     assert '"apply_method"' not in command[-1]
 
 
@@ -259,11 +261,14 @@ def test_a_neutral_flag_starts_both_calls_as_without_it(remembered: Path, chart:
         early.commands(["upgrade", "shop", chart, "--set", "a=1"])
 
 
-def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, chart: str, monkeypatch: pytest.MonkeyPatch,
-                                                    tmp_path: Path) -> None:
-    assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) != []
+def test_a_helm_not_yet_asked_has_its_render_started_alone(remembered: Path, chart: str,
+                                                            monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The read's arguments depend on helm's major version; the render's do not (the plan asks
+    the version first, then runs the same render)."""
+    both = early.commands(["upgrade", "shop", chart, "--set", "a=1"])
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "empty"))
-    assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == both[:1]
+    assert early.commands(["upgrade", "shop", chart]) == []  # offline without values: the read alone, which waits
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("HELM_NAMESPACE")  # the namespace would come from the kubeconfig
     assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
@@ -276,7 +281,7 @@ def test_nothing_is_started_for_a_helm_not_yet_asked(remembered: Path, chart: st
 @pytest.mark.e2e
 def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remembered: Path, chart: str) -> None:
     args = ["upgrade", "shop", chart, "--set", "a=1"]
-    get, template = early.commands(args)
+    template, get = early.commands(args)
     calls = HelmCalls()
     calls.start(args)
     assert calls.started_at is not None
@@ -334,10 +339,11 @@ def test_what_early_imports_does_not_import_it() -> None:
 
 
 # What the plan imports before its first helm calls start: each of these took milliseconds
-# (msgspec 15, pathlib 6, shutil 3, dataclasses and yaml more), and the plan needs none of them to
-# read the command line and name the calls.
+# (msgspec 15, pathlib 6, shutil 3, subprocess 8 beyond enum, typing 6, dataclasses and yaml more),
+# and the plan needs none of them to read the command line, name the calls and start them.
 _NOT_BEFORE_HELM = ("msgspec", "pathlib", "shutil", "dataclasses", "inspect", "yaml", "click", "json.tool",
-                    "concurrent.futures", "logging", "tempfile", "urllib.parse")
+                    "concurrent.futures", "logging", "tempfile", "urllib.parse", "subprocess", "typing",
+                    "threading", "contextlib", "selectors", "locale")
 
 
 @pytest.mark.e2e
@@ -404,7 +410,8 @@ def test_the_template_scan_finds_what_the_whole_text_patterns_found(text: str) -
 # What a plan of a chart on disk with values flags does without: each was measured on a small
 # chart's plan (docs/performance.md) and is imported where an input needs it, if at all.
 _NOT_ON_THE_PATH = ("click", "concurrent.futures", "logging", "pathlib", "urllib.parse", "tempfile", "shutil",
-                    "difflib", "dataclasses", "site", "textwrap", "msgspec._json_schema")
+                    "difflib", "dataclasses", "site", "textwrap", "msgspec._json_schema", "subprocess", "selectors",
+                    "locale")
 
 
 def test_a_plan_imports_none_of_what_it_does_without(helm: Path, store: Store, tmp_path: Path) -> None:

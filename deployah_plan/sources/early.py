@@ -4,13 +4,16 @@
 render (`helm template`, or `helm upgrade --dry-run=server` when a cluster is used). Started the
 usual way, they wait for click, the planner and PyYAML to be imported first: for a small chart,
 that is as long as helm itself takes. So the entry point (entry.py) reads the command line here
-first, by the flag table and helm's pflag rules, and in the common case starts both at once:
+first, by the flag table and helm's pflag rules, and in the common case starts both, the render
+first (it takes longer):
 
 - `helm plan upgrade RELEASE CHART`, the chart a folder or an archive on disk;
 - with values flags, and any flags that change neither call (marked `neutral` in the flag
   table, flags.py: how the plan is printed, the gates, what helm does after the render);
-- the namespace from -n or HELM_NAMESPACE (helm sets it for every plugin), and helm's version
-  already remembered (sources/helm_facts.py).
+- the namespace from -n or HELM_NAMESPACE (helm sets it for every plugin);
+- the release read once helm's version is remembered (sources/helm_facts.py): Helm 4's record
+  is read with the apply method. Without a values flag, offline, the render needs the release's
+  values, and the read alone is started.
 
 When the chart is a folder whose templates may make a value anew on every render (randAlphaNum,
 genCA: sources/chart_scan.py), the plan renders it twice, the second beside the first, and the
@@ -40,32 +43,37 @@ from deployah_plan.sources.process import Process, Timeout
 
 TYPE_CHECKING = False  # typing's own is not imported before the first helm call
 if TYPE_CHECKING:
-    from typing import Callable, Sequence
+    from typing import Callable, Iterator, Sequence
 
 EXIT_INTERRUPTED = 130  # a command stopped by a signal, as a shell reports it
 
 
 def commands(args: Sequence[str]) -> list[list[str]]:
-    """The helm commands the plan of command line `args` starts first, when this module can
-    tell them from the command line and the environment alone (read as the plan reads them);
-    [] otherwise."""
-    return _first_calls(args)[0]
+    """The helm commands the plan of command line `args` starts first, in the order they are
+    started, when this module can tell them from the command line and the environment alone
+    (read as the plan reads them); [] otherwise."""
+    return list(_first_calls(args)[0])
 
 
-def _first_calls(args: Sequence[str]) -> tuple[list[list[str]], str]:
-    """`commands`, and the chart folder or archive they render ("" when they render none)."""
+def _first_calls(args: Sequence[str]) -> tuple[Iterator[list[str]], str]:
+    """`commands`, named one by one as they are started, and the chart folder or archive they
+    render ("" when they render none). The render comes first: it takes longer than the release
+    read, and it needs nothing of helm's version, which the read does (Helm 4's record has the
+    apply method), so the render starts before the remembered version is read (json, and the re
+    it imports: 3-4 ms). A helm not yet asked its version has its render started alone; the plan
+    asks the version, then runs the same render."""
     if args[:1] != ["upgrade"]:
-        return [], ""
+        return iter(()), ""
     from deployah_plan import pflag
     from deployah_plan.errors import PlanError
     from deployah_plan.flags import UPGRADE, Reach, helm_args
     from deployah_plan.sources.chart_path import on_disk
-    from deployah_plan.sources import helm_commands as helm, helm_facts
+    from deployah_plan.sources import helm_commands as helm
 
     try:
         words = pflag.read(UPGRADE, args[1:])
     except PlanError:
-        return [], ""
+        return iter(()), ""
     values: dict[str, list[str]] = {flag.field: [] for flag in UPGRADE if flag.reach is Reach.VALUES}
     namespace = ""
     for word in words:
@@ -76,33 +84,41 @@ def _first_calls(args: Sequence[str]) -> tuple[list[list[str]], str]:
         elif word.flag.dest == "namespace":
             namespace = word.value
         elif not word.flag.neutral:  # it may change either call
-            return [], ""
+            return iter(()), ""
     given = [word for word in words if isinstance(word, str)]  # `--` and --help among them
     if len(given) != 2:
-        return [], ""
+        return iter(()), ""
     # Standard input, which helm reads for `-f -` or `--set-file key=-`, is the plan's to pass
     # on: a process started here and then not taken must not have read it.
     if "-" in values["files"] or any(item.endswith("=-") for item in values["set_file"]):
-        return [], ""
+        return iter(()), ""
     binary = helm.default_binary()
-    version = helm_facts.known(binary, "version") if binary else None
     namespace = namespace or os.environ.get("HELM_NAMESPACE", "")
     try:
         chart = on_disk(given[1])
     except PlanError:  # not a chart: the plan says so
-        return [], ""
-    if not binary or not version or not namespace or chart is None:
-        return [], ""
+        return iter(()), ""
+    if not binary or not namespace or chart is None:
+        return iter(()), ""
     from types import SimpleNamespace
 
     value_args = helm_args(SimpleNamespace(**values), Reach.VALUES)
     release = given[0]
-    out = [[binary, *helm.record_args(release, namespace, None, helm.major(version))]]
+    render = None
     if os.environ.get("HELM_DRIVER", "").lower() != "memory":  # rendered by the cluster
-        out.append([binary, *helm.dry_run_args(release, chart, namespace, value_args)])
+        render = [binary, *helm.dry_run_args(release, chart, namespace, value_args)]
     elif value_args:  # rendered offline, with values of the user's own (not the release's)
-        out.append([binary, *helm.template_args(release, chart, namespace, value_args, upgrade=True)])
-    return out, (chart if len(out) == 2 else "")
+        render = [binary, *helm.template_args(release, chart, namespace, value_args, upgrade=True)]
+
+    def named() -> Iterator[list[str]]:
+        if render is not None:
+            yield render
+        from deployah_plan.sources import helm_facts
+
+        version = helm_facts.known(binary, "version")
+        if version:
+            yield [binary, *helm.record_args(release, namespace, None, helm.major(version))]
+    return named(), (chart if render is not None else "")
 
 
 def template_calls(chart: str) -> tuple[bool, bool] | None:
@@ -167,24 +183,30 @@ class HelmCalls:
         self._templates: tuple[str, tuple[bool, bool]] | None = None  # a chart folder, `template_calls`
 
     def start(self, args: Sequence[str]) -> None:
-        """Start the helm commands of `commands`, if any. Nothing it meets stops helm plan: a
-        command line it cannot read, a helm it cannot start, are the plan's own to report."""
+        """Start the helm commands of `commands`, if any, in its order. Nothing it meets stops
+        helm plan: a command line it cannot read, a helm it cannot start, are the plan's own to
+        report."""
+        started: list[list[str]] = []
+        chart = ""
         try:
             found, chart = _first_calls(args)
-        except Exception:  # the plan reads the command line again, and says what is wrong with it
+            for command in found:
+                if self._since is None:
+                    self._since = time.time()
+                self._start_early(command)
+                started.append(command)
+        except Exception:  # the plan reads the command line and helm's version again, and says what is wrong
+            pass
+        if not chart or not started:  # chart: the render is the first started
             return
-        if found:
-            self._since = time.time()
-        for command in reversed(found):  # the render first: it takes longer than the read
-            self._start_early(command)
         try:
-            scanned = template_calls(chart) if chart else None
+            scanned = template_calls(chart)
         except Exception:  # the plan reads the chart again
             scanned = None
         if scanned is not None:
             self._templates = (chart, scanned)
             if scanned[1]:  # the second render, beside the first
-                self._start_early(found[-1])
+                self._start_early(started[0])
 
     def templates(self, chart: str) -> tuple[bool, bool] | None:
         """What the templates of the chart folder `chart` call (`template_calls`), when `start`
