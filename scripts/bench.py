@@ -24,7 +24,8 @@ shared with other work measures faithfully); whole processes are timed on the wa
 - plugin ÷ template: scripts/bench_plugin.py (`--runs` alternating runs per chart and helm;
   `--runs 0` leaves it out), Helm 3 and Helm 4 side by side, with the values given as flags
   and with none (helm reuses the release's), with the floor any plan made by helm and Python has (helm starting
-  a plugin that starts Python and ends, plus `helm get` and `helm template` side by side) ÷
+  a plugin that starts Python and ends, plus `helm get` and `helm template`, side by side with
+  values flags, one after the other without: the render then needs the release's values) ÷
   template, and with `--baseline DIR` the same ratio of another checkout timed in the same
   alternation (before and after a change, under the same load); and the imports of
   `helm plan --help` and of a whole plan. `--no-core` leaves the synthetic releases out.

@@ -251,7 +251,9 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None,
     flag (helm upgrade reuses the release's values, which the plan reads from the release), and
     `helm template` with the values the release was made with. The floor: helm starting a
     plugin that starts the plugin's Python and ends, plus `helm get all` and `helm template`
-    run side by side (what any plan made by helm and Python costs). `baseline`: another
+    run side by side (what any plan made by helm and Python costs); reused, the two run one
+    after the other, as the render needs the release's values (offline, `helm upgrade
+    --dry-run` needs a server: the values come from the release read). `baseline`: another
     checkout of helm plan, installed into a helm home of its own and timed in the same
     alternation (template, plan, baseline plan, floor), so a change is measured against what
     it changes under the same load. `charts`: the cases to time (all the vendored ones when
@@ -292,7 +294,9 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None,
                     plans.append(_timed(plan, run_env))
                     if run_base is not None:
                         bases.append(_timed(plan, run_base)[0])
-                    floors.append(_timed(floor, run_env)[0] + _side_by_side([get, template], run_env))
+                    helm_calls = (_side_by_side([get, template], run_env) if values == "flags"
+                                  else _timed(get, run_env)[0] + _timed(template, run_env)[0])
+                    floors.append(_timed(floor, run_env)[0] + helm_calls)
                 figures.append(Figures(version, case.name, case.source, values, statistics.median(t for t, _ in plans),
                                        statistics.median(t for t, _ in templates),
                                        statistics.median(c for _, c in plans),
