@@ -75,7 +75,14 @@ class deferred:
     module code compiles patterns the plan may never use (PyYAML's pure-Python reader alone
     compiles a character class of all Unicode in 6 ms). Every other caller, and every other
     thread, gets `re.compile` as it is; it is put back when the block ends. The library must use
-    what it compiled only through the methods `Pattern` forwards."""
+    what it compiled only through the methods `Pattern` forwards.
+
+    One block runs at a time, process-wide: two threads that both import the library (a plan's
+    worker threads reading YAML) would otherwise each put their own `re.compile` in place, and
+    the library's import, run by one of them, would meet the other's and compile every pattern
+    (PyYAML's all-Unicode class alone took 8 ms). The second waits; by then the library is
+    imported, and nothing is compiled. A block within a block, in one thread, defers the
+    patterns of both packages."""
 
     def __init__(self, package: str) -> None:
         self.package = package
@@ -83,13 +90,17 @@ class deferred:
     def __enter__(self) -> None:
         import re
 
+        _ONE_AT_A_TIME.acquire()
         compile_now = self._compile_now = re.compile
         importing = _thread.get_ident()
         package, prefix = self.package, self.package + "."
 
         def compile_when_used(source: Any, flags: int = 0) -> Any:
             if isinstance(source, str) and _thread.get_ident() == importing:
-                caller = sys._getframe(1).f_globals.get("__name__", "")
+                frame = sys._getframe(1)
+                while frame.f_back is not None and _is_deferring(frame):  # an outer block's
+                    frame = frame.f_back
+                caller = frame.f_globals.get("__name__", "")
                 if caller == package or caller.startswith(prefix):
                     return Pattern(source, flags)
             return compile_now(source, flags)
@@ -100,6 +111,15 @@ class deferred:
         import re
 
         re.compile = self._compile_now
+        _ONE_AT_A_TIME.release()
+
+
+_ONE_AT_A_TIME = _thread.RLock()
+
+
+def _is_deferring(frame: Any) -> bool:
+    """The frame is another block's `compile_when_used`."""
+    return bool(frame.f_code.co_name == "compile_when_used" and frame.f_globals.get("__name__") == __name__)
 
 
 __all__ = ["Pattern", "deferred", "lazy"]

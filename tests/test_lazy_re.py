@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -46,6 +47,42 @@ def test_a_package_s_module_code_compiles_its_patterns_when_first_used() -> None
     assert pattern.search("abc1") and pattern.search("1").group() == "1" and not pattern.search("ABC")  # type: ignore[union-attr]
     assert isinstance(beside["P"], re.Pattern) and isinstance(mine, re.Pattern)
     assert isinstance(others[0], re.Pattern)  # another thread compiles as ever
+
+
+def test_blocks_in_two_threads_at_once_still_defer_the_library_s_patterns() -> None:
+    """A plan's worker threads may both import PyYAML: the second block waits for the first, so
+    neither thread's module code gets a compiled pattern, and `re.compile` is put back once both
+    have ended, whichever ends first."""
+    compile_now = re.compile
+    found: dict[str, object] = {}
+    first_in, second_starting = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with deferred("library"):
+            first_in.set()
+            second_starting.wait(5)
+            time.sleep(0.1)  # the second thread is at its block by now
+            found["first"] = _module_code("library.a", "import re\nP = re.compile('a')\n")["P"]
+
+    def second() -> None:
+        first_in.wait(5)
+        second_starting.set()
+        with deferred("library"):
+            time.sleep(0.2)  # the first block ends meanwhile, if it was not waited for
+            found["second"] = _module_code("library.b", "import re\nP = re.compile('b')\n")["P"]
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert isinstance(found["first"], Pattern) and isinstance(found["second"], Pattern)
+    assert re.compile is compile_now
+    # A block within a block, in one thread: both packages' patterns are deferred.
+    with deferred("outer"):
+        with deferred("library"):
+            inner = _module_code("library.c", "import re\nP = re.compile('c')\n")["P"]
+            outer = _module_code("outer.d", "import re\nP = re.compile('d')\n")["P"]
+    assert isinstance(inner, Pattern) and isinstance(outer, Pattern) and re.compile is compile_now
 
 
 def test_re_compile_is_put_back_whatever_ends_the_block() -> None:
