@@ -411,7 +411,7 @@ def test_the_template_scan_finds_what_the_whole_text_patterns_found(text: str) -
 # chart's plan (docs/performance.md) and is imported where an input needs it, if at all.
 _NOT_ON_THE_PATH = ("click", "concurrent.futures", "logging", "pathlib", "urllib.parse", "tempfile", "shutil",
                     "difflib", "dataclasses", "site", "textwrap", "msgspec._json_schema", "subprocess", "selectors",
-                    "locale")
+                    "locale", "gzip")
 
 
 def test_a_plan_imports_none_of_what_it_does_without(helm: Path, store: Store, tmp_path: Path) -> None:
