@@ -143,6 +143,30 @@ def test_a_kill_from_another_thread_ends_a_read() -> None:
     process.close()
 
 
+@pytest.mark.parametrize("waitid", [True, False], ids=["waitid", "no-waitid"])
+def test_a_wait_without_a_limit_leaves_kill_free_to_end_it(waitid: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On SIGTERM the main thread kills every helm while worker threads wait for them: a wait
+    must not hold what kill needs (without waitid, as on macOS, it asks again and again)."""
+    from deployah_plan.sources import process as module
+
+    monkeypatch.setattr(module, "_WAITID", waitid and module._WAITID)
+    process = _python("import time; time.sleep(30)")
+    codes: list[int] = []
+    waiter = threading.Thread(target=lambda: codes.append(process.wait()), daemon=True)
+    waiter.start()
+    time.sleep(0.2)  # the waiter is waiting
+    killer = threading.Thread(target=process.kill, daemon=True)
+    killer.start()
+    killer.join(5)
+    if killer.is_alive():  # kill waits for the waiter: end the process for the next tests, then fail
+        os.kill(process.pid, signal.SIGKILL)
+        pytest.fail("kill waited for a wait")
+    waiter.join(10)
+    assert codes == [-signal.SIGKILL]
+    assert _python("raise SystemExit(4)").wait() == 4
+    process.close()
+
+
 def test_concurrent_waits_all_see_the_one_exit_code() -> None:
     process = _python("import time; time.sleep(0.3); raise SystemExit(5)")
     codes: list[int] = []

@@ -142,12 +142,12 @@ def may_regenerate(chart: str) -> bool:
 
 
 def helm_environment() -> dict[str, str]:
-    """The environment of helm's processes: helm plan's own, with Go's collector set to run a
-    fifth as often (GOGC=400: a heap grows to five times what is live, not twice, before it is
-    collected), unless GOGC or GOMEMLIMIT is set already. A helm call is a short process: the
-    collector's passes were a quarter to a third of `helm template`'s CPU on a small chart,
-    spent on the cores the plan's other helm process and Python share (a kube-state-metrics
-    plan took 10-25 ms longer with the default; a helm's peak memory grows by a few MB)."""
+    """The environment of helm's processes: helm plan's own, with Go's collector set to collect
+    once the heap has grown by four times what is live, not once (GOGC=400), unless GOGC or
+    GOMEMLIMIT is set already. A helm call is a short process, and its collector ran on the
+    cores the plan's other helm process and Python share: kube-state-metrics' `helm template`
+    took 67 ms of CPU with the default, 50 with GOGC=400 (three runs each), and its plan 13 ms
+    less (median of 21); kube-prometheus-stack's render peaked at 110 MB instead of 96."""
     if "GOGC" in os.environ or "GOMEMLIMIT" in os.environ:
         return dict(os.environ)
     return {**os.environ, "GOGC": "400"}

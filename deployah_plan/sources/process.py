@@ -171,20 +171,22 @@ class Process:
         return self._reap(os.WNOHANG)
 
     def wait(self, timeout: float | None = None) -> int:
-        """Wait for the process to end: its exit code. Raises Timeout after `timeout` seconds."""
-        if timeout is None:
-            if self.returncode is None and _WAITID:
-                try:  # until it ends, left unreaped (kill meanwhile is harmless), then reaped under the lock
+        """Wait for the process to end: its exit code. Raises Timeout after `timeout` seconds.
+        Never blocks holding the lock, which `kill` (the signal handler's among others) takes."""
+        if timeout is None and _WAITID:
+            if self.returncode is None:
+                try:  # until it ends, left unreaped (a kill meanwhile is harmless), then reaped under the lock
                     os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
                 except ChildProcessError:
                     pass
             code = self._reap(0)
             assert code is not None
             return code
-        deadline = time.monotonic() + timeout
+        # For a while, or where there is no waitid (macOS): asked again and again.
+        deadline = None if timeout is None else time.monotonic() + timeout
         delay = 0.0005
         while (code := self.poll()) is None:
-            left = deadline - time.monotonic()
+            left = 0.05 if deadline is None else deadline - time.monotonic()
             if left <= 0:
                 raise Timeout
             delay = min(delay * 2, left, 0.05)
