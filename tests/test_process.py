@@ -25,6 +25,16 @@ def _python(code: str, *, stdin: bool = False) -> Process:
     return Process([PY, "-S", "-c", code], stdin=stdin)
 
 
+@pytest.fixture(params=["poll", "select"])
+def waiting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each reading test runs with poll and with select (a Python without poll)."""
+    from deployah_plan.sources import process as module
+
+    monkeypatch.setattr(module, "POLL", request.param == "poll")
+    return str(request.param)
+
+
+@pytest.mark.usefixtures("waiting")
 def test_both_outputs_are_read_to_their_end_and_the_exit_code_kept() -> None:
     # More than a pipe holds on each output, written in turns: neither blocks the other.
     process = _python("import sys\nfor i in range(3000):\n    sys.stdout.write('o%d\\n' % i); sys.stderr.write('e%d\\n' % i)\n"
@@ -35,6 +45,7 @@ def test_both_outputs_are_read_to_their_end_and_the_exit_code_kept() -> None:
     assert process.returncode == 3 and process.poll() == 3 and process.wait() == 3
 
 
+@pytest.mark.usefixtures("waiting")
 def test_standard_input_is_written_whole_while_the_outputs_are_read() -> None:
     """Helm reads `--values -` while it writes: a megabyte each way must not block either side."""
     data = "".join(f"key{i}: {'x' * 90}\n" for i in range(12000))
@@ -64,6 +75,7 @@ def test_standard_input_is_passed_on_when_not_piped() -> None:
     assert process.communicate(timeout=30) == ("from the caller", "")
 
 
+@pytest.mark.usefixtures("waiting")
 def test_a_program_that_stops_reading_its_input_is_not_an_error() -> None:
     process = _python("import os; os.close(0); print('done')", stdin=True)
     assert process.communicate("x" * 1_000_000, timeout=30) == ("done\n", "")
@@ -119,6 +131,7 @@ def test_the_child_starts_as_subprocess_starts_it(tmp_path: Path) -> None:
     assert out.splitlines() == ["yes", "closed"]
 
 
+@pytest.mark.usefixtures("waiting")
 def test_a_time_limit_raises_and_leaves_it_to_be_killed() -> None:
     process = _python("import time; print('started', flush=True); time.sleep(30)")
     start = time.monotonic()
@@ -134,6 +147,7 @@ def test_a_time_limit_raises_and_leaves_it_to_be_killed() -> None:
     process.close()
 
 
+@pytest.mark.usefixtures("waiting")
 def test_a_kill_from_another_thread_ends_a_read() -> None:
     process = _python("import time; time.sleep(30)")
     threading.Timer(0.2, process.kill).start()

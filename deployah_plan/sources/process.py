@@ -96,19 +96,17 @@ class Process:
         """Write `input` (when standard input is piped; then it is closed), read both outputs to
         their end and wait for the process: its standard output and error as text. Raises
         Timeout, the process left running, after `timeout` seconds."""
-        import select
-
         deadline = None if timeout is None else time.monotonic() + timeout
         out_fd, err_fd = self._stdout, self._stderr
         outputs: dict[int, list[bytes]] = {fd: [] for fd in (out_fd, err_fd) if fd >= 0}
         data = memoryview((input or "").encode(self._encoding))
         written = 0
-        poller = select.poll()
+        poller = _Poller()
         for fd in outputs:
-            poller.register(fd, select.POLLIN)
+            poller.register(fd, write=False)
         reading = set(outputs)
         if self._stdin >= 0 and data:
-            poller.register(self._stdin, select.POLLOUT)
+            poller.register(self._stdin, write=True)
             reading.add(self._stdin)
         else:
             self._close_stdin()
@@ -119,7 +117,7 @@ class Process:
                 if left <= 0:
                     raise Timeout
                 wait_ms = int(left * 1000) + 1
-            for fd, _ in poller.poll(wait_ms):
+            for fd in poller.ready(wait_ms):
                 if fd == self._stdin:
                     try:
                         written += os.write(fd, data[written:written + _PIPE_BUF])
@@ -211,3 +209,38 @@ class Process:
 
 
 _WAITID = hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
+
+
+class _Poller:
+    """The descriptors ready to read or write: `select.poll`, or `select.select` where a Python
+    has no poll (`POLL` forces the choice; a plan's descriptors are far below select's limit)."""
+
+    def __init__(self) -> None:
+        import select
+
+        self._select = select
+        use_poll = hasattr(select, "poll") if POLL is None else POLL
+        self._poll = select.poll() if use_poll else None
+        self._read: set[int] = set()
+        self._write: set[int] = set()
+
+    def register(self, fd: int, *, write: bool) -> None:
+        (self._write if write else self._read).add(fd)
+        if self._poll is not None:
+            self._poll.register(fd, self._select.POLLOUT if write else self._select.POLLIN)
+
+    def unregister(self, fd: int) -> None:
+        self._read.discard(fd)
+        self._write.discard(fd)
+        if self._poll is not None:
+            self._poll.unregister(fd)
+
+    def ready(self, wait_ms: int | None) -> list[int]:
+        if self._poll is not None:
+            return [fd for fd, _ in self._poll.poll(wait_ms)]
+        readable, writable, _ = self._select.select(sorted(self._read), sorted(self._write), [],
+                                                    None if wait_ms is None else wait_ms / 1000)
+        return [*readable, *writable]
+
+
+POLL: bool | None = None  # None: poll where the Python has it
