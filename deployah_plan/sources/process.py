@@ -1,4 +1,5 @@
-"""A helm process of the plan's: started with `os.posix_spawn`, read with `select.poll`.
+"""A helm process of the plan's: started with `os.posix_spawn`, read with `select.poll`
+(`select.select` where a Python has no poll).
 
 It does what the plan asked of `subprocess.Popen` (its outputs piped and read to the end as
 text, its standard input piped or passed on, a time limit, `kill`, `wait`), without importing
