@@ -23,7 +23,7 @@ from deployah_plan.lazy_re import lazy
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
 from deployah_plan.release.revisions import connect, rendered
-from deployah_plan.sources.helm_commands import major
+from deployah_plan.sources.helm_commands import major, reads_standard_input
 from deployah_plan.commands import upgrade_flags as flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.diff import LINE_CONTEXT
@@ -174,7 +174,7 @@ def _with_release_values(values: dict[str, Any], user: ValueFlags, workdir: Work
     (`--values -`), unless a flag of the user's reads it (`-f -`, `--set-file key=-`); then in a
     file of the plan's private folder, removed with it."""
     text = json.dumps(values)
-    if "-" not in user.files and not any(item.endswith("=-") for item in user.set_file):
+    if not reads_standard_input(user.files, user.set_file):
         return _Values(("--values", "-", *user.args()), text)
     folder = workdir.path
     written = sum(name.startswith("previous-values-") for name in os.listdir(folder))

@@ -90,7 +90,7 @@ def _first_calls(args: Sequence[str]) -> tuple[Iterator[list[str]], str]:
         return iter(()), ""
     # Standard input, which helm reads for `-f -` or `--set-file key=-`, is the plan's to pass
     # on: a process started here and then not taken must not have read it.
-    if "-" in values["files"] or any(item.endswith("=-") for item in values["set_file"]):
+    if helm.reads_standard_input(values["files"], values["set_file"]):
         return iter(()), ""
     binary = helm.default_binary()
     namespace = namespace or os.environ.get("HELM_NAMESPACE", "")

@@ -11,7 +11,7 @@ from deployah_plan.errors import HelmError
 
 TYPE_CHECKING = False  # typing's own is not imported before the first helm call (sources/early.py)
 if TYPE_CHECKING:
-    from typing import Sequence
+    from typing import Iterable, Sequence
 
 
 def default_binary() -> str | None:
@@ -23,6 +23,12 @@ def default_binary() -> str | None:
     import shutil
 
     return shutil.which("helm")
+
+
+def reads_standard_input(files: Iterable[str], set_file: Iterable[str]) -> bool:
+    """Whether helm reads its standard input for these values flags: `-f -`, `--set-file key=-`
+    (pkg/cli/values/options.go readFile)."""
+    return "-" in files or any(item.endswith("=-") for item in set_file)
 
 
 def major(helm_version: str) -> int:
