@@ -302,6 +302,23 @@ def test_release_values_go_to_a_private_file_when_the_user_s_own_come_on_standar
     assert f"--values {temp}/helm-plan-" in done.err and list(temp.iterdir()) == []
 
 
+def test_a_set_file_value_comes_on_standard_input_as_helm_reads_it(helm: Path, store: Store, tmp_path: Path) -> None:
+    """`--set-file key=-` reads the value from standard input (helm's readFile); with
+    --reuse-values the release's values then go to the private folder's file."""
+    chart = write_chart(tmp_path, "app", {
+        "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n"
+                   "  size: {{ .Values.size | quote }}\n  colour: {{ .Values.colour | quote }}\n",
+    }, values="size: small\ncolour: red\n")
+    store.add("app", chart, flags=("--set", "size=large"))
+    done = run_plan("upgrade", "app", str(chart), "--reuse-values", "--set-file", "colour=-", "-o", "json",
+                    helm=helm, store=store, stdin="blue")
+    assert done.code == 0, done.err
+    (change,) = done.json()["changes"]
+    assert [(f["path"], f["after"]) for f in change["fields"]] == [("/data/colour", "blue")]  # size stays large
+    missing = run_plan("upgrade", "app", str(chart), "--set-file", f"colour={tmp_path / 'none'}", helm=helm, store=store)
+    assert missing.code == 1 and "given to --set-file not found" in missing.err and "Traceback" not in missing.err
+
+
 def test_characters_go_escapes_its_own_way_are_read_back(helm: Path, store: Store, tmp_path: Path) -> None:
     """helm's record of a release quotes strings with Go's %q, which writes a character it does
     not print (a tag character, a private-use one) as \\U00XXXXXX: not JSON, read all the same."""

@@ -70,7 +70,7 @@ class ValueFlags(Struct, frozen=True, kw_only=True):
                 raise UsageError(f"values file {path} not found", "check the path given to -f/--values")
         for item in self.set_file:
             _, _, path = item.partition("=")
-            if path and not os.path.isfile(path):
+            if path and path != "-" and not os.path.isfile(path):  # `key=-`: standard input, as helm reads it
                 raise UsageError(f"file {path} given to --set-file not found", "check the path after '=' in --set-file")
 
 
