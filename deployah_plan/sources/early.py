@@ -145,9 +145,8 @@ def helm_environment() -> dict[str, str]:
     """The environment of helm's processes: helm plan's own, with Go's collector set to collect
     once the heap has grown by four times what is live, not once (GOGC=400), unless GOGC or
     GOMEMLIMIT is set already. A helm call is a short process, and its collector ran on the
-    cores the plan's other helm process and Python share: kube-state-metrics' `helm template`
-    took 67 ms of CPU with the default, 50 with GOGC=400 (three runs each), and its plan 13 ms
-    less (median of 21); kube-prometheus-stack's render peaked at 110 MB instead of 96."""
+    cores the plan's other helm process and Python share (what it saved and cost: the
+    performance page, docs/performance.md)."""
     if "GOGC" in os.environ or "GOMEMLIMIT" in os.environ:
         return dict(os.environ)
     return {**os.environ, "GOGC": "400"}
