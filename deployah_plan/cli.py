@@ -282,7 +282,7 @@ def verify_command(saved: str, command: Sequence[str], strict: bool, check_only:
 """)
 def schema_command() -> int:
     """Print the JSON Schema of the JSON plan (-o json, --out)."""
-    from deployah_plan.commands.show import schema_text
+    from deployah_plan.planfile.schema import schema_text
 
     sys.stdout.write(schema_text())
     return EXIT_OK

@@ -72,7 +72,7 @@ class Session(Struct):
 
 
 class CommandName(Struct, frozen=True):
-    """The command a record is made for (record.py reads its name), as click's command has it."""
+    """The command a record is made for (planfile/inputs.py reads its name), as click's command has it."""
 
     name: str
 

@@ -56,7 +56,7 @@ from deployah_plan.entry import command as run_command  # noqa: E402
 from deployah_plan.sources.early import HelmCalls  # noqa: E402
 from deployah_plan.core.diff import diff_objects  # noqa: E402
 from deployah_plan.manifests import split_stream  # noqa: E402
-from deployah_plan.saved import load  # noqa: E402
+from deployah_plan.planfile.read import load  # noqa: E402
 
 
 def _deployment(i: int, image: str) -> str:

@@ -17,8 +17,8 @@ from deployah_plan.model import Header, HelmAction, Warning, build_plan, warn
 from deployah_plan.render import words
 from deployah_plan.render.words import gate as gate_words
 from deployah_plan.render.words import warning as warning_words
-from deployah_plan.render.json_doc import render as render_json
-from deployah_plan.saved import plan_of
+from deployah_plan.planfile.write import render as render_json
+from deployah_plan.planfile.read import plan_of
 
 
 def _package_sources() -> dict[str, ast.Module]:
@@ -27,7 +27,7 @@ def _package_sources() -> dict[str, ast.Module]:
 
 
 def test_warnings_are_made_from_the_table_only() -> None:
-    """No code is a bare string: `warn` and `Warning` take a `Code` member (saved.py reads one back)."""
+    """No code is a bare string: `warn` and `Warning` take a `Code` member (planfile/read.py reads one back)."""
     bare = []
     for where, tree in _package_sources().items():
         for node in ast.walk(tree):

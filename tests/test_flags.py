@@ -17,7 +17,8 @@ from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.flags import Reach, helm_args
 from deployah_plan.manifests import Rendered
 from deployah_plan.model import Header
-from deployah_plan.record import Digester, Facts, make_record
+from deployah_plan.planfile.inputs import Inputs, make_record
+from deployah_plan.planfile.seal import Digester
 
 REQUESTS = {"upgrade": UpgradeOptions, "values": ValueFlags, "source": ChartSource, "deploy": DeployFlags,
             "rollback": RollbackOptions, "uninstall": UninstallOptions, "diff": DiffOptions,
@@ -100,11 +101,11 @@ def test_the_record_is_made_of_what_the_planner_read() -> None:
     header = Header(release="r", namespace="ns", helm_version="3.19.0")
     upgrade = main_group.commands["upgrade"]
     argv = ["upgrade", "r", "./chart"]
-    nothing = make_record(Facts(), header, upgrade, {}, argv, digester)
+    nothing = make_record(Inputs(), header, upgrade, {}, argv, digester)
     assert (nothing["chart"], nothing["previous"], nothing["render"], nothing["live"]) == (None, None, "", {"read": False})
-    rendered = make_record(Facts(desired=Rendered()), header, upgrade, {}, argv, digester)
+    rendered = make_record(Inputs(desired=Rendered()), header, upgrade, {}, argv, digester)
     assert rendered["render"].startswith("hmac-sha256:")
-    assert make_record(Facts(desired=Rendered()), header, upgrade, {}, argv, digester) == rendered  # a function of its inputs
+    assert make_record(Inputs(desired=Rendered()), header, upgrade, {}, argv, digester) == rendered  # a function of its inputs
 
 
 def test_every_command_that_prints_a_plan_takes_full_values() -> None:

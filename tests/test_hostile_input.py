@@ -271,7 +271,7 @@ def test_a_saved_plan_nested_ten_thousand_deep_is_refused(tmp_path: Path) -> Non
 
 
 def test_the_schema_uses_only_keywords_the_checker_knows() -> None:
-    from deployah_plan.plan_schema_check import KNOWN_KEYWORDS, schema
+    from deployah_plan.planfile.schema import KNOWN_KEYWORDS, schema
 
     def keywords(node: object, inside_properties: bool = False) -> set[str]:
         found: set[str] = set()

@@ -27,9 +27,9 @@ from deployah_plan.model import (
 )
 from deployah_plan.render import words
 from deployah_plan.render.words import impact as impact_words
-from deployah_plan.render.json_doc import render as render_json
+from deployah_plan.planfile.write import render as render_json
 from deployah_plan.render.words import impact as words_impact
-from deployah_plan.saved import plan_of
+from deployah_plan.planfile.read import plan_of
 from deployah_plan.sources.cluster import LiveSnapshot
 
 DEPLOYMENT = """\

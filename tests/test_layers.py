@@ -47,3 +47,13 @@ def test_the_model_imports_neither_the_core_nor_the_writers() -> None:
              for _, name in _imports(path)
              if name.startswith(("deployah_plan.core", "deployah_plan.render", "deployah_plan.commands"))]
     assert model == []
+
+
+def test_the_saved_plan_sits_beside_the_writers_and_its_reader_takes_no_words() -> None:
+    """planfile/ reads the model (and the writer the words a document carries), never the core or
+    a command; reading a saved plan back imports no writer and no words."""
+    assert _crossing("planfile", ("deployah_plan.core", "deployah_plan.commands", "deployah_plan.cli")) == []
+    reader = [f"{name}:{line} imports {module}" for name in ("read.py", "schema.py")
+              for line, module in _imports(PACKAGE / "planfile" / name)
+              if module.startswith(("deployah_plan.render", "deployah_plan.planfile.write"))]
+    assert reader == []

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import Store, run_plan, write_chart
-from deployah_plan import saved
+from deployah_plan.planfile.read import load
 from deployah_plan.commands.upgrade import _Render, _varying
 from deployah_plan.core.regenerated import is_render_time
 from deployah_plan.manifests import Rendered
@@ -102,7 +102,7 @@ def test_values_the_chart_regenerates_are_marked(helm: Path, store: Store, tmp_p
     # Not news: a regenerated Secret key is no "what matters" line, and an object changed only by
     # values the chart regenerates weighs as one with only common changes when the markdown is cut.
     assert [h["what"] for h in doc["highlights"]] == ["image"]
-    weights = {item.change.resource.name: item.weight for item in Report.of(saved.load(result.out, "plan.json")).objects}
+    weights = {item.change.resource.name: item.weight for item in Report.of(load(result.out, "plan.json")).objects}
     assert weights == {"shop-db": Weight.COMMON, "shop-ca": Weight.COMMON, "shop-web": Weight.NOTABLE}
     (hook,) = [d for t in doc["tasks"] for d in t["definitions"]]
     assert [(f["path"], f.get("regenerated")) for f in hook["fields"]] == [

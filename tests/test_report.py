@@ -24,7 +24,7 @@ from msgspec.structs import replace
 import yaml
 
 from conftest import ROOT, run_plan
-from deployah_plan import saved
+from deployah_plan.planfile.read import load
 from deployah_plan.render import markdown, text
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.words import CONTEXT, LONG_VALUE, shorten, shorten_pair
@@ -97,7 +97,7 @@ def _without_head(plan: str) -> str:
 @pytest.mark.e2e
 def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
     folded = _out("text")
-    plan = saved.load(_out("json"), "plan.json")
+    plan = load(_out("json"), "plan.json")
     unfolded = text.render(plan, WriteOptions(fold=False))  # no flag turns folding off
     # The impact section (a rollout of the controller) came later and is not part of the measure.
     assert "Impact: 1 workload restarts (1 pod)." in folded
@@ -124,7 +124,7 @@ def test_text_folds_the_label_bumps_and_is_half_as_long() -> None:
 @pytest.mark.e2e
 def test_markdown_folds_and_is_half_as_long() -> None:
     folded = _out("markdown")
-    plan = saved.load(_out("json"), "plan.json")
+    plan = load(_out("json"), "plan.json")
     unfolded = markdown.render(plan, WriteOptions(fold=False))
     assert unfolded.count('labels["helm.sh/chart"]') == 2 * (len(RESOURCES) + len(HOOKS) + TEMPLATES)  # - and +
     # The image digest was cut to 72 characters then; it is shown whole now, on a - and a + line.

@@ -9,9 +9,8 @@ import jsonschema
 
 import pytest
 
-from deployah_plan.render.json_doc import FORMAT_VERSION
 from conftest import ROOT, run_plan
-from deployah_plan.render.json_doc import FORMAT_VERSION
+from deployah_plan.planfile import FORMAT_VERSION
 from deployah_plan.render.writers import FORMATS
 from test_bad_input import _one_line_error
 from test_cases import validate

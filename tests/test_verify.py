@@ -19,8 +19,8 @@ from typing import Any, Iterator
 import pytest
 
 from conftest import EXAMPLE, ROOT, Result, Store, clean_env, run_plan, write_chart
-from deployah_plan import record
 from deployah_plan.commands.verify import plan_difference
+from deployah_plan.planfile.seal import Digester, seal
 from deployah_plan.yamlkube import load_all
 from kubeapi import FakeKube
 from test_cases import validate
@@ -409,7 +409,7 @@ def _reseal(saved: Path, edit: Any) -> None:
     doc = json.loads(saved.read_text())
     edit(doc["inputs"])
     doc["inputs"]["digest"]["keyed"] = False
-    doc["inputs"]["seal"] = record.seal(record.Digester.of(doc["inputs"]["digest"]["salt"], False), doc)
+    doc["inputs"]["seal"] = seal(Digester.of(doc["inputs"]["digest"]["salt"], False), doc)
     saved.write_text(json.dumps(doc))
 
 

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
-from deployah_plan.record import Planned
+from deployah_plan.planfile.inputs import Planned
 from deployah_plan.release.api_target import check_version, newest_version, offline_target
 from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.planner import PlanRequest, make_plan

@@ -21,7 +21,7 @@ from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.flags import RELEASES, REVISION, request_fields
 from deployah_plan.model import Header
-from deployah_plan.record import Facts, Planned
+from deployah_plan.planfile.inputs import Inputs, Planned
 from deployah_plan.release.revisions import connect, newest, rendered
 from deployah_plan.sources.helm_commands import major
 from deployah_plan.sources.helm import Helm, StoredRelease
@@ -80,7 +80,7 @@ def _plan(before: StoredRelease, after: StoredRelease, context: str, helm_versio
     plan = make_plan(PlanRequest(header, rendered(before, known=known), rendered(after, known=known),
                                  major(helm_version),
                                  apply_method=after.apply_method, live_reason=_NOT_LIVE, line_context=line_context))
-    return Planned(plan, Facts())  # nothing to verify later: the history does not move
+    return Planned(plan, Inputs())  # nothing to verify later: the history does not move
 
 
 def plan_revision(options: RevisionOptions) -> Planned:

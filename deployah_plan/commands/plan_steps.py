@@ -1,7 +1,7 @@
 """The steps a plan command takes once its flags are parsed, each its own function, in order:
 
 1. `make`: the plan and what it read (`Planned`), with the ignore rules applied;
-2. `save`: with --out, the JSON plan and its inputs record (record.py), sealed;
+2. `save`: with --out, the JSON plan and its inputs record (planfile/), sealed;
 3. `show`: the plan printed by the writer `-o` names (render/writers.py);
 4. `gate_exit`: the --fail-on gates and --detailed-exitcode, as the exit code.
 
@@ -27,7 +27,7 @@ from deployah_plan.sources.files import FileReader, describe
 
 if TYPE_CHECKING:
     from deployah_plan.model import Plan
-    from deployah_plan.record import Named, Planned
+    from deployah_plan.planfile.inputs import Named, Planned
     from deployah_plan.sources.early import HelmCalls
 
 EXIT_OK, EXIT_CHANGES, EXIT_GATE = 0, 2, 3
@@ -125,11 +125,12 @@ def make(command: str, params: Mapping[str, Any], *, debug: bool, reader: FileRe
 
 def save(path: str, planned: Planned, command: Named, params: Mapping[str, Any], argv: Sequence[str]) -> None:
     """Step 2: the JSON plan with its inputs record, sealed."""
-    from deployah_plan.commands.show import write_saved_plan
-    from deployah_plan.record import Digester, make_record
+    from deployah_plan.planfile.inputs import make_record
+    from deployah_plan.planfile.seal import Digester
+    from deployah_plan.planfile.write import write_saved_plan
 
     digester = Digester.new()
-    record = make_record(planned.facts, planned.plan.header, command, params, argv, digester)
+    record = make_record(planned.inputs, planned.plan.header, command, params, argv, digester)
     write_saved_plan(path, planned.plan, bool(params["show_secrets"]), record, digester)
 
 
@@ -212,7 +213,8 @@ def run_plan(name: str, command: Named, params: Mapping[str, Any], argv: Sequenc
 
 def run_show(path: str, params: Mapping[str, Any]) -> int:
     """`helm plan show PLAN.json`: a saved plan printed again, gates checked."""
-    from deployah_plan.commands.show import check_json_output, read_saved_plan
+    from deployah_plan.planfile.read import read_saved_plan
+    from deployah_plan.planfile.write import check_json_output
 
     printing = Printing.of(params)
     plan = read_saved_plan(path)

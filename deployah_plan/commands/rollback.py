@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
-from deployah_plan.record import Facts, Planned
+from deployah_plan.planfile.inputs import Inputs, Planned
 from deployah_plan.release import live_objects as live_state
 from deployah_plan.release.revisions import open_release, rendered
 from deployah_plan.sources.helm_commands import major
@@ -71,9 +71,9 @@ def plan_rollback(options: RollbackOptions) -> Planned:
     # Helm 4's rollback applies as the target revision was applied (--server-side auto:
     # pkg/action/rollback.go, getUpgradeServerSideValue with the target's ApplyMethod).
     apply_method = (back.apply_method or ApplyMethod.CSA) if major(helm_version) >= 4 else None
-    facts = Facts(previous=current, newest_revision=current.revision, desired=desired, live=live,
-                  release=options.release, live_streams=(previous, desired))
+    inputs = Inputs(previous=current, newest_revision=current.revision, desired=desired, live=live,
+                    release=options.release, live_streams=(previous, desired))
     return Planned(make_plan(PlanRequest(header, previous, desired, major(helm_version), action=HelmAction.ROLLBACK,
                                          hooks_disabled=options.no_hooks, live=live, live_source="cluster",
                                          live_reason=skipped, apply_method=apply_method,
-                                         line_context=options.line_context)), facts)
+                                         line_context=options.line_context)), inputs)

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
-from deployah_plan.record import Facts, Planned
+from deployah_plan.planfile.inputs import Inputs, Planned
 from deployah_plan.release.revisions import open_release, rendered
 from deployah_plan.sources.helm_commands import major
 from deployah_plan.core.planner import PlanRequest, make_plan
@@ -56,4 +56,4 @@ def plan_uninstall(options: UninstallOptions) -> Planned:
                                  apply_method=current.apply_method,
                                  live_reason="not needed: helm uninstall deletes what the release manifest lists "
                                              "and reads keep from it"))
-    return Planned(plan, Facts(previous=current, newest_revision=current.revision))
+    return Planned(plan, Inputs(previous=current, newest_revision=current.revision))

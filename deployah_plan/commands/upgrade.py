@@ -43,7 +43,7 @@ from deployah_plan.sources.workers import Call, Workers, workers
 from deployah_plan.yamlkube import Known
 
 if TYPE_CHECKING:  # imported in plan_upgrade while helm runs (see there)
-    from deployah_plan.record import Planned
+    from deployah_plan.planfile.inputs import Planned
     from deployah_plan.sources.live import LiveSnapshot
 
 
@@ -545,7 +545,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         once_read = (_start_renders_once_read(pool, renderer, reads.state, workdir, templates.may_regenerate)
                      if first_call is None else None)
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
-        from deployah_plan.record import ChartRead, Facts, Planned, chart_tree_sha256
+        from deployah_plan.planfile.inputs import ChartRead, Inputs, Planned, chart_tree_sha256
 
         # 3. Once the release is read: its history and the live objects, beside the renders.
         state = reads.state.result()
@@ -584,8 +584,8 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
             live = live_state.merge(live, live_state.read(settings, more))
     live = live_state.required(live, options.require_cluster)
     current = state.current
-    facts = Facts(chart=chart_read, previous=current, newest_revision=state.newest_revision, desired=rendered_desired,
-                  live=live, release=options.release, live_streams=(previous, desired))
+    inputs = Inputs(chart=chart_read, previous=current, newest_revision=state.newest_revision, desired=rendered_desired,
+                    live=live, release=options.release, live_streams=(previous, desired))
     apply_method = _apply_method(options, helm_major, current.apply_method if current else None, fresh=current is None)
     # A cluster the live read could not reach is not asked again (another connect timeout).
     ask = mode == "server" or (not skipped and (live is None or live.reachable))
@@ -617,7 +617,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
         desired_again=desired_again, render_window=window,
         line_context=options.line_context, previous_dependency_crds=False,
-    )), facts)
+    )), inputs)
 
 
 def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: list[Rendered | None],

@@ -1,7 +1,7 @@
 """`helm plan verify PLAN.json [-- helm upgrade ...]`: is the plan that was reviewed still the
 plan that would be deployed?
 
-The plan is made again with the inputs its record holds (deployah_plan/record.py) and compared
+The plan is made again with the inputs its record holds (planfile/inputs.py) and compared
 with the saved one. It holds when the two JSON documents are equal and the desired render's
 digest is too (the plan masks Secret values, so two renders whose secrets differ can print the
 same plan: the digest tells them apart). Then verify exits 0; otherwise 4, printing what
@@ -57,16 +57,15 @@ from typing import Any, Sequence
 import click
 from msgspec import Struct
 
-from deployah_plan import record as records
-from deployah_plan import saved
 from deployah_plan.commands import plan_steps
 from deployah_plan.errors import HelmError, UsageError
 from deployah_plan.flags import BY_COMMAND, Reach, from_record, not_compared
 from deployah_plan.model import Plan
 from deployah_plan.pflag import helm_spelling
+from deployah_plan.planfile import inputs, write
+from deployah_plan.planfile.read import load
+from deployah_plan.planfile.seal import KEY_ENV, Digester, seal
 from deployah_plan.redact import hide_userinfo
-from deployah_plan.record import Digester
-from deployah_plan.render import json_doc
 from deployah_plan.render.escape import log_line
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.sources.files import FileReader
@@ -96,7 +95,7 @@ class SavedPlan(Struct, frozen=True):
 def read(path: str) -> SavedPlan:
     """The saved plan and its record, refused unless verify can trust and re-make it."""
     text = FileReader().read(path, "saved plan", "write one with `helm plan upgrade ... --out FILE`")
-    saved.load(text, path)  # a plan this version can read, or a one-line error
+    load(text, path)  # a plan this version can read, or a one-line error
     doc = json.loads(text)
     record = doc.get("inputs")
     if not isinstance(record, dict):
@@ -107,11 +106,11 @@ def read(path: str) -> SavedPlan:
         digester = Digester.of(str(record["digest"]["salt"]), bool(record["digest"]["keyed"]))
     except (KeyError, TypeError):
         raise UsageError(f"{path}: its inputs record is incomplete", _HINT) from None
-    if not digester.keyed and os.environ.get(records.KEY_ENV):
+    if not digester.keyed and os.environ.get(KEY_ENV):
         # The file's own `keyed: false` is no evidence: whoever rewrites a plan can say so.
-        raise UsageError(f"{path} was sealed without {records.KEY_ENV}, which is set here: whoever can write the "
-                         "file could have written it", f"plan again with {records.KEY_ENV} set in the plan job")
-    if records.seal(digester, doc) != record.get("seal"):
+        raise UsageError(f"{path} was sealed without {KEY_ENV}, which is set here: whoever can write the "
+                         "file could have written it", f"plan again with {KEY_ENV} set in the plan job")
+    if seal(digester, doc) != record.get("seal"):
         raise UsageError(f"{path} was changed after it was written: its seal does not match its plan and inputs",
                          "verify the file the plan job wrote, or plan again")
     if command == "diff":
@@ -141,9 +140,9 @@ def check_programs(path: str, name: str, recorded: click.Context, digester: Dige
     named = [flag.long for flag in BY_COMMAND[name] if flag.program and recorded.params.get(flag.dest)]
     if named and not digester.keyed:
         raise UsageError(f"{path} names a program to run or a kubeconfig ({', '.join(named)}), and it was sealed "
-                         f"without {records.KEY_ENV}: whoever can write the file could have put it there",
+                         f"without {KEY_ENV}: whoever can write the file could have put it there",
                          f"pass the command: `helm plan verify {path} -- helm {name} ...`, or seal plans with "
-                         f"{records.KEY_ENV} in the plan and the verify job")
+                         f"{KEY_ENV} in the plan and the verify job")
 
 
 def _plugin_argv(helm_command: Sequence[str], name: str, command: click.Command) -> list[str]:
@@ -165,10 +164,10 @@ def _flag(param: click.Parameter) -> str:
 def _shown(param: click.Parameter, value: Any) -> str:
     """A value for a message: keys only for digested values, nothing for credentials."""
     items = list(value) if isinstance(value, (list, tuple)) else [value]
-    if param.name in records.VALUE_PARAMS:
+    if param.name in inputs.VALUE_PARAMS:
         items = [str(v).split("=(")[0] + "=..." for v in items]
-    elif records.is_credential(param):
-        items = [records.HIDDEN if v else "none" for v in items]
+    elif inputs.is_credential(param):
+        items = [inputs.HIDDEN if v else "none" for v in items]
     return " ".join(str(v) for v in items) if items else "none"
 
 
@@ -346,7 +345,7 @@ def _remake(command: click.Command, argv: list[str], given: click.Context, recor
         params.update({key: None if key != "devel" else False for key in _FINDS_CHART if key in params})
         params["chart"] = archive
     planned = plan_steps.make(name, params, debug=debug, reader=FileReader(), digest_chart=True)
-    record = records.make_record(planned.facts, planned.plan.header, command, params, argv, digester)
+    record = inputs.make_record(planned.inputs, planned.plan.header, command, params, argv, digester)
     if archive is not None and record.get("chart"):
         record["chart"]["ref"] = hide_userinfo(str(given.params.get("chart")))
     return planned.plan, record
@@ -393,11 +392,11 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
         run = run[1:]
     if run:
         argv = _plugin_argv(run, name, command)
-        redacted = records.redact_argv(command, argv, saved_plan.digester)
+        redacted = inputs.redact_argv(command, argv, saved_plan.digester)
         check_flags(command, recorded, _parse(command, redacted, "the command"))
         given = _parse(command, argv, "the command")
     else:
-        if records.hidden_values(recorded_argv):
+        if inputs.hidden_values(recorded_argv):
             raise UsageError(f"{options.path} was made with --set values (it keeps only their digests) or credentials "
                              "(a password, a URL's user and password: it keeps none)",
                              f"pass the command: `helm plan verify {options.path} -- helm {name} ...`")
@@ -422,7 +421,7 @@ def _check(options: VerifyOptions, saved_plan: SavedPlan, command: click.Command
     if not options.accept_unchecked:
         _unchecked(options.path, record_now)
     show_secrets = bool(recorded.params.get("show_secrets"))
-    document_now = json.loads(json_doc.render(plan, WriteOptions(show_secrets=show_secrets)))
+    document_now = json.loads(write.render(plan, WriteOptions(show_secrets=show_secrets)))
     moved = moved_inputs(record, record_now)
     difference = plan_difference(saved_plan.document, document_now)
     # A pulled chart is deployed as pulled: it must be the archive the plan was made from.

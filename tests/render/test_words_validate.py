@@ -260,8 +260,8 @@ def test_each_facts_class_goes_through_the_json_plan_and_back_as_the_schema_says
     import jsonschema
 
     from deployah_plan.model import Header, HelmAction, build_plan
-    from deployah_plan.render import json_doc
-    from deployah_plan.saved import plan_of
+    from deployah_plan.planfile import write
+    from deployah_plan.planfile.read import plan_of
 
     warnings = [
         warn(_not_served(NotServedRule.TARGET, Role.PREVIOUS_RELEASE), HPA, fails=True),
@@ -282,7 +282,7 @@ def test_each_facts_class_goes_through_the_json_plan_and_back_as_the_schema_says
         warn(HistoryDeleted()),
     ]
     plan = build_plan(Header(release="r", namespace="ns"), HelmAction.NONE, warnings=warnings)
-    doc = json.loads(json_doc.render(plan))
+    doc = json.loads(write.render(plan))
     schema = json.loads((Path(__file__).parents[2] / "deployah_plan" / "schema" / "plan.schema.json").read_text())
     jsonschema.validate(doc, schema)
     again = plan_of(doc)

@@ -686,22 +686,6 @@ def drift_ssa(field: DriftField) -> str:
     return SSA_NOTE[field.ssa].format(managers=", ".join(field.managers))
 
 
-def drift_reason_of(text: str) -> DriftReason | None:
-    """The reason a line of `drift_reason` says (a saved plan from before 1.6 has only the line)."""
-    return next((why for why, said in DRIFT_REASON.items() if said == text), None)
-
-
-def drift_ssa_of(text: str) -> tuple[SsaReason | None, tuple[str, ...]]:
-    """The server-side apply note, and the managers it names, that `drift_ssa` says (before 1.6)."""
-    for why, note in SSA_NOTE.items():
-        head, _, tail = note.partition("{managers}")
-        if not _ and text == head:
-            return why, ()
-        if _ and text.startswith(head) and text.endswith(tail) and len(text) > len(head) + len(tail):
-            return why, tuple(text[len(head):len(text) - len(tail)].split(", "))
-    return None, ()
-
-
 def drift_label(item: DriftChange) -> str:
     """What this deploy does about one drifted object, in words that cannot be misread."""
     if item.kind is DriftKind.MISSING:

@@ -1,4 +1,5 @@
-"""Checking a JSON document against the published plan schema (schema/plan.schema.json).
+"""The published plan schema (deployah_plan/schema/plan.schema.json), and checking a JSON
+document against it.
 
 A saved plan is input: `helm plan show` checks it against the schema before building a Plan
 from it, so a wrong type anywhere is one line naming where, not a crash.
@@ -28,7 +29,7 @@ from typing import Any, Callable, Mapping
 
 from deployah_plan.lazy_re import lazy
 
-__all__ = ["KNOWN_KEYWORDS", "first_error", "schema"]
+__all__ = ["KNOWN_KEYWORDS", "first_error", "schema", "schema_text"]
 
 KNOWN_KEYWORDS = frozenset({
     "type", "enum", "const", "pattern", "minimum", "minLength", "maxLength", "properties", "required",
@@ -37,10 +38,11 @@ KNOWN_KEYWORDS = frozenset({
     "$schema", "$id", "$defs", "title", "description", "default", "examples", "$comment",
 })
 
+
 def schema_text() -> str:
     """The published JSON Schema of the plan document, as shipped in the package (read from its
-    folder, as deployah_plan/data reads its tables)."""
-    return (Path(__file__).parent / "schema" / "plan.schema.json").read_text(encoding="utf-8")
+    folder, as deployah_plan/data reads its tables); `helm plan schema` prints it."""
+    return (Path(__file__).parent.parent / "schema" / "plan.schema.json").read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)

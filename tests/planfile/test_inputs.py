@@ -1,27 +1,29 @@
-"""The inputs record's pieces (deployah_plan/record.py): digests that depend on content only, and a
-command line with its secrets taken out by the command's own option table.
+"""The inputs record's pieces (deployah_plan/planfile/inputs.py): digests that depend on content
+only, and a command line with its secrets taken out by the command's own option table.
 
 The record is part of the saved plan's format: a plan saved by one version of helm plan is
-verified by another, so each digest is spelt out here as the module docstring defines it
-(HMAC-SHA256 keyed by the salt, of canonical JSON: sorted keys, no spaces), not merely compared
-with itself. Pure calls only: no helm, no cluster, no file outside the test's own folder."""
+verified by another, so each digest is spelt out here as the modules' docstrings define it
+(HMAC-SHA256 keyed by the salt, of canonical JSON: sorted keys, no spaces; planfile/seal.py), not
+merely compared with itself. Pure calls only: no helm, no cluster, no file outside the test's own
+folder."""
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import click
 import pytest
 
-from deployah_plan import __version__, record
+from deployah_plan import __version__
 from deployah_plan.cli import main_group
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.model import Header, LiveGap
+from deployah_plan.planfile import inputs
+from deployah_plan.planfile.seal import Digester
 from deployah_plan.sources.helm import StoredRelease
 from deployah_plan.sources.live import LiveSnapshot
 
@@ -29,8 +31,8 @@ SALT = "00ff"
 UPGRADE = main_group.commands["upgrade"]
 
 
-def _digester() -> record.Digester:
-    return record.Digester.of(SALT, keyed=False)
+def _digester() -> Digester:
+    return Digester.of(SALT, keyed=False)
 
 
 def _hmac(data: bytes, key: bytes = bytes.fromhex(SALT)) -> str:
@@ -39,57 +41,6 @@ def _hmac(data: bytes, key: bytes = bytes.fromhex(SALT)) -> str:
 
 def _canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-# -- canonical JSON and the digester ---------------------------------------------------------------
-
-def test_canonical_json_sorts_keys_keeps_unicode_and_has_no_spaces() -> None:
-    assert record.canonical({"b": 1, "a": [1, "é", None, True]}) == '{"a":[1,"é",null,true],"b":1}'.encode()
-    assert record.canonical({"when": Path("x/y")}) == b'{"when":"x/y"}'  # what JSON cannot say, as text
-
-
-def test_an_unkeyed_digest_is_hmac_sha256_keyed_by_the_salt() -> None:
-    assert _digester().digest(b"abc") == _hmac(b"abc")
-    assert record.Digester.of("01ff", keyed=False).digest(b"abc") != _digester().digest(b"abc")
-    assert _digester().describe() == {"algorithm": "hmac-sha256", "salt": SALT, "keyed": False}
-    assert record.ALGORITHM == "hmac-sha256" and record.KEY_ENV == "HELM_PLAN_KEY"
-
-
-def test_a_keyed_digest_derives_its_key_from_helm_plan_key_and_the_salt(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HELM_PLAN_KEY", "ci-secret")
-    keyed = record.Digester.of(SALT, keyed=True)
-    key = hashlib.sha256(b"helm-plan\0ci-secret\0" + bytes.fromhex(SALT)).digest()
-    assert keyed.digest(b"abc") == _hmac(b"abc", key) != _digester().digest(b"abc")
-    assert keyed.describe() == {"algorithm": "hmac-sha256", "salt": SALT, "keyed": True}
-    assert "ci-secret" not in repr(keyed) and repr(key) not in repr(keyed) and "key=" not in repr(keyed)
-    monkeypatch.setenv("HELM_PLAN_KEY", "another")
-    assert record.Digester.of(SALT, keyed=True).digest(b"abc") != keyed.digest(b"abc")
-
-
-def test_a_keyed_plan_without_the_key_or_a_bad_salt_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("HELM_PLAN_KEY", raising=False)
-    with pytest.raises(UsageError) as err:
-        record.Digester.of(SALT, keyed=True)
-    assert str(err.value) == ("the plan was sealed with HELM_PLAN_KEY, which is not set; "
-                              "set HELM_PLAN_KEY to the key the plan job used")
-    monkeypatch.setenv("HELM_PLAN_KEY", "")
-    with pytest.raises(UsageError, match="which is not set"):
-        record.Digester.of(SALT, keyed=True)
-    with pytest.raises(UsageError) as err:
-        record.Digester.of("not hex", keyed=False)
-    assert str(err.value) == "the plan's digest salt is not hex; plan again with --out"
-
-
-def test_a_new_digester_has_a_random_16_byte_salt_and_is_keyed_when_the_key_is_set(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("HELM_PLAN_KEY", raising=False)
-    first, second = record.Digester.new(), record.Digester.new()
-    assert re.fullmatch(r"[0-9a-f]{32}", first.salt) and first.salt != second.salt
-    assert not first.keyed and first.key == bytes.fromhex(first.salt)
-    monkeypatch.setenv("HELM_PLAN_KEY", "ci-secret")
-    keyed = record.Digester.new()
-    assert keyed.keyed
-    assert keyed.key == hashlib.sha256(b"helm-plan\0ci-secret\0" + bytes.fromhex(keyed.salt)).digest()
 
 
 # -- the chart, the files, the render --------------------------------------------------------------
@@ -119,29 +70,29 @@ def test_a_chart_folder_digests_by_relative_paths_and_contents_in_path_order(tmp
     (chart / "empty-folder").mkdir()  # a folder is not a file
     expected = _tree_sha256(sorted((name, text.encode()) for name, text in CHART.items()))
     # "templates.txt" sorts before "templates/web.yaml" as text ("." < "/"), not by path parts.
-    assert record.chart_tree_sha256(str(chart)) == expected
-    assert record.chart_digest(_digester(), str(chart)) == _hmac(expected)
+    assert inputs.chart_tree_sha256(str(chart)) == expected
+    assert inputs.chart_digest(_digester(), str(chart)) == _hmac(expected)
     copy = _tree(tmp_path / "elsewhere" / "other-name", CHART)
-    assert record.chart_tree_sha256(str(copy)) == expected  # the folder's own name and place do not count
+    assert inputs.chart_tree_sha256(str(copy)) == expected  # the folder's own name and place do not count
 
 
 def test_a_renamed_or_edited_chart_file_changes_the_digest(tmp_path: Path) -> None:
     chart = _tree(tmp_path / "shop", CHART)
-    reference = record.chart_tree_sha256(str(chart))
+    reference = inputs.chart_tree_sha256(str(chart))
     (chart / "templates" / "web.yaml").rename(chart / "templates" / "web2.yaml")
-    assert record.chart_tree_sha256(str(chart)) != reference
+    assert inputs.chart_tree_sha256(str(chart)) != reference
     (chart / "templates" / "web2.yaml").rename(chart / "templates" / "web.yaml")
     (chart / "values.yaml").write_text("replicas: 2\n")
-    assert record.chart_tree_sha256(str(chart)) != reference
+    assert inputs.chart_tree_sha256(str(chart)) != reference
 
 
 def test_a_packaged_chart_digests_by_its_bytes_and_a_missing_one_is_one_clear_error(tmp_path: Path) -> None:
     archive = tmp_path / "shop-1.0.0.tgz"
     archive.write_bytes(b"\x1f\x8b archive bytes")
-    assert record.chart_tree_sha256(str(archive)) == hashlib.sha256(b"\x1f\x8b archive bytes").digest()
+    assert inputs.chart_tree_sha256(str(archive)) == hashlib.sha256(b"\x1f\x8b archive bytes").digest()
     missing = tmp_path / "nothing-here"
     with pytest.raises(UsageError) as err:
-        record.chart_tree_sha256(str(missing))
+        inputs.chart_tree_sha256(str(missing))
     assert str(err.value) == f"cannot read the chart {missing} to digest it: No such file or directory; check the chart path"
 
 
@@ -157,14 +108,14 @@ def test_the_render_digest_covers_resources_hooks_and_crds_with_their_sources() 
                         crds=(_doc(crd, "crds/w.yaml", 2),))
     expected = _hmac(_canonical({"resources": [["t/web.yaml", web]], "hooks": [["t/job.yaml", job]],
                                  "crds": [["crds/w.yaml", crd]]}))
-    assert record.rendered_digest(_digester(), rendered) == expected
-    assert record.rendered_digest(_digester(), None) == ""
+    assert inputs.rendered_digest(_digester(), rendered) == expected
+    assert inputs.rendered_digest(_digester(), None) == ""
     # Where a document sits in the stream is not its content; which part it is in is.
     moved = Rendered(resources=(_doc(web, "t/web.yaml", 5),), hooks=(_doc(job, "t/job.yaml", 7),),
                      crds=(_doc(crd, "crds/w.yaml", 9),))
-    assert record.rendered_digest(_digester(), moved) == expected
+    assert inputs.rendered_digest(_digester(), moved) == expected
     swapped = Rendered(resources=(_doc(job, "t/job.yaml"),), hooks=(_doc(web, "t/web.yaml"),), crds=rendered.crds)
-    assert record.rendered_digest(_digester(), swapped) != expected
+    assert inputs.rendered_digest(_digester(), swapped) != expected
 
 
 # -- the live objects the plan used ------------------------------------------------------------------
@@ -190,7 +141,7 @@ def test_the_live_digest_covers_the_objects_the_plan_used_without_what_changes_o
              "metadata": {"name": "theirs", "namespace": "a", "annotations": {"meta.helm.sh/release-name": "blog"}}}
     other_group = {"apiVersion": "extensions/v1beta1", "kind": "Deployment", "metadata": {"name": "web"}}
     gap = LiveGap("v1", "Secret", "shop", "forbidden")
-    got = record.live_record(_digester(), _live(WEB, other, mine, other_group, unreadable=(gap,)), "shop", (None, STREAM))
+    got = inputs.live_record(_digester(), _live(WEB, other, mine, other_group, unreadable=(gap,)), "shop", (None, STREAM))
     # Named by the release (group, kind and name: apps/v1beta2 and apps/v1 are one object) or
     # annotated as this release's; in (group, kind, name, namespace) order; gaps included.
     assert got == {"read": True, "objects": 2, "digest": _hmac(_canonical({
@@ -202,29 +153,29 @@ def test_the_live_digest_ignores_status_resource_version_generation_and_managed_
     churned["status"] = {"readyReplicas": 0}
     churned["metadata"].update(resourceVersion="8", generation=4)
     churned["metadata"]["managedFields"][0]["time"] = "2025-01-01T00:00:00Z"
-    reference = record.live_record(_digester(), _live(WEB), "shop", (STREAM,))
-    assert record.live_record(_digester(), _live(churned), "shop", (STREAM,)) == reference
+    reference = inputs.live_record(_digester(), _live(WEB), "shop", (STREAM,))
+    assert inputs.live_record(_digester(), _live(churned), "shop", (STREAM,)) == reference
     churned["spec"]["replicas"] = 3
-    assert record.live_record(_digester(), _live(churned), "shop", (STREAM,))["digest"] != reference["digest"]
+    assert inputs.live_record(_digester(), _live(churned), "shop", (STREAM,))["digest"] != reference["digest"]
     churned["spec"]["replicas"] = 2
     churned["metadata"]["managedFields"][0]["manager"] = "kubectl"
-    assert record.live_record(_digester(), _live(churned), "shop", (STREAM,))["digest"] != reference["digest"]
+    assert inputs.live_record(_digester(), _live(churned), "shop", (STREAM,))["digest"] != reference["digest"]
     assert WEB["metadata"]["resourceVersion"] == "7" and "status" in WEB  # the snapshot is read, not changed
 
 
 def test_the_live_digest_reads_objects_without_metadata_or_managed_fields() -> None:
     bare = {"apiVersion": "example.com/v1", "kind": "Widget"}
     stream = Rendered(resources=(_doc({"apiVersion": "example.com/v1", "kind": "Widget"}),))
-    assert record.live_record(_digester(), _live(bare), "shop", (stream,)) == {
+    assert inputs.live_record(_digester(), _live(bare), "shop", (stream,)) == {
         "read": True, "objects": 1,
         "digest": _hmac(_canonical({"objects": [{**bare, "metadata": {}}], "unreadable": []}))}
     fields = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "managedFields": "not a list"}}
     stream = Rendered(hooks=(_doc({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}),))
-    assert record.live_record(_digester(), _live(fields), "", (stream,))["digest"] == _hmac(
+    assert inputs.live_record(_digester(), _live(fields), "", (stream,))["digest"] == _hmac(
         _canonical({"objects": [fields], "unreadable": []}))
     crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "w.x"}}
     stream = Rendered(crds=(_doc(crd),))
-    assert record.live_record(_digester(), _live(crd), "", (stream,))["objects"] == 1
+    assert inputs.live_record(_digester(), _live(crd), "", (stream,))["objects"] == 1
 
 
 def test_only_the_objects_named_by_group_kind_and_name_are_used() -> None:
@@ -236,7 +187,7 @@ def test_only_the_objects_named_by_group_kind_and_name_are_used() -> None:
               {"apiVersion": "example.com/v1", "kind": "ConfigMap", "metadata": {"name": "web"}})
     expected = {"read": True, "objects": 1,
                 "digest": _hmac(_canonical({"objects": [cm], "unreadable": []}))}
-    assert record.live_record(_digester(), _live(cm, *others), "shop", (stream,)) == expected
+    assert inputs.live_record(_digester(), _live(cm, *others), "shop", (stream,)) == expected
 
 
 def test_live_objects_are_ordered_by_namespace_too_and_may_repeat() -> None:
@@ -246,27 +197,27 @@ def test_live_objects_are_ordered_by_namespace_too_and_may_repeat() -> None:
     in_b = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "b"}}
     in_a = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "a"}}
     expected = _hmac(_canonical({"objects": [in_a, in_b], "unreadable": []}))
-    assert record.live_record(_digester(), _live(in_b, in_a), "", (stream,))["digest"] == expected
-    assert record.live_record(_digester(), _live(in_a, in_b), "", (stream,))["digest"] == expected
+    assert inputs.live_record(_digester(), _live(in_b, in_a), "", (stream,))["digest"] == expected
+    assert inputs.live_record(_digester(), _live(in_a, in_b), "", (stream,))["digest"] == expected
     unscoped = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}  # no namespace: first
     in_upper = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "A"}}
-    assert record.live_record(_digester(), _live(in_upper, unscoped), "", (stream,))["digest"] == _hmac(
+    assert inputs.live_record(_digester(), _live(in_upper, unscoped), "", (stream,))["digest"] == _hmac(
         _canonical({"objects": [unscoped, in_upper], "unreadable": []}))
     v1 = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "a"}}
     beta = {**v1, "apiVersion": "apps/v1beta2"}
-    got = record.live_record(_digester(), _live(beta, v1), "", (STREAM,))
+    got = inputs.live_record(_digester(), _live(beta, v1), "", (STREAM,))
     assert got == {"read": True, "objects": 2, "digest": _hmac(_canonical({"objects": [beta, v1], "unreadable": []}))}
 
 
 def test_a_live_object_without_a_name_is_not_a_rendered_object_named_none() -> None:
     stream = Rendered(resources=(_doc({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "None"}}),))
     nameless = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": "a"}}
-    assert record.live_record(_digester(), _live(nameless), "shop", (stream,))["objects"] == 0
+    assert inputs.live_record(_digester(), _live(nameless), "shop", (stream,))["objects"] == 0
 
 
 def test_an_unreachable_cluster_is_recorded_as_not_read_with_why() -> None:
     unreachable = LiveSnapshot(False, error="connection refused")
-    assert record.live_record(_digester(), unreachable, "shop", (STREAM,)) == {"read": False, "error": "connection refused"}
+    assert inputs.live_record(_digester(), unreachable, "shop", (STREAM,)) == {"read": False, "error": "connection refused"}
 
 
 # -- the command line ------------------------------------------------------------------------------
@@ -278,43 +229,43 @@ def test_the_command_line_keeps_keys_and_digests_values() -> None:
     argv = ["upgrade", "shop", "./chart", "--set", "db.password=hunter2,replicas=3", "--set-string=tag=1.2",
             "-f", "values.yaml", "--set-literal", "a=b,c=d", "--set-json", JSON_VALUE, "--skip-crds",
             "-o", "json"]
-    redacted = record.redact_argv(UPGRADE, argv, _digester())
+    redacted = inputs.redact_argv(UPGRADE, argv, _digester())
     assert redacted == [
         "upgrade", "shop", "./chart", f"--set=db.password,replicas=({_hmac(b'db.password=hunter2,replicas=3')})",
         f"--set-string=tag=({_hmac(b'tag=1.2')})", "--values=values.yaml",
         f"--set-literal=a=({_hmac(b'a=b,c=d')})",  # a literal's commas are its value: no key c
         f"--set-json=x=({_hmac(JSON_VALUE.encode())})",  # the value digested whole, as given
         "--skip-crds", "--output=json"]
-    assert record.hidden_values(redacted) and not record.hidden_values(argv)
-    assert record.redact_argv(UPGRADE, argv, _digester()) == redacted  # the same salt, the same digests
-    assert record.redact_argv(UPGRADE, [], _digester()) == []
+    assert inputs.hidden_values(redacted) and not inputs.hidden_values(argv)
+    assert inputs.redact_argv(UPGRADE, argv, _digester()) == redacted  # the same salt, the same digests
+    assert inputs.redact_argv(UPGRADE, [], _digester()) == []
 
 
 def test_credentials_are_hidden_in_flags_and_in_urls() -> None:
     argv = ["upgrade", "shop", "https://ci:s3cret@charts.example.com/shop-1.0.0.tgz", "--username", "me",
             "--password", "s3cret", "--repo=oci://ci:s3cret@registry.example.com/charts",
             "-f", "https://ci:s3cret@config.example.com/values.yaml,local.yaml"]
-    redacted = record.redact_argv(UPGRADE, argv, _digester())
+    redacted = inputs.redact_argv(UPGRADE, argv, _digester())
     assert redacted == ["upgrade", "shop", "https://(hidden)@charts.example.com/shop-1.0.0.tgz", "--username=me",
                         "--password=(hidden)", "--repo=oci://(hidden)@registry.example.com/charts",
                         "--values=https://(hidden)@config.example.com/values.yaml", "--values=local.yaml"]
-    assert record.HIDDEN == "(hidden)" and record.hidden_values(redacted)
-    assert not record.hidden_values(record.redact_argv(UPGRADE, ["upgrade", "shop", "https://charts.example.com/c.tgz"],
+    assert inputs.HIDDEN == "(hidden)" and inputs.hidden_values(redacted)
+    assert not inputs.hidden_values(inputs.redact_argv(UPGRADE, ["upgrade", "shop", "https://charts.example.com/c.tgz"],
                                                        _digester()))
 
 
 def test_after_a_double_dash_nothing_is_a_flag() -> None:
     argv = ["upgrade", "shop", "./chart", "--", "--set=a=1", "--password=x", "https://u:p@h/x"]
-    redacted = record.redact_argv(UPGRADE, argv, _digester())
+    redacted = inputs.redact_argv(UPGRADE, argv, _digester())
     assert redacted == ["upgrade", "shop", "./chart", "--", "--set=a=1", "--password=x", "https://(hidden)@h/x"]
 
 
 def test_only_a_recorded_digest_at_the_end_of_a_token_counts_as_hidden() -> None:
     digest = _hmac(b"a=1")
-    assert record.hidden_values([f"--set=a=({digest})"])
-    assert not record.hidden_values([f"--description=({digest}) and more"])
-    assert not record.hidden_values(["--set=a=(md5:0123)"])
-    assert not record.hidden_values([])
+    assert inputs.hidden_values([f"--set=a=({digest})"])
+    assert not inputs.hidden_values([f"--description=({digest}) and more"])
+    assert not inputs.hidden_values(["--set=a=(md5:0123)"])
+    assert not inputs.hidden_values([])
 
 
 @pytest.mark.parametrize("name, credential", [
@@ -324,26 +275,26 @@ def test_only_a_recorded_digest_at_the_end_of_a_token_counts_as_hidden() -> None
 def test_credential_parameters_are_known_by_name(name: str | None, credential: bool) -> None:
     param = click.Option(["--x"], expose_value=True)
     param.name = name
-    assert record.is_credential(param) is credential
+    assert inputs.is_credential(param) is credential
 
 
-# -- the whole record, and its seal -----------------------------------------------------------------
+# -- the whole record -------------------------------------------------------------------------------
 
 def test_the_record_says_what_the_command_read(tmp_path: Path) -> None:
     values, ignore, script = tmp_path / "values.yaml", tmp_path / "ignore.yaml", tmp_path / "script.sh"
     values.write_text("replicas: 2\n")
     ignore.write_text("[]\n")
     script.write_text("echo hi\n")
-    chart = record.ChartRead(ref="./chart", tree_sha256=b"\x01" * 32)
+    chart = inputs.ChartRead(ref="./chart", tree_sha256=b"\x01" * 32)
     previous = StoredRelease("shop", "prod", 4, "deployed", "shop", "1.0.0", "kind: ConfigMap\n", "kind: Job\n")
     desired = Rendered(resources=(_doc({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}, "c.yaml"),))
-    facts = record.Facts(chart=chart, previous=previous, newest_revision=5, desired=desired, release="shop",
-                         live=LiveSnapshot(False, error="no cluster"), live_streams=(desired,))
+    read = inputs.Inputs(chart=chart, previous=previous, newest_revision=5, desired=desired, release="shop",
+                        live=LiveSnapshot(False, error="no cluster"), live_streams=(desired,))
     header = Header("shop", "prod", kube_context="kind", helm_version="v3.19.0")
     params = {"values_files": (str(values), "-", "https://u:p@example.com/v.yaml", str(tmp_path / "gone.yaml")),
               "set_file": (f"a={script},b={values}",), "ignore_files": (str(ignore),), "set_": ("x=1",)}
     argv = ["upgrade", "shop", "./chart", "-f", str(values), "--set", "x=1"]
-    got = record.make_record(facts, header, UPGRADE, params, argv, _digester())
+    got = inputs.make_record(read, header, UPGRADE, params, argv, _digester())
     assert got == {
         "command": "upgrade",
         "argv": ["upgrade", "shop", "./chart", f"--values={values}", f"--set=x=({_hmac(b'x=1')})"],
@@ -364,7 +315,7 @@ def test_the_record_says_what_the_command_read(tmp_path: Path) -> None:
         ],
         "previous": {"revision": 4, "newest_revision": 5,
                      "digest": _hmac(_canonical(["kind: ConfigMap\n", "kind: Job\n"]))},
-        "render": record.rendered_digest(_digester(), desired),
+        "render": inputs.rendered_digest(_digester(), desired),
         "live": {"read": False, "error": "no cluster"},
         "digest": {"algorithm": "hmac-sha256", "salt": SALT, "keyed": False},
     }
@@ -382,7 +333,7 @@ def test_standard_input_and_urls_are_never_read_as_files(tmp_path: Path, monkeyp
     local = tmp_path / "x=y.yaml"  # a --set-file path may hold "=": only the first one ends the key
     local.write_text("c: 3\n")
     params = {"values_files": ("-", url), "set_file": (f"key={local}",)}
-    got = record.make_record(record.Facts(), Header("r", "ns"), UPGRADE, params, ["upgrade"], _digester())
+    got = inputs.make_record(inputs.Inputs(), Header("r", "ns"), UPGRADE, params, ["upgrade"], _digester())
     assert got["files"] == [{"flag": "--values", "path": "-", "digest": None},
                             {"flag": "--values", "path": url, "digest": None},
                             {"flag": "--set-file", "path": str(local), "digest": _hmac(b"c: 3\n")}]
@@ -393,28 +344,16 @@ def test_the_record_of_a_live_read_uses_the_release_and_its_streams() -> None:
             "metadata": {"name": "old", "namespace": "a", "annotations": {"meta.helm.sh/release-name": "shop"}}}
     previous = Rendered(resources=(_doc({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}),))
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "a"}}
-    facts = record.Facts(live=_live(mine, secret), release="shop", live_streams=(previous, None))
-    got = record.make_record(facts, Header("shop", "a"), UPGRADE, {}, ["upgrade"], _digester())
+    read = inputs.Inputs(live=_live(mine, secret), release="shop", live_streams=(previous, None))
+    got = inputs.make_record(read, Header("shop", "a"), UPGRADE, {}, ["upgrade"], _digester())
     assert got["live"] == {"read": True, "objects": 2,
                            "digest": _hmac(_canonical({"objects": [mine, secret], "unreadable": []}))}
 
 
 def test_a_record_of_nothing_read() -> None:
     """`helm plan diff` reads no chart, no release and no cluster."""
-    got = record.make_record(record.Facts(), Header("r", "ns"), main_group.commands["diff"], {}, [], _digester())
+    got = inputs.make_record(inputs.Inputs(), Header("r", "ns"), main_group.commands["diff"], {}, [], _digester())
     assert got == {"command": "", "argv": [], "helm_plan_version": __version__, "helm_version": "", "kube_context": "",
                    "namespace": "ns", "release": "r", "chart": None, "files": [], "previous": None, "render": "",
                    "live": {"read": False}, "digest": _digester().describe()}
-    assert record.Planned(plan=None).facts == record.Facts()  # type: ignore[arg-type]
-
-
-def test_the_seal_covers_the_plan_and_the_record_but_not_itself() -> None:
-    document = {"format_version": "1.5", "changes": [{"name": "web"}]}
-    inputs = {"command": "upgrade", "argv": ["upgrade"]}
-    out = record.sealed(document, inputs, _digester())
-    assert out == {**document, "inputs": {**inputs, "seal": _hmac(_canonical({**document, "inputs": inputs}))}}
-    assert record.seal(_digester(), out) == out["inputs"]["seal"]
-    assert document == {"format_version": "1.5", "changes": [{"name": "web"}]} and "seal" not in inputs
-    edited = {**out, "changes": [{"name": "db"}]}
-    assert record.seal(_digester(), edited) != out["inputs"]["seal"]
-    assert record.seal(_digester(), {"a": 1}) == _hmac(_canonical({"a": 1, "inputs": {}}))
+    assert inputs.Planned(plan=None).inputs == inputs.Inputs()  # type: ignore[arg-type]

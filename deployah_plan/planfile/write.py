@@ -1,13 +1,12 @@
-"""The plan as a JSON document for bots: its own wire format, separate from the model.
+"""Writing the saved plan: the plan as the JSON document (`-o json`, `--out FILE`).
 
-FORMAT_VERSION is "MAJOR.MINOR": a minor version only adds fields; a major version changes
-or removes something a consumer may read. Keys are snake_case; the same plan always gives
-the same bytes (keys in a fixed order, lists in the plan's order, values as parsed).
-The schema is `deployah_plan/schema/plan.schema.json` (`helm plan schema` prints it).
+Keys are snake_case; the same plan always gives the same bytes (keys in a fixed order, lists in
+the plan's order, values as parsed). The schema is `deployah_plan/schema/plan.schema.json`
+(`helm plan schema` prints it; schema.py).
 
 The document carries everything the text and markdown outputs print, so `helm plan show`
-renders a saved plan again byte for byte (`deployah_plan/saved.py` reads it back). Each model
-type has one function here, and one beside it in saved.py: a new field goes in both.
+renders a saved plan again byte for byte (read.py reads it back). Each model type has one
+function here, and one beside it in read.py: a new field goes in both.
 Secret values are masked as {"sensitive": true, "length": N, "token": T} unless show_secrets
 (equal values within one plan share a token; see redact.py).
 """
@@ -16,37 +15,26 @@ from __future__ import annotations
 import enum
 import json
 import math
+import os
+import stat
 from typing import Any, Iterable, Mapping
 
 from msgspec import Struct
 
+from deployah_plan.errors import UsageError
 from deployah_plan.model import (
-    Action, ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary,
-    TaskAction, Warning,
+    Action, ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, ImpactKind, LiveCheck, Plan, ResourceRef,
+    Summary, TaskAction, Warning,
 )
+from deployah_plan.planfile import FORMAT_VERSION
+from deployah_plan.planfile.seal import Digester, sealed
 from deployah_plan.redact import Masked, Redactor
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectReport, Report, TaskReport
 from deployah_plan.render import words
 from deployah_plan.render.words import warning as warning_words
 from deployah_plan.render.words import impact as impact_words
-
-# 1.1 added list keys, line diffs, inner changes, retain, rollback/uninstall, live, drift, ownership;
-# 1.2 added predicted failures, the phases each hook runs in, the hook counts of the summary, and
-# whether a chart CRD changed in the chart;
-# 1.3 the `inputs` record of a plan saved with --out (deployah_plan/record.py), for `helm plan verify`;
-# 1.4 added common changes (`common_changes`, and `common` on each field change said there);
-# 1.5 added `desired` on each create (a change or a hook definition): the object it creates,
-# Secret values masked; `highlights`, what text and markdown say first ("what matters");
-# `impact`: what the deploy does to running things (core/impact.py); the summary's
-# count of drift this deploy sets back (`drift_reverted`); values the chart regenerates on every
-# render (`regenerated` on a field change, and the summary's count of updates made only of them);
-# a CRD's change by meaning (`crd_schema` on a change, `schema` on a chart CRD, `crd_description`
-# on a field change); and the `kube-version-assumed` and `crd-version-removed` warning codes.
-# 1.6 added `facts` on each warning and each impact: what its check or rule found, as typed values
-# (deployah_plan/facts.py); the schema describes each code's and each impact kind's; `why` and
-# `managers` on a drift and a drifted field; the `crd-change-unknown` and `empty-render` codes.
-FORMAT_VERSION = "1.6"
+from deployah_plan.sources.files import describe
 
 
 def _plain(value: Any) -> Any:
@@ -288,3 +276,47 @@ def dumps(doc: dict[str, Any]) -> str:
 
 def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     return dumps(document(plan, options.show_secrets))
+
+
+def write_saved_plan(path: str, plan: Plan, show_secrets: bool, record: dict[str, Any] | None = None,
+                     digester: Digester | None = None) -> None:
+    """The JSON plan, with its inputs record sealed in when there is one (inputs.py). A plan
+    with secret values in it (--show-secrets) is readable by its owner only (0600), whether the
+    file is new or was there before."""
+    text = render(plan, WriteOptions(show_secrets=show_secrets))
+    if record is not None and digester is not None:
+        text = dumps(sealed(json.loads(text), record, digester))
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if show_secrets else 0o666)
+        with open(descriptor, "w", encoding="utf-8") as handle:
+            if show_secrets and stat.S_ISREG(os.fstat(descriptor).st_mode):
+                os.chmod(descriptor, 0o600)
+            handle.write(text)
+    except OSError as err:
+        raise UsageError(f"cannot write the plan to {path}: {err.strerror or err}", "check the --out path") from None
+
+
+def unknown_values(plan: Plan) -> list[str]:
+    """The warning codes and impact kinds of a plan read back that this version does not know
+    (a newer minor version added them), as written, each once."""
+    known_kinds = list(ImpactKind)
+    found = [f"warning code {w.code.value}" for w in plan.warnings if not w.code.known]
+    found += [f"impact kind {i.kind.value}" for i in plan.impact if i.kind not in known_kinds]
+    return list(dict.fromkeys(found))
+
+
+def check_json_output(plan: Plan, path: str) -> None:
+    """`show -o json` writes the plan as this version's document, whose schema lists every
+    warning code and impact kind: a plan of a newer minor version that uses one this version
+    does not know cannot be written as one. Written under the document's own (newer) version it
+    would not be that document either (the fields that version added are not read), and printed
+    as it was read it could hold values the show flags say to mask. So it is refused."""
+    unknown = unknown_values(plan)
+    if unknown:
+        raise UsageError(
+            f"{describe(path)} was written by a newer helm plan and has {', '.join(unknown)}, which format "
+            f"{FORMAT_VERSION} does not have: -o json cannot write it as a valid {FORMAT_VERSION} document",
+            "show it as text or markdown, read the saved file itself (it is the JSON plan), or upgrade helm plan")
+
+
+__all__ = ["check_json_output", "document", "dumps", "render", "unknown_values", "write_saved_plan"]

@@ -23,24 +23,15 @@ A plan saved with `--out` carries an `inputs` object beside the plan (format 1.3
 - the helm version, the kube context and namespace, and this program's version (from the
   plan's header and the package);
 - `digest`: how the digests were made, and `seal`: a digest of the whole document (the plan
-  and this record, `seal` left out), so editing either is detected.
+  and this record, `seal` left out), so editing either is detected (seal.py, which also says
+  how HELM_PLAN_KEY keys every digest).
 
-Every digest is HMAC-SHA256 keyed by a random salt stored in the record, so equal secrets in
-two plans do not give equal digests and no precomputed table applies. A short secret can still
-be guessed by whoever holds the file and the salt; set HELM_PLAN_KEY (a CI secret, in both the
-plan and the verify job) and the key is derived from it too: then neither a guess nor a forged
-seal can be checked without it. Without HELM_PLAN_KEY the seal detects edits and corruption,
-not a forger who recomputes it: verify then runs no program the file alone names, and refuses
-an unkeyed plan when HELM_PLAN_KEY is set (commands/verify.py).
-
-Each release command returns what it read with its plan (`Planned(plan, facts)`); the record
-is a function of those facts, the command's parsed params, its argv and a Digester
+Each release command returns what it read with its plan (`Planned(plan, inputs)`); the record
+is a function of those inputs, the command's parsed params, its argv and a Digester
 (`make_record`), made only for --out or verify, and `sealed` into the document.
 """
 from __future__ import annotations
 
-import json
-import os
 import re
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
@@ -53,6 +44,7 @@ from deployah_plan.manifests import Document, Rendered
 from deployah_plan.model import Header, Plan
 from deployah_plan.flags import BY_COMMAND, Flag
 from deployah_plan.pflag import helm_spelling
+from deployah_plan.planfile.seal import ALGORITHM, Digester, canonical
 from deployah_plan.redact import hide_userinfo, value_keys
 from deployah_plan.sources.helm import StoredRelease
 from deployah_plan.sources.live import LiveSnapshot
@@ -60,8 +52,6 @@ from deployah_plan.sources.live import LiveSnapshot
 if TYPE_CHECKING:
     import click
 
-KEY_ENV = "HELM_PLAN_KEY"
-ALGORITHM = "hmac-sha256"
 HIDDEN = "(hidden)"
 # The value flags whose values are recorded as digests (helm's strvals: comma-separated K=V).
 VALUE_PARAMS = frozenset({"set_", "set_string", "set_json", "set_literal"})
@@ -69,51 +59,6 @@ VALUE_PARAMS = frozenset({"set_", "set_string", "set_json", "set_literal"})
 FILE_PARAMS = {"values_files": "--values", "set_file": "--set-file", "ignore_files": "--ignore-file"}
 _CREDENTIAL = lazy(r"password|token|secret", re.I)
 _DIGESTED = lazy(r"=\(" + ALGORITHM + r":[0-9a-f]+\)$")
-
-
-def canonical(value: Any) -> bytes:
-    """The bytes a digest is taken of: JSON with sorted keys and no spaces."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode()
-
-
-class Digester(Struct, frozen=True):
-    """Keyed digests for one plan: the same salt (and HELM_PLAN_KEY) give the same digests."""
-
-    salt: str  # hex
-    keyed: bool
-    key: bytes
-
-    def __repr__(self) -> str:  # never the key
-        return f"Digester(salt={self.salt!r}, keyed={self.keyed!r})"
-
-    @classmethod
-    def new(cls) -> "Digester":
-        return cls.of(os.urandom(16).hex(), bool(os.environ.get(KEY_ENV)))  # what secrets.token_hex reads
-
-    @classmethod
-    def of(cls, salt: str, keyed: bool) -> "Digester":
-        try:
-            raw = bytes.fromhex(salt)
-        except ValueError:
-            raise UsageError("the plan's digest salt is not hex", "plan again with --out") from None
-        if not keyed:
-            return cls(salt, False, raw)
-        import hashlib  # digests are imported where a record is made or checked
-
-        secret = os.environ.get(KEY_ENV)
-        if not secret:
-            raise UsageError(f"the plan was sealed with {KEY_ENV}, which is not set",
-                             f"set {KEY_ENV} to the key the plan job used")
-        return cls(salt, True, hashlib.sha256(b"helm-plan\0" + secret.encode() + b"\0" + raw).digest())
-
-    def digest(self, data: bytes) -> str:
-        import hashlib
-        import hmac
-
-        return f"{ALGORITHM}:{hmac.new(self.key, data, hashlib.sha256).hexdigest()}"
-
-    def describe(self) -> dict[str, Any]:
-        return {"algorithm": ALGORITHM, "salt": self.salt, "keyed": self.keyed}
 
 
 # -- digests of what a plan read -------------------------------------------------------------
@@ -260,7 +205,7 @@ class ChartRead(Struct, frozen=True, kw_only=True):
     tree_sha256: bytes
 
 
-class Facts(Struct, frozen=True, kw_only=True):
+class Inputs(Struct, frozen=True, kw_only=True):
     """What a release command read while it planned, kept by reference: the record's digests
     are taken of it only when a record is made (--out, verify), so a plan that is only printed
     pays nothing for them. Nothing read: the defaults (`helm plan diff`)."""
@@ -278,7 +223,7 @@ class Planned(Struct, frozen=True):
     """What a plan_* function made, and what it read to make it."""
 
     plan: Plan
-    facts: Facts = field(default_factory=Facts)
+    inputs: Inputs = field(default_factory=Inputs)
 
 
 def _files(params: Mapping[str, Any], digester: Digester) -> list[dict[str, Any]]:
@@ -292,16 +237,16 @@ def _files(params: Mapping[str, Any], digester: Digester) -> list[dict[str, Any]
     return files
 
 
-def make_record(facts: Facts, header: Header, command: Named, params: Mapping[str, Any],
+def make_record(inputs: Inputs, header: Header, command: Named, params: Mapping[str, Any],
                 argv: Sequence[str], digester: Digester) -> dict[str, Any]:
     """The inputs record, unsealed: what the command read, its parsed params and its argv (the
     command's name first)."""
-    previous = None if facts.previous is None else {
-        "revision": facts.previous.revision, "newest_revision": facts.newest_revision,
-        "digest": digester.digest(canonical([facts.previous.manifest, facts.previous.hooks_stream])),
+    previous = None if inputs.previous is None else {
+        "revision": inputs.previous.revision, "newest_revision": inputs.newest_revision,
+        "digest": digester.digest(canonical([inputs.previous.manifest, inputs.previous.hooks_stream])),
     }
-    chart = None if facts.chart is None else {"ref": facts.chart.ref, "digest": digester.digest(facts.chart.tree_sha256)}
-    live = (live_record(digester, facts.live, facts.release, facts.live_streams) if facts.live is not None
+    chart = None if inputs.chart is None else {"ref": inputs.chart.ref, "digest": digester.digest(inputs.chart.tree_sha256)}
+    live = (live_record(digester, inputs.live, inputs.release, inputs.live_streams) if inputs.live is not None
             else {"read": False})
     return {
         "command": argv[0] if argv else "",
@@ -314,28 +259,13 @@ def make_record(facts: Facts, header: Header, command: Named, params: Mapping[st
         "chart": chart,
         "files": _files(params, digester),
         "previous": previous,
-        "render": rendered_digest(digester, facts.desired),
+        "render": rendered_digest(digester, inputs.desired),
         "live": live,
         "digest": digester.describe(),
     }
 
 
-def seal(digester: Digester, document: dict[str, Any]) -> str:
-    """The digest of a whole plan document, its seal left out."""
-    record = dict(document.get("inputs") or {})
-    record.pop("seal", None)
-    return digester.digest(canonical({**document, "inputs": record}))
-
-
-def sealed(document: dict[str, Any], record: dict[str, Any], digester: Digester) -> dict[str, Any]:
-    """The document with its inputs record and seal."""
-    out = {**document, "inputs": record}
-    out["inputs"] = {**record, "seal": seal(digester, out)}
-    return out
-
-
 __all__ = [
-    "ALGORITHM", "ChartRead", "Digester", "Facts", "HIDDEN", "KEY_ENV", "Named", "Planned", "canonical", "chart_digest",
-    "chart_tree_sha256", "hidden_values", "is_credential", "make_record", "redact_argv", "rendered_digest", "seal",
-    "sealed",
+    "ChartRead", "HIDDEN", "Inputs", "Named", "Planned", "VALUE_PARAMS", "chart_digest", "chart_tree_sha256",
+    "hidden_values", "is_credential", "live_record", "make_record", "redact_argv", "rendered_digest",
 ]

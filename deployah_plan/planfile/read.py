@@ -1,15 +1,15 @@
-"""Reading a saved JSON plan back into a Plan, for `helm plan show`.
+"""Reading a saved plan back into a Plan, for `helm plan show` and `helm plan verify`.
 
-The document is input, so it is checked against the published schema first (plan_schema_check.py):
-a wrong type is one line naming where. Then the mirror of render/json_doc.py: one function
-per model type. The plan is rebuilt through
-`build_plan`, so what the document derives (summary, will_run, reasons, has_changes) is derived
-again, not trusted; so are "what matters" (`highlights`) and the common changes (`common_changes`,
-and `common` on a field change):
-render/report.py finds them again in the field changes read back, which the document keeps in
-full, so `show` folds them exactly as the original run did. A document of a major version we do not know is refused; a newer minor
-version only adds fields, which are skipped, and warning codes and impact kinds, which are
-kept as written (codes.Code and model.ImpactKind make a stand-in for a value they do not know).
+The document is input, so it is checked against the published schema first (schema.py): a
+wrong type is one line naming where. Then the mirror of write.py: one function per model type.
+The plan is rebuilt through `build_plan`, so what the document derives (summary, will_run,
+reasons, has_changes) is derived again, not trusted; so are "what matters" (`highlights`) and
+the common changes (`common_changes`, and `common` on a field change): render/report.py finds
+them again in the field changes read back, which the document keeps in full, so `show` folds
+them exactly as the original run did. A document of a major version we do not know is refused;
+a newer minor version only adds fields, which are skipped, and warning codes and impact kinds,
+which are kept as written (codes.Code and model.ImpactKind make a stand-in for a value they do
+not know).
 
 A plan read back has no snapshots (the document keeps field changes, not whole objects) but
 the object each create makes (`desired`, 1.5); masked secret values come back as `Masked`, so
@@ -30,10 +30,10 @@ from deployah_plan.model import (
     HelmAction, HookDefinition, Impact, ImpactKind, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
     SsaReason, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
 )
-from deployah_plan.plan_schema_check import first_error
+from deployah_plan.planfile import FORMAT_VERSION
+from deployah_plan.planfile.schema import first_error
 from deployah_plan.redact import LAST_APPLIED, Masked, is_secret, sensitive_path
-from deployah_plan.render import words
-from deployah_plan.render.json_doc import FORMAT_VERSION
+from deployah_plan.sources.files import FileReader, describe
 from deployah_plan.yamlkube import MAX_DEPTH, too_deep
 
 _T = TypeVar("_T")
@@ -149,10 +149,56 @@ def live_of(doc: dict[str, Any]) -> LiveCheck:
     )
 
 
+# What a document before 1.6 says of a drifted object and field: only these lines (`reason` and
+# `ssa`), not the reason as a value (`why`). They are read back into the value; a document of
+# that version keeps them as written, so they are kept here as that version wrote them, whatever
+# render/words says today.
+_DRIFT_REASON_LINES = {
+    "the upgrade creates it again": DriftReason.RECREATED,
+    "it leaves the release: nothing to delete": DriftReason.LEAVES_RELEASE,
+    "the new chart declares it: Helm adopts it and applies the chart": DriftReason.ADOPTED,
+    "not in the new chart either: Helm does not touch it": DriftReason.UNTOUCHED,
+    "kept: the live object says helm.sh/resource-policy: keep": DriftReason.KEPT,
+    "the upgrade deletes the object": DriftReason.DELETED,
+    "three-way merge: Helm sets every field the new chart declares": DriftReason.THREE_WAY_MERGE,
+    ("a custom resource: Helm's JSON merge patch goes from the previous manifest to the new one and ignores live "
+     "drift"): DriftReason.MERGE_PATCH,
+    "server-side apply: ownership read from the live object's managedFields": DriftReason.SERVER_SIDE_APPLY,
+}
+# {managers}: the field managers that own the field, joined by ", ".
+_SSA_NOTES = {
+    SsaReason.DECLARES_LIVE: "server-side apply: the new chart declares the live value",
+    SsaReason.FORCED: "server-side apply sets it back: --force-conflicts takes it from field manager {managers}",
+    SsaReason.CONFLICT: ("server-side apply conflict: field manager {managers} owns it; the upgrade fails unless "
+                         "conflicts are forced (--force-conflicts)"),
+    SsaReason.SETS_BACK: "server-side apply sets it back (no other field manager owns it)",
+    SsaReason.GONE: "server-side apply: already gone, and no longer declared",
+    SsaReason.OTHER_OWNS: "server-side apply leaves it: field manager {managers} owns it",
+    SsaReason.REMOVES: "server-side apply removes it: Helm owned it and no longer declares it",
+}
+
+
+def drift_reason_of(text: str) -> DriftReason | None:
+    """The reason a drifted object's `reason` line says (a document before 1.6 has only the line)."""
+    return _DRIFT_REASON_LINES.get(text)
+
+
+def drift_ssa_of(text: str) -> tuple[SsaReason | None, tuple[str, ...]]:
+    """The server-side apply note, and the managers it names, that a drifted field's `ssa` line
+    says (before 1.6)."""
+    for why, note in _SSA_NOTES.items():
+        head, _, tail = note.partition("{managers}")
+        if not _ and text == head:
+            return why, ()
+        if _ and text.startswith(head) and text.endswith(tail) and len(text) > len(head) + len(tail):
+            return why, tuple(text[len(head):len(text) - len(tail)].split(", "))
+    return None, ()
+
+
 def drift_of(doc: dict[str, Any]) -> DriftChange:
     ref = ref_of(doc["resource"])
     kind = DriftKind(doc["kind"])
-    why = DriftReason(doc["why"]) if doc.get("why") else words.drift_reason_of(doc.get("reason", ""))
+    why = DriftReason(doc["why"]) if doc.get("why") else drift_reason_of(doc.get("reason", ""))
     return DriftChange(
         ref, kind, DriftEffect(doc["effect"]), tuple(_drift_field_of(ref, f) for f in doc["fields"]),
         why=why, live=None if kind is DriftKind.MISSING else _NO_SNAPSHOT,
@@ -164,7 +210,7 @@ def _drift_field_of(ref: ResourceRef, doc: dict[str, Any]) -> DriftField:
     if "why" in doc:
         ssa, managers = (SsaReason(doc["why"]) if doc["why"] else None), tuple(doc.get("managers", ()))
     else:
-        ssa, managers = words.drift_ssa_of(doc.get("ssa", ""))
+        ssa, managers = drift_ssa_of(doc.get("ssa", ""))
     return DriftField(field_change_of(ref, doc), DriftEffect(doc["effect"]), ssa, managers)
 
 
@@ -255,13 +301,10 @@ def load(text: str, where: str) -> Plan:
         raise UsageError(f"{where} is not a valid helm plan document: {detail}", hint) from None
 
 
-def unknown_values(plan: Plan) -> list[str]:
-    """The warning codes and impact kinds of a plan read back that this version does not know
-    (a newer minor version added them), as written, each once."""
-    known_kinds = list(ImpactKind)
-    found = [f"warning code {w.code.value}" for w in plan.warnings if not w.code.known]
-    found += [f"impact kind {i.kind.value}" for i in plan.impact if i.kind not in known_kinds]
-    return list(dict.fromkeys(found))
+def read_saved_plan(path: str) -> Plan:
+    """A saved plan from its file (`-` is standard input)."""
+    content = FileReader().read(path, "saved plan", "pass a file written by `helm plan ... --out FILE`")
+    return load(content, describe(path))
 
 
 def _number(text: str) -> int | None:
@@ -269,4 +312,4 @@ def _number(text: str) -> int | None:
     return int(text) if text.isdigit() and len(text) < 6 else None
 
 
-__all__ = ["load", "plan_of", "unknown_values"]
+__all__ = ["drift_reason_of", "drift_ssa_of", "load", "plan_of", "read_saved_plan"]
