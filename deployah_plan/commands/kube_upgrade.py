@@ -25,13 +25,11 @@ import tempfile
 import threading
 from typing import Any, Callable, Mapping, Sequence
 
-import click
 from msgspec import Struct
 
 from deployah_plan.lazy_re import lazy
-from deployah_plan.commands.plan_steps import (
-    EXIT_CHANGES, EXIT_GATE, Printing, ignore_rules, write, write_options,
-)
+from deployah_plan.commands.plan_steps import Printing, ignore_rules, write_options
+from deployah_plan.console import Exit, say, write
 from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.gates import check_gates, unevaluated
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore
@@ -52,8 +50,6 @@ from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm_commands import major
 from deployah_plan.sources.workers import completed, workers
-
-EXIT_ERROR = 1
 
 
 class KubeUpgradeOptions(Struct, frozen=True, kw_only=True):
@@ -228,7 +224,7 @@ def plan_releases(run: _Run, scope: Sequence[Listed], progress: Callable[[Listed
 
 def run_kube_upgrade(params: Mapping[str, Any], *, debug: bool, calls: HelmCalls | None = None) -> int:
     """Every step: the scope, the plans, the report, the gates; exit as a plan does (an error in
-    any release: 1, after the report)."""
+    any release: ERROR, after the report)."""
     options = kube_upgrade_options(params, debug=debug)
     if not options.kube_version:
         raise UsageError("--kube-version is required", "give the Kubernetes version the cluster is upgraded to, "
@@ -247,19 +243,19 @@ def run_kube_upgrade(params: Mapping[str, Any], *, debug: bool, calls: HelmCalls
                                printing.output, run.write))
     for outcome in outcomes:
         for line in outcome.gate_lines:
-            click.echo(log_line(f"helm plan: {line}"), err=True)
+            say(log_line(f"helm plan: {line}"))
     for line in dict.fromkeys(line for outcome in outcomes for line in outcome.unevaluated):
-        click.echo(log_line(f"helm plan: {line}"), err=True)
+        say(log_line(f"helm plan: {line}"))
     errors = [outcome for outcome in outcomes if outcome.verdict is Verdict.ERROR]
     for outcome in errors:
-        click.echo(log_line(f"helm plan: error: {outcome.listed.namespace}/{outcome.listed.name}: {outcome.row.error}"
-                            + (f" ({outcome.row.hint})" if outcome.row.hint else "")), err=True)
+        say(log_line(f"helm plan: error: {outcome.listed.namespace}/{outcome.listed.name}: {outcome.row.error}"
+                     + (f" ({outcome.row.hint})" if outcome.row.hint else "")))
     if errors:
-        return EXIT_ERROR
+        return Exit.ERROR
     if any(outcome.gate_lines for outcome in outcomes):
-        return EXIT_GATE
+        return Exit.GATE
     changes = any(outcome.has_changes or outcome.verdict is Verdict.WILL_FAIL for outcome in outcomes)
-    return EXIT_CHANGES if printing.detailed_exitcode and changes else 0
+    return Exit.CHANGES if printing.detailed_exitcode and changes else Exit.OK
 
 
 __all__ = ["KubeUpgradeOptions", "Outcome", "kube_upgrade_options", "plan_releases", "run_kube_upgrade", "seconds"]

@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from msgspec import Struct, structs
 
-from deployah_plan.command_line import say
+from deployah_plan.console import Exit, say, write
 from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.render.words import gate as gate_words
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
-from deployah_plan.errors import UsageError
 from deployah_plan.render.escape import log_line
 from deployah_plan.render.writers import WRITERS, WriteOptions
 from deployah_plan.sources.files import FileReader, describe
@@ -29,9 +28,6 @@ if TYPE_CHECKING:
     from deployah_plan.model import Plan
     from deployah_plan.record import Named, Planned
     from deployah_plan.sources.early import HelmCalls
-
-EXIT_OK, EXIT_CHANGES, EXIT_GATE = 0, 2, 3
-
 
 # Each plan command's planner, from its parsed parameters: (params, debug, reader, digest_chart,
 # calls: the command's helm processes, sources/early.py). Each imports its command's module when
@@ -152,22 +148,6 @@ def _text_width() -> int | None:
     return max(shutil.get_terminal_size().columns, 40)
 
 
-def _write(document: str) -> None:
-    """Write to standard output; a full disk or a closed pipe is an error, in one line."""
-    try:
-        sys.stdout.write(document)
-        sys.stdout.flush()
-    except OSError as err:
-        # What could not be written stays in the buffer, and the interpreter would try to
-        # flush it again on exit: point standard output at nothing first.
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        raise UsageError(f"cannot write the plan to standard output: {err.strerror or err}",
-                         "check where standard output goes (a full disk, a closed pipe), or save it with --out FILE") from None
-
-
 def write_options(printing: Printing) -> WriteOptions:
     return WriteOptions(show_secrets=printing.show_secrets, colour=_use_colour(printing.no_color, printing.color),
                         width=_text_width(), suppress=printing.suppress, source_root=printing.source_root,
@@ -176,17 +156,12 @@ def write_options(printing: Printing) -> WriteOptions:
 
 def show(plan: Plan, printing: Printing) -> None:
     """Step 3: the plan, printed."""
-    _write(WRITERS[printing.output](plan, write_options(printing)))
+    write(WRITERS[printing.output](plan, write_options(printing)))
 
 
-def write(document: str) -> None:
-    """Standard output, written as a plan is (a full disk or a closed pipe: one line)."""
-    _write(document)
-
-
-def gate_exit(plan: Plan, printing: Printing) -> int:
-    """Step 4: a matched gate is 3 (each named on stderr); else 2 with --detailed-exitcode when
-    something changes; else 0."""
+def gate_exit(plan: Plan, printing: Printing) -> Exit:
+    """Step 4: a matched gate is GATE (each named on stderr); else CHANGES with
+    --detailed-exitcode when something changes; else OK."""
     gates = list(printing.gates)
     matches = check_gates(plan, gates)
     for match in matches:  # an object's name and a warning's text come from the chart: escaped
@@ -194,8 +169,8 @@ def gate_exit(plan: Plan, printing: Printing) -> int:
     for item in unevaluated(plan, gates):
         say(log_line(f"helm plan: {gate_words.unevaluated_text(item)}"))
     if matches:
-        return EXIT_GATE
-    return EXIT_CHANGES if printing.detailed_exitcode and plan.has_changes else EXIT_OK
+        return Exit.GATE
+    return Exit.CHANGES if printing.detailed_exitcode and plan.has_changes else Exit.OK
 
 
 def run_plan(name: str, command: Named, params: Mapping[str, Any], argv: Sequence[str], *,
@@ -222,5 +197,5 @@ def run_show(path: str, params: Mapping[str, Any]) -> int:
     return gate_exit(plan, printing)
 
 
-__all__ = ["PLANNERS", "Printing", "gate_exit", "ignore_rules", "make", "run_plan", "run_show", "save", "show", "write",
+__all__ = ["PLANNERS", "Printing", "gate_exit", "ignore_rules", "make", "run_plan", "run_show", "save", "show",
            "write_options"]
