@@ -1,7 +1,7 @@
 """The command line: parses arguments, dispatches to one command function, and maps errors to
 exit codes (here only: `_run`). What a plan command does is commands/plan_steps.py; its
-flags are declared in flags.py, and the exit codes are console.py's `Exit` (docs/output.md has
-the same table, each code's meaning).
+flags are declared in flags.py, its typed arguments made in commands/arguments.py, and the exit
+codes are console.py's `Exit` (docs/output.md has the same table, each code's meaning).
 """
 from __future__ import annotations
 
@@ -48,10 +48,11 @@ def _plan(name: str, params: dict[str, Any]) -> int:
     ctx = click.get_current_context()
     session = ctx.find_object(_Session)
     argv = session.argv if session is not None else [name]
+    from deployah_plan.commands.arguments import PlanArguments
     from deployah_plan.commands.plan_steps import run_plan
 
-    return run_plan(name, CommandName(ctx.command.name or name), params, argv, debug=_debug_enabled(params["debug"]),
-                    calls=session.calls if session is not None else None)
+    return run_plan(PlanArguments.of(name, params, debug=_debug_enabled(params["debug"])),
+                    CommandName(ctx.command.name or name), argv, calls=session.calls if session is not None else None)
 
 
 class _Commands(click.Group):
@@ -205,10 +206,11 @@ def kube_upgrade_command(**params: Any) -> int:
     capabilities, planned against its stored manifest as `helm upgrade --reuse-values` would be
     after the cluster upgrade. A summary table (ready, needs a manifest rewrite, will fail,
     changes), then each release's plan. Docs: docs/kube-upgrade.md."""
+    from deployah_plan.commands.arguments import KubeUpgradeArguments
     from deployah_plan.commands.kube_upgrade import run_kube_upgrade
 
     session = click.get_current_context().find_object(_Session)
-    return run_kube_upgrade(params, debug=_debug_enabled(params["debug"]),
+    return run_kube_upgrade(KubeUpgradeArguments.of(params, debug=_debug_enabled(params["debug"])),
                             calls=session.calls if session is not None else None)
 
 
@@ -220,14 +222,15 @@ def kube_upgrade_command(**params: Any) -> int:
 """)
 @click.argument("saved", metavar="PLAN.json")
 @_options(flags.SHOW)
-def show_command(saved: str, **params: Any) -> int:
+def show_command(**params: Any) -> int:
     """Print a plan saved with --out (or -o json) again, as text, markdown or JSON, with no helm and no cluster.
 
     The output is the one the original run printed, byte for byte. Gates and --detailed-exitcode
     work as on the original run; ignore rules were applied when the plan was made."""
+    from deployah_plan.commands.arguments import ShowArguments
     from deployah_plan.commands.plan_steps import run_show
 
-    return run_show(saved, params)
+    return run_show(ShowArguments.of(params, debug=_debug_enabled(params["debug"])))
 
 
 @main_group.command("verify", cls=GroupedCommand, short_help="Check that a saved plan still holds, then deploy.",

@@ -184,7 +184,8 @@ def guarded(session: Session, body: Callable[[], int]) -> int:
 
 
 def run(args: Sequence[str], calls: HelmCalls) -> int | None:
-    """Run a plan command line `read` is sure of, without click; None for cli.main to run."""
+    """Run a plan command line `read` is sure of, without click, with the typed arguments its
+    parameters make (commands/arguments.py, as on click's path); None for cli.main to run."""
     parsed = read(args)
     if parsed is None:
         return None
@@ -195,11 +196,13 @@ def run(args: Sequence[str], calls: HelmCalls) -> int | None:
     progress.show_with_debug(session.debug)
 
     def body() -> int:
+        from deployah_plan.commands.arguments import PlanArguments, ShowArguments
         from deployah_plan.commands.plan_steps import run_plan, run_show
 
         if command == "show":
-            return run_show(params.pop("saved"), params)
-        return run_plan(command, CommandName(command), params, session.argv, debug=session.debug, calls=calls)
+            return run_show(ShowArguments.of(params, debug=session.debug))
+        return run_plan(PlanArguments.of(command, params, debug=session.debug), CommandName(command), session.argv,
+                        calls=calls)
     # The cyclic collector paused for the command, as cli.main pauses it (see there).
     collecting = gc.isenabled()
     gc.disable()

@@ -34,7 +34,7 @@ not a forger who recomputes it: verify then runs no program the file alone names
 an unkeyed plan when HELM_PLAN_KEY is set (commands/verify.py).
 
 Each release command returns what it read with its plan (`Planned(plan, facts)`); the record
-is a function of those facts, the command's parsed params, its argv and a Digester
+is a function of those facts, what its file flags were given, its argv and a Digester
 (`make_record`), made only for --out or verify, and `sealed` into the document.
 """
 from __future__ import annotations
@@ -281,10 +281,10 @@ class Planned(Struct, frozen=True):
     facts: Facts = field(default_factory=Facts)
 
 
-def _files(params: Mapping[str, Any], digester: Digester) -> list[dict[str, Any]]:
+def _files(given: Mapping[str, Sequence[str]], digester: Digester) -> list[dict[str, Any]]:
     files = []
     for name, flag in FILE_PARAMS.items():
-        for item in params.get(name) or ():
+        for item in given.get(name) or ():
             paths = [part.split("=", 1)[1] for part in str(item).split(",") if "=" in part] \
                 if name == "set_file" else [str(item)]
             files += [{"flag": flag, "path": hide_userinfo(path), "digest": _file_digest(digester, path)}
@@ -292,10 +292,10 @@ def _files(params: Mapping[str, Any], digester: Digester) -> list[dict[str, Any]
     return files
 
 
-def make_record(facts: Facts, header: Header, command: Named, params: Mapping[str, Any],
+def make_record(facts: Facts, header: Header, command: Named, files: Mapping[str, Sequence[str]],
                 argv: Sequence[str], digester: Digester) -> dict[str, Any]:
-    """The inputs record, unsealed: what the command read, its parsed params and its argv (the
-    command's name first)."""
+    """The inputs record, unsealed: what the command read, what its file flags were given (by
+    parameter name, FILE_PARAMS) and its argv (the command's name first)."""
     previous = None if facts.previous is None else {
         "revision": facts.previous.revision, "newest_revision": facts.newest_revision,
         "digest": digester.digest(canonical([facts.previous.manifest, facts.previous.hooks_stream])),
@@ -312,7 +312,7 @@ def make_record(facts: Facts, header: Header, command: Named, params: Mapping[st
         "namespace": header.namespace,
         "release": header.release,
         "chart": chart,
-        "files": _files(params, digester),
+        "files": _files(files, digester),
         "previous": previous,
         "render": rendered_digest(digester, facts.desired),
         "live": live,

@@ -60,6 +60,7 @@ from msgspec import Struct
 from deployah_plan import record as records
 from deployah_plan import saved
 from deployah_plan.commands import plan_steps
+from deployah_plan.commands.arguments import PlanArguments
 from deployah_plan.console import Exit, say
 from deployah_plan.errors import HelmError, UsageError
 from deployah_plan.flags import BY_COMMAND, Reach, from_record, not_compared
@@ -345,8 +346,10 @@ def _remake(command: click.Command, argv: list[str], given: click.Context, recor
     if archive is not None:
         params.update({key: None if key != "devel" else False for key in _FINDS_CHART if key in params})
         params["chart"] = archive
-    planned = plan_steps.make(name, params, debug=debug, reader=FileReader(), digest_chart=True)
-    record = records.make_record(planned.facts, planned.plan.header, command, params, argv, digester)
+    args = PlanArguments.of(name, params, debug=debug)
+    planned = plan_steps.make(args, reader=FileReader(), digest_chart=True)
+    record = records.make_record(planned.facts, planned.plan.header, command, plan_steps.read_files(args), argv,
+                                 digester)
     if archive is not None and record.get("chart"):
         record["chart"]["ref"] = hide_userinfo(str(given.params.get("chart")))
     return planned.plan, record
