@@ -1,19 +1,7 @@
 """The command line: parses arguments, dispatches to one command function, and maps errors to
 exit codes (here only: `_run`). What a plan command does is commands/plan_steps.py; its
-flags are declared in flags.py.
-
-Exit codes (docs/output.md has the same table):
-
-    0  the plan was made (with --detailed-exitcode: nothing would change)
-    1  an error; one line on stderr says what is wrong and what to do next
-    2  with --detailed-exitcode only: something would change (ignored changes do not count)
-    3  a --fail-on gate matched; stderr names each gate and what matched it
-    4  helm plan verify: the saved plan no longer holds (what moved is printed)
-  130  stopped by SIGTERM or Ctrl-C: every helm process ended, temporary files removed
-
-An error wins over everything; a matched gate wins over 2, so a CI job that passes both
---detailed-exitcode and --fail-on sees 3 when a gate matches, else 2 or 0. The plan is
-printed (and --out written) before the gates are checked, so a blocked plan can still be read.
+flags are declared in flags.py, its typed arguments made in commands/arguments.py, and the exit
+codes are console.py's `Exit` (docs/output.md has the same table, each code's meaning).
 """
 from __future__ import annotations
 
@@ -29,13 +17,13 @@ import click
 # writers it does not print with).
 from deployah_plan import flags
 from deployah_plan.command_line import CommandName, Session as _Session, debug_enabled as _debug_enabled, guarded
+from deployah_plan.console import Exit, say
 from deployah_plan.errors import UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
 from deployah_plan.render.escape import log_line
 from deployah_plan.render.writers import FORMATS
 from deployah_plan.sources.early import HelmCalls
 
-EXIT_OK, EXIT_ERROR = 0, 1
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -60,10 +48,11 @@ def _plan(name: str, params: dict[str, Any]) -> int:
     ctx = click.get_current_context()
     session = ctx.find_object(_Session)
     argv = session.argv if session is not None else [name]
+    from deployah_plan.commands.arguments import PlanArguments
     from deployah_plan.commands.plan_steps import run_plan
 
-    return run_plan(name, CommandName(ctx.command.name or name), params, argv, debug=_debug_enabled(params["debug"]),
-                    calls=session.calls if session is not None else None)
+    return run_plan(PlanArguments.of(name, params, debug=_debug_enabled(params["debug"])),
+                    CommandName(ctx.command.name or name), argv, calls=session.calls if session is not None else None)
 
 
 class _Commands(click.Group):
@@ -217,10 +206,11 @@ def kube_upgrade_command(**params: Any) -> int:
     capabilities, planned against its stored manifest as `helm upgrade --reuse-values` would be
     after the cluster upgrade. A summary table (ready, needs a manifest rewrite, will fail,
     changes), then each release's plan. Docs: docs/kube-upgrade.md."""
+    from deployah_plan.commands.arguments import KubeUpgradeArguments
     from deployah_plan.commands.kube_upgrade import run_kube_upgrade
 
     session = click.get_current_context().find_object(_Session)
-    return run_kube_upgrade(params, debug=_debug_enabled(params["debug"]),
+    return run_kube_upgrade(KubeUpgradeArguments.of(params, debug=_debug_enabled(params["debug"])),
                             calls=session.calls if session is not None else None)
 
 
@@ -232,14 +222,15 @@ def kube_upgrade_command(**params: Any) -> int:
 """)
 @click.argument("saved", metavar="PLAN.json")
 @_options(flags.SHOW)
-def show_command(saved: str, **params: Any) -> int:
+def show_command(**params: Any) -> int:
     """Print a plan saved with --out (or -o json) again, as text, markdown or JSON, with no helm and no cluster.
 
     The output is the one the original run printed, byte for byte. Gates and --detailed-exitcode
     work as on the original run; ignore rules were applied when the plan was made."""
+    from deployah_plan.commands.arguments import ShowArguments
     from deployah_plan.commands.plan_steps import run_show
 
-    return run_show(saved, params)
+    return run_show(ShowArguments.of(params, debug=_debug_enabled(params["debug"])))
 
 
 @main_group.command("verify", cls=GroupedCommand, short_help="Check that a saved plan still holds, then deploy.",
@@ -285,7 +276,7 @@ def schema_command() -> int:
     from deployah_plan.planfile.schema import schema_text
 
     sys.stdout.write(schema_text())
-    return EXIT_OK
+    return Exit.OK
 
 
 def _version(ctx: click.Context, given: bool) -> None:
@@ -318,7 +309,7 @@ def version_command() -> int:
             helm_version = None
     for line in report(binary, helm_version):
         click.echo(line)
-    return EXIT_OK
+    return Exit.OK
 
 
 def main(argv: Sequence[str] | None = None, calls: HelmCalls | None = None) -> int:
@@ -354,10 +345,10 @@ def _helm_diff(args: list[str]) -> list[str] | int:
                      for name in (*flag.names, *([flag.short] if flag.short else []))}
     translated = helm_diff.translate(args, upgrade_flags, os.environ)
     for note in translated.notes:
-        click.echo(log_line(note), err=True)
+        say(log_line(note))
     if translated.text:
         sys.stdout.write(translated.text)
-        return EXIT_OK
+        return Exit.OK
     if not translated.allow_unreleased:
         helm_diff.require_release(translated.argv)
     return list(translated.argv)
@@ -377,18 +368,18 @@ def _run(args: list[str], calls: HelmCalls) -> int:
         except click.exceptions.Exit as done:
             return done.exit_code
         except click.exceptions.Abort:
-            click.echo("helm plan: interrupted", err=True)
-            return 130
+            say("helm plan: interrupted")
+            return Exit.INTERRUPTED
         except click.exceptions.NoArgsIsHelpError as err:
             click.echo(err.ctx.get_help() if err.ctx else err.format_message())
-            return EXIT_OK
+            return Exit.OK
         except click.ClickException as err:
             ctx = getattr(err, "ctx", None)
             where = ctx.command_path if ctx is not None else "helm plan"
             message = err.format_message().rstrip(".")
-            click.echo(session.shown(f"helm plan: error: {message}; see `{where} --help`"), err=True)
-            return EXIT_ERROR
-        return result if isinstance(result, int) else EXIT_OK
+            say(session.shown(f"helm plan: error: {message}; see `{where} --help`"))
+            return Exit.ERROR
+        return result if isinstance(result, int) else Exit.OK
     # A command's own errors (PlanError, an interruption, a bug): command_line.py, which runs a
     # plan command line without click, words them the same.
     return guarded(session, parsed)

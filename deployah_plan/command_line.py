@@ -26,12 +26,11 @@ from typing import Any, Callable, Mapping, Sequence
 from msgspec import Struct, field
 
 from deployah_plan import flags, pflag
+from deployah_plan.console import Exit, say
 from deployah_plan.errors import Interrupted, PlanError
 from deployah_plan.redact import credentials, scrub
 from deployah_plan.render.escape import log_line
-from deployah_plan.sources.early import EXIT_INTERRUPTED, HelmCalls
-
-EXIT_OK, EXIT_ERROR = 0, 1
+from deployah_plan.sources.early import HelmCalls
 
 
 class Argument(Struct, frozen=True):
@@ -79,12 +78,6 @@ class CommandName(Struct, frozen=True):
 
 def debug_enabled(flag: bool) -> bool:
     return flag or os.environ.get("HELM_DEBUG", "").lower() in ("1", "true")
-
-
-def say(message: str) -> None:
-    """One message on stderr, as click.echo writes it."""
-    sys.stderr.write(message + "\n")
-    sys.stderr.flush()
 
 
 def _converted(kind: Any, value: str) -> tuple[bool, Any]:
@@ -176,10 +169,10 @@ def guarded(session: Session, body: Callable[[], int]) -> int:
         return body()
     except PlanError as err:
         say(session.shown(f"helm plan: error: {err}"))
-        return EXIT_ERROR
+        return Exit.ERROR
     except (Interrupted, KeyboardInterrupt):
         say("helm plan: interrupted")
-        return EXIT_INTERRUPTED
+        return Exit.INTERRUPTED
     except Exception as err:  # a bug: say so in one line, with the traceback only on request
         if session.debug:
             import traceback
@@ -187,11 +180,12 @@ def guarded(session: Session, body: Callable[[], int]) -> int:
             sys.stderr.write(session.shown(traceback.format_exc().rstrip("\n")) + "\n")
         say(session.shown(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the "
                           "traceback, and please report it)"))
-        return EXIT_ERROR
+        return Exit.ERROR
 
 
 def run(args: Sequence[str], calls: HelmCalls) -> int | None:
-    """Run a plan command line `read` is sure of, without click; None for cli.main to run."""
+    """Run a plan command line `read` is sure of, without click, with the typed arguments its
+    parameters make (commands/arguments.py, as on click's path); None for cli.main to run."""
     parsed = read(args)
     if parsed is None:
         return None
@@ -202,11 +196,13 @@ def run(args: Sequence[str], calls: HelmCalls) -> int | None:
     progress.show_with_debug(session.debug)
 
     def body() -> int:
+        from deployah_plan.commands.arguments import PlanArguments, ShowArguments
         from deployah_plan.commands.plan_steps import run_plan, run_show
 
         if command == "show":
-            return run_show(params.pop("saved"), params)
-        return run_plan(command, CommandName(command), params, session.argv, debug=session.debug, calls=calls)
+            return run_show(ShowArguments.of(params, debug=session.debug))
+        return run_plan(PlanArguments.of(command, params, debug=session.debug), CommandName(command), session.argv,
+                        calls=calls)
     # The cyclic collector paused for the command, as cli.main pauses it (see there).
     collecting = gc.isenabled()
     gc.disable()
@@ -217,4 +213,4 @@ def run(args: Sequence[str], calls: HelmCalls) -> int | None:
             gc.enable()
 
 
-__all__ = ["ARGUMENTS", "Argument", "CommandName", "Session", "debug_enabled", "guarded", "read", "run", "say"]
+__all__ = ["ARGUMENTS", "Argument", "CommandName", "Session", "debug_enabled", "guarded", "read", "run"]

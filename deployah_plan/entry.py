@@ -21,13 +21,12 @@ from typing import TYPE_CHECKING, NoReturn, Sequence
 if TYPE_CHECKING:
     from deployah_plan.sources.early import HelmCalls
 
-EXIT_ERROR = 1
-
 
 def run() -> NoReturn:
     gc.disable()
+    from deployah_plan.console import Exit, say
     from deployah_plan.errors import Interrupted
-    from deployah_plan.sources.early import EXIT_INTERRUPTED, HelmCalls
+    from deployah_plan.sources.early import HelmCalls
 
     calls = HelmCalls()
     # Before anything starts: SIGTERM or Ctrl-C during the imports ends the helm processes
@@ -36,15 +35,15 @@ def run() -> NoReturn:
     try:
         code = command(sys.argv[1:], calls)
     except (Interrupted, KeyboardInterrupt):  # before cli.main could catch it
-        sys.stderr.write("helm plan: interrupted\n")
-        code = EXIT_INTERRUPTED
+        say("helm plan: interrupted")
+        code = Exit.INTERRUPTED
     calls.end()
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:  # None: the process was started with that descriptor closed
                 stream.flush()
         except (OSError, ValueError):  # a closed pipe: what it could take was written
-            code = code or EXIT_ERROR
+            code = code or Exit.ERROR
     os._exit(code)
 
 

@@ -1,7 +1,7 @@
 """A plan command line read without click (deployah_plan/command_line.py) reads to exactly the
-parameters click reads it to, and everything else is left to click: on many command lines
-(hypothesis), either the direct reading is None or click accepts the line with the same
-parameters. A plan does not import click."""
+parameters click reads it to, and so to the same typed arguments (commands/arguments.py), and
+everything else is left to click: on many command lines (hypothesis), either the direct reading
+is None or click accepts the line with the same parameters. A plan does not import click."""
 from __future__ import annotations
 
 import io
@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from deployah_plan import command_line, flags
 from deployah_plan.cli import main_group
+from deployah_plan.commands.arguments import PlanArguments, ShowArguments
 from deployah_plan.errors import UsageError
 
 from conftest import ROOT, clean_env
@@ -39,10 +40,22 @@ def _clicked(args: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
         return None
 
 
+def _typed(command: str, params: dict[str, Any]) -> PlanArguments | ShowArguments | str:
+    """The command's typed arguments, or the error that refuses them (an unknown gate)."""
+    try:
+        if command == "show":
+            return ShowArguments.of(params, debug=False)
+        return PlanArguments.of(command, params, debug=False)
+    except UsageError as err:
+        return str(err)
+
+
 def _same(args: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
     direct = command_line.read(args)
     if direct is not None:
-        assert direct == _clicked(args), args
+        clicked = _clicked(args)
+        assert direct == clicked, args
+        assert _typed(*direct) == _typed(*clicked), args
     return direct
 
 

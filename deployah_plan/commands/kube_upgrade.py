@@ -25,13 +25,12 @@ import tempfile
 import threading
 from typing import Any, Callable, Mapping, Sequence
 
-import click
 from msgspec import Struct
 
 from deployah_plan.lazy_re import lazy
-from deployah_plan.commands.plan_steps import (
-    EXIT_CHANGES, EXIT_GATE, Printing, ignore_rules, write, write_options,
-)
+from deployah_plan.commands.arguments import Gating, KubeUpgradeArguments, Printing
+from deployah_plan.commands.plan_steps import ignore_rules, write_options
+from deployah_plan.console import Exit, say, write
 from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.gates import check_gates, unevaluated
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore
@@ -53,8 +52,6 @@ from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm_commands import major
 from deployah_plan.sources.workers import completed, workers
 
-EXIT_ERROR = 1
-
 
 class KubeUpgradeOptions(Struct, frozen=True, kw_only=True):
     kube_version: str
@@ -71,8 +68,15 @@ class KubeUpgradeOptions(Struct, frozen=True, kw_only=True):
 
 
 def kube_upgrade_options(params: Mapping[str, Any], *, debug: bool) -> KubeUpgradeOptions:
-    return KubeUpgradeOptions(release=params.get("release"), debug=debug,
-                              **request_fields(KUBE_UPGRADE, params, "kube_upgrade"))
+    """The request from the command's parsed parameters, its --kube-version given and one
+    Kubernetes names."""
+    options = KubeUpgradeOptions(release=params.get("release"), debug=debug,
+                                 **request_fields(KUBE_UPGRADE, params, "kube_upgrade"))
+    if not options.kube_version:
+        raise UsageError("--kube-version is required", "give the Kubernetes version the cluster is upgraded to, "
+                         "e.g. --kube-version 1.32")
+    targets.check_version(options.kube_version)
+    return options
 
 
 _DURATION = lazy(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
@@ -114,6 +118,7 @@ class _Run(Struct, frozen=True):
 
     options: KubeUpgradeOptions
     printing: Printing
+    gating: Gating
     rules: tuple[IgnoreRule, ...]
     write: WriteOptions
     timeout: float
@@ -160,7 +165,7 @@ def _planned(run: _Run, listed: Listed) -> Outcome:
     # One read of the release: the plan's previous state and the chart (read by that revision)
     # are of one revision, whatever a deploy does meanwhile.
     plan = apply_ignore(planned.plan, run.rules)
-    gates = list(run.printing.gates)
+    gates = list(run.gating.gates)
     where = f"{listed.namespace}/{listed.name}"
     judged = verdict(plan)
     return Outcome(
@@ -226,16 +231,11 @@ def plan_releases(run: _Run, scope: Sequence[Listed], progress: Callable[[Listed
     return [outcomes[index] for index in range(len(scope))]
 
 
-def run_kube_upgrade(params: Mapping[str, Any], *, debug: bool, calls: HelmCalls | None = None) -> int:
+def run_kube_upgrade(args: KubeUpgradeArguments, *, calls: HelmCalls | None = None) -> int:
     """Every step: the scope, the plans, the report, the gates; exit as a plan does (an error in
-    any release: 1, after the report)."""
-    options = kube_upgrade_options(params, debug=debug)
-    if not options.kube_version:
-        raise UsageError("--kube-version is required", "give the Kubernetes version the cluster is upgraded to, "
-                         "e.g. --kube-version 1.32")
-    targets.check_version(options.kube_version)
-    printing = Printing.of(params)
-    run = _Run(options, printing, tuple(ignore_rules(params["ignore"], params["ignore_files"], FileReader())),
+    any release: ERROR, after the report)."""
+    options, printing = args.request, args.printing
+    run = _Run(options, printing, args.gating, tuple(ignore_rules(args.ignore, args.ignore_files, FileReader())),
                write_options(printing), seconds(options.timeout), calls)
     scope, namespace = _scope(options, calls)
     progress = _Progress(len(scope))
@@ -247,19 +247,17 @@ def run_kube_upgrade(params: Mapping[str, Any], *, debug: bool, calls: HelmCalls
                                printing.output, run.write))
     for outcome in outcomes:
         for line in outcome.gate_lines:
-            click.echo(log_line(f"helm plan: {line}"), err=True)
+            say(log_line(f"helm plan: {line}"))
     for line in dict.fromkeys(line for outcome in outcomes for line in outcome.unevaluated):
-        click.echo(log_line(f"helm plan: {line}"), err=True)
+        say(log_line(f"helm plan: {line}"))
     errors = [outcome for outcome in outcomes if outcome.verdict is Verdict.ERROR]
     for outcome in errors:
-        click.echo(log_line(f"helm plan: error: {outcome.listed.namespace}/{outcome.listed.name}: {outcome.row.error}"
-                            + (f" ({outcome.row.hint})" if outcome.row.hint else "")), err=True)
+        say(log_line(f"helm plan: error: {outcome.listed.namespace}/{outcome.listed.name}: {outcome.row.error}"
+                     + (f" ({outcome.row.hint})" if outcome.row.hint else "")))
     if errors:
-        return EXIT_ERROR
-    if any(outcome.gate_lines for outcome in outcomes):
-        return EXIT_GATE
+        return Exit.ERROR
     changes = any(outcome.has_changes or outcome.verdict is Verdict.WILL_FAIL for outcome in outcomes)
-    return EXIT_CHANGES if printing.detailed_exitcode and changes else 0
+    return args.gating.exit(any(outcome.gate_lines for outcome in outcomes), changes)
 
 
 __all__ = ["KubeUpgradeOptions", "Outcome", "kube_upgrade_options", "plan_releases", "run_kube_upgrade", "seconds"]

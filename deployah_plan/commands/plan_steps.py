@@ -1,4 +1,5 @@
-"""The steps a plan command takes once its flags are parsed, each its own function, in order:
+"""The steps a plan command takes once its flags are parsed into its typed arguments
+(`PlanArguments`, commands/arguments.py), each its own function, in order:
 
 1. `make`: the plan and what it read (`Planned`), with the ignore rules applied;
 2. `save`: with --out, the JSON plan and its inputs record (planfile/), sealed;
@@ -12,15 +13,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Sequence, TypeVar
 
-from msgspec import Struct, structs
+from msgspec import structs
 
-from deployah_plan.command_line import say
-from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
+from deployah_plan.commands.arguments import Gating, PlanArguments, Printing, ShowArguments
+from deployah_plan.console import Exit, say, write
+from deployah_plan.core.gates import check_gates, unevaluated
 from deployah_plan.render.words import gate as gate_words
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
-from deployah_plan.errors import UsageError
 from deployah_plan.render.escape import log_line
 from deployah_plan.render.writers import WRITERS, WriteOptions
 from deployah_plan.sources.files import FileReader, describe
@@ -30,79 +31,42 @@ if TYPE_CHECKING:
     from deployah_plan.planfile.inputs import Named, Planned
     from deployah_plan.sources.early import HelmCalls
 
-EXIT_OK, EXIT_CHANGES, EXIT_GATE = 0, 2, 3
+_R = TypeVar("_R")
 
 
-# Each plan command's planner, from its parsed parameters: (params, debug, reader, digest_chart,
-# calls: the command's helm processes, sources/early.py). Each imports its command's module when
-# it runs: a command loads only what it uses.
-def _upgrade(params: Mapping[str, Any], debug: bool, _reader: FileReader, digest_chart: bool,
-             calls: HelmCalls | None) -> Planned:
-    from deployah_plan.commands.upgrade import plan_upgrade, upgrade_options
-
-    return plan_upgrade(upgrade_options(params, debug=debug), digest_chart=digest_chart, calls=calls)
+def _request(args: PlanArguments, kind: type[_R]) -> _R:
+    """The command's request as the type its planner takes (PlanArguments.of made it so)."""
+    if not isinstance(args.request, kind):
+        raise TypeError(f"helm plan {args.command} was given a {type(args.request).__name__}, not a {kind.__name__}")
+    return args.request
 
 
-def _rollback(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool,
-              _calls: HelmCalls | None) -> Planned:
-    from deployah_plan.commands.rollback import plan_rollback, rollback_options
+def _planned(args: PlanArguments, reader: FileReader, digest_chart: bool, calls: HelmCalls | None) -> Planned:
+    """The plan of the command's planner. Each command's module is imported when it runs: a
+    command loads only what it uses."""
+    if args.command == "upgrade":
+        from deployah_plan.commands.upgrade import UpgradeOptions, plan_upgrade
 
-    return plan_rollback(rollback_options(params, debug=debug))
+        return plan_upgrade(_request(args, UpgradeOptions), digest_chart=digest_chart, calls=calls)
+    if args.command == "rollback":
+        from deployah_plan.commands.rollback import RollbackOptions, plan_rollback
 
+        return plan_rollback(_request(args, RollbackOptions))
+    if args.command == "uninstall":
+        from deployah_plan.commands.uninstall import UninstallOptions, plan_uninstall
 
-def _uninstall(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool,
-              _calls: HelmCalls | None) -> Planned:
-    from deployah_plan.commands.uninstall import plan_uninstall, uninstall_options
+        return plan_uninstall(_request(args, UninstallOptions))
+    if args.command == "diff":
+        from deployah_plan.commands.diff import DiffOptions, plan_diff
 
-    return plan_uninstall(uninstall_options(params, debug=debug))
+        return plan_diff(_request(args, DiffOptions), reader)
+    if args.command == "revision":
+        from deployah_plan.commands.history import RevisionOptions, plan_revision
 
+        return plan_revision(_request(args, RevisionOptions))
+    from deployah_plan.commands.history import ReleasesOptions, plan_releases
 
-def _diff(params: Mapping[str, Any], debug: bool, reader: FileReader, _digest_chart: bool,
-              _calls: HelmCalls | None) -> Planned:
-    from deployah_plan.commands.diff import diff_options, plan_diff
-
-    return plan_diff(diff_options(params, debug=debug), reader)
-
-
-def _revision(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool,
-              _calls: HelmCalls | None) -> Planned:
-    from deployah_plan.commands.history import plan_revision, revision_options
-
-    return plan_revision(revision_options(params, debug=debug))
-
-
-def _releases(params: Mapping[str, Any], debug: bool, _reader: FileReader, _digest_chart: bool,
-              _calls: HelmCalls | None) -> Planned:
-    from deployah_plan.commands.history import plan_releases, releases_options
-
-    return plan_releases(releases_options(params, debug=debug))
-
-
-Planner = Callable[[Mapping[str, Any], bool, FileReader, bool, "HelmCalls | None"], "Planned"]
-PLANNERS: Mapping[str, Planner] = {"upgrade": _upgrade, "rollback": _rollback, "uninstall": _uninstall, "diff": _diff,
-                                  "revision": _revision, "releases": _releases}
-
-
-class Printing(Struct, frozen=True, kw_only=True):
-    """How the plan is printed and what the exit code says: the output flags, gates parsed."""
-
-    output: str
-    show_secrets: bool
-    full_values: bool
-    no_color: bool
-    color: bool
-    suppress: frozenset[str]
-    source_root: str
-    detailed_exitcode: bool
-    gates: tuple[Gate, ...]
-
-    @classmethod
-    def of(cls, params: Mapping[str, Any]) -> "Printing":
-        return cls(output=params["output"], show_secrets=params["show_secrets"], full_values=params["full_values"],
-                   no_color=params["no_color"], color=params["color"], suppress=frozenset(params["suppress"]),
-                   source_root=params["source_root"],
-                   detailed_exitcode=params["detailed_exitcode"],
-                   gates=tuple(parse_gate(g) for g in params["fail_on"]))
+    return plan_releases(_request(args, ReleasesOptions))
 
 
 def ignore_rules(flags: Sequence[str], files: Sequence[str], reader: FileReader) -> list[IgnoreRule]:
@@ -113,25 +77,36 @@ def ignore_rules(flags: Sequence[str], files: Sequence[str], reader: FileReader)
     return rules
 
 
-def make(command: str, params: Mapping[str, Any], *, debug: bool, reader: FileReader,
-         digest_chart: bool, calls: HelmCalls | None = None) -> Planned:
+def make(args: PlanArguments, *, reader: FileReader, digest_chart: bool, calls: HelmCalls | None = None) -> Planned:
     """Step 1: the plan and what it read, the ignore rules applied. `digest_chart`: a record
     will be made of it (--out, verify). `calls`: the helm processes the command line's owner
     started and ends (sources/early.py)."""
-    rules = ignore_rules(params["ignore"], params["ignore_files"], reader)
-    planned = PLANNERS[command](params, debug, reader, digest_chart, calls)
+    rules = ignore_rules(args.ignore, args.ignore_files, reader)
+    planned = _planned(args, reader, digest_chart, calls)
     return structs.replace(planned, plan=apply_ignore(planned.plan, rules))
 
 
-def save(path: str, planned: Planned, command: Named, params: Mapping[str, Any], argv: Sequence[str]) -> None:
+def read_files(args: PlanArguments) -> dict[str, Sequence[str]]:
+    """What the flags naming files the plan reads were given, by parameter name: the inputs
+    record digests each (planfile/inputs.py, FILE_PARAMS)."""
+    files: dict[str, Sequence[str]] = {"ignore_files": args.ignore_files}
+    if args.command == "upgrade":  # the only command with values flags
+        from deployah_plan.commands.upgrade import UpgradeOptions
+
+        values = _request(args, UpgradeOptions).values
+        files.update(values_files=values.files, set_file=values.set_file)
+    return files
+
+
+def save(path: str, planned: Planned, command: Named, args: PlanArguments, argv: Sequence[str]) -> None:
     """Step 2: the JSON plan with its inputs record, sealed."""
     from deployah_plan.planfile.inputs import make_record
     from deployah_plan.planfile.seal import Digester
     from deployah_plan.planfile.write import write_saved_plan
 
     digester = Digester.new()
-    record = make_record(planned.inputs, planned.plan.header, command, params, argv, digester)
-    write_saved_plan(path, planned.plan, bool(params["show_secrets"]), record, digester)
+    record = make_record(planned.inputs, planned.plan.header, command, read_files(args), argv, digester)
+    write_saved_plan(path, planned.plan, args.printing.show_secrets, record, digester)
 
 
 def _use_colour(no_color: bool, color: bool) -> bool:
@@ -153,22 +128,6 @@ def _text_width() -> int | None:
     return max(shutil.get_terminal_size().columns, 40)
 
 
-def _write(document: str) -> None:
-    """Write to standard output; a full disk or a closed pipe is an error, in one line."""
-    try:
-        sys.stdout.write(document)
-        sys.stdout.flush()
-    except OSError as err:
-        # What could not be written stays in the buffer, and the interpreter would try to
-        # flush it again on exit: point standard output at nothing first.
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
-        raise UsageError(f"cannot write the plan to standard output: {err.strerror or err}",
-                         "check where standard output goes (a full disk, a closed pipe), or save it with --out FILE") from None
-
-
 def write_options(printing: Printing) -> WriteOptions:
     return WriteOptions(show_secrets=printing.show_secrets, colour=_use_colour(printing.no_color, printing.color),
                         width=_text_width(), suppress=printing.suppress, source_root=printing.source_root,
@@ -177,52 +136,40 @@ def write_options(printing: Printing) -> WriteOptions:
 
 def show(plan: Plan, printing: Printing) -> None:
     """Step 3: the plan, printed."""
-    _write(WRITERS[printing.output](plan, write_options(printing)))
+    write(WRITERS[printing.output](plan, write_options(printing)))
 
 
-def write(document: str) -> None:
-    """Standard output, written as a plan is (a full disk or a closed pipe: one line)."""
-    _write(document)
-
-
-def gate_exit(plan: Plan, printing: Printing) -> int:
-    """Step 4: a matched gate is 3 (each named on stderr); else 2 with --detailed-exitcode when
-    something changes; else 0."""
-    gates = list(printing.gates)
+def gate_exit(plan: Plan, gating: Gating) -> Exit:
+    """Step 4: a matched gate is GATE (each named on stderr); else CHANGES with
+    --detailed-exitcode when something changes; else OK."""
+    gates = list(gating.gates)
     matches = check_gates(plan, gates)
     for match in matches:  # an object's name and a warning's text come from the chart: escaped
         say(log_line(f"helm plan: {gate_words.match_text(match)}"))
     for item in unevaluated(plan, gates):
         say(log_line(f"helm plan: {gate_words.unevaluated_text(item)}"))
-    if matches:
-        return EXIT_GATE
-    return EXIT_CHANGES if printing.detailed_exitcode and plan.has_changes else EXIT_OK
+    return gating.exit(bool(matches), plan.has_changes)
 
 
-def run_plan(name: str, command: Named, params: Mapping[str, Any], argv: Sequence[str], *,
-             debug: bool, calls: HelmCalls | None = None) -> int:
-    """`helm plan upgrade|rollback|uninstall|diff`: every step."""
-    printing = Printing.of(params)
-    out = params["out"]
-    planned = make(name, params, debug=debug, reader=FileReader(), digest_chart=bool(out), calls=calls)
-    if out:
-        save(out, planned, command, params, argv)
-    show(planned.plan, printing)
-    return gate_exit(planned.plan, printing)
+def run_plan(args: PlanArguments, command: Named, argv: Sequence[str], *, calls: HelmCalls | None = None) -> int:
+    """`helm plan upgrade|rollback|uninstall|diff|revision|releases`: every step."""
+    planned = make(args, reader=FileReader(), digest_chart=bool(args.out), calls=calls)
+    if args.out:
+        save(args.out, planned, command, args, argv)
+    show(planned.plan, args.printing)
+    return gate_exit(planned.plan, args.gating)
 
 
-def run_show(path: str, params: Mapping[str, Any]) -> int:
+def run_show(args: ShowArguments) -> int:
     """`helm plan show PLAN.json`: a saved plan printed again, gates checked."""
     from deployah_plan.planfile.read import read_saved_plan
     from deployah_plan.planfile.write import check_json_output
 
-    printing = Printing.of(params)
-    plan = read_saved_plan(path)
-    if printing.output == "json":
-        check_json_output(plan, path)
-    show(plan, printing)
-    return gate_exit(plan, printing)
+    plan = read_saved_plan(args.saved)
+    if args.printing.output == "json":
+        check_json_output(plan, args.saved)
+    show(plan, args.printing)
+    return gate_exit(plan, args.gating)
 
 
-__all__ = ["PLANNERS", "Printing", "gate_exit", "ignore_rules", "make", "run_plan", "run_show", "save", "show", "write",
-           "write_options"]
+__all__ = ["gate_exit", "ignore_rules", "make", "read_files", "run_plan", "run_show", "save", "show", "write_options"]

@@ -58,6 +58,8 @@ import click
 from msgspec import Struct
 
 from deployah_plan.commands import plan_steps
+from deployah_plan.commands.arguments import PlanArguments
+from deployah_plan.console import Exit, say
 from deployah_plan.errors import HelmError, UsageError
 from deployah_plan.flags import BY_COMMAND, Reach, from_record, not_compared
 from deployah_plan.model import Plan
@@ -72,7 +74,6 @@ from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm import Helm
 from deployah_plan.sources.kubeconfig import helm_default_namespace
 
-EXIT_MOVED = 4
 VERIFIABLE = ("upgrade", "rollback", "uninstall")
 _HINT = "plan again with `helm plan upgrade ... --out FILE` and review it"
 
@@ -344,8 +345,10 @@ def _remake(command: click.Command, argv: list[str], given: click.Context, recor
     if archive is not None:
         params.update({key: None if key != "devel" else False for key in _FINDS_CHART if key in params})
         params["chart"] = archive
-    planned = plan_steps.make(name, params, debug=debug, reader=FileReader(), digest_chart=True)
-    record = inputs.make_record(planned.inputs, planned.plan.header, command, params, argv, digester)
+    args = PlanArguments.of(name, params, debug=debug)
+    planned = plan_steps.make(args, reader=FileReader(), digest_chart=True)
+    record = inputs.make_record(planned.inputs, planned.plan.header, command, plan_steps.read_files(args), argv,
+                                digester)
     if archive is not None and record.get("chart"):
         record["chart"]["ref"] = hide_userinfo(str(given.params.get("chart")))
     return planned.plan, record
@@ -415,7 +418,7 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
 
 def _check(options: VerifyOptions, saved_plan: SavedPlan, command: click.Command, argv: list[str],
            given: click.Context, recorded: click.Context, archive: str | None) -> int:
-    """Make the plan again and compare; 0 when it holds, EXIT_MOVED (saying what moved) when not."""
+    """Make the plan again and compare; OK when it holds, MOVED (saying what moved) when not."""
     record = saved_plan.record
     plan, record_now = _remake(command, argv, given, recorded, saved_plan.digester, options.debug, archive)
     if not options.accept_unchecked:
@@ -454,9 +457,9 @@ def _check(options: VerifyOptions, saved_plan: SavedPlan, command: click.Command
     out.flush()
     if not holds:
         named = ", ".join(dict.fromkeys(what for what, _ in moved)) or "the plan"
-        click.echo(log_line(f"helm plan: {options.path} no longer holds ({named} moved); plan again and review it"), err=True)
-        return EXIT_MOVED
-    return 0
+        say(log_line(f"helm plan: {options.path} no longer holds ({named} moved); plan again and review it"))
+        return Exit.MOVED
+    return Exit.OK
 
 
 def _namespace_given() -> bool:
@@ -469,7 +472,7 @@ def _namespace_given() -> bool:
 def _run_helm(run: Sequence[str], name: str, debug: bool) -> int:
     """The reviewed command, run by helm; its exit code is verify's."""
     binary = Helm.find().binary if Path(run[0]).name == "helm" else run[0]
-    click.echo(f"helm plan: the plan holds; running helm {name}", err=True)
+    say(f"helm plan: the plan holds; running helm {name}")
     sys.stdout.flush()
     try:
         return subprocess.run([binary, *run[1:]], check=False).returncode
@@ -477,4 +480,4 @@ def _run_helm(run: Sequence[str], name: str, debug: bool) -> int:
         raise HelmError(f"could not run {binary}: {err.strerror}", "check that HELM_BIN or PATH names a working helm") from None
 
 
-__all__ = ["EXIT_MOVED", "VerifyOptions", "check_flags", "moved_inputs", "plan_difference", "read", "verify_plan"]
+__all__ = ["VerifyOptions", "check_flags", "moved_inputs", "plan_difference", "read", "verify_plan"]

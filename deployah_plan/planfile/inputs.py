@@ -27,7 +27,7 @@ A plan saved with `--out` carries an `inputs` object beside the plan (format 1.3
   how HELM_PLAN_KEY keys every digest).
 
 Each release command returns what it read with its plan (`Planned(plan, inputs)`); the record
-is a function of those inputs, the command's parsed params, its argv and a Digester
+is a function of those inputs, what its file flags were given, its argv and a Digester
 (`make_record`), made only for --out or verify, and `sealed` into the document.
 """
 from __future__ import annotations
@@ -226,10 +226,10 @@ class Planned(Struct, frozen=True):
     inputs: Inputs = field(default_factory=Inputs)
 
 
-def _files(params: Mapping[str, Any], digester: Digester) -> list[dict[str, Any]]:
+def _files(given: Mapping[str, Sequence[str]], digester: Digester) -> list[dict[str, Any]]:
     files = []
     for name, flag in FILE_PARAMS.items():
-        for item in params.get(name) or ():
+        for item in given.get(name) or ():
             paths = [part.split("=", 1)[1] for part in str(item).split(",") if "=" in part] \
                 if name == "set_file" else [str(item)]
             files += [{"flag": flag, "path": hide_userinfo(path), "digest": _file_digest(digester, path)}
@@ -237,10 +237,10 @@ def _files(params: Mapping[str, Any], digester: Digester) -> list[dict[str, Any]
     return files
 
 
-def make_record(inputs: Inputs, header: Header, command: Named, params: Mapping[str, Any],
+def make_record(inputs: Inputs, header: Header, command: Named, files: Mapping[str, Sequence[str]],
                 argv: Sequence[str], digester: Digester) -> dict[str, Any]:
-    """The inputs record, unsealed: what the command read, its parsed params and its argv (the
-    command's name first)."""
+    """The inputs record, unsealed: what the command read, what its file flags were given (by
+    parameter name, FILE_PARAMS) and its argv (the command's name first)."""
     previous = None if inputs.previous is None else {
         "revision": inputs.previous.revision, "newest_revision": inputs.newest_revision,
         "digest": digester.digest(canonical([inputs.previous.manifest, inputs.previous.hooks_stream])),
@@ -257,7 +257,7 @@ def make_record(inputs: Inputs, header: Header, command: Named, params: Mapping[
         "namespace": header.namespace,
         "release": header.release,
         "chart": chart,
-        "files": _files(params, digester),
+        "files": _files(files, digester),
         "previous": previous,
         "render": rendered_digest(digester, inputs.desired),
         "live": live,

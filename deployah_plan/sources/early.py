@@ -38,14 +38,13 @@ import os
 import signal
 import time
 
+from deployah_plan.console import Exit
 from deployah_plan.errors import Interrupted
 from deployah_plan.sources.process import Process, Timeout
 
 TYPE_CHECKING = False  # typing's own is not imported before the first helm call
 if TYPE_CHECKING:
     from typing import Callable, Iterator, Sequence
-
-EXIT_INTERRUPTED = 130  # a command stopped by a signal, as a shell reports it
 
 
 def commands(args: Sequence[str]) -> list[list[str]]:
@@ -301,7 +300,7 @@ class HelmCalls:
         helm that no longer runs. A signal once the calls are ended (a second Ctrl-C, the command done)
         ends the process."""
         if self._ended:
-            os._exit(EXIT_INTERRUPTED)
+            os._exit(Exit.INTERRUPTED)
         self.end()
         if self._starting:
             self._interrupted = True
@@ -321,4 +320,4 @@ class HelmCalls:
         return restore
 
 
-__all__ = ["EXIT_INTERRUPTED", "HelmCalls", "commands", "may_regenerate", "template_calls"]
+__all__ = ["HelmCalls", "commands", "may_regenerate", "template_calls"]
