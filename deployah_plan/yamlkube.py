@@ -12,7 +12,7 @@ import math
 import struct
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
-from deployah_plan.lazy_re import deferred, lazy
+from deployah_plan.startup import deferred, lazy
 
 if TYPE_CHECKING:
     from yaml.nodes import Node
@@ -30,7 +30,7 @@ _Error: Any = None
 
 def pyyaml() -> Any:
     """The `yaml` module (PyYAML), imported with the patterns its modules compile deferred until
-    they are used (lazy_re.py `deferred`): those of its pure-Python reader, resolver and
+    they are used (startup.py `deferred`): those of its pure-Python reader, resolver and
     constructor, which neither libyaml's parser nor this module uses, cost 8 ms of CPU. Every
     import of PyYAML on helm plan's path is this one."""
     with deferred("yaml"):

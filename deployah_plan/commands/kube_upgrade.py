@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 import click
 from msgspec import Struct
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.commands.plan_steps import (
     EXIT_CHANGES, EXIT_GATE, Printing, ignore_rules, write, write_options,
 )
