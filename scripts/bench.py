@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import subprocess
 import sys
@@ -106,12 +107,17 @@ def release(objects: int, upgraded: bool) -> str:
 
 
 def main_command(args: list[str]) -> int:
-    """A command line as the entry point runs it (a plan without click), in this process."""
+    """A command line as the entry point runs it (a plan without click, the cyclic collector
+    off: entry.run), in this process."""
     calls = HelmCalls()
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return run_command(args, calls)
     finally:
         calls.end()
+        if collecting:
+            gc.enable()
 
 
 def best(repeat: int, run: Callable[[], Any]) -> float:
