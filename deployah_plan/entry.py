@@ -10,9 +10,11 @@ its figure is).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, NoReturn, Sequence
 
+TYPE_CHECKING = False  # typing is not imported before the first helm call (startup.py `NamedTuple`)
 if TYPE_CHECKING:
+    from typing import NoReturn, Sequence
+
     from deployah_plan.sources.early import HelmCalls
 
 EXIT_ERROR = 1
