@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from yaml.nodes import Node
 
 # PyYAML is imported by the first load (`_bind`), not with this module: a plan starts helm
-# before it reads any YAML, and PyYAML's import would hold helm back. These are its node types
-# and the parser, once bound.
+# before it reads any YAML, and PyYAML's import would hold helm back (one of the tricks for a
+# fast start that startup.py lists). These are its node types and the parser, once bound.
 ScalarNode: Any = None
 SequenceNode: Any = None
 MappingNode: Any = None
@@ -31,8 +31,8 @@ _Error: Any = None
 def pyyaml() -> Any:
     """The `yaml` module (PyYAML), imported with the patterns its modules compile deferred until
     they are used (startup.py `deferred`): those of its pure-Python reader, resolver and
-    constructor, which neither libyaml's parser nor this module uses, cost 8 ms of CPU. Every
-    import of PyYAML on helm plan's path is this one."""
+    constructor, which neither libyaml's parser nor this module uses (their figure:
+    docs/performance.md, Tricks). Every import of PyYAML on helm plan's path is this one."""
     with deferred("yaml"):
         import yaml
     return yaml
