@@ -5,7 +5,6 @@ codes are console.py's `Exit` (docs/output.md has the same table, each code's me
 """
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from typing import Any, Callable, Sequence, TypeVar
@@ -315,12 +314,6 @@ def version_command() -> int:
 def main(argv: Sequence[str] | None = None, calls: HelmCalls | None = None) -> int:
     """Run one command line. `calls`: its helm processes, from the entry point (entry.py), which
     owns them: it catches SIGTERM and Ctrl-C and ends them. Without, they are this call's own."""
-    # One command per process, building millions of small acyclic containers (parsed
-    # manifests, field changes) that reference counting frees: the cyclic collector's passes
-    # over them cost a fifth of a 6,000-object plan and grow faster than the input, so it is
-    # paused for the command and restored after.
-    collecting = gc.isenabled()
-    gc.disable()
     own = calls is None
     calls = HelmCalls() if calls is None else calls
     # SIGTERM (a cancelled CI job, `kill`) and Ctrl-C end every helm process, then stop the
@@ -332,8 +325,6 @@ def main(argv: Sequence[str] | None = None, calls: HelmCalls | None = None) -> i
         if restore is not None:
             calls.end()
             restore()
-        if collecting:
-            gc.enable()
 
 
 def _helm_diff(args: list[str]) -> list[str] | int:

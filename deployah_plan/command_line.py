@@ -18,7 +18,6 @@ line this module reads is one click would have read to the same parameters
 """
 from __future__ import annotations
 
-import gc
 import os
 import sys
 from typing import Any, Callable, Mapping, Sequence
@@ -203,14 +202,7 @@ def run(args: Sequence[str], calls: HelmCalls) -> int | None:
             return run_show(ShowArguments.of(params, debug=session.debug))
         return run_plan(PlanArguments.of(command, params, debug=session.debug), CommandName(command), session.argv,
                         calls=calls)
-    # The cyclic collector paused for the command, as cli.main pauses it (see there).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return guarded(session, body)
-    finally:
-        if collecting:
-            gc.enable()
+    return guarded(session, body)
 
 
 __all__ = ["ARGUMENTS", "Argument", "CommandName", "Session", "debug_enabled", "guarded", "read", "run"]

@@ -2,28 +2,26 @@
 
 `run` catches SIGTERM and Ctrl-C, starts what it can of the plan's helm calls before importing
 the rest of helm plan (sources/early.py), runs the command line (cli.py `main`) with them, and
-ends every helm process left, then the process once its output is written. Python's own teardown is skipped: freeing every module and object one by one took
-40–55 ms of a kube-state-metrics plan (a tenth of it), and nothing is left for it to do. Every
-`with` block has run by then (temporary folders removed, helm processes waited for, --out
-written), and helm plan registers no exit handlers.
-
-The cyclic garbage collector is off from the start, as `main` has it for the command: the
-imports make thousands of classes and functions, which its passes walked again and again for
-nothing (a tenth of a plan's imports); a command is one short process.
+ends every helm process left, then the process once its output is written. The cyclic garbage
+collector is off from the start, and the process ends without Python's teardown: two of the
+tricks for a fast start (startup.py `collector_off`, `end_now`: why each is safe, and where
+its figure is).
 """
 from __future__ import annotations
 
-import gc
-import os
 import sys
-from typing import TYPE_CHECKING, NoReturn, Sequence
 
+TYPE_CHECKING = False  # typing is not imported before the first helm call (startup.py `NamedTuple`)
 if TYPE_CHECKING:
+    from typing import NoReturn, Sequence
+
     from deployah_plan.sources.early import HelmCalls
 
 
 def run() -> NoReturn:
-    gc.disable()
+    from deployah_plan.startup import collector_off, end_now
+
+    collector_off()
     from deployah_plan.console import Exit, say
     from deployah_plan.errors import Interrupted
     from deployah_plan.sources.early import HelmCalls
@@ -44,7 +42,7 @@ def run() -> NoReturn:
                 stream.flush()
         except (OSError, ValueError):  # a closed pipe: what it could take was written
             code = code or Exit.ERROR
-    os._exit(code)
+    end_now(code)
 
 
 def command(args: Sequence[str], calls: HelmCalls) -> int:
@@ -53,7 +51,7 @@ def command(args: Sequence[str], calls: HelmCalls) -> int:
     (command_line.py), anything else (help, a refused command line, completion, the other
     commands) by click (cli.py)."""
     calls.start(args)
-    from deployah_plan.later import msgspec_extras
+    from deployah_plan.startup import msgspec_extras
 
     msgspec_extras()  # before anything imports msgspec: its modules a plan does not use run later
     from deployah_plan.command_line import run as run_direct

@@ -26,7 +26,7 @@ TYPE_CHECKING = False  # typing is not imported before the first helm call (sour
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence, TypeVar
 else:
-    from deployah_plan.records import NamedTuple
+    from deployah_plan.startup import NamedTuple
 
 
 

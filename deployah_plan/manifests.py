@@ -14,7 +14,7 @@ import bisect
 import re
 from typing import Any, Mapping
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from msgspec import Struct, field
 
 from deployah_plan.errors import ManifestError

@@ -23,7 +23,7 @@ inputs record keeps it, and reading it again gives the same reading.
 """
 from __future__ import annotations
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.errors import UsageError
 from deployah_plan.flags import Flag, Split
 
@@ -31,7 +31,7 @@ TYPE_CHECKING = False  # typing is not imported before the first helm call (sour
 if TYPE_CHECKING:
     from typing import NamedTuple, Sequence, Union
 else:
-    from deployah_plan.records import NamedTuple
+    from deployah_plan.startup import NamedTuple
 
 _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})  # Go's strconv.ParseBool
 _FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from msgspec import Struct
 from msgspec.structs import replace
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.model import Action, FieldChange, FieldOp, Plan, ResourceRef, TaskAction
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"

@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 
 _PLUGIN = Path(__file__).resolve().parent.parent / "plugin.yaml"
 _VERSION = lazy(r'^version:\s*"?([^"\s#]+)"?\s*(?:#.*)?$', re.MULTILINE)

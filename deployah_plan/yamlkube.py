@@ -12,14 +12,14 @@ import math
 import struct
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
-from deployah_plan.lazy_re import deferred, lazy
+from deployah_plan.startup import deferred, lazy
 
 if TYPE_CHECKING:
     from yaml.nodes import Node
 
 # PyYAML is imported by the first load (`_bind`), not with this module: a plan starts helm
-# before it reads any YAML, and PyYAML's import would hold helm back. These are its node types
-# and the parser, once bound.
+# before it reads any YAML, and PyYAML's import would hold helm back (one of the tricks for a
+# fast start that startup.py lists). These are its node types and the parser, once bound.
 ScalarNode: Any = None
 SequenceNode: Any = None
 MappingNode: Any = None
@@ -30,9 +30,9 @@ _Error: Any = None
 
 def pyyaml() -> Any:
     """The `yaml` module (PyYAML), imported with the patterns its modules compile deferred until
-    they are used (lazy_re.py `deferred`): those of its pure-Python reader, resolver and
-    constructor, which neither libyaml's parser nor this module uses, cost 8 ms of CPU. Every
-    import of PyYAML on helm plan's path is this one."""
+    they are used (startup.py `deferred`): those of its pure-Python reader, resolver and
+    constructor, which neither libyaml's parser nor this module uses (their figure:
+    docs/performance.md, Tricks). Every import of PyYAML on helm plan's path is this one."""
     with deferred("yaml"):
         import yaml
     return yaml

@@ -33,11 +33,22 @@ shared with other work measures faithfully); whole processes are timed on the wa
   exists (`--corpus DIR`, or `HELM_PLAN_CORPUS`, `.cache/corpus` by default; `--corpus ''`:
   none), their rows marked "corpus"; `--charts NAME,NAME` times only those. A row of the
   output names each chart's versions and where it came from.
+- tricks (`--tricks`, alone): each start-up trick of deployah_plan/startup.py undone in turn,
+  against all kept, on the kube-state-metrics plan (Helm 4, values flags) run as the launcher
+  runs it, the ways alternating for `--runs` rounds, and all kept once more (the noise): each
+  the median of its differences from all kept, round by round, in the plan's own CPU time
+  (Python's, helm's processes taken out), in that before its first helm process, on the wall
+  clock (which a shared machine stretches), in the CPU time of the plan's modules imported
+  alone, and in the first two for the same plan with `--disable-openapi-validation`, which the
+  early start does not take (its helm calls start after the imports, as for a chart from a
+  repository). A trick stays while undoing it costs a plan time a user sees
+  (docs/performance.md, "Tricks").
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import os
 import subprocess
 import sys
@@ -96,12 +107,17 @@ def release(objects: int, upgraded: bool) -> str:
 
 
 def main_command(args: list[str]) -> int:
-    """A command line as the entry point runs it (a plan without click), in this process."""
+    """A command line as the entry point runs it (a plan without click, the cyclic collector
+    off: entry.run), in this process."""
     calls = HelmCalls()
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return run_command(args, calls)
     finally:
         calls.end()
+        if collecting:
+            gc.enable()
 
 
 def best(repeat: int, run: Callable[[], Any]) -> float:
@@ -220,6 +236,29 @@ def peak_memory_mb(objects: int, work: Path) -> float:
     return usage.ru_maxrss / 1024  # kilobytes on Linux
 
 
+def tricks(runs: int) -> int:
+    """The rows of `--tricks`: each trick undone against all kept (bench_plugin.tricks)."""
+    rounds = max(runs, 1)
+    with tempfile.TemporaryDirectory(prefix="helm-plan-bench-") as tmp:
+        kept, undone = bench_plugin.tricks(Path(tmp), rounds)
+    rows = [("tricks: all kept", f"{kept.plan:.1f} ms",
+             f"CPU of the plan's Python, helm's processes left out ({rounds} alternating rounds; before its first "
+             f"helm process {kept.first_helm:.1f} ms; its modules alone {kept.alone:.1f} ms; wall {kept.wall:.0f} ms; "
+             f"helm started late (--disable-openapi-validation): {kept.late_plan:.1f} ms, before helm "
+             f"{kept.late_first_helm:.1f} ms)")]
+    for way, what in [*bench_plugin.TRICKS.items(), ("again", "all kept, run again: the noise")]:
+        figures = undone[way]
+        rows.append((f"tricks: without {way}" if way != "again" else "tricks: all kept, again",
+                     f"{figures.plan:+.1f} ms",
+                     f"{what} (before helm {figures.first_helm:+.1f} ms; modules alone {figures.alone:+.1f} ms; "
+                     f"wall {figures.wall:+.0f} ms; late {figures.late_plan:+.1f} ms, "
+                     f"before helm {figures.late_first_helm:+.1f} ms)"))
+    width = max(len(r[0]) for r in rows)
+    for name, value, note in rows:
+        print(f"{name:<{width}}  {value:>10}  {note}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
@@ -231,7 +270,11 @@ def main() -> int:
                         help="a chart corpus folder (tests/corpus/README.md) whose charts are timed too "
                              "(default: HELM_PLAN_CORPUS, or .cache/corpus when it exists; '': none)")
     parser.add_argument("--charts", default=None, help="time only these charts (NAME,NAME: vendored or corpus)")
+    parser.add_argument("--tricks", action="store_true",
+                        help="only the start-up tricks, each undone against all kept (--runs rounds)")
     args = parser.parse_args()
+    if args.tricks:
+        return tricks(args.runs)
     if args.corpus is None:
         corpus: Path | None = bench_plugin.default_corpus()
     else:

@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CHARTS = ROOT / "tests" / "charts" / "kube-upgrade"
 _MEASURE = """
 import resource, sys
+from deployah_plan.startup import collector_off
+collector_off()  # as the entry point runs a command (entry.run)
 from deployah_plan.cli import main
 code = main(sys.argv[1:])
 sys.stderr.write(f"peak-kib {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")

@@ -445,3 +445,185 @@ def import_ms(work: Path) -> dict[str, tuple[float, float]]:
         cpus.append(float(cpu) * 1000)
     results["before helm"] = (statistics.median(walls), statistics.median(cpus))
     return results
+
+
+
+# Runs helm plan as the launcher runs it (entry.run), with one of the start-up tricks
+# (deployah_plan/startup.py) undone before anything else is imported. argv: the mode, the trick
+# ("none" or "again": all kept), then the command line, or for "alone" the modules a plan loads.
+# Modes: "plan", the whole command, which also says the CPU time spent before its first helm
+# process was started; "alone", the modules a plan loads imported in its order by a Python
+# doing nothing else, as the entry point prepares for them (the collector off, msgspec's extra
+# modules put aside; PyYAML as yamlkube imports it). Undoing a trick is done in this process and
+# counted with it (the typing that `records` brings, the patterns that `lazy` compiles).
+_TRICK = r"""
+import sys, time
+mode, trick, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+sys.argv = ["helm-plan", *rest]
+clock = time.process_time()
+from deployah_plan import startup
+if trick == "lazy":  # each module's patterns compiled when it is imported
+    import re
+    startup.lazy = lambda source, flags=0: re.compile(source, flags)
+elif trick == "deferred":  # PyYAML's patterns compiled when it is imported
+    class _Plain:
+        def __init__(self, package):
+            pass
+        def __enter__(self):
+            pass
+        def __exit__(self, *exc):
+            pass
+    startup.deferred = _Plain
+elif trick == "later":  # msgspec's json, msgpack, toml, yaml and inspect imported with msgspec
+    startup.msgspec_extras = lambda: None
+elif trick == "records":  # the flag table made of typing's NamedTuple
+    import typing
+    startup.NamedTuple = typing.NamedTuple
+elif trick == "collector":  # the cyclic collector left on
+    import gc
+    startup.collector_off = lambda: None
+    gc.disable = lambda: None
+elif trick == "yaml-bind":  # PyYAML imported with yamlkube rather than by its first load
+    class _BindAtImport:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name != "deployah_plan.yamlkube":
+                return None
+            sys.meta_path.remove(_BindAtImport)
+            for finder in sys.meta_path:
+                spec = finder.find_spec(name, path, target)
+                if spec is not None:
+                    break
+            execute = spec.loader.exec_module
+            def exec_and_bind(module):
+                execute(module)
+                module._bind()
+            spec.loader.exec_module = exec_and_bind
+            return spec
+    sys.meta_path.insert(0, _BindAtImport)
+elif trick not in ("none", "again", "end"):
+    sys.exit("unknown trick " + trick)
+if mode == "alone":
+    import importlib
+    startup.collector_off()
+    startup.msgspec_extras()
+    for name in rest:
+        if name not in sys.modules:
+            if name.split(".")[0] == "yaml":
+                importlib.import_module("deployah_plan.yamlkube").pyyaml()
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
+    sys.stderr.write(f"\ntrick-alone {time.process_time() - clock}\n")
+    sys.exit(0)
+import os, resource
+first_helm = []
+for _name in ("posix_spawn", "posix_spawnp"):  # how sources/process.py starts helm
+    def _spawn(*args, _real=getattr(os, _name), **kwargs):
+        if not first_helm:
+            first_helm.append(time.process_time() - clock)
+        return _real(*args, **kwargs)
+    setattr(os, _name, _spawn)
+end_now = startup.end_now
+def end(code):
+    # What the helm processes took, all ended and waited for by now: the caller takes it from
+    # the whole process's to leave Python's own.
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sys.stderr.write(f"\ntrick-first-helm {first_helm[0] if first_helm else -1}\n")
+    sys.stderr.write(f"\ntrick-children {children.ru_utime + children.ru_stime}\n")
+    sys.stderr.flush()
+    if trick == "end":  # Python's teardown runs
+        sys.exit(code)
+    end_now(code)
+startup.end_now = end
+from deployah_plan.entry import run
+run()
+"""
+
+TRICKS = {
+    "lazy": "each module's patterns compiled at import",
+    "deferred": "PyYAML's own patterns compiled at its import",
+    "later": "msgspec's json, msgpack, toml, yaml, inspect run at its import",
+    "records": "the flag table made of typing's NamedTuple",
+    "yaml-bind": "PyYAML imported with yamlkube, not on the first load",
+    "collector": "the cyclic garbage collector left on",
+    "end": "Python's teardown run at the end",
+}
+
+
+class TrickFigures(NamedTuple):
+    """One way of running the plan (a trick undone, or "again": all kept, run a second time),
+    against all kept: the median of the differences of each alternating round, in milliseconds."""
+
+    plan: float  # the Python process's own CPU time, the helm processes' taken out
+    first_helm: float  # its CPU time until its first helm process was started
+    wall: float  # the whole command's wall-clock time, helm's processes included
+    alone: float  # CPU time of the plan's modules imported alone
+    late_plan: float  # `plan` and `first_helm` of a plan whose helm calls start after the imports
+    late_first_helm: float
+
+
+def tricks(work: Path, runs: int) -> tuple[TrickFigures, dict[str, TrickFigures]]:
+    """The plan of the kube-state-metrics upgrade (Helm 4, values flags, text output), run as
+    the launcher runs it, with all the start-up tricks (deployah_plan/startup.py), with each
+    undone in turn (TRICKS), and with all kept once more (the noise: "again"), the ways
+    alternating, `runs` rounds after one unmeasured; also with `--disable-openapi-validation`,
+    which the early start does not take (sources/early.py), so its helm calls start after the
+    imports, as for a chart from a repository. Returns the medians with all kept, and for each other way the median of
+    its differences from all kept, round by round."""
+    helm = fetch_helm("4.3.1")
+    env = user_env(work, "4.3.1")
+    _install(helm, env, ROOT)
+    case = next(c for c in vendored_cases() if c.name == "kube-state-metrics")
+    data = store(case, work, helm)
+    plan = ["upgrade", case.release, str(case.next), "-n", case.namespace, *case.next_values]
+    run_env = {**env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(data)}
+    _timed([str(helm), "plan", *plan], run_env)  # makes the plugin's environment and its bytecode
+    where = subprocess.run([str(ROOT / "scripts" / "helm-plan"), "--env-path"], env=env, capture_output=True, text=True)
+    python_env = Path(where.stdout.strip())
+    packages = next((python_env / "lib").glob("python3*/site-packages"))
+    run_env.update(PYTHONPATH=f"{ROOT}{os.pathsep}{packages}", PYTHONPYCACHEPREFIX=str(python_env / "pycache"),
+                   HELM_BIN=str(helm))
+    python = [str(python_env / "bin" / "python"), "-S"]  # as the launcher starts it
+    err = subprocess.run([*python, "-c", _LOADED, *plan], env=run_env, capture_output=True, text=True, cwd=work).stderr
+    loaded = err.rsplit("loaded ", 1)[1].split()
+
+    def planned(way: str, args: list[str]) -> tuple[float, float, float]:
+        """Seconds: the plan's own CPU time, that before its first helm process, its wall-clock time."""
+        start = time.perf_counter()
+        child = subprocess.Popen([*python, "-c", _TRICK, "plan", way, *args], env=run_env, cwd=work,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        assert child.stderr is not None
+        err = child.stderr.read()
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0 or "trick-children " not in err:
+            sys.exit(f"bench: the plan without {way} failed: {err.strip()[-500:]}")
+        first = float(err.rsplit("trick-first-helm ", 1)[1].split()[0])
+        if first < 0:
+            sys.exit(f"bench: the plan without {way} started no helm process")
+        return usage.ru_utime + usage.ru_stime - float(err.rsplit("trick-children ", 1)[1].split()[0]), first, wall
+
+    def alone(way: str) -> float:
+        done = subprocess.run([*python, "-c", _TRICK, "alone", way, *loaded], env=run_env, cwd=work,
+                              capture_output=True, text=True)
+        if done.returncode != 0 or "trick-alone " not in done.stderr:
+            sys.exit(f"bench: the imports without {way} failed: {done.stderr.strip()[-500:]}")
+        return float(done.stderr.rsplit("trick-alone ", 1)[1].split()[0])
+
+    ways = ["none", *TRICKS, "again"]
+    rounds: list[dict[str, TrickFigures]] = []
+    for round_ in range(runs + 1):  # the first round unmeasured: bytecode made, caches warm
+        measured = {}
+        for way in ways:
+            own, first, wall = planned(way, plan)
+            late_own, late_first, _ = planned(way, [*plan, "--disable-openapi-validation"])
+            measured[way] = TrickFigures(*(seconds * 1000 for seconds in (own, first, wall, alone(way), late_own,
+                                                                           late_first)))
+        if round_:
+            rounds.append(measured)
+    fields = range(len(TrickFigures._fields))
+    kept = TrickFigures(*(statistics.median(r["none"][i] for r in rounds) for i in fields))
+    return kept, {way: TrickFigures(*(statistics.median(r[way][i] - r["none"][i] for r in rounds) for i in fields))
+                  for way in ways[1:]}

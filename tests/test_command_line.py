@@ -196,13 +196,13 @@ def test_a_plan_does_not_import_click(tmp_path: Path) -> None:
 
 
 def test_no_regular_expression_is_compiled_by_importing_a_plans_modules() -> None:
-    """Each module's patterns are compiled when first used (lazy_re.py), not at import."""
+    """Each module's patterns are compiled when first used (startup.py `lazy`), not at import."""
     import importlib
     import pkgutil
     import re
 
     import deployah_plan
-    from deployah_plan.lazy_re import Pattern
+    from deployah_plan.startup import Pattern
 
     for module in pkgutil.walk_packages(deployah_plan.__path__, "deployah_plan."):
         if module.name == "deployah_plan.__main__":  # runs the command line

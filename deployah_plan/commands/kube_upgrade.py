@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from msgspec import Struct
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.commands.arguments import Gating, KubeUpgradeArguments, Printing
 from deployah_plan.commands.plan_steps import ignore_rules, write_options
 from deployah_plan.console import Exit, say, write

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from msgspec import Struct, structs, field
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
 from deployah_plan.release.revisions import connect, rendered

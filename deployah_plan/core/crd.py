@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 
 from msgspec.structs import replace
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.crd_paths import is_description, is_property, said_by_summary
 from deployah_plan.kinds import group_of
 from deployah_plan.model import CRDSchemaChange, CRDSummary, FieldChange, FieldOp

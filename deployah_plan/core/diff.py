@@ -24,7 +24,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.core import quantity
 from deployah_plan.pointer import escape, tokens
 from deployah_plan.core.list_keys import KEY_DEFAULTS, QUANTITY, Node, Spec, root

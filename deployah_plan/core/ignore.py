@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping
 from msgspec import Struct
 from msgspec.structs import replace
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.errors import UsageError
 from deployah_plan.model import Action, FieldChange, Plan, ResourceChange, rebuild
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.core import crd, regenerated
 from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects, leaves
 from deployah_plan.core.drift import find_drift, find_live, index_live

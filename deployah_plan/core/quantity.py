@@ -16,7 +16,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 
 _BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}  # powers of two
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}  # powers of ten

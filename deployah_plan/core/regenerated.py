@@ -28,7 +28,7 @@ from typing import Any, Mapping, TypeVar
 from msgspec import Struct
 from msgspec.structs import replace
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.core.diff import diff_objects
 from deployah_plan.manifests import Document
 from deployah_plan.model import FieldChange, FieldOp, ResourceChange, ResourceRef, TaskPlan

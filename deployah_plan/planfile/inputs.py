@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
 
 from msgspec import Struct, field
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan import __version__
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 
 __all__ = ["KNOWN_KEYWORDS", "first_error", "schema", "schema_text"]
 

@@ -18,7 +18,7 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.sources.helm import Helm
 

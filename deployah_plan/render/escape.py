@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import sys
 from typing import Iterable, Sequence
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 
 # What a terminal would act on rather than show: C0 controls but tab, DEL, C1 controls, and
 # the bidirectional overrides that reorder what is shown. A name from a manifest could

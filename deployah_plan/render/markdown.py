@@ -35,7 +35,7 @@ from typing import Any, Iterable, Mapping
 
 from msgspec import Struct, field
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.codes import Code
 from deployah_plan.model import CRDLifecycle, DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor

@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 from msgspec import Struct
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.codes import Code
 from deployah_plan.model import (
     Action, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable, Mapping
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.model import (
     DriftEffect, FieldChange, LiveStatus, Plan, ResourceRef, Severity, Warning as PlanWarning,
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Iterable
 
-from deployah_plan.lazy_re import Pattern, lazy
+from deployah_plan.startup import Pattern, lazy
 
 # A function is called where its name stands as a whole word inside a template action: after a
 # `{{` with no `}` between (the action need not have ended). Each name is found with str.find,

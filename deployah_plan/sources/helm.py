@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from msgspec import Struct, field
 
 from deployah_plan import progress
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
 from deployah_plan.redact import value_keys, without_userinfo

@@ -25,7 +25,7 @@ import stat
 import sys
 import zlib
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 
 TYPE_CHECKING = False  # typing's own is not imported before the first helm call
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ from typing import Any, Mapping
 
 from msgspec import Struct, field
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.errors import UsageError
 from deployah_plan.sources.chart_path import pathlib_text
 

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from msgspec import Struct
 
-from deployah_plan.lazy_re import lazy
+from deployah_plan.startup import lazy
 from deployah_plan.codes import Code
 from deployah_plan.pointer import escape, tokens
 from deployah_plan.model import (

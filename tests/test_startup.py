@@ -1,17 +1,26 @@
-"""Patterns compiled when first used (lazy_re.py): a module's own (`lazy`), and a library's
-compiled by its module code while it is imported (`deferred`)."""
+"""The start-up tricks (deployah_plan/startup.py): patterns compiled when first used (a
+module's own, `lazy`, and a library's compiled by its module code while it is imported,
+`deferred`); modules run when first used (`Later`: a package binds one in its `from . import`,
+and its code runs once, when one of its names is first asked for); and the NamedTuple of the
+modules read before the first helm call (a class declared with it behaves as the same class
+declared with typing's)."""
 from __future__ import annotations
 
+import pickle
 import re
 import subprocess
 import sys
 import threading
 import time
+import typing
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import ROOT, clean_env
-from deployah_plan.lazy_re import Pattern, deferred, lazy
+from deployah_plan import flags, pflag, startup
+from deployah_plan.startup import Pattern, deferred, lazy
 
 
 def _module_code(name: str, code: str) -> dict[str, object]:
@@ -128,3 +137,91 @@ except yaml.reader.ReaderError:
     code, theirs, compiled = done.stderr.split("\n")[0].split()
     assert code == "0" and int(theirs) >= 10 and compiled == "0", done.stderr
     assert done.stderr.split("\n")[1] == "refused"
+
+
+@pytest.fixture
+def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A package `probe_pkg` whose `__init__` imports its module `extra`, which counts its runs."""
+    root = tmp_path / "probe_pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("from . import extra\nRUNS = []\n")
+    (root / "extra.py").write_text("import probe_pkg\nprobe_pkg.RUNS.append(1)\nVALUE = 42\n"
+                                   "def double(n):\n    return 2 * n\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield root
+    for name in [name for name in sys.modules if name.startswith("probe_pkg")]:
+        del sys.modules[name]
+
+
+def test_a_module_runs_when_a_name_of_it_is_first_asked_for(package: Path) -> None:
+    sys.modules["probe_pkg.extra"] = startup.Later("probe_pkg.extra")
+    import probe_pkg
+
+    bound = probe_pkg.extra
+    assert isinstance(bound, startup.Later) and probe_pkg.RUNS == []
+    assert bound.VALUE == 42 and bound.double(2) == 4 and probe_pkg.RUNS == [1]
+    real = sys.modules["probe_pkg.extra"]
+    assert not isinstance(real, startup.Later) and real.double is bound.double
+    from probe_pkg.extra import VALUE  # the real module from now on
+
+    assert VALUE == 42 and probe_pkg.RUNS == [1]
+    with pytest.raises(AttributeError):
+        bound.missing
+
+
+def test_the_msgspec_modules_are_left_as_they_are_once_msgspec_is_imported() -> None:
+    import msgspec
+
+    before = {name: sys.modules.get(name) for name in startup.MSGSPEC_EXTRAS}
+    startup.msgspec_extras()
+    assert {name: sys.modules.get(name) for name in startup.MSGSPEC_EXTRAS} == before
+    assert msgspec.json.encode([1]) == b"[1]"
+
+
+def _declare(base: Any) -> Any:
+    class Point(base):  # type: ignore[misc, valid-type]
+        """A point."""
+
+        x: int
+        y: int = 0
+        label: str = "p"
+
+        @property
+        def norm(self) -> int:
+            return abs(self.x) + abs(self.y)
+
+        def moved(self, by: int) -> Any:
+            return self._replace(x=self.x + by)
+    return Point
+
+
+def test_a_declared_class_is_typings_named_tuple_at_run_time() -> None:
+    ours, theirs = _declare(startup.NamedTuple), _declare(typing.NamedTuple)
+    for cls in (ours, theirs):
+        assert cls._fields == ("x", "y", "label") and cls._field_defaults == {"y": 0, "label": "p"}
+        assert cls.__doc__ == "A point." and cls.__name__ == "Point" and cls.__module__ == __name__
+        assert list(cls.__annotations__) == ["x", "y", "label"]
+        point = cls(3, label="q")
+        assert tuple(point) == (3, 0, "q") and point.norm == 3 and point.moved(2) == cls(5, 0, "q")
+        assert point == (3, 0, "q") and hash(point) == hash((3, 0, "q")) and isinstance(point, tuple)
+        assert repr(point) == "Point(x=3, y=0, label='q')" and not hasattr(point, "__dict__")
+        with pytest.raises(TypeError):
+            cls()  # x has no default
+        with pytest.raises(AttributeError):
+            point.x = 1
+    assert {ours(1), theirs(1)} == {ours(1)}  # equal by value, across the two
+
+
+def test_a_field_without_a_default_after_one_with_a_default_is_refused_as_typing_refuses_it() -> None:
+    for base in (startup.NamedTuple, typing.NamedTuple):
+        with pytest.raises(TypeError):
+            class Bad(base):  # type: ignore[misc, valid-type]
+                a: int = 1
+                b: int
+
+
+def test_the_flag_table_is_made_of_them() -> None:
+    assert flags.OUTPUT.long == "--output" and flags.CONTEXT._replace(into="diff").into == "diff"
+    assert flags.UPGRADE[0] == flags.UPGRADE[0]._replace() and len(set(flags.UPGRADE)) == len(flags.UPGRADE)
+    assert pickle.loads(pickle.dumps(flags.AtLeast(3))) == flags.AtLeast(3)
+    assert pflag.Given(flags.OUTPUT, "json").value == "json"
