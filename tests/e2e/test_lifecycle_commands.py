@@ -8,8 +8,8 @@ import yaml
 
 from conftest import EXAMPLE, Store, changes_of, clean_env, run_plan, write_chart
 from kubeapi import FakeKube
-from test_bad_input import _one_line_error
-from test_cases import validate
+from e2e.test_bad_input import _one_line_error
+from e2e.test_cases import validate
 
 HOOKS = {
     "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  size: {{ .Values.size | quote }}\n",

@@ -11,7 +11,7 @@ from deployah_plan.errors import UsageError
 from deployah_plan.model import (
     Action, FieldChange, FieldOp, Header, HelmAction, ResourceChange, ResourceRef, build_plan,
 )
-from test_bad_input import _one_line_error
+from e2e.test_bad_input import _one_line_error
 
 CASE = ROOT / "tests" / "cases" / "create-update-delete"
 WEB = ResourceRef("apps/v1", "Deployment", "prod", "web")

@@ -15,7 +15,7 @@ import pytest
 from conftest import EXAMPLE, Store, assert_example_upgrade, run_plan, write_chart
 from deployah_plan.yamlkube import load_all
 from kubeapi import FakeKube
-from test_cases import validate
+from e2e.test_cases import validate
 
 OWNED = {"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "shop"}
 

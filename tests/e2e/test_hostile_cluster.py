@@ -22,7 +22,7 @@ from deployah_plan.sources.kubeclient import MAX_ANSWER_BYTES, MAX_PLUGIN_OUTPUT
 from deployah_plan.sources.kubeconfig import resolve_settings
 from conftest import EXAMPLE, Store, run_plan
 from kubeapi import FakeKube, Proxy, Request
-from test_cases import validate
+from e2e.test_cases import validate
 from tlsfiles import CertAuthority, make_ca
 
 CONFIGMAP = KindRef("v1", "ConfigMap")

@@ -23,7 +23,7 @@ from deployah_plan import record
 from deployah_plan.commands.verify import plan_difference
 from deployah_plan.yamlkube import load_all
 from kubeapi import FakeKube
-from test_cases import validate
+from e2e.test_cases import validate
 
 OWNED = {"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "shop"}
 

@@ -40,7 +40,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, clean_env
-from test_cases import validate
+from e2e.test_cases import validate
 
 pytestmark = [pytest.mark.e2e, pytest.mark.corpus]
 

@@ -13,8 +13,8 @@ from deployah_plan.render.json_doc import FORMAT_VERSION
 from conftest import ROOT, run_plan
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from deployah_plan.render.writers import FORMATS
-from test_bad_input import _one_line_error
-from test_cases import validate
+from e2e.test_bad_input import _one_line_error
+from e2e.test_cases import validate
 
 pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 

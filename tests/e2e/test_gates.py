@@ -15,7 +15,7 @@ from deployah_plan.render.words.gate import matched_text
 from deployah_plan.model import (
     Action, ChartCRD, CRDLifecycle, Header, HelmAction, ResourceChange, ResourceRef, Severity, Warning, build_plan,
 )
-from test_bad_input import _one_line_error
+from e2e.test_bad_input import _one_line_error
 
 CASE = ROOT / "tests" / "cases" / "create-update-delete"  # deletes a Service and a PersistentVolumeClaim
 
