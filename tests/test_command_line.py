@@ -5,11 +5,7 @@ parameters. A plan does not import click."""
 from __future__ import annotations
 
 import io
-import os
-import subprocess
-import sys
 from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
 from typing import Any, Sequence
 
 import click
@@ -19,8 +15,6 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from deployah_plan import command_line, flags
 from deployah_plan.cli import main_group
 from deployah_plan.errors import UsageError
-
-from conftest import ROOT, clean_env
 
 
 def _clicked(args: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
@@ -160,26 +154,6 @@ def test_the_arguments_are_clicks() -> None:
 def test_completion_is_left_to_click(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("_HELM_PLAN_COMPLETE", "bash_complete")
     assert command_line.read(["diff", "a", "b"]) is None
-
-
-@pytest.mark.e2e
-def test_a_plan_does_not_import_click(tmp_path: Path) -> None:
-    probe = ("import runpy, sys\n"
-             "sys.argv = ['helm-plan', 'diff', '/dev/null', '/dev/null', '-o', 'json']\n"
-             "import atexit, os\n"
-             "_exit = os._exit\n"
-             "def leave(code):\n"
-             "    sys.stderr.write('click loaded: %s\\n' % ('click' in sys.modules))\n"
-             "    _exit(code)\n"
-             "os._exit = leave\n"
-             "runpy.run_module('deployah_plan', run_name='__main__')\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=clean_env(), cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.endswith("click loaded: False\n"), done.stderr
-    helped = subprocess.run([sys.executable, "-c", probe.replace("'-o', 'json'", "'--help'")], capture_output=True,
-                            text=True, env=clean_env(), cwd=ROOT)
-    assert helped.stderr.endswith("click loaded: True\n"), helped.stderr  # the probe sees click when it is used
-    assert os.path.exists(ROOT / "deployah_plan" / "command_line.py")
 
 
 def test_no_regular_expression_is_compiled_by_importing_a_plans_modules() -> None:

@@ -201,18 +201,6 @@ def test_the_whole_read_has_a_deadline(kube: FakeKube, tmp_path: Path) -> None:
     assert len(kube.requests) < 30
 
 
-@pytest.mark.parametrize("value", ["soon", "-1", "0", "1x"])
-def test_bad_timeout_settings_are_a_usage_error(value: str) -> None:
-    from deployah_plan.errors import UsageError
-    with pytest.raises(UsageError, match="HELM_PLAN_REQUEST_TIMEOUT"):
-        resolve_settings({"HELM_PLAN_REQUEST_TIMEOUT": value})
-
-
-def test_durations_read_as_helm_reads_them() -> None:
-    settings = resolve_settings({"HELM_PLAN_REQUEST_TIMEOUT": "1m30s", "HELM_PLAN_CLUSTER_TIMEOUT": "45"})
-    assert (settings.budget.request, settings.budget.total) == (90.0, 45.0)
-
-
 def test_too_many_requests_is_asked_again_a_bounded_number_of_times(kube: FakeKube, tmp_path: Path) -> None:
     kube.script(LIST_PATH, lambda handler, request: _send(handler, "429 Too Many Requests", {"Retry-After": "0"},
                                                           b'{"kind":"Status","message":"slow down"}'))

@@ -9,13 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 from referencing import Registry, Resource
 
-from deployah_plan.commands.kube_upgrade import seconds
-from deployah_plan.errors import UsageError
-from deployah_plan.release.inventory import parse_selector
-from deployah_plan.release.stored_chart import chart_yaml, subchart_documents
 from tests.conftest import ROOT, Store, run_plan
 from tests.kubeapi import FakeKube
 
@@ -52,45 +47,6 @@ def _check_report(doc: dict[str, Any]) -> None:
     """Against the published schema's `$defs/kube-upgrade-report`, whose plans are plan documents."""
     registry: Registry[Any] = Registry().with_resource(SCHEMA["$id"], Resource.from_contents(SCHEMA))
     jsonschema.validate(doc, {"$ref": f"{SCHEMA['$id']}#/$defs/kube-upgrade-report"}, registry=registry)
-
-
-# -- the fast tier ------------------------------------------------------------------------------
-
-def test_timeouts_read_as_go_durations() -> None:
-    assert seconds("300s") == 300 and seconds("5m") == 300 and seconds("1h30m") == 5400 and seconds("90") == 90
-    for bad in ("", "5 minutes", "0s", "-1m"):
-        with pytest.raises(UsageError):
-            seconds(bad)
-
-
-def test_selectors_match_as_kubernetes_reads_them() -> None:
-    labels = {"name": "shop", "status": "deployed", "team": "a"}
-    assert parse_selector("")(labels)
-    assert parse_selector("name=shop,status==deployed")(labels)
-    assert not parse_selector("name!=shop")(labels)
-    assert parse_selector("team in (a,b),tier notin (x)")(labels)
-    assert not parse_selector("team notin (a)")(labels)
-    assert parse_selector("team,!tier")(labels) and not parse_selector("!team")(labels)
-    with pytest.raises(UsageError):
-        parse_selector("name=(x")
-
-
-def test_chart_yaml_keeps_the_metadata_and_drops_the_dependencies() -> None:
-    metadata = {"apiVersion": "v2", "name": "x", "version": "1.0.0", "kubeVersion": ">=1.20.0-0", "appVersion": "",
-                "deprecated": False, "keywords": ["a", None], "annotations": [["k", "v"], None],
-                "maintainers": [{"name": "me", "email": "", "url": ""}, None],
-                "dependencies": [{"name": "child", "alias": ""}, None]}
-    assert chart_yaml(metadata) == {"apiVersion": "v2", "name": "x", "version": "1.0.0", "kubeVersion": ">=1.20.0-0",
-                                    "keywords": ["a"], "annotations": {"k": "v"}, "maintainers": [{"name": "me"}]}
-
-
-def test_subchart_documents_are_those_under_the_charts_folder() -> None:
-    manifest = ("---\n# Source: parent/templates/a.yaml\nkind: ConfigMap\n"
-                "---\n# Source: parent/charts/child/templates/b.yaml\nkind: Secret\n")
-    hooks = "---\n# Source: parent/charts/child/templates/hook.yaml\nkind: Job\n"
-    assert subchart_documents(manifest, hooks, "parent") == (
-        "---\n# Source: parent/charts/child/templates/b.yaml\nkind: Secret\n"
-        "---\n# Source: parent/charts/child/templates/hook.yaml\nkind: Job\n")
 
 
 # -- with real helm -----------------------------------------------------------------------------

@@ -289,23 +289,3 @@ def test_loopback_is_never_proxied_from_the_environment(kube: FakeKube, tmp_path
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # Go's ProxyFromEnvironment skips loopback
     _assert_read(_read(_kubeconfig(tmp_path / "kc", {"server": kube.url}, {"token": "t"})), kube)
-
-
-# -- the kubeconfig itself ------------------------------------------------------------------------
-
-@pytest.mark.parametrize("config, message", [
-    ({"current-context": "nope", "contexts": []}, 'the kubeconfig has no context "nope"'),
-    ({"current-context": "ctx", "contexts": [{"name": "ctx", "context": {"cluster": "gone"}}]},
-     'the kubeconfig context "ctx" names no known cluster ("gone")'),
-    ({"current-context": "ctx", "contexts": [{"name": "ctx", "context": {"cluster": "c"}}],
-      "clusters": [{"name": "c", "cluster": {}}]}, 'the kubeconfig context "ctx" has no server'),
-    ({"current-context": "ctx", "contexts": [{"name": "ctx", "context": {"cluster": "c", "user": "u"}}],
-      "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
-      "users": [{"name": "u", "user": {"client-certificate": "missing.crt", "client-key": "missing.key"}}]},
-     "cannot read the kubeconfig's client-certificate"),
-])
-def test_bad_kubeconfigs_are_one_line(tmp_path: Path, config: dict[str, Any], message: str) -> None:
-    path = tmp_path / "kc"
-    path.write_text(json.dumps(config))
-    snapshot = _read(path)
-    assert not snapshot.reachable and message in snapshot.error and "\n" not in snapshot.error

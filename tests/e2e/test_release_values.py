@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from deployah_plan.sources.helm import Helm, _decode_values, _go_number
+from deployah_plan.sources.helm import Helm
 
 TRICKY: dict[str, Any] = {
     "b": 1, "": "empty", "emptymap": {}, "emptylist": [], "nul": None,
@@ -68,20 +68,3 @@ def test_the_values_read_with_the_release_are_helm_get_values(helm: Path, tmp_pa
         asked = client.values(f"r{n}", "default", 1)
         # Types and all: json.dumps tells 1 from 1.0, and keeps the key order.
         assert json.dumps(stored.values) == json.dumps(asked), n
-
-
-def test_numbers_read_as_encoding_json_prints_them() -> None:
-    assert _go_number("1e+06") == 1000000 and isinstance(_go_number("1e+06"), int)
-    assert _go_number("1.2345678901234567e+19") == 12345678901234567000
-    assert _go_number("1e+21") == 1e21 and isinstance(_go_number("1e+21"), float)
-    assert _go_number("1e-05") == 0.00001
-    assert isinstance(_go_number("2.5"), float)
-
-
-def test_values_not_printed_faithfully_are_left_to_helm_get_values() -> None:
-    assert _decode_values('{"a":!map[string]string,"":null}') is None  # a type JSON does not decode to
-    assert _decode_values('{"a":"\\x80","":null}') is None  # not UTF-8: encoding/json prints U+FFFD
-    assert _decode_values('{"a":"\\\\x80","":null}') == {"a": "\\x80"}  # a backslash, then x80
-    assert _decode_values("") is None  # a helm that printed no second line
-    assert _decode_values('{"a":"\\a\\x01","":null}') == {"a": "\u0007\u0001"}
-    assert _decode_values('{"":"x","":null}') == {"": "x"}  # the empty key is a key

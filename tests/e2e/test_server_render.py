@@ -9,7 +9,7 @@ from typing import Iterator
 import pytest
 
 from conftest import EXAMPLE, assert_example_upgrade, changes_of, Store, run_plan, write_chart
-from kubeapi import FakeKube, matches
+from kubeapi import FakeKube
 
 
 @pytest.fixture
@@ -20,7 +20,6 @@ def kube() -> Iterator[FakeKube]:
 
 def _kubeconfig(kube: FakeKube, tmp_path: Path) -> str:
     return str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
-
 
 
 def _assert_read_only(kube: FakeKube) -> None:
@@ -127,13 +126,3 @@ def test_forbidden_release_secrets_are_reported(helm: Path, store: Store, kube: 
     (line,) = result.err.strip().splitlines()
     assert 'secrets is forbidden: User "fake" cannot list resource "secrets"' in line, line
     _assert_read_only(kube)
-
-
-def test_label_selectors() -> None:
-    labels = {"owner": "helm", "name": "shop", "status": "deployed"}
-    assert matches(labels, "name=shop,owner=helm")
-    assert matches(labels, "owner==helm, status in (deployed,superseded)")
-    assert not matches(labels, "status notin (deployed)")
-    assert matches(labels, "owner,!missing,name!=other")
-    assert not matches(labels, "name=other")
-    assert not matches(labels, "missing")

@@ -20,7 +20,6 @@ import pytest
 
 from conftest import EXAMPLE, ROOT, Result, Store, clean_env, run_plan, write_chart
 from deployah_plan import record
-from deployah_plan.commands.verify import plan_difference
 from deployah_plan.yamlkube import load_all
 from kubeapi import FakeKube
 from e2e.test_cases import validate
@@ -337,15 +336,6 @@ def test_a_rollback_plan_verifies_and_catches_a_new_revision(helm: Path, store: 
     moved = verify()
     _no_longer_holds(moved, "revision")
     assert "planned against revision 2 (newest 2); now revision 3 (newest 3)" in moved.out
-
-
-def test_the_plan_difference_names_impacts_that_moved() -> None:
-    then = {"impact": [{"kind": "restart", "message": "Deployment shop/web: pod template changes: 2 pods restart"}]}
-    now = {"impact": [{"kind": "restart", "message": "Deployment shop/web: pod template changes: 5 pods restart"}]}
-    assert plan_difference(then, now) == [
-        "  - impact restart: Deployment shop/web: pod template changes: 2 pods restart",
-        "  + impact restart: Deployment shop/web: pod template changes: 5 pods restart",
-    ]
 
 
 # -- the command line means what helm makes it mean ------------------------------------------
