@@ -36,7 +36,7 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
 
 @pytest.mark.e2e
 def test_the_readme_example_is_what_the_example_prints(store: Store, helm4: Path) -> None:
-    block = _readme().split("<!-- example: scripts/demo --no-color with Helm 4 (tests/test_docs.py checks it) -->\n```text\n",
+    block = _readme().split("<!-- example: scripts/demo --no-color with Helm 4 (tests/e2e/test_docs.py checks it) -->\n```text\n",
                             1)[1].split("```\n<!-- end of example -->", 1)[0]
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--no-color", helm=helm4, store=store)
