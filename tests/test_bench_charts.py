@@ -1,8 +1,6 @@
-"""The charts scripts/bench times: the vendored ones and a corpus folder's (scripts/bench_plugin.py).
-
-Nothing here is timed; the corpus is made in the test with `helm package` of the vendored
-charts, laid out as tests/corpus/README.md says.
-"""
+"""The charts scripts/bench times (scripts/bench_plugin.py): the vendored ones with no corpus, and
+charts chosen by name. Nothing here is timed. A corpus folder made with `helm package`:
+tests/e2e/test_bench_charts.py."""
 from __future__ import annotations
 
 import importlib.util

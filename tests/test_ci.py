@@ -1,6 +1,7 @@
-"""The CI pieces a user copies: the GitHub Action (action.yml) and its plan step
-(scripts/ci-plan) run for real against real helm with the plugin installed, and the example
-GitHub workflows, the action and the GitLab job linted (GitHub's with actionlint)."""
+"""The CI pieces a user copies, read without running them: the GitHub Action's metadata
+(action.yml), the example workflows the docs show, scripts/ci-plan knowing every flag of
+`helm plan diff`, and a missing actionlint failing under CI. Run for real against real helm,
+and linted: tests/e2e/test_ci.py."""
 from __future__ import annotations
 
 import os

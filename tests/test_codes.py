@@ -1,5 +1,6 @@
-"""The table of warning codes (deployah_plan/codes.py): every code made through it, each failure
-made by the check the table names, and codes from a newer version read as written."""
+"""The table of warning codes (deployah_plan/codes.py): every code made through it, and each
+failure made by the check the table names. A code from a newer version read as written:
+tests/e2e/test_codes.py."""
 from __future__ import annotations
 
 import ast

@@ -1,7 +1,7 @@
-"""Shell completion: completion.yaml and the tables in plugin.complete are the commands' flags
-(scripts/gen-completion), and real helm completes through them (`helm __complete plan ...`,
-which is what the completion scripts helm writes call) after `helm plugin install`, on Helm 3
-and Helm 4, reading releases and revisions from a loopback API server and never writing."""
+"""Shell completion's tables: completion.yaml and the tables in plugin.complete are the commands'
+flags (scripts/gen-completion), each command says what its arguments are, and a flag with an
+optional value never takes the next word. Real helm completing through them:
+tests/e2e/test_completion.py."""
 from __future__ import annotations
 
 import os

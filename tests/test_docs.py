@@ -1,7 +1,7 @@
-"""The README and the documentation site: the site builds with `mkdocs build --strict` (a broken
-link, a missing anchor or a page left out of the nav fails), the README stays an install-first
-page with the two set-up commands CI runs, its example is what the bundled example prints, and
-the measured figures live on the one page their scripts write."""
+"""The README and the documentation site, read as files: every page in the nav once, the README an
+install-first page with the two set-up commands CI runs and links only to pages that exist, and
+the measured figures on the one page their scripts write. The site built with
+`mkdocs build --strict` and the README's example run: tests/e2e/test_docs.py."""
 from __future__ import annotations
 
 import re

@@ -1,5 +1,5 @@
-"""`helm plan upgrade --render server` end to end: real helm 3 and 4, helm's default Secret
-storage, and a fake Kubernetes API server on loopback (tests/kubeapi.py)."""
+"""The loopback API server's label selectors (tests/kubeapi.py `matches`), as Kubernetes reads
+them."""
 from __future__ import annotations
 
 

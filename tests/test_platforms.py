@@ -1,7 +1,6 @@
-"""What works where (docs/install.md, "What works where"), tested as far as this machine can:
-plugin.yaml's commands per system as real helm reads them, the launcher free of bash newer than
-macOS's bash 3.2 and working from folders with spaces, and the completion script the same under
-dash and `bash --posix` (macOS's /bin/sh) as under sh."""
+"""What works where (docs/install.md, "What works where"), read from the files: plugin.yaml runs
+the launcher on Linux and macOS only, the launchers need no bash newer than macOS's bash 3.2,
+and plugin.complete is POSIX sh. Run under real helm and shells: tests/e2e/test_platforms.py."""
 from __future__ import annotations
 
 import re

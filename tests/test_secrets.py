@@ -1,5 +1,6 @@
-"""No Secret value appears in any output unless --show-secrets: every format, the saved plan,
---debug, and errors; and what a reader does see of a changed Secret."""
+"""What a reader sees of a Secret value (redact.py): its forms found base64-encoded inside a
+longer string, and credentials taken out of a message however given. No Secret value in any
+output unless --show-secrets, through the command line: tests/e2e/test_secrets.py."""
 from __future__ import annotations
 
 import base64

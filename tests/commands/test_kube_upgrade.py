@@ -1,6 +1,5 @@
-"""`helm plan kube-upgrade`: every release's stored chart re-planned under another Kubernetes
-version, with real Helm 3 and Helm 4, from memory-driver files and from release Secrets served
-by the loopback API server (tests/kubeapi.py)."""
+"""`helm plan kube-upgrade`'s timeouts read as Go durations (commands/kube_upgrade.py
+`seconds`). The command end to end, with real helm, is tests/e2e/test_kube_upgrade.py."""
 from __future__ import annotations
 
 

@@ -1,8 +1,6 @@
-"""`helm plan upgrade` with helm upgrade's own flags, end to end on real Helm 3 and Helm 4.
-
-The command lines are the ones public charts' install docs and CI jobs use, with local charts
-(no internet): each is run through the plugin installed into real helm, as a user pastes it.
-What each flag must do is Helm's rule, read from Helm's source (named in each test)."""
+"""The notes on helm upgrade's own flags carry their facts (commands/upgrade_flags.py), from the
+pure functions (no helm). The flags end to end on real Helm 3 and Helm 4 are
+tests/e2e/test_upgrade_flags.py."""
 from __future__ import annotations
 
 from typing import Any

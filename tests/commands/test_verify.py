@@ -1,7 +1,5 @@
-"""`helm plan verify`: a plan saved with --out is made again with the inputs it records, on real
-helm 3 and 4, with the release in helm's memory driver or on the loopback Kubernetes API
-(tests/kubeapi.py). Each kind of move is made for real (a new revision, an edited chart, an
-edited values file, a live object changed) and must be caught and named."""
+"""What `helm plan verify` says moved between a saved plan and the plan made again
+(commands/verify.py `plan_difference`). The command end to end is tests/e2e/test_verify.py."""
 from __future__ import annotations
 
 

@@ -1,4 +1,6 @@
-"""`--fail-on` gates (deployah_plan/core/gates.py): exit 3, one line per gate that matched."""
+"""`--fail-on` gates (deployah_plan/core/gates.py) on plans built here: the CRD and warning gates,
+and a gate that takes no argument. Exit 3 and one line per gate that matched, through the
+command line, are tests/e2e/test_gates.py."""
 from __future__ import annotations
 
 

@@ -1,10 +1,6 @@
-"""Values a chart makes anew on every render (core/regenerated.py), planned with real helm.
-
-Sprig's `randAlphaNum` and `genCA` return new values on each call, and `now` the time of the
-render; a checksum of a template holding one changes with it. So an upgrade with the same
-inputs still changes them: the plan marks those field changes `regenerated`, and says once in
-the summary how many updates change nothing else. A value the inputs changed is never marked.
-"""
+"""Values a chart makes anew on every render (core/regenerated.py): what is made at render time,
+which documents of a second render are read, and how a generated name pairs its objects
+(commands/upgrade.py). Planned with real helm: tests/e2e/test_regenerated.py."""
 from __future__ import annotations
 
 from typing import Any

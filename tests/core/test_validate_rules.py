@@ -1,8 +1,7 @@
-"""Predicted failures from the API server (core/validate.py): kinds a Kubernetes version does
-not serve, objects its schemas reject, a missing namespace, hooks that collide. The pure rules
-first, then the command line with real helm 3 and 4, offline (--kube-version) and against the
-loopback API (discovery, /openapi/v3, namespaces, live hooks); then real public charts, for
-which no failure may be predicted at a current Kubernetes version."""
+"""Predicted failures from the API server (core/validate.py), the pure rules: objects a Kubernetes
+version's schemas accept or reject, unknown fields under strict field validation, removed and
+deprecated API versions, custom resources against their CRD's schema. The command line with
+real helm 3 and 4, offline and against the loopback API, is tests/e2e/test_validate.py."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,5 @@
-"""The table of warning codes (deployah_plan/codes.py): every code made through it, each failure
-made by the check the table names, and codes from a newer version read as written."""
+"""A saved plan's warning code from a newer version is read as written (deployah_plan/codes.py),
+from a plan made by the command line. The table of warning codes: tests/test_codes.py."""
 from __future__ import annotations
 
 import json

@@ -1,7 +1,5 @@
-"""A plan command line read without click (deployah_plan/command_line.py) reads to exactly the
-parameters click reads it to, and everything else is left to click: on many command lines
-(hypothesis), either the direct reading is None or click accepts the line with the same
-parameters. A plan does not import click."""
+"""A plan does not import click (deployah_plan/command_line.py reads its command line). The
+direct reading against click's: tests/test_command_line.py."""
 from __future__ import annotations
 
 import os

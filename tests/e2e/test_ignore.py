@@ -1,4 +1,5 @@
-"""Ignore rules (deployah_plan/core/ignore.py): parsing, matching, and what they do to exit codes."""
+"""Ignore rules (deployah_plan/core/ignore.py) through the command line: what they do to exit
+codes, and bad ignore input as one line. Parsing and matching: tests/core/test_ignore.py."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,6 +1,5 @@
-"""`helm plan kube-upgrade`: every release's stored chart re-planned under another Kubernetes
-version, with real Helm 3 and Helm 4, from memory-driver files and from release Secrets served
-by the loopback API server (tests/kubeapi.py)."""
+"""Release selectors (release/inventory.py `parse_selector`) match as Kubernetes reads label
+selectors. `helm plan kube-upgrade` end to end is tests/e2e/test_kube_upgrade.py."""
 from __future__ import annotations
 
 

@@ -1,6 +1,6 @@
-"""`helm plan kube-upgrade`: every release's stored chart re-planned under another Kubernetes
-version, with real Helm 3 and Helm 4, from memory-driver files and from release Secrets served
-by the loopback API server (tests/kubeapi.py)."""
+"""A stored release's chart (release/stored_chart.py): its Chart.yaml keeps the metadata and drops
+the dependencies, and a subchart's documents are those under its charts/ folder.
+`helm plan kube-upgrade` end to end is tests/e2e/test_kube_upgrade.py."""
 from __future__ import annotations
 
 

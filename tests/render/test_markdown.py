@@ -1,4 +1,5 @@
-"""Markdown for pull requests: escaping, and the size cap on a big plan."""
+"""Markdown for pull requests (render/markdown.py): `md` escapes markup and keeps one line. The
+size cap on a big plan, through the command line, is tests/e2e/test_markdown.py."""
 from __future__ import annotations
 
 

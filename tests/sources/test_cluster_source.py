@@ -1,6 +1,6 @@
-"""The live-state source (deployah_plan/sources/cluster.py) against a real HTTP API server on
-loopback (tests/kubeapi.py), reached through kubeconfig files and helm's environment variables
-by the same client code users run: nothing is patched."""
+"""The live-state source (deployah_plan/sources/cluster.py) without a server: settings from helm's
+environment, nothing to connect to, and live files (kubectl lists, API lists, documents, bad or
+missing files). Against a real HTTP API server on loopback: tests/e2e/test_cluster_source.py."""
 from __future__ import annotations
 
 import json

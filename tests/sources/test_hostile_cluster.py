@@ -1,7 +1,6 @@
-"""The cluster reader against a hostile or broken API server and odd kubeconfigs, on loopback:
-it sends credentials only to the kubeconfig's server, reads the kubeconfig as client-go does,
-and is bounded in time, requests, bytes and plugin output. Every test is bounded in time and
-in the requests the server sees."""
+"""The cluster reader's time limits (sources/kubeconfig.py): durations read as helm reads them,
+and a bad setting is a usage error. The reader against a hostile or broken API server on
+loopback is tests/e2e/test_hostile_cluster.py."""
 from __future__ import annotations
 
 

@@ -1,6 +1,5 @@
-"""Each kubeconfig auth shape users have, against the loopback API server (tests/kubeapi.py)
-over plain HTTP or TLS with a throwaway CA (tests/tlsfiles.py), through the same read_live
-users run. Exec credential plugins are small scripts written by the test."""
+"""A kubeconfig that cannot be used is one line (sources/kubeconfig.py, through read_live). Each
+kubeconfig auth shape against the loopback API server is tests/e2e/test_kubeclient.py."""
 from __future__ import annotations
 
 import json

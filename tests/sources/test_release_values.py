@@ -1,8 +1,6 @@
-"""The release's user values read with the release (one `helm get all`, sources/helm.py) are
-exactly what `helm get values -o json` prints, types and all, on Helm 3 and Helm 4: every JSON
-type, numbers fmt prints otherwise than encoding/json (1e+06, 1.2345678901234567e+19, 1e-05),
-escapes %q spells otherwise (\\a, \\v, \\x01), keys sorted, the empty key, empty maps and lists,
-a release without values."""
+"""The release's user values as `helm get values -o json` prints them (sources/helm.py): numbers
+as encoding/json prints them, and values it would print otherwise left to `helm get values`.
+Against real Helm 3 and Helm 4: tests/e2e/test_release_values.py."""
 from __future__ import annotations
 
 
