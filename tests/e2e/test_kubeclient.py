@@ -18,8 +18,7 @@ from deployah_plan.sources.cluster import KindRef, LiveSnapshot, read_live
 from deployah_plan.sources.kubeconfig import resolve_settings
 from kubeapi import FakeKube, Proxy
 from tlsfiles import CertAuthority, make_ca
-
-CONFIGMAP = KindRef("v1", "ConfigMap")
+from sources.test_kubeclient import CONFIGMAP, _read
 
 
 @pytest.fixture(scope="module")
@@ -52,10 +51,6 @@ def _kubeconfig(path: Path, cluster: dict[str, Any], user: dict[str, Any]) -> Pa
         "contexts": [{"name": "ctx", "context": {"cluster": "c", "user": "u", "namespace": "shop"}}],
     }))
     return path
-
-
-def _read(config: Path, **env: str) -> LiveSnapshot:
-    return read_live(resolve_settings({"KUBECONFIG": str(config), **env}), [(CONFIGMAP, "shop")])
 
 
 def _assert_read(snapshot: LiveSnapshot, kube: FakeKube) -> None:

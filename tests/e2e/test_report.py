@@ -21,14 +21,13 @@ from typing import Any
 import jsonpointer
 import pytest
 from msgspec.structs import replace
-import yaml
 
 from conftest import ROOT, run_plan
 from deployah_plan import saved
 from deployah_plan.render import markdown, text
 from deployah_plan.render.options import WriteOptions
+from render.test_report import CASE, DESIRED, HOOKS, LABEL_LINES, PREVIOUS, RESOURCES, TEMPLATES, _bumped, _label, _objects
 
-CASE = ROOT / "tests" / "cases" / "chart-label-bump"
 # A stated Kubernetes version: the plan then has no note about an assumed one, and its lines are
 # the resources' and hooks' only, as when the sizes below were measured.
 ARGS = ("diff", "previous.yaml", "desired.yaml", "--release", "ingress", "-n", "ingress", "--kind-order", "helm3",
@@ -44,36 +43,6 @@ REAL_CHANGES = [
 # same), with ARGS: the text plan was 96 lines and the markdown comment 11,163 characters.
 MAIN_TEXT_LINES = 96
 MAIN_MARKDOWN_CHARS = 11_163
-
-
-def _objects(name: str) -> dict[tuple[str, str], dict[str, Any]]:
-    """The case's objects by (kind, name), parsed with PyYAML (the case has no YAML 1.1 traps)."""
-    docs = yaml.safe_load_all((CASE / name).read_text())
-    return {(d["kind"], d["metadata"]["name"]): d for d in docs if d}
-
-
-PREVIOUS, DESIRED = _objects("previous.yaml"), _objects("desired.yaml")
-
-
-def _label(obj: dict[str, Any], *path: str) -> Any:
-    for key in path:
-        obj = obj.get(key) or {}
-    return obj
-
-
-def _bumped() -> tuple[list[tuple[str, str]], list[tuple[str, str]], int]:
-    """Resources and hooks whose helm.sh/chart label changes, and how many pod templates too."""
-    names = [k for k in DESIRED if k in PREVIOUS
-             and _label(PREVIOUS[k], "metadata", "labels").get("helm.sh/chart")
-             != _label(DESIRED[k], "metadata", "labels").get("helm.sh/chart")]
-    hooks = [k for k in names if "helm.sh/hook" in _label(DESIRED[k], "metadata", "annotations")]
-    templates = sum(1 for k in names if _label(PREVIOUS[k], "spec", "template", "metadata", "labels").get("helm.sh/chart")
-                    != _label(DESIRED[k], "spec", "template", "metadata", "labels").get("helm.sh/chart"))
-    return [k for k in names if k not in hooks], hooks, templates
-
-
-RESOURCES, HOOKS, TEMPLATES = _bumped()
-LABEL_LINES = 2 * (len(RESOURCES) + len(HOOKS) + TEMPLATES)  # two labels, under each object and pod template
 
 
 def _out(output: str) -> str:

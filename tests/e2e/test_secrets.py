@@ -14,6 +14,7 @@ import pytest
 
 from conftest import EXAMPLE, Result, Store, clean_env, run_plan, write_chart
 from deployah_plan.render.writers import FORMATS
+from test_secrets import _forms
 
 VALUES = ("hunter2-old-password", "s3cr3t-new-password", "tls-key-line-two", "api-token-xyz")
 SECRET_CHART = {
@@ -34,20 +35,6 @@ SECRET_CHART = {
         "    helm.sh/hook: pre-upgrade\nstringData:\n  token: {{ .Values.token }}\n"
     ),
 }
-
-
-def _forms(value: str) -> list[str]:
-    """A value as it may leak: as is, base64-encoded, and inside base64 with neighbours.
-
-    Base64 encodes 3 bytes as 4 characters, so a value inside a longer encoded string shows
-    as one of three runs, by its offset modulo 3; each run keeps only the characters made from
-    the value's bytes alone (the groups shared with a neighbour are dropped)."""
-    raw = value.encode()
-    runs = []
-    for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + raw).decode()
-        runs.append(encoded[4 if offset else 0:(offset + len(raw)) // 3 * 4])
-    return [value, *runs]
 
 
 def test_no_secret_value_in_any_output(helm: Path, store: Store, tmp_path: Path) -> None:

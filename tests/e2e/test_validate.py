@@ -15,37 +15,9 @@ from conftest import ROOT, Store, run_plan, write_chart
 from deployah_plan.core.kube_api import table
 from deployah_plan.yamlkube import load_all
 from kubeapi import FakeKube
+from core.test_validate_rules import DEPLOYMENT, _with
 
 CHARTS = ROOT / "tests" / "charts"  # real public charts, vendored
-
-DEPLOYMENT = {
-    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"app": "web"},
-                                                             "creationTimestamp": None},
-    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "template": {
-        "metadata": {"labels": {"app": "web"}},
-        "spec": {"containers": [{
-            "name": "app", "image": "nginx:1", "ports": [{"containerPort": 80}],
-            "resources": {"limits": {"cpu": 1, "memory": "1Gi"}, "requests": {"cpu": "100m", "memory": 1e9}},
-            "livenessProbe": {"httpGet": {"port": "http", "path": "/"}},
-            "readinessProbe": {"tcpSocket": {"port": 8080}},
-            "env": [{"name": "A", "value": "1"}, {"name": "B", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
-        }]},
-    }, "strategy": {"rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0}}},
-    "status": {"whatever": True},
-}
-
-
-def _with(obj: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
-    out = json.loads(json.dumps(obj))
-    node = out
-    *head, last = path.split(".")
-    for key in head:
-        node = node[int(key)] if isinstance(node, list) else node[key]
-    if isinstance(node, list):
-        node[int(last)] = value
-    else:
-        node[last] = value
-    return out
 
 
 # -- the command line, offline ------------------------------------------------------------------
