@@ -93,7 +93,7 @@ def _version_text(chart: Path) -> str:
 
 
 def _version_key(package: Path) -> tuple[int, ...]:
-    """The corpus tier's order (tests/test_corpus.py): the numbers of the file name."""
+    """The corpus tier's order (tests/e2e/test_corpus.py): the numbers of the file name."""
     return tuple(int(n) for n in re.findall(r"\d+", package.name.removesuffix(".tgz")))
 
 

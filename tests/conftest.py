@@ -1,9 +1,9 @@
 """Shared fixtures: real helm binaries (fetched by scripts/fetch-helm), release fixtures made
 by real helm (scripts/release-fixture), and a runner for the real command line.
 
-Two tiers. A test that runs helm, starts a process or serves on loopback is marked `e2e`;
-every other test is a unit test of the fast tier (`scripts/test --fast`: `pytest -m "not e2e"`),
-the tier mutation testing runs. A test that takes a helm fixture or the loopback API server
+Two tiers. A test that runs helm, starts a process or serves on loopback is marked `e2e` and
+sits in tests/e2e/; every other test is a unit test of the fast tier (`scripts/test --fast`:
+`pytest -m "not e2e"`), the tier mutation testing runs, in the folder mirroring its module. A test that takes a helm fixture or the loopback API server
 (`E2E_FIXTURES`) is marked here; a module that starts processes or servers in another way
 says `pytestmark = pytest.mark.e2e`, or marks those tests one by one. In every run, a test not
 marked e2e that starts a process or listens on a socket fails (`_the_fast_tier_starts_nothing`),

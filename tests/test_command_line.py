@@ -1,15 +1,12 @@
 """A plan command line read without click (deployah_plan/command_line.py) reads to exactly the
 parameters click reads it to, and so to the same typed arguments (commands/arguments.py), and
 everything else is left to click: on many command lines (hypothesis), either the direct reading
-is None or click accepts the line with the same parameters. A plan does not import click."""
+is None or click accepts the line with the same parameters. That a plan does not import click:
+tests/e2e/test_command_line.py."""
 from __future__ import annotations
 
 import io
-import os
-import subprocess
-import sys
 from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
 from typing import Any, Sequence
 
 import click
@@ -20,8 +17,6 @@ from deployah_plan import command_line, flags
 from deployah_plan.cli import main_group
 from deployah_plan.commands.arguments import PlanArguments, ShowArguments
 from deployah_plan.errors import UsageError
-
-from conftest import ROOT, clean_env
 
 
 def _clicked(args: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
@@ -173,26 +168,6 @@ def test_the_arguments_are_clicks() -> None:
 def test_completion_is_left_to_click(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("_HELM_PLAN_COMPLETE", "bash_complete")
     assert command_line.read(["diff", "a", "b"]) is None
-
-
-@pytest.mark.e2e
-def test_a_plan_does_not_import_click(tmp_path: Path) -> None:
-    probe = ("import runpy, sys\n"
-             "sys.argv = ['helm-plan', 'diff', '/dev/null', '/dev/null', '-o', 'json']\n"
-             "import atexit, os\n"
-             "_exit = os._exit\n"
-             "def leave(code):\n"
-             "    sys.stderr.write('click loaded: %s\\n' % ('click' in sys.modules))\n"
-             "    _exit(code)\n"
-             "os._exit = leave\n"
-             "runpy.run_module('deployah_plan', run_name='__main__')\n")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=clean_env(), cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.endswith("click loaded: False\n"), done.stderr
-    helped = subprocess.run([sys.executable, "-c", probe.replace("'-o', 'json'", "'--help'")], capture_output=True,
-                            text=True, env=clean_env(), cwd=ROOT)
-    assert helped.stderr.endswith("click loaded: True\n"), helped.stderr  # the probe sees click when it is used
-    assert os.path.exists(ROOT / "deployah_plan" / "command_line.py")
 
 
 def test_no_regular_expression_is_compiled_by_importing_a_plans_modules() -> None:

@@ -2,7 +2,7 @@
 
 Fast (no helm, no API server): scripts/mutation runs these against mutants of gates.py. A gate
 matches plan items; render/words/gate.py says them (tested here too, one line per item). The
-command-line behaviour (exit 3, the message on stderr) is tested in tests/test_gates.py."""
+command-line behaviour (exit 3, the message on stderr) is tested in tests/e2e/test_gates.py."""
 from __future__ import annotations
 
 import pytest

@@ -1,0 +1,230 @@
+"""The plan's helm calls started before the imports (sources/early.py): taken only when they are
+the plan's own calls, the same plan either way, and ended when nobody takes them."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from conftest import EXAMPLE, ROOT, Store, clean_env, run_plan, write_chart
+from kubeapi import FakeKube
+from deployah_plan.errors import Interrupted
+from deployah_plan.sources import chart_scan, early
+from deployah_plan.sources.early import HelmCalls
+from sources.test_early import chart, remembered
+
+EARLY = " (started before the imports)"
+
+
+def _calls(err: str) -> list[str]:
+    """The helm calls --debug printed: each call's first words, and whether it was started early."""
+    return sorted(" ".join(line.split()[4:6]) + (EARLY if line.endswith(EARLY) else "")
+                  for line in err.splitlines() if line.startswith("helm plan: running "))
+
+
+@pytest.mark.parametrize("flags", [
+    ("-f", "{values}"),
+    ("-f{values}", "--set", "extra=1", "--set-string", "n=02", "-o", "json", "--atomic", "--wait", "--timeout", "5m"),
+    ("--values={values},{values}", "--install", "--detailed-exitcode", "--fail-on", "delete:Job", "--no-color"),
+], ids=["values", "values-set-output-deploy", "csv-values-gates"])
+def test_the_second_plan_takes_the_calls_started_early(helm: Path, store: Store, tmp_path: Path,
+                                                       flags: tuple[str, ...]) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    values = tmp_path / "values.yaml"
+    values.write_text("extra: 2\n")
+    args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), *(f.format(values=values) for f in flags), "--debug"]
+    cache = str(tmp_path / "cache")
+    # The first plan asks helm its version (remembered): the read, whose arguments depend on it,
+    # is not started before it; the render is. (`template probe`: the Kubernetes version helm assumes.)
+    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache, HELM_NAMESPACE="shop")
+    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache, HELM_NAMESPACE="shop")
+    assert (first.code, second.code) == ((2, 2) if "--detailed-exitcode" in flags else (0, 0)), first.err
+    assert _calls(first.err) == ["get all", "template probe", "template shop" + EARLY, "version --template"]
+    assert _calls(second.err) == ["get all" + EARLY, "template shop" + EARLY]
+    assert second.out == first.out
+
+
+def test_a_chart_that_makes_values_anew_has_both_renders_started_early(helm: Path, store: Store,
+                                                                       tmp_path: Path) -> None:
+    """Its templates call randAlphaNum: the plan renders it twice, the second beside the first,
+    and both renders start before the imports."""
+    templates = {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: {{ .Values.a | quote }}\n",
+                 "secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web\n"
+                                "stringData:\n  token: {{ randAlphaNum 12 | quote }}\n"}
+    v1 = write_chart(tmp_path / "v1", "web", templates, values="a: one\n")
+    v2 = write_chart(tmp_path / "v2", "web", templates, values="a: two\n", version="0.2.0")
+    store.add("web", v1, "shop")
+    args = ["upgrade", "web", str(v2), "-n", "shop", "--set", "a=three", "--debug"]
+    cache = str(tmp_path / "cache")
+    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    assert (first.code, second.code) == (0, 0), second.err
+    assert _calls(second.err) == ["get all" + EARLY, "template web" + EARLY, "template web" + EARLY]
+    assert second.out == first.out
+
+
+def test_a_release_to_install_takes_the_render_started_early(helm: Path, store: Store, tmp_path: Path) -> None:
+    args = ["upgrade", "new", str(EXAMPLE / "chart-v1"), "-n", "shop", "--set", "extra=1", "--debug", "-o", "json"]
+    cache = str(tmp_path / "cache")
+    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    assert second.code == 0, second.err
+    # The release does not exist: the install is rendered again, without --is-upgrade.
+    assert _calls(second.err) == ["get all" + EARLY, "template new", "template new" + EARLY]
+    assert second.out == first.out
+
+
+@pytest.fixture
+def kube() -> Iterator[FakeKube]:
+    with FakeKube(namespace="default", context="fake-ctx") as server:
+        yield server
+
+
+def test_the_server_render_is_started_early(helm: Path, store: Store, kube: FakeKube, tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    kube.load_releases(store.path)
+    kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+    args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json", "--debug"]
+    cache = str(tmp_path / "cache")
+    first = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)
+    second = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)
+    assert second.code == 0, second.err
+    calls = _calls(second.err)
+    assert "get all" + EARLY in calls and "upgrade --install" + EARLY in calls
+    assert len([call for call in calls if call.endswith(EARLY)]) == 2
+    assert second.out == first.out
+
+
+@pytest.mark.e2e
+def test_the_render_is_started_twice_for_a_folder_whose_templates_make_values_anew(remembered: Path,
+                                                                                   tmp_path: Path) -> None:
+    chart = write_chart(tmp_path / "charts", "shop", {"s.yaml": "a: {{ genCA \"x\" 365 }}\n"})
+    assert early.may_regenerate(str(chart))
+    calls = HelmCalls()
+    calls.start(["upgrade", "shop", str(chart), "--set", "a=1"])
+    template, get = early.commands(["upgrade", "shop", str(chart), "--set", "a=1"])
+    assert [calls.take(template) is not None for _ in range(3)] == [True, True, False]  # two renders, in turn
+    calls.end()
+    # Packaged, it is not opened here; nor is a folder whose templates make nothing anew.
+    (tmp_path / "shop-0.1.0.tgz").write_bytes(b"")
+    assert not early.may_regenerate(str(tmp_path / "shop-0.1.0.tgz"))
+    plain = write_chart(tmp_path / "plain", "shop", {"s.yaml": "a: {{ .Values.a }}\n"})
+    assert not early.may_regenerate(str(plain))
+
+
+@pytest.mark.e2e
+def test_the_templates_read_before_the_imports_are_not_read_again(remembered: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the early start read of a chart folder's templates is what the plan takes (sources/chart.py
+    `scan`), for that folder only."""
+    from deployah_plan.sources import chart as charts
+
+    chart = str(write_chart(tmp_path / "charts", "shop", {"s.yaml": "a: {{ lookup \"v1\" \"Secret\" \"\" \"\" }}\n"}))
+    calls = HelmCalls()
+    calls.start(["upgrade", "shop", chart, "--set", "a=1"])
+    calls.end()
+    assert calls.templates(chart) == (True, False) and calls.templates(chart + "/") is None
+    read: list[str] = []
+    monkeypatch.setattr(chart_scan, "folder_texts", lambda root: (read.append(root), ([], False))[1])
+    assert charts.scan(chart, calls.templates(chart)) == charts.Templates(True, False) and read == []
+    assert charts.scan(chart, calls.templates(chart + "/")) == charts.Templates(False, False) and read == [chart]
+    # A packaged chart is not opened before the imports.
+    (tmp_path / "shop-0.1.0.tgz").write_bytes(b"")
+    packaged = HelmCalls()
+    packaged.start(["upgrade", "shop", str(tmp_path / "shop-0.1.0.tgz"), "--set", "a=1"])
+    packaged.end()
+    assert packaged.templates(str(tmp_path / "shop-0.1.0.tgz")) is None
+
+
+@pytest.mark.e2e
+def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remembered: Path, chart: str) -> None:
+    args = ["upgrade", "shop", chart, "--set", "a=1"]
+    template, get = early.commands(args)
+    calls = HelmCalls()
+    calls.start(args)
+    assert calls.started_at is not None
+    taken = calls.take(template)
+    assert taken is not None and calls.take(template) is None  # taken once
+    assert taken.communicate() == ("template out\n", "template err\n")  # both outputs, as text
+    calls.done(taken)
+    waiting = calls.take(get)
+    assert waiting is not None and waiting.poll() is None  # still running
+    calls.end()
+    assert waiting.returncode is not None  # ended, and reaped
+    with pytest.raises(Interrupted):  # once ended, nothing more starts
+        calls.popen(get, stdin=False)
+
+
+@pytest.mark.e2e
+def test_what_nobody_took_is_ended(remembered: Path, chart: str) -> None:
+    calls = HelmCalls()
+    calls.start(["upgrade", "shop", chart, "--set", "a=1"])
+    running = list(calls._running)
+    assert len(running) == 2 and any(process.poll() is None for process in running)  # `get` waits 30 s
+    calls.end()
+    assert all(process.returncode is not None for process in running)
+    assert calls.take(early.commands(["upgrade", "shop", chart, "--set", "a=1"])[0]) is None
+
+
+# What the plan imports before its first helm calls start: each of these took milliseconds
+# (msgspec 15, pathlib 6, shutil 3, subprocess 8 beyond enum, typing 6, dataclasses and yaml more),
+# and the plan needs none of them to read the command line, name the calls and start them.
+_NOT_BEFORE_HELM = ("msgspec", "pathlib", "shutil", "dataclasses", "inspect", "yaml", "click", "json.tool",
+                    "concurrent.futures", "logging", "tempfile", "urllib.parse", "subprocess", "typing",
+                    "threading", "contextlib", "selectors", "locale")
+
+
+@pytest.mark.e2e
+def test_the_first_calls_are_named_without_the_heavy_imports(remembered: Path, chart: str) -> None:
+    # The entry point's module first, as the launcher imports it (its `run` starts the calls).
+    probe = ("import sys; import deployah_plan.entry; from deployah_plan.sources import early; "
+             "found = early.commands(sys.argv[1:]); "
+             "print(len(found)); print(' '.join(sorted(sys.modules)))")
+    # -S: without site, whose packages (an editable install's finder) import pathlib themselves.
+    done = subprocess.run([sys.executable, "-S", "-c", probe, "upgrade", "shop", chart, "-f", "x.yaml", "-o", "json"],
+                          capture_output=True, text=True, cwd=ROOT, check=True)
+    started, loaded = done.stdout.splitlines()
+    assert started == "2"
+    assert sorted(set(loaded.split()) & set(_NOT_BEFORE_HELM)) == []
+
+
+# What a plan of a chart on disk with values flags does without: each was measured on a small
+# chart's plan (docs/performance.md) and is imported where an input needs it, if at all.
+_NOT_ON_THE_PATH = ("click", "concurrent.futures", "logging", "pathlib", "urllib.parse", "tempfile", "shutil",
+                    "difflib", "dataclasses", "site", "textwrap", "msgspec._json_schema", "subprocess", "selectors",
+                    "locale", "gzip")
+
+
+def test_a_plan_imports_none_of_what_it_does_without(helm: Path, store: Store, tmp_path: Path) -> None:
+    templates = {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: {{ .Values.a | quote }}\n"}
+    v1 = write_chart(tmp_path / "v1", "web", templates, values="a: one\n")
+    v2 = write_chart(tmp_path / "v2", "web", templates, values="a: two\n", version="0.2.0")
+    store.add("web", v1, "shop")
+    probe = ("import sys\n"
+             "sys.argv = ['helm-plan', *sys.argv[1:]]\n"
+             "from deployah_plan.entry import command\n"
+             "from deployah_plan.sources.early import HelmCalls\n"
+             "calls = HelmCalls()\n"
+             "code = command(sys.argv[1:], calls)\n"
+             "calls.end()\n"
+             f"sys.stderr.write('imported: %s\\n' % [m for m in {_NOT_ON_THE_PATH!r} if m in sys.modules])\n"
+             "sys.stderr.write('exit: %d\\n' % code)\n")
+    import sysconfig
+
+    # Started as the launcher starts it: no site module, the packages folder on the path.
+    env = clean_env(HELM_BIN=str(helm), HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path),
+                    HELM_CACHE_HOME=str(tmp_path / "cache"),
+                    PYTHONPATH=os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]]))
+    for args in (["--set", "a=three"], ["--set", "a=three", "-o", "json"], []):
+        # What helm plan remembers of a helm binary is asked the first time only (sources/helm_facts.py).
+        subprocess.run([sys.executable, "-m", "deployah_plan", "upgrade", "web", str(v2), "-n", "shop"],
+                       capture_output=True, env=env, cwd=tmp_path)
+        done = subprocess.run([sys.executable, "-S", "-c", probe, "upgrade", "web", str(v2), "-n", "shop", *args],
+                              capture_output=True, text=True, env=env, cwd=tmp_path)
+        assert done.stderr.endswith("exit: 0\n") and "a: one" not in done.stdout, done.stderr
+        imported = done.stderr.rsplit("imported: ", 1)[1].split("\n")[0]
+        assert imported == "[]", (args, done.stderr)

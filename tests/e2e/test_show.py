@@ -1,0 +1,162 @@
+"""Saved plans: `--out`, `helm plan show`, `helm plan schema`, and refusing what cannot be read."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+import pytest
+
+from conftest import ROOT, run_plan
+from deployah_plan.planfile import FORMAT_VERSION
+from deployah_plan.render.writers import FORMATS
+from e2e.test_bad_input import _one_line_error
+from e2e.test_cases import validate
+
+pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
+
+CASE = ROOT / "tests" / "cases" / "secrets"
+SECRETS = ("c2VjcmV0LXR3bw==", "c2VjcmV0LW9uZQ==", "secret-two", "secret-one", "plain-text-secret",
+           "cGxhaW4tdGV4dC1zZWNyZXQ=", "brand-new-api-key", "new-token-value", "old-token-value")
+
+
+def _save(tmp_path: Path, *flags: str) -> Path:
+    out = tmp_path / "plan.json"
+    result = run_plan("diff", "previous.yaml", "desired.yaml", "--out", str(out), *flags, cwd=CASE)
+    assert result.code == 0, result.err
+    return out
+
+
+def test_schema_command_prints_the_published_schema() -> None:
+    result = run_plan("schema")
+    assert result.code == 0, result.err
+    schema = result.json()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert result.out == (ROOT / "deployah_plan" / "schema" / "plan.schema.json").read_text()
+
+
+def test_a_saved_plan_keeps_secrets_masked(tmp_path: Path) -> None:
+    saved = _save(tmp_path)
+    for output in FORMATS:
+        for flags in ((), ("--show-secrets",)):
+            shown = run_plan("show", str(saved), "-o", output, *flags)
+            assert shown.code == 0, shown.err
+            assert not any(s in shown.out for s in SECRETS), (output, flags)
+    shown = run_plan("show", str(saved)).out
+    # Lengths in decoded bytes; equal values (a data key and a stringData key) share a token.
+    assert "data.password: (sensitive #1, 10 bytes) -> (sensitive #2, 10 bytes)" in shown
+    assert "data.copy: (sensitive #2, 10 bytes)" in shown
+
+
+def test_a_plan_saved_with_secrets_shows_them_only_when_asked(tmp_path: Path) -> None:
+    saved = _save(tmp_path, "--show-secrets")
+    assert "c2VjcmV0LXR3bw==" in saved.read_text()
+    assert "c2VjcmV0LXR3bw==" not in run_plan("show", str(saved)).out
+    assert "c2VjcmV0LXR3bw==" in run_plan("show", str(saved), "--show-secrets").out
+
+
+def test_show_reads_standard_input_and_newer_minor_versions(tmp_path: Path) -> None:
+    doc = json.loads(_save(tmp_path).read_text())
+    doc["format_version"] = "1.99"
+    doc["a_field_from_the_future"] = {"x": 1}
+    result = run_plan("show", "-", "-o", "json", stdin=json.dumps(doc))
+    assert result.code == 0, result.err
+    validate(result.json())
+    # This version's document of the plan, the newer fields not read: it says so by its version,
+    # and reads back as itself.
+    assert result.json()["format_version"] == FORMAT_VERSION and "a_field_from_the_future" not in result.json()
+    again = run_plan("show", "-", "-o", "json", stdin=result.out)
+    assert again.code == 0 and again.out == result.out
+
+
+def _with_unknown_values(doc: dict[str, Any], version: str) -> str:
+    """The document at format `version`, with a warning code and an impact kind a later
+    helm plan might add (a minor version may add codes and kinds: schema and docs/plan.md)."""
+    warning = {"code": "quota-exceeded", "severity": "warning", "message": "the namespace quota is exceeded",
+               "resource": None, "predicted_failure": False}
+    impact = {"kind": "traffic-drained", "resource": doc["changes"][0]["resource"],
+              "message": "connections are drained", "objects": [], "counts": {}, "details": ["over 30s"]}
+    return json.dumps({**doc, "format_version": version, "warnings": doc["warnings"] + [warning],
+                       "impact": doc.get("impact", []) + [impact]})
+
+
+def test_a_newer_minor_version_with_codes_this_one_does_not_know_is_shown_as_written(tmp_path: Path) -> None:
+    doc = json.loads(_save(tmp_path).read_text())
+    major, minor = FORMAT_VERSION.split(".")
+    newer = _with_unknown_values(doc, f"{major}.{int(minor) + 1}")
+    shown = run_plan("show", "-", stdin=newer)
+    assert shown.code == 0, shown.err
+    assert "the namespace quota is exceeded" in shown.out and "connections are drained" in shown.out
+    markdown = run_plan("show", "-", "-o", "markdown", stdin=newer)
+    assert markdown.code == 0, markdown.err
+    assert "the namespace quota is exceeded" in markdown.out and "traffic-drained" in markdown.out  # as written
+    # As this version's document it would not validate (its schema lists every code and kind),
+    # and under the newer version it would not be that document: -o json says so, in one line.
+    _one_line_error(run_plan("show", "-", "-o", "json", stdin=newer), "standard input was written by a newer helm plan",
+                    "warning code quota-exceeded, impact kind traffic-drained", f"format {FORMAT_VERSION} does not have",
+                    "show it as text or markdown")
+    # A value no minor version may add stays refused, in one line that says what to do.
+    broken = json.loads(newer)
+    broken["changes"][0]["action"] = "explode"
+    _one_line_error(run_plan("show", "-", stdin=json.dumps(broken)), "explode", "upgrade helm plan")
+    # A new value is shaped as the listed ones are: nothing a writer would have to escape.
+    hostile = json.loads(newer)
+    hostile["impact"][-1]["kind"] = "drained`\n<b>x</b>"
+    _one_line_error(run_plan("show", "-", "-o", "markdown", stdin=json.dumps(hostile)), "/impact/", "letters, digits and -")
+
+
+def test_the_same_version_with_a_code_it_does_not_know_is_refused(tmp_path: Path) -> None:
+    doc = json.loads(_save(tmp_path).read_text())
+    _one_line_error(run_plan("show", "-", stdin=_with_unknown_values(doc, FORMAT_VERSION)),
+                    "not a valid helm plan document", "/warnings/1/code", "quota-exceeded")
+
+
+def test_a_newer_major_version_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    doc = json.loads(_save(tmp_path).read_text())
+    newer = f"{int(FORMAT_VERSION.split('.')[0]) + 1}.0"
+    _one_line_error(run_plan("show", "-", stdin=json.dumps({**doc, "format_version": newer})),
+                    f"format version {newer}", "upgrade helm plan")
+
+
+def test_show_refuses_what_it_cannot_read(tmp_path: Path) -> None:
+    doc = json.loads(_save(tmp_path).read_text())
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**doc, "format_version": "2.0"}))
+    _one_line_error(run_plan("show", str(bad)), "format version 2.0", "reads only 1.x", "plan again")
+    bad.write_text("{not json")
+    _one_line_error(run_plan("show", str(bad)), "is not JSON", "--out FILE")
+    bad.write_text(json.dumps({"hello": "world"}))
+    _one_line_error(run_plan("show", str(bad)), "not a helm plan document")
+    bad.write_text(json.dumps({k: v for k, v in doc.items() if k != "header"}))
+    _one_line_error(run_plan("show", str(bad)), "not a valid helm plan document", "header")
+    bad.write_text(json.dumps({**doc, "helm_action": "explode"}))
+    _one_line_error(run_plan("show", str(bad)), "not a valid helm plan document", "explode")
+    _one_line_error(run_plan("show", str(tmp_path / "missing.json")), "cannot read the saved plan", "No such file")
+
+
+def test_out_to_an_unwritable_path_is_one_line(tmp_path: Path) -> None:
+    _one_line_error(run_plan("diff", "previous.yaml", "desired.yaml", "--out", str(tmp_path / "no" / "plan.json"), cwd=CASE),
+                    "cannot write the plan", "--out")
+
+
+def test_show_reads_a_plan_written_by_format_1_0() -> None:
+    """tests/fixtures/plan-format-1.0.json was written by the first release of the format (the
+    secrets case): its masked values have no token, and it has none of 1.1's fields."""
+    saved = ROOT / "tests" / "fixtures" / "plan-format-1.0.json"
+    assert json.loads(saved.read_text())["format_version"] == "1.0"
+    text = run_plan("show", str(saved))
+    assert text.code == 0, text.err
+    assert "data.password: (sensitive, 16 bytes) -> (sensitive, 16 bytes)" in text.out
+    assert not any(s in text.out for s in SECRETS)
+    again = run_plan("show", str(saved), "-o", "json")
+    validate(again.json())
+    assert again.json()["format_version"] == FORMAT_VERSION
+
+
+def test_a_plan_saved_with_secrets_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    assert _save(tmp_path, "--show-secrets").stat().st_mode & 0o777 == 0o600
+    existing = tmp_path / "plan.json"
+    existing.chmod(0o644)  # a file that was there before is narrowed too
+    assert _save(tmp_path, "--show-secrets").stat().st_mode & 0o077 == 0

@@ -1,0 +1,229 @@
+"""The plan's helm calls started before the imports (sources/early.py): taken only when they are
+the plan's own calls, the same plan either way, and ended when nobody takes them."""
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path, PurePosixPath
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from conftest import ROOT, write_chart
+from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
+from deployah_plan.model import ApplyMethod
+from deployah_plan.sources import chart_path, chart_scan, early, helm_facts
+from deployah_plan.sources.early import HelmCalls
+
+
+@pytest.fixture
+def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A program in helm's place whose version is remembered, in the environment helm gives a
+    plugin."""
+    program = tmp_path / "bin" / "helm"
+    program.parent.mkdir()
+    # It says which call it is on both outputs; `get` then waits 30 s.
+    program.write_text('#!/bin/sh\necho "$1 out"\necho "$1 err" >&2\n[ "$1" = get ] && exec sleep 30\nexit 0\n')
+    program.chmod(0o755)
+    for name in [name for name in os.environ if name.startswith(("HELM_", "KUBECONFIG"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HELM_BIN", str(program))
+    monkeypatch.setenv("HELM_NAMESPACE", "shop")
+    monkeypatch.setenv("HELM_DRIVER", "memory")
+    monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
+    helm_facts.remembered(str(program), "version", lambda: "4.3.1")
+    return program
+
+
+@pytest.fixture
+def chart(tmp_path: Path) -> str:
+    return str(write_chart(tmp_path / "charts", "shop", {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"}))
+
+
+def test_the_common_command_line_starts_both_calls(remembered: Path, chart: str) -> None:
+    found = early.commands(["upgrade", "shop", chart, "--set", "a=1", "-f", "x.yaml", "-o", "json", "--atomic"])
+    # The render first: it takes longer than the read.
+    assert [command[:3] for command in found] == [[str(remembered), "template", "shop"], [str(remembered), "get", "all"]]
+    assert found[1][3:6] == ["shop", "-n", "shop"] and '"apply_method"' in found[1][-1]  # Helm 4's record
+    # Helm's order for values whatever the command line's: files first, then --set.
+    assert found[0][3:] == [chart, "-n", "shop", "--include-crds", "--values", "x.yaml", "--set", "a=1", "--is-upgrade"]
+
+
+def test_with_a_cluster_the_render_is_the_server_dry_run(remembered: Path, chart: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HELM_DRIVER")
+    found = early.commands(["upgrade", "shop", chart, "-n", "prod", "--set-json", "a=1", "-fx.yaml,y.yaml",
+                            "--set-json", "b=2", "-f", "z.yaml"])
+    assert found[0] == [str(remembered), "upgrade", "--install", "shop", chart, "-n", "prod", "--dry-run=server", "-o",
+                        "json", "--values", "x.yaml", "--values", "y.yaml", "--values", "z.yaml",
+                        "--set-json", "a=1", "--set-json", "b=2"]
+    assert found[1][3:6] == ["shop", "-n", "prod"]
+    # Without values of the user's own, the server render is still the plan's first call.
+    assert len(early.commands(["upgrade", "shop", chart])) == 2
+
+
+def test_offline_without_values_only_the_release_is_read_first(remembered: Path, chart: str) -> None:
+    """The render then uses the values of the release (helm upgrade reuses them): it waits for
+    the read."""
+    found = early.commands(["upgrade", "shop", chart, "-o", "json"])
+    assert [command[1:3] for command in found] == [["get", "all"]]
+
+
+def test_helm_3_reads_the_record_without_the_apply_method(remembered: Path, chart: str, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "helm3"))
+    helm_facts.remembered(str(remembered), "version", lambda: "3.19.0")
+    (_, command) = early.commands(["upgrade", "shop", chart, "--set", "a=1"])
+    assert '"apply_method"' not in command[-1]
+
+
+@pytest.mark.parametrize("args", [
+    ["rollback", "shop"],
+    ["upgrade", "shop"],
+    ["upgrade", "shop", "{chart}", "extra"],
+    ["upgrade", "shop", "{chart}", "--help"],
+    ["upgrade", "shop", "{chart}", "-f", "-"],  # values from standard input
+    ["upgrade", "shop", "{chart}", "--set-file", "key=-"],
+    ["upgrade", "shop", "{chart}", "--reuse-values", "--set", "a=1"],
+    ["upgrade", "shop", "{chart}", "--render", "template"],
+    ["upgrade", "shop", "{chart}", "--kube-version", "1.31"],
+    ["upgrade", "shop", "{chart}", "--post-renderer", "./kustomize.sh"],
+    ["upgrade", "shop", "{chart}", "--kube-context", "prod"],
+    ["upgrade", "shop", "{chart}", "--version", "1.0.0"],
+    ["upgrade", "shop", "repo/shop"],  # a chart to pull
+    ["upgrade", "shop", "{chart}/templates"],  # a folder without Chart.yaml
+    ["upgrade", "shop", "{chart}", "--no-such-flag"],
+    ["upgrade", "shop", "{chart}", "--", "-x"],
+])
+def test_anything_else_starts_nothing(remembered: Path, chart: str, args: list[str]) -> None:
+    assert early.commands([a.format(chart=chart) for a in args]) == []
+    calls = HelmCalls()
+    calls.start([a.format(chart=chart) for a in args])
+    assert calls.take([str(remembered), "get"]) is None and calls.started_at is None
+
+
+# The flags that change neither call, as they were when early.py listed them itself.
+NEUTRAL = {
+    "install", "atomic", "rollback_on_failure", "wait", "wait_for_jobs", "timeout", "cleanup_on_fail",
+    "create_namespace", "no_hooks", "force", "force_replace", "history_max", "labels", "description",
+    "render_subchart_notes", "hide_notes", "hide_secret", "take_ownership", "no_drift",
+    "output", "no_color", "color", "suppress", "source_root", "show_secrets", "full_values", "line_context",
+    "out", "ignore", "ignore_files", "debug", "detailed_exitcode", "fail_on",
+}
+
+
+def test_the_neutral_flags_are_the_tables() -> None:
+    assert {flag.dest for flag in UPGRADE if flag.neutral} == NEUTRAL
+
+
+def _given(flag: Flag) -> list[str]:
+    """The flag on a command line, with a value when it takes one."""
+    return [flag.long] if not flag.takes_value or flag.bare else [f"{flag.long}=1"]
+
+
+@pytest.mark.parametrize("flag", [flag for flag in UPGRADE if not flag.neutral and flag.reach is not Reach.VALUES
+                                  and flag.dest != "namespace"], ids=lambda flag: flag.long)
+def test_a_flag_not_marked_neutral_starts_nothing(remembered: Path, chart: str, flag: Flag) -> None:
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1", *_given(flag)]) == []
+
+
+@pytest.mark.parametrize("flag", [flag for flag in UPGRADE if flag.neutral], ids=lambda flag: flag.long)
+def test_a_neutral_flag_starts_both_calls_as_without_it(remembered: Path, chart: str, flag: Flag) -> None:
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1", *_given(flag)]) == \
+        early.commands(["upgrade", "shop", chart, "--set", "a=1"])
+
+
+def test_a_helm_not_yet_asked_has_its_render_started_alone(remembered: Path, chart: str,
+                                                            monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The read's arguments depend on helm's major version; the render's do not (the plan asks
+    the version first, then runs the same render)."""
+    both = early.commands(["upgrade", "shop", chart, "--set", "a=1"])
+    monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "empty"))
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == both[:1]
+    assert early.commands(["upgrade", "shop", chart]) == []  # offline without values: the read alone, which waits
+    monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("HELM_NAMESPACE")  # the namespace would come from the kubeconfig
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
+    monkeypatch.setenv("HELM_NAMESPACE", "shop")
+    monkeypatch.delenv("HELM_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))  # no helm to find
+    assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
+
+
+def test_the_apply_method_choices_are_the_models() -> None:
+    flag = next(flag for flag in DIFF if flag.dest == "apply_method")
+    assert flag.type is not None and not isinstance(flag.type, type)
+    assert getattr(flag.type, "names") == tuple(method.value for method in ApplyMethod)
+    assert flag.default == ApplyMethod.CSA.value
+
+
+def _imports(module: str) -> set[str]:
+    """The modules of helm plan that `module` imports, anywhere in it (functions and
+    TYPE_CHECKING blocks too)."""
+    found = set()
+    for node in ast.walk(ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+            [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom):
+            names += [f"{node.module}.{alias.name}" for alias in node.names]
+        found |= {name for name in names if (ROOT / (name.replace(".", "/") + ".py")).is_file()}
+    return found
+
+
+def test_what_early_imports_does_not_import_it() -> None:
+    """No cycle through early.py (there was one: chart.py -> helm.py -> early.py -> chart.py)."""
+    seen, todo = set(), ["deployah_plan.sources.early"]
+    while todo:
+        for name in _imports(todo.pop()) - seen:
+            seen.add(name)
+            todo.append(name)
+    assert "deployah_plan.sources.early" not in seen
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="/.a-", max_size=14))
+def test_a_chart_path_is_written_as_pathlib_writes_it(path: str) -> None:
+    """The start before the imports and the plan name the chart alike (a difference would cost
+    a helm process): chart_path writes a path as pathlib does, without importing it."""
+    assert chart_path.pathlib_text(path) == str(PurePosixPath(path))
+
+
+def _templates_as_pathlib_finds_them(root: Path) -> tuple[list[str], bool]:
+    """What the template scan read before it was written with os.path: pathlib's rglob."""
+    texts = [p.read_text(errors="replace") for p in sorted(root.rglob("*"))
+             if p.is_file() and "templates" in p.relative_to(root).parts]
+    return texts, any(p.is_file() for p in root.rglob("charts/*.tgz"))
+
+
+def test_the_template_scan_reads_what_pathlib_finds(tmp_path: Path) -> None:
+    root = write_chart(tmp_path, "shop", {"a.yaml": "a"}, extra_files={
+        "templates/deep/b.tpl": "b", "charts/sub/templates/c.yaml": "c", "charts/sub/charts/dep-1.0.0.tgz": "", "notes/templates": "d",
+        "files/x.yaml": "not a template", "templatesx/e.yaml": "not one either", "charts/other.tgz": ""})
+    (root / "templates" / "linked.yaml").symlink_to(root / "files" / "x.yaml")  # a linked file is read
+    (root / "templates" / "loop").symlink_to(root, target_is_directory=True)  # a linked folder is not entered
+    for chart in [root, *(p for p in (ROOT / "tests" / "charts").glob("*/*") if (p / "Chart.yaml").is_file())]:
+        texts, archived = chart_scan.folder_texts(str(chart))
+        expected, expected_archived = _templates_as_pathlib_finds_them(chart)
+        assert (sorted(texts), archived) == (sorted(expected), expected_archived), chart
+    assert chart_scan.calls(["{{ lookup \"v1\" }}"], False) == (True, False)
+    assert chart_scan.calls(["{{- randAlphaNum 5 }}"], False) == (False, True)
+    assert chart_scan.calls([], True) == (False, True)  # a subchart archive is not looked into
+
+
+# The patterns the template scan had before it found names with str.find: what it finds must not change.
+_OLD_LOOKUP = re.compile(r"\{\{-?[^}]*\blookup\b")
+_OLD_REGENERATES = re.compile(r"\{\{-?[^}]*\b(?:rand(?:AlphaNum|Alpha|Numeric|Ascii|Int|Bytes)|uuidv4|"
+                              r"genCA(?:WithKey)?|genPrivateKey|genSelfSignedCert(?:WithKey)?|"
+                              r"genSignedCert(?:WithKey)?|htpasswd|bcrypt|encryptAES|shuffle)\b")
+_PIECES = ["{{", "{{-", "}}", "}", "{", "-", " ", "\n", "_", "x", "é", ".", "(", "lookup", "lookups", "xlookup",
+           "randAlphaNum", "randAlpha", "rand", "randInt", "uuidv4", "uuidv4x", "genCA", "genCAWithKey",
+           "genSignedCert", "genSelfSignedCertWithKey", "genPrivateKey", "htpasswd", "bcrypt", "encryptAES",
+           "shuffle", "now", "_shuffle", "9rand"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
+def test_the_template_scan_finds_what_the_whole_text_patterns_found(text: str) -> None:
+    expected = (bool(_OLD_LOOKUP.search(text)), bool(_OLD_REGENERATES.search(text)))
+    assert chart_scan.calls([text], False) == expected
