@@ -205,8 +205,7 @@ def kube_upgrade_command(**params: Any) -> int:
     capabilities, planned against its stored manifest as `helm upgrade --reuse-values` would be
     after the cluster upgrade. A summary table (ready, needs a manifest rewrite, will fail,
     changes), then each release's plan. Docs: docs/kube-upgrade.md."""
-    from deployah_plan.commands.arguments import KubeUpgradeArguments
-    from deployah_plan.commands.kube_upgrade import run_kube_upgrade
+    from deployah_plan.commands.kube_upgrade import KubeUpgradeArguments, run_kube_upgrade
 
     session = click.get_current_context().find_object(_Session)
     return run_kube_upgrade(KubeUpgradeArguments.of(params, debug=_debug_enabled(params["debug"])),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from deployah_plan import command_line
-from deployah_plan.commands.arguments import Gating, KubeUpgradeArguments, PlanArguments
+from deployah_plan.commands.arguments import Gating, PlanArguments
+from deployah_plan.commands.kube_upgrade import KubeUpgradeArguments
 from deployah_plan.commands.upgrade import UpgradeOptions
 from deployah_plan.console import Exit
 from deployah_plan.errors import UsageError

@@ -4,6 +4,8 @@ terraform's command/arguments makes `arguments.Plan`. Past these constructors no
 parameter up by name: the request the planner takes (`UpgradeOptions`, ...: the flag table says
 which field each flag fills), how the plan is printed (`Printing`), what the exit code says
 beyond an error (`Gating`), and where the plan is saved and what it ignores are fields.
+`helm plan kube-upgrade`'s record, `KubeUpgradeArguments`, sits with its command
+(commands/kube_upgrade.py), which imports this module's `Printing` and `Gating`.
 
 Made where the command starts, inside the one place that words its errors
 (command_line.guarded): an unknown gate is refused there, before any helm call, as it always
@@ -22,7 +24,6 @@ from deployah_plan.core.gates import Gate, parse_gate
 if TYPE_CHECKING:
     from deployah_plan.commands.diff import DiffOptions
     from deployah_plan.commands.history import ReleasesOptions, RevisionOptions
-    from deployah_plan.commands.kube_upgrade import KubeUpgradeOptions
     from deployah_plan.commands.rollback import RollbackOptions
     from deployah_plan.commands.uninstall import UninstallOptions
     from deployah_plan.commands.upgrade import UpgradeOptions
@@ -131,24 +132,4 @@ class ShowArguments(Struct, frozen=True, kw_only=True):
         return cls(saved=params["saved"], printing=Printing.of(params), gating=gating, debug=debug)
 
 
-class KubeUpgradeArguments(Struct, frozen=True, kw_only=True):
-    """`helm plan kube-upgrade`: its request (checked: a --kube-version it can read), the ignore
-    rules' flags, how the plans are printed and what the exit code says."""
-
-    request: KubeUpgradeOptions
-    ignore: tuple[str, ...]
-    ignore_files: tuple[str, ...]
-    printing: Printing
-    gating: Gating
-    debug: bool
-
-    @classmethod
-    def of(cls, params: Mapping[str, Any], *, debug: bool) -> KubeUpgradeArguments:
-        from deployah_plan.commands.kube_upgrade import kube_upgrade_options
-
-        request = kube_upgrade_options(params, debug=debug)  # a missing --kube-version is refused first
-        return cls(request=request, ignore=tuple(params["ignore"]), ignore_files=tuple(params["ignore_files"]),
-                   printing=Printing.of(params), gating=Gating.of(params), debug=debug)
-
-
-__all__ = ["Gating", "KubeUpgradeArguments", "PlanArguments", "Printing", "ShowArguments"]
+__all__ = ["Gating", "PlanArguments", "Printing", "ShowArguments"]

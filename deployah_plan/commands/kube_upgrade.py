@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 from msgspec import Struct
 
 from deployah_plan.startup import lazy
-from deployah_plan.commands.arguments import Gating, KubeUpgradeArguments, Printing
+from deployah_plan.commands.arguments import Gating, Printing
 from deployah_plan.commands.plan_steps import ignore_rules, write_options
 from deployah_plan.console import Exit, say, write
 from deployah_plan.core.diff import LINE_CONTEXT
@@ -80,6 +80,24 @@ def kube_upgrade_options(params: Mapping[str, Any], *, debug: bool) -> KubeUpgra
 
 
 _DURATION = lazy(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
+
+
+class KubeUpgradeArguments(Struct, frozen=True, kw_only=True):
+    """`helm plan kube-upgrade`: its request (checked: a --kube-version it can read), the ignore
+    rules' flags, how the plans are printed and what the exit code says."""
+
+    request: KubeUpgradeOptions
+    ignore: tuple[str, ...]
+    ignore_files: tuple[str, ...]
+    printing: Printing
+    gating: Gating
+    debug: bool
+
+    @classmethod
+    def of(cls, params: Mapping[str, Any], *, debug: bool) -> KubeUpgradeArguments:
+        request = kube_upgrade_options(params, debug=debug)  # a missing --kube-version is refused first
+        return cls(request=request, ignore=tuple(params["ignore"]), ignore_files=tuple(params["ignore_files"]),
+                   printing=Printing.of(params), gating=Gating.of(params), debug=debug)
 
 
 def seconds(duration: str) -> float:
