@@ -31,7 +31,7 @@ from deployah_plan import flags
 from deployah_plan.command_line import CommandName, Session as _Session, debug_enabled as _debug_enabled, guarded
 from deployah_plan.errors import UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
-from deployah_plan.render.escape import log_line
+from deployah_plan.escape import log_line
 from deployah_plan.render.writers import FORMATS
 from deployah_plan.sources.early import HelmCalls
 

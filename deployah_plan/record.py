@@ -55,7 +55,7 @@ from deployah_plan.flags import BY_COMMAND, Flag
 from deployah_plan.pflag import helm_spelling
 from deployah_plan.redact import hide_userinfo, value_keys
 from deployah_plan.sources.helm import StoredRelease
-from deployah_plan.sources.live import LiveSnapshot
+from deployah_plan.live_snapshot import LiveSnapshot
 
 if TYPE_CHECKING:
     import click

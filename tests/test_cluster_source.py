@@ -12,7 +12,8 @@ from typing import Any, Iterator
 import pytest
 
 from deployah_plan.errors import LiveStateError
-from deployah_plan.sources.cluster import NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot, load_live_file, read_live
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
+from deployah_plan.sources.cluster import NOT_SERVED, PAGE_SIZE, load_live_file, read_live
 from deployah_plan.sources.kubeconfig import ClusterSettings, resolve_settings
 from kubeapi import FakeKube
 

@@ -18,7 +18,7 @@ from kubeapi import FakeKube
 from deployah_plan.errors import Interrupted
 from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
 from deployah_plan.model import ApplyMethod
-from deployah_plan.sources import chart_path, chart_scan, early, helm_facts
+from deployah_plan.sources import chart_path, chart_scan, early, helm_versions
 from deployah_plan.sources.early import HelmCalls
 
 EARLY = " (started before the imports)"
@@ -118,7 +118,7 @@ def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setenv("HELM_NAMESPACE", "shop")
     monkeypatch.setenv("HELM_DRIVER", "memory")
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
-    helm_facts.remembered(str(program), "version", lambda: "4.3.1")
+    helm_versions.remembered(str(program), "version", lambda: "4.3.1")
     return program
 
 
@@ -200,7 +200,7 @@ def test_offline_without_values_only_the_release_is_read_first(remembered: Path,
 def test_helm_3_reads_the_record_without_the_apply_method(remembered: Path, chart: str, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "helm3"))
-    helm_facts.remembered(str(remembered), "version", lambda: "3.19.0")
+    helm_versions.remembered(str(remembered), "version", lambda: "3.19.0")
     (_, command) = early.commands(["upgrade", "shop", chart, "--set", "a=1"])
     assert '"apply_method"' not in command[-1]
 
@@ -435,7 +435,7 @@ def test_a_plan_imports_none_of_what_it_does_without(helm: Path, store: Store, t
                     HELM_CACHE_HOME=str(tmp_path / "cache"),
                     PYTHONPATH=os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]]))
     for args in (["--set", "a=three"], ["--set", "a=three", "-o", "json"], []):
-        # What helm plan remembers of a helm binary is asked the first time only (sources/helm_facts.py).
+        # What helm plan remembers of a helm binary is asked the first time only (sources/helm_versions.py).
         subprocess.run([sys.executable, "-m", "deployah_plan", "upgrade", "web", str(v2), "-n", "shop"],
                        capture_output=True, env=env, cwd=tmp_path)
         done = subprocess.run([sys.executable, "-S", "-c", probe, "upgrade", "web", str(v2), "-n", "shop", *args],

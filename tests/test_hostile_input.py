@@ -332,9 +332,10 @@ def test_the_live_reader_and_the_cluster_module_do_not_import_each_other() -> No
         top = [line for line in text.splitlines() if line.startswith(("from ", "import "))]
         assert not any(line.endswith(f"sources.{other}") or f"sources.{other} import" in line for line in top), module
     from deployah_plan.model import LiveGap
-    from deployah_plan.sources import cluster, live
-    assert cluster.LiveSnapshot is live.LiveSnapshot and not hasattr(cluster, "Unreadable")
-    assert live.LiveSnapshot.__annotations__["unreadable"] == "tuple[LiveGap, ...]" and LiveGap
+    from deployah_plan import live_snapshot
+    from deployah_plan.sources import cluster
+    assert cluster.LiveSnapshot is live_snapshot.LiveSnapshot and not hasattr(cluster, "Unreadable")
+    assert live_snapshot.LiveSnapshot.__annotations__["unreadable"] == "tuple[LiveGap, ...]" and LiveGap
 
 
 @pytest.mark.e2e

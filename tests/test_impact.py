@@ -30,7 +30,7 @@ from deployah_plan.render.words import impact as impact_words
 from deployah_plan.render.json_doc import render as render_json
 from deployah_plan.render.words import impact as words_impact
 from deployah_plan.saved import plan_of
-from deployah_plan.sources.cluster import LiveSnapshot
+from deployah_plan.live_snapshot import LiveSnapshot
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

@@ -23,7 +23,7 @@ from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.model import Header, LiveGap
 from deployah_plan.sources.helm import StoredRelease
-from deployah_plan.sources.live import LiveSnapshot
+from deployah_plan.live_snapshot import LiveSnapshot
 
 SALT = "00ff"
 UPGRADE = main_group.commands["upgrade"]

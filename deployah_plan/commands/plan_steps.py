@@ -21,7 +21,7 @@ from deployah_plan.core.gates import Gate, check_gates, parse_gate, unevaluated
 from deployah_plan.render.words import gate as gate_words
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
 from deployah_plan.errors import UsageError
-from deployah_plan.render.escape import log_line
+from deployah_plan.escape import log_line
 from deployah_plan.render.writers import WRITERS, WriteOptions
 from deployah_plan.sources.files import FileReader, describe
 

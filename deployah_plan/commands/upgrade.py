@@ -44,7 +44,7 @@ from deployah_plan.yamlkube import Known
 
 if TYPE_CHECKING:  # imported in plan_upgrade while helm runs (see there)
     from deployah_plan.record import Planned
-    from deployah_plan.sources.live import LiveSnapshot
+    from deployah_plan.live_snapshot import LiveSnapshot
 
 
 class ValueFlags(Struct, frozen=True, kw_only=True):

@@ -67,7 +67,7 @@ from deployah_plan.pflag import helm_spelling
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.record import Digester
 from deployah_plan.render import json_doc
-from deployah_plan.render.escape import log_line
+from deployah_plan.escape import log_line
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm import Helm

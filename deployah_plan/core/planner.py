@@ -18,7 +18,7 @@ from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
 from deployah_plan.core.lifecycle import consequences, task_name
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
-from deployah_plan.core.validate import Applied, Target, hook_collisions, json_type, namespace_warning, predict
+from deployah_plan.core.validate import Applied, Target, hook_collisions, namespace_warning, predict, schema_type
 from deployah_plan.facts import Role
 from deployah_plan.errors import ManifestError
 from deployah_plan.facts import (
@@ -35,7 +35,7 @@ from deployah_plan.model import (
 from deployah_plan.redact import fold_string_data
 
 if TYPE_CHECKING:  # the core only reads the snapshot a source made
-    from deployah_plan.sources.cluster import LiveSnapshot
+    from deployah_plan.live_snapshot import LiveSnapshot
 
 Identity = tuple[str, str, str, str]
 
@@ -140,7 +140,7 @@ class _Identifier:
                 data = doc.obj.get("data")
                 if data is not None and not isinstance(data, dict):
                     # The API server decodes data as map[string][]byte: it refuses anything else.
-                    raise ManifestError(f"{doc.where}: Secret {ref.name} has data that is {json_type(data)}, "
+                    raise ManifestError(f"{doc.where}: Secret {ref.name} has data that is {schema_type(data)}, "
                                         "not a map of keys to base64 values", "the API server refuses it; fix the template")
                 doc = replace(doc, obj=fold_string_data(doc.obj))
             doc = self._with_namespace(doc, ref)

@@ -28,7 +28,7 @@ from typing import Iterator, NamedTuple
 
 from deployah_plan.model import Plan, Severity, Warning
 from deployah_plan.render.options import WriteOptions
-from deployah_plan.render.escape import escape_controls, workflow_data as _data, workflow_property as _property
+from deployah_plan.escape import escape_controls, workflow_data as _data, workflow_property as _property
 from deployah_plan.render import words
 from deployah_plan.render.words import warning as warning_words
 

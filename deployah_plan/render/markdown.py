@@ -40,7 +40,7 @@ from deployah_plan.codes import Code
 from deployah_plan.model import CRDLifecycle, DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
-from deployah_plan.render.escape import code_block
+from deployah_plan.escape import code_block
 from deployah_plan.render.words import impact as impact_words
 from deployah_plan.render.words import warning as warning_words
 from deployah_plan.render.options import WriteOptions

@@ -22,7 +22,7 @@ from deployah_plan.model import (
     SsaReason,
 )
 from deployah_plan.render import words
-from deployah_plan.sources.cluster import KindRef, LiveSnapshot
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
 
 DEPLOYMENT = """\
 apiVersion: apps/v1

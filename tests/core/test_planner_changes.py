@@ -25,7 +25,7 @@ from deployah_plan.model import (
     Action, CRDLifecycle, FieldOp, Header, HelmAction, Ownership, Plan, ResourceChange, ResourceRef, TaskAction, TaskPhase,
     TaskPlan,
 )
-from deployah_plan.sources.cluster import LiveSnapshot
+from deployah_plan.live_snapshot import LiveSnapshot
 from deployah_plan.yamlkube import load_all
 
 RELEASE = NS = "shop"

@@ -22,7 +22,7 @@ from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftEffect, Header, HelmAction, LiveCheck, LiveGap, LiveStatus,
     Ownership, Plan, ResourceRef, SsaReason, Warning,
 )
-from deployah_plan.sources.cluster import LiveSnapshot
+from deployah_plan.live_snapshot import LiveSnapshot
 from deployah_plan.yamlkube import load_all
 
 HELM = {"app.kubernetes.io/managed-by": "Helm"}

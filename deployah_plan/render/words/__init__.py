@@ -22,7 +22,7 @@ from deployah_plan.model import (
 )
 from deployah_plan.redact import Masked
 from deployah_plan.render.highlight import Highlight
-from deployah_plan.render.escape import UNPRINTABLE as UNPRINTABLE, escape_controls as escape_controls  # shown by every writer
+from deployah_plan.escape import UNPRINTABLE as UNPRINTABLE, escape_controls as escape_controls  # shown by every writer
 
 
 SIGN = {Action.CREATE: "+", Action.UPDATE: "~", Action.DELETE: "-", Action.RETAIN: "=",
