@@ -22,7 +22,8 @@ from typing import Any, Mapping
 from msgspec import Struct
 
 from deployah_plan.codes import Code, Facts
-from deployah_plan.model import FieldChange, HelmAction, ImpactFacts, ImpactKind, Ownership, ResourceRef, SsaReason
+from deployah_plan.impacts import ImpactFacts, ImpactKind
+from deployah_plan.model import FieldChange, HelmAction, Ownership, ResourceRef, SsaReason
 
 
 class Field(Struct, frozen=True):
@@ -818,64 +819,6 @@ class PvcLeft(ImpactFacts, frozen=True, kw_only=True):
     claims_deleted: bool
 
 
-def _json_schema(info: Any) -> dict[str, Any]:
-    """A facts type (msgspec.inspect) as a JSON Schema."""
-    import inspect as _inspect
-
-    import msgspec.inspect as types
-
-    def of(info: Any) -> dict[str, Any]:
-        if isinstance(info, types.StrType):
-            return {"type": "string"}
-        if isinstance(info, types.BoolType):
-            return {"type": "boolean"}
-        if isinstance(info, types.IntType):
-            return {"type": "integer"}
-        if isinstance(info, types.FloatType):
-            return {"type": "number"}
-        if isinstance(info, types.VarTupleType):
-            return {"type": "array", "items": of(info.item_type)}
-        if isinstance(info, types.DictType):
-            return {"type": "object", "additionalProperties": of(info.value_type)}
-        if isinstance(info, types.EnumType):
-            return {"enum": [m.value for m in info.cls]}
-        if isinstance(info, types.StructType) and info.cls is ResourceRef:
-            return {"$ref": "#/$defs/resource"}
-        if isinstance(info, types.UnionType):
-            return {"oneOf": [of(t) for t in info.types]}
-        if isinstance(info, types.NoneType):
-            return {"type": "null"}
-        if isinstance(info, types.StructType):
-            out: dict[str, Any] = {"type": "object"}
-            doc = _inspect.getdoc(info.cls)
-            if doc and info.cls.__doc__:
-                out["description"] = " ".join(doc.split())
-            out["required"] = [f.encode_name for f in info.fields]
-            out["properties"] = {f.encode_name: of(f.type) for f in info.fields}
-            return out
-        if isinstance(info, types.AnyType):
-            return {}
-        raise TypeError(f"no schema for {info!r}")
-
-    return of(info)
-
-
-def schema() -> dict[str, Any]:
-    """Each code's facts as a JSON Schema, by code (the plan schema's `$defs.facts-CODE`, which
-    scripts/gen-schema-codes writes): every field required, as the JSON plan always writes it."""
-    import msgspec.inspect as types
-
-    return {code.value: _json_schema(types.type_info(_BY_CODE[code])) for code in Code if code in _BY_CODE}
-
-
-def impact_schema() -> dict[str, Any]:
-    """Each impact kind's facts as a JSON Schema, by kind (the plan schema's
-    `$defs.impact-facts-KIND`, which scripts/gen-schema-codes writes)."""
-    import msgspec.inspect as types
-
-    return {kind.value: _json_schema(types.type_info(_BY_KIND[kind])) for kind in ImpactKind if kind in _BY_KIND}
-
-
 def facts_class(code: Code) -> type[Facts] | None:
     """The facts class of a code; None for a code with none (a stand-in for a newer version's)."""
     return _BY_CODE.get(code)
@@ -918,4 +861,4 @@ __all__ = ["ApiDeprecated", "SubchartsCarried", "ApiKind", "ApiNotServed", "Atom
     "Restart", "ReuseValuesOffline", "Role", "Rollout", "Route", "RouteKind", "SchemaInvalid", "SchemaProblem",
     "SchemaType", "SsaConflict", "StoredVersions", "Strategy", "TrafficMoved", "TrafficPort", "TrafficRoute",
     "TrafficUnmatched", "UnknownField", "UnknownFieldRule", "ValuesReused", "VersionSource", "WaitForJobs",
-    "facts_class", "impact_facts_class", "impact_schema", "schema"]
+    "facts_class", "impact_facts_class"]

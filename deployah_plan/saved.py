@@ -9,7 +9,7 @@ and `common` on a field change):
 render/report.py finds them again in the field changes read back, which the document keeps in
 full, so `show` folds them exactly as the original run did. A document of a major version we do not know is refused; a newer minor
 version only adds fields, which are skipped, and warning codes and impact kinds, which are
-kept as written (codes.Code and model.ImpactKind make a stand-in for a value they do not know).
+kept as written (codes.Code and impacts.ImpactKind make a stand-in for a value they do not know).
 
 A plan read back has no snapshots (the document keeps field changes, not whole objects) but
 the object each create makes (`desired`, 1.5); masked secret values come back as `Masked`, so
@@ -25,10 +25,12 @@ from typing import Any, Callable, TypeVar
 from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
 from deployah_plan.facts import facts_class, impact_facts_class
+from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange, FieldOp, Header,
-    HelmAction, HookDefinition, Impact, ImpactKind, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
-    SsaReason, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
+    Action, ApplyMethod, CRDLifecycle, CRDSchemaChange, CRDSummary, ChartCRD, DriftChange, DriftEffect, DriftField,
+    DriftKind, DriftReason, FieldChange, FieldOp, Header, HelmAction, HookDefinition, Impact, LiveCheck, LiveGap,
+    LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, SsaReason, TaskAction, TaskPhase, TaskPlan,
+    Warning, build_plan,
 )
 from deployah_plan.plan_schema_check import first_error
 from deployah_plan.redact import LAST_APPLIED, Masked, is_secret, sensitive_path

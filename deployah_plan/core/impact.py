@@ -42,9 +42,9 @@ from deployah_plan.core import quantity
 from deployah_plan.core.lifecycle import immutable_fields
 from deployah_plan import facts as found_
 from deployah_plan.facts import Consumer, Expansion, Port, PortRule, Read, Reads, ResetRule, Route, RouteKind, Strategy
+from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Impact, ImpactKind, ResourceChange, ResourceRef, SsaReason,
-    Warning,
+    Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Impact, ResourceChange, ResourceRef, SsaReason, Warning,
     warn,
 )
 

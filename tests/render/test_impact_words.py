@@ -8,7 +8,8 @@ import pytest
 
 from deployah_plan import facts as fx
 from deployah_plan.facts import Read, Reads, ResetRule, Route, RouteKind, Strategy
-from deployah_plan.model import SsaReason, Impact, ImpactFacts, ImpactKind, ResourceRef
+from deployah_plan.impacts import ImpactFacts, ImpactKind
+from deployah_plan.model import Impact, ResourceRef, SsaReason
 from deployah_plan.render.words import impact as words
 
 WEB = ResourceRef("apps/v1", "Deployment", "shop", "web")

@@ -15,10 +15,11 @@ import pytest
 
 from deployah_plan.codes import Code
 from deployah_plan.facts import DataLoss, Field, Immutable, Loss, OwnershipCheck, SsaConflict
+from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftKind, DriftReason, Header,
-    HelmAction, Impact, ImpactKind, Ownership, Plan, ResourceChange, ResourceRef, Summary, TaskAction, TaskPhase,
-    TaskPlan, warn,
+    Action, CRDLifecycle, CRDSchemaChange, CRDSummary, ChartCRD, DriftChange, DriftEffect, DriftKind, DriftReason,
+    Header, HelmAction, Impact, Ownership, Plan, ResourceChange, ResourceRef, Summary, TaskAction, TaskPhase, TaskPlan,
+    warn,
 )
 from deployah_plan.render import words
 

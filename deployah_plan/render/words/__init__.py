@@ -15,10 +15,11 @@ from msgspec import Struct
 from deployah_plan.lazy_re import lazy
 from deployah_plan.codes import Code
 from deployah_plan.pointer import escape, tokens
+from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange,
-    FieldOp, HelmAction, Impact, ImpactKind, Ownership, Plan, ResourceChange, SsaReason, TaskAction, TaskPhase, TaskPlan,
-    Warning,
+    Action, CRDLifecycle, CRDSchemaChange, CRDSummary, ChartCRD, DriftChange, DriftEffect, DriftField, DriftKind,
+    DriftReason, FieldChange, FieldOp, HelmAction, Impact, Ownership, Plan, ResourceChange, SsaReason, TaskAction,
+    TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.redact import Masked
 from deployah_plan.render.highlight import Highlight

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from deployah_plan import facts as found
-from deployah_plan.model import Impact, ImpactKind, ResourceRef
+from deployah_plan.impacts import ImpactKind
+from deployah_plan.model import Impact, ResourceRef
 from deployah_plan.render.words import SSA_NOTE, Wording
 
 _SHOWN = 3  # names listed in one line before "and N more"
