@@ -26,11 +26,12 @@ from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
 from deployah_plan.facts import facts_class, impact_facts_class
 from deployah_plan.impacts import ImpactKind
+from deployah_plan.build import build_plan
 from deployah_plan.model import (
     Action, ApplyMethod, CRDLifecycle, CRDSchemaChange, CRDSummary, ChartCRD, DriftChange, DriftEffect, DriftField,
     DriftKind, DriftReason, FieldChange, FieldOp, Header, HelmAction, HookDefinition, Impact, LiveCheck, LiveGap,
     LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, SsaReason, TaskAction, TaskPhase, TaskPlan,
-    Warning, build_plan,
+    Warning,
 )
 from deployah_plan.plan_schema_check import first_error
 from deployah_plan.redact import LAST_APPLIED, Masked, is_secret, sensitive_path

@@ -297,7 +297,8 @@ def test_a_long_release_or_namespace_is_refused_as_helm_refuses_it(tmp_path: Pat
 
 
 def test_markdown_header_lines_are_clipped() -> None:
-    from deployah_plan.model import HelmAction, Header, build_plan
+    from deployah_plan.build import build_plan
+    from deployah_plan.model import Header, HelmAction
     plan = build_plan(Header(release="r" * 120_000, namespace="n" * 120_000, kube_context="c" * 120_000), HelmAction.NONE, [], [], [], [])
     assert len(markdown.render(plan)) < markdown.CAP
 
@@ -369,7 +370,8 @@ def test_control_characters_are_escaped_in_markdown_as_in_text(tmp_path: Path) -
 
 def test_markdown_escapes_control_characters_in_server_messages() -> None:
     from deployah_plan.facts import ApiKind, KindsNotChecked
-    from deployah_plan.model import HelmAction, Header, build_plan, warn
+    from deployah_plan.build import build_plan
+    from deployah_plan.model import Header, HelmAction, warn
     message = "forbidden: \x1b[2J\x1b]8;;http://evil\x07click\u202e"  # as a server's Status message may say
     plan = build_plan(Header(release="r", namespace="n"), HelmAction.NONE,
                       warnings=[warn(KindsNotChecked(kinds=(ApiKind(message, "v1"),)))])

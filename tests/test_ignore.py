@@ -8,9 +8,8 @@ import pytest
 from conftest import ROOT, run_plan
 from deployah_plan.core.ignore import apply_ignore, parse_file, parse_flag, parse_selector
 from deployah_plan.errors import UsageError
-from deployah_plan.model import (
-    Action, FieldChange, FieldOp, Header, HelmAction, ResourceChange, ResourceRef, build_plan,
-)
+from deployah_plan.build import build_plan
+from deployah_plan.model import Action, FieldChange, FieldOp, Header, HelmAction, ResourceChange, ResourceRef
 from test_bad_input import _one_line_error
 
 CASE = ROOT / "tests" / "cases" / "create-update-delete"

@@ -23,8 +23,9 @@ from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.facts import Expansion, Read, Reads, ResetRule, Route, RouteKind, Strategy
 from deployah_plan.manifests import split_stream
 from deployah_plan.impacts import ImpactKind
+from deployah_plan.build import build_plan
 from deployah_plan.model import (
-    ApplyMethod, Header, HelmAction, Impact, LiveGap, LiveStatus, Plan, ResourceRef, SsaReason, build_plan,
+    ApplyMethod, Header, HelmAction, Impact, LiveGap, LiveStatus, Plan, ResourceRef, SsaReason,
 )
 from deployah_plan.render import words
 from deployah_plan.render.words import impact as impact_words

@@ -27,10 +27,11 @@ from deployah_plan.facts import (
 )
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Hook, Rendered
+from deployah_plan.build import HOOK_EVENTS, build_plan, disambiguate
 from deployah_plan.model import (
-    Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
+    Action, ApplyMethod, CRDLifecycle, ChartCRD, DriftChange, DriftEffect, FieldChange, Header, HelmAction,
     HookDefinition, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
-    TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn,
+    TaskPhase, TaskPlan, Warning, warn,
 )
 from deployah_plan.redact import fold_string_data
 

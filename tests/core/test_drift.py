@@ -14,12 +14,10 @@ from deployah_plan.core.ownership import check_ownership, kept_by_policy, kept_o
 from deployah_plan.core.planner import live_scope, release_scope
 from deployah_plan.facts import Metadata, OwnershipCheck, OwnershipProblem
 from deployah_plan.manifests import split_stream
+from deployah_plan.build import build_plan
 from deployah_plan.model import (
-    FieldOp,
-    FieldChange,
-    ResourceRef,
-    ApplyMethod, DriftEffect, DriftKind, DriftReason, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
-    SsaReason,
+    ApplyMethod, DriftEffect, DriftKind, DriftReason, FieldChange, FieldOp, HelmAction, LiveCheck, LiveGap, LiveStatus,
+    Ownership, Plan, ResourceRef, SsaReason,
 )
 from deployah_plan.render import words
 from deployah_plan.live_snapshot import KindRef, LiveSnapshot
