@@ -6,7 +6,7 @@ Each member carries the published schema's text, the sign the writers put before
 impact line counts it, the `--fail-on` family it also answers to, and what docs/plan.md's table
 says of it with the Kubernetes behaviour it rests on (`scripts/gen-schema-codes` writes that
 table and the schema's list of kinds; a test keeps them in step). `ImpactFacts` is the base of
-each kind's facts (deployah_plan/facts.py), as `codes.Facts` is of each code's.
+each kind's facts (deployah_plan/impact_facts.py), as `codes.Facts` is of each code's.
 """
 from __future__ import annotations
 
@@ -228,7 +228,7 @@ IMPACT_GATES: tuple[str, ...] = (*(k.value for k in ImpactKind), *dict.fromkeys(
 
 class ImpactFacts(Struct, frozen=True, kw_only=True):
     """What an impact rule found, as typed values: one subclass per impact kind (`kind`), in
-    deployah_plan/facts.py; render/words/impact.py says it."""
+    deployah_plan/impact_facts.py; render/words/impact.py says it."""
 
     kind: ClassVar[ImpactKind]
 

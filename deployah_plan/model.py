@@ -452,7 +452,7 @@ class Impact(Struct, frozen=True):
     """One thing the deploy does to running things. `resource` is the object it is about;
     `objects` the others involved (consumers, workloads, HPAs), in a stable order; `counts`
     what can be counted (replicas, pods, consumers), by name; `facts` what the rule found (of
-    the kind's class in deployah_plan/facts.py), never a sentence: render/words/impact.py says
+    the kind's class in deployah_plan/impact_facts.py), never a sentence: render/words/impact.py says
     the line and the lines under it. An impact read back from a saved plan that holds no facts
     for it keeps its line and the lines under it as written (`said`, `said_details`)."""
 

@@ -24,7 +24,8 @@ from typing import Any, Callable, TypeVar
 
 from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
-from deployah_plan.facts import facts_class, impact_facts_class
+from deployah_plan.facts import facts_class
+from deployah_plan.impact_facts import impact_facts_class
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.build import build_plan
 from deployah_plan.model import (

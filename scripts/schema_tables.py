@@ -1,7 +1,8 @@
 """What scripts/gen-schema-codes writes, made from the tables where each thing is declared: the
 warning codes (deployah_plan/codes.py) and their facts (deployah_plan/facts.py), the impact
-kinds (deployah_plan/impacts.py) and theirs. The published schema's lists and `$defs`, and
-docs/plan.md's two tables; tests/test_packaging.py holds the files to what these make.
+kinds (deployah_plan/impacts.py) and theirs (deployah_plan/impact_facts.py). The published
+schema's lists and `$defs`, and docs/plan.md's two tables; tests/test_packaging.py holds the
+files to what these make.
 
 A module of scripts/, not of the package: nothing a plan runs needs it.
 """
@@ -13,7 +14,8 @@ from typing import Any
 import msgspec.inspect as types
 
 from deployah_plan.codes import Code, Fails
-from deployah_plan.facts import facts_class, impact_facts_class
+from deployah_plan.facts import facts_class
+from deployah_plan.impact_facts import impact_facts_class
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import ResourceRef
 

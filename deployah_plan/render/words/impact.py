@@ -1,5 +1,5 @@
 """What the deploy does to running things, in words: each impact's line and the lines under it,
-from its facts (deployah_plan/facts.py, section impact).
+from its facts (deployah_plan/impact_facts.py).
 
 Every writer says an impact with `message` and `details`, and the JSON plan's `message` and
 `details` are the same text, so a kind is worded here and nowhere else. Names and values from a
@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from deployah_plan import facts as found
+from deployah_plan.impact_facts import (
+    ConfigUnreached, Consumer, DataCrd, DeferredRestart, Expansion, NoRestart, Port, PortRule, PvcExpand, PvcLeft,
+    PvcShrink, Read, Reads, ReplicasReset, ResetRule, Rollout, Route, RouteKind, Strategy, TrafficMoved, TrafficPort,
+    TrafficRoute, TrafficUnmatched,
+)
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import Impact, ResourceRef
 from deployah_plan.render.words import SSA_NOTE, Wording
@@ -70,8 +74,8 @@ def _daemonset(impact: Impact) -> bool:
     return impact.resource.group == "apps" and impact.resource.kind == "DaemonSet"
 
 
-def _strategy(facts: found.Rollout, impact: Impact) -> str:
-    if facts.strategy is found.Strategy.ON_DELETE:
+def _strategy(facts: Rollout, impact: Impact) -> str:
+    if facts.strategy is Strategy.ON_DELETE:
         return _ON_DELETE
     if _daemonset(impact):
         return (f"RollingUpdate, maxUnavailable {facts.max_unavailable}, maxSurge {facts.max_surge}, "
@@ -79,7 +83,7 @@ def _strategy(facts: found.Rollout, impact: Impact) -> str:
     if impact.resource.kind == "Deployment":
         if facts.paused:
             return "paused: nothing rolls until the Deployment is resumed"
-        if facts.strategy is found.Strategy.RECREATE:
+        if facts.strategy is Strategy.RECREATE:
             return "Recreate: every old pod stops before the new ones start (no pod serves in between)"
         text = f"RollingUpdate, maxSurge {facts.max_surge}, maxUnavailable {facts.max_unavailable}"
         if facts.surge_pods is not None and facts.unavailable_pods is not None:
@@ -98,7 +102,7 @@ def _strategy(facts: found.Rollout, impact: Impact) -> str:
     return f"RollingUpdate, highest ordinal first, {pace}"
 
 
-def _replicas(facts: found.Rollout, impact: Impact) -> str:
+def _replicas(facts: Rollout, impact: Impact) -> str:
     if _daemonset(impact):
         return "one pod per node"
     text = _plural(facts.replicas, "replica") if facts.replicas is not None else ""
@@ -113,9 +117,9 @@ def _replicas(facts: found.Rollout, impact: Impact) -> str:
 
 
 @_says(ImpactKind.RESTART, ImpactKind.DEFERRED_RESTART)
-def rollout(facts: found.Rollout, impact: Impact) -> str:
+def rollout(facts: Rollout, impact: Impact) -> str:
     replicas = _replicas(facts, impact)
-    if isinstance(facts, found.DeferredRestart):
+    if isinstance(facts, DeferredRestart):
         return f"{impact.resource}: pod template changes, but no pod restarts now ({replicas})"
     pods = f"{_plural(facts.pods, 'pod')} restart{'s' if facts.pods == 1 else ''}" if facts.pods is not None \
         else "its pods restart"
@@ -131,7 +135,7 @@ def rollout(facts: found.Rollout, impact: Impact) -> str:
 
 
 @_under(ImpactKind.RESTART, ImpactKind.DEFERRED_RESTART)
-def rollout_details(facts: found.Rollout, impact: Impact) -> tuple[str, ...]:
+def rollout_details(facts: Rollout, impact: Impact) -> tuple[str, ...]:
     out = [_strategy(facts, impact)]
     if facts.checksums:
         out.append(f"its checksum annotation changed ({', '.join(facts.checksums)}): "
@@ -146,7 +150,7 @@ def rollout_details(facts: found.Rollout, impact: Impact) -> tuple[str, ...]:
 
 
 @_says(ImpactKind.NO_RESTART)
-def no_restart(facts: found.NoRestart, impact: Impact) -> str:
+def no_restart(facts: NoRestart, impact: Impact) -> str:
     before, after = facts.replicas_before, facts.replicas_after
     scale = ""
     if before != after and after is not None and before is not None:
@@ -161,24 +165,24 @@ _SEES = {
     "subPath": "a subPath mount never receives updates",
     "volume": "the mounted files update after the kubelet's next sync (about a minute); the process must re-read them",
 }
-_GROUP = {found.Reads.ENV: "env", found.Reads.ENV_FROM: "env", found.Reads.SUB_PATH: "subPath",
-          found.Reads.VOLUME: "volume", found.Reads.PROJECTED: "volume"}
+_GROUP = {Reads.ENV: "env", Reads.ENV_FROM: "env", Reads.SUB_PATH: "subPath",
+          Reads.VOLUME: "volume", Reads.PROJECTED: "volume"}
 
 
-def _where(read: found.Read) -> str:
-    if read.how is found.Reads.ENV:
+def _where(read: Read) -> str:
+    if read.how is Reads.ENV:
         return f"{read.container}: env {read.name}"
-    if read.how is found.Reads.ENV_FROM:
+    if read.how is Reads.ENV_FROM:
         return f"{read.container}: envFrom"
     return f"{read.container}: {read.name}"
 
 
-def _never(consumer: found.Consumer) -> bool:
+def _never(consumer: Consumer) -> bool:
     return any(_GROUP[r.how] != "volume" for r in consumer.reads)
 
 
 @_says(ImpactKind.CONFIG_UNREACHED)
-def config_unreached(facts: found.ConfigUnreached, impact: Impact) -> str:
+def config_unreached(facts: ConfigUnreached, impact: Impact) -> str:
     never = any(_never(c) for c in facts.consumers)
     one = len(facts.consumers) == 1
     changes = (f"data changes only by {REGENERATED} (where the chart keeps the stored values, lookup, nothing "
@@ -191,7 +195,7 @@ def config_unreached(facts: found.ConfigUnreached, impact: Impact) -> str:
 
 
 @_under(ImpactKind.CONFIG_UNREACHED)
-def config_unreached_details(facts: found.ConfigUnreached, impact: Impact) -> tuple[str, ...]:
+def config_unreached_details(facts: ConfigUnreached, impact: Impact) -> tuple[str, ...]:
     out = []
     for consumer in facts.consumers:
         for how in ("env", "subPath", "volume"):
@@ -203,16 +207,16 @@ def config_unreached_details(facts: found.ConfigUnreached, impact: Impact) -> tu
 
 # -- replicas an HPA scales -------------------------------------------------------------------------
 
-def _scaler(facts: found.ReplicasReset) -> str:
+def _scaler(facts: ReplicasReset) -> str:
     scale = _hpa_range(facts.hpa_min, facts.hpa_max)
     about = [x for x in ("live, not in the release" if facts.hpa_live else "", f"{scale} replicas" if scale else "") if x]
     return f"{facts.hpa}" + (f" ({'; '.join(about)})" if about else "")
 
 
 @_says(ImpactKind.REPLICAS_RESET)
-def replicas_reset(facts: found.ReplicasReset, impact: Impact) -> str:
+def replicas_reset(facts: ReplicasReset, impact: Impact) -> str:
     ref, declared, live, scaler = impact.resource, facts.chart_replicas, facts.live_replicas, _scaler(facts)
-    rule = found.ResetRule
+    rule = ResetRule
     if facts.rule is rule.SSA_CONFLICT:
         return (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it and another "
                 f"field manager owns it ({live} live): server-side apply conflicts and the upgrade "
@@ -238,9 +242,9 @@ def replicas_reset(facts: found.ReplicasReset, impact: Impact) -> str:
 
 
 @_under(ImpactKind.REPLICAS_RESET)
-def replicas_reset_details(facts: found.ReplicasReset, impact: Impact) -> tuple[str, ...]:
+def replicas_reset_details(facts: ReplicasReset, impact: Impact) -> tuple[str, ...]:
     out = []
-    if facts.rule is found.ResetRule.CLIENT_SIDE:
+    if facts.rule is ResetRule.CLIENT_SIDE:
         out.append("client-side apply patches every declared field that differs live, spec.replicas included")
     else:
         if facts.ssa is not None:
@@ -253,50 +257,50 @@ def replicas_reset_details(facts: found.ReplicasReset, impact: Impact) -> tuple[
 # -- traffic ----------------------------------------------------------------------------------------
 
 @_says(ImpactKind.TRAFFIC_UNMATCHED)
-def traffic_unmatched(facts: found.TrafficUnmatched, impact: Impact) -> str:
+def traffic_unmatched(facts: TrafficUnmatched, impact: Impact) -> str:
     return (f"{impact.resource}: its selector no longer matches the pods of any workload in the release "
             f"(it matched {_names(facts.matched_before)}): traffic to it has no endpoints")
 
 
 @_says(ImpactKind.TRAFFIC_MOVED)
-def traffic_moved(facts: found.TrafficMoved, impact: Impact) -> str:
+def traffic_moved(facts: TrafficMoved, impact: Impact) -> str:
     return (f"{impact.resource}: its selector matches other pods: {_names(facts.matched_before)} before, "
             f"{_names(facts.matched_after)} after")
 
 
-def _port(port: found.Port) -> str:
+def _port(port: Port) -> str:
     name = f"port {port.port}/{port.protocol}"
-    if port.rule is found.PortRule.REMOVED:
+    if port.rule is PortRule.REMOVED:
         return f"{name} removed: clients of it lose the connection"
     return (f"{name}: targetPort {port.target_before} -> {port.target_after}: connections go to the new container "
             "port, which pods not yet updated may not listen on")
 
 
 @_says(ImpactKind.TRAFFIC_PORT)
-def traffic_port(facts: found.TrafficPort, impact: Impact) -> str:
+def traffic_port(facts: TrafficPort, impact: Impact) -> str:
     if len(facts.ports) == 1:
         return f"{impact.resource}: {_port(facts.ports[0])}"
     return f"{impact.resource}: {_plural(len(facts.ports), 'port')} change for clients"
 
 
 @_under(ImpactKind.TRAFFIC_PORT)
-def traffic_port_details(facts: found.TrafficPort, impact: Impact) -> tuple[str, ...]:
+def traffic_port_details(facts: TrafficPort, impact: Impact) -> tuple[str, ...]:
     return tuple(_port(p) for p in facts.ports) if len(facts.ports) > 1 else ()
 
 
-def _route(route: found.Route) -> str:
-    if route.route is found.RouteKind.DEFAULT_BACKEND:
+def _route(route: Route) -> str:
+    if route.route is RouteKind.DEFAULT_BACKEND:
         return "the default backend"
-    if route.route is found.RouteKind.INGRESS_PATH:
+    if route.route is RouteKind.INGRESS_PATH:
         return f"host {route.host} path {route.path}" if route.host else f"path {route.path} (any host)"
-    if route.route is found.RouteKind.HOSTNAME:
+    if route.route is RouteKind.HOSTNAME:
         return f"hostname {route.host}"
     method = f"{route.method} " if route.method else ""
     return f"rule {method}{route.path}" + (f" (headers {','.join(route.headers)})" if route.headers else "")
 
 
 @_says(ImpactKind.TRAFFIC_ROUTE)
-def traffic_route(facts: found.TrafficRoute, impact: Impact) -> str:
+def traffic_route(facts: TrafficRoute, impact: Impact) -> str:
     gone = [_route(r) for r in facts.routes]
     shown = ", ".join(gone[:_SHOWN]) + (f" and {len(gone) - _SHOWN} more" if len(gone) > _SHOWN else "")
     verb = "is deleted" if facts.deleted else "no longer serves"
@@ -304,31 +308,31 @@ def traffic_route(facts: found.TrafficRoute, impact: Impact) -> str:
 
 
 @_under(ImpactKind.TRAFFIC_ROUTE)
-def traffic_route_details(facts: found.TrafficRoute, impact: Impact) -> tuple[str, ...]:
+def traffic_route_details(facts: TrafficRoute, impact: Impact) -> tuple[str, ...]:
     return tuple(_route(r) for r in facts.routes) if len(facts.routes) > 1 else ()
 
 
 # -- data -------------------------------------------------------------------------------------------
 
 @_says(ImpactKind.DATA_CRD)
-def data_crd(facts: found.DataCrd, impact: Impact) -> str:
+def data_crd(facts: DataCrd, impact: Impact) -> str:
     what = f"every {facts.resource_kind}.{facts.group}" if facts.resource_kind is not None and facts.group is not None \
         else "every custom resource of its kind"
     return f"{impact.resource} is deleted: {what}, in every namespace, is deleted with it"
 
 
 @_says(ImpactKind.DATA_PVC_SHRINK)
-def pvc_shrink(facts: found.PvcShrink, impact: Impact) -> str:
+def pvc_shrink(facts: PvcShrink, impact: Impact) -> str:
     return (f"{impact.resource}: storage {facts.storage_before} -> {facts.storage_after}: the API server refuses to "
             "shrink a claim, so this upgrade fails")
 
 
 @_says(ImpactKind.DATA_PVC_EXPAND)
-def pvc_expand(facts: found.PvcExpand, impact: Impact) -> str:
+def pvc_expand(facts: PvcExpand, impact: Impact) -> str:
     grow = f"{impact.resource}: storage {facts.storage_before} -> {facts.storage_after}"
-    if facts.expansion is found.Expansion.ALLOWED:
+    if facts.expansion is Expansion.ALLOWED:
         return f"{grow}: StorageClass {facts.storage_class} allows volume expansion; the volume grows when its driver resizes it"
-    if facts.expansion is found.Expansion.REFUSED:
+    if facts.expansion is Expansion.REFUSED:
         return (f"{grow}: StorageClass {facts.storage_class} does not allow volume expansion: the API server refuses "
                 "it and this upgrade fails")
     which = f"StorageClass {facts.storage_class}" if facts.storage_class is not None else "its StorageClass"
@@ -337,7 +341,7 @@ def pvc_expand(facts: found.PvcExpand, impact: Impact) -> str:
 
 
 @_says(ImpactKind.DATA_PVC_LEFT)
-def pvc_left(facts: found.PvcLeft, impact: Impact) -> str:
+def pvc_left(facts: PvcLeft, impact: Impact) -> str:
     ref = impact.resource
     count = facts.replicas * len(facts.templates)
     first = [f"{t}-{ref.name}-{n}" for n in range(min(facts.replicas, _SHOWN)) for t in facts.templates][:_SHOWN]
