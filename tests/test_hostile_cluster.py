@@ -19,7 +19,8 @@ import pytest
 from deployah_plan.sources.api_server import read_api
 from deployah_plan.live_snapshot import KindRef, LiveSnapshot
 from deployah_plan.sources.cluster import MAX_OBJECTS, MAX_PAGES, read_live
-from deployah_plan.sources.kubeclient import MAX_ANSWER_BYTES, MAX_PLUGIN_OUTPUT, MAX_RETRIES, MAX_RETRY_AFTER
+from deployah_plan.sources.kube_auth import MAX_PLUGIN_OUTPUT
+from deployah_plan.sources.kubeclient import MAX_ANSWER_BYTES, MAX_RETRIES, MAX_RETRY_AFTER
 from deployah_plan.sources.kubeconfig import resolve_settings
 from conftest import EXAMPLE, Store, run_plan
 from kubeapi import FakeKube, Proxy, Request
