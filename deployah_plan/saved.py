@@ -36,7 +36,7 @@ from deployah_plan.model import (
 )
 from deployah_plan.plan_schema_check import first_error
 from deployah_plan.redact import LAST_APPLIED, Masked, is_secret, sensitive_path
-from deployah_plan.render import words
+from deployah_plan.render.words import drift as drift_words
 from deployah_plan.render.json_doc import FORMAT_VERSION
 from deployah_plan.yamlkube import MAX_DEPTH, too_deep
 
@@ -156,7 +156,7 @@ def live_of(doc: dict[str, Any]) -> LiveCheck:
 def drift_of(doc: dict[str, Any]) -> DriftChange:
     ref = ref_of(doc["resource"])
     kind = DriftKind(doc["kind"])
-    why = DriftReason(doc["why"]) if doc.get("why") else words.drift_reason_of(doc.get("reason", ""))
+    why = DriftReason(doc["why"]) if doc.get("why") else drift_words.drift_reason_of(doc.get("reason", ""))
     return DriftChange(
         ref, kind, DriftEffect(doc["effect"]), tuple(_drift_field_of(ref, f) for f in doc["fields"]),
         why=why, live=None if kind is DriftKind.MISSING else _NO_SNAPSHOT,
@@ -168,7 +168,7 @@ def _drift_field_of(ref: ResourceRef, doc: dict[str, Any]) -> DriftField:
     if "why" in doc:
         ssa, managers = (SsaReason(doc["why"]) if doc["why"] else None), tuple(doc.get("managers", ()))
     else:
-        ssa, managers = words.drift_ssa_of(doc.get("ssa", ""))
+        ssa, managers = drift_words.drift_ssa_of(doc.get("ssa", ""))
     return DriftField(field_change_of(ref, doc), DriftEffect(doc["effect"]), ssa, managers)
 
 

@@ -15,7 +15,7 @@ from deployah_plan.core.gates import check_gates, parse_gate
 from deployah_plan.facts import DataLoss, Field, Immutable, Loss, facts_class
 from deployah_plan.build import build_plan
 from deployah_plan.model import Header, HelmAction, Warning, warn
-from deployah_plan.render import words
+from deployah_plan.render.words import change as change_words
 from deployah_plan.render.words import gate as gate_words
 from deployah_plan.render.words import warning as warning_words
 from deployah_plan.render.json_doc import render as render_json
@@ -132,4 +132,4 @@ def test_a_saved_warning_with_a_code_from_a_newer_version_is_read_as_written() -
     (match,) = check_gates(plan, [parse_gate("ownership")])
     assert gate_words.match_text(match).startswith("--fail-on ownership matched: ownership-stolen: ")
     assert json.loads(render_json(plan))["warnings"][0] == doc["warnings"][0]
-    assert "ownership-stolen" in words.failure_label(plan.warnings)
+    assert "ownership-stolen" in change_words.failure_label(plan.warnings)

@@ -31,7 +31,6 @@ from deployah_plan.build import build_plan
 from deployah_plan.model import (
     ApplyMethod, Header, HelmAction, Impact, LiveGap, LiveStatus, Plan, ResourceRef, SsaReason,
 )
-from deployah_plan.render import words
 from deployah_plan.render.words import impact as impact_words
 from deployah_plan.render.json_doc import render as render_json
 from deployah_plan.render.words import impact as words_impact
@@ -422,9 +421,9 @@ def test_daemonset_rolls_one_pod_per_node() -> None:
     assert (rolled.strategy, rolled.max_unavailable, rolled.max_surge, rolled.replicas) == (
         Strategy.ROLLING_UPDATE, 1, 0, None)
     assert item.count("pods") is None and rolled.pods is None
-    assert p.impact and words.impact_summary(p.impact) == "Impact: 1 workload restarts (one pod per node)."
+    assert p.impact and impact_words.impact_summary(p.impact) == "Impact: 1 workload restarts (one pod per node)."
     both = plan([DAEMONSET, DEPLOYMENT], [new, bump(DEPLOYMENT, "nginx:1.14.2", "nginx:1.16.1")])
-    assert words.impact_summary(both.impact) == "Impact: 2 workloads restart (3 pods, and one per node of 1 DaemonSet)."
+    assert impact_words.impact_summary(both.impact) == "Impact: 2 workloads restart (3 pods, and one per node of 1 DaemonSet)."
 
 
 def test_live_count_and_hpa_count() -> None:
@@ -819,7 +818,7 @@ def test_a_change_only_of_regenerated_values_is_said_with_its_caveat_and_matches
     assert all(i.regenerated for i in p.impact)
     for gate in ("restart", "restart:deployment", "config-unreached"):
         assert not check_gates(p, [parse_gate(gate)]), gate
-    assert words.impact_summary(p.impact) == (
+    assert impact_words.impact_summary(p.impact) == (
         "Impact: 2 impacts only by values the chart regenerates on every render, if the upgrade makes them anew.")
 
 
@@ -832,7 +831,7 @@ def test_a_real_change_still_rolls_and_keeps_the_regenerated_reasons_apart() -> 
     assert [str(r) for r in rolled.regenerated_reads] == ["Secret shop/db"] and rolled.reads == ()
     assert check_gates(p, [parse_gate("restart")])
     assert not check_gates(p, [parse_gate("config-unreached")])
-    assert words.impact_summary(p.impact) == (
+    assert impact_words.impact_summary(p.impact) == (
         "Impact: 1 workload restarts (1 pod), and 1 more only by values the chart regenerates on every render, "
         "if the upgrade makes them anew.")
     # Without the second render nothing is known to be regenerated: every claim is a real one.

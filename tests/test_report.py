@@ -27,7 +27,7 @@ from conftest import ROOT, run_plan
 from deployah_plan import saved
 from deployah_plan.render import markdown, text
 from deployah_plan.render.options import WriteOptions
-from deployah_plan.render.words import CONTEXT, LONG_VALUE, shorten, shorten_pair
+from deployah_plan.render.words.value import CONTEXT, LONG_VALUE, shorten, shorten_pair
 
 CASE = ROOT / "tests" / "cases" / "chart-label-bump"
 # A stated Kubernetes version: the plan then has no note about an assumed one, and its lines are

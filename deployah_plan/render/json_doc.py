@@ -27,7 +27,7 @@ from deployah_plan.model import (
 from deployah_plan.redact import Masked, Redactor
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectReport, Report, TaskReport
-from deployah_plan.render import words
+from deployah_plan.render.words import drift as drift_words
 from deployah_plan.render.words import warning as warning_words
 from deployah_plan.render.words import impact as impact_words
 
@@ -250,10 +250,10 @@ def live_doc(live: LiveCheck) -> dict[str, Any]:
 def drift_doc(drift: DriftChange, redactor: Redactor) -> dict[str, Any]:
     return {
         "resource": ref_doc(drift.resource), "kind": drift.kind.value, "effect": drift.effect.value,
-        "reason": words.drift_reason(drift), "why": drift.why.value if drift.why else None,
+        "reason": drift_words.drift_reason(drift), "why": drift.why.value if drift.why else None,
         "ssa": "",  # no object-level server-side apply note (each field has its own)
         "fields": [{**field_change_doc(redactor.view(drift.resource, f.change)), "effect": f.effect.value,
-                    "ssa": words.drift_ssa(f), "why": f.ssa.value if f.ssa else None, "managers": list(f.managers)}
+                    "ssa": drift_words.drift_ssa(f), "why": f.ssa.value if f.ssa else None, "managers": list(f.managers)}
                    for f in drift.fields],
     }
 

@@ -106,7 +106,7 @@ def test_every_commands_code_has_a_case() -> None:
 from deployah_plan.model import (  # noqa: E402
     DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange, FieldOp, ResourceRef, SsaReason,
 )
-from deployah_plan.render import words  # noqa: E402
+from deployah_plan.render.words import drift as drift_words  # noqa: E402
 
 CM = ResourceRef("v1", "ConfigMap", "shop", "cfg")
 REASONS = {
@@ -141,19 +141,19 @@ def test_every_drift_reason_is_worded() -> None:
 
 @pytest.mark.parametrize(("why", "said"), list(REASONS.items()), ids=[r.value for r in REASONS])
 def test_a_drift_reason_is_worded_and_read_back(why: DriftReason, said: str) -> None:
-    assert words.drift_reason(DriftChange(CM, DriftKind.MODIFIED, DriftEffect.MIXED, why=why)) == said
-    assert words.drift_reason_of(said) is why
+    assert drift_words.drift_reason(DriftChange(CM, DriftKind.MODIFIED, DriftEffect.MIXED, why=why)) == said
+    assert drift_words.drift_reason_of(said) is why
 
 
 @pytest.mark.parametrize(("why", "managers", "said"), SSA_NOTES, ids=[f"{r.value}-{len(m)}" for r, m, _ in SSA_NOTES])
 def test_a_server_side_apply_note_is_worded_and_read_back(why: SsaReason, managers: tuple[str, ...], said: str) -> None:
     change = FieldChange("/data/a", FieldOp.REPLACE, "1", "9")
-    assert words.drift_ssa(DriftField(change, DriftEffect.LEFT, why, managers)) == said
-    assert words.drift_ssa_of(said) == (why, managers)
+    assert drift_words.drift_ssa(DriftField(change, DriftEffect.LEFT, why, managers)) == said
+    assert drift_words.drift_ssa_of(said) == (why, managers)
 
 
 def test_no_reason_and_no_note_say_nothing() -> None:
     change = FieldChange("/data/a", FieldOp.REPLACE, "1", "9")
-    assert words.drift_reason(DriftChange(CM, DriftKind.MODIFIED, DriftEffect.MIXED)) == ""
-    assert words.drift_ssa(DriftField(change, DriftEffect.REVERTED)) == ""
-    assert words.drift_reason_of("") is None and words.drift_ssa_of("") == (None, ())
+    assert drift_words.drift_reason(DriftChange(CM, DriftKind.MODIFIED, DriftEffect.MIXED)) == ""
+    assert drift_words.drift_ssa(DriftField(change, DriftEffect.REVERTED)) == ""
+    assert drift_words.drift_reason_of("") is None and drift_words.drift_ssa_of("") == (None, ())

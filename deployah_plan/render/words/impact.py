@@ -16,7 +16,8 @@ from deployah_plan.impact_facts import (
 )
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import Impact, ResourceRef
-from deployah_plan.render.words import SSA_NOTE, Wording
+from deployah_plan.render.words import Wording, plural
+from deployah_plan.render.words.drift import SSA_NOTE
 
 _SHOWN = 3  # names listed in one line before "and N more"
 REGENERATED = "values the chart regenerates on every render"  # core/regenerated.py
@@ -55,10 +56,6 @@ def _names(refs: Iterable[ResourceRef]) -> str:
     refs = list(refs)
     shown = ", ".join(str(r) for r in refs[:_SHOWN])
     return shown + (f" and {len(refs) - _SHOWN} more" if len(refs) > _SHOWN else "")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _hpa_range(low: int | None, high: int | None) -> str:
@@ -105,7 +102,7 @@ def _strategy(facts: Rollout, impact: Impact) -> str:
 def _replicas(facts: Rollout, impact: Impact) -> str:
     if _daemonset(impact):
         return "one pod per node"
-    text = _plural(facts.replicas, "replica") if facts.replicas is not None else ""
+    text = plural(facts.replicas, "replica") if facts.replicas is not None else ""
     if facts.hpa is not None:
         scale = _hpa_range(facts.hpa_min, facts.hpa_max)
         scaling = f"scaled by {facts.hpa}" + (f" ({scale})" if scale else "")
@@ -121,12 +118,12 @@ def rollout(facts: Rollout, impact: Impact) -> str:
     replicas = _replicas(facts, impact)
     if isinstance(facts, DeferredRestart):
         return f"{impact.resource}: pod template changes, but no pod restarts now ({replicas})"
-    pods = f"{_plural(facts.pods, 'pod')} restart{'s' if facts.pods == 1 else ''}" if facts.pods is not None \
+    pods = f"{plural(facts.pods, 'pod')} restart{'s' if facts.pods == 1 else ''}" if facts.pods is not None \
         else "its pods restart"
-    same = facts.pods is not None and replicas == _plural(facts.pods, "replica")
+    same = facts.pods is not None and replicas == plural(facts.pods, "replica")
     if facts.only_pod_down:
         pods = "its only pod goes down while it restarts"
-        same = replicas == _plural(1, "replica")
+        same = replicas == plural(1, "replica")
     counted = "" if same else f" ({replicas})"
     if facts.regenerated:
         return (f"{impact.resource}: pod template changes only by {REGENERATED}: {pods}{counted} if the upgrade "
@@ -280,7 +277,7 @@ def _port(port: Port) -> str:
 def traffic_port(facts: TrafficPort, impact: Impact) -> str:
     if len(facts.ports) == 1:
         return f"{impact.resource}: {_port(facts.ports[0])}"
-    return f"{impact.resource}: {_plural(len(facts.ports), 'port')} change for clients"
+    return f"{impact.resource}: {plural(len(facts.ports), 'port')} change for clients"
 
 
 @_under(ImpactKind.TRAFFIC_PORT)
@@ -348,7 +345,45 @@ def pvc_left(facts: PvcLeft, impact: Impact) -> str:
     shown = ", ".join(first) + (f" and {count - len(first)} more" if count > len(first) else "")
     if facts.claims_deleted:
         return (f"{ref} is deleted with persistentVolumeClaimRetentionPolicy whenDeleted: Delete: its "
-                f"{_plural(count, 'claim')} ({shown}) are deleted too, and their data with them "
+                f"{plural(count, 'claim')} ({shown}) are deleted too, and their data with them "
                 "when the reclaim policy is Delete")
-    return (f"{ref} is deleted, but its {_plural(count, 'claim')} ({shown}) stay: they keep "
+    return (f"{ref} is deleted, but its {plural(count, 'claim')} ({shown}) stay: they keep "
             "their data and keep costing until deleted (a new StatefulSet of that name adopts them)")
+
+
+IMPACT_TITLE = "What the deploy does to running things:"
+
+
+def impact_summary(impacts: Iterable[Impact]) -> str:
+    """The line under the plan line: what happens to running things, counted ("" for nothing).
+    Restarts count their pods; the other kinds count as their table entry words them, kinds
+    that share words (a family) together."""
+    impacts = list(impacts)
+    if not impacts:
+        return ""
+    parts = []
+    # What only values the chart regenerates on every render drive is counted apart: the real
+    # upgrade does it only if it makes them anew too.
+    again = [i for i in impacts if i.regenerated]
+    impacts = [i for i in impacts if not i.regenerated]
+    restarts = [i for i in impacts if i.kind is ImpactKind.RESTART]
+    if restarts:
+        pods = [i.count("pods") for i in restarts]
+        known, per_node = sum(p for p in pods if p is not None), pods.count(None)
+        counted = plural(known, "pod") if len(pods) > per_node else ""
+        if per_node:
+            every = f"one per node of {plural(per_node, 'DaemonSet')}" if counted else "one pod per node"
+            counted = f"{counted}, and {every}" if counted else every
+        parts.append(f"{plural(len(restarts), 'workload')} restart{'s' if len(restarts) == 1 else ''} ({counted})")
+    counts: dict[tuple[str, str], int] = {}
+    for kind in ImpactKind:
+        if kind.one:
+            counts.setdefault((kind.one, kind.many), 0)
+    for item in impacts:
+        if item.kind.one:
+            counts[(item.kind.one, item.kind.many)] = counts.get((item.kind.one, item.kind.many), 0) + 1
+    parts += [f"{n} {one if n == 1 else many}" for (one, many), n in counts.items() if n]
+    if again:
+        parts.append(f"{f'and {len(again)} more' if parts else plural(len(again), 'impact')} only by values the "
+                     "chart regenerates on every render, if the upgrade makes them anew")
+    return "Impact: " + ", ".join(parts) + "."

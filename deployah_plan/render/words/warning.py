@@ -7,7 +7,7 @@ they are, for each writer to escape as its medium needs.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, cast
+from typing import Any, Callable, Iterable, Mapping, cast
 
 import msgspec
 
@@ -622,3 +622,19 @@ def members_title(group: tuple[Warning, ...]) -> str:
     """What the list under a group's line is called."""
     what = "chart CRDs" if group[0].code in (Code.CRD_NOT_UPGRADED, Code.CRD_NOT_CREATED) else "objects"
     return f"the {len(group):,} {what}"
+
+
+_LEVEL_WORD = {"error": "predicted failure", "warning": "warning", "notice": "note"}
+
+
+def not_annotated(left: Mapping[str, int], annotations: int, limit: int) -> str:
+    """Why some findings have no annotation (GitHub shows `limit` of each level per step)."""
+    counts = ", ".join(plural(left[level], _LEVEL_WORD[level]) for level in _LEVEL_WORD if left.get(level))
+    return (f"{sum(left.values())} of {annotations} findings not annotated ({counts}): GitHub shows at most {limit} "
+            "annotations of each level per step; the most important are annotated, and the job summary (the plan as "
+            "markdown) lists every one")
+
+
+def warning_pointer(code: str, in_head: bool) -> str:
+    """Under an object in the comment: its warning is said above, once (markdown)."""
+    return f"{code}: {'said in what matters' if in_head else 'said among the warnings'}, above"
