@@ -157,6 +157,10 @@ class Ownership(enum.Enum):
     TERMINATING = "terminating"  # being deleted (deletionTimestamp set): a collision
 
 
+# Helm's logical identity of an object: group, kind, namespace, name (`ResourceRef.identity`).
+Identity = tuple[str, str, str, str]
+
+
 class ResourceRef(Struct, frozen=True):
     """Names one object. `namespace` is the effective one: the release namespace for a
     namespaced object that declares none, "" for a cluster-scoped kind. Compared, hashed and
@@ -200,7 +204,7 @@ class ResourceRef(Struct, frozen=True):
         return group_of(self.api_version)
 
     @property
-    def identity(self) -> tuple[str, str, str, str]:
+    def identity(self) -> Identity:
         """Helm's logical identity: group, kind, namespace, name (not the apiVersion)."""
         return (self.group, self.kind, self.namespace, self.name or self.generate_name + "*")
 

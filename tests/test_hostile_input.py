@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, Result, clean_env, run_plan
-from deployah_plan.core import planner, quantity
+from deployah_plan.core import quantity, renames
 from deployah_plan.core.diff import diff_objects
 from deployah_plan.manifests import split_stream
 from deployah_plan.render import markdown
@@ -73,13 +73,13 @@ def test_two_thousand_renamed_config_maps_pair_with_bounded_work(monkeypatch: py
     previous = split_stream("".join(CM.format(name=f"c{i}", data=json.dumps({"k": f"v{i}", "x": "same"})) for i in range(2000)), "p")
     desired = split_stream("".join(CM.format(name=f"d{i}", data=json.dumps({"k": f"v{i}", "x": "same"})) for i in range(2000)), "d")
     compared: list[int] = []
-    real = planner._link_bucket
+    real = renames._link_bucket
 
     def counting(olds, news, linked, budget):  # type: ignore[no-untyped-def]
         start = budget[0]
         real(olds, news, linked, budget)
         compared.append(start - budget[0])
-    monkeypatch.setattr(planner, "_link_bucket", counting)
+    monkeypatch.setattr(renames, "_link_bucket", counting)
     from deployah_plan.core.planner import PlanRequest, make_plan
     from deployah_plan.model import Header
     plan = make_plan(PlanRequest(Header(release="r", namespace="default"), previous, desired, 3))
@@ -95,12 +95,12 @@ def test_look_alike_renames_are_scored_against_a_bounded_number_of_candidates(mo
     from deployah_plan.core.planner import PlanRequest, make_plan
     from deployah_plan.model import Header
     scored = []
-    real = planner._take_best
-    monkeypatch.setattr(planner, "_take_best", lambda pairs, linked: (scored.append(len(pairs)), real(pairs, linked)))
+    real = renames._take_best
+    monkeypatch.setattr(renames, "_take_best", lambda pairs, linked: (scored.append(len(pairs)), real(pairs, linked)))
     plan = make_plan(PlanRequest(Header(release="r", namespace="default"), previous, desired, 3))
     links = {c.resource.name: c.likely_rename.name for c in plan.changes if c.likely_rename}
     assert links["d5"] == "c5" and len(links) == 3000
-    assert scored and scored[0] <= 1500 * planner._RENAME_CANDIDATES  # not 1500 x 1500
+    assert scored and scored[0] <= 1500 * renames._RENAME_CANDIDATES  # not 1500 x 1500
 
 
 # 3. Markdown with thousands of warnings is cut in linear work and stays under the cap.

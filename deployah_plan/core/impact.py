@@ -48,11 +48,10 @@ from deployah_plan.impact_facts import (
 )
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Impact, ResourceChange, ResourceRef, SsaReason, Warning,
-    warn,
+    Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Identity, Impact, ResourceChange, ResourceRef,
+    SsaReason, Warning, warn,
 )
 
-Identity = tuple[str, str, str, str]
 LiveOf = Callable[[ResourceRef], "Mapping[str, Any] | None"]
 
 WORKLOADS = frozenset({("apps", "Deployment"), ("apps", "StatefulSet"), ("apps", "DaemonSet")})
