@@ -67,8 +67,9 @@ _P = "deployah_plan."
     (("render",), ("core", "sources", "release", "commands", "cli", "command_line", "entry")),
     # The sources do I/O and hand back what they read.
     (("sources",), ("core", "render", "release", "commands", "cli", "command_line", "entry")),
-    # The model, the codes, their facts and the impact kinds: under the core and the writers.
-    (("model", "codes", "facts", "impacts"),
+    # The model, its constructor, the codes, the impact kinds, their facts and the live read's
+    # record: under the core and the writers.
+    (("model", "build", "codes", "facts", "impacts", "impact_facts", "live_snapshot"),
      ("core", "render", "sources", "release", "commands", "cli", "command_line", "entry")),
 ], ids=["core", "render", "sources", "model"])
 def test_a_layer_imports_only_what_is_below_it(rooms: tuple[str, ...], forbidden: tuple[str, ...]) -> None:
