@@ -19,7 +19,7 @@ from deployah_plan.command_line import CommandName, Session as _Session, debug_e
 from deployah_plan.console import Exit, say
 from deployah_plan.errors import UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
-from deployah_plan.render.escape import log_line
+from deployah_plan.escape import log_line
 from deployah_plan.render.writers import FORMATS
 from deployah_plan.sources.early import HelmCalls
 

@@ -5,8 +5,8 @@ the severity it is shown with, whether it predicts a failure (`Fails`) and which
 that prediction, the `--fail-on` gate family that also matches it (`gate`), how an object's line
 labels it (`label`), whether it is shown loud when it does not fail (`loud`), and the text the
 published schema gives it (`description`). Gates, renderers and the schema's `warning_code`
-list derive from this table (`scripts/gen-schema-codes` writes the list; a test keeps the two in
-step).
+list derive from this table (`scripts/gen-schema-codes` writes the list, from
+scripts/schema_tables.py; a test keeps the two in step).
 
 To add a code: add a member below, run `scripts/gen-schema-codes` (a new code is a minor
 format version, see docs/output.md), and make the warning where the check finds it with
@@ -256,27 +256,4 @@ class Facts(Struct, frozen=True, kw_only=True):
 GATES: tuple[str, ...] = tuple(dict.fromkeys(c.gate for c in Code if c.gate))
 
 
-README_BEGIN = "<!-- warning codes: written by scripts/gen-schema-codes from deployah_plan/codes.py -->"
-README_END = "<!-- end of warning codes -->"
-_FAILS = {Fails.ALWAYS: "always", Fails.SOMETIMES: "case by case", Fails.NEVER: ""}
-
-
-def markdown_table() -> str:
-    """docs/plan.md's table of warning codes (between README_BEGIN and README_END), one row per
-    code in the table's order: what it is shown as, whether it predicts a failure, the
-    `--fail-on` gates that match it, and its schema text."""
-    rows = ["| code | shown as | predicts a failure | `--fail-on` | meaning |", "|---|---|---|---|---|"]
-    for code in Code:
-        gates = [f"warning:{code.value}", *(["failure"] if code.fails is not Fails.NEVER else []),
-                 *([code.gate] if code.gate else [])]
-        rows.append(f"| `{code.value}` | {code.severity.value} | {_FAILS[code.fails]} | "
-                    f"{', '.join(f'`{g}`' for g in dict.fromkeys(gates))} | {code.description.replace('|', '/')} |")
-    return "\n".join(rows)
-
-
-def schema_codes() -> list[dict[str, str]]:
-    """The schema's `$defs.warning_code.oneOf`: one entry per code, in the table's order."""
-    return [{"const": c.value, "description": c.description} for c in Code]
-
-
-__all__ = ["GATES", "README_BEGIN", "README_END", "Code", "Facts", "Fails", "Severity", "markdown_table", "schema_codes"]
+__all__ = ["GATES", "Code", "Facts", "Fails", "Severity"]

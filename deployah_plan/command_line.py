@@ -28,7 +28,7 @@ from deployah_plan import flags, pflag
 from deployah_plan.console import Exit, say
 from deployah_plan.errors import Interrupted, PlanError
 from deployah_plan.redact import credentials, scrub
-from deployah_plan.render.escape import log_line
+from deployah_plan.escape import log_line
 from deployah_plan.sources.early import HelmCalls
 
 
@@ -65,7 +65,7 @@ class Session(Struct):
 
     def shown(self, text: str) -> str:
         """A message fit to print on stderr: without the credentials this command line carries,
-        and each line escaped (render/escape.py): a message may quote a chart's text."""
+        and each line escaped (escape.py): a message may quote a chart's text."""
         return "\n".join(log_line(line) for line in scrub(text, credentials(self.argv)).split("\n"))
 
 

@@ -1,6 +1,6 @@
 """The plan: what a Helm action will do, as immutable values built by one constructor.
 
-`build_plan` is the only way to make a `Plan`. It copies its input into tuples, checks the
+`build_plan` (build.py) is the only way to make a `Plan`. It copies its input into tuples, checks the
 invariants below, and derives what a caller must not supply: the summary, each task's
 `will_run`, and the order of changes and tasks.
 
@@ -47,13 +47,13 @@ reader may see.
 from __future__ import annotations
 
 import enum
-from typing import Any, ClassVar, Iterable, Mapping, Union
+from typing import Any, Mapping, Union
 
 from msgspec import Struct
-from msgspec.structs import replace
 
 from deployah_plan.codes import Code, Facts, Fails
 from deployah_plan.codes import Severity as Severity  # where the plan's readers find it
+from deployah_plan.impacts import ImpactFacts, ImpactKind
 from deployah_plan.kinds import group_of
 
 
@@ -157,6 +157,10 @@ class Ownership(enum.Enum):
     TERMINATING = "terminating"  # being deleted (deletionTimestamp set): a collision
 
 
+# Helm's logical identity of an object: group, kind, namespace, name (`ResourceRef.identity`).
+Identity = tuple[str, str, str, str]
+
+
 class ResourceRef(Struct, frozen=True):
     """Names one object. `namespace` is the effective one: the release namespace for a
     namespaced object that declares none, "" for a cluster-scoped kind. Compared, hashed and
@@ -200,7 +204,7 @@ class ResourceRef(Struct, frozen=True):
         return group_of(self.api_version)
 
     @property
-    def identity(self) -> tuple[str, str, str, str]:
+    def identity(self) -> Identity:
         """Helm's logical identity: group, kind, namespace, name (not the apiVersion)."""
         return (self.group, self.kind, self.namespace, self.name or self.generate_name + "*")
 
@@ -448,252 +452,11 @@ class LiveCheck(Struct, frozen=True):
         return self.status is LiveStatus.CHECKED
 
 
-class _Kind(Struct, frozen=True):
-    value: str
-    description: str  # the published schema's text
-    sign: str  # the mark the writers put before it: `~` a rollout, `=` nothing restarts, `!` at risk
-    one: str = ""  # how the impact line counts one of them, and several ("" : a count of its own)
-    many: str = ""
-    family: str = ""  # the --fail-on family it also answers to (`traffic`, `data`)
-    says: str = ""  # docs/plan.md's "what the plan says" (markdown)
-    rests_on: str = ""  # the Kubernetes behaviour it rests on, quoted with its documentation's link (markdown)
-
-
-_TRAFFIC = ("traffic risk", "traffic risks")
-_DATA = ("data risk", "data risks")
-
-
-class ImpactKind(enum.Enum):
-    """What a deploy does to running things, beyond the objects it writes (core/impact.py),
-    declared once with what varies with it: the schema's text, the writers' sign, how the line
-    under the plan line counts it, its `--fail-on` family, and what docs/plan.md's table says of
-    it (`says`) with the documented Kubernetes controller behaviour it rests on (`rests_on`,
-    quoted with its link; scripts/gen-schema-codes writes that table). The order is the one
-    impacts are listed in.
-    """
-
-    RESTART = _Kind(
-        "restart", "A pod-template change on a Deployment, StatefulSet or DaemonSet: its controller replaces the "
-        "pods now (counts: replicas, live_replicas, pods).", "~",
-        says=(
-            "a Deployment, StatefulSet or DaemonSet whose pod template changes: how many pods restart (the "
-            "chart's replicas, the live count with a cluster, the live count an HPA chose) and how: a "
-            "Deployment's RollingUpdate with `maxSurge`/`maxUnavailable` (25% each by default, resolved to "
-            "pods: surge rounded up, unavailable down) or Recreate; a StatefulSet's highest ordinal first, "
-            "one at a time, down to its `partition`; a DaemonSet's one pod per node (`maxUnavailable` 1)"),
-        rests_on=(
-            "\"A Deployment's rollout is triggered if and only if the Deployment's Pod template (that is, "
-            "`.spec.template`) is changed\" "
-            "([Deployments](https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#updating-a-deployment));"
-            " \"all Pods with an ordinal that is greater than or equal to the partition will be updated\" "
-            "([StatefulSets](https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#partitions))"))
-    DEFERRED_RESTART = _Kind(
-        "deferred-restart", "A pod-template change that restarts no pod now: OnDelete (until pods are deleted), a "
-        "paused Deployment, or a StatefulSet partition at or above the replica count.", "=",
-        "pod-template change waits for pods to be deleted or resumed",
-        "pod-template changes wait for pods to be deleted or resumed",
-        says=(
-            "the pod template changes but nothing restarts now: `OnDelete` (a StatefulSet's or DaemonSet's "
-            "pods take the new template only when deleted), a paused Deployment, a partition at or above the "
-            "replica count"),
-        rests_on=(
-            "\"the StatefulSet controller will not automatically update the Pods ... Users must manually "
-            "delete Pods\" ([StatefulSets, update "
-            "strategies](https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#update-strategies))"))
-    NO_RESTART = _Kind(
-        "no-restart", "A workload updated only outside its pod template (metadata, replicas): no pod restarts.",
-        "=", "workload changes without a restart", "workloads change without a restart",
-        says=(
-            "a workload updated only outside its template (its labels, `replicas`): no pod restarts; a scale "
-            "adds or removes pods"),
-        rests_on=(
-            "\"Other updates, such as scaling the Deployment, do not trigger a rollout\" "
-            "([Deployments](https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#updating-a-deployment))"))
-    CONFIG_UNREACHED = _Kind(
-        "config-unreached", "A ConfigMap's or Secret's data changes and no pod template that reads it does: the "
-        "objects are its consumers (counts: consumers, never_updated: those reading it as env or a subPath mount).",
-        "!", "config change reaches no running pod", "config changes reach no running pod",
-        says=(
-            "a ConfigMap's or Secret's data changes while no pod template that reads it does: each reader "
-            "named with what it sees: environment variables (`env` `valueFrom`, `envFrom`) never change in a "
-            "running pod, mounted volumes (also `projected`) update after the kubelet's sync, `subPath` "
-            "mounts never do. A reader whose template changes too is covered by its rollout; a `checksum/...`"
-            " annotation on the template (the common chart fix) is recognised and named there"),
-        rests_on=(
-            "\"ConfigMaps consumed as environment variables are not updated automatically and require a pod "
-            "restart\"; \"A container using a ConfigMap as a subPath volume mount will not receive ConfigMap "
-            "updates\" "
-            "([ConfigMaps](https://kubernetes.io/docs/concepts/configuration/configmap/#mounted-configmaps-are-updated-automatically))"))
-    REPLICAS_RESET = _Kind(
-        "replicas-reset", "The chart sets spec.replicas on a workload an HPA scales (objects: the HPA): client-side "
-        "apply resets the count on each deploy; server-side apply conflicts with the HPA controller (counts: "
-        "replicas, live_replicas).", "!",
-        "HPA-scaled replica count set by the chart", "HPA-scaled replica counts set by the chart",
-        says=(
-            "the chart sets `spec.replicas` on a workload an HPA scales (one in the release, or with a "
-            "cluster a live one): with client-side apply (Helm 3; Helm 4 with `--server-side=false`) every "
-            "deploy patches the count back to the chart's, and the plan says from what (the live count) to "
-            "what; with server-side apply (Helm 4's default) the HPA controller owns `spec.replicas` once it "
-            "has scaled, so applying another value is a conflict: the upgrade fails unless "
-            "`--force-conflicts`, which resets it"),
-        rests_on=(
-            "\"any time a change to that object is applied ... this will instruct Kubernetes to scale the "
-            "current number of Pods to the value of the spec.replicas key\" ([HPA, migrating "
-            "Deployments](https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#migrating-deployments-and-statefulsets-to-horizontal-autoscaling));"
-            " \"fields that have a different value and are owned by another manager will result in a conflict\""
-            " ([Server-Side "
-            "Apply](https://kubernetes.io/docs/reference/using-api/server-side-apply/#conflicts))"))
-    TRAFFIC_UNMATCHED = _Kind(
-        "traffic-unmatched", "A Service's selector no longer matches the pods of any workload of the release "
-        "(objects: the workloads it matched).", "!", *_TRAFFIC, family="traffic",
-        says=(
-            "a Service whose selector matched pods of workloads in the release and now matches none (no "
-            "endpoints), or other ones"),
-        rests_on=(
-            "\"The set of Pods targeted by a Service is usually determined by a selector\" "
-            "([Service](https://kubernetes.io/docs/concepts/services-networking/service/#services-in-kubernetes))"))
-    TRAFFIC_MOVED = _Kind(
-        "traffic-moved", "A Service's selector matches other workloads than before (objects: before and after).",
-        "!", *_TRAFFIC, family="traffic",
-        says=(
-            "a Service whose selector matched pods of workloads in the release and now matches none (no "
-            "endpoints), or other ones"),
-        rests_on=(
-            "\"The set of Pods targeted by a Service is usually determined by a selector\" "
-            "([Service](https://kubernetes.io/docs/concepts/services-networking/service/#services-in-kubernetes))"))
-    TRAFFIC_PORT = _Kind(
-        "traffic-port", "A Service port removed, or its targetPort changed (counts: ports).", "!", *_TRAFFIC,
-        family="traffic",
-        says=(
-            "a Service port removed, or its `targetPort` changed"),
-        rests_on=(
-            "a Service forwards its `port` to the pods' `targetPort` ([Service, defining a "
-            "Service](https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service))"))
-    TRAFFIC_ROUTE = _Kind(
-        "traffic-route", "An Ingress or HTTPRoute host or rule removed, or the object deleted (counts: routes).",
-        "!", *_TRAFFIC, family="traffic",
-        says=(
-            "an Ingress rule (host and path) or HTTPRoute hostname or match removed, or the object deleted"),
-        rests_on=(
-            "requests are routed by the rules the Ingress or route declares ([Ingress "
-            "rules](https://kubernetes.io/docs/concepts/services-networking/ingress/#ingress-rules), "
-            "[HTTPRoute](https://gateway-api.sigs.k8s.io/api-types/httproute/))"))
-    DATA_CRD = _Kind(
-        "data-crd", "A CustomResourceDefinition is deleted: every custom resource of its kind goes with it.", "!",
-        *_DATA, family="data",
-        says=(
-            "a CustomResourceDefinition leaving the release (not kept by `helm.sh/resource-policy: keep`): "
-            "every custom resource of its kind goes"),
-        rests_on=(
-            "\"When you delete a CustomResourceDefinition, the server will uninstall the RESTful API endpoint "
-            "and delete all custom objects stored in it\" "
-            "([CRDs](https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#delete-a-customresourcedefinition))"))
-    DATA_PVC_SHRINK = _Kind(
-        "data-pvc-shrink", "A PersistentVolumeClaim asks for less storage: the API server refuses it.", "!", *_DATA,
-        family="data",
-        says=(
-            "a PersistentVolumeClaim asking for less storage: the API server refuses it (also an `immutable` "
-            "predicted failure)"),
-        rests_on=(
-            "a claim's storage request may only grow ([Expanding Persistent Volumes "
-            "Claims](https://kubernetes.io/docs/concepts/storage/persistent-volumes/#expanding-persistent-volumes-claims))"))
-    DATA_PVC_EXPAND = _Kind(
-        "data-pvc-expand", "A PersistentVolumeClaim asks for more storage: only a StorageClass with "
-        "allowVolumeExpansion grows it (judged when the StorageClass was read).", "!", *_DATA, family="data",
-        says=(
-            "a claim asking for more: offline, a warning that its StorageClass must allow it; with a cluster "
-            "(or the class in the release), judged: a class without `allowVolumeExpansion: true` is a "
-            "predicted failure (`pvc-expand-refused`)"),
-        rests_on=(
-            "\"You can only expand a PVC if its storage class's allowVolumeExpansion field is set to true\" "
-            "([same "
-            "page](https://kubernetes.io/docs/concepts/storage/persistent-volumes/#expanding-persistent-volumes-claims))"))
-    DATA_PVC_LEFT = _Kind(
-        "data-pvc-left", "A StatefulSet is deleted: the claims of its volumeClaimTemplates stay, or are deleted by "
-        "its persistentVolumeClaimRetentionPolicy (counts: claims).", "!", *_DATA, family="data",
-        says=(
-            "a StatefulSet deleted: the claims of its `volumeClaimTemplates` (named `TEMPLATE-STS-N`) stay, "
-            "keeping their data and their cost, unless its `persistentVolumeClaimRetentionPolicy.whenDeleted`"
-            " is `Delete`"),
-        rests_on=(
-            "\"Deleting and/or scaling a StatefulSet down will not delete the volumes associated with the "
-            "StatefulSet\" ([StatefulSets, "
-            "limitations](https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#limitations))"))
-
-    _value_: str
-    description: str
-    sign: str
-    one: str
-    many: str
-    family: str
-    says: str
-    rests_on: str
-
-    def __new__(cls, entry: _Kind) -> ImpactKind:
-        member = object.__new__(cls)
-        member._value_ = entry.value
-        member.description, member.sign, member.one, member.many = entry.description, entry.sign, entry.one, entry.many
-        member.family, member.says, member.rests_on = entry.family, entry.says, entry.rests_on
-        return member
-
-    @classmethod
-    def _missing_(cls, value: object) -> ImpactKind | None:
-        """A kind this version does not know (a saved plan from a newer one): a stand-in that
-        keeps the value, marked at risk, counted as "N KIND impacts", in the family its name
-        starts with (`traffic-...`)."""
-        if not isinstance(value, str):
-            return None
-        member = object.__new__(cls)
-        member._name_, member._value_ = "UNKNOWN", value
-        member.description, member.sign, member.one, member.many = "", "!", f"{value} impact", f"{value} impacts"
-        member.family = next((k.family for k in cls if k.family and value.startswith(k.family + "-")), "")
-        return member
-
-    def answers_to(self, gate: str) -> bool:
-        """`--fail-on GATE` names this kind, or its family."""
-        return gate in (self._value_, self.family)
-
-
-# The --fail-on names impacts answer to: each kind, then the families.
-IMPACT_GATES: tuple[str, ...] = (*(k.value for k in ImpactKind), *dict.fromkeys(k.family for k in ImpactKind if k.family))
-
-
-IMPACT_README_BEGIN = "<!-- impact kinds: written by scripts/gen-schema-codes from deployah_plan/model.py -->"
-IMPACT_README_END = "<!-- end of impact kinds -->"
-
-
-def impact_markdown_table() -> str:
-    """docs/plan.md's table of impact kinds (between IMPACT_README_BEGIN and IMPACT_README_END):
-    what the plan says of each and the Kubernetes behaviour it rests on; kinds that say the same
-    share a row."""
-    rows: list[tuple[list[str], str, str]] = []
-    for kind in ImpactKind:
-        if rows and rows[-1][1:] == (kind.says, kind.rests_on):
-            rows[-1][0].append(kind.value)
-        else:
-            rows.append(([kind.value], kind.says, kind.rests_on))
-    lines = ["| kind | what the plan says | Kubernetes behaviour it rests on |", "|---|---|---|"]
-    lines += [f"| {', '.join(f'`{k}`' for k in kinds)} | {says} | {rests_on} |" for kinds, says, rests_on in rows]
-    return "\n".join(lines)
-
-
-def schema_impact_kinds() -> list[dict[str, str]]:
-    """The schema's `$defs.impact.properties.kind.oneOf`: one entry per kind, in the table's order."""
-    return [{"const": k.value, "description": k.description} for k in ImpactKind]
-
-
-class ImpactFacts(Struct, frozen=True, kw_only=True):
-    """What an impact rule found, as typed values: one subclass per impact kind (`kind`), in
-    deployah_plan/facts.py; render/words/impact.py says it."""
-
-    kind: ClassVar[ImpactKind]
-
-
 class Impact(Struct, frozen=True):
     """One thing the deploy does to running things. `resource` is the object it is about;
     `objects` the others involved (consumers, workloads, HPAs), in a stable order; `counts`
     what can be counted (replicas, pods, consumers), by name; `facts` what the rule found (of
-    the kind's class in deployah_plan/facts.py), never a sentence: render/words/impact.py says
+    the kind's class in deployah_plan/impact_facts.py), never a sentence: render/words/impact.py says
     the line and the lines under it. An impact read back from a saved plan that holds no facts
     for it keeps its line and the lines under it as written (`said`, `said_details`)."""
 
@@ -778,8 +541,8 @@ class Plan(Struct, frozen=True):
     def task_groups(self) -> tuple[tuple[TaskPhase, tuple[TaskPlan, ...]], ...]:
         """Tasks by phase, each phase in Helm's run order. A hook that runs in several phases
         is listed in each; one that does not run sits under the phase its events name."""
-        groups: dict[TaskPhase, list[TaskPlan]] = {phase: [] for phase in _PHASE_ORDER}
-        for task in sorted(self.tasks, key=_helm_run_order):
+        groups: dict[TaskPhase, list[TaskPlan]] = {phase: [] for phase in PHASE_ORDER}
+        for task in sorted(self.tasks, key=helm_run_order):
             for phase in task.runs_in or (task.phase,):
                 groups[phase].append(task)
         return tuple((phase, tuple(tasks)) for phase, tasks in groups.items() if tasks)
@@ -817,239 +580,11 @@ class Unevaluated(Struct, frozen=True):
     live_reason: str = ""  # why the live state was not read, as the plan's live check says
 
 
-_PHASE_ORDER = {TaskPhase.PRE_DEPLOY: 0, TaskPhase.POST_DEPLOY: 1, TaskPhase.SCHEDULE: 2, TaskPhase.OTHER: 3}
-# Which hook events run on which action (pkg/release hook events, as each action runs them).
-HOOK_EVENTS = {
-    HelmAction.INSTALL: ("pre-install", "post-install"),
-    HelmAction.UPGRADE: ("pre-upgrade", "post-upgrade"),
-    HelmAction.NONE: ("pre-upgrade", "post-upgrade"),  # `helm upgrade` still runs them
-    HelmAction.ROLLBACK: ("pre-rollback", "post-rollback"),
-    HelmAction.UNINSTALL: ("pre-delete", "post-delete"),
-}
+PHASE_ORDER = {TaskPhase.PRE_DEPLOY: 0, TaskPhase.POST_DEPLOY: 1, TaskPhase.SCHEDULE: 2, TaskPhase.OTHER: 3}
 
 
-def disambiguate(changes: Iterable[ResourceChange]) -> list[ResourceChange]:
-    """The changes, with `show_group` set on every object that another one of them matches in
-    kind, namespace and name but not in group, so that no two rows read the same."""
-    changes = list(changes)
-    groups: dict[tuple[str, str, str], set[str]] = {}
-    for change in changes:
-        ref = change.resource
-        groups.setdefault((ref.kind, ref.namespace, ref.name), set()).add(ref.group)
-    out = []
-    for change in changes:
-        ref = change.resource
-        if len(groups[(ref.kind, ref.namespace, ref.name)]) > 1 and not ref.show_group:
-            change = replace(change, resource=replace(ref, show_group=True))
-        out.append(change)
-    return out
-
-
-def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Iterable[Warning] = (),
-              tasks: Iterable[TaskPlan] = (), drift: Iterable[DriftChange] = ()) -> Summary:
-    counts = {Action.CREATE: 0, Action.UPDATE: 0, Action.DELETE: 0, Action.RETAIN: 0}
-    for change in changes:
-        counts[change.action] += 1
-    hooks = [t for t in tasks if t.phase is not TaskPhase.SCHEDULE]
-    return Summary(
-        counts[Action.CREATE], counts[Action.UPDATE], counts[Action.DELETE], counts[Action.RETAIN], ignored,
-        failures=sum(1 for w in warnings if w.fails),
-        hooks_run=sum(1 for t in hooks if t.will_run),
-        hooks_changed=sum(1 for t in hooks if t.will_run and t.action is not TaskAction.UNCHANGED),
-        hooks_stored=sum(1 for t in hooks if not t.will_run and t.action is not TaskAction.UNCHANGED),
-        drift_reverted=sum(1 for d in drift if d.reverts),
-        regenerated=sum(1 for c in changes if c.action is Action.UPDATE and _only_regenerated(c.fields)),
-    )
-
-
-def _only_regenerated(fields: Iterable[FieldChange]) -> bool:
-    real = [f for f in fields if not f.equivalent]
-    return bool(real) and all(f.regenerated for f in real)
-
-
-def _check_change(change: ResourceChange, ignored: bool = False) -> None:
-    if not isinstance(change.action, Action):
-        raise ValueError(f"{change.resource}: action {change.action!r} is not an Action")
-    want_before = change.action is not Action.CREATE
-    want_after = change.action not in (Action.DELETE, Action.RETAIN)
-    if (change.before is not None) != want_before or (change.after is not None) != want_after:
-        raise ValueError(f"{change.resource}: a {change.action.value} must have "
-                         f"{'before' if want_before else 'no before'} and {'after' if want_after else 'no after'}")
-    if change.action is Action.UPDATE and not ignored and all(f.equivalent for f in change.fields):
-        raise ValueError(f"{change.resource}: an update needs at least one real field change that is not ignored")
-    if ignored and not change.ignored_by:
-        raise ValueError(f"{change.resource}: an ignored change must name the rule that matched it")
-    for f in (*change.fields, *change.ignored_fields):
-        if not isinstance(f.op, FieldOp) or not (f.path == "" or f.path.startswith("/")):
-            raise ValueError(f"{change.resource}: bad field change {f!r}")
-
-
-_CREATE_ONLY = frozenset(set(Ownership) - {Ownership.NOT_CHECKED})
-
-
-def _check_ownership(change: ResourceChange) -> None:
-    if not isinstance(change.ownership, Ownership):
-        raise ValueError(f"{change.resource}: ownership {change.ownership!r} is not an Ownership")
-    if change.ownership in _CREATE_ONLY and change.action is not Action.CREATE:
-        raise ValueError(f"{change.resource}: only a create has an ownership verdict")
-    if change.ownership is Ownership.OTHER_RELEASE and not change.owner_release:
-        raise ValueError(f"{change.resource}: an object owned by another release names that release")
-    if change.owner_release and change.ownership not in (Ownership.OTHER_RELEASE, Ownership.ADOPT):
-        raise ValueError(f"{change.resource}: only other-release, or adopt with --take-ownership, names an owner")
-
-
-def _check_live(live: LiveCheck, drift: list[DriftChange]) -> None:
-    if not isinstance(live.status, LiveStatus):
-        raise ValueError(f"live status {live.status!r} is not a LiveStatus")
-    if (live.status is LiveStatus.PARTIAL) != bool(live.unreadable):
-        raise ValueError("a partial live check, and only a partial one, names what it could not read")
-    if live.status in (LiveStatus.SKIPPED, LiveStatus.UNREACHABLE):
-        if drift:
-            raise ValueError("drift needs a live state that was read")
-        if not live.reason:
-            raise ValueError("a live check that was skipped or unreachable says why")
-    seen: set[tuple[str, str, str, str]] = set()
-    for item in drift:
-        if not isinstance(item.kind, DriftKind) or not isinstance(item.effect, DriftEffect):
-            raise ValueError(f"drift of {item.resource}: bad kind or effect")
-        if (item.kind is DriftKind.MODIFIED) != bool(item.fields):
-            raise ValueError(f"drift of {item.resource}: a modified object, and only one, has field drift")
-        if (item.kind is DriftKind.MISSING) != (item.live is None):
-            raise ValueError(f"drift of {item.resource}: only a missing object has no live object")
-        if item.resource.identity in seen:
-            raise ValueError(f"two drifts for one object: {item.resource}")
-        seen.add(item.resource.identity)
-
-
-def _not_checked(live: LiveCheck) -> tuple[str, ...]:
-    """What the live check did not cover, in sentences a reader (or a bot) can act on."""
-    if live.status in (LiveStatus.SKIPPED, LiveStatus.UNREACHABLE):
-        return (f"drift, ownership and resource-policy from the live objects: not checked ({live.reason})",)
-    return tuple(f"drift and ownership of {gap.kind} ({gap.api_version}) in "
-                 f"{gap.namespace or 'every namespace / cluster scope'}: not read ({gap.reason})"
-                 for gap in live.unreadable)
-
-
-def _drift_effect(item: DriftChange) -> DriftChange:
-    if item.kind is not DriftKind.MODIFIED:
-        return item
-    effects = {f.effect for f in item.fields}
-    return replace(item, effect=effects.pop() if len(effects) == 1 else DriftEffect.MIXED)
-
-
-def _runs_in(task: TaskPlan, action: HelmAction, hooks_disabled: bool) -> tuple[TaskPhase, ...]:
-    """The phases a hook runs in on this action: Helm runs, for each event of the action, every
-    hook that lists it (pkg/action/hooks.go execHook)."""
-    if hooks_disabled or task.action is TaskAction.DELETE or task.phase in (TaskPhase.SCHEDULE, TaskPhase.OTHER):
-        return ()
-    pre, post = HOOK_EVENTS[action]
-    return tuple(phase for phase, event in ((TaskPhase.PRE_DEPLOY, pre), (TaskPhase.POST_DEPLOY, post))
-                 if event in task.events)
-
-
-def _helm_run_order(task: TaskPlan) -> tuple[int, str, int, str]:
+def helm_run_order(task: TaskPlan) -> tuple[int, str, int, str]:
     """Helm's hook order within one event: weight, then the hook object's name, then the kind
     pre-sort (`helm_order`)."""
     name = task.resources[0].name if task.resources else task.name
     return (task.weight, name, task.helm_order, task.name)
-
-
-def _run_order(task: TaskPlan) -> tuple[int, tuple[int, str, int, str]]:
-    return (_PHASE_ORDER[task.phase], _helm_run_order(task))
-
-
-def build_plan(
-    header: Header,
-    helm_action: HelmAction,
-    changes: Iterable[ResourceChange] = (),
-    tasks: Iterable[TaskPlan] = (),
-    chart_crds: Iterable[ChartCRD] = (),
-    warnings: Iterable[Warning] = (),
-    ignored: Iterable[ResourceChange] = (),
-    hooks_disabled: bool = False,
-    drift: Iterable[DriftChange] = (),
-    live: LiveCheck | None = None,
-    impact: Iterable[Impact] = (),
-) -> Plan:
-    """The one constructor of a Plan; see the module docstring for what it checks."""
-    if not isinstance(helm_action, HelmAction):
-        raise ValueError(f"helm action {helm_action!r} is not a HelmAction")
-    given, set_aside = list(changes), list(ignored)
-    named = disambiguate([*given, *set_aside])
-    change_list = sorted(named[:len(given)], key=lambda c: (c.helm_order, c.resource))
-    ignored_list = sorted(named[len(given):], key=lambda c: (c.helm_order, c.resource))
-    seen: dict[tuple[str, str, str, str], ResourceRef] = {}
-    for change, is_ignored in [*((c, False) for c in change_list), *((c, True) for c in ignored_list)]:
-        _check_change(change, is_ignored)
-        _check_ownership(change)
-        if change.resource.generate_name:
-            continue  # each generateName object is a new object: two of them are two creates
-        if change.resource.identity in seen:
-            raise ValueError(f"two changes for one object: {seen[change.resource.identity]} and {change.resource}")
-        seen[change.resource.identity] = change.resource
-    if (helm_action is HelmAction.INSTALL) != header.fresh_install:
-        raise ValueError("an install plan, and only an install plan, is a fresh install")
-    if helm_action is HelmAction.INSTALL and any(c.action is not Action.CREATE for c in (*change_list, *ignored_list)):
-        raise ValueError("an install can only create")
-    if helm_action is HelmAction.UNINSTALL and any(c.action not in (Action.DELETE, Action.RETAIN) for c in change_list):
-        raise ValueError("an uninstall can only delete or retain")
-    task_list = []
-    for t in tasks:
-        runs_in = _runs_in(t, helm_action, hooks_disabled)
-        task_list.append(replace(t, will_run=bool(runs_in), runs_in=runs_in))
-    for task in task_list:
-        if not isinstance(task.phase, TaskPhase) or not isinstance(task.action, TaskAction):
-            raise ValueError(f"task {task.name}: bad phase or action")
-    if helm_action is HelmAction.NONE and (change_list or ignored_list or any(t.action is not TaskAction.UNCHANGED for t in task_list)):
-        raise ValueError("a plan with no Helm action cannot change resources or tasks")
-    task_list.sort(key=_run_order)
-    live = live if live is not None else LiveCheck()
-    drift_list = sorted((_drift_effect(d) for d in drift), key=lambda d: (d.resource.identity, d.resource))
-    _check_live(live, drift_list)
-    if helm_action is HelmAction.NONE and any(d.reverts for d in drift_list):
-        raise ValueError("a plan that sets drift back is an upgrade, not a plan with no Helm action")
-    warning_list = tuple(warnings)
-    for warning in warning_list:
-        if warning.fails and warning.severity is not Severity.WARNING:
-            raise ValueError(f"a predicted failure is a warning, not {warning.severity.value}: {warning.code}")
-        if warning.facts is not None and warning.facts.code is not warning.code:
-            raise ValueError(f"warning {warning.code} holds the facts of {warning.facts.code}")
-        if warning.code.fails is (Fails.NEVER if warning.fails else Fails.ALWAYS):
-            raise ValueError(f"warning {warning.code} {'never' if warning.fails else 'always'} predicts a failure")
-    impact_list = tuple(impact)
-    for item in impact_list:
-        if not isinstance(item.kind, ImpactKind):
-            raise ValueError(f"impact {item.kind!r} is not an ImpactKind")
-        if item.facts is not None and item.facts.kind is not item.kind:
-            raise ValueError(f"impact {item.kind.value} on {item.resource} holds the facts of {item.facts.kind.value}")
-        if any(not isinstance(n, int) or isinstance(n, bool) or n < 0 for _, n in item.counts):
-            raise ValueError(f"impact {item.kind.value} on {item.resource}: counts are non-negative integers")
-    return Plan(
-        header=header,
-        helm_action=helm_action,
-        changes=tuple(change_list),
-        tasks=tuple(task_list),
-        chart_crds=tuple(chart_crds),
-        warnings=warning_list,
-        summary=summarize(change_list, len(ignored_list), warning_list, task_list, drift_list),
-        ignored=tuple(ignored_list),
-        not_checked=_not_checked(live),
-        hooks_disabled=hooks_disabled,
-        drift=tuple(drift_list),
-        live=live,
-        impact=impact_list,
-    )
-
-
-def rebuild(plan: Plan, changes: Iterable[ResourceChange] | None = None,
-            ignored: Iterable[ResourceChange] | None = None) -> Plan:
-    """The same plan with some parts replaced, checked and derived again by `build_plan`. An
-    impact about an object whose whole change is now ignored goes with it."""
-    ignored = plan.ignored if ignored is None else tuple(ignored)
-    gone = {c.resource.identity for c in ignored}
-    return build_plan(
-        plan.header, plan.helm_action,
-        plan.changes if changes is None else changes, plan.tasks, plan.chart_crds, plan.warnings, ignored,
-        hooks_disabled=plan.hooks_disabled, drift=plan.drift, live=plan.live,
-        impact=[i for i in plan.impact if i.resource.identity not in gone],
-    )

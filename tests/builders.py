@@ -10,7 +10,7 @@ from typing import Any, Mapping
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import Header, Plan
-from deployah_plan.sources.cluster import LiveSnapshot
+from deployah_plan.live_snapshot import LiveSnapshot
 from deployah_plan.yamlkube import load_all
 
 HELM = {"app.kubernetes.io/managed-by": "Helm"}

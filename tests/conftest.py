@@ -176,7 +176,7 @@ def assert_example_upgrade(doc: dict[str, Any], helm: Path) -> None:
 
 
 # Each command gets its own empty helm cache unless a test names one: what helm-plan remembers
-# about a helm binary (sources/helm_facts.py) must not carry from one test to another.
+# about a helm binary (sources/helm_versions.py) must not carry from one test to another.
 _CACHES = tempfile.mkdtemp(prefix="helm-plan-test-caches-")
 atexit.register(shutil.rmtree, _CACHES, True)
 

@@ -13,7 +13,8 @@ import pytest
 from conftest import ROOT
 from deployah_plan.codes import GATES, Code, Fails, Severity
 from deployah_plan.facts import DataLoss, Field, Immutable, Loss, facts_class
-from deployah_plan.model import Header, HelmAction, Warning, build_plan, warn
+from deployah_plan.build import build_plan
+from deployah_plan.model import Header, HelmAction, Warning, warn
 from deployah_plan.render.words import warning as warning_words
 
 

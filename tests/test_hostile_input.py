@@ -11,7 +11,7 @@ import json
 import pytest
 
 from conftest import ROOT
-from deployah_plan.core import planner
+from deployah_plan.core import renames
 from deployah_plan.manifests import split_stream
 from deployah_plan.render import markdown
 from deployah_plan.yamlkube import load_all
@@ -28,13 +28,13 @@ def test_two_thousand_renamed_config_maps_pair_with_bounded_work(monkeypatch: py
     previous = split_stream("".join(CM.format(name=f"c{i}", data=json.dumps({"k": f"v{i}", "x": "same"})) for i in range(2000)), "p")
     desired = split_stream("".join(CM.format(name=f"d{i}", data=json.dumps({"k": f"v{i}", "x": "same"})) for i in range(2000)), "d")
     compared: list[int] = []
-    real = planner._link_bucket
+    real = renames._link_bucket
 
     def counting(olds, news, linked, budget):  # type: ignore[no-untyped-def]
         start = budget[0]
         real(olds, news, linked, budget)
         compared.append(start - budget[0])
-    monkeypatch.setattr(planner, "_link_bucket", counting)
+    monkeypatch.setattr(renames, "_link_bucket", counting)
     from deployah_plan.core.planner import PlanRequest, make_plan
     from deployah_plan.model import Header
     plan = make_plan(PlanRequest(Header(release="r", namespace="default"), previous, desired, 3))
@@ -50,12 +50,12 @@ def test_look_alike_renames_are_scored_against_a_bounded_number_of_candidates(mo
     from deployah_plan.core.planner import PlanRequest, make_plan
     from deployah_plan.model import Header
     scored = []
-    real = planner._take_best
-    monkeypatch.setattr(planner, "_take_best", lambda pairs, linked: (scored.append(len(pairs)), real(pairs, linked)))
+    real = renames._take_best
+    monkeypatch.setattr(renames, "_take_best", lambda pairs, linked: (scored.append(len(pairs)), real(pairs, linked)))
     plan = make_plan(PlanRequest(Header(release="r", namespace="default"), previous, desired, 3))
     links = {c.resource.name: c.likely_rename.name for c in plan.changes if c.likely_rename}
     assert links["d5"] == "c5" and len(links) == 3000
-    assert scored and scored[0] <= 1500 * planner._RENAME_CANDIDATES  # not 1500 x 1500
+    assert scored and scored[0] <= 1500 * renames._RENAME_CANDIDATES  # not 1500 x 1500
 
 
 # 3. Markdown with thousands of warnings is cut in linear work and stays under the cap.
@@ -113,7 +113,8 @@ def test_the_schema_uses_only_keywords_the_checker_knows() -> None:
 
 
 def test_markdown_header_lines_are_clipped() -> None:
-    from deployah_plan.model import HelmAction, Header, build_plan
+    from deployah_plan.build import build_plan
+    from deployah_plan.model import Header, HelmAction
     plan = build_plan(Header(release="r" * 120_000, namespace="n" * 120_000, kube_context="c" * 120_000), HelmAction.NONE, [], [], [], [])
     assert len(markdown.render(plan)) < markdown.CAP
 
@@ -131,14 +132,16 @@ def test_the_live_reader_and_the_cluster_module_do_not_import_each_other() -> No
         top = [line for line in text.splitlines() if line.startswith(("from ", "import "))]
         assert not any(line.endswith(f"sources.{other}") or f"sources.{other} import" in line for line in top), module
     from deployah_plan.model import LiveGap
-    from deployah_plan.sources import cluster, live
-    assert cluster.LiveSnapshot is live.LiveSnapshot and not hasattr(cluster, "Unreadable")
-    assert live.LiveSnapshot.__annotations__["unreadable"] == "tuple[LiveGap, ...]" and LiveGap
+    from deployah_plan import live_snapshot
+    from deployah_plan.sources import cluster
+    assert cluster.LiveSnapshot is live_snapshot.LiveSnapshot and not hasattr(cluster, "Unreadable")
+    assert live_snapshot.LiveSnapshot.__annotations__["unreadable"] == "tuple[LiveGap, ...]" and LiveGap
 
 
 def test_markdown_escapes_control_characters_in_server_messages() -> None:
     from deployah_plan.facts import ApiKind, KindsNotChecked
-    from deployah_plan.model import HelmAction, Header, build_plan, warn
+    from deployah_plan.build import build_plan
+    from deployah_plan.model import Header, HelmAction, warn
     message = "forbidden: \x1b[2J\x1b]8;;http://evil\x07click\u202e"  # as a server's Status message may say
     plan = build_plan(Header(release="r", namespace="n"), HelmAction.NONE,
                       warnings=[warn(KindsNotChecked(kinds=(ApiKind(message, "v1"),)))])

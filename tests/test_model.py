@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from deployah_plan.build import build_plan
 from deployah_plan.model import (
     Action, FieldChange, FieldOp, Header, HelmAction, ResourceChange, ResourceRef, TaskAction, TaskPhase, TaskPlan,
-    build_plan,
 )
 
 CM = ResourceRef("v1", "ConfigMap", "ns", "a")

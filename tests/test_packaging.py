@@ -3,6 +3,7 @@ every warning code (`--fail-on warning:CODE` is only usable with the list)."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -10,23 +11,26 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from deployah_plan.codes import README_BEGIN, README_END, markdown_table, schema_codes
-from deployah_plan.facts import schema as facts_schema
-from deployah_plan.model import IMPACT_README_BEGIN, IMPACT_README_END, ImpactKind, impact_markdown_table, schema_impact_kinds
+from deployah_plan.impacts import ImpactKind
+
+_SPEC = importlib.util.spec_from_file_location("schema_tables", ROOT / "scripts" / "schema_tables.py")
+assert _SPEC is not None and _SPEC.loader is not None
+tables = importlib.util.module_from_spec(_SPEC)  # what scripts/gen-schema-codes writes
+_SPEC.loader.exec_module(tables)
 
 SCHEMA = json.loads((ROOT / "deployah_plan" / "schema" / "plan.schema.json").read_text())
 
 
 def test_the_schema_lists_the_warning_codes_of_the_table() -> None:
     """The published list is the table's (codes.py), in its order, written by scripts/gen-schema-codes."""
-    assert SCHEMA["$defs"]["warning_code"]["oneOf"] == schema_codes(), "run scripts/gen-schema-codes"
-    assert all(entry["description"] for entry in schema_codes())
+    assert SCHEMA["$defs"]["warning_code"]["oneOf"] == tables.schema_codes(), "run scripts/gen-schema-codes"
+    assert all(entry["description"] for entry in tables.schema_codes())
     assert SCHEMA["$defs"]["warning"]["properties"]["code"] == {"$ref": "#/$defs/warning_code"}
 
 
 def test_the_schema_lists_the_impact_kinds_of_the_table() -> None:
-    """model.ImpactKind is where an impact kind is declared; the schema lists the same, in order."""
-    assert SCHEMA["$defs"]["impact"]["properties"]["kind"]["oneOf"] == schema_impact_kinds(), "run scripts/gen-schema-codes"
+    """impacts.ImpactKind is where an impact kind is declared; the schema lists the same, in order."""
+    assert SCHEMA["$defs"]["impact"]["properties"]["kind"]["oneOf"] == tables.schema_impact_kinds(), "run scripts/gen-schema-codes"
 
 
 def test_schema_id_is_the_one_the_docs_name() -> None:
@@ -54,21 +58,21 @@ def test_license_and_typing_marker() -> None:
 def test_the_docs_list_the_codes_of_the_table() -> None:
     """docs/plan.md's table of warning codes is the code table's, written by scripts/gen-schema-codes."""
     text = (ROOT / "docs" / "plan.md").read_text()
-    block = text.split(README_BEGIN + "\n", 1)[1].split("\n" + README_END, 1)[0]
-    assert block == markdown_table(), "run scripts/gen-schema-codes"
+    block = text.split(tables.CODES_BEGIN + "\n", 1)[1].split("\n" + tables.CODES_END, 1)[0]
+    assert block == tables.codes_markdown_table(), "run scripts/gen-schema-codes"
 
 
 def test_the_docs_list_the_impact_kinds_of_the_table() -> None:
     """docs/plan.md's table of impact kinds is ImpactKind's, written by scripts/gen-schema-codes."""
     text = (ROOT / "docs" / "plan.md").read_text()
-    block = text.split(IMPACT_README_BEGIN + "\n", 1)[1].split("\n" + IMPACT_README_END, 1)[0]
-    assert block == impact_markdown_table(), "run scripts/gen-schema-codes"
+    block = text.split(tables.IMPACTS_BEGIN + "\n", 1)[1].split("\n" + tables.IMPACTS_END, 1)[0]
+    assert block == tables.impact_markdown_table(), "run scripts/gen-schema-codes"
     assert all(kind.says and kind.rests_on for kind in ImpactKind)
 
 
 def test_the_schema_describes_each_codes_facts() -> None:
     """Each code's facts schema is the one its facts class gives (scripts/gen-schema-codes)."""
-    by_code = facts_schema()
+    by_code = tables.facts_schemas()
     assert {k[len("facts-"):]: v for k, v in SCHEMA["$defs"].items() if k.startswith("facts-")} == by_code
     conditions = SCHEMA["$defs"]["warning"]["allOf"]
     assert [c["if"]["properties"]["code"]["const"] for c in conditions] == list(by_code)

@@ -9,9 +9,10 @@ import base64
 
 import pytest
 
+from deployah_plan.build import build_plan
 from deployah_plan.model import (
-    Action, FieldChange, FieldOp, HookDefinition, Header, HelmAction, ResourceChange, ResourceRef, TaskAction,
-    TaskPhase, TaskPlan, build_plan,
+    Action, FieldChange, FieldOp, Header, HelmAction, HookDefinition, ResourceChange, ResourceRef, TaskAction,
+    TaskPhase, TaskPlan,
 )
 from deployah_plan.redact import (
     LAST_APPLIED, Masked, Redactor, credentials, fold_string_data, hide_userinfo, is_secret, scrub, sensitive_path,

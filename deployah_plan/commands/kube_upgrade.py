@@ -43,7 +43,7 @@ from deployah_plan.release.inventory import Listed
 from deployah_plan.release.revisions import connect
 from deployah_plan.release.stored_chart import subchart_documents, write_chart
 from deployah_plan.render import kube_upgrade as report_writer
-from deployah_plan.render.escape import log_line
+from deployah_plan.escape import log_line
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.words import gate as gate_words
 from deployah_plan.render.writers import WRITERS

@@ -22,7 +22,7 @@ from deployah_plan.console import Exit, say, write
 from deployah_plan.core.gates import check_gates, unevaluated
 from deployah_plan.render.words import gate as gate_words
 from deployah_plan.core.ignore import IgnoreRule, apply_ignore, parse_file, parse_flag
-from deployah_plan.render.escape import log_line
+from deployah_plan.escape import log_line
 from deployah_plan.render.writers import WRITERS, WriteOptions
 from deployah_plan.sources.files import FileReader, describe
 

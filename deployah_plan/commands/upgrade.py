@@ -24,14 +24,15 @@ from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
 from deployah_plan.release.revisions import connect, rendered
 from deployah_plan.sources.helm_commands import major, reads_standard_input
-from deployah_plan.commands import upgrade_flags as flags
+from deployah_plan.commands import upgrade_flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.errors import UsageError
 from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
-from deployah_plan import facts as noted
-from deployah_plan.facts import VersionSource
+from deployah_plan.facts import (
+    LookupOffline, PreviousNotDeployed, Reinstall, ReuseValuesOffline, SubchartsCarried, ValuesReused, VersionSource,
+)
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
@@ -44,7 +45,7 @@ from deployah_plan.yamlkube import Known
 
 if TYPE_CHECKING:  # imported in plan_upgrade while helm runs (see there)
     from deployah_plan.planfile.inputs import Planned
-    from deployah_plan.sources.live import LiveSnapshot
+    from deployah_plan.live_snapshot import LiveSnapshot
 
 
 class ValueFlags(Struct, frozen=True, kw_only=True):
@@ -155,7 +156,7 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
     if options.reuse_values:
         computed = helm.values(options.release, namespace, current.revision, computed=True)
         if not options.stored_chart:
-            notes.append(warn(noted.ReuseValuesOffline()))
+            notes.append(warn(ReuseValuesOffline()))
         return _with_release_values(computed, options.values, workdir)
     if options.reset_then_reuse_values or not options.values.any():
         # Read with the release (sources/helm.py), unless it could not be printed faithfully.
@@ -164,7 +165,7 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
         if not previous:
             return user
         if not options.values.any():
-            notes.append(warn(noted.ValuesReused(revision=current.revision)))
+            notes.append(warn(ValuesReused(revision=current.revision)))
         return _with_release_values(previous, options.values, workdir)
     return user
 
@@ -506,11 +507,11 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     namespace = target.namespace
     deploy = options.deploy
     options.values.check_files()
-    flags.check_dry_run(deploy.dry_run)
-    labels = flags.parse_labels(deploy.labels)
+    upgrade_flags.check_dry_run(deploy.dry_run)
+    labels = upgrade_flags.parse_labels(deploy.labels)
     if deploy.history_max is not None and deploy.history_max < 0:
         raise UsageError("--history-max must be 0 (no limit) or more", "give a number of revisions to keep")
-    history_max = flags.HISTORY_MAX_DEFAULT if deploy.history_max is None else deploy.history_max
+    history_max = upgrade_flags.HISTORY_MAX_DEFAULT if deploy.history_max is None else deploy.history_max
     mode = _render_mode(options)
     if mode == "server" and (options.kube_version or options.api_versions):
         raise UsageError("--kube-version and --api-versions only apply when rendering offline",
@@ -525,8 +526,8 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         reads = _start_reads(pool, helm, options, namespace, mode, workdir)
         helm_version = reads.version.result()
         helm_major = major(helm_version)
-        notes: list[Warning] = flags.check_for_helm(deploy, options.server_side, options.force_conflicts,
-                                                    helm_major, helm_version)
+        notes: list[Warning] = upgrade_flags.check_for_helm(deploy, options.server_side, options.force_conflicts,
+                                                            helm_major, helm_version)
         renderer = _Renderer(helm, options, mode, reads.chart.result(), namespace, helm_major)
         # The window the renders run in opens when the first one was started: before the imports,
         # when it was started then (sources/early.py).
@@ -562,9 +563,9 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         desired_again = _varying(first, second) if second is not None else None
         window = (started, time.time())
         if mode == "template" and templates.calls_lookup:
-            notes.append(warn(noted.LookupOffline(chart=chart.name)))
+            notes.append(warn(LookupOffline(chart=chart.name)))
         if options.subcharts:
-            notes.append(warn(noted.SubchartsCarried(chart=chart.name, subcharts=tuple(options.subcharts))))
+            notes.append(warn(SubchartsCarried(chart=chart.name, subcharts=tuple(options.subcharts))))
         live = release_reads.live.result() if release_reads.live else None
         history = release_reads.history.result() if release_reads.history else []
         kube_default = reads.kube_default.result() if reads.kube_default else ""  # done before the render
@@ -574,7 +575,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     creates_namespace = fresh and deploy.create_namespace
     rendered_desired = desired
     if creates_namespace:
-        desired = flags.with_namespace(desired, namespace)
+        desired = upgrade_flags.with_namespace(desired, namespace)
     if not skipped:
         # Then what only the new chart has (one more discovery and LIST per new kind).
         more = [item for item in live_scope([desired], namespace) if item not in read_scope]
@@ -594,10 +595,10 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     if judge is not None and judge.requests and live is not None:
         live = structs.replace(live, requests=live.requests + judge.requests)  # every request is counted
     exists = judge.namespace_exists if judge is not None else None
-    desired, more_notes = flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
+    desired, more_notes = upgrade_flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
     notes += more_notes
-    notes += flags.behaviour_notes(deploy, helm_major, fresh, current.revision if current else 0, desired, labels,
-                                   flags.pruned_revisions(history, history_max), history_max)
+    notes += upgrade_flags.behaviour_notes(deploy, helm_major, fresh, current.revision if current else 0, desired,
+                                           labels, upgrade_flags.pruned_revisions(history, history_max), history_max)
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=state.newest_revision + 1, fresh_install=fresh,
@@ -607,9 +608,9 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         helm_version=helm_version, rendered_by=mode,
     )
     if current is not None and current.status != "deployed":
-        notes.append(warn(noted.PreviousNotDeployed(revision=current.revision, status=current.status)))
+        notes.append(warn(PreviousNotDeployed(revision=current.revision, status=current.status)))
     if state.replaces_uninstalled:
-        notes.append(warn(noted.Reinstall(release=options.release)))
+        notes.append(warn(Reinstall(release=options.release)))
     return Planned(make_plan(PlanRequest(
         header, previous, desired, helm_major, options.skip_crds, tuple(notes),
         hooks_disabled=deploy.no_hooks,

@@ -15,7 +15,10 @@ from msgspec import Struct
 from deployah_plan.errors import UsageError
 from deployah_plan.flags import Reach, helm_args
 from deployah_plan.manifests import Document, Rendered
-from deployah_plan import facts as found
+from deployah_plan.facts import (
+    Atomic, CreateNamespace, CreateNamespaceIgnored, DeprecatedFlag, Description, ForceReplace, HistoryPruned,
+    InstallFlag, NamespaceExists, NamespaceTwice, NoHooks, ReleaseLabels, WaitForJobs,
+)
 from deployah_plan.model import Warning, warn
 
 
@@ -118,7 +121,7 @@ def check_for_helm(deploy: DeployFlags, server_side: str, force_conflicts: bool,
                          "use --wait alone, or --wait=watcher, --wait=hookOnly or --wait=legacy")
     for old, new, on in (("--atomic", "--rollback-on-failure", deploy.atomic), ("--force", "--force-replace", deploy.force)):
         if on:
-            notes.append(warn(found.DeprecatedFlag(flag=old, replacement=new)))
+            notes.append(warn(DeprecatedFlag(flag=old, replacement=new)))
     return notes
 
 
@@ -189,15 +192,15 @@ def namespace_notes(deploy: DeployFlags, fresh: bool, namespace: str, exists: bo
     `exists` is None when the cluster was not asked."""
     if not fresh:
         if deploy.create_namespace:
-            return desired, [warn(found.CreateNamespaceIgnored(namespace=namespace))]
+            return desired, [warn(CreateNamespaceIgnored(namespace=namespace))]
         return desired, []
     if deploy.create_namespace:
         if exists:
-            return desired, [warn(found.NamespaceExists(namespace=namespace))]
+            return desired, [warn(NamespaceExists(namespace=namespace))]
         if _has_namespace_template(desired, namespace):
-            return desired, [warn(found.NamespaceTwice(namespace=namespace))]
-        return with_namespace(desired, namespace), [warn(found.CreateNamespace(namespace=namespace,
-                                                                               checked=exists is not None))]
+            return desired, [warn(NamespaceTwice(namespace=namespace))]
+        return with_namespace(desired, namespace), [warn(CreateNamespace(namespace=namespace,
+                                                                         checked=exists is not None))]
     # Without it, a namespace the cluster does not have is a predicted failure of the planner's
     # own (core/validate.py namespace_warning).
     return desired, []
@@ -212,27 +215,27 @@ def behaviour_notes(deploy: DeployFlags, helm_major: int, fresh: bool, previous_
     """Notes for the flags that change how Helm applies and records, not what it renders."""
     notes: list[Warning] = []
     if deploy.no_hooks:
-        notes.append(warn(found.NoHooks(install=fresh)))
+        notes.append(warn(NoHooks(install=fresh)))
     if deploy.force or deploy.force_replace:
         flag = "--force" if helm_major < 4 or not deploy.force_replace else "--force-replace"
         # pkg/kube/client.go updateResource: with force, helper.Replace instead of a patch.
-        notes.append(warn(found.ForceReplace(flag=flag)))
+        notes.append(warn(ForceReplace(flag=flag)))
     if labels:
         given = {k: None if v == "null" else v for k, v in labels.items()}
-        notes.append(warn(found.ReleaseLabels(labels=given, install=fresh,
-                                              previous_revision=0 if fresh else previous_revision)))
+        notes.append(warn(ReleaseLabels(labels=given, install=fresh,
+                                        previous_revision=0 if fresh else previous_revision)))
     if deploy.description is not None:
-        notes.append(warn(found.Description(description=deploy.description)))
+        notes.append(warn(Description(description=deploy.description)))
     if pruned:
-        notes.append(warn(found.HistoryPruned(history_max=history_max, revisions=tuple(pruned))))
+        notes.append(warn(HistoryPruned(history_max=history_max, revisions=tuple(pruned))))
     waits = deploy.wait.lower() not in ("", "false", "0", "f", "hookonly")
     if deploy.atomic or deploy.rollback_on_failure:
         flag = "--rollback-on-failure" if deploy.rollback_on_failure else "--atomic"
-        notes.append(warn(found.Atomic(flag=flag, install=fresh, previous_revision=0 if fresh else previous_revision)))
+        notes.append(warn(Atomic(flag=flag, install=fresh, previous_revision=0 if fresh else previous_revision)))
         waits = True
     jobs = _jobs(desired)
     if deploy.wait_for_jobs and jobs:
-        notes.append(warn(found.WaitForJobs(jobs=tuple(jobs), waits=waits, timeout=deploy.timeout or TIMEOUT_DEFAULT)))
+        notes.append(warn(WaitForJobs(jobs=tuple(jobs), waits=waits, timeout=deploy.timeout or TIMEOUT_DEFAULT)))
     if not deploy.install and fresh:
-        notes.append(warn(found.InstallFlag()))
+        notes.append(warn(InstallFlag()))
     return notes

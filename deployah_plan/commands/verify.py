@@ -68,7 +68,7 @@ from deployah_plan.planfile import inputs, write
 from deployah_plan.planfile.read import load
 from deployah_plan.planfile.seal import KEY_ENV, Digester, seal
 from deployah_plan.redact import hide_userinfo
-from deployah_plan.render.escape import log_line
+from deployah_plan.escape import log_line
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm import Helm

@@ -18,7 +18,7 @@ A gate is `WHAT` or `WHAT:KIND` (KIND may be `Kind.group` to name the group too)
     immutable                an update of an immutable field (a predicted failure)
     warning:CODE             any warning with that code (or of that family), failure or not
     IMPACT[:KIND]            what the deploy does to running things (core/impact.py): a kind of
-                             model.ImpactKind (restart, config-unreached, replicas-reset, ...) or
+                             impacts.ImpactKind (restart, config-unreached, replicas-reset, ...) or
                              its family (traffic, data); KIND names the object's kind as above
                              (`restart:statefulset`, `config-unreached:secret`); one that only
                              values the chart regenerates on every render drive never matches
@@ -31,8 +31,9 @@ from __future__ import annotations
 from deployah_plan.codes import GATES
 from deployah_plan.errors import UsageError
 from deployah_plan.kinds import kind_answers_to
+from deployah_plan.impacts import IMPACT_GATES
 from deployah_plan.model import (
-    IMPACT_GATES, Action, CRDLifecycle, Gate, GateMatch, LiveStatus, Matched, Plan, ResourceRef, Unanswered, Unevaluated,
+    Action, CRDLifecycle, Gate, GateMatch, LiveStatus, Matched, Plan, ResourceRef, Unanswered, Unevaluated,
 )
 
 _ACTIONS = {"create": Action.CREATE, "update": Action.UPDATE, "delete": Action.DELETE, "retain": Action.RETAIN}

@@ -31,7 +31,8 @@ from msgspec.structs import replace
 
 from deployah_plan.startup import lazy
 from deployah_plan.errors import UsageError
-from deployah_plan.model import Action, FieldChange, Plan, ResourceChange, rebuild
+from deployah_plan.build import rebuild
+from deployah_plan.model import Action, FieldChange, Plan, ResourceChange
 
 _TARGET_KEYS = ("group", "kind", "name", "namespace", "labelSelector", "annotationSelector")
 _HINT = ("write a rule as {paths: [/spec/replicas], target: {kind: Deployment, name: web}}; "

@@ -40,15 +40,18 @@ from msgspec import Struct, field
 
 from deployah_plan.core import quantity
 from deployah_plan.core.lifecycle import immutable_fields
-from deployah_plan import facts as found_
-from deployah_plan.facts import Consumer, Expansion, Port, PortRule, Read, Reads, ResetRule, Route, RouteKind, Strategy
+from deployah_plan.facts import PvcExpandRefused
+from deployah_plan.impact_facts import (
+    ConfigUnreached, Consumer, DataCrd, DeferredRestart, Expansion, NoRestart, Port, PortRule, PvcExpand, PvcLeft,
+    PvcShrink, Read, Reads, ReplicasReset, ResetRule, Restart, Route, RouteKind, Strategy, TrafficMoved, TrafficPort,
+    TrafficRoute, TrafficUnmatched,
+)
+from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Impact, ImpactKind, ResourceChange, ResourceRef, SsaReason,
-    Warning,
-    warn,
+    Action, ApplyMethod, DriftChange, DriftEffect, HelmAction, Identity, Impact, ResourceChange, ResourceRef,
+    SsaReason, Warning, warn,
 )
 
-Identity = tuple[str, str, str, str]
 LiveOf = Callable[[ResourceRef], "Mapping[str, Any] | None"]
 
 WORKLOADS = frozenset({("apps", "Deployment"), ("apps", "StatefulSet"), ("apps", "DaemonSet")})
@@ -263,7 +266,7 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None,
             annotations.setdefault(name, []).append(f.regenerated)
     checksums = tuple(sorted(n for n, marks in annotations.items() if not all(marks)))
     regenerated_checksums = tuple(sorted(n for n, marks in annotations.items() if all(marks)))
-    cls = found_.DeferredRestart if plan.kind is ImpactKind.DEFERRED_RESTART else found_.Restart
+    cls = DeferredRestart if plan.kind is ImpactKind.DEFERRED_RESTART else Restart
     facts = cls(strategy=plan.strategy, paused=plan.paused, max_surge=plan.max_surge,
                 max_unavailable=plan.max_unavailable, surge_pods=plan.surge_pods,
                 unavailable_pods=plan.unavailable_pods, partition=plan.partition, replicas=replicas,
@@ -280,7 +283,7 @@ def _no_restart(change: ResourceChange) -> Impact:
     ref = change.resource
     before, after = _int(_get(change.before, "spec", "replicas")), _int(_get(change.after, "spec", "replicas"))
     counts = (("replicas", after),) if after is not None else ()
-    return Impact(ImpactKind.NO_RESTART, ref, (), counts, found_.NoRestart(replicas_before=before, replicas_after=after))
+    return Impact(ImpactKind.NO_RESTART, ref, (), counts, NoRestart(replicas_before=before, replicas_after=after))
 
 
 # -- config consumers -------------------------------------------------------------------------------
@@ -489,8 +492,8 @@ def _workloads(changes: list[ResourceChange], given: ImpactInput, found: _Found)
             found.impacts.append(Impact(
                 ImpactKind.CONFIG_UNREACHED, ref, tuple(r for r, _ in unreached),
                 (("consumers", len(unreached)), ("never_updated", never)),
-                found_.ConfigUnreached(consumers=tuple(Consumer(workload=r, reads=tuple(uses)) for r, uses in unreached),
-                                       regenerated=again)))
+                ConfigUnreached(consumers=tuple(Consumer(workload=r, reads=tuple(uses)) for r, uses in unreached),
+                                regenerated=again)))
     for change in changes:
         if change.action is not Action.UPDATE or _key(change.resource) not in WORKLOADS or immutable_fields(change):
             continue  # an update the API server refuses restarts nothing (the immutable warning says so)
@@ -528,9 +531,9 @@ def _replicas_reset(ref: ResourceRef, declared: int, hpa: _Hpa, given: ImpactInp
             rule = ResetRule.SSA_LATER
     else:
         rule = ResetRule.CLIENT_SIDE
-    facts = found_.ReplicasReset(rule=rule, chart_replicas=declared, live_replicas=live_replicas, hpa=hpa.ref,
-                                 hpa_live=hpa.live, hpa_min=hpa.low, hpa_max=hpa.high, ssa=ssa,
-                                 managers=managers)
+    facts = ReplicasReset(rule=rule, chart_replicas=declared, live_replicas=live_replicas, hpa=hpa.ref,
+                          hpa_live=hpa.live, hpa_min=hpa.low, hpa_max=hpa.high, ssa=ssa,
+                          managers=managers)
     return Impact(ImpactKind.REPLICAS_RESET, ref, (hpa.ref,), tuple(counts), facts)
 
 
@@ -563,13 +566,13 @@ def _traffic(changes: list[ResourceChange], given: ImpactInput, found: _Found) -
             found.impacts.append(Impact(
                 ImpactKind.TRAFFIC_UNMATCHED, ref, tuple(old_refs),
                 (("workloads_before", len(matched_before)), ("workloads_after", 0)),
-                found_.TrafficUnmatched(matched_before=tuple(old_refs))))
+                TrafficUnmatched(matched_before=tuple(old_refs))))
         elif matched_after != matched_before:
             new_refs = [after_index.refs[i] for i in sorted(matched_after)]
             found.impacts.append(Impact(
                 ImpactKind.TRAFFIC_MOVED, ref, tuple(dict.fromkeys([*old_refs, *new_refs])),
                 (("workloads_before", len(matched_before)), ("workloads_after", len(matched_after))),
-                found_.TrafficMoved(matched_before=tuple(old_refs), matched_after=tuple(new_refs))))
+                TrafficMoved(matched_before=tuple(old_refs), matched_after=tuple(new_refs))))
     for change in changes:
         ref = change.resource
         if _key(ref) == ("", "Service") and change.action is Action.UPDATE:
@@ -582,7 +585,7 @@ def _traffic(changes: list[ResourceChange], given: ImpactInput, found: _Found) -
             if gone:
                 found.impacts.append(Impact(
                     ImpactKind.TRAFFIC_ROUTE, ref, (), (("routes", len(gone)),),
-                    found_.TrafficRoute(deleted=change.action is Action.DELETE, routes=tuple(gone))))
+                    TrafficRoute(deleted=change.action is Action.DELETE, routes=tuple(gone))))
 
 
 def _port_impact(change: ResourceChange, found: _Found) -> None:
@@ -601,7 +604,7 @@ def _port_impact(change: ResourceChange, found: _Found) -> None:
                               target_after=_given(new.get("targetPort") or new.get("port"))))
     if ports:
         found.impacts.append(Impact(ImpactKind.TRAFFIC_PORT, ref, (), (("ports", len(ports)),),
-                                    found_.TrafficPort(ports=tuple(ports))))
+                                    TrafficPort(ports=tuple(ports))))
 
 
 def _data(changes: list[ResourceChange], given: ImpactInput, found: _Found) -> None:
@@ -611,7 +614,7 @@ def _data(changes: list[ResourceChange], given: ImpactInput, found: _Found) -> N
             kind = _get(change.before, "spec", "names", "kind")
             group = _get(change.before, "spec", "group")
             said = isinstance(kind, str) and isinstance(group, str)
-            found.impacts.append(Impact(ImpactKind.DATA_CRD, ref, facts=found_.DataCrd(
+            found.impacts.append(Impact(ImpactKind.DATA_CRD, ref, facts=DataCrd(
                 resource_kind=kind if said else None, group=group if said else None)))
         elif change.action is Action.UPDATE and _key(ref) == ("", "PersistentVolumeClaim"):
             _pvc_size(change, given, found)
@@ -628,7 +631,7 @@ def _pvc_size(change: ResourceChange, given: ImpactInput, found: _Found) -> None
     if old is None or new is None:
         return
     if new < old:
-        found.impacts.append(Impact(ImpactKind.DATA_PVC_SHRINK, ref, facts=found_.PvcShrink(
+        found.impacts.append(Impact(ImpactKind.DATA_PVC_SHRINK, ref, facts=PvcShrink(
             storage_before=str(size.before), storage_after=str(size.after))))
         return
     live = given.live_of(ref) if given.live_of else None
@@ -644,10 +647,10 @@ def _pvc_size(change: ResourceChange, given: ImpactInput, found: _Found) -> None
         expansion = Expansion.ALLOWED
     else:
         expansion = Expansion.REFUSED
-    found.impacts.append(Impact(ImpactKind.DATA_PVC_EXPAND, ref, facts=found_.PvcExpand(
+    found.impacts.append(Impact(ImpactKind.DATA_PVC_EXPAND, ref, facts=PvcExpand(
         storage_before=str(size.before), storage_after=str(size.after), storage_class=which, expansion=expansion)))
     if expansion is Expansion.REFUSED and which is not None:
-        found.warnings.append(warn(found_.PvcExpandRefused(
+        found.warnings.append(warn(PvcExpandRefused(
             storage_before=str(size.before), storage_after=str(size.after), storage_class=which), ref))
 
 
@@ -674,7 +677,7 @@ def _statefulset_claims(change: ResourceChange, given: ImpactInput, found: _Foun
     replicas = 1 if replicas is None else replicas
     count = replicas * len(templates)  # named TEMPLATE-STATEFULSET-ORDINAL
     policy = _get(obj, "spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted")
-    found.impacts.append(Impact(ImpactKind.DATA_PVC_LEFT, ref, (), (("claims", count),), found_.PvcLeft(
+    found.impacts.append(Impact(ImpactKind.DATA_PVC_LEFT, ref, (), (("claims", count),), PvcLeft(
         templates=tuple(templates), replicas=replicas, claims_deleted=policy == "Delete")))
 
 

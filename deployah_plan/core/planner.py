@@ -4,8 +4,6 @@ Pure: no subprocess, no network, no printing. Sources hand it parsed streams.
 """
 from __future__ import annotations
 
-import math
-
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from msgspec import Struct, field
@@ -13,12 +11,14 @@ from msgspec.structs import replace
 
 from deployah_plan.startup import lazy
 from deployah_plan.core import crd, regenerated
-from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects, leaves
+from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
-from deployah_plan.core.lifecycle import consequences, task_name
+from deployah_plan.core.lifecycle import consequences
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
-from deployah_plan.core.validate import Applied, Target, hook_collisions, json_type, namespace_warning, predict
+from deployah_plan.core.renames import link_renames
+from deployah_plan.core.tasks import hook_tasks, schedule_tasks
+from deployah_plan.core.validate import Applied, Target, hook_collisions, namespace_warning, predict, schema_type
 from deployah_plan.facts import Role
 from deployah_plan.errors import ManifestError
 from deployah_plan.facts import (
@@ -26,19 +26,17 @@ from deployah_plan.facts import (
     Field, KeepFromManifest, OwnershipCheck, Quantity, SsaConflict, StoredVersions,
 )
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
-from deployah_plan.manifests import Document, Hook, Rendered
+from deployah_plan.manifests import Document, Rendered
+from deployah_plan.build import HOOK_EVENTS, build_plan, disambiguate
 from deployah_plan.model import (
-    Action, ApplyMethod, ChartCRD, CRDLifecycle, DriftChange, DriftEffect, FieldChange, Header, HelmAction, HOOK_EVENTS,
-    HookDefinition, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, TaskAction,
-    TaskPhase, TaskPlan, Warning, build_plan, disambiguate, warn,
+    Action, ApplyMethod, CRDLifecycle, ChartCRD, DriftChange, DriftEffect, FieldChange, Header, HelmAction,
+    Identity, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef,
+    TaskAction, TaskPhase, TaskPlan, Warning, warn,
 )
 from deployah_plan.redact import fold_string_data
 
 if TYPE_CHECKING:  # the core only reads the snapshot a source made
-    from deployah_plan.sources.cluster import LiveSnapshot
-
-Identity = tuple[str, str, str, str]
-
+    from deployah_plan.live_snapshot import LiveSnapshot
 
 class PlanRequest(Struct, frozen=True):
     """Everything the core needs. `previous` is None when the release does not exist."""
@@ -140,7 +138,7 @@ class _Identifier:
                 data = doc.obj.get("data")
                 if data is not None and not isinstance(data, dict):
                     # The API server decodes data as map[string][]byte: it refuses anything else.
-                    raise ManifestError(f"{doc.where}: Secret {ref.name} has data that is {json_type(data)}, "
+                    raise ManifestError(f"{doc.where}: Secret {ref.name} has data that is {schema_type(data)}, "
                                         "not a map of keys to base64 values", "the API server refuses it; fix the template")
                 doc = replace(doc, obj=fold_string_data(doc.obj))
             doc = self._with_namespace(doc, ref)
@@ -209,7 +207,7 @@ def _resource_changes(
     leaving.sort(key=lambda item: item[1].position)
     for offset, (ref, doc) in enumerate(leaving):
         changes.append(_leaving(ref, doc, start + offset, live_of))
-    return _link_renames(changes)
+    return link_renames(changes)
 
 
 def _uninstall_changes(previous: Mapping[Identity, tuple[ResourceRef, Document]],
@@ -222,203 +220,6 @@ def _uninstall_changes(previous: Mapping[Identity, tuple[ResourceRef, Document]]
 
 def _quantities(fields: Iterable[FieldChange]) -> list[Quantity]:
     return [Quantity(Field.of(f), f.before, f.after) for f in fields]
-
-
-_RENAME_SIMILARITY = 0.8  # share of equal leaves of the content for a delete and a create to look like one object
-
-
-def _content(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """What makes an object the same object under another name: its body (spec, data, rules...).
-    Metadata moves with a rename (name, labels that carry it, a finalizer added), so it counts
-    only for an object that has no body."""
-    body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata", "status")}
-    if body:
-        return body
-    meta = obj.get("metadata") or {}
-    return {key: meta.get(key) or {} for key in ("labels", "annotations")}
-
-
-_RENAME_CANDIDATES = 32  # creates scored against one delete at most
-_RENAME_BUDGET = 5_000_000  # leaves compared at most when scoring pairs, over the whole plan
-
-
-def _link_renames(changes: list[ResourceChange]) -> list[ResourceChange]:
-    """Pairs each delete with the most similar create of the same group and kind, when close.
-
-    Similarity is the share of equal leaves (`core.diff.similarity`), and pairs are taken
-    greedily, best first. Scoring every delete against every create is quadratic, so:
-    - objects are bucketed by group and kind, and each object's leaves are computed once;
-    - equal content (a pure rename, the common case) pairs by digest, in order;
-    - the rest are scored only against candidates that can reach the threshold: sizes within
-      the ratio it allows, and sharing a leaf among the rarest ones (a prefix filter: two
-      sets that are close enough must share one of those), rarest shared leaf first and at
-      most _RENAME_CANDIDATES per delete;
-    - at most _RENAME_BUDGET leaves are compared in all; past that, no more links are made.
-    A likely rename is a hint, never a change, so a link missed among many look-alikes
-    costs little, and the work stays linear in the size of the release.
-    """
-    creates = [c for c in changes if c.action is Action.CREATE and not c.resource.generate_name]
-    deletes = [c for c in changes if c.action is Action.DELETE]
-    buckets: dict[tuple[str, str], tuple[list[ResourceChange], list[ResourceChange]]] = {}
-    for gone in deletes:
-        buckets.setdefault((gone.resource.group, gone.resource.kind), ([], []))[0].append(gone)
-    for new in creates:
-        bucket = buckets.get((new.resource.group, new.resource.kind))
-        if bucket is not None:
-            bucket[1].append(new)
-    linked: dict[int, ResourceRef] = {}
-    budget = [_RENAME_BUDGET]
-    for olds, news in buckets.values():
-        if news:
-            _link_bucket(olds, news, linked, budget)
-    return [replace(c, likely_rename=linked[id(c)]) if id(c) in linked else c for c in changes]
-
-
-def _link_bucket(olds: list[ResourceChange], news: list[ResourceChange], linked: dict[int, ResourceRef],
-                 budget: list[int]) -> None:
-    old_leaves = [frozenset(leaves(_content(c.before or {}))) for c in olds]
-    new_leaves = [frozenset(leaves(_content(c.after or {}))) for c in news]
-    # Equal content first: a score of 1 is the best there is, and greedy order is helm order.
-    by_content: dict[frozenset[tuple[str, str]], list[int]] = {}
-    for j, found in enumerate(new_leaves):
-        by_content.setdefault(found, []).append(j)
-    rest: list[int] = []
-    for i, found in enumerate(old_leaves):
-        same_content = by_content.get(found)  # each create sits in one list: taken ones are popped
-        if same_content:
-            j = same_content.pop(0)
-            linked[id(olds[i])], linked[id(news[j])] = news[j].resource, olds[i].resource
-        else:
-            rest.append(i)
-    open_new = [j for j, new in enumerate(news) if id(new) not in linked]
-    # The prefix filter: order leaves by how rare they are, and index each set's rarest.
-    frequency: dict[tuple[str, str], int] = {}
-    for found in [*(old_leaves[i] for i in rest), *(new_leaves[j] for j in open_new)]:
-        for leaf in found:
-            frequency[leaf] = frequency.get(leaf, 0) + 1
-    rank = {leaf: n for n, leaf in enumerate(sorted(frequency, key=lambda leaf: (frequency[leaf], leaf)))}
-
-    def prefix(found: frozenset[tuple[str, str]]) -> list[int]:
-        # Two sets with Dice >= t share at least t*|x|/(2-t) leaves, so their
-        # |x| - that + 1 rarest leaves meet (one more for rounding).
-        size = len(found)
-        need = math.floor(_RENAME_SIMILARITY * size / (2 - _RENAME_SIMILARITY))
-        return sorted(rank[leaf] for leaf in found)[: size - need + 2]
-
-    index: dict[int, list[int]] = {}
-    for j in open_new:
-        for token in prefix(new_leaves[j]):
-            index.setdefault(token, []).append(j)
-    ratio = _RENAME_SIMILARITY / (2 - _RENAME_SIMILARITY)
-    scored = []
-    for i in rest:
-        if budget[0] <= 0:
-            break
-        left = old_leaves[i]
-        candidates: dict[int, None] = {}  # rarest shared leaf first, at most _RENAME_CANDIDATES
-        looked = 0  # postings looked at, bounded too: sizes that cannot match are skipped
-        for j in (j for token in prefix(left) for j in index.get(token, ())):
-            looked += 1
-            if looked > 8 * _RENAME_CANDIDATES or len(candidates) >= _RENAME_CANDIDATES:
-                break
-            small, large = sorted((len(left), len(new_leaves[j])))
-            if small >= ratio * large - 1e-9:
-                candidates[j] = None
-        for j in candidates:
-            right = new_leaves[j]
-            budget[0] -= min(len(left), len(right)) + 1
-            score = 2 * len(left & right) / (len(left) + len(right))
-            if score >= _RENAME_SIMILARITY:
-                scored.append((-score, olds[i].helm_order, news[j].helm_order, olds[i], news[j]))
-    _take_best(scored, linked)
-
-
-def _take_best(scored: list[tuple[float, int, int, ResourceChange, ResourceChange]], linked: dict[int, ResourceRef]) -> None:
-    scored.sort(key=lambda item: item[:3])
-    for _, _, _, gone, new in scored:
-        if id(gone) not in linked and id(new) not in linked:
-            linked[id(gone)], linked[id(new)] = new.resource, gone.resource
-
-
-def _hook_phase(events: tuple[str, ...], action: HelmAction) -> TaskPhase:
-    """The phase a hook belongs to on this action. An install or upgrade shows the deploy hooks
-    of both (a pre-install hook sits before an upgrade, marked as not running); rollback,
-    delete and test hooks are not part of a deploy, and so on."""
-    pre, post = HOOK_EVENTS[action]
-    if pre in events:
-        return TaskPhase.PRE_DEPLOY
-    if post in events:
-        return TaskPhase.POST_DEPLOY
-    if action in (HelmAction.INSTALL, HelmAction.UPGRADE):
-        if "pre-install" in events or "pre-upgrade" in events:
-            return TaskPhase.PRE_DEPLOY
-        if "post-install" in events or "post-upgrade" in events:
-            return TaskPhase.POST_DEPLOY
-    return TaskPhase.OTHER
-
-
-def _hook_tasks(
-    previous: Mapping[Identity, tuple[ResourceRef, Document]],
-    desired: Mapping[Identity, tuple[ResourceRef, Document]],
-    action: HelmAction,
-    rank: Mapping[str, int],
-    context: int = LINE_CONTEXT,
-) -> list[TaskPlan]:
-    """Hooks as tasks. Helm stores a release's hooks sorted by kind in install order (stable:
-    releaseutil sortHooksByKind); that order is each task's `helm_order`, the last tie-breaker
-    after weight and name when hooks run."""
-    def kind_first(ident: Identity, stream: Mapping[Identity, tuple[ResourceRef, Document]]) -> tuple[tuple[int, str], int]:
-        ref, doc = stream[ident]
-        return sort_key(ref.kind, rank), doc.position
-
-    order = sorted(desired, key=lambda i: kind_first(i, desired))
-    order += sorted((i for i in previous if i not in desired), key=lambda i: kind_first(i, previous))
-    tasks: list[TaskPlan] = []
-    for helm_order, ident in enumerate(order):
-        new, old = desired.get(ident), previous.get(ident)
-        ref, doc = new or old  # type: ignore[misc]
-        hook: Hook = doc.hook  # type: ignore[assignment]
-        fields: list[FieldChange] = []
-        if new is None:
-            task_action = TaskAction.DELETE
-        elif old is None:
-            task_action = TaskAction.CREATE
-        else:
-            fields = diff_objects(old[1].obj, new[1].obj, context)
-            task_action = TaskAction.UPDATE if any(not f.equivalent for f in fields) else TaskAction.UNCHANGED
-        definition = HookDefinition(
-            ref, task_action, old[1].obj if old else None, new[1].obj if new else None, tuple(fields)
-        )
-        tasks.append(TaskPlan(
-            name=task_name(doc.obj, ref),
-            phase=_hook_phase(hook.events, action),
-            action=task_action,
-            events=hook.events,
-            weight=hook.weight,
-            delete_policies=hook.delete_policies or ("before-hook-creation",),
-            definitions=(definition,),
-            resources=(ref,),
-            helm_order=helm_order,
-        ))
-    return tasks
-
-
-def _schedule_tasks(changes: list[ResourceChange], desired: Mapping[Identity, tuple[ResourceRef, Document]]) -> list[TaskPlan]:
-    """CronJobs are scheduled work: a task that points at its resource change (if any)."""
-    changed = {c.resource.identity: c for c in changes}
-    tasks: list[TaskPlan] = []
-    # Each object as declared now (a create's or an update's `after` is the desired object), or
-    # as it was for one that leaves.
-    declared: list[tuple[ResourceRef, Mapping[str, Any]]] = [(ref, doc.obj) for ref, doc in desired.values()]
-    declared += [(c.resource, c.before) for c in changes if c.before is not None and c.action in (Action.DELETE, Action.RETAIN)]
-    for ref, obj in declared:
-        if ref.kind != "CronJob" or ref.group != "batch":
-            continue
-        change = changed.get(ref.identity)
-        action = {None: TaskAction.UNCHANGED, Action.CREATE: TaskAction.CREATE, Action.UPDATE: TaskAction.UPDATE,
-                  Action.DELETE: TaskAction.DELETE, Action.RETAIN: TaskAction.DELETE}[change.action if change else None]
-        tasks.append(TaskPlan(task_name(obj, ref), TaskPhase.SCHEDULE, action, (), 0, (), (), (ref,)))
-    return tasks
 
 
 def release_scope(streams: Iterable[Rendered], namespace: str) -> list[tuple[str, str, str]]:
@@ -740,7 +541,7 @@ def make_plan(request: PlanRequest) -> Plan:
         # keep is read from the manifest, as `helm uninstall` reads it.
         action = HelmAction.UNINSTALL
         changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)))
-        tasks = _hook_tasks(prev_hooks, prev_hooks, action, kind_rank(install_order(request.helm_major)))
+        tasks = hook_tasks(prev_hooks, prev_hooks, action, kind_rank(install_order(request.helm_major)))
         warnings.append(warn(CrdsUntouched()))
     else:
         rank = kind_rank(install_order(request.helm_major))
@@ -768,7 +569,7 @@ def make_plan(request: PlanRequest) -> Plan:
         warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
-        tasks = _hook_tasks(prev_hooks, want_hooks, provisional, rank, request.line_context)
+        tasks = hook_tasks(prev_hooks, want_hooks, provisional, rank, request.line_context)
         if hook_renders is not None:
             tasks = [regenerated.mark_hooks(t, hook_renders) for t in tasks]
         # Drift this deploy sets back is a change of the cluster: `helm upgrade` does real work.
@@ -777,7 +578,7 @@ def make_plan(request: PlanRequest) -> Plan:
             action = HelmAction.NONE
         else:
             action = provisional
-        tasks += _schedule_tasks(changes, want_resources)
+        tasks += schedule_tasks(changes, want_resources)
         crds = _chart_crds(request, live, fresh)
         new_crds = _new_crds(request, live, fresh)
         applier = (_crd_hook(tasks, provisional, request.hooks_disabled)

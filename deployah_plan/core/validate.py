@@ -128,8 +128,9 @@ def chart_crds(objs: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], _Crd]
 
 # --- schema check ---------------------------------------------------------------------------
 
-def json_type(value: Any) -> str:
-    """A value's JSON type in words, with its article ("a string", "an object")."""
+def schema_type(value: Any) -> str:
+    """A value's JSON type in the words a schema check uses, with its article ("a string", "an
+    object"); `sources.live.json_type` words a live object's field as client-go's decoder does."""
     if isinstance(value, bool):
         return "a boolean"
     if isinstance(value, int):

@@ -47,7 +47,7 @@ from deployah_plan.pflag import helm_spelling
 from deployah_plan.planfile.seal import ALGORITHM, Digester, canonical
 from deployah_plan.redact import hide_userinfo, value_keys
 from deployah_plan.sources.helm import StoredRelease
-from deployah_plan.sources.live import LiveSnapshot
+from deployah_plan.live_snapshot import LiveSnapshot
 
 if TYPE_CHECKING:
     import click

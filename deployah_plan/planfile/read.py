@@ -8,7 +8,7 @@ the common changes (`common_changes`, and `common` on a field change): render/re
 them again in the field changes read back, which the document keeps in full, so `show` folds
 them exactly as the original run did. A document of a major version we do not know is refused;
 a newer minor version only adds fields, which are skipped, and warning codes and impact kinds,
-which are kept as written (codes.Code and model.ImpactKind make a stand-in for a value they do
+which are kept as written (codes.Code and impacts.ImpactKind make a stand-in for a value they do
 not know).
 
 A plan read back has no snapshots (the document keeps field changes, not whole objects) but
@@ -24,11 +24,15 @@ from typing import Any, Callable, TypeVar
 
 from deployah_plan.codes import Code
 from deployah_plan.errors import UsageError
-from deployah_plan.facts import facts_class, impact_facts_class
+from deployah_plan.facts import facts_class
+from deployah_plan.impact_facts import impact_facts_class
+from deployah_plan.impacts import ImpactKind
+from deployah_plan.build import build_plan
 from deployah_plan.model import (
-    Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange, FieldOp, Header,
-    HelmAction, HookDefinition, Impact, ImpactKind, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
-    SsaReason, TaskAction, TaskPhase, TaskPlan, Warning, build_plan,
+    Action, ApplyMethod, CRDLifecycle, CRDSchemaChange, CRDSummary, ChartCRD, DriftChange, DriftEffect, DriftField,
+    DriftKind, DriftReason, FieldChange, FieldOp, Header, HelmAction, HookDefinition, Impact, LiveCheck, LiveGap,
+    LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, SsaReason, TaskAction, TaskPhase, TaskPlan,
+    Warning,
 )
 from deployah_plan.planfile import FORMAT_VERSION
 from deployah_plan.planfile.schema import first_error

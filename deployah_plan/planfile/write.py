@@ -22,16 +22,17 @@ from typing import Any, Iterable, Mapping
 from msgspec import Struct
 
 from deployah_plan.errors import UsageError
+from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    Action, ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, ImpactKind, LiveCheck, Plan, ResourceRef,
-    Summary, TaskAction, Warning,
+    Action, ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary,
+    TaskAction, Warning,
 )
 from deployah_plan.planfile import FORMAT_VERSION
 from deployah_plan.planfile.seal import Digester, sealed
 from deployah_plan.redact import Masked, Redactor
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import CommonChange, DefinitionReport, ObjectReport, Report, TaskReport
-from deployah_plan.render import words
+from deployah_plan.render.words import drift as drift_words
 from deployah_plan.render.words import warning as warning_words
 from deployah_plan.render.words import impact as impact_words
 from deployah_plan.sources.files import describe
@@ -238,10 +239,10 @@ def live_doc(live: LiveCheck) -> dict[str, Any]:
 def drift_doc(drift: DriftChange, redactor: Redactor) -> dict[str, Any]:
     return {
         "resource": ref_doc(drift.resource), "kind": drift.kind.value, "effect": drift.effect.value,
-        "reason": words.drift_reason(drift), "why": drift.why.value if drift.why else None,
+        "reason": drift_words.drift_reason(drift), "why": drift.why.value if drift.why else None,
         "ssa": "",  # no object-level server-side apply note (each field has its own)
         "fields": [{**field_change_doc(redactor.view(drift.resource, f.change)), "effect": f.effect.value,
-                    "ssa": words.drift_ssa(f), "why": f.ssa.value if f.ssa else None, "managers": list(f.managers)}
+                    "ssa": drift_words.drift_ssa(f), "why": f.ssa.value if f.ssa else None, "managers": list(f.managers)}
                    for f in drift.fields],
     }
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterable
 from deployah_plan.core.kube_api import parse_version, table
 from deployah_plan.errors import PlanError, UsageError
 from deployah_plan.manifests import Rendered
-from deployah_plan.sources import helm_facts
+from deployah_plan.sources import helm_versions
 from deployah_plan.sources.helm import Helm
 from deployah_plan.sources.kubeconfig import ClusterSettings
 
@@ -32,8 +32,8 @@ def check_version(text: str) -> str:
 def helm_default_version(helm: Helm) -> str:
     """The Kubernetes version `helm template` assumes (its `.Capabilities.KubeVersion`), read by
     rendering a one-line chart (Helm 3 does not print it in `helm version`) once per binary
-    (sources/helm_facts.py); "" when it cannot be read."""
-    return helm_facts.remembered(helm.binary, "kube_version", lambda: _probe_default_version(helm))
+    (sources/helm_versions.py); "" when it cannot be read."""
+    return helm_versions.remembered(helm.binary, "kube_version", lambda: _probe_default_version(helm))
 
 
 def _probe_default_version(helm: Helm) -> str:
@@ -106,14 +106,16 @@ def cluster_target(settings: ClusterSettings, streams: Iterable[Rendered | None]
     from deployah_plan.core.validate import Target
     from deployah_plan.sources.api_server import read_api  # the Kubernetes client only when a cluster is read
 
-    facts = read_api(settings, api_versions(streams), namespace)
-    if not facts.reachable or parse_version(facts.version) is None:
+    answers = read_api(settings, api_versions(streams), namespace)
+    if not answers.reachable or parse_version(answers.version) is None:
         return None
+    from deployah_plan.core.compact_schema import compact_definitions
     from deployah_plan.facts import VersionSource
 
-    source = VersionSource.CLUSTER_OPENAPI if facts.openapi else VersionSource.CLUSTER_DISCOVERY
-    return Target(facts.version, source, table(), served=facts.served,
-                  roots=facts.roots if facts.openapi else None, types=facts.types if facts.openapi else None,
-                  namespace_exists=facts.namespace_exists, create_namespace=create_namespace,
+    roots, types = compact_definitions(answers.schemas) if answers.schemas else ({}, {})
+    source = VersionSource.CLUSTER_OPENAPI if answers.openapi else VersionSource.CLUSTER_DISCOVERY
+    return Target(answers.version, source, table(), served=answers.served,
+                  roots=roots if answers.openapi else None, types=types if answers.openapi else None,
+                  namespace_exists=answers.namespace_exists, create_namespace=create_namespace,
                   strict_fields=strict_fields, validate_fields=validate_fields, client_side_hooks=client_side_hooks,
-                  requests=facts.requests)
+                  requests=answers.requests)

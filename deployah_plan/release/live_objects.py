@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from deployah_plan.errors import LiveStateError, UsageError
-from deployah_plan.sources.cluster import KindRef, LiveSnapshot, read_live
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
+from deployah_plan.sources.cluster import read_live
 from deployah_plan.sources.kubeconfig import ClusterSettings
 
 Scope = list[tuple[str, str, str]]  # (apiVersion, kind, namespace) to read

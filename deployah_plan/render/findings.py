@@ -28,8 +28,7 @@ from typing import Iterator, NamedTuple
 
 from deployah_plan.model import Plan, Severity, Warning
 from deployah_plan.render.options import WriteOptions
-from deployah_plan.render.escape import escape_controls, workflow_data as _data, workflow_property as _property
-from deployah_plan.render import words
+from deployah_plan.escape import escape_controls, workflow_data as _data, workflow_property as _property
 from deployah_plan.render.words import warning as warning_words
 
 
@@ -108,7 +107,7 @@ def render_github(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
             left[level] = left.get(level, 0) + 1
     if left:
         title = _property(escape_controls(f"{release} (annotations)"))
-        lines.append(f"::notice title={title}::{_data(words.not_annotated(left, len(annotations), ANNOTATIONS))}\n")
+        lines.append(f"::notice title={title}::{_data(warning_words.not_annotated(left, len(annotations), ANNOTATIONS))}\n")
     for (path, group), keep in zip(annotations, shown):
         if not keep:
             continue

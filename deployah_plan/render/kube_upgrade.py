@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from msgspec import Struct
 
-from deployah_plan.render.escape import escape_controls
+from deployah_plan.escape import escape_controls
 from deployah_plan.render.options import WriteOptions
 
 # 1.0: the envelope: kube_version, namespace, releases (the table), plans (plan documents).

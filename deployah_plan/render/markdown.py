@@ -40,13 +40,21 @@ from deployah_plan.codes import Code
 from deployah_plan.model import CRDLifecycle, DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
-from deployah_plan.render.escape import code_block
+from deployah_plan.render.words import change as change_words
+from deployah_plan.render.words import crd as crd_words
+from deployah_plan.render.words import drift as drift_words
 from deployah_plan.render.words import impact as impact_words
+from deployah_plan.render.words import plan as plan_words
+from deployah_plan.render.words import task as task_words
+from deployah_plan.render.words import value as value_words
 from deployah_plan.render.words import warning as warning_words
+from deployah_plan.escape import code_block, escape_controls
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.highlight import Notable
 from deployah_plan.render.report import ObjectReport, Report, TaskRow, Weight
-from deployah_plan.render.words import SIGN, TASK_SIGN, View
+from deployah_plan.render.words import SIGN
+from deployah_plan.render.words.task import TASK_SIGN
+from deployah_plan.render.words.value import View
 
 CAP = 65_000
 DETAIL_ROWS = 30  # rows an object's diff keeps when it is shortened to fit
@@ -59,12 +67,12 @@ _MD_SPECIAL = lazy(r"([\\`*_\[\]<>#|~])")
 def md(text: str) -> str:
     """Text that markdown shows as it is, on one line. `@` becomes an entity, so a name from a
     manifest (`@team`) never mentions, and so notifies, anyone from a pull-request comment."""
-    one_line = words.escape_controls(" ".join(str(text).split()))
+    one_line = escape_controls(" ".join(str(text).split()))
     return _MD_SPECIAL.sub(r"\\\1", one_line).replace("&", "&amp;").replace("@", "&#64;")
 
 
 def _html(text: str) -> str:
-    return html.escape(words.escape_controls(" ".join(str(text).split())), quote=False).replace("@", "&#64;")
+    return html.escape(escape_controls(" ".join(str(text).split())), quote=False).replace("@", "&#64;")
 
 
 def _code_block(lines: Iterable[str], info: str = "diff") -> str:
@@ -72,15 +80,15 @@ def _code_block(lines: Iterable[str], info: str = "diff") -> str:
 
 
 def _field_rows(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor, view: View) -> list[str]:
-    return [f"{sign} {text}" for f in fields for sign, text in words.diff_rows(redactor.view(ref, f), view=view)]
+    return [f"{sign} {text}" for f in fields for sign, text in value_words.diff_rows(redactor.view(ref, f), view=view)]
 
 
 def _content_rows(ref: ResourceRef, obj: Mapping[str, Any] | None, redactor: Redactor, view: View) -> list[str]:
     """What a created object contains, as `+` lines, folded beyond the line budget."""
     if not obj:
         return []
-    rows, folded = words.content_rows(redactor.content(ref, obj), view)
-    return [f"+ {row}" for row in rows] + ([f"  {words.folded_note(folded)}"] if folded else [])
+    rows, folded = value_words.content_rows(redactor.content(ref, obj), view)
+    return [f"+ {row}" for row in rows] + ([f"  {value_words.folded_note(folded)}"] if folded else [])
 
 
 def _trimmed(rows: list[str]) -> list[str]:
@@ -161,10 +169,10 @@ def _change_item(item: ObjectReport, redactor: Redactor, view: View, said: set[i
     them, else among the warnings), so its details only point to them."""
     change = item.change
     sign = SIGN[change.action]
-    alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
-    ref = str(change.resource) + words.change_note(change) + words.ownership_label(change) + alert
+    alert = change_words.failure_label(item.failures) + change_words.data_loss_label(item.warnings)
+    ref = str(change.resource) + change_words.change_note(change) + change_words.ownership_label(change) + alert
     what = _plural(len(item.own), 'field change') if item.own else "CRD schema changes"
-    count = f" ({words.action_text(what, len(item.own) + len(item.notes), item.common_count)})" \
+    count = f" ({plan_words.action_text(what, len(item.own) + len(item.notes), item.common_count)})" \
         if item.own or item.notes else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
     summary = f"<code>{sign} {change.action.value}</code> {_html(ref + count)}"  # _html() drops the leading space
     source = [f"Source: {md(change.source)}"] if change.source else []
@@ -176,9 +184,9 @@ def _change_item(item: ObjectReport, redactor: Redactor, view: View, said: set[i
         # Only common changes, said above: nothing to open.
         return _Item([f"<details><summary>{summary}</summary></details>"], weight=item.weight, name=name)
     rows = _field_rows(change.resource, item.own, redactor, view) + _content_rows(change.resource, item.content, redactor, view)
-    suppressed = words.suppressed_note(change.resource.kind, item.hidden, item.hidden_content)
+    suppressed = plan_words.suppressed_note(change.resource.kind, item.hidden, item.hidden_content)
 
-    notes = words.crd_lines(change.crd_schema, fold=True) if item.notes and change.crd_schema is not None else item.notes
+    notes = crd_words.crd_lines(change.crd_schema, fold=True) if item.notes and change.crd_schema is not None else item.notes
 
     def body(rows: list[str]) -> str:
         parts = list(source)
@@ -189,8 +197,8 @@ def _change_item(item: ObjectReport, redactor: Redactor, view: View, said: set[i
         if suppressed:
             parts.append(f"*{md(suppressed)}*")
         if change.ignored_fields:
-            parts.append(f"*{md(words.ignored_note(change))}*")
-        parts += [f"{_mark(w)} *{md(words.warning_pointer(w.code.value, id(w) in said))}*" for w in item.warnings]
+            parts.append(f"*{md(change_words.ignored_note(change))}*")
+        parts += [f"{_mark(w)} *{md(warning_words.warning_pointer(w.code.value, id(w) in said))}*" for w in item.warnings]
         return _details(summary, parts)
 
     forms = [body(rows)] + ([body(_trimmed(rows))] if len(rows) > DETAIL_ROWS + 1 else [])
@@ -201,16 +209,16 @@ def _task_item(row: TaskRow, report: Report, redactor: Redactor, view: View) -> 
     task, plan = row.tasks[0], report.plan
     item = report.task(task)
     sign = TASK_SIGN[task.action].strip() or "="
-    line = f"- `{sign}` {md(' · '.join(words.task_parts(task, plan, item.own_count, item.common_count)))}"
+    line = f"- `{sign}` {md(' · '.join(task_words.task_parts(task, plan, item.own_count, item.common_count)))}"
     if row.policy:
-        line += f"<br>{md(words.policy_text(row.policy, row.policy_for))}"
+        line += f"<br>{md(task_words.policy_text(row.policy, row.policy_for))}"
     blocks = []
     for d in item.definitions:
         hook = d.definition
         rows = _field_rows(hook.resource, d.own, redactor, view) + _content_rows(hook.resource, d.content, redactor, view)
         if rows:
             blocks.append(_code_block(rows))
-        suppressed = words.suppressed_note(hook.resource.kind, d.hidden, d.hidden_content)
+        suppressed = plan_words.suppressed_note(hook.resource.kind, d.hidden, d.hidden_content)
         if suppressed:
             blocks.append(f"*{md(suppressed)}*")
     if not blocks:
@@ -228,23 +236,23 @@ def _common_items(report: Report, redactor: Redactor, view: View) -> list[_Item]
             common = report.common[n]
             rows += _field_rows(common.first, [common.change], redactor, view)
             if common.template_copies:
-                rows.append(f"  {words.template_note(common.template_copies).strip()}")
-        head = f"**{md(words.common_heading(len(group.resources), len(group.hooks)).capitalize())}:**"
+                rows.append(f"  {plan_words.template_note(common.template_copies).strip()}")
+        head = f"**{md(plan_words.common_heading(len(group.resources), len(group.hooks)).capitalize())}:**"
         items.append(_Item(["\n\n".join([head, _code_block(rows)]) if len(report.groups) > 1 else _code_block(rows)]))
     return items
 
 
 def _drift_item(drift: DriftChange, redactor: Redactor, view: View) -> _Item:
-    sign = words.DRIFT_SIGN[drift.kind]
-    head = f"{drift.resource} ({words.drift_label(drift)})"
+    sign = drift_words.DRIFT_SIGN[drift.kind]
+    head = f"{drift.resource} ({drift_words.drift_label(drift)})"
     compact = f"- `{sign} {drift.kind.value}` {md(head)}"
-    reason = words.drift_reason(drift)
+    reason = drift_words.drift_reason(drift)
     body = [f"*{md(reason)}*"] if reason else []
     if drift.fields:
         rows = []
         for field in drift.fields:
-            shown = words.diff_rows(redactor.view(drift.resource, field.change), view=view)
-            note = "; ".join(x for x in (words.FIELD_EFFECT[field.effect], words.drift_ssa(field)) if x)
+            shown = value_words.diff_rows(redactor.view(drift.resource, field.change), view=view)
+            note = "; ".join(x for x in (drift_words.FIELD_EFFECT[field.effect], drift_words.drift_ssa(field)) if x)
             at = 1 if len(shown) > 1 and shown[0][0] == "-" and shown[1][0] == "+" else 0  # after the live value
             rows += [f"{sign} {text}" + (f"  [{note}]" if n == at and note else "")
                      for n, (sign, text) in enumerate(shown)]
@@ -283,10 +291,10 @@ def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Sect
     tasks: list[_Item] = []
     for phase, rows in report.phases():
         for n, row in enumerate(rows):
-            again = words.again_text([t.name for t in row.tasks], [t.weight for t in row.tasks], row.again)
+            again = task_words.again_text([t.name for t in row.tasks], [t.weight for t in row.tasks], row.again)
             item = _Item([f"- {md(again)}"]) if row.again else _task_item(row, report, redactor, view)
             if n == 0:
-                title = f"**{md(words.phase_title(phase, plan))}**\n\n"
+                title = f"**{md(task_words.phase_title(phase, plan))}**\n\n"
                 item.forms = [title + form for form in item.forms]
             tasks.append(item)
     drift = [_drift_item(d, redactor, view) for d in plan.drift]
@@ -295,24 +303,24 @@ def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Sect
                       f"({md(', '.join(c.ignored_by))})"]) for c in plan.ignored]
     not_checked = [_Item([f"- {md(item)}"]) for item in plan.not_checked]
     return {  # the first screen: the head, then what the deploy does to running things, then the warnings
-        "impact": _Section(_title(words.IMPACT_TITLE), _impact_items(report), "impact"),
-        "warnings": _Section(_title(words.WARNINGS_TITLE), warnings, "warning"),
-        "common": _Section(_title(words.common_title(
-            words.common_heading(len(report.groups[0].resources), len(report.groups[0].hooks))
+        "impact": _Section(_title(impact_words.IMPACT_TITLE), _impact_items(report), "impact"),
+        "warnings": _Section(_title(plan_words.WARNINGS_TITLE), warnings, "warning"),
+        "common": _Section(_title(plan_words.common_title(
+            plan_words.common_heading(len(report.groups[0].resources), len(report.groups[0].hooks))
             if len(report.groups) == 1 else "")), common, "group of common changes"),
-        "changes": _Section(_title(words.resources_title(plan)), changes, "object"),
-        "tasks": _Section(_title(words.TASKS_TITLE), tasks, "task"),
-        "drift": _Section(_title(words.DRIFT_TITLE), drift, "drifted object"),
-        "crds": _Section(_title(words.CRDS_TITLE), crds, "chart CRD"),
-        "ignored": _Section(_title(words.IGNORED_TITLE), ignored, "ignored change"),
-        "not_checked": _Section(_title(words.NOT_CHECKED_TITLE), not_checked, "item"),
+        "changes": _Section(_title(plan_words.resources_title(plan)), changes, "object"),
+        "tasks": _Section(_title(plan_words.TASKS_TITLE), tasks, "task"),
+        "drift": _Section(_title(plan_words.DRIFT_TITLE), drift, "drifted object"),
+        "crds": _Section(_title(plan_words.CRDS_TITLE), crds, "chart CRD"),
+        "ignored": _Section(_title(plan_words.IGNORED_TITLE), ignored, "ignored change"),
+        "not_checked": _Section(_title(plan_words.NOT_CHECKED_TITLE), not_checked, "item"),
     }
 
 
 def _said_above(report: Report) -> set[int]:
     """The warnings "what matters" says in full (predicted failures and data loss, as many as
     it shows): the warnings section leaves them out, so each is said in one place."""
-    shown = report.highlights[:words.HIGHLIGHTS]
+    shown = report.highlights[:plan_words.HIGHLIGHTS]
     if not any(h.what in (Notable.FAILURE, Notable.DATA_LOSS) for h in shown):
         return set()
     alarms = [w for w in report.plan.warnings if w.fails]
@@ -341,13 +349,13 @@ def _crd_items(plan: Plan) -> list[_Item]:
     for lifecycle in dict.fromkeys(c.lifecycle for c in plan.chart_crds):
         crds = [c for c in plan.chart_crds if c.lifecycle is lifecycle]
         upgrade = lifecycle is CRDLifecycle.NOT_ON_UPGRADE  # where a CRD the chart did not change is news to no one
-        notes = {c.name: words.crd_change_note(c, words.crd_is_new(plan, c)) for c in crds}
+        notes = {c.name: crd_words.crd_change_note(c, crd_words.crd_is_new(plan, c)) for c in crds}
         lines = [f"- {md(c.name)} ({md(c.source)})" + (f": {md(notes[c.name])}" if notes[c.name] else "")
                  for c in crds if notes[c.name] or not upgrade]
         same = [c.name for c in crds if not notes[c.name]] if upgrade else []
         if same:
-            lines.append(f"- {md(words.crds_unchanged(same, len(same) < len(crds)))}")
-        head = f"**{md(words.plural(len(crds), 'chart CRD'))}: {md(words.CRD_MEANING[lifecycle])}**\n\n"
+            lines.append(f"- {md(crd_words.crds_unchanged(same, len(same) < len(crds)))}")
+        head = f"**{md(words.plural(len(crds), 'chart CRD'))}: {md(crd_words.CRD_MEANING[lifecycle])}**\n\n"
         items.append(_Item([head + "\n".join(lines)]))
     return items
 
@@ -442,20 +450,20 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     (the size cut still applies)."""
     view = View.of(options.full_values)
     report = Report.of(plan, options.fold, options.suppress)
-    title, *rest = (_clip(line) for line in words.header_lines(plan))
+    title, *rest = (_clip(line) for line in plan_words.header_lines(plan))
     head = "\n\n".join([
         f"### {md(title)}",
         "\n".join(f"- {md(line)}" for line in rest),
         _summary_table(report),
-        f"**{md(words.summary_text(plan))}**" + (f"<br>\n**{md(report.impact_line)}**" if report.impact_line else ""),
+        f"**{md(plan_words.summary_text(plan))}**" + (f"<br>\n**{md(report.impact_line)}**" if report.impact_line else ""),
     ])
     if report.highlights:
-        notes = [f"- {_HIGHLIGHT_MARK.get(note.sign, '`' + note.sign + '`')} {md(words.highlight_text(note, view))}"
-                 for note in report.highlights[:words.HIGHLIGHTS]]
-        more = len(report.highlights) - words.HIGHLIGHTS
+        notes = [f"- {_HIGHLIGHT_MARK.get(note.sign, '`' + note.sign + '`')} {md(plan_words.highlight_text(note, view))}"
+                 for note in report.highlights[:plan_words.HIGHLIGHTS]]
+        more = len(report.highlights) - plan_words.HIGHLIGHTS
         if more > 0:
-            notes.append(f"- {md(words.more_highlights(more))}")
-        head += "\n\n" + "\n".join([_title(words.HIGHLIGHTS_TITLE), "", *notes])
+            notes.append(f"- {md(plan_words.more_highlights(more))}")
+        head += "\n\n" + "\n".join([_title(plan_words.HIGHLIGHTS_TITLE), "", *notes])
     sections = _sections(report, Redactor.for_plan(plan, options.show_secrets), view)
     full = sum(s.size() for s in sections.values()) + len(head)
     cut = _fit(sections, CAP - len(head) - _RESERVE) if full > CAP - _RESERVE else []

@@ -5,7 +5,7 @@ markdown and JSON alike (as terraform's jsonformat separates computing the diffe
 rendering it): which field changes are common to several objects and said once, what is left
 as each object's own, the warnings and predicted failures about each object, why each change
 has its action, and whether the live state was read. The writers only word and lay out what
-is here (render/words.py holds the words they share).
+is here (render/words/ holds the words, one module per subject).
 
 Common changes: the same field change (same path, op, before and after) on two or more
 updated objects or hook definitions, typically a chart bump's `helm.sh/chart` and
@@ -32,6 +32,10 @@ from deployah_plan.model import (
 from deployah_plan.crd_paths import said_by_summary
 from deployah_plan.redact import is_secret, sensitive_path
 from deployah_plan.render import words
+from deployah_plan.render.words import change as change_words
+from deployah_plan.render.words import crd as crd_words
+from deployah_plan.render.words import impact as impact_words
+from deployah_plan.render.words import task as task_words
 from deployah_plan.render.highlight import Highlight, Notable
 from deployah_plan.render.words import warning as warning_words
 
@@ -86,7 +90,7 @@ class ObjectReport(Struct, frozen=True):
     failures: tuple[Warning, ...]
     reasons: tuple[str, ...]
     weight: "Weight"
-    # A CRD's change by meaning, in words (render/words.crd_lines): said before its own field
+    # A CRD's change by meaning, in words (render/crd_words.crd_lines): said before its own field
     # changes, which then leave out what these lines say (prose edits counted, properties added
     # or removed named: crd_paths.said_by_summary). JSON keeps every field change.
     notes: tuple[str, ...] = ()
@@ -175,7 +179,7 @@ class Report(Struct, frozen=True):
     @property
     def impact_line(self) -> str:
         """The one line under the plan line: what the deploy does to running things ("" for nothing)."""
-        return words.impact_summary(self.plan.impact)
+        return impact_words.impact_summary(self.plan.impact)
 
     @property
     def warning_count(self) -> int:
@@ -187,14 +191,14 @@ class Report(Struct, frozen=True):
         for phase, tasks in self.plan.task_groups():
             rows: list[TaskRow] = []
             for task in tasks:
-                again = words.again_note(task, phase)
+                again = task_words.again_note(task, phase)
                 if again:
                     if rows and rows[-1].again == again:
                         rows[-1] = TaskRow(rows[-1].tasks + (task,), again)
                     else:
                         rows.append(TaskRow((task,), again))
                     continue
-                policy = words.task_policy(task)
+                policy = task_words.task_policy(task)
                 last = rows[-1] if rows else None
                 shown = self.task(last.tasks[0]).definitions if last is not None else ()
                 if (policy and last is not None and not last.again and last.policy == policy
@@ -238,7 +242,7 @@ class Report(Struct, frozen=True):
             notes: tuple[str, ...] = ()
             if folded and change.crd_schema is not None:
                 own = tuple(f for f in own if not said_by_summary(f))
-                notes = tuple(words.crd_lines(change.crd_schema))
+                notes = tuple(crd_words.crd_lines(change.crd_schema))
             if change.resource.kind in suppress:
                 return ObjectReport(change, (), marks, warnings, failures, _reasons(change, plan),
                                     _weight(change, own, warnings), notes, hidden=len(own),
@@ -490,7 +494,7 @@ def _reasons(change: ResourceChange, plan: Plan) -> tuple[str, ...]:
     n = len(change.fields)
     out = [f"{n} field change{'s' if n != 1 else ''}"]
     if change.ignored_fields:
-        out.append(words.ignored_note(change))
+        out.append(change_words.ignored_note(change))
     return tuple(out)
 
 

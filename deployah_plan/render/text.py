@@ -1,6 +1,6 @@
 """The plan as text for people, in the order Helm will act.
 
-A writer over the report (render/report.py) with the shared words (render/words.py): it
+A writer over the report (render/report.py) with the shared words (render/words/): it
 decides nothing about the plan, only how it looks. Colour marks what each line is: predicted
 failures and data loss in red, equivalent quantities and notes dim. With a width (a terminal,
 or COLUMNS), long lines wrap with a hanging indent; without one (a pipe, a file, a golden
@@ -16,12 +16,20 @@ from deployah_plan.model import (
     DriftEffect, FieldChange, LiveStatus, Plan, ResourceRef, Severity, Warning as PlanWarning,
 )
 from deployah_plan.redact import Redactor
-from deployah_plan.render import words
-from deployah_plan.render.words import warning as warning_words
+from deployah_plan.escape import UNPRINTABLE, escape_controls
+from deployah_plan.render.words import change as change_words
+from deployah_plan.render.words import crd as crd_words
+from deployah_plan.render.words import drift as drift_words
 from deployah_plan.render.words import impact as impact_words
+from deployah_plan.render.words import plan as plan_words
+from deployah_plan.render.words import task as task_words
+from deployah_plan.render.words import value as value_words
+from deployah_plan.render.words import warning as warning_words
 from deployah_plan.render.options import WriteOptions
 from deployah_plan.render.report import ObjectReport, Report
-from deployah_plan.render.words import SHORT, SIGN, TASK_SIGN, View
+from deployah_plan.render.words import SIGN
+from deployah_plan.render.words.task import TASK_SIGN
+from deployah_plan.render.words.value import SHORT, View
 
 _COLOUR = {"+": "32", "~": "33", "-": "31", "=": "36", "!": "33", "X": "1;31", "bold": "1", "dim": "2",
            "alert": "1;31"}
@@ -40,9 +48,9 @@ class _Style:
         return f"{self.mark}[{_COLOUR[key]}m{text}{self.mark}[0m" if self.colour and key in _COLOUR and text else text
 
     def printable(self, line: str) -> str:
-        if not words.UNPRINTABLE.search(line):
+        if not UNPRINTABLE.search(line):
             return line
-        return words.escape_controls(line).replace("\\x1b" + self.mark[1:], "\x1b")
+        return escape_controls(line).replace("\\x1b" + self.mark[1:], "\x1b")
 
 
 def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Redactor, style: _Style,
@@ -50,7 +58,7 @@ def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Reda
     lines = []
     for raw in fields:
         change = redactor.view(ref, raw)
-        for n, (sign, text) in enumerate(words.field_rows(change, view=view)):
+        for n, (sign, text) in enumerate(value_words.field_rows(change, view=view)):
             key = "dim" if change.equivalent or (n and text.lstrip().startswith("@@")) else sign
             # Inner rows (a line diff, the changes inside a value) sit under their field, sign first.
             where, text = (indent + "    ", text[4:]) if n else (indent, text)
@@ -64,32 +72,32 @@ def _content_lines(ref: ResourceRef, obj: Mapping[str, Any] | None, redactor: Re
     """What a created object contains, one `+` line each, folded beyond the line budget."""
     if not obj:  # a plan read back from a document that did not keep it
         return []
-    rows, folded = words.content_rows(redactor.content(ref, obj), view)
+    rows, folded = value_words.content_rows(redactor.content(ref, obj), view)
     out = [f"{indent}{style('+', '+')} {row}" for row in rows]
     if folded:
-        out.append(f"{indent}  {style(words.folded_note(folded), 'dim')}")
+        out.append(f"{indent}  {style(value_words.folded_note(folded), 'dim')}")
     return out
 
 
 def _suppressed_lines(ref: ResourceRef, hidden: int, content: bool, style: _Style, indent: str) -> list[str]:
     """What --suppress KIND left out under an object or a hook, said in one line."""
-    note = words.suppressed_note(ref.kind, hidden, content)
+    note = plan_words.suppressed_note(ref.kind, hidden, content)
     return [f"{indent}{style('(' + note + ')', 'dim')}"] if note else []
 
 
 def _common_lines(report: Report, redactor: Redactor, style: _Style, view: View) -> list[str]:
     if not report.groups:
         return []
-    headings = [words.common_heading(len(g.resources), len(g.hooks)) for g in report.groups]
+    headings = [plan_words.common_heading(len(g.resources), len(g.hooks)) for g in report.groups]
     single = len(headings) == 1
-    out = ["", style(words.common_title(headings[0] if single else ""), "bold")]
+    out = ["", style(plan_words.common_title(headings[0] if single else ""), "bold")]
     for group, heading in zip(report.groups, headings):
         if not single:
             out.append(f"  {heading}:")
         for n in group.changes:
             item = report.common[n]
             lines = _field_lines(item.first, [item.change], redactor, style, "  " if single else "    ", view)
-            lines[0] += words.template_note(item.template_copies)
+            lines[0] += plan_words.template_note(item.template_copies)
             out += lines
     return out
 
@@ -97,16 +105,16 @@ def _common_lines(report: Report, redactor: Redactor, style: _Style, view: View)
 def _object_lines(item: ObjectReport, redactor: Redactor, style: _Style, view: View) -> list[str]:
     change = item.change
     sign = SIGN[change.action]
-    action = words.action_text(change.action.value, len(item.own) + len(item.notes), item.common_count)
-    alert = words.failure_label(item.failures) + words.data_loss_label(item.warnings)
-    out = [f"  {style(sign, sign)} {change.resource}  ({action}){words.change_note(change)}"
-           f"{words.ownership_label(change)}{style(alert, 'alert')}"]
+    action = plan_words.action_text(change.action.value, len(item.own) + len(item.notes), item.common_count)
+    alert = change_words.failure_label(item.failures) + change_words.data_loss_label(item.warnings)
+    out = [f"  {style(sign, sign)} {change.resource}  ({action}){change_words.change_note(change)}"
+           f"{change_words.ownership_label(change)}{style(alert, 'alert')}"]
     out += [f"      {style('*', '=')} {note}" for note in item.notes]
     out += _field_lines(change.resource, item.own, redactor, style, "      ", view)
     out += _suppressed_lines(change.resource, item.hidden, item.hidden_content, style, "      ")
     out += _content_lines(change.resource, item.content, redactor, style, "      ", view)
     if change.ignored_fields:
-        out.append(f"      {style('(' + words.ignored_note(change) + ')', 'dim')}")
+        out.append(f"      {style('(' + change_words.ignored_note(change) + ')', 'dim')}")
     return out
 
 
@@ -114,18 +122,18 @@ def _task_lines(report: Report, redactor: Redactor, style: _Style, view: View) -
     plan = report.plan
     out: list[str] = []
     for phase, rows in report.phases():
-        out.append(f"  {words.phase_title(phase, plan)}")
+        out.append(f"  {task_words.phase_title(phase, plan)}")
         for row in rows:
             if row.again:
-                out.append("      " + words.again_text([t.name for t in row.tasks], [t.weight for t in row.tasks], row.again))
+                out.append("      " + task_words.again_text([t.name for t in row.tasks], [t.weight for t in row.tasks], row.again))
                 continue
             task = row.tasks[0]
             sign = TASK_SIGN[task.action]
             item = report.task(task)
             out.append(f"    {style(sign, sign) if sign.strip() else sign} "
-                       + "  ".join(words.task_parts(task, plan, item.own_count, item.common_count)))
+                       + "  ".join(task_words.task_parts(task, plan, item.own_count, item.common_count)))
             if row.policy:
-                out.append(f"        {words.policy_text(row.policy, row.policy_for)}")
+                out.append(f"        {task_words.policy_text(row.policy, row.policy_for)}")
             for definition in item.definitions:
                 hook = definition.definition
                 out += _field_lines(hook.resource, definition.own, redactor, style, "        ", view)
@@ -136,7 +144,7 @@ def _task_lines(report: Report, redactor: Redactor, style: _Style, view: View) -
 
 def _header(plan: Plan, style: _Style) -> list[str]:
     """The header, then what the plan could not check (drift, ownership, unreadable kinds)."""
-    title, *rest = words.header_lines(plan)
+    title, *rest = plan_words.header_lines(plan)
     return ([style(title, "bold")] + [f"  {line}" for line in rest]
             + [f"  {style('?', '!')} {item}" for item in plan.not_checked])
 
@@ -153,21 +161,21 @@ def _live_lines(plan: Plan, style: _Style) -> list[str]:
 
 
 def _drift_lines(plan: Plan, redactor: Redactor, style: _Style, view: View) -> list[str]:
-    out = ["", style(words.DRIFT_TITLE, "bold")] + _live_lines(plan, style)
+    out = ["", style(plan_words.DRIFT_TITLE, "bold")] + _live_lines(plan, style)
     if not plan.drift:
         out.append("  no drift" + (" in what could be read" if plan.live.status is LiveStatus.PARTIAL else ""))
     for item in plan.drift:
-        sign = words.DRIFT_SIGN[item.kind]
-        label = words.drift_label(item)
+        sign = drift_words.DRIFT_SIGN[item.kind]
+        label = drift_words.drift_label(item)
         out.append(f"  {style(sign, sign)} {item.resource}  "
                    f"({style(label, 'alert') if item.effect is DriftEffect.CONFLICT else label})")
-        reason = words.drift_reason(item)
+        reason = drift_words.drift_reason(item)
         if reason:
             out.append(f"      {style(reason, 'dim')}")
         for drifted in item.fields:
             lines = _field_lines(item.resource, [drifted.change], redactor, style, "      ", view)
-            ssa = words.drift_ssa(drifted)
-            field_effect = words.FIELD_EFFECT[drifted.effect] if item.effect is DriftEffect.MIXED or ssa else ""
+            ssa = drift_words.drift_ssa(drifted)
+            field_effect = drift_words.FIELD_EFFECT[drifted.effect] if item.effect is DriftEffect.MIXED or ssa else ""
             note = "; ".join(x for x in (field_effect, ssa) if x)
             if note and lines:
                 lines[0] += f"  [{note}]"
@@ -180,7 +188,7 @@ def _impact_lines(report: Report, style: _Style) -> list[str]:
     consumer sees under it."""
     if not report.plan.impact:
         return []
-    out = ["", style(words.IMPACT_TITLE, "bold")]
+    out = ["", style(impact_words.IMPACT_TITLE, "bold")]
     for item in report.plan.impact:
         sign = item.kind.sign
         out.append(f"  {style(sign, sign)} {impact_words.message(item)}")
@@ -212,32 +220,32 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     redactor = Redactor.for_plan(plan, options.show_secrets)
     out = _header(plan, style)
     if report.highlights:
-        out += ["", style(words.HIGHLIGHTS_TITLE, "bold")]
-        for note in report.highlights[:words.HIGHLIGHTS]:
-            text = words.highlight_text(note, view)
+        out += ["", style(plan_words.HIGHLIGHTS_TITLE, "bold")]
+        for note in report.highlights[:plan_words.HIGHLIGHTS]:
+            text = plan_words.highlight_text(note, view)
             out.append(f"  {style(note.sign, note.sign)} {style(text, 'alert') if note.sign == 'X' else text}")
-        if len(report.highlights) > words.HIGHLIGHTS:
-            out.append(f"  {words.more_highlights(len(report.highlights) - words.HIGHLIGHTS)}")
+        if len(report.highlights) > plan_words.HIGHLIGHTS:
+            out.append(f"  {plan_words.more_highlights(len(report.highlights) - plan_words.HIGHLIGHTS)}")
     out += _common_lines(report, redactor, style, view)
     if plan.changes:
-        out += ["", style(words.resources_title(plan), "bold")]
+        out += ["", style(plan_words.resources_title(plan), "bold")]
         for item in report.objects:
             out += _object_lines(item, redactor, style, view)
     if plan.tasks:
-        out += ["", style(words.TASKS_TITLE, "bold")]
+        out += ["", style(plan_words.TASKS_TITLE, "bold")]
         out += _task_lines(report, redactor, style, view)
     out += _impact_lines(report, style)
     if plan.chart_crds:
-        out += ["", style(words.CRDS_TITLE, "bold")]
+        out += ["", style(plan_words.CRDS_TITLE, "bold")]
         for crd in plan.chart_crds:
-            out.append(f"  {crd.name} ({crd.source}): {words.CRD_MEANING[crd.lifecycle]}{words.crd_note(crd, words.crd_applier(plan, crd), words.crd_is_new(plan, crd))}")
+            out.append(f"  {crd.name} ({crd.source}): {crd_words.CRD_MEANING[crd.lifecycle]}{crd_words.crd_note(crd, crd_words.crd_applier(plan, crd), crd_words.crd_is_new(plan, crd))}")
     if report.drift_read or plan.drift:
         out += _drift_lines(plan, redactor, style, view)
     if plan.warnings:
-        out += ["", style(words.WARNINGS_TITLE, "bold")]
+        out += ["", style(plan_words.WARNINGS_TITLE, "bold")]
         out += [line for group in warning_words.grouped(plan.warnings) for line in _warning_lines(group, style)]
     if plan.ignored:
-        out += ["", style(words.IGNORED_TITLE, "bold")]
+        out += ["", style(plan_words.IGNORED_TITLE, "bold")]
         for change in plan.ignored:
             out.append(f"  {style(SIGN[change.action], 'dim')} {change.resource}  "
                        f"({change.action.value}; {', '.join(change.ignored_by)})")
@@ -288,8 +296,8 @@ def wrap(line: str, width: int) -> list[str]:
 
 
 def _summary(plan: Plan, style: _Style) -> str:
-    text = words.summary_text(plan)
-    fails = words.failures_text(plan)
+    text = plan_words.summary_text(plan)
+    fails = plan_words.failures_text(plan)
     if fails and text.endswith(fails):
         text = text[: -len(fails)]
         return style(text, "bold") + style(fails, "alert")

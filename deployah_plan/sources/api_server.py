@@ -21,14 +21,13 @@ from urllib.parse import parse_qsl, quote, urljoin, urlsplit
 from msgspec import Struct, field
 
 from deployah_plan import progress
-from deployah_plan.core.compact_schema import compact_definitions
 from deployah_plan.sources.cluster import CONNECT_TIMEOUT
 from deployah_plan.sources.cluster_reader import _Answer, _group_version_path, _Transport, _Unreachable
 from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.sources.workers import Workers, workers
 
 
-class ApiFacts(Struct, frozen=True):
+class ApiAnswers(Struct, frozen=True):
     reachable: bool
     error: str = ""
     version: str = ""  # "1.31", from /version
@@ -36,8 +35,9 @@ class ApiFacts(Struct, frozen=True):
     # failed for another reason than 404 (a 403, or an aggregated API that is down): then which
     # kinds are served is not known, and the version's table answers instead.
     served: frozenset[str] | None = frozenset()
-    roots: dict[str, str] = field(default_factory=dict)  # "apiVersion Kind" to a compact type (core.compact_schema)
-    types: dict[str, Any] = field(default_factory=dict)
+    # the OpenAPI v3 schemas of the served group versions, merged (`components.schemas`);
+    # release/api_target.py compacts them for the core
+    schemas: dict[str, Any] = field(default_factory=dict)
     openapi: bool = False  # the server's /openapi/v3 was read
     namespace_exists: bool | None = None
     requests: int = 0
@@ -116,19 +116,19 @@ def _schemas(transport: _Transport, pool: Workers, api_versions: list[str]) -> t
 
 
 def read_api(settings: ClusterSettings, api_versions: Iterable[str], namespace: str, *,
-             connect_timeout: float = CONNECT_TIMEOUT) -> ApiFacts:
-    """The facts about the API server a plan judges its objects against."""
+             connect_timeout: float = CONNECT_TIMEOUT) -> ApiAnswers:
+    """What the API server a plan judges its objects against answers."""
     with progress.step("reading what the cluster's API server serves"):
         return _read_api(settings, api_versions, namespace, connect_timeout)
 
 
 def _read_api(settings: ClusterSettings, api_versions: Iterable[str], namespace: str,
-              connect_timeout: float) -> ApiFacts:
+              connect_timeout: float) -> ApiAnswers:
     asked = list(dict.fromkeys(v for v in api_versions if v))
     try:
         transport = _Transport(settings, connect_timeout)
     except _Unreachable as err:
-        return ApiFacts(False, str(err))
+        return ApiAnswers(False, str(err))
     try:
         with workers(8, "helm-plan-api") as pool:
             try:
@@ -142,10 +142,9 @@ def _read_api(settings: ClusterSettings, api_versions: Iterable[str], namespace:
                 openapi, schemas = _schemas(transport, pool, served_versions)
                 namespace_exists = namespace_call.result()
             except _Unreachable as err:
-                return ApiFacts(False, str(err), requests=transport.requests)
+                return ApiAnswers(False, str(err), requests=transport.requests)
             except _Answer as answer:
-                return ApiFacts(False, str(answer), requests=transport.requests)
+                return ApiAnswers(False, str(answer), requests=transport.requests)
     finally:
         transport.close()
-    roots, types = compact_definitions(schemas) if schemas else ({}, {})
-    return ApiFacts(True, "", version, served, roots, types, openapi, namespace_exists, transport.requests)
+    return ApiAnswers(True, "", version, served, schemas, openapi, namespace_exists, transport.requests)

@@ -28,8 +28,9 @@ could not see:
   objects get too): an unreadable entry (a `LiveGap`, the plan's own record of it), and every
   other kind is still read.
 
-The values (KindRef, LiveSnapshot) live in sources/live.py, which both this module and the
-reader (sources/cluster_reader.py) import; neither imports the other at module level.
+The values (KindRef, LiveSnapshot) live in live_snapshot.py and the bounds in sources/live.py,
+which both this module and the reader (sources/cluster_reader.py) import; neither imports the
+other at module level.
 
 Requests go through `kubeclient` (the kubeconfig's cluster and credentials, over urllib3's
 connection pool) as plain REST calls. Discovery reads only the group versions asked about,
@@ -43,13 +44,11 @@ from typing import Any, Iterable
 from deployah_plan.errors import LiveStateError
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.kubeconfig import ClusterSettings
-from deployah_plan.sources.live import (
-    CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot, object_problem,
-)
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
+from deployah_plan.sources.live import CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, object_problem
 from deployah_plan.yamlkube import YAMLError, load_all
 
-__all__ = ["CONNECT_TIMEOUT", "PAGE_SIZE", "MAX_PAGES", "MAX_OBJECTS", "NOT_SERVED", "KindRef", "LiveSnapshot",
-           "read_live", "load_live_file"]
+__all__ = ["CONNECT_TIMEOUT", "PAGE_SIZE", "MAX_PAGES", "MAX_OBJECTS", "NOT_SERVED", "read_live", "load_live_file"]
 
 
 # -- the transport ------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Reading live objects through `kubeclient` (the kubeconfig's cluster and credentials, GET
 only): discovery, then one LIST per kind and namespace, in parallel (see
 `deployah_plan.sources.cluster`, whose `read_live` imports this module only when a cluster is
-read; this module imports only the shared values of sources/live.py, never sources/cluster.py)."""
+read; this module imports only the shared values of sources/live.py and live_snapshot.py, never sources/cluster.py)."""
 from __future__ import annotations
 
 import json
@@ -11,11 +11,11 @@ from urllib.parse import quote
 from msgspec import Struct
 
 from deployah_plan.model import LiveGap
-from deployah_plan.sources.kubeclient import AnswerTooLarge, KubeClient, KubeUnreachable, one_line
+from deployah_plan.sources.kube_auth import KubeUnreachable, one_line
+from deployah_plan.sources.kubeclient import AnswerTooLarge, KubeClient
 from deployah_plan.sources.kubeconfig import ClusterSettings
-from deployah_plan.sources.live import (
-    CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot, object_problem,
-)
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
+from deployah_plan.sources.live import CONNECT_TIMEOUT, MAX_OBJECTS, MAX_PAGES, NOT_SERVED, PAGE_SIZE, object_problem
 from deployah_plan.sources.workers import workers
 
 

@@ -11,7 +11,7 @@ first (it takes longer):
 - with values flags, and any flags that change neither call (marked `neutral` in the flag
   table, flags.py: how the plan is printed, the gates, what helm does after the render);
 - the namespace from -n or HELM_NAMESPACE (helm sets it for every plugin);
-- the release read once helm's version is remembered (sources/helm_facts.py): Helm 4's record
+- the release read once helm's version is remembered (sources/helm_versions.py): Helm 4's record
   is read with the apply method. Without a values flag, offline, the render needs the release's
   values, and the read alone is started.
 
@@ -112,9 +112,9 @@ def _first_calls(args: Sequence[str]) -> tuple[Iterator[list[str]], str]:
     def named() -> Iterator[list[str]]:
         if render is not None:
             yield render
-        from deployah_plan.sources import helm_facts
+        from deployah_plan.sources import helm_versions
 
-        version = helm_facts.known(binary, "version")
+        version = helm_versions.known(binary, "version")
         if version:
             yield [binary, *helm.record_args(release, namespace, None, helm.major(version))]
     return named(), (chart if render is not None else "")

@@ -20,8 +20,8 @@ from deployah_plan.startup import lazy
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
 from deployah_plan.redact import value_keys, without_userinfo
-from deployah_plan.render.escape import log_line
-from deployah_plan.sources import helm_facts
+from deployah_plan.escape import log_line
+from deployah_plan.sources import helm_versions
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.process import Timeout
 from deployah_plan.sources.helm_commands import (
@@ -203,8 +203,8 @@ class Helm(Struct):
         return out
 
     def version(self) -> str:
-        """helm's version, asked once per binary (sources/helm_facts.py)."""
-        return helm_facts.remembered(self.binary, "version", self._ask_version)
+        """helm's version, asked once per binary (sources/helm_versions.py)."""
+        return helm_versions.remembered(self.binary, "version", self._ask_version)
 
     def _ask_version(self) -> str:
         out = self.run(["version", "--template", "{{.Version}}"], what="helm version").strip()

@@ -14,15 +14,13 @@ from deployah_plan.core.ownership import check_ownership, kept_by_policy, kept_o
 from deployah_plan.core.planner import live_scope, release_scope
 from deployah_plan.facts import Metadata, OwnershipCheck, OwnershipProblem
 from deployah_plan.manifests import split_stream
+from deployah_plan.build import build_plan
 from deployah_plan.model import (
-    FieldOp,
-    FieldChange,
-    ResourceRef,
-    ApplyMethod, DriftEffect, DriftKind, DriftReason, LiveGap, LiveStatus, Ownership, Plan, build_plan, HelmAction, LiveCheck,
-    SsaReason,
+    ApplyMethod, DriftEffect, DriftKind, DriftReason, FieldChange, FieldOp, HelmAction, LiveCheck, LiveGap, LiveStatus,
+    Ownership, Plan, ResourceRef, SsaReason,
 )
-from deployah_plan.render import words
-from deployah_plan.sources.cluster import KindRef, LiveSnapshot
+from deployah_plan.render.words import drift as drift_words
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
 
 DEPLOYMENT = """\
 apiVersion: apps/v1
@@ -147,8 +145,8 @@ def test_a_field_the_new_chart_declares_null_is_removed_not_set_back(previous: s
     assert fields == [expected] and effect == expected[2]
     if expected[2] == "removed":  # the deploy deletes a live field: work, even with no change of the chart
         assert p.summary.drift_reverted == 1 and p.has_changes and p.helm_action is HelmAction.UPGRADE
-        assert words.drift_label(p.drift[0]) == ("modified live: the new chart no longer declares it (or declares it "
-                                                 "null): this deploy deletes it from the live object")
+        assert drift_words.drift_label(p.drift[0]) == ("modified live: the new chart no longer declares it (or declares it "
+                                                       "null): this deploy deletes it from the live object")
     else:
         assert p.summary.drift_reverted == 0
 

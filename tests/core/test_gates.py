@@ -10,9 +10,11 @@ import pytest
 from deployah_plan.codes import Code, Fails
 from deployah_plan.core.gates import Gate, GateMatch, Unanswered, Unevaluated, check_gates, parse_gate, unevaluated
 from deployah_plan.errors import UsageError
+from deployah_plan.impacts import ImpactKind
+from deployah_plan.build import build_plan
 from deployah_plan.model import (
-    Action, ChartCRD, FieldChange, FieldOp, CRDLifecycle, DriftChange, DriftEffect, DriftKind, Header, HelmAction, LiveCheck, LiveGap, LiveStatus,
-    Impact, ImpactKind, Matched, ResourceChange, ResourceRef, Severity, Warning, build_plan,
+    Action, CRDLifecycle, ChartCRD, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, Header, HelmAction,
+    Impact, LiveCheck, LiveGap, LiveStatus, Matched, ResourceChange, ResourceRef, Severity, Warning,
 )
 from deployah_plan.render.words.gate import match_text, matched_text, unevaluated_text
 

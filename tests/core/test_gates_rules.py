@@ -10,8 +10,9 @@ from deployah_plan.codes import Code
 from deployah_plan.core.gates import check_gates, parse_gate
 from deployah_plan.errors import UsageError
 from deployah_plan.render.words.gate import matched_text
+from deployah_plan.build import build_plan
 from deployah_plan.model import (
-    Action, ChartCRD, CRDLifecycle, Header, HelmAction, ResourceChange, ResourceRef, Severity, Warning, build_plan,
+    Action, ChartCRD, CRDLifecycle, Header, HelmAction, ResourceChange, ResourceRef, Severity, Warning,
 )
 
 

@@ -6,9 +6,8 @@ import pytest
 
 from deployah_plan.core.ignore import apply_ignore, parse_file, parse_flag, parse_selector
 from deployah_plan.errors import UsageError
-from deployah_plan.model import (
-    Action, FieldChange, FieldOp, Header, HelmAction, ResourceChange, ResourceRef, build_plan,
-)
+from deployah_plan.build import build_plan
+from deployah_plan.model import Action, FieldChange, FieldOp, Header, HelmAction, ResourceChange, ResourceRef
 
 WEB = ResourceRef("apps/v1", "Deployment", "prod", "web")
 OBJ = {"metadata": {"name": "web", "labels": {"app": "web", "tier": "front"}}}

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from deployah_plan.codes import Code
-from deployah_plan.core import planner
-from deployah_plan.core.planner import PlanRequest, _hook_phase, make_plan
+from deployah_plan.core import renames
+from deployah_plan.core.planner import PlanRequest, make_plan
+from deployah_plan.core.tasks import hook_phase
 from deployah_plan.errors import ManifestError
 from deployah_plan.facts import CrdsUntouched, DroppedDocument, EquivalentOnly, Field, KeepFromManifest, Quantity
 from deployah_plan.manifests import Rendered, split_stream
@@ -25,7 +26,7 @@ from deployah_plan.model import (
     Action, CRDLifecycle, FieldOp, Header, HelmAction, Ownership, Plan, ResourceChange, ResourceRef, TaskAction, TaskPhase,
     TaskPlan,
 )
-from deployah_plan.sources.cluster import LiveSnapshot
+from deployah_plan.live_snapshot import LiveSnapshot
 from deployah_plan.yamlkube import load_all
 
 RELEASE = NS = "shop"
@@ -689,7 +690,7 @@ def test_rarely_shared_leaves_still_find_their_pair() -> None:
 def test_a_hook_sits_in_the_phase_its_events_name(action: HelmAction, events: tuple[str, ...], phase: TaskPhase) -> None:
     """The action's own pre- and post- events first; an install or upgrade also shows the
     other deploy's hooks where they would run."""
-    assert _hook_phase(events, action) is phase
+    assert hook_phase(events, action) is phase
 
 
 def test_hook_tasks_carry_the_hook_annotations() -> None:
@@ -853,9 +854,9 @@ def test_scoring_stops_when_the_leaf_budget_is_spent(monkeypatch: pytest.MonkeyP
     news = [keys(f"new-{k}", f"{k}a", f"{k}b", f"{k}c", f"{k}d", f"{k}y") for k in "pqr"]  # 4 of 5 shared: 0.8
     everything = {f"{w}-{k}" for k in "pqr" for w in ("gone", "new")}
     assert set(links(plan(olds, news))) == everything
-    monkeypatch.setattr(planner, "_RENAME_BUDGET", 12)  # two pairs of 5 leaves: 6 + 6
+    monkeypatch.setattr(renames, "_RENAME_BUDGET", 12)  # two pairs of 5 leaves: 6 + 6
     assert set(links(plan(olds, news))) == everything - {"gone-r", "new-r"}
-    monkeypatch.setattr(planner, "_RENAME_BUDGET", 13)
+    monkeypatch.setattr(renames, "_RENAME_BUDGET", 13)
     assert set(links(plan(olds, news))) == everything
 
 
@@ -870,12 +871,12 @@ def test_one_delete_is_scored_against_a_bounded_number_of_creates(monkeypatch: p
     # Deletes that cannot pair (too large) make s7 and s8 common, so a1 is the rarest shared leaf.
     decoys = [keys(f"decoy-{d}", "s7", "s8", *(f"d{d}-{i}" for i in range(40))) for d in range(3)]
     assert links(plan([gone, *decoys], creates))["gone"] == "c2"
-    monkeypatch.setattr(planner, "_RENAME_CANDIDATES", 2)
+    monkeypatch.setattr(renames, "_RENAME_CANDIDATES", 2)
     assert links(plan([gone, *decoys], creates))["gone"] == "c1"
 
 
 def test_a_create_paired_by_equal_content_takes_no_candidate_place(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(planner, "_RENAME_CANDIDATES", 1)
+    monkeypatch.setattr(renames, "_RENAME_CANDIDATES", 1)
     olds = [keys("same", "a", "b", "c", "d", "e"), keys("gone", "a", "b", "c", "d", "x")]
     news = [keys("same-new", "a", "b", "c", "d", "e"), keys("close", "a", "b", "c", "d", "y")]  # 0.8 to gone
     assert links(plan(olds, news)) == {"same": "same-new", "same-new": "same", "gone": "close", "close": "gone"}
@@ -886,7 +887,7 @@ def test_the_postings_looked_at_for_one_delete_are_bounded(monkeypatch: pytest.M
                                                            linked: bool) -> None:
     """Creates of a size that cannot reach the threshold are skipped, but counted: at most eight
     times the candidate bound. The rarest shared leaf comes first, whatever its name."""
-    monkeypatch.setattr(planner, "_RENAME_CANDIDATES", 1)
+    monkeypatch.setattr(renames, "_RENAME_CANDIDATES", 1)
     gone = keys("gone", "s1", "s2", "s3", "s4", "z1")
     match = keys("match", "s1", "s2", "s3", "s4", "g1")  # 0.8
     small = [keys(f"small-{k}", "z1", f"u{k}", f"w{k}") for k in range(misfits)]  # 3 against 5: too small
@@ -904,7 +905,7 @@ def test_a_pair_sharing_only_common_leaves_is_never_scored(monkeypatch: pytest.M
               keys("new-a", *(f"w{i}" for i in range(6)), "c1", "c2", "c3", "c4")]  # 4 of 10: 0.4
     alike = [keys("gone-b", "g0", *(f"r{i}" for i in range(9))),
              keys("new-b", "h0", *(f"r{i}" for i in range(9)))]  # 9 of 10: 0.9
-    monkeypatch.setattr(planner, "_RENAME_BUDGET", 11)  # one pair of 10 leaves: 10 + 1
+    monkeypatch.setattr(renames, "_RENAME_BUDGET", 11)  # one pair of 10 leaves: 10 + 1
     assert links(plan([unlike[0], alike[0]], [unlike[1], alike[1]])) == {"gone-b": "new-b", "new-b": "gone-b"}
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from deployah_plan.codes import Code
-from deployah_plan.facts import CrdChangeUnknown, CrdLive, CrdMissing, CrdNotCreated, EmptyRender, Expansion, PvcExpand, PvcExpandRefused, ReplicasReset, ResetRule
+from deployah_plan.facts import CrdChangeUnknown, CrdLive, CrdMissing, CrdNotCreated, EmptyRender, PvcExpandRefused
+from deployah_plan.impact_facts import Expansion, PvcExpand, ReplicasReset, ResetRule
 from deployah_plan.core.kube_api import table
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, release_scope
 from deployah_plan.core.validate import Target
@@ -22,7 +23,7 @@ from deployah_plan.model import (
     Action, ApplyMethod, ChartCRD, CRDLifecycle, CRDSchemaChange, CRDSummary, DriftEffect, Header, HelmAction, LiveCheck, LiveGap, LiveStatus,
     Ownership, Plan, ResourceRef, SsaReason, Warning,
 )
-from deployah_plan.sources.cluster import LiveSnapshot
+from deployah_plan.live_snapshot import LiveSnapshot
 from deployah_plan.yamlkube import load_all
 
 HELM = {"app.kubernetes.io/managed-by": "Helm"}

@@ -31,7 +31,7 @@ import pytest
 from deployah_plan.codes import Code
 from deployah_plan.core.kube_api import table
 from deployah_plan.core.validate import (
-    Applied, Problem, SchemaChecker, Target, hook_collisions, json_type, namespace_warning, predict,
+    Applied, Problem, SchemaChecker, Target, hook_collisions, namespace_warning, predict, schema_type,
 )
 from deployah_plan.facts import (
     ApiDeprecated, ApiKind, ApiNotServed, CrdMissing, HookCollision, HookCollisionRule, Judged, KindsNotChecked,
@@ -155,9 +155,9 @@ def test_apiversion_kind_and_status_are_not_the_schemas_business() -> None:
     assert CHECKER.check({"name": 1}, "NoSuchType") == []
 
 
-def test_json_type_names_each_json_value() -> None:
+def test_schema_type_names_each_json_value_as_a_schema_does() -> None:
     values: list[Any] = [True, 1, 1.5, "s", [], {}]
-    assert [json_type(v) for v in values] == [
+    assert [schema_type(v) for v in values] == [
         "a boolean", "an integer", "a number", "a string", "a list", "an object"]
 
 

@@ -11,7 +11,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from deployah_plan.sources.cluster import NOT_SERVED, PAGE_SIZE, KindRef, LiveSnapshot, read_live
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
+from deployah_plan.sources.cluster import NOT_SERVED, PAGE_SIZE, read_live
 from deployah_plan.sources.kubeconfig import ClusterSettings, resolve_settings
 from kubeapi import FakeKube
 from sources.test_cluster_source import CONFIGMAP, SECRET, _ids

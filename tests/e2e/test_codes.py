@@ -8,7 +8,7 @@ import pytest
 
 from conftest import ROOT, run_plan
 from deployah_plan.core.gates import check_gates, parse_gate
-from deployah_plan.render import words
+from deployah_plan.render.words import change as change_words
 from deployah_plan.render.words import gate as gate_words
 from deployah_plan.planfile.write import render as render_json
 from deployah_plan.planfile.read import plan_of
@@ -29,4 +29,4 @@ def test_a_saved_warning_with_a_code_from_a_newer_version_is_read_as_written() -
     (match,) = check_gates(plan, [parse_gate("ownership")])
     assert gate_words.match_text(match).startswith("--fail-on ownership matched: ownership-stolen: ")
     assert json.loads(render_json(plan))["warnings"][0] == doc["warnings"][0]
-    assert "ownership-stolen" in words.failure_label(plan.warnings)
+    assert "ownership-stolen" in change_words.failure_label(plan.warnings)

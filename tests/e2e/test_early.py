@@ -220,7 +220,7 @@ def test_a_plan_imports_none_of_what_it_does_without(helm: Path, store: Store, t
                     HELM_CACHE_HOME=str(tmp_path / "cache"),
                     PYTHONPATH=os.pathsep.join([str(ROOT), sysconfig.get_paths()["purelib"]]))
     for args in (["--set", "a=three"], ["--set", "a=three", "-o", "json"], []):
-        # What helm plan remembers of a helm binary is asked the first time only (sources/helm_facts.py).
+        # What helm plan remembers of a helm binary is asked the first time only (sources/helm_versions.py).
         subprocess.run([sys.executable, "-m", "deployah_plan", "upgrade", "web", str(v2), "-n", "shop"],
                        capture_output=True, env=env, cwd=tmp_path)
         done = subprocess.run([sys.executable, "-S", "-c", probe, "upgrade", "web", str(v2), "-n", "shop", *args],

@@ -17,8 +17,10 @@ from typing import Any, Iterator
 import pytest
 
 from deployah_plan.sources.api_server import read_api
-from deployah_plan.sources.cluster import MAX_OBJECTS, MAX_PAGES, KindRef, LiveSnapshot, read_live
-from deployah_plan.sources.kubeclient import MAX_ANSWER_BYTES, MAX_PLUGIN_OUTPUT, MAX_RETRIES, MAX_RETRY_AFTER
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
+from deployah_plan.sources.cluster import MAX_OBJECTS, MAX_PAGES, read_live
+from deployah_plan.sources.kube_auth import MAX_PLUGIN_OUTPUT
+from deployah_plan.sources.kubeclient import MAX_ANSWER_BYTES, MAX_RETRIES, MAX_RETRY_AFTER
 from deployah_plan.sources.kubeconfig import resolve_settings
 from conftest import EXAMPLE, Store, run_plan
 from kubeapi import FakeKube, Proxy, Request
@@ -92,7 +94,7 @@ def test_a_relative_openapi_entry_is_resolved_against_the_server(tmp_path: Path)
     with FakeKube(namespace="shop", openapi={"api/v1": schemas}) as kube:
         kube.openapi_urls["api/v1"] = "openapi/v3/api/v1?hash=abc"  # relative to the server's root
         facts = read_api(resolve_settings({"KUBECONFIG": str(kube.write_kubeconfig(tmp_path / "kc"))}), ["v1"], "shop")
-        assert facts.reachable and facts.openapi and "v1 ConfigMap" in facts.roots
+        assert facts.reachable and facts.openapi and "io.k8s.api.core.v1.ConfigMap" in facts.schemas
         asked = [r for r in kube.requests if r.path == "/openapi/v3/api/v1"]
         assert [r.query for r in asked] == [{"hash": ["abc"]}]
 

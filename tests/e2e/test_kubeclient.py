@@ -14,7 +14,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from deployah_plan.sources.cluster import KindRef, LiveSnapshot, read_live
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
+from deployah_plan.sources.cluster import read_live
 from deployah_plan.sources.kubeconfig import resolve_settings
 from kubeapi import FakeKube, Proxy
 from tlsfiles import CertAuthority, make_ca

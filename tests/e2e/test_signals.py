@@ -24,7 +24,7 @@ from typing import Callable, Iterator
 import pytest
 
 from conftest import EXAMPLE, Store, clean_env
-from deployah_plan.sources import helm_facts
+from deployah_plan.sources import helm_versions
 
 WITHIN = 2.0  # seconds from the signal to the end of the process
 SIGNALS = pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
@@ -204,7 +204,7 @@ def test_a_plan_waiting_on_helm_stops_and_ends_it(slow_helm: Path, store: Store,
     cache = tmp_path / "cache"
     if early:
         monkeypatch.setenv("HELM_CACHE_HOME", str(cache))
-        helm_facts.remembered(str(slow_helm), "version", lambda: "4.3.1")
+        helm_versions.remembered(str(slow_helm), "version", lambda: "4.3.1")
     args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--set", "extra=2"]
     marks = tmp_path / "marks"
     with Plan(tmp_path, args, HELM_BIN=str(slow_helm), HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path),

@@ -25,7 +25,7 @@ from deployah_plan.model import Header, LiveGap
 from deployah_plan.planfile import inputs
 from deployah_plan.planfile.seal import Digester
 from deployah_plan.sources.helm import StoredRelease
-from deployah_plan.sources.live import LiveSnapshot
+from deployah_plan.live_snapshot import LiveSnapshot
 
 SALT = "00ff"
 UPGRADE = main_group.commands["upgrade"]

@@ -6,9 +6,13 @@ from typing import Any
 
 import pytest
 
-from deployah_plan import facts as fx
-from deployah_plan.facts import Read, Reads, ResetRule, Route, RouteKind, Strategy
-from deployah_plan.model import SsaReason, Impact, ImpactFacts, ImpactKind, ResourceRef
+from deployah_plan.impact_facts import (
+    ConfigUnreached, Consumer, DataCrd, DeferredRestart, Expansion, NoRestart, Port, PortRule, PvcExpand, PvcLeft,
+    PvcShrink, Read, Reads, ReplicasReset, ResetRule, Restart, Route, RouteKind, Strategy, TrafficMoved, TrafficPort,
+    TrafficRoute, TrafficUnmatched,
+)
+from deployah_plan.impacts import ImpactFacts, ImpactKind
+from deployah_plan.model import Impact, ResourceRef, SsaReason
 from deployah_plan.render.words import impact as words
 
 WEB = ResourceRef("apps/v1", "Deployment", "shop", "web")
@@ -28,8 +32,8 @@ def said(facts: ImpactFacts, resource: ResourceRef, objects: tuple[ResourceRef, 
     return words.message(item), words.details(item)
 
 
-def restart(**given: Any) -> fx.Restart:
-    return fx.Restart(**{"strategy": Strategy.ROLLING_UPDATE, **given})
+def restart(**given: Any) -> Restart:
+    return Restart(**{"strategy": Strategy.ROLLING_UPDATE, **given})
 
 
 def test_every_kind_is_worded() -> None:
@@ -60,7 +64,7 @@ def test_deployment_recreate_with_live_count() -> None:
 
 
 def test_deployment_paused() -> None:
-    facts = fx.DeferredRestart(strategy=Strategy.ROLLING_UPDATE, paused=True, replicas=3, chart_replicas=3, pods=0)
+    facts = DeferredRestart(strategy=Strategy.ROLLING_UPDATE, paused=True, replicas=3, chart_replicas=3, pods=0)
     assert said(facts, WEB) == ("Deployment shop/web: pod template changes, but no pod restarts now (3 replicas)",
                                 ("paused: nothing rolls until the Deployment is resumed",))
 
@@ -115,7 +119,7 @@ def test_statefulset_variants() -> None:
         "StatefulSet shop/db: pod template changes: 2 pods restart (5 replicas)",
         ("RollingUpdate with partition 3: only pods with an ordinal of 3 or more restart (2 of 5), highest ordinal "
          "first, at most 2 unavailable at a time",))
-    held = fx.DeferredRestart(strategy=Strategy.ROLLING_UPDATE, partition=5, replicas=5, chart_replicas=5, pods=0)
+    held = DeferredRestart(strategy=Strategy.ROLLING_UPDATE, partition=5, replicas=5, chart_replicas=5, pods=0)
     assert said(held, STS) == (
         "StatefulSet shop/db: pod template changes, but no pod restarts now (5 replicas)",
         ("RollingUpdate with partition 5: only pods with an ordinal of 5 or more restart (0 of 5), highest ordinal "
@@ -123,7 +127,7 @@ def test_statefulset_variants() -> None:
     assert said(restart(partition=2, hpa=HPA), STS, (HPA,))[1] == (
         "RollingUpdate with partition 2: only pods with an ordinal of 2 or more restart, highest ordinal first, "
         "one pod at a time",)
-    on_delete = fx.DeferredRestart(strategy=Strategy.ON_DELETE, replicas=2, chart_replicas=2, pods=0)
+    on_delete = DeferredRestart(strategy=Strategy.ON_DELETE, replicas=2, chart_replicas=2, pods=0)
     assert said(on_delete, STS) == (
         "StatefulSet shop/db: pod template changes, but no pod restarts now (2 replicas)",
         ("OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template",))
@@ -142,7 +146,7 @@ def test_daemonset_variants() -> None:
     assert said(restart(max_unavailable=1, max_surge=0), DS) == (
         "DaemonSet kube-system/agent: pod template changes: its pods restart (one pod per node)",
         ("RollingUpdate, maxUnavailable 1, maxSurge 0, one pod per node",))
-    on_delete = fx.DeferredRestart(strategy=Strategy.ON_DELETE, pods=0)
+    on_delete = DeferredRestart(strategy=Strategy.ON_DELETE, pods=0)
     assert said(on_delete, DS) == (
         "DaemonSet kube-system/agent: pod template changes, but no pod restarts now (one pod per node)",
         ("OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template",))
@@ -155,13 +159,13 @@ def test_daemonset_variants() -> None:
     (None, 5, "Deployment shop/web: changes outside the pod template only: no pod restarts"),
 ])
 def test_no_restart(before: int | None, after: int | None, line: str) -> None:
-    assert said(fx.NoRestart(replicas_before=before, replicas_after=after), WEB) == (line, ())
+    assert said(NoRestart(replicas_before=before, replicas_after=after), WEB) == (line, ())
 
 
 # -- config -----------------------------------------------------------------------------------------
 
 def test_config_read_as_env_and_volume_by_one_workload() -> None:
-    facts = fx.ConfigUnreached(consumers=(fx.Consumer(workload=WEB, reads=(
+    facts = ConfigUnreached(consumers=(Consumer(workload=WEB, reads=(
         Read(container="app", how=Reads.ENV, name="LIVES"), Read(container="app", how=Reads.ENV_FROM),
         Read(container="app", how=Reads.VOLUME, name="/config"),
         Read(container="side", how=Reads.PROJECTED, name="/etc/all"))),))
@@ -175,7 +179,7 @@ def test_config_read_as_env_and_volume_by_one_workload() -> None:
 
 
 def test_config_changed_only_by_regenerated_values_carries_the_caveat() -> None:
-    facts = fx.ConfigUnreached(consumers=(fx.Consumer(workload=WEB, reads=(
+    facts = ConfigUnreached(consumers=(Consumer(workload=WEB, reads=(
         Read(container="app", how=Reads.ENV, name="PASSWORD"),)),), regenerated=True)
     assert said(facts, SECRET, (WEB,))[0] == (
         "Secret shop/db: data changes only by values the chart regenerates on every render (where the chart keeps "
@@ -183,7 +187,7 @@ def test_config_changed_only_by_regenerated_values_carries_the_caveat() -> None:
         "Deployment shop/web keeps the old values until its pods restart")
 
 def test_config_read_through_a_subpath() -> None:
-    facts = fx.ConfigUnreached(consumers=(fx.Consumer(workload=WEB, reads=(
+    facts = ConfigUnreached(consumers=(Consumer(workload=WEB, reads=(
         Read(container="app", how=Reads.SUB_PATH, name="/etc/game.properties"),)),))
     assert said(facts, CM)[1] == (
         "Deployment shop/web (app: /etc/game.properties): a subPath mount never receives updates",)
@@ -191,15 +195,15 @@ def test_config_read_through_a_subpath() -> None:
 
 def test_config_read_only_as_files_by_several() -> None:
     others = [ResourceRef("apps/v1", "Deployment", "shop", f"w{n}") for n in range(4)]
-    facts = fx.ConfigUnreached(consumers=tuple(
-        fx.Consumer(workload=w, reads=(Read(container="c", how=Reads.VOLUME, name="/c"),)) for w in others))
+    facts = ConfigUnreached(consumers=tuple(
+        Consumer(workload=w, reads=(Read(container="c", how=Reads.VOLUME, name="/c"),)) for w in others))
     assert said(facts, CM)[0] == (
         "ConfigMap shop/settings: data changes, but no pod template that reads it does: Deployment shop/w0, "
         "Deployment shop/w1, Deployment shop/w2 and 1 more see it only as mounted files, after the kubelet's sync")
-    one = fx.ConfigUnreached(consumers=facts.consumers[:1])
+    one = ConfigUnreached(consumers=facts.consumers[:1])
     assert said(one, CM)[0] == ("ConfigMap shop/settings: data changes, but no pod template that reads it does: "
                                 "Deployment shop/w0 sees it only as mounted files, after the kubelet's sync")
-    never = fx.ConfigUnreached(consumers=(*facts.consumers[:1], fx.Consumer(workload=WEB, reads=(
+    never = ConfigUnreached(consumers=(*facts.consumers[:1], Consumer(workload=WEB, reads=(
         Read(container="c", how=Reads.ENV_FROM),))))
     assert said(never, CM)[0] == ("ConfigMap shop/settings: data changes, but no pod template that reads it does: "
                                   "Deployment shop/w0, Deployment shop/web keep the old values until their pods restart")
@@ -207,9 +211,9 @@ def test_config_read_only_as_files_by_several() -> None:
 
 # -- replicas an HPA scales -------------------------------------------------------------------------
 
-def reset(rule: ResetRule, live: int | None, **given: Any) -> fx.ReplicasReset:
-    return fx.ReplicasReset(**{"rule": rule, "chart_replicas": 2, "live_replicas": live, "hpa": HPA,
-                               "hpa_live": False, "hpa_min": 2, "hpa_max": 5, **given})
+def reset(rule: ResetRule, live: int | None, **given: Any) -> ReplicasReset:
+    return ReplicasReset(**{"rule": rule, "chart_replicas": 2, "live_replicas": live, "hpa": HPA,
+                         "hpa_live": False, "hpa_min": 2, "hpa_max": 5, **given})
 
 
 CSA = "client-side apply patches every declared field that differs live, spec.replicas included"
@@ -239,7 +243,7 @@ SETS = "Deployment shop/web: the chart sets spec.replicas to 2, but HorizontalPo
      f"{SETS} scales it: once the HPA has moved it, its controller owns spec.replicas and server-side apply "
      "conflicts: the upgrade fails unless --force-conflicts, which resets it to 2", (SSA, REMOVE)),
 ])
-def test_replicas_reset(facts: fx.ReplicasReset, line: str, under: tuple[str, ...]) -> None:
+def test_replicas_reset(facts: ReplicasReset, line: str, under: tuple[str, ...]) -> None:
     assert said(facts, WEB, (HPA,)) == (line, under)
 
 
@@ -258,83 +262,83 @@ def test_replicas_reset_names_a_live_hpa_and_its_range() -> None:
 # -- traffic ----------------------------------------------------------------------------------------
 
 def test_traffic_unmatched_and_moved() -> None:
-    assert said(fx.TrafficUnmatched(matched_before=(WEB,)), SVC) == (
+    assert said(TrafficUnmatched(matched_before=(WEB,)), SVC) == (
         "Service shop/web: its selector no longer matches the pods of any workload in the release (it matched "
         "Deployment shop/web): traffic to it has no endpoints", ())
-    assert said(fx.TrafficMoved(matched_before=(WEB,), matched_after=(STS, DS)), SVC) == (
+    assert said(TrafficMoved(matched_before=(WEB,), matched_after=(STS, DS)), SVC) == (
         "Service shop/web: its selector matches other pods: Deployment shop/web before, StatefulSet shop/db, "
         "DaemonSet kube-system/agent after", ())
 
 
 def test_traffic_port() -> None:
-    target = fx.Port(port=80, protocol="TCP", rule=fx.PortRule.TARGET_PORT, target_before=9376, target_after="http")
-    removed = fx.Port(port="443", protocol="UDP", rule=fx.PortRule.REMOVED)
-    assert said(fx.TrafficPort(ports=(target,)), SVC) == (
+    target = Port(port=80, protocol="TCP", rule=PortRule.TARGET_PORT, target_before=9376, target_after="http")
+    removed = Port(port="443", protocol="UDP", rule=PortRule.REMOVED)
+    assert said(TrafficPort(ports=(target,)), SVC) == (
         "Service shop/web: port 80/TCP: targetPort 9376 -> http: connections go to the new container port, which "
         "pods not yet updated may not listen on", ())
-    assert said(fx.TrafficPort(ports=(target, removed)), SVC) == (
+    assert said(TrafficPort(ports=(target, removed)), SVC) == (
         "Service shop/web: 2 ports change for clients",
         ("port 80/TCP: targetPort 9376 -> http: connections go to the new container port, which pods not yet "
          "updated may not listen on", "port 443/UDP removed: clients of it lose the connection"))
 
 
 def test_traffic_route() -> None:
-    assert said(fx.TrafficRoute(deleted=False, routes=(Route(route=RouteKind.INGRESS_PATH, host="foo.bar.com", path="/"),)),
+    assert said(TrafficRoute(deleted=False, routes=(Route(route=RouteKind.INGRESS_PATH, host="foo.bar.com", path="/"),)),
                 ING) == ("Ingress shop/web no longer serves: host foo.bar.com path /: requests to it stop reaching the "
                          "release", ())
     routes = (Route(route=RouteKind.DEFAULT_BACKEND), Route(route=RouteKind.INGRESS_PATH, path="/testpath"),
               Route(route=RouteKind.HOSTNAME, host="www.example.net"),
               Route(route=RouteKind.RULE, path="/login", method="POST", headers=("x-a", "x-b")))
-    assert said(fx.TrafficRoute(deleted=True, routes=routes), ROUTE) == (
+    assert said(TrafficRoute(deleted=True, routes=routes), ROUTE) == (
         "HTTPRoute shop/web is deleted: the default backend, path /testpath (any host), hostname www.example.net and "
         "1 more: requests to them stop reaching the release",
         ("the default backend", "path /testpath (any host)", "hostname www.example.net",
          "rule POST /login (headers x-a,x-b)"))
-    assert said(fx.TrafficRoute(deleted=False, routes=(Route(route=RouteKind.RULE, path="/"),)), ROUTE)[0] == (
+    assert said(TrafficRoute(deleted=False, routes=(Route(route=RouteKind.RULE, path="/"),)), ROUTE)[0] == (
         "HTTPRoute shop/web no longer serves: rule /: requests to it stop reaching the release")
 
 
 # -- data -------------------------------------------------------------------------------------------
 
 def test_data_crd() -> None:
-    assert said(fx.DataCrd(resource_kind="CronTab", group="stable.example.com"), CRD) == (
+    assert said(DataCrd(resource_kind="CronTab", group="stable.example.com"), CRD) == (
         "CustomResourceDefinition crontabs.stable.example.com is deleted: every CronTab.stable.example.com, in every "
         "namespace, is deleted with it", ())
-    assert said(fx.DataCrd(resource_kind=None, group=None), CRD)[0] == (
+    assert said(DataCrd(resource_kind=None, group=None), CRD)[0] == (
         "CustomResourceDefinition crontabs.stable.example.com is deleted: every custom resource of its kind, in "
         "every namespace, is deleted with it")
 
 
 def test_pvc_shrink_and_expand() -> None:
-    assert said(fx.PvcShrink(storage_before="8Gi", storage_after="4Gi"), PVC) == (
+    assert said(PvcShrink(storage_before="8Gi", storage_after="4Gi"), PVC) == (
         "PersistentVolumeClaim shop/data: storage 8Gi -> 4Gi: the API server refuses to shrink a claim, so this "
         "upgrade fails", ())
 
-    def expand(name: str | None, expansion: fx.Expansion) -> str:
-        return said(fx.PvcExpand(storage_before="8Gi", storage_after="16Gi", storage_class=name, expansion=expansion),
+    def expand(name: str | None, expansion: Expansion) -> str:
+        return said(PvcExpand(storage_before="8Gi", storage_after="16Gi", storage_class=name, expansion=expansion),
                     PVC)[0]
-    assert expand("slow", fx.Expansion.NOT_READ) == (
+    assert expand("slow", Expansion.NOT_READ) == (
         "PersistentVolumeClaim shop/data: storage 8Gi -> 16Gi: the claim grows only if StorageClass slow has "
         "allowVolumeExpansion: true (not read here); otherwise the API server refuses it and this upgrade fails")
-    assert expand(None, fx.Expansion.NOT_READ) == (
+    assert expand(None, Expansion.NOT_READ) == (
         "PersistentVolumeClaim shop/data: storage 8Gi -> 16Gi: the claim grows only if its StorageClass has "
         "allowVolumeExpansion: true (not read here); otherwise the API server refuses it and this upgrade fails")
-    assert expand("fast", fx.Expansion.ALLOWED) == (
+    assert expand("fast", Expansion.ALLOWED) == (
         "PersistentVolumeClaim shop/data: storage 8Gi -> 16Gi: StorageClass fast allows volume expansion; the volume "
         "grows when its driver resizes it")
-    assert expand("slow", fx.Expansion.REFUSED) == (
+    assert expand("slow", Expansion.REFUSED) == (
         "PersistentVolumeClaim shop/data: storage 8Gi -> 16Gi: StorageClass slow does not allow volume expansion: the "
         "API server refuses it and this upgrade fails")
 
 
 def test_pvc_left() -> None:
     sts = ResourceRef("apps/v1", "StatefulSet", "shop", "web")
-    assert said(fx.PvcLeft(templates=("www",), replicas=2, claims_deleted=False), sts) == (
+    assert said(PvcLeft(templates=("www",), replicas=2, claims_deleted=False), sts) == (
         "StatefulSet shop/web is deleted, but its 2 claims (www-web-0, www-web-1) stay: they keep their data and "
         "keep costing until deleted (a new StatefulSet of that name adopts them)", ())
-    assert said(fx.PvcLeft(templates=("www",), replicas=1_000_000_000, claims_deleted=False), sts)[0] == (
+    assert said(PvcLeft(templates=("www",), replicas=1_000_000_000, claims_deleted=False), sts)[0] == (
         "StatefulSet shop/web is deleted, but its 1000000000 claims (www-web-0, www-web-1, www-web-2 and 999999997 "
         "more) stay: they keep their data and keep costing until deleted (a new StatefulSet of that name adopts them)")
-    assert said(fx.PvcLeft(templates=("www", "logs"), replicas=1, claims_deleted=True), sts)[0] == (
+    assert said(PvcLeft(templates=("www", "logs"), replicas=1, claims_deleted=True), sts)[0] == (
         "StatefulSet shop/web is deleted with persistentVolumeClaimRetentionPolicy whenDeleted: Delete: its 2 claims "
         "(www-web-0, logs-web-0) are deleted too, and their data with them when the reclaim policy is Delete")

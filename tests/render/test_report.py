@@ -20,7 +20,7 @@ import yaml
 
 from conftest import ROOT
 from deployah_plan.render import text
-from deployah_plan.render.words import CONTEXT, LONG_VALUE, shorten, shorten_pair
+from deployah_plan.render.words.value import CONTEXT, LONG_VALUE, shorten, shorten_pair
 
 CASE = ROOT / "tests" / "cases" / "chart-label-bump"
 

@@ -1,4 +1,4 @@
-"""Unit tests of deployah_plan/render/words.py: how a value is shown on one line.
+"""Unit tests of deployah_plan/render/words/value.py: how a value is shown on one line.
 
 The rules are docs/output.md's: a value up to LONG_VALUE (1,000) characters is shown whole; a longer
 one is cut, around what differs when two values are compared (CONTEXT characters kept on each
@@ -16,10 +16,12 @@ import pytest
 from deployah_plan.model import FieldChange, FieldOp, ResourceRef
 from deployah_plan.redact import Masked
 from deployah_plan.render.report import Highlight, Notable
-from deployah_plan.render.words import (
-    CONTEXT, HIGHLIGHTS, HIGHLIGHTS_TITLE, LONG_VALUE, OBJECT_LINES, View, content_rows, diff_rows, escape_controls,
-    field_body, key_label, readable_path, field_rows, field_sign, folded_note, highlight_text, inner_rows, more_highlights, names, plural,
-    shorten, shorten_pair, value_text,
+from deployah_plan.escape import escape_controls
+from deployah_plan.render.words import key_label, names, plural, readable_path
+from deployah_plan.render.words.plan import HIGHLIGHTS, HIGHLIGHTS_TITLE, highlight_text, more_highlights
+from deployah_plan.render.words.value import (
+    CONTEXT, LONG_VALUE, OBJECT_LINES, View, content_rows, diff_rows, field_body, field_rows, field_sign, folded_note,
+    inner_rows, shorten, shorten_pair, value_text,
 )
 
 _GAP = re.compile(r"…\((\d[\d,]*) (?:more characters|characters elided)\)…?")

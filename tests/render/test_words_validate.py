@@ -259,7 +259,8 @@ def test_each_facts_class_goes_through_the_json_plan_and_back_as_the_schema_says
 
     import jsonschema
 
-    from deployah_plan.model import Header, HelmAction, build_plan
+    from deployah_plan.build import build_plan
+    from deployah_plan.model import Header, HelmAction
     from deployah_plan.planfile import write
     from deployah_plan.planfile.read import plan_of
 

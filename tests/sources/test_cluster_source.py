@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from deployah_plan.errors import LiveStateError
-from deployah_plan.sources.cluster import KindRef, LiveSnapshot, load_live_file, read_live
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
+from deployah_plan.sources.cluster import load_live_file, read_live
 from deployah_plan.sources.kubeconfig import ClusterSettings, resolve_settings
 
 CONFIGMAP, SECRET = KindRef("v1", "ConfigMap"), KindRef("v1", "Secret")

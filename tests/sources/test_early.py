@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from conftest import ROOT, write_chart
 from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
 from deployah_plan.model import ApplyMethod
-from deployah_plan.sources import chart_path, chart_scan, early, helm_facts
+from deployah_plan.sources import chart_path, chart_scan, early, helm_versions
 from deployah_plan.sources.early import HelmCalls
 
 
@@ -32,7 +32,7 @@ def remembered(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setenv("HELM_NAMESPACE", "shop")
     monkeypatch.setenv("HELM_DRIVER", "memory")
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
-    helm_facts.remembered(str(program), "version", lambda: "4.3.1")
+    helm_versions.remembered(str(program), "version", lambda: "4.3.1")
     return program
 
 
@@ -73,7 +73,7 @@ def test_offline_without_values_only_the_release_is_read_first(remembered: Path,
 def test_helm_3_reads_the_record_without_the_apply_method(remembered: Path, chart: str, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "helm3"))
-    helm_facts.remembered(str(remembered), "version", lambda: "3.19.0")
+    helm_versions.remembered(str(remembered), "version", lambda: "3.19.0")
     (_, command) = early.commands(["upgrade", "shop", chart, "--set", "a=1"])
     assert '"apply_method"' not in command[-1]
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from deployah_plan.sources.cluster import KindRef, LiveSnapshot, read_live
+from deployah_plan.live_snapshot import KindRef, LiveSnapshot
+from deployah_plan.sources.cluster import read_live
 from deployah_plan.sources.kubeconfig import resolve_settings
 
 CONFIGMAP = KindRef("v1", "ConfigMap")

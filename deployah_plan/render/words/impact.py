@@ -1,5 +1,5 @@
 """What the deploy does to running things, in words: each impact's line and the lines under it,
-from its facts (deployah_plan/facts.py, section impact).
+from its facts (deployah_plan/impact_facts.py).
 
 Every writer says an impact with `message` and `details`, and the JSON plan's `message` and
 `details` are the same text, so a kind is worded here and nowhere else. Names and values from a
@@ -9,9 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from deployah_plan import facts as found
-from deployah_plan.model import Impact, ImpactKind, ResourceRef
-from deployah_plan.render.words import SSA_NOTE, Wording
+from deployah_plan.impact_facts import (
+    ConfigUnreached, Consumer, DataCrd, DeferredRestart, Expansion, NoRestart, Port, PortRule, PvcExpand, PvcLeft,
+    PvcShrink, Read, Reads, ReplicasReset, ResetRule, Rollout, Route, RouteKind, Strategy, TrafficMoved, TrafficPort,
+    TrafficRoute, TrafficUnmatched,
+)
+from deployah_plan.impacts import ImpactKind
+from deployah_plan.model import Impact, ResourceRef
+from deployah_plan.render.words import Wording, plural
+from deployah_plan.render.words.drift import SSA_NOTE
 
 _SHOWN = 3  # names listed in one line before "and N more"
 REGENERATED = "values the chart regenerates on every render"  # core/regenerated.py
@@ -52,10 +58,6 @@ def _names(refs: Iterable[ResourceRef]) -> str:
     return shown + (f" and {len(refs) - _SHOWN} more" if len(refs) > _SHOWN else "")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _hpa_range(low: int | None, high: int | None) -> str:
     return f"{1 if low is None else low} to {high}" if high is not None else ""
 
@@ -69,8 +71,8 @@ def _daemonset(impact: Impact) -> bool:
     return impact.resource.group == "apps" and impact.resource.kind == "DaemonSet"
 
 
-def _strategy(facts: found.Rollout, impact: Impact) -> str:
-    if facts.strategy is found.Strategy.ON_DELETE:
+def _strategy(facts: Rollout, impact: Impact) -> str:
+    if facts.strategy is Strategy.ON_DELETE:
         return _ON_DELETE
     if _daemonset(impact):
         return (f"RollingUpdate, maxUnavailable {facts.max_unavailable}, maxSurge {facts.max_surge}, "
@@ -78,7 +80,7 @@ def _strategy(facts: found.Rollout, impact: Impact) -> str:
     if impact.resource.kind == "Deployment":
         if facts.paused:
             return "paused: nothing rolls until the Deployment is resumed"
-        if facts.strategy is found.Strategy.RECREATE:
+        if facts.strategy is Strategy.RECREATE:
             return "Recreate: every old pod stops before the new ones start (no pod serves in between)"
         text = f"RollingUpdate, maxSurge {facts.max_surge}, maxUnavailable {facts.max_unavailable}"
         if facts.surge_pods is not None and facts.unavailable_pods is not None:
@@ -97,10 +99,10 @@ def _strategy(facts: found.Rollout, impact: Impact) -> str:
     return f"RollingUpdate, highest ordinal first, {pace}"
 
 
-def _replicas(facts: found.Rollout, impact: Impact) -> str:
+def _replicas(facts: Rollout, impact: Impact) -> str:
     if _daemonset(impact):
         return "one pod per node"
-    text = _plural(facts.replicas, "replica") if facts.replicas is not None else ""
+    text = plural(facts.replicas, "replica") if facts.replicas is not None else ""
     if facts.hpa is not None:
         scale = _hpa_range(facts.hpa_min, facts.hpa_max)
         scaling = f"scaled by {facts.hpa}" + (f" ({scale})" if scale else "")
@@ -112,16 +114,16 @@ def _replicas(facts: found.Rollout, impact: Impact) -> str:
 
 
 @_says(ImpactKind.RESTART, ImpactKind.DEFERRED_RESTART)
-def rollout(facts: found.Rollout, impact: Impact) -> str:
+def rollout(facts: Rollout, impact: Impact) -> str:
     replicas = _replicas(facts, impact)
-    if isinstance(facts, found.DeferredRestart):
+    if isinstance(facts, DeferredRestart):
         return f"{impact.resource}: pod template changes, but no pod restarts now ({replicas})"
-    pods = f"{_plural(facts.pods, 'pod')} restart{'s' if facts.pods == 1 else ''}" if facts.pods is not None \
+    pods = f"{plural(facts.pods, 'pod')} restart{'s' if facts.pods == 1 else ''}" if facts.pods is not None \
         else "its pods restart"
-    same = facts.pods is not None and replicas == _plural(facts.pods, "replica")
+    same = facts.pods is not None and replicas == plural(facts.pods, "replica")
     if facts.only_pod_down:
         pods = "its only pod goes down while it restarts"
-        same = replicas == _plural(1, "replica")
+        same = replicas == plural(1, "replica")
     counted = "" if same else f" ({replicas})"
     if facts.regenerated:
         return (f"{impact.resource}: pod template changes only by {REGENERATED}: {pods}{counted} if the upgrade "
@@ -130,7 +132,7 @@ def rollout(facts: found.Rollout, impact: Impact) -> str:
 
 
 @_under(ImpactKind.RESTART, ImpactKind.DEFERRED_RESTART)
-def rollout_details(facts: found.Rollout, impact: Impact) -> tuple[str, ...]:
+def rollout_details(facts: Rollout, impact: Impact) -> tuple[str, ...]:
     out = [_strategy(facts, impact)]
     if facts.checksums:
         out.append(f"its checksum annotation changed ({', '.join(facts.checksums)}): "
@@ -145,7 +147,7 @@ def rollout_details(facts: found.Rollout, impact: Impact) -> tuple[str, ...]:
 
 
 @_says(ImpactKind.NO_RESTART)
-def no_restart(facts: found.NoRestart, impact: Impact) -> str:
+def no_restart(facts: NoRestart, impact: Impact) -> str:
     before, after = facts.replicas_before, facts.replicas_after
     scale = ""
     if before != after and after is not None and before is not None:
@@ -160,24 +162,24 @@ _SEES = {
     "subPath": "a subPath mount never receives updates",
     "volume": "the mounted files update after the kubelet's next sync (about a minute); the process must re-read them",
 }
-_GROUP = {found.Reads.ENV: "env", found.Reads.ENV_FROM: "env", found.Reads.SUB_PATH: "subPath",
-          found.Reads.VOLUME: "volume", found.Reads.PROJECTED: "volume"}
+_GROUP = {Reads.ENV: "env", Reads.ENV_FROM: "env", Reads.SUB_PATH: "subPath",
+          Reads.VOLUME: "volume", Reads.PROJECTED: "volume"}
 
 
-def _where(read: found.Read) -> str:
-    if read.how is found.Reads.ENV:
+def _where(read: Read) -> str:
+    if read.how is Reads.ENV:
         return f"{read.container}: env {read.name}"
-    if read.how is found.Reads.ENV_FROM:
+    if read.how is Reads.ENV_FROM:
         return f"{read.container}: envFrom"
     return f"{read.container}: {read.name}"
 
 
-def _never(consumer: found.Consumer) -> bool:
+def _never(consumer: Consumer) -> bool:
     return any(_GROUP[r.how] != "volume" for r in consumer.reads)
 
 
 @_says(ImpactKind.CONFIG_UNREACHED)
-def config_unreached(facts: found.ConfigUnreached, impact: Impact) -> str:
+def config_unreached(facts: ConfigUnreached, impact: Impact) -> str:
     never = any(_never(c) for c in facts.consumers)
     one = len(facts.consumers) == 1
     changes = (f"data changes only by {REGENERATED} (where the chart keeps the stored values, lookup, nothing "
@@ -190,7 +192,7 @@ def config_unreached(facts: found.ConfigUnreached, impact: Impact) -> str:
 
 
 @_under(ImpactKind.CONFIG_UNREACHED)
-def config_unreached_details(facts: found.ConfigUnreached, impact: Impact) -> tuple[str, ...]:
+def config_unreached_details(facts: ConfigUnreached, impact: Impact) -> tuple[str, ...]:
     out = []
     for consumer in facts.consumers:
         for how in ("env", "subPath", "volume"):
@@ -202,16 +204,16 @@ def config_unreached_details(facts: found.ConfigUnreached, impact: Impact) -> tu
 
 # -- replicas an HPA scales -------------------------------------------------------------------------
 
-def _scaler(facts: found.ReplicasReset) -> str:
+def _scaler(facts: ReplicasReset) -> str:
     scale = _hpa_range(facts.hpa_min, facts.hpa_max)
     about = [x for x in ("live, not in the release" if facts.hpa_live else "", f"{scale} replicas" if scale else "") if x]
     return f"{facts.hpa}" + (f" ({'; '.join(about)})" if about else "")
 
 
 @_says(ImpactKind.REPLICAS_RESET)
-def replicas_reset(facts: found.ReplicasReset, impact: Impact) -> str:
+def replicas_reset(facts: ReplicasReset, impact: Impact) -> str:
     ref, declared, live, scaler = impact.resource, facts.chart_replicas, facts.live_replicas, _scaler(facts)
-    rule = found.ResetRule
+    rule = ResetRule
     if facts.rule is rule.SSA_CONFLICT:
         return (f"{ref}: the chart sets spec.replicas to {declared}, but {scaler} scales it and another "
                 f"field manager owns it ({live} live): server-side apply conflicts and the upgrade "
@@ -237,9 +239,9 @@ def replicas_reset(facts: found.ReplicasReset, impact: Impact) -> str:
 
 
 @_under(ImpactKind.REPLICAS_RESET)
-def replicas_reset_details(facts: found.ReplicasReset, impact: Impact) -> tuple[str, ...]:
+def replicas_reset_details(facts: ReplicasReset, impact: Impact) -> tuple[str, ...]:
     out = []
-    if facts.rule is found.ResetRule.CLIENT_SIDE:
+    if facts.rule is ResetRule.CLIENT_SIDE:
         out.append("client-side apply patches every declared field that differs live, spec.replicas included")
     else:
         if facts.ssa is not None:
@@ -252,50 +254,50 @@ def replicas_reset_details(facts: found.ReplicasReset, impact: Impact) -> tuple[
 # -- traffic ----------------------------------------------------------------------------------------
 
 @_says(ImpactKind.TRAFFIC_UNMATCHED)
-def traffic_unmatched(facts: found.TrafficUnmatched, impact: Impact) -> str:
+def traffic_unmatched(facts: TrafficUnmatched, impact: Impact) -> str:
     return (f"{impact.resource}: its selector no longer matches the pods of any workload in the release "
             f"(it matched {_names(facts.matched_before)}): traffic to it has no endpoints")
 
 
 @_says(ImpactKind.TRAFFIC_MOVED)
-def traffic_moved(facts: found.TrafficMoved, impact: Impact) -> str:
+def traffic_moved(facts: TrafficMoved, impact: Impact) -> str:
     return (f"{impact.resource}: its selector matches other pods: {_names(facts.matched_before)} before, "
             f"{_names(facts.matched_after)} after")
 
 
-def _port(port: found.Port) -> str:
+def _port(port: Port) -> str:
     name = f"port {port.port}/{port.protocol}"
-    if port.rule is found.PortRule.REMOVED:
+    if port.rule is PortRule.REMOVED:
         return f"{name} removed: clients of it lose the connection"
     return (f"{name}: targetPort {port.target_before} -> {port.target_after}: connections go to the new container "
             "port, which pods not yet updated may not listen on")
 
 
 @_says(ImpactKind.TRAFFIC_PORT)
-def traffic_port(facts: found.TrafficPort, impact: Impact) -> str:
+def traffic_port(facts: TrafficPort, impact: Impact) -> str:
     if len(facts.ports) == 1:
         return f"{impact.resource}: {_port(facts.ports[0])}"
-    return f"{impact.resource}: {_plural(len(facts.ports), 'port')} change for clients"
+    return f"{impact.resource}: {plural(len(facts.ports), 'port')} change for clients"
 
 
 @_under(ImpactKind.TRAFFIC_PORT)
-def traffic_port_details(facts: found.TrafficPort, impact: Impact) -> tuple[str, ...]:
+def traffic_port_details(facts: TrafficPort, impact: Impact) -> tuple[str, ...]:
     return tuple(_port(p) for p in facts.ports) if len(facts.ports) > 1 else ()
 
 
-def _route(route: found.Route) -> str:
-    if route.route is found.RouteKind.DEFAULT_BACKEND:
+def _route(route: Route) -> str:
+    if route.route is RouteKind.DEFAULT_BACKEND:
         return "the default backend"
-    if route.route is found.RouteKind.INGRESS_PATH:
+    if route.route is RouteKind.INGRESS_PATH:
         return f"host {route.host} path {route.path}" if route.host else f"path {route.path} (any host)"
-    if route.route is found.RouteKind.HOSTNAME:
+    if route.route is RouteKind.HOSTNAME:
         return f"hostname {route.host}"
     method = f"{route.method} " if route.method else ""
     return f"rule {method}{route.path}" + (f" (headers {','.join(route.headers)})" if route.headers else "")
 
 
 @_says(ImpactKind.TRAFFIC_ROUTE)
-def traffic_route(facts: found.TrafficRoute, impact: Impact) -> str:
+def traffic_route(facts: TrafficRoute, impact: Impact) -> str:
     gone = [_route(r) for r in facts.routes]
     shown = ", ".join(gone[:_SHOWN]) + (f" and {len(gone) - _SHOWN} more" if len(gone) > _SHOWN else "")
     verb = "is deleted" if facts.deleted else "no longer serves"
@@ -303,31 +305,31 @@ def traffic_route(facts: found.TrafficRoute, impact: Impact) -> str:
 
 
 @_under(ImpactKind.TRAFFIC_ROUTE)
-def traffic_route_details(facts: found.TrafficRoute, impact: Impact) -> tuple[str, ...]:
+def traffic_route_details(facts: TrafficRoute, impact: Impact) -> tuple[str, ...]:
     return tuple(_route(r) for r in facts.routes) if len(facts.routes) > 1 else ()
 
 
 # -- data -------------------------------------------------------------------------------------------
 
 @_says(ImpactKind.DATA_CRD)
-def data_crd(facts: found.DataCrd, impact: Impact) -> str:
+def data_crd(facts: DataCrd, impact: Impact) -> str:
     what = f"every {facts.resource_kind}.{facts.group}" if facts.resource_kind is not None and facts.group is not None \
         else "every custom resource of its kind"
     return f"{impact.resource} is deleted: {what}, in every namespace, is deleted with it"
 
 
 @_says(ImpactKind.DATA_PVC_SHRINK)
-def pvc_shrink(facts: found.PvcShrink, impact: Impact) -> str:
+def pvc_shrink(facts: PvcShrink, impact: Impact) -> str:
     return (f"{impact.resource}: storage {facts.storage_before} -> {facts.storage_after}: the API server refuses to "
             "shrink a claim, so this upgrade fails")
 
 
 @_says(ImpactKind.DATA_PVC_EXPAND)
-def pvc_expand(facts: found.PvcExpand, impact: Impact) -> str:
+def pvc_expand(facts: PvcExpand, impact: Impact) -> str:
     grow = f"{impact.resource}: storage {facts.storage_before} -> {facts.storage_after}"
-    if facts.expansion is found.Expansion.ALLOWED:
+    if facts.expansion is Expansion.ALLOWED:
         return f"{grow}: StorageClass {facts.storage_class} allows volume expansion; the volume grows when its driver resizes it"
-    if facts.expansion is found.Expansion.REFUSED:
+    if facts.expansion is Expansion.REFUSED:
         return (f"{grow}: StorageClass {facts.storage_class} does not allow volume expansion: the API server refuses "
                 "it and this upgrade fails")
     which = f"StorageClass {facts.storage_class}" if facts.storage_class is not None else "its StorageClass"
@@ -336,14 +338,52 @@ def pvc_expand(facts: found.PvcExpand, impact: Impact) -> str:
 
 
 @_says(ImpactKind.DATA_PVC_LEFT)
-def pvc_left(facts: found.PvcLeft, impact: Impact) -> str:
+def pvc_left(facts: PvcLeft, impact: Impact) -> str:
     ref = impact.resource
     count = facts.replicas * len(facts.templates)
     first = [f"{t}-{ref.name}-{n}" for n in range(min(facts.replicas, _SHOWN)) for t in facts.templates][:_SHOWN]
     shown = ", ".join(first) + (f" and {count - len(first)} more" if count > len(first) else "")
     if facts.claims_deleted:
         return (f"{ref} is deleted with persistentVolumeClaimRetentionPolicy whenDeleted: Delete: its "
-                f"{_plural(count, 'claim')} ({shown}) are deleted too, and their data with them "
+                f"{plural(count, 'claim')} ({shown}) are deleted too, and their data with them "
                 "when the reclaim policy is Delete")
-    return (f"{ref} is deleted, but its {_plural(count, 'claim')} ({shown}) stay: they keep "
+    return (f"{ref} is deleted, but its {plural(count, 'claim')} ({shown}) stay: they keep "
             "their data and keep costing until deleted (a new StatefulSet of that name adopts them)")
+
+
+IMPACT_TITLE = "What the deploy does to running things:"
+
+
+def impact_summary(impacts: Iterable[Impact]) -> str:
+    """The line under the plan line: what happens to running things, counted ("" for nothing).
+    Restarts count their pods; the other kinds count as their table entry words them, kinds
+    that share words (a family) together."""
+    impacts = list(impacts)
+    if not impacts:
+        return ""
+    parts = []
+    # What only values the chart regenerates on every render drive is counted apart: the real
+    # upgrade does it only if it makes them anew too.
+    again = [i for i in impacts if i.regenerated]
+    impacts = [i for i in impacts if not i.regenerated]
+    restarts = [i for i in impacts if i.kind is ImpactKind.RESTART]
+    if restarts:
+        pods = [i.count("pods") for i in restarts]
+        known, per_node = sum(p for p in pods if p is not None), pods.count(None)
+        counted = plural(known, "pod") if len(pods) > per_node else ""
+        if per_node:
+            every = f"one per node of {plural(per_node, 'DaemonSet')}" if counted else "one pod per node"
+            counted = f"{counted}, and {every}" if counted else every
+        parts.append(f"{plural(len(restarts), 'workload')} restart{'s' if len(restarts) == 1 else ''} ({counted})")
+    counts: dict[tuple[str, str], int] = {}
+    for kind in ImpactKind:
+        if kind.one:
+            counts.setdefault((kind.one, kind.many), 0)
+    for item in impacts:
+        if item.kind.one:
+            counts[(item.kind.one, item.kind.many)] = counts.get((item.kind.one, item.kind.many), 0) + 1
+    parts += [f"{n} {one if n == 1 else many}" for (one, many), n in counts.items() if n]
+    if again:
+        parts.append(f"{f'and {len(again)} more' if parts else plural(len(again), 'impact')} only by values the "
+                     "chart regenerates on every render, if the upgrade makes them anew")
+    return "Impact: " + ", ".join(parts) + "."

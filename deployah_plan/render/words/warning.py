@@ -7,11 +7,21 @@ they are, for each writer to escape as its medium needs.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, cast
+from typing import Any, Callable, Iterable, Mapping, cast
 
 import msgspec
 
-from deployah_plan import facts as found
+from deployah_plan.facts import (
+    ApiDeprecated, ApiNotServed, Atomic, Collision, CrdChangeUnknown, CrdLive, CrdMissing, CrdNotCreated,
+    CrdNotUpgraded, CrdVersionRemoved, CrdsUntouched, CreateNamespace, CreateNamespaceIgnored, DataLoss,
+    DeprecatedFlag, Description, DroppedDocument, EmptyRender, EquivalentOnly, Field, ForceReplace, HistoryDeleted,
+    HistoryPruned, HookCollision, HookCollisionRule, Immutable, InstallFlag, Judged, KeepFromManifest, KeepHistory,
+    KindsNotChecked, KubeVersionAssumed, LookupOffline, Loss, NamespaceExists, NamespaceMissing, NamespaceTwice,
+    NoHooks, NotServedRule, OwnershipCheck, OwnershipProblem, PreviousNotDeployed, ProblemKind, PvcExpandRefused,
+    Quantity, Reinstall, ReleaseLabels, ReuseValuesOffline, Role, SchemaInvalid, SchemaProblem, SchemaType,
+    SsaConflict, StoredVersions, SubchartsCarried, UnknownField, UnknownFieldRule, ValuesReused, VersionSource,
+    WaitForJobs,
+)
 from deployah_plan.codes import Code, Severity
 from deployah_plan.model import HelmAction, Ownership, ResourceRef, Warning
 from deployah_plan.render.words import Wording, plural, readable_path
@@ -36,32 +46,32 @@ def _s(items: Any) -> str:
     return "s" if len(items) > 1 else ""
 
 
-def _fields(fields: tuple[found.Field, ...]) -> str:
+def _fields(fields: tuple[Field, ...]) -> str:
     return ", ".join(dict.fromkeys(readable_path(f.path, f.keys.items()) for f in fields))
 
 
 # -- what Kubernetes does with the objects ------------------------------------------------------
 
 @says(Code.IMMUTABLE)
-def immutable(facts: found.Immutable, warning: Warning) -> str:
+def immutable(facts: Immutable, warning: Warning) -> str:
     return (f"{warning.resource}: this upgrade will fail: it changes immutable field{_s(facts.fields)} "
             f"{_fields(facts.fields)}; the object must be deleted and created again (or given a new name)")
 
 
 _LOSES = {
-    found.Loss.VOLUME: "its volume, and the data on it, goes too when the reclaim policy is Delete",
-    found.Loss.NAMESPACE_OBJECTS: "every object in the namespace is deleted with it, whether Helm manages it or not",
-    found.Loss.CUSTOM_RESOURCES: "every custom resource of that kind, in every namespace, is deleted with it",
+    Loss.VOLUME: "its volume, and the data on it, goes too when the reclaim policy is Delete",
+    Loss.NAMESPACE_OBJECTS: "every object in the namespace is deleted with it, whether Helm manages it or not",
+    Loss.CUSTOM_RESOURCES: "every custom resource of that kind, in every namespace, is deleted with it",
 }
 
 
 @says(Code.DATA_LOSS)
-def data_loss(facts: found.DataLoss, warning: Warning) -> str:
+def data_loss(facts: DataLoss, warning: Warning) -> str:
     return f"{warning.resource} is deleted: {_LOSES[facts.loses]}"
 
 
 @says(Code.SSA_CONFLICT)
-def ssa_conflict(facts: found.SsaConflict, warning: Warning) -> str:
+def ssa_conflict(facts: SsaConflict, warning: Warning) -> str:
     paths = ", ".join(readable_path(f.path, f.keys.items()) for f in facts.fields)
     return (f"{warning.resource}: server-side apply conflicts on {paths} (owned by another field manager): the "
             "upgrade fails unless conflicts are forced")
@@ -71,29 +81,29 @@ def ssa_conflict(facts: found.SsaConflict, warning: Warning) -> str:
 # (section: validate)
 
 _SOURCE = {
-    found.VersionSource.FLAG: "from --kube-version",
-    found.VersionSource.NEWEST_KNOWN: "the newest version helm plan knows",
-    found.VersionSource.TEMPLATE_DEFAULT: "helm template's default; set it with --kube-version",
-    found.VersionSource.CLUSTER_DISCOVERY: "the cluster's discovery",
-    found.VersionSource.CLUSTER_OPENAPI: "the cluster's OpenAPI",
+    VersionSource.FLAG: "from --kube-version",
+    VersionSource.NEWEST_KNOWN: "the newest version helm plan knows",
+    VersionSource.TEMPLATE_DEFAULT: "helm template's default; set it with --kube-version",
+    VersionSource.CLUSTER_DISCOVERY: "the cluster's discovery",
+    VersionSource.CLUSTER_OPENAPI: "the cluster's OpenAPI",
 }
-_ROLE = {found.Role.RELEASE: "", found.Role.HOOK: "hook", found.Role.CHART_CRD: "chart CRD",
-         found.Role.PREVIOUS_RELEASE: "previous release"}
+_ROLE = {Role.RELEASE: "", Role.HOOK: "hook", Role.CHART_CRD: "chart CRD",
+         Role.PREVIOUS_RELEASE: "previous release"}
 _WANTS = {
-    found.SchemaType.STRING: "a string", found.SchemaType.INTEGER: "an integer", found.SchemaType.NUMBER: "a number",
-    found.SchemaType.BOOLEAN: "a boolean", found.SchemaType.QUANTITY: "a quantity (string or number)",
-    found.SchemaType.INT_OR_STRING: "an integer or a string", found.SchemaType.OBJECT: "an object",
-    found.SchemaType.LIST: "a list", found.SchemaType.MAP: "a map",
+    SchemaType.STRING: "a string", SchemaType.INTEGER: "an integer", SchemaType.NUMBER: "a number",
+    SchemaType.BOOLEAN: "a boolean", SchemaType.QUANTITY: "a quantity (string or number)",
+    SchemaType.INT_OR_STRING: "an integer or a string", SchemaType.OBJECT: "an object",
+    SchemaType.LIST: "a list", SchemaType.MAP: "a map",
 }
 _FOUND = {"boolean": "a boolean", "integer": "an integer", "number": "a number", "string": "a string",
           "list": "a list", "object": "an object"}
 
 
-def _judged(judged: found.Judged) -> str:
+def _judged(judged: Judged) -> str:
     return f"Kubernetes {judged.kube_version} ({_SOURCE[judged.source]})"
 
 
-def _object(role: found.Role, warning: Warning) -> str:
+def _object(role: Role, warning: Warning) -> str:
     """The object a check names: "hook Job/ns/migrate", or the object alone."""
     what = _ROLE[role]
     return f"{what} {warning.resource}" if what else str(warning.resource)
@@ -115,55 +125,55 @@ def _schema_path(path: tuple[str | int, ...]) -> str:
     return out
 
 
-def _problem(problem: found.SchemaProblem) -> str:
+def _problem(problem: SchemaProblem) -> str:
     path = _schema_path(problem.path)
-    if problem.problem is found.ProblemKind.REQUIRED:
+    if problem.problem is ProblemKind.REQUIRED:
         return f"{path} is required"
-    if problem.problem is found.ProblemKind.UNKNOWN:
+    if problem.problem is ProblemKind.UNKNOWN:
         return f"{path} is unknown" + (f" (did you mean {_schema_path(problem.near)}?)" if problem.near is not None else "")
     wants = _WANTS[problem.wants] if problem.wants is not None else "another type"
     return f"{path} is {_FOUND.get(problem.found, problem.found)} where the schema wants {wants}"
 
 
-def _problems(problems: tuple[found.SchemaProblem, ...]) -> str:
+def _problems(problems: tuple[SchemaProblem, ...]) -> str:
     return "; ".join(_problem(p) for p in problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
 
 
-def _schema_of(judged: found.Judged | None, object_meta: bool = False) -> str:
+def _schema_of(judged: Judged | None, object_meta: bool = False) -> str:
     if judged is None:
         return "its CRD's schema"
     return f"the ObjectMeta schema of {_judged(judged)}" if object_meta else f"the schema of {_judged(judged)}"
 
 
 @says(Code.API_NOT_SERVED)
-def api_not_served(facts: found.ApiNotServed, warning: Warning) -> str:
+def api_not_served(facts: ApiNotServed, warning: Warning) -> str:
     what = _object(facts.role, warning)
-    if facts.rule is found.NotServedRule.CRD_VERSION or facts.judged is None:
+    if facts.rule is NotServedRule.CRD_VERSION or facts.judged is None:
         offered = ", ".join(facts.served) or "none"
         return (f"{what}: {facts.api_version} is not a version the chart's CRD for {facts.kind} serves (it serves "
                 f"{offered}): {_no_matches(facts.kind, facts.api_version)}; use a served version")
     when = f" (removed in {facts.removed_in})" if facts.removed_in else ""
     fix = f"use {facts.replacement}" if facts.replacement else "move to a version the cluster serves"
-    if facts.role is found.Role.PREVIOUS_RELEASE:
+    if facts.role is Role.PREVIOUS_RELEASE:
         fix = (f"the previous release's manifest must be rewritten first (the helm-mapkubeapis plugin does it), "
                f"and the chart must {fix}")
     said = f"{what}: {facts.api_version} {facts.kind} is not served by {_judged(facts.judged)}{when}"
-    if facts.rule is found.NotServedRule.ASSUMED_VERSION:
+    if facts.rule is NotServedRule.ASSUMED_VERSION:
         return f"{said}; pass --kube-version with your cluster's version to know whether Helm fails; {fix}"
-    if facts.rule is found.NotServedRule.OFFLINE_DEFAULTS:
+    if facts.rule is NotServedRule.OFFLINE_DEFAULTS:
         return (f"{said}; rendered with helm's offline capabilities, a chart may pick another apiVersion against a "
                 f"real cluster: plan with --kube-version or a cluster to know whether Helm fails; {fix}")
     return f"{said}: {_no_matches(facts.kind, facts.api_version)}; {fix}"
 
 
 @says(Code.API_DEPRECATED)
-def api_deprecated(facts: found.ApiDeprecated, warning: Warning) -> str:
+def api_deprecated(facts: ApiDeprecated, warning: Warning) -> str:
     return (f"{facts.api_version} {facts.kind} is served by {_judged(facts.judged)}, and removed in Kubernetes "
             f"{facts.removed_in}" + (f": move to {facts.replacement}" if facts.replacement else ""))
 
 
 @says(Code.CRD_MISSING)
-def crd_missing(facts: found.CrdMissing, warning: Warning) -> str:
+def crd_missing(facts: CrdMissing, warning: Warning) -> str:
     if facts.chart_crd is not None:
         return (f"{_object(facts.role, warning)}: the cluster does not serve {facts.kind} in {facts.api_version}, "
                 f"and its CRD is in the chart's crds/ ({facts.chart_crd}), which Helm creates only on install (without "
@@ -174,17 +184,17 @@ def crd_missing(facts: found.CrdMissing, warning: Warning) -> str:
 
 
 @says(Code.SCHEMA_INVALID)
-def schema_invalid(facts: found.SchemaInvalid, warning: Warning) -> str:
+def schema_invalid(facts: SchemaInvalid, warning: Warning) -> str:
     return (f"{_object(facts.role, warning)}: the API server rejects it: {_problems(facts.problems)} (judged against "
             f"{_schema_of(facts.judged, facts.object_meta)}); fix the values or the template")
 
 
 @says(Code.UNKNOWN_FIELD)
-def unknown_field(facts: found.UnknownField, warning: Warning) -> str:
+def unknown_field(facts: UnknownField, warning: Warning) -> str:
     what, fields = _object(facts.role, warning), _problems(facts.problems)
-    if facts.rule is found.UnknownFieldRule.VALIDATION_DISABLED:
+    if facts.rule is UnknownFieldRule.VALIDATION_DISABLED:
         return f"{what}: unknown fields, dropped by the API server (--disable-openapi-validation): {fields}"
-    if facts.rule is found.UnknownFieldRule.STRICT:
+    if facts.rule is UnknownFieldRule.STRICT:
         return (f"{what}: server-side apply with strict field validation rejects unknown fields: {fields} (judged "
                 f"against {_schema_of(facts.judged, facts.object_meta)}); fix the field names, or pass --disable-openapi-validation to "
                 "have them dropped")
@@ -193,26 +203,26 @@ def unknown_field(facts: found.UnknownField, warning: Warning) -> str:
 
 
 @says(Code.KINDS_NOT_CHECKED)
-def kinds_not_checked(facts: found.KindsNotChecked, warning: Warning) -> str:
+def kinds_not_checked(facts: KindsNotChecked, warning: Warning) -> str:
     kinds = [f"{k.kind} ({k.api_version})" for k in facts.kinds]
     return (f"not checked offline: {', '.join(kinds[:5])}{', ...' if len(kinds) > 5 else ''} (no CRD in this chart "
             "defines them; plan with a cluster to check that it serves them)")
 
 
 @says(Code.NAMESPACE_MISSING)
-def namespace_missing(facts: found.NamespaceMissing, warning: Warning) -> str:
+def namespace_missing(facts: NamespaceMissing, warning: Warning) -> str:
     return (f"namespace {facts.namespace} does not exist in the cluster: Helm fails with namespaces "
             f"\"{facts.namespace}\" not found; pass --create-namespace, or create the namespace first")
 
 
 @says(Code.HOOK_COLLISION)
-def hook_collision(facts: found.HookCollision, warning: Warning) -> str:
+def hook_collision(facts: HookCollision, warning: Warning) -> str:
     policy = ", ".join(facts.delete_policies)
-    if facts.rule is found.HookCollisionRule.EXISTS:
+    if facts.rule is HookCollisionRule.EXISTS:
         return (f"hook {warning.resource} exists in the cluster and its delete policy ({policy}) lacks "
                 "before-hook-creation: Helm fails creating it with \"already exists\"; delete it first, or add "
                 "before-hook-creation to helm.sh/hook-delete-policy")
-    if facts.rule is found.HookCollisionRule.EXISTS_SERVER_SIDE:
+    if facts.rule is HookCollisionRule.EXISTS_SERVER_SIDE:
         return (f"hook {warning.resource} exists in the cluster and its delete policy ({policy}) lacks "
                 "before-hook-creation: server-side apply updates the old object instead of running a new one")
     return (f"hook {warning.resource}: its delete policy ({policy}) lacks before-hook-creation, so an object left by "
@@ -221,18 +231,18 @@ def hook_collision(facts: found.HookCollision, warning: Warning) -> str:
 
 
 @says(Code.KUBE_VERSION_ASSUMED)
-def kube_version_assumed(facts: found.KubeVersionAssumed, warning: Warning) -> str:
+def kube_version_assumed(facts: KubeVersionAssumed, warning: Warning) -> str:
     return (f"objects judged against Kubernetes {facts.kube_version}, the newest version helm plan knows: pass "
             "--kube-version with your cluster's version to judge against it")
 
 
 @says(Code.KEEP_HISTORY)
-def keep_history(facts: found.KeepHistory, warning: Warning) -> str:
+def keep_history(facts: KeepHistory, warning: Warning) -> str:
     return f"--keep-history: revision {facts.revision} is kept, marked uninstalled"
 
 
 @says(Code.HISTORY_DELETED)
-def history_deleted(facts: found.HistoryDeleted, warning: Warning) -> str:
+def history_deleted(facts: HistoryDeleted, warning: Warning) -> str:
     return "the release's history is deleted with it (add --keep-history to keep it)"
 
 
@@ -240,16 +250,16 @@ def history_deleted(facts: found.HistoryDeleted, warning: Warning) -> str:
 # -- what Helm does with the release (core/planner.py, core/ownership.py) ----------------------
 # (section: planner)
 
-def _quantities(fields: tuple[found.Quantity, ...]) -> str:
+def _quantities(fields: tuple[Quantity, ...]) -> str:
     return ", ".join(f"{q.field.path.rpartition('/')[2]} {q.before} = {q.after}" for q in fields)
 
 
 @says(Code.EQUIVALENT_ONLY)
-def equivalent_only(facts: found.EquivalentOnly, warning: Warning) -> str:
+def equivalent_only(facts: EquivalentOnly, warning: Warning) -> str:
     return f"{warning.resource}: only equal quantities written differently ({_quantities(facts.fields)}); not a change"
 
 
-def _ownership_problem(problem: found.OwnershipProblem) -> str:
+def _ownership_problem(problem: OwnershipProblem) -> str:
     """One refusal as Helm words it (pkg/action/validate.go requireValue)."""
     if problem.current is None:
         said = f'missing key "{problem.key}": must be set to "{problem.required}"'
@@ -258,7 +268,7 @@ def _ownership_problem(problem: found.OwnershipProblem) -> str:
     return f"{problem.metadata.value} validation error: {said}"
 
 
-def ownership_reason(problems: tuple[found.OwnershipProblem, ...]) -> str:
+def ownership_reason(problems: tuple[OwnershipProblem, ...]) -> str:
     """Helm's error for a failed ownership check: "invalid ownership metadata; " and each refusal."""
     return "; ".join(["invalid ownership metadata", *(_ownership_problem(p) for p in problems)])
 
@@ -267,7 +277,7 @@ _ACTION_VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade"}
 
 
 @says(Code.OWNERSHIP)
-def ownership(facts: found.OwnershipCheck, warning: Warning) -> str:
+def ownership(facts: OwnershipCheck, warning: Warning) -> str:
     ref, verb = warning.resource, _ACTION_VERB.get(facts.action, facts.action.value)
     if facts.ownership is Ownership.ADOPT:
         if facts.owner_release:
@@ -281,15 +291,15 @@ def ownership(facts: found.OwnershipCheck, warning: Warning) -> str:
 
 
 @says(Code.COLLISION)
-def collision(facts: found.Collision, warning: Warning) -> str:
+def collision(facts: Collision, warning: Warning) -> str:
     return (f"{warning.resource} is being deleted in the cluster (deletionTimestamp set): creating it collides with "
             "the deletion; wait for it to finish, then deploy")
 
 
 @says(Code.CRD_VERSION_REMOVED)
-def crd_version_removed(facts: found.CrdVersionRemoved, warning: Warning) -> str:
+def crd_version_removed(facts: CrdVersionRemoved, warning: Warning) -> str:
     versions = f"version{_s(facts.versions)} {', '.join(facts.versions)}"
-    if facts.stored_versions is found.StoredVersions.LIVE:
+    if facts.stored_versions is StoredVersions.LIVE:
         return (f"{warning.resource}: this upgrade will fail: it removes {versions}, which the cluster's "
                 "status.storedVersions still lists (objects are stored in it), and the API server refuses that; "
                 "migrate the stored objects to a kept version and remove it from status.storedVersions first")
@@ -298,12 +308,12 @@ def crd_version_removed(facts: found.CrdVersionRemoved, warning: Warning) -> str
 
 
 @says(Code.CRDS_UNTOUCHED)
-def crds_untouched(facts: found.CrdsUntouched, warning: Warning) -> str:
+def crds_untouched(facts: CrdsUntouched, warning: Warning) -> str:
     return "CRDs installed from the chart's crds/ directory are never deleted by helm uninstall"
 
 
 @says(Code.CRD_NOT_UPGRADED)
-def crd_not_upgraded(facts: found.CrdNotUpgraded, warning: Warning) -> str:
+def crd_not_upgraded(facts: CrdNotUpgraded, warning: Warning) -> str:
     said = f"chart CRD {facts.name} ({facts.source}) changed in the chart, but Helm never upgrades the chart's crds/: "
     if facts.hook is not None:
         hook = f"{facts.hook_resource}" if facts.hook_resource is not None else facts.hook
@@ -313,11 +323,11 @@ def crd_not_upgraded(facts: found.CrdNotUpgraded, warning: Warning) -> str:
 
 
 @says(Code.CRD_NOT_CREATED)
-def crd_not_created(facts: found.CrdNotCreated, warning: Warning) -> str:
+def crd_not_created(facts: CrdNotCreated, warning: Warning) -> str:
     said = f"chart CRD {facts.name} ({facts.source}) is new in the chart, and Helm creates crds/ only on install: "
-    if facts.live is found.CrdLive.DIFFERS:
+    if facts.live is CrdLive.DIFFERS:
         said += "the cluster already has it, and this upgrade leaves the cluster's copy, which differs from the chart's"
-    elif facts.live is found.CrdLive.MISSING:
+    elif facts.live is CrdLive.MISSING:
         said += "it is not in the cluster, and this upgrade does not create it"
     else:
         said += "this upgrade does not create it"
@@ -332,13 +342,13 @@ def crd_not_created(facts: found.CrdNotCreated, warning: Warning) -> str:
 
 
 @says(Code.CRD_CHANGE_UNKNOWN)
-def crd_change_unknown(facts: found.CrdChangeUnknown, warning: Warning) -> str:
+def crd_change_unknown(facts: CrdChangeUnknown, warning: Warning) -> str:
     names = ", ".join(facts.names)
-    if facts.live is found.CrdLive.DIFFERS:
+    if facts.live is CrdLive.DIFFERS:
         return (f"dependency chart {facts.dependency}'s CRDs differ in the cluster from the new chart's ({names}), "
                 "and Helm never upgrades crds/: apply them yourself (kubectl apply -f) before this upgrade if the "
                 "new chart needs them")
-    if facts.live is found.CrdLive.MISSING:
+    if facts.live is CrdLive.MISSING:
         return (f"dependency chart {facts.dependency}'s CRDs are not in the cluster ({names}), and Helm creates "
                 "crds/ only on install: apply them yourself (kubectl apply -f) before this upgrade if the new chart "
                 "needs them")
@@ -348,7 +358,7 @@ def crd_change_unknown(facts: found.CrdChangeUnknown, warning: Warning) -> str:
 
 
 @says(Code.EMPTY_RENDER)
-def empty_render(facts: found.EmptyRender, warning: Warning) -> str:
+def empty_render(facts: EmptyRender, warning: Warning) -> str:
     hooks = f" (only {plural(facts.desired_hooks, 'hook')})" if facts.desired_hooks else ""
     n = facts.previous_resources
     return (f"the desired render has no resources{hooks} while the previous release has {plural(n, 'resource')}: "
@@ -360,7 +370,7 @@ KEEP_NAMED = 3  # objects a keep-from-manifest note names; the rest are "..."
 
 
 @says(Code.KEEP_FROM_MANIFEST)
-def keep_from_manifest(facts: found.KeepFromManifest, warning: Warning) -> str:
+def keep_from_manifest(facts: KeepFromManifest, warning: Warning) -> str:
     named = ", ".join(str(ref) for ref in facts.objects[:KEEP_NAMED])
     more = ", ..." if len(facts.objects) > KEEP_NAMED else ""
     return ("whether Helm keeps an object that leaves the release depends on the live object's "
@@ -369,7 +379,7 @@ def keep_from_manifest(facts: found.KeepFromManifest, warning: Warning) -> str:
 
 
 @says(Code.DROPPED_DOCUMENT)
-def dropped_document(facts: found.DroppedDocument, warning: Warning) -> str:
+def dropped_document(facts: DroppedDocument, warning: Warning) -> str:
     where = facts.source or (f"{facts.kind}/{facts.name}" if facts.name else f"{facts.kind} (no name)")
     return f"{where}: unknown hook event {facts.event!r}; Helm skips this document"
 
@@ -382,65 +392,65 @@ def _action(install: bool) -> str:
 
 
 @says(Code.DEPRECATED_FLAG)
-def deprecated_flag(facts: found.DeprecatedFlag, warning: Warning) -> str:
+def deprecated_flag(facts: DeprecatedFlag, warning: Warning) -> str:
     return f"{facts.flag} is deprecated in Helm 4 (it still works as {facts.replacement})"
 
 
 @says(Code.CREATE_NAMESPACE_IGNORED)
-def create_namespace_ignored(facts: found.CreateNamespaceIgnored, warning: Warning) -> str:
+def create_namespace_ignored(facts: CreateNamespaceIgnored, warning: Warning) -> str:
     return f"--create-namespace only applies to an install: release namespace {facts.namespace} is left as it is"
 
 
 @says(Code.NAMESPACE_EXISTS)
-def namespace_exists(facts: found.NamespaceExists, warning: Warning) -> str:
+def namespace_exists(facts: NamespaceExists, warning: Warning) -> str:
     return f"--create-namespace: namespace {facts.namespace} already exists, so helm leaves it as it is"
 
 
 @says(Code.NAMESPACE_TWICE)
-def namespace_twice(facts: found.NamespaceTwice, warning: Warning) -> str:
+def namespace_twice(facts: NamespaceTwice, warning: Warning) -> str:
     return (f"--create-namespace creates namespace {facts.namespace} before the release, and the chart declares it "
             "too: creating the chart's copy will fail with \"already exists\"")
 
 
 @says(Code.CREATE_NAMESPACE)
-def create_namespace(facts: found.CreateNamespace, warning: Warning) -> str:
+def create_namespace(facts: CreateNamespace, warning: Warning) -> str:
     note = (f"--create-namespace: helm creates namespace {facts.namespace} before installing; it is not part of the "
             "release, and helm uninstall leaves it")
     return note if facts.checked else note + " (whether it already exists was not checked: no cluster)"
 
 
 @says(Code.NO_HOOKS)
-def no_hooks(facts: found.NoHooks, warning: Warning) -> str:
+def no_hooks(facts: NoHooks, warning: Warning) -> str:
     return f"--no-hooks: no hook runs on this {_action(facts.install)}"
 
 
 @says(Code.FORCE_REPLACE)
-def force_replace(facts: found.ForceReplace, warning: Warning) -> str:
+def force_replace(facts: ForceReplace, warning: Warning) -> str:
     return (f"{facts.flag}: each updated object is replaced (the whole rendered object is PUT) instead of patched, "
             "so fields only the live object has are dropped")
 
 
 @says(Code.RELEASE_LABELS)
-def release_labels(facts: found.ReleaseLabels, warning: Warning) -> str:
+def release_labels(facts: ReleaseLabels, warning: Warning) -> str:
     shown = ", ".join(f"{k} removed" if v is None else f"{k}={v}" for k, v in sorted(facts.labels.items()))
     merged = "" if facts.install else f" (merged into revision {facts.previous_revision}'s labels, as helm merges them)"
     return f"--labels: the new revision's release labels: {shown}{merged}"
 
 
 @says(Code.DESCRIPTION)
-def description(facts: found.Description, warning: Warning) -> str:
+def description(facts: Description, warning: Warning) -> str:
     return f"--description: the new revision is recorded as {facts.description!r}"
 
 
 @says(Code.HISTORY_PRUNED)
-def history_pruned(facts: found.HistoryPruned, warning: Warning) -> str:
+def history_pruned(facts: HistoryPruned, warning: Warning) -> str:
     listed = ", ".join(str(r) for r in facts.revisions)
     return (f"--history-max {facts.history_max}: helm deletes the record of revision{_s(facts.revisions)} {listed} "
             "(its oldest) when it records the new one; they can no longer be rolled back to")
 
 
 @says(Code.ATOMIC)
-def atomic(facts: found.Atomic, warning: Warning) -> str:
+def atomic(facts: Atomic, warning: Warning) -> str:
     undo = "helm uninstalls the release" if facts.install else f"helm rolls back to revision {facts.previous_revision}"
     return f"{facts.flag}: if this {_action(facts.install)} fails, {undo} (and waits for resources to be ready)"
 
@@ -449,7 +459,7 @@ _JOBS_SHOWN = 5  # the Jobs a --wait-for-jobs note names, then "..."
 
 
 @says(Code.WAIT_FOR_JOBS)
-def wait_for_jobs(facts: found.WaitForJobs, warning: Warning) -> str:
+def wait_for_jobs(facts: WaitForJobs, warning: Warning) -> str:
     shown = ", ".join(facts.jobs[:_JOBS_SHOWN]) + (", ..." if len(facts.jobs) > _JOBS_SHOWN else "")
     if facts.waits:
         return f"--wait-for-jobs: helm waits up to {facts.timeout} for Job{_s(facts.jobs)} {shown} to complete"
@@ -457,23 +467,23 @@ def wait_for_jobs(facts: found.WaitForJobs, warning: Warning) -> str:
 
 
 @says(Code.INSTALL_FLAG)
-def install_flag(facts: found.InstallFlag, warning: Warning) -> str:
+def install_flag(facts: InstallFlag, warning: Warning) -> str:
     return "planned as helm upgrade --install: without --install, helm upgrade fails on a release that does not exist"
 
 
 @says(Code.REUSE_VALUES_OFFLINE)
-def reuse_values_offline(facts: found.ReuseValuesOffline, warning: Warning) -> str:
+def reuse_values_offline(facts: ReuseValuesOffline, warning: Warning) -> str:
     return ("--reuse-values rendered offline: values are the previous release's computed values plus your overrides; "
             "Helm also ignores defaults that only the new chart has, which this render includes")
 
 
 @says(Code.VALUES_REUSED)
-def values_reused(facts: found.ValuesReused, warning: Warning) -> str:
+def values_reused(facts: ValuesReused, warning: Warning) -> str:
     return f"no values given: like helm upgrade, the values of revision {facts.revision} are used again"
 
 
 @says(Code.SUBCHARTS_CARRIED)
-def subcharts_carried(facts: found.SubchartsCarried, warning: Warning) -> str:
+def subcharts_carried(facts: SubchartsCarried, warning: Warning) -> str:
     return (f"chart {facts.chart} has subcharts ({', '.join(facts.subcharts)}), which Helm does not store with a "
             "release: their objects are carried from the stored manifest as they are (their apiVersions are still "
             "judged), not rendered again for the target version; plan the upgrade with the chart itself "
@@ -481,19 +491,19 @@ def subcharts_carried(facts: found.SubchartsCarried, warning: Warning) -> str:
 
 
 @says(Code.LOOKUP_OFFLINE)
-def lookup_offline(facts: found.LookupOffline, warning: Warning) -> str:
+def lookup_offline(facts: LookupOffline, warning: Warning) -> str:
     return (f"chart {facts.chart} calls `lookup`, which returns nothing when rendered offline; with a cluster, plan "
             "with --render server")
 
 
 @says(Code.PREVIOUS_NOT_DEPLOYED)
-def previous_not_deployed(facts: found.PreviousNotDeployed, warning: Warning) -> str:
+def previous_not_deployed(facts: PreviousNotDeployed, warning: Warning) -> str:
     return (f"no deployed revision: planned against revision {facts.revision}, whose status is {facts.status}, as "
             "helm upgrade does")
 
 
 @says(Code.REINSTALL)
-def reinstall(facts: found.Reinstall, warning: Warning) -> str:
+def reinstall(facts: Reinstall, warning: Warning) -> str:
     return f"release {facts.release} was uninstalled with its history kept: helm upgrade --install installs it again"
 
 
@@ -502,7 +512,7 @@ def reinstall(facts: found.Reinstall, warning: Warning) -> str:
 # (section: impact)
 
 @says(Code.PVC_EXPAND_REFUSED)
-def pvc_expand_refused(facts: found.PvcExpandRefused, warning: Warning) -> str:
+def pvc_expand_refused(facts: PvcExpandRefused, warning: Warning) -> str:
     # The same line as the data-pvc-expand impact's for a StorageClass that refuses.
     return (f"{warning.resource}: storage {facts.storage_before} -> {facts.storage_after}: StorageClass "
             f"{facts.storage_class} does not allow volume expansion: the API server refuses it and this upgrade fails")
@@ -577,7 +587,7 @@ def group_message(group: tuple[Warning, ...]) -> str:
 
 def member(warning: Warning) -> str:
     """The object a warning of a group is about, as the list under the group's line names it."""
-    if isinstance(warning.facts, (found.CrdNotUpgraded, found.CrdNotCreated)):
+    if isinstance(warning.facts, (CrdNotUpgraded, CrdNotCreated)):
         return f"{warning.facts.name} ({warning.facts.source})"
     return str(warning.resource)
 
@@ -590,15 +600,15 @@ def crds_not_upgraded(group: tuple[Warning, ...]) -> str:
 
 @says_many(Code.CRD_NOT_CREATED)
 def crds_not_created(group: tuple[Warning, ...]) -> str:
-    facts = cast(found.CrdNotCreated, group[0].facts)
+    facts = cast(CrdNotCreated, group[0].facts)
     said = f"{len(group):,} chart CRDs are new in the chart, and Helm creates crds/ only on install: "
-    if facts.live is found.CrdLive.DIFFERS:
+    if facts.live is CrdLive.DIFFERS:
         said += "the cluster already has them, and this upgrade leaves the cluster's copies, which differ from the chart's"
-    elif facts.live is found.CrdLive.MISSING:
+    elif facts.live is CrdLive.MISSING:
         said += "they are not in the cluster, and this upgrade does not create them"
     else:
         said += "this upgrade does not create them"
-        resources = sum(cast(found.CrdNotCreated, w.facts).custom_resources for w in group)
+        resources = sum(cast(CrdNotCreated, w.facts).custom_resources for w in group)
         if resources:
             said += (f", so the chart's {plural(resources, 'custom resource')} of their kinds fail unless the cluster "
                      "already has them")
@@ -612,3 +622,19 @@ def members_title(group: tuple[Warning, ...]) -> str:
     """What the list under a group's line is called."""
     what = "chart CRDs" if group[0].code in (Code.CRD_NOT_UPGRADED, Code.CRD_NOT_CREATED) else "objects"
     return f"the {len(group):,} {what}"
+
+
+_LEVEL_WORD = {"error": "predicted failure", "warning": "warning", "notice": "note"}
+
+
+def not_annotated(left: Mapping[str, int], annotations: int, limit: int) -> str:
+    """Why some findings have no annotation (GitHub shows `limit` of each level per step)."""
+    counts = ", ".join(plural(left[level], _LEVEL_WORD[level]) for level in _LEVEL_WORD if left.get(level))
+    return (f"{sum(left.values())} of {annotations} findings not annotated ({counts}): GitHub shows at most {limit} "
+            "annotations of each level per step; the most important are annotated, and the job summary (the plan as "
+            "markdown) lists every one")
+
+
+def warning_pointer(code: str, in_head: bool) -> str:
+    """Under an object in the comment: its warning is said above, once (markdown)."""
+    return f"{code}: {'said in what matters' if in_head else 'said among the warnings'}, above"

@@ -2,15 +2,16 @@
 Kubernetes version `helm template` assumes. Asking costs a helm process each (`helm version`,
 and a one-line chart rendered), which is as much as the render itself.
 
-The facts live in helm's cache folder (`$HELM_CACHE_HOME`, which helm gives its plugins, else
+The versions live in helm's cache folder (`$HELM_CACHE_HOME`, which helm gives its plugins, else
 helm's own default), one small JSON file per binary: `helm-plan/helm-facts/<checksum of its
-real path>.json`. A file holds the binary's real path, size and modification time; a binary that is
+real path>.json` (the folder keeps the name earlier releases wrote, so their files are still
+read). A file holds the binary's real path, size and modification time; a binary that is
 replaced or upgraded no longer matches and is asked again. Files are written whole (a
 temporary file renamed into place), so a reader never sees half of one.
 
 The cache is input like any other: a file that is not a regular file, is larger than a bound,
 is not the expected JSON, or holds a value that does not look like a version is ignored (and
-overwritten once the fact is asked again). Nothing is ever trusted beyond two version strings.
+overwritten once the version is asked again). Nothing is ever trusted beyond two version strings.
 
 Read before the plan's first helm calls start (sources/early.py), so its paths are strings
 (os.path), not pathlib's, and shutil is imported only to look a bare binary name up: each would
@@ -31,7 +32,7 @@ TYPE_CHECKING = False  # typing's own is not imported before the first helm call
 if TYPE_CHECKING:
     from typing import Callable
 
-FACTS = ("version", "kube_version")  # each a version string; "" is never remembered
+VERSIONS = ("version", "kube_version")  # each a version string; "" is never remembered
 _MAX_BYTES = 4096
 _VERSION = lazy(r"v?\d{1,4}\.\d{1,4}(?:\.\d{1,6})?(?:[-+][0-9A-Za-z.+-]{1,64})?")
 _lock = _thread.allocate_lock()  # one process's threads update one file in turn
@@ -73,7 +74,7 @@ def _identity(binary: str) -> tuple[str, int, int] | None:
 
 def _file_for(real_path: str) -> str | None:
     """A checksum of the path names the file: two binaries whose paths collide share a file and
-    take turns in it (each finds the other's path and asks again), never each other's facts.
+    take turns in it (each finds the other's path and asks again), never each other's versions.
     None when there is no cache folder."""
     home = cache_home()
     if home is None:
@@ -107,22 +108,22 @@ def _read(path: str) -> dict[str, object]:
 
 
 def _valid(doc: dict[str, object], identity: tuple[str, int, int]) -> dict[str, str]:
-    """The facts a file holds for exactly this binary: nothing when it names another one (or
+    """The versions a file holds for exactly this binary: nothing when it names another one (or
     another size or time), and only values that look like versions."""
     real, size, mtime = identity
     if doc.get("binary") != real or doc.get("size") != size or doc.get("mtime_ns") != mtime:
         return {}
-    return {name: value for name in FACTS
+    return {name: value for name in VERSIONS
             if isinstance(value := doc.get(name), str) and _VERSION.fullmatch(value)}
 
 
-def _write(path: str, identity: tuple[str, int, int], facts: dict[str, str]) -> None:
+def _write(path: str, identity: tuple[str, int, int], versions: dict[str, str]) -> None:
     """Replace the file whole; a cache that cannot be written is not an error (a read-only
-    home): the facts are asked again next time."""
+    home): the versions are asked again next time."""
     import tempfile  # only on the first run with this binary
 
     real, size, mtime = identity
-    text = json.dumps({"binary": real, "size": size, "mtime_ns": mtime, **facts})
+    text = json.dumps({"binary": real, "size": size, "mtime_ns": mtime, **versions})
     try:
         folder = os.path.dirname(path)
         os.makedirs(folder, exist_ok=True)
@@ -145,26 +146,26 @@ def _place(binary: str) -> tuple[tuple[str, int, int] | None, str | None]:
     return (identity, path) if identity is not None and path is not None else (None, None)
 
 
-def known(binary: str, fact: str) -> str | None:
-    """The fact about `binary` if the cache holds it; nothing is run."""
+def known(binary: str, which: str) -> str | None:
+    """`binary`'s version `which` if the cache holds it; nothing is run."""
     identity, path = _place(binary)
     if identity is None or path is None:
         return None
-    return _valid(_read(path), identity).get(fact)
+    return _valid(_read(path), identity).get(which)
 
 
-def remembered(binary: str, fact: str, ask: Callable[[], str]) -> str:
-    """The fact about `binary` from the cache, else `ask()` (which runs helm), remembered when
+def remembered(binary: str, which: str, ask: Callable[[], str]) -> str:
+    """`binary`'s version `which` from the cache, else `ask()` (which runs helm), remembered when
     it answers a version. `ask` raising (helm failed) leaves the cache as it was."""
     identity, path = _place(binary)
     if identity is None or path is None:
         return ask()
     known = _valid(_read(path), identity)
-    if fact in known:
-        return known[fact]
+    if which in known:
+        return known[which]
     value = ask()
     if _VERSION.fullmatch(value):
         with _lock:
             known = _valid(_read(path), identity)  # what another thread or process added meanwhile
-            _write(path, identity, {**known, fact: value})
+            _write(path, identity, {**known, which: value})
     return value

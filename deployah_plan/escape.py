@@ -13,7 +13,7 @@ it is shown, so that it can only be read, never act:
   headings, mentions or images.
 
 Only the standard library: `scripts/ci-plan` runs `main` to escape what it copies into a job
-log and a comment (`python -m deployah_plan.render.escape log|markdown < FILE`).
+log and a comment (`python -m deployah_plan.escape log|markdown < FILE`).
 """
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`log`: standard input line by line as `log_line`; `markdown`: as one `code_block`."""
     how = list(sys.argv[1:] if argv is None else argv)
     if how not in (["log"], ["markdown"]):
-        sys.stderr.write("usage: python -m deployah_plan.render.escape log|markdown < FILE\n")
+        sys.stderr.write("usage: python -m deployah_plan.escape log|markdown < FILE\n")
         return 2
     text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
     lines = text.splitlines() if text else []

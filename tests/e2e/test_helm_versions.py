@@ -1,4 +1,4 @@
-"""What helm-plan remembers about a helm binary (sources/helm_facts.py), and how many helm
+"""What helm-plan remembers about a helm binary (sources/helm_versions.py), and how many helm
 processes a plan starts: counted by a HELM_BIN script that logs each call and runs real helm."""
 from __future__ import annotations
 

@@ -1,0 +1,48 @@
+"""An object's line: its ownership verdict, the failures and data losses it carries, and why it
+is ignored."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from deployah_plan.codes import Code
+from deployah_plan.model import Action, Ownership, ResourceChange, Warning
+
+
+_OWNERSHIP_LABEL = {
+    Ownership.ADOPT: "adopts the live object", Ownership.UNOWNED: "FAILS: exists without Helm ownership metadata",
+    Ownership.OTHER_RELEASE: "FAILS: owned by release {owner}", Ownership.TERMINATING: "collides: being deleted",
+}
+
+
+def ownership_label(change: ResourceChange) -> str:
+    label = _OWNERSHIP_LABEL.get(change.ownership, "")
+    if change.ownership is Ownership.ADOPT and change.owner_release:
+        label = f"takes the live object over from release {change.owner_release}"
+    return f"  [{label.format(owner=change.owner_release)}]" if label else ""
+
+
+def change_note(change: ResourceChange) -> str:
+    """What the line of a changed object adds after its action: a likely rename, why it is kept."""
+    note = ""
+    if change.likely_rename is not None:
+        note = f"  likely renamed {'from' if change.action is Action.CREATE else 'to'} {change.likely_rename}"
+    if change.action is Action.RETAIN:
+        note += "  kept in the cluster by helm.sh/resource-policy: keep, no longer managed by the release"
+    return note
+
+
+def failure_label(failures: Iterable[Warning]) -> str:
+    """A predicted failure on the object's own line, as terraform marks "forces replacement"."""
+    labels = [w.code.label for w in failures if w.code.label]  # ownership has its own label
+    if not labels:
+        return ""
+    return "  [FAILS: " + "; ".join(dict.fromkeys(labels)) + "]"
+
+
+def data_loss_label(warnings: Iterable[Warning]) -> str:
+    return "  [DATA LOSS]" if any(w.code is Code.DATA_LOSS for w in warnings) else ""
+
+
+def ignored_note(change: ResourceChange) -> str:
+    n = len(change.ignored_fields)
+    return f"{n} field change{'s' if n != 1 else ''} ignored by {', '.join(change.ignored_by)}"

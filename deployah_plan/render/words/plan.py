@@ -1,0 +1,180 @@
+"""The plan as a whole in words: the header lines, the summary sentence, the section titles and
+"what matters" (the highlights above the details)."""
+from __future__ import annotations
+
+from deployah_plan.model import HelmAction, Plan
+from deployah_plan.render.highlight import Highlight
+from deployah_plan.render.words import names, plural
+from deployah_plan.render.words.crd import crd_is_new
+from deployah_plan.render.words.value import SHORT, View, shorten, shorten_pair, value_text
+
+
+VERB = {HelmAction.INSTALL: "install", HelmAction.UPGRADE: "upgrade", HelmAction.NONE: "upgrade",
+        HelmAction.ROLLBACK: "rollback", HelmAction.UNINSTALL: "uninstall"}
+
+HIGHLIGHTS_TITLE = "What matters (the details follow):"
+HIGHLIGHTS = 30  # lines of "what matters" at most; the rest are counted
+
+
+def more_highlights(count: int) -> str:
+    return f"… and {count:,} more (see the details)"
+
+
+def highlight_text(item: Highlight, view: View = SHORT) -> str:
+    """One line of "what matters", without its sign."""
+    what = item.what.value
+    if what in ("failure", "data-loss"):
+        return item.detail[0]
+    if what == "delete":
+        verb = "deleted" if item.sign == "-" else "leaving the release, kept in the cluster"
+        return f"{verb}: {names(item.resources)}"
+    if what == "image":
+        if item.before is None:
+            image = shorten(value_text(item.after), view.limit)
+        else:
+            before, after = shorten_pair(value_text(item.before), value_text(item.after), view.limit)
+            image = f"{before} -> {after}"
+        return f"image {image} in {names(item.resources, item.detail)}"
+    label = {"rbac": "RBAC", "webhook": "admission webhook", "secret": "Secret keys"}[what]
+    if item.sign == "+":
+        return f"new {label}{'s' if what == 'webhook' and len(item.resources) > 1 else ''}: {names(item.resources)}"
+    return f"{label}: {item.resources[0]}: {', '.join(item.detail)}{'' if what == 'secret' else ' changed'}"
+
+
+def hooks_text(plan: Plan) -> str:
+    """What the hooks do, counting those that run on this action apart from definitions that
+    only change what the release stores."""
+    s, verb = plan.summary, VERB[plan.helm_action]
+    parts = []
+    if s.hooks_run:
+        changed = f" ({s.hooks_changed} changed)" if s.hooks_changed else ""
+        parts.append(f"{plural(s.hooks_run, 'hook')} run{'s' if s.hooks_run == 1 else ''}{changed}")
+    if s.hooks_stored:
+        parts.append(f"{plural(s.hooks_stored, 'hook definition')} change{'s' if s.hooks_stored == 1 else ''} "
+                     f"without running on {verb} (stored in the release)")
+    return "; ".join(parts) + "." if parts else ""
+
+
+def failures_text(plan: Plan) -> str:
+    n = plan.summary.failures
+    if not n:
+        return ""
+    return f"{plural(n, 'predicted failure')}: this {VERB[plan.helm_action]} would fail."
+
+
+def crds_text(plan: Plan) -> str:
+    n = sum(1 for c in plan.chart_crds if c.chart_changed)
+    new = sum(1 for c in plan.chart_crds if crd_is_new(plan, c))
+    if new:
+        what = f"{plural(n, 'chart CRD')} changed and {plural(new, 'new one')}" if n else plural(new, "new chart CRD")
+        return f"{what} that Helm will not apply (see the warnings)."
+    return f"{plural(n, 'chart CRD')} changed that Helm will not apply (see the warnings)." if n else ""
+
+
+def summary_text(plan: Plan) -> str:
+    """The last line of the plan."""
+    s = plan.summary
+    fails = " ".join(x for x in (crds_text(plan), failures_text(plan)) if x)
+    if plan.helm_action is HelmAction.NONE:
+        runs = s.hooks_run
+        run_hooks = f"{runs} upgrade hook{'s' if runs != 1 else ''}"
+        if not plan.header.previous_revision:
+            text = f"No changes. An upgrade would still run {run_hooks}." if runs else "No changes."
+            if fails:
+                text = text.replace("No changes.", "No changes to the release.")
+        else:
+            extra = f" and run {run_hooks}" if runs else ""
+            text = f"No changes. helm upgrade would still record revision {plan.header.revision}{extra}."
+        return f"{text} {fails}" if fails else text
+    text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
+    if s.retain:
+        text = text[:-1] + f", {s.retain} to keep."
+    hooks = hooks_text(plan)  # starts with a count: "2 hooks run."
+    if hooks:
+        text += " " + hooks
+    if s.regenerated:
+        text += (f" {plural(s.regenerated, 'update')} only change{'s' if s.regenerated == 1 else ''} values the "
+                 "chart generates anew on every render (random values, certificates, timestamps).")
+    if s.drift_reverted:
+        text += f" {plural(s.drift_reverted, 'drifted object')} set back to the chart."
+    if s.ignored:
+        text += f" {s.ignored} ignored."
+    if fails:
+        text += " " + fails
+    return text
+
+
+def header_lines(plan: Plan) -> list[str]:
+    """The title, then what the plan is planned from and how it was rendered."""
+    h = plan.header
+    context = f" (context {h.kube_context})" if h.kube_context else ""
+    lines = [f"helm plan: {VERB[plan.helm_action]} release {h.release} in namespace {h.namespace}{context}"]
+    chart = f"{h.chart_name} {h.chart_version}".strip()
+    if plan.helm_action is HelmAction.ROLLBACK:
+        back = f"{h.chart_name}-{h.chart_version}" if h.chart_name else "unknown chart"
+        lines.append(f"from revision {h.previous_revision} ({h.previous_chart or 'unknown chart'}) back to revision "
+                     f"{h.rollback_to} ({back}); this would create revision {h.revision}")
+        return lines
+    if plan.helm_action is HelmAction.UNINSTALL:
+        lines.append(f"chart {h.previous_chart or '(unknown)'} at revision {h.previous_revision}: every resource of "
+                     "the release is removed")
+        return lines
+    if h.fresh_install:
+        lines.append(f"chart {chart or '(unknown)'}; a fresh install, creating revision {h.revision}")
+    elif not h.previous_revision:
+        lines.append("an upgrade from the given previous manifest")
+    else:
+        was = f", from {h.previous_chart}" if h.previous_chart else ""
+        lines.append(f"chart {chart or '(unknown)'}{was} at revision {h.previous_revision}; this would create revision {h.revision}")
+    how = {"template": "helm template (offline)", "server": "helm upgrade --dry-run=server",
+           "files": "the given files"}.get(h.rendered_by, h.rendered_by)
+    helm = f", Helm {h.helm_version}" if h.helm_version else ""
+    lines.append(f"desired state rendered by {how}{helm}")
+    return lines
+
+
+def resources_title(plan: Plan) -> str:
+    return f"Resources, in the order Helm {'deletes' if plan.helm_action is HelmAction.UNINSTALL else 'applies'} them:"
+
+
+TASKS_TITLE = "Tasks (Helm hooks and CronJobs), in the order Helm runs them:"
+DRIFT_TITLE = "Drift (live vs the previous release):"
+CRDS_TITLE = "Chart CRDs (crds/):"
+WARNINGS_TITLE = "Warnings and notes:"
+IGNORED_TITLE = "Ignored (matched by ignore rules; not counted):"
+NOT_CHECKED_TITLE = "Not checked:"
+
+
+def common_heading(resources: int, hooks: int) -> str:
+    """"on 13 resources and 7 hooks": the objects a group of common changes is on."""
+    parts = [plural(resources, "resource")] if resources else []
+    if hooks:
+        parts.append(plural(hooks, "hook"))
+    return "on " + " and ".join(parts)
+
+
+def common_title(only_group: str = "") -> str:
+    """The title of the common changes; with a single group, its heading is in the title."""
+    where = f" {only_group}" if only_group else ""
+    return f"Common changes{where} (said once here, not under each object):"
+
+
+def template_note(count: int) -> str:
+    """For a common label change: how many objects carry it in their pod template too."""
+    return f"  (also in the pod template of {count})" if count else ""
+
+
+def action_text(action: str, own: int, common: int) -> str:
+    """An object's action, and how many of its field changes are said once among the common
+    changes: "update: only common changes", "update, and 2 common changes"."""
+    if not common:
+        return action
+    return f"{action}: only common changes" if not own else f"{action}, and {plural(common, 'common change')}"
+
+
+def suppressed_note(kind: str, hidden: int, content: bool = False) -> str:
+    """An object or hook of a kind whose field changes and content are not shown (--suppress
+    KIND): "2 field changes not shown", "content not shown" ("" when nothing was left out)."""
+    what = [plural(hidden, 'field change')] if hidden else []
+    what += ["content"] if content else []
+    return f"{' and '.join(what)} not shown: --suppress {kind}" if what else ""
