@@ -19,7 +19,6 @@ line this module reads is one click would have read to the same parameters
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any, Callable, Mapping, Sequence
 
 from msgspec import Struct, field
@@ -176,7 +175,7 @@ def guarded(session: Session, body: Callable[[], int]) -> int:
         if session.debug:
             import traceback
 
-            sys.stderr.write(session.shown(traceback.format_exc().rstrip("\n")) + "\n")
+            say(session.shown(traceback.format_exc().rstrip("\n")))
         say(session.shown(f"helm plan: internal error: {type(err).__name__}: {err} (run with --debug for the "
                           "traceback, and please report it)"))
         return Exit.ERROR

@@ -1,5 +1,6 @@
 """The user's terminal outside a writer: the exit codes (`Exit`), one line on standard error
-(`say`), and standard output written as a plan is (`write`).
+(`say`: errors, --debug's helm commands, progress.py's slow steps), and standard output written
+as a plan is (`write`).
 
 Imported before the first helm call (sources/early.py, entry.py), so it imports nothing but
 what is loaded by then anyway (enum: flags.py and signal import it).

@@ -18,6 +18,8 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
+from deployah_plan.console import say
+
 DELAY = 1.0  # seconds of work before it is said
 _lock = threading.Lock()
 _with_debug = False
@@ -39,9 +41,8 @@ def shown() -> bool:
 
 
 def _say(what: str) -> None:
-    with _lock:  # one write per line: steps run in threads side by side
-        sys.stderr.write(f"helm plan: {what}...\n")
-        sys.stderr.flush()
+    with _lock:  # one line at a time: steps run in threads side by side
+        say(f"helm plan: {what}...")
 
 
 @contextmanager

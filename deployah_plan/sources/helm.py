@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from decimal import Decimal
 from typing import Any, Iterable, Mapping, Sequence
 
 from msgspec import Struct, field
 
 from deployah_plan import progress
+from deployah_plan.console import say
 from deployah_plan.startup import lazy
 from deployah_plan.errors import HelmError, ReleaseError
 from deployah_plan.model import ApplyMethod
@@ -177,9 +177,8 @@ class Helm(Struct):
         # The same command started before the imports (sources/early.py) is taken as it is.
         started = self.calls.take(command) if stdin is None else None
         if self.debug:
-            # One write per line: calls run in threads, and print() writes the line end apart.
-            sys.stderr.write(log_line("helm plan: running " + " ".join(_shown(command))
-                                      + (" (started before the imports)" if started is not None else "")) + "\n")
+            say(log_line("helm plan: running " + " ".join(_shown(command))
+                         + (" (started before the imports)" if started is not None else "")))
         try:
             process = started or self.calls.popen(command, stdin=stdin is not None)
         except OSError as err:
