@@ -30,7 +30,7 @@ nothing the early start does not import already (no typing, no threading, no imp
   pflag.py); to mypy it is typing's own. It saves time only while nothing else on the way to
   the first helm call imports typing: entry.py imports it only for the type checker. Held by
   tests/test_startup.py (a class declared with it behaves as one declared with typing's) and
-  tests/test_early.py (none of typing, re and the rest is imported before the first calls).
+  tests/e2e/test_early.py (none of typing, re and the rest is imported before the first calls).
 - PyYAML imported by the first YAML load, not with yamlkube.py, whose parser and node types
   are module globals bound then (yamlkube.py `_bind`; kept there, as the loader's inner loops
   read them as globals): a plan whose helm calls start after the imports (a chart from a
@@ -45,13 +45,13 @@ nothing the early start does not import already (no typing, no threading, no imp
   Python's teardown, which frees every module and object one by one. Safe: every `with`
   block has run by then (temporary folders removed, helm processes waited for, --out
   written) and helm plan registers no exit handlers; a worker thread still blocked in a
-  socket read is not waited for (sources/workers.py). Held by tests/test_command_line.py (a
-  plan ends through `os._exit`) and tests/test_signals.py (a plan stopped while a worker waits
+  socket read is not waited for (sources/workers.py). Held by tests/e2e/test_command_line.py (a
+  plan ends through `os._exit`) and tests/e2e/test_signals.py (a plan stopped while a worker waits
   on a silent API server ends at once).
 
 Not a trick for speed, and so not here: the signal handler's `os._exit` (sources/early.py
 `HelmCalls.interrupt`), which ends the process at a second SIGTERM or Ctrl-C, once the helm
-processes are ended (tests/test_signals.py).
+processes are ended (tests/e2e/test_signals.py).
 """
 from __future__ import annotations
 
