@@ -1,7 +1,10 @@
-"""The command line: parses arguments, dispatches to one command function, and maps errors to
-exit codes (here only: `_run`). What a plan command does is commands/plan_steps.py; its
-flags are declared in flags.py, its typed arguments made in commands/arguments.py, and the exit
-codes are console.py's `Exit` (docs/output.md has the same table, each code's meaning).
+"""The command line as click reads it: help, usage errors, completion, the commands other than a
+plan command line command_line.py reads without click; dispatch to one command function. click's
+own usage errors are worded here (`_run`); a command's errors become one line and an exit code
+in command_line.guarded, the one place both paths share. What a plan command does is
+commands/plan_steps.py; its flags are declared in flags.py, its typed arguments made in
+commands/arguments.py, and the exit codes are console.py's `Exit` (docs/output.md has the same
+table, each code's meaning).
 """
 from __future__ import annotations
 
