@@ -145,3 +145,12 @@ def test_the_check_sees_what_it_must() -> None:
     assert {_P + "sources.api_server", _P + "core.compact_schema"} <= imports
     assert _P + "cli" in {name for _, name in _imports(MODULES[_P + "completion"])}
     assert len(MODULES) > 50 and _P + "escape" in MODULES
+
+
+ROOM_LINES = 700  # a module past this holds more than one concept: split it along its seam
+
+
+def test_no_module_outgrows_one_concept() -> None:
+    grown = {module: lines for module, path in MODULES.items()
+             if (lines := len(path.read_text().splitlines())) > ROOM_LINES}
+    assert grown == {}
