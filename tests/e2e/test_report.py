@@ -23,6 +23,7 @@ import pytest
 from msgspec.structs import replace
 
 from conftest import ROOT, run_plan
+from deployah_plan.planfile import FORMAT_VERSION
 from deployah_plan.planfile.read import load
 from deployah_plan.render import markdown, text
 from deployah_plan.render.options import WriteOptions
@@ -116,7 +117,7 @@ def _resolve(obj: Any, pointer: str) -> Any:
 @pytest.mark.e2e
 def test_json_keeps_every_field_change_and_only_adds_the_grouping() -> None:
     doc = json.loads(_out("json"))
-    assert doc["format_version"] == "1.6"
+    assert doc["format_version"] == FORMAT_VERSION
     # Every object whose parsed content differs is one update; none other is named.
     differ = {k for k in DESIRED if PREVIOUS.get(k) != DESIRED[k] and "helm.sh/hook" not in
               _label(DESIRED[k], "metadata", "annotations")}
