@@ -69,16 +69,20 @@ _P = "deployah_plan."
     (("sources",), ("core", "render", "release", "commands", "cli", "command_line", "entry")),
     # The model, its constructor, the codes, the impact kinds, their facts and the live read's
     # record: under the core and the writers.
-    (("model", "build", "codes", "facts", "impacts", "impact_facts", "live_snapshot"),
-     ("core", "render", "sources", "release", "commands", "cli", "command_line", "entry")),
+    (("model", "build", "codes", "facts", "impacts", "impact_facts", "live_snapshot", "redact", "crd_paths"),
+     ("core", "render", "sources", "release", "commands", "planfile", "cli", "command_line", "entry")),
     # What a release command reads: sources and the core, never a writer or a command.
     (("release",), ("render", "commands", "cli", "command_line", "entry")),
     # The commands: never the command line that dispatches to them.
     (("commands",), ("cli", "command_line", "entry")),
-    # The terminal's floor: the exit codes and stderr lines, and escaping, under everything.
-    (("console", "escape"), ("core", "render", "sources", "release", "commands", "planfile", "model", "build",
-                             "cli", "command_line", "entry")),
-], ids=["core", "render", "sources", "model", "release", "commands", "console"])
+    # The floor: the terminal (exit codes, stderr lines, escaping), the start-up tricks, the flag
+    # table and its reading, under everything.
+    (("console", "escape", "errors", "startup", "flags", "pflag", "helptext", "kinds", "pointer", "version",
+      "progress"),
+     ("core", "render", "sources", "release", "commands", "planfile", "model", "build", "codes", "facts", "impacts",
+      "impact_facts", "live_snapshot", "redact", "crd_paths", "manifests", "yamlkube", "cli", "command_line",
+      "entry")),
+], ids=["core", "render", "sources", "model", "release", "commands", "floor"])
 def test_a_layer_imports_only_what_is_below_it(rooms: tuple[str, ...], forbidden: tuple[str, ...]) -> None:
     assert _crossing(tuple(_P + r for r in rooms), tuple(_P + f for f in forbidden)) == []
 
