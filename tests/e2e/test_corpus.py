@@ -2,8 +2,9 @@
 line on Helm 3 and Helm 4 and checked against invariants that need no expected output.
 
 The corpus is not in the repository (tests/corpus/README.md says how to make one and why). This
-tier runs over the folder `HELM_PLAN_CORPUS` names, `.cache/corpus` by default, and is skipped
-when there is none. Its layout: one folder per chart holding two or more packaged releases `<version>.tgz` (the two newest are
+tier runs over the folder `HELM_PLAN_CORPUS` names, by default `../shared/corpus` beside the clone
+(where CI keeps it) or else `.cache/corpus`, and is skipped when there is none. Its layout: one
+folder per chart holding two or more packaged releases `<version>.tgz` (the two newest are
 planned, older to newer) and, when the chart needs one to render, `values.yaml`, given to both
 releases. Each helm plans against a release record it made itself (`_record`).
 
@@ -48,7 +49,18 @@ from kubeapi import FakeKube, Request
 
 pytestmark = [pytest.mark.e2e, pytest.mark.corpus]
 
-CORPUS = Path(os.environ.get("HELM_PLAN_CORPUS") or ROOT / ".cache" / "corpus")
+SHARED_CORPUS = ROOT.parent / "shared" / "corpus"  # where CI keeps it, beside the clone (read-only)
+
+
+def _corpus() -> Path:
+    """`HELM_PLAN_CORPUS`, else `../shared/corpus` when it exists, else `.cache/corpus`."""
+    named = os.environ.get("HELM_PLAN_CORPUS")
+    if named:
+        return Path(named)
+    return SHARED_CORPUS if SHARED_CORPUS.is_dir() else ROOT / ".cache" / "corpus"
+
+
+CORPUS = _corpus()
 TIMEOUT = float(os.environ.get("HELM_PLAN_CORPUS_TIMEOUT") or 300)
 NAMESPACE = "corpus"
 FORMATS = ("text", "markdown", "github", "gitlab", "codequality", "summary", "json")
