@@ -19,7 +19,10 @@ by the planner:
 - every CRD of any `crds/` folder (a subchart's included) whose document changed is reported as
   changed;
 - no value of a rendered Secret reaches any output;
-- every output format renders, and the JSON plan is valid against the published schema.
+- every output format renders, and the JSON plan is valid against the published schema;
+- every claim about running things (restarts and their pod counts, config that reaches pods or
+  not, Services that lose their pods) agrees with an independent judgment of the same renders
+  (tests/judgments.py), on the upgrade and on the no-op upgrade.
 
 Each chart is bounded in time (`HELM_PLAN_CORPUS_TIMEOUT` seconds, 300 by default). A chart's
 failures are all gathered and reported together, so one run lists everything a chart finds.
@@ -44,6 +47,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, clean_env
+from judgments import Judgments, judge
 from e2e.test_cases import validate
 from kubeapi import FakeKube, Request
 
@@ -427,6 +431,131 @@ def _record(helm: Path, chart: Chart, tmp_path: Path, budget: Budget) -> dict[st
         return install(*args)
 
 
+# --- the plan's claims about running things, against the reference -----------------------------
+
+RESTARTS = ("restart", "deferred-restart")
+TRAFFIC = ("traffic-unmatched", "traffic-moved")
+JUDGED = RESTARTS + TRAFFIC + ("config-unreached",)  # the impact kinds the reference judges
+
+
+def _resource(ref: dict[str, Any]) -> Identity:
+    return ref["api_version"].rpartition("/")[0], ref["kind"], ref["namespace"], ref["name"]
+
+
+def _named(ident: Identity) -> str:
+    return f"{ident[1]} {ident[3]}"
+
+
+def _names(idents: Iterable[Identity]) -> list[str]:
+    return sorted(map(_named, idents))
+
+
+def _shown(items: Iterable[Identity | str]) -> list[str]:
+    return sorted(item if isinstance(item, str) else _named(item) for item in items)
+
+
+def _disagreements(judged: Judgments, plan: dict[str, Any]) -> list[str]:
+    """Each restart, config and traffic claim of the plan that the reference does not reach, and
+    each the reference reaches that the plan does not make."""
+    found: list[str] = []
+    claims: dict[tuple[Identity, str], list[dict[str, Any]]] = {}
+    for item in plan["impact"]:
+        claims.setdefault((_resource(item["resource"]), item["kind"]), []).append(item)
+
+    def plain(ident: Identity, *kinds: str) -> list[dict[str, Any]]:
+        """The claims of these kinds, less those made with the caveat that only regenerated values drive them."""
+        return [i for k in kinds for i in claims.get((ident, k), []) if (i.get("facts") or {}).get("regenerated") is not True]
+
+    for (ident, kind), _ in sorted(claims.items()):
+        if kind in RESTARTS and ident not in judged.workloads:
+            found.append(f"{kind} {_named(ident)}: no pod template of it is both in the release and in the upgrade")
+        if kind in TRAFFIC and ident not in judged.services:
+            found.append(f"{kind} {_named(ident)}: no selector of it is both in the release and in the upgrade")
+
+    for ident, work in sorted(judged.workloads.items()):
+        said = plain(ident, *RESTARTS)
+        kinds = [i["kind"] for i in said] or ["nothing"]
+        why = ", ".join(work.real_paths[:3])
+        if work.restarts:
+            restart = [i for i in said if i["kind"] == "restart"]
+            if not restart:
+                found.append(f"restart {_named(ident)}: its pods restart ({why}) but the plan says {kinds}")
+            else:
+                facts = restart[0].get("facts") or {}
+                if work.pods.per_node:
+                    counted = facts.get("pods") is None and facts.get("hpa") is None
+                    want = "one pod per node"
+                elif work.pods.hpa_range is not None:
+                    counted = (facts.get("hpa_min"), facts.get("hpa_max")) == work.pods.hpa_range
+                    want = f"{work.pods.hpa_range[0]} to {work.pods.hpa_range[1]} pods (HPA)"
+                else:
+                    counted = facts.get("pods") == work.pods.replicas
+                    want = f"{work.pods.replicas} pods"
+                if not counted:
+                    found.append(f"restart {_named(ident)}: {want} restart, the plan says pods {facts.get('pods')}, "
+                                 f"HPA {facts.get('hpa_min')} to {facts.get('hpa_max')}")
+        elif work.real and work.pods.none:
+            if any(i["kind"] == "restart" for i in said):
+                found.append(f"restart {_named(ident)}: at 0 replicas no pod restarts, but the plan says restart")
+        elif work.real:
+            if not any(i["kind"] == "deferred-restart" for i in said):
+                found.append(f"deferred-restart {_named(ident)}: its pod template changes ({why}) and waits "
+                             f"(OnDelete, paused or a partition), but the plan says {kinds}")
+        elif said:
+            how = "changes only by values that regenerate" if work.changed else "does not change"
+            found.append(f"{said[0]['kind']} {_named(ident)}: its pod template {how}, but the plan claims it "
+                         "without the regenerated caveat")
+        for item in said[:1]:
+            facts = item.get("facts") or {}
+            checks: list[tuple[str, set[Any], set[Any]]] = [
+                ("checksums", set(facts.get("checksums") or []), set(work.config_checksums)),
+                ("regenerated_checksums", set(facts.get("regenerated_checksums") or []),
+                 set(work.regenerated_checksums)),
+                ("reads", {_resource(r) for r in facts.get("reads") or []}, set(work.reads_changed)),
+                ("regenerated_reads", {_resource(r) for r in facts.get("regenerated_reads") or []},
+                 set(work.reads_regenerated))]
+            for what, claimed, reached in checks:
+                if claimed != reached:
+                    found.append(f"{item['kind']} {_named(ident)}: {what} {_shown(claimed)}, the reference "
+                                 f"{_shown(reached)}")
+
+    for ident, config in sorted(judged.configs.items()):
+        readers = config.readers_of(config.real_keys)
+        moved = {r for r in readers if r in judged.workloads and judged.workloads[r].real}
+        unreached = plain(ident, "config-unreached")
+        if readers and not moved and not unreached:
+            found.append(f"config-unreached {_named(ident)}: keys {sorted(config.real_keys)[:4]} really change, "
+                         f"read by {_names(readers)} whose pods do not restart, but the plan says nothing")
+        for item in unreached:
+            consumers = {_resource(c["workload"]) for c in (item.get("facts") or {}).get("consumers") or []}
+            if not readers:
+                found.append(f"config-unreached {_named(ident)}: no key that really changes is read "
+                             f"(changed: {sorted(config.real_keys)[:4]}, regenerated: "
+                             f"{sorted(config.regenerated_keys)[:4]})")
+            elif moved:
+                found.append(f"config-unreached {_named(ident)}: {_names(moved)} read it and restart")
+            elif consumers != readers:
+                found.append(f"config-unreached {_named(ident)}: consumers {_names(consumers)}, the readers of "
+                             f"its changed keys {_names(readers)}")
+
+    for ident, service in sorted(judged.services.items()):
+        traffic = sorted({i["kind"] for i in plain(ident, *TRAFFIC)})
+        if service.unmatched and "traffic-unmatched" not in traffic:
+            found.append(f"traffic-unmatched {_named(ident)}: its new selector matches no workload's pods "
+                         f"(before: {_names(service.matched_before)}), but the plan says {traffic or 'nothing'}")
+        elif service.moved and "traffic-moved" not in traffic:
+            found.append(f"traffic-moved {_named(ident)}: it matches {_names(service.matched_after)} "
+                         f"instead of {_names(service.matched_before)}, but the plan says {traffic or 'nothing'}")
+        elif service.drops and not traffic:
+            found.append(f"traffic {_named(ident)}: its new selector matches none of the running pods of "
+                         f"{_names(service.matched_before)} until the rollout, but the plan says nothing")
+        for kind in traffic:
+            if kind == "traffic-unmatched" and not service.unmatched or kind == "traffic-moved" and not service.moved:
+                found.append(f"{kind} {_named(ident)}: the reference has it match {_names(service.matched_after)} "
+                             f"after, {_names(service.matched_before)} before")
+    return found
+
+
 # --- the tier ---------------------------------------------------------------------------------
 
 def _ref(ref: dict[str, Any]) -> tuple[str, str, str]:
@@ -453,7 +582,7 @@ def _check(chart: Chart, helm: Path, tmp_path: Path) -> list[str]:
     rendered = {side: render(path, "--include-crds") for side, path in (("prev", chart.prev), ("next", chart.next))}
     # What `helm upgrade` renders (`.Release.IsUpgrade` true), twice for the older package: what
     # a real upgrade to the same chart and values changes in the release (`_upgrade_changes`).
-    upgrade = render(chart.next, "--is-upgrade")
+    upgrade, upgrade_again = render(chart.next, "--is-upgrade"), render(chart.next, "--is-upgrade")
     same, again = render(chart.prev, "--is-upgrade"), render(chart.prev, "--is-upgrade")
     really = _upgrade_changes(dict(before.manifest), dict(same.manifest), dict(again.manifest))
     really_hooks = _upgrade_changes(_hooks(before), _hooks(same), _hooks(again))
@@ -498,10 +627,16 @@ def _check(chart: Chart, helm: Path, tmp_path: Path) -> list[str]:
                 elif not all(f.get("regenerated") for f in definition["fields"]):
                     paths = [f["path"] for f in definition["fields"] if not f.get("regenerated")]
                     found.append(f"no-op upgrade: {what}: not marked regenerated: {paths[:5]}")
-        # Nothing else really changes, so nothing else is claimed of running things or put first.
+        # What it claims of running things is what the reference judges of the same renders:
+        # nothing, but where Helm's upgrade render really changes something.
+        judged = judge(dict(before.manifest), dict(same.manifest), dict(again.manifest), same.sources)
+        found += [f"no-op upgrade: {f}" for f in _disagreements(judged, noop)]
+        # Nothing else really changes, so no other claim is made of running things or put first.
         changing = {(i[1], i[2], i[3]) for i in really}
         for item in noop["impact"]:
             facts = item.get("facts") or {}
+            if item["kind"] in JUDGED:
+                continue  # held to the reference (above)
             if {_ref(r) for r in [item["resource"], *item["objects"], *(facts.get("reads") or [])]} & changing:
                 continue  # it is about what Helm's upgrade render really changes (above)
             if facts.get("regenerated") is True:
@@ -569,6 +704,14 @@ def _check(chart: Chart, helm: Path, tmp_path: Path) -> list[str]:
         found.append(f"upgrade: {summary['predicted_failures']} predicted failures: "
                      f"{[p.get('message', '')[:160] for p in doc.get('predicted_failures', [])][:3]}")
 
+    # Every restart, config and traffic claim is what the reference judges of the same renders.
+    judged = judge(dict(before.manifest), dict(upgrade.manifest), dict(upgrade_again.manifest), upgrade.sources)
+    found += [f"upgrade: {f}" for f in _disagreements(judged, doc)]
+    if not any(w[1] == "DaemonSet" and work.changed for w, work in judged.workloads.items()):
+        for name in ("text", "show markdown", "show summary"):
+            if "per node" in outputs.get(name, ""):
+                found.append(f"{name}: says pods restart per node, but no DaemonSet's pod template changes")
+
     # What matters names only what this upgrade applies or runs.
     acted = {_ref(c["resource"]) for c in doc["changes"]}
     acted |= {_ref(r) for t in doc["tasks"] if t["will_run"] for r in t["resources"]}
@@ -630,11 +773,33 @@ def _check(chart: Chart, helm: Path, tmp_path: Path) -> list[str]:
     return found
 
 
-# What the tier found that issue 34 asks to fix, by chart ("*": any) and the start of the
+# What the tier found that an issue asks to fix, by chart ("*": any) and the start of the
 # finding. A chart whose findings are all known is an expected failure, listed with -ra; one
 # unknown finding fails it. Remove an entry with its fix: the chart then holds or fails again.
+POINT_5 = ("issue 45 point 5: a checksum moved by what is not data (the chart's labels) is said to "
+           "carry new config to the pods")
 KNOWN: list[tuple[str, str, str]] = [
     # (chart or "*", the start of the finding as a regular expression, why: the issue's point)
+    ("jupyterhub", r"upgrade: restart Deployment hub: (regenerated_)?checksums ",
+     "issue 45 point 1: checksum/secret hashes the hub Secret, whose values.yaml really changes, yet is "
+     "called regenerated"),
+    ("kong", r"upgrade: traffic Service kong-kong-(metrics|validation-webhook): its new selector matches none",
+     "issue 45 point 2: a Service whose new selector matches none of the running pods loses its "
+     "endpoints for the rollout, and the plan says nothing"),
+    ("istiod", r"(text|show markdown|show summary): says pods restart per node",
+     "issue 45 point 4: an HPA-scaled Deployment's unknown pod count is printed as a DaemonSet's"),
+    *[(chart, r"upgrade: restart \S+ \S+: checksums \[", POINT_5) for chart in (
+        "alertmanager", "argo-cd", "argo-rollouts", "cloudnative-pg", "fluent-bit", "harbor", "kafka",
+        "keycloak", "mysql", "tempo", "wordpress", "zitadel")],
+    ("jupyterhub", r"upgrade: restart Deployment user-scheduler: checksums \[", POINT_5),
+    ("jupyterhub", r"upgrade: restart Deployment proxy: (regenerated_)?reads ",
+     "issue 45 point 6: the proxy reads one key of Secret hub, which only regenerates, and is said to "
+     "see the Secret's data change"),
+    ("cilium", r"upgrade: restart DaemonSet cilium: reads \['ConfigMap cilium-config'\]",
+     "issue 45 point 6: the agent's pod reads three keys of cilium-config, none of which changes, and "
+     "is said to see its data change"),
+    ("jupyterhub", r"upgrade: restart StatefulSet user-placeholder: at 0 replicas",
+     "issue 45 point 7: a StatefulSet at 0 replicas is counted as a restart"),
 ]
 
 
