@@ -47,7 +47,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, clean_env
-from judgments import Judgments, judge
+from judgments import Judgments, judge, leaves
 from e2e.test_cases import validate
 from kubeapi import FakeKube, Request
 
@@ -247,16 +247,6 @@ def _hooks(part: Split) -> dict[Identity, dict[str, Any]]:
     return {_identity(obj): obj for obj in map(_no_nulls, part.hooks)}
 
 
-def _leaves(value: Any, path: str = "") -> dict[str, Any]:
-    """Every leaf of a parsed object by its JSON pointer (list entries by index)."""
-    if isinstance(value, dict) and value:
-        return {k: v for key, item in value.items()
-                for k, v in _leaves(item, f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}").items()}
-    if isinstance(value, list) and value:
-        return {k: v for n, item in enumerate(value) for k, v in _leaves(item, f"{path}/{n}").items()}
-    return {path: value}
-
-
 _ABSENT = object()
 
 
@@ -277,7 +267,7 @@ def _upgrade_changes(stored: dict[Identity, dict[str, Any]], first: dict[Identit
             if ident not in second:
                 out[ident] = "delete"
         elif ident in second:
-            old, new, repeat = _leaves(stored[ident]), _leaves(first[ident]), _leaves(second[ident])
+            old, new, repeat = leaves(stored[ident]), leaves(first[ident]), leaves(second[ident])
             if any(old.get(k, _ABSENT) != new.get(k, _ABSENT) and new.get(k, _ABSENT) == repeat.get(k, _ABSENT)
                    for k in old.keys() | new.keys()):
                 out[ident] = "update"
