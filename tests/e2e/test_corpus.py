@@ -495,7 +495,8 @@ def _disagreements(judged: Judgments, plan: dict[str, Any]) -> list[str]:
             how = "changes only by values that regenerate" if work.changed else "does not change"
             found.append(f"{said[0]['kind']} {_named(ident)}: its pod template {how}, but the plan claims it "
                          "without the regenerated caveat")
-        for item in said[:1]:
+        caveated = [i for k in RESTARTS for i in claims.get((ident, k), [])]
+        for item in (said or caveated)[:1]:  # what it says the pods read, with or without the caveat
             facts = item.get("facts") or {}
             checks: list[tuple[str, set[Any], set[Any]]] = [
                 ("checksums", set(facts.get("checksums") or []), set(work.config_checksums)),
