@@ -200,6 +200,7 @@ def reads(ident: Identity, obj: dict[str, Any]) -> Iterator[tuple[Identity, str]
     def ref(kind: str, name: Any) -> Identity:
         return "", kind, ns, str(name)
     for container in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+        container = container or {}
         for env in container.get("env") or []:
             source = (env or {}).get("valueFrom") or {}
             for field, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
@@ -234,9 +235,13 @@ def _hpa(ident: Identity, objects: Objects) -> tuple[Identity, tuple[int, int]] 
         if hpa_ident[1] == "HorizontalPodAutoscaler" and hpa_ident[2] == ident[2] \
                 and target.get("kind") == ident[1] and target.get("name") == ident[3]:
             spec = hpa["spec"]
-            low = spec.get("minReplicas")
-            return hpa_ident, (1 if low is None else int(low), int(spec.get("maxReplicas") or 0))
+            return hpa_ident, (_count(spec.get("minReplicas"), 1), _count(spec.get("maxReplicas"), 0))
     return None
+
+
+def _count(value: Any, unset: int) -> int:
+    """A count as the API server reads it: unset takes the default."""
+    return unset if value is None else int(value)
 
 
 def pods(ident: Identity, obj: dict[str, Any], objects: Objects) -> Pods:
@@ -245,8 +250,7 @@ def pods(ident: Identity, obj: dict[str, Any], objects: Objects) -> Pods:
     scaled = _hpa(ident, objects)
     if scaled is not None:
         return Pods(None, hpa=scaled[0], hpa_range=scaled[1])
-    replicas = (obj.get("spec") or {}).get("replicas")
-    return Pods(1 if replicas is None else int(replicas))
+    return Pods(_count((obj.get("spec") or {}).get("replicas"), 1))
 
 
 def _deferred(ident: Identity, obj: dict[str, Any], count: Pods) -> bool:
@@ -257,8 +261,8 @@ def _deferred(ident: Identity, obj: dict[str, Any], count: Pods) -> bool:
     if ident[1] == "Deployment" and spec.get("paused") is True:
         return True
     if ident[1] == "StatefulSet" and count.replicas is not None:
-        partition = (strategy.get("rollingUpdate") or {}).get("partition") or 0
-        return int(partition) > 0 and int(partition) >= count.replicas
+        partition = _count((strategy.get("rollingUpdate") or {}).get("partition"), 0)
+        return partition > 0 and partition >= count.replicas
     return False
 
 
