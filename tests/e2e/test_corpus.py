@@ -47,6 +47,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, clean_env
+from deployah_plan.render.writers import WRITERS
 from judgments import Judgments, judge, leaves
 from e2e.test_cases import validate
 from kubeapi import FakeKube, Request
@@ -67,7 +68,7 @@ def _corpus() -> Path:
 CORPUS = _corpus()
 TIMEOUT = float(os.environ.get("HELM_PLAN_CORPUS_TIMEOUT") or 300)
 NAMESPACE = "corpus"
-FORMATS = ("text", "markdown", "github", "gitlab", "codequality", "summary", "json")
+FORMATS = tuple(WRITERS)  # every -o choice of a plan command
 
 # Helm 3's InstallOrder (pkg/releaseutil/kind_sorter.go); Helm 4 appends the two webhook kinds.
 # Unknown kinds sort after all known kinds, alphabetically; the sort is stable.
