@@ -18,7 +18,7 @@ import click
 # when it runs, so `--help` or one command does not load the others (nor yaml, the planner, the
 # writers it does not print with).
 from deployah_plan import flags
-from deployah_plan.command_line import CommandName, Session as _Session, debug_enabled as _debug_enabled, guarded
+from deployah_plan.command_line import Session as _Session, debug_enabled as _debug_enabled, guarded
 from deployah_plan.console import Exit, say
 from deployah_plan.errors import UsageError
 from deployah_plan.helptext import GroupedCommand, prog_name
@@ -53,8 +53,8 @@ def _plan(name: str, params: dict[str, Any]) -> int:
     from deployah_plan.commands.arguments import PlanArguments
     from deployah_plan.commands.plan_steps import run_plan
 
-    return run_plan(PlanArguments.of(name, params, debug=_debug_enabled(params["debug"])),
-                    CommandName(ctx.command.name or name), argv, calls=session.calls if session is not None else None)
+    return run_plan(PlanArguments.of(name, params, debug=_debug_enabled(params["debug"])), argv,
+                    calls=session.calls if session is not None else None)
 
 
 class _Commands(click.Group):

@@ -68,12 +68,6 @@ class Session(Struct):
         return "\n".join(log_line(line) for line in scrub(text, credentials(self.argv)).split("\n"))
 
 
-class CommandName(Struct, frozen=True):
-    """The command a record is made for (planfile/inputs.py reads its name), as click's command has it."""
-
-    name: str
-
-
 def debug_enabled(flag: bool) -> bool:
     return flag or os.environ.get("HELM_DEBUG", "").lower() in ("1", "true")
 
@@ -199,9 +193,8 @@ def run(args: Sequence[str], calls: HelmCalls) -> int | None:
 
         if command == "show":
             return run_show(ShowArguments.of(params, debug=session.debug))
-        return run_plan(PlanArguments.of(command, params, debug=session.debug), CommandName(command), session.argv,
-                        calls=calls)
+        return run_plan(PlanArguments.of(command, params, debug=session.debug), session.argv, calls=calls)
     return guarded(session, body)
 
 
-__all__ = ["ARGUMENTS", "Argument", "CommandName", "Session", "debug_enabled", "guarded", "read", "run"]
+__all__ = ["ARGUMENTS", "Argument", "Session", "debug_enabled", "guarded", "read", "run"]

@@ -99,7 +99,7 @@ def test_optional_values_are_read_as_helm_reads_them() -> None:
 def test_the_record_is_made_of_what_the_planner_read() -> None:
     digester = Digester.of("00ff", keyed=False)
     header = Header(release="r", namespace="ns", helm_version="3.19.0")
-    upgrade = main_group.commands["upgrade"]
+    upgrade = "upgrade"
     argv = ["upgrade", "r", "./chart"]
     nothing = make_record(Inputs(), header, upgrade, {}, argv, digester)
     assert (nothing["chart"], nothing["previous"], nothing["render"], nothing["live"]) == (None, None, "", {"read": False})

@@ -28,7 +28,7 @@ from deployah_plan.sources.files import FileReader, describe
 
 if TYPE_CHECKING:
     from deployah_plan.model import Plan
-    from deployah_plan.planfile.inputs import Named, Planned
+    from deployah_plan.planfile.inputs import Planned
     from deployah_plan.sources.early import HelmCalls
 
 _R = TypeVar("_R")
@@ -98,14 +98,14 @@ def read_files(args: PlanArguments) -> dict[str, Sequence[str]]:
     return files
 
 
-def save(path: str, planned: Planned, command: Named, args: PlanArguments, argv: Sequence[str]) -> None:
+def save(path: str, planned: Planned, args: PlanArguments, argv: Sequence[str]) -> None:
     """Step 2: the JSON plan with its inputs record, sealed."""
     from deployah_plan.planfile.inputs import make_record
     from deployah_plan.planfile.seal import Digester
     from deployah_plan.planfile.write import write_saved_plan
 
     digester = Digester.new()
-    record = make_record(planned.inputs, planned.plan.header, command, read_files(args), argv, digester)
+    record = make_record(planned.inputs, planned.plan.header, args.command, read_files(args), argv, digester)
     write_saved_plan(path, planned.plan, args.printing.show_secrets, record, digester)
 
 
@@ -151,11 +151,11 @@ def gate_exit(plan: Plan, gating: Gating) -> Exit:
     return gating.exit(bool(matches), plan.has_changes)
 
 
-def run_plan(args: PlanArguments, command: Named, argv: Sequence[str], *, calls: HelmCalls | None = None) -> int:
+def run_plan(args: PlanArguments, argv: Sequence[str], *, calls: HelmCalls | None = None) -> int:
     """`helm plan upgrade|rollback|uninstall|diff|revision|releases`: every step."""
     planned = make(args, reader=FileReader(), digest_chart=bool(args.out), calls=calls)
     if args.out:
-        save(args.out, planned, command, args, argv)
+        save(args.out, planned, args, argv)
     show(planned.plan, args.printing)
     return gate_exit(planned.plan, args.gating)
 

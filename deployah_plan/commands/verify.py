@@ -347,8 +347,7 @@ def _remake(command: click.Command, argv: list[str], given: click.Context, recor
         params["chart"] = archive
     args = PlanArguments.of(name, params, debug=debug)
     planned = plan_steps.make(args, reader=FileReader(), digest_chart=True)
-    record = inputs.make_record(planned.inputs, planned.plan.header, command, plan_steps.read_files(args), argv,
-                                digester)
+    record = inputs.make_record(planned.inputs, planned.plan.header, name, plan_steps.read_files(args), argv, digester)
     if archive is not None and record.get("chart"):
         record["chart"]["ref"] = hide_userinfo(str(given.params.get("chart")))
     return planned.plan, record
@@ -395,7 +394,7 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
         run = run[1:]
     if run:
         argv = _plugin_argv(run, name, command)
-        redacted = inputs.redact_argv(command, argv, saved_plan.digester)
+        redacted = inputs.redact_argv(name, argv, saved_plan.digester)
         check_flags(command, recorded, _parse(command, redacted, "the command"))
         given = _parse(command, argv, "the command")
     else:

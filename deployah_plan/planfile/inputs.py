@@ -33,7 +33,7 @@ is a function of those inputs, what its file flags were given, its argv and a Di
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from msgspec import Struct, field
 
@@ -166,18 +166,11 @@ def _redact_value(flag: Flag, value: str, digester: Digester) -> str:
     return hide_userinfo(value)
 
 
-class Named(Protocol):
-    """The command a record is made for: click's, or command_line.CommandName."""
-
-    @property
-    def name(self) -> str | None: ...
-
-
-def redact_argv(command: Named, argv: Sequence[str], digester: Digester) -> list[str]:
+def redact_argv(command: str, argv: Sequence[str], digester: Digester) -> list[str]:
     """argv (the command's name first) as helm reads it (pflag.helm_spelling: each flag
     `--long=VALUE`), with the values of the value flags digested, credentials hidden, and the
     user and password of a URL (`--repo https://user:pw@host`, a chart URL) hidden."""
-    table = BY_COMMAND[command.name or ""]
+    table = BY_COMMAND[command]
     by_long = {flag.long: flag for flag in table}
     out = list(argv[:1])
     ended = False
@@ -237,7 +230,7 @@ def _files(given: Mapping[str, Sequence[str]], digester: Digester) -> list[dict[
     return files
 
 
-def make_record(inputs: Inputs, header: Header, command: Named, files: Mapping[str, Sequence[str]],
+def make_record(inputs: Inputs, header: Header, command: str, files: Mapping[str, Sequence[str]],
                 argv: Sequence[str], digester: Digester) -> dict[str, Any]:
     """The inputs record, unsealed: what the command read, what its file flags were given (by
     parameter name, FILE_PARAMS) and its argv (the command's name first)."""
@@ -266,6 +259,6 @@ def make_record(inputs: Inputs, header: Header, command: Named, files: Mapping[s
 
 
 __all__ = [
-    "ChartRead", "HIDDEN", "Inputs", "Named", "Planned", "VALUE_PARAMS", "chart_digest", "chart_tree_sha256",
+    "ChartRead", "HIDDEN", "Inputs", "Planned", "VALUE_PARAMS", "chart_digest", "chart_tree_sha256",
     "hidden_values", "is_credential", "live_record", "make_record", "redact_argv", "rendered_digest",
 ]

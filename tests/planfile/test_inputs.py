@@ -18,7 +18,6 @@ import click
 import pytest
 
 from deployah_plan import __version__
-from deployah_plan.cli import main_group
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.model import Header, LiveGap
@@ -28,7 +27,7 @@ from deployah_plan.sources.helm import StoredRelease
 from deployah_plan.live_snapshot import LiveSnapshot
 
 SALT = "00ff"
-UPGRADE = main_group.commands["upgrade"]
+UPGRADE = "upgrade"
 
 
 def _digester() -> Digester:
@@ -352,7 +351,7 @@ def test_the_record_of_a_live_read_uses_the_release_and_its_streams() -> None:
 
 def test_a_record_of_nothing_read() -> None:
     """`helm plan diff` reads no chart, no release and no cluster."""
-    got = inputs.make_record(inputs.Inputs(), Header("r", "ns"), main_group.commands["diff"], {}, [], _digester())
+    got = inputs.make_record(inputs.Inputs(), Header("r", "ns"), "diff", {}, [], _digester())
     assert got == {"command": "", "argv": [], "helm_plan_version": __version__, "helm_version": "", "kube_context": "",
                    "namespace": "ns", "release": "r", "chart": None, "files": [], "previous": None, "render": "",
                    "live": {"read": False}, "digest": _digester().describe()}
