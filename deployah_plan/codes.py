@@ -165,7 +165,7 @@ class Code(str, enum.Enum):
     PVC_EXPAND_REFUSED = _Entry(
         "pvc-expand-refused", "A PersistentVolumeClaim asks for more storage and its StorageClass (read from the "
         "cluster or the release) does not allow volume expansion: the API server refuses it.", severity=_WARN,
-        fails=Fails.ALWAYS, check="deployah_plan.core.impact._pvc_size", label="volume expansion refused")
+        fails=Fails.ALWAYS, check="deployah_plan.core.impact.storage._pvc_size", label="volume expansion refused")
     CREATE_NAMESPACE = _Entry(
         "create-namespace", "helm upgrade --install --create-namespace creates the release namespace before an "
         "install (a create of kind Namespace in the plan, not part of the release).")

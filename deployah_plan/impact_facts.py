@@ -1,7 +1,7 @@
 """What each impact rule found, as typed values: one class per impact kind (`impacts.ImpactKind`,
 its `kind`), and the value types they share. The impact kinds' counterpart of facts.py.
 
-A class here is made where core/impact.py finds the impact and carried by `model.Impact`
+A class here is made where core/impact/ finds the impact and carried by `model.Impact`
 (`facts`); render/words/impact.py words it, the JSON plan carries it beside the words, and
 the schema describes each kind's facts from these classes (`scripts/gen-schema-codes`). A
 class holds no sentence: the objects (`ResourceRef`), the numbers, the names of what reads or

@@ -38,7 +38,7 @@ Invariants (a `ValueError` names the one broken):
   summary counts it (`drift_reverted`), and it makes an upgrade, never `HelmAction.NONE`.
 - Only a create carries an ownership verdict other than `not-checked`; `owner_release` names
   the other release that owns the live object (other-release, or adopt with --take-ownership).
-- Each impact (what the deploy does to running things: core/impact.py) has a kind, names at
+- Each impact (what the deploy does to running things: core/impact/) has a kind, names at
   least one object, and counts only with non-negative integers; impacts keep the order given.
 
 Snapshots keep secret values. The plan is not the JSON document: renderers decide what a
@@ -524,7 +524,7 @@ class Plan(Struct, frozen=True):
     not_checked: tuple[str, ...] = ()  # derived from `live`: what this plan could not check, one sentence each
     drift: tuple[DriftChange, ...] = ()
     live: LiveCheck = LiveCheck()
-    impact: tuple[Impact, ...] = ()  # what the deploy does to running things (core/impact.py)
+    impact: tuple[Impact, ...] = ()  # what the deploy does to running things (core/impact/)
 
     @property
     def has_changes(self) -> bool:

@@ -31,7 +31,7 @@ from __future__ import annotations
 # 1.4 added common changes (`common_changes`, and `common` on each field change said there);
 # 1.5 added `desired` on each create (a change or a hook definition): the object it creates,
 # Secret values masked; `highlights`, what text and markdown say first ("what matters");
-# `impact`: what the deploy does to running things (core/impact.py); the summary's
+# `impact`: what the deploy does to running things (core/impact/); the summary's
 # count of drift this deploy sets back (`drift_reverted`); values the chart regenerates on every
 # render (`regenerated` on a field change, and the summary's count of updates made only of them);
 # a CRD's change by meaning (`crd_schema` on a change, `schema` on a chart CRD, `crd_description`

@@ -5,7 +5,7 @@ shows the three counts in the merge-request widget (GitLab's "Terraform integrat
 requests"; it reads only these keys). The counts are the plan's summary: `delete` counts what
 Helm deletes, not what it retains (left in the cluster), and ignored changes count nowhere.
 GitLab requires the three keys and ignores others, so the artifact also carries `impact`: how
-many of each kind of impact on running things the plan has (core/impact.py), and its one line.
+many of each kind of impact on running things the plan has (core/impact/), and its one line.
 """
 from __future__ import annotations
 

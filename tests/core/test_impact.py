@@ -1,4 +1,4 @@
-"""What the deploy does to running things (core/impact.py), through the planner.
+"""What the deploy does to running things (core/impact/), through the planner.
 
 The objects are the examples of the Kubernetes documentation (kubernetes.io/docs): the
 nginx-deployment of "Deployments", the web StatefulSet of "StatefulSet Basics", the

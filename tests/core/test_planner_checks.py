@@ -733,7 +733,7 @@ def test_the_requests_own_warnings_stay_beside_the_predicted_failures() -> None:
     assert [w.code for w in p.warnings] == [Code.DROPPED_DOCUMENT, Code.SCHEMA_INVALID]
 
 
-# -- what the deploy does to running things (core/impact.py) ----------------------------------------
+# -- what the deploy does to running things (core/impact/) ----------------------------------------
 
 def _scaled() -> list[dict[str, Any]]:
     """The Deployment scaled to 5 by an HPA that is not part of the release."""

@@ -1,4 +1,4 @@
-"""The warning codes core/impact.py makes, in words (render/words/warning.py, section impact): the
+"""The warning codes core/impact/ makes, in words (render/words/warning.py, section impact): the
 facts and the exact sentence, as helm plan has always said it."""
 from __future__ import annotations
 

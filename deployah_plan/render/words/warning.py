@@ -508,7 +508,7 @@ def reinstall(facts: Reinstall, warning: Warning) -> str:
 
 
 
-# -- what the deploy does to running things (core/impact.py) ------------------------------------
+# -- what the deploy does to running things (core/impact/) ------------------------------------
 # (section: impact)
 
 @says(Code.PVC_EXPAND_REFUSED)

@@ -1,0 +1,165 @@
+"""Traffic: Services whose selector, ports or routes change what they serve."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from deployah_plan.core.impact.common import POD_OWNERS, Found, ImpactInput, dicts, dig, group_kind, int_or_string
+from deployah_plan.impact_facts import (
+    Port, PortRule, Route, RouteKind, TrafficMoved, TrafficPort, TrafficRoute, TrafficUnmatched,
+)
+from deployah_plan.impacts import ImpactKind
+from deployah_plan.model import Action, Identity, Impact, ResourceChange, ResourceRef
+
+_POD_KINDS = frozenset(kind for _, kind in POD_OWNERS) | {"Pod"}  # a cheap first test, before the group
+
+
+def _pod_labels(ref: ResourceRef, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The labels of the pods an object makes (None: it makes none)."""
+    if ref.kind not in _POD_KINDS:
+        return None
+    if group_kind(ref) in POD_OWNERS:
+        labels = dig(obj, "spec", "template", "metadata", "labels")
+    elif group_kind(ref) == ("", "Pod"):
+        labels = dig(obj, "metadata", "labels")
+    else:
+        return None
+    return labels if isinstance(labels, dict) else {}
+
+
+class _LabelIndex:
+    """Which pod-owning objects carry a label: a selector matches the intersection of its pairs."""
+
+    def __init__(self, objects: Iterable[tuple[ResourceRef, Mapping[str, Any]]]) -> None:
+        self.by_pair: dict[tuple[str, str], set[Identity]] = {}
+        self.refs: dict[Identity, ResourceRef] = {}
+        for ref, obj in objects:
+            labels = _pod_labels(ref, obj)
+            if labels is None:
+                continue
+            self.refs[ref.identity] = ref
+            for key, value in labels.items():
+                self.by_pair.setdefault((str(key), str(value)), set()).add(ref.identity)
+
+    def matching(self, selector: Mapping[str, Any]) -> set[Identity]:
+        found: set[Identity] | None = None
+        for pair in sorted(selector.items(), key=lambda kv: len(self.by_pair.get((str(kv[0]), str(kv[1])), ()))):
+            hits = self.by_pair.get((str(pair[0]), str(pair[1])), set())
+            found = set(hits) if found is None else found & hits
+            if not found:
+                return set()
+        return found or set()
+
+
+def _selector(obj: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    if dig(obj, "spec", "type") == "ExternalName":
+        return None
+    selector = dig(obj, "spec", "selector")
+    return selector if isinstance(selector, dict) and selector else None
+
+
+def _ports(obj: Mapping[str, Any] | None) -> dict[tuple[str, str], Mapping[str, Any]]:
+    return {(str(p.get("port")), str(p.get("protocol") or "TCP")): p for p in dicts(dig(obj, "spec", "ports"))}
+
+
+def _routes(ref: ResourceRef, obj: Mapping[str, Any] | None) -> dict[str, Route]:
+    """The routes an Ingress or HTTPRoute serves, by a stable key."""
+    out: dict[str, Route] = {}
+    if obj is None:
+        return out
+    if ref.kind == "Ingress":
+        if isinstance(dig(obj, "spec", "defaultBackend") or dig(obj, "spec", "backend"), dict):
+            out["default"] = Route(route=RouteKind.DEFAULT_BACKEND)
+        for rule in dicts(dig(obj, "spec", "rules")):
+            host = str(rule.get("host") or "")
+            paths = dicts(dig(rule, "http", "paths")) or [{}]
+            for entry in paths:
+                where = str(entry.get("path") or "/")
+                out[f"{host} {where}"] = Route(route=RouteKind.INGRESS_PATH, host=host, path=where)
+        return out
+    hosts = [str(h) for h in (dig(obj, "spec", "hostnames") or []) if isinstance(h, str)]
+    for host in hosts:
+        out[f"host {host}"] = Route(route=RouteKind.HOSTNAME, host=host)
+    for rule in dicts(dig(obj, "spec", "rules")):
+        for match in dicts(rule.get("matches")) or [{}]:
+            path = str(dig(match, "path", "value") or "/")
+            method = match["method"] if isinstance(match.get("method"), str) else ""
+            names = tuple(sorted(str(h.get("name")) for h in dicts(match.get("headers"))))
+            headers = ",".join(names)
+            key = f"rule {method + ' ' if method else ''}{path}" + (f" [{headers}]" if headers else "")
+            out[key] = Route(route=RouteKind.RULE, path=path, method=method, headers=names)
+    return out
+
+
+def _routes_kind(ref: ResourceRef) -> bool:
+    return (ref.kind == "Ingress" and ref.group in ("networking.k8s.io", "extensions")) or \
+        (ref.kind == "HTTPRoute" and ref.group == "gateway.networking.k8s.io")
+
+
+def traffic(changes: list[ResourceChange], given: ImpactInput, found: Found) -> None:
+    # The label pairs of pods that come, go or change: a Service whose selector is unchanged
+    # matches other pods only if one of its pairs is among them.
+    moved: set[tuple[str, str]] = set()
+    for c in changes:
+        before = _pod_labels(c.resource, c.before or {}) if c.before is not None else None
+        after = _pod_labels(c.resource, c.after or {}) if c.after is not None else None
+        if before != after:
+            moved.update((str(k), str(v)) for labels in (before, after) if labels for k, v in labels.items())
+    before_index: _LabelIndex | None = None
+    after_index: _LabelIndex | None = None
+    for ident, (ref, obj) in given.desired.items():
+        if ref.kind != "Service" or ref.group != "" or ident not in given.previous:
+            continue
+        old = given.previous[ident][1]
+        was, now = _selector(old), _selector(obj)
+        if was is None or (was == now and not any((str(k), str(v)) in moved for k, v in was.items())):
+            continue
+        before_index = before_index or _LabelIndex(given.previous.values())
+        after_index = after_index or _LabelIndex(given.desired.values())
+        matched_before = before_index.matching(was)
+        if not matched_before:
+            continue  # its pods are not the release's: nothing to judge them by
+        matched_after = after_index.matching(now) if now is not None else set()
+        old_refs = [before_index.refs[i] for i in sorted(matched_before)]
+        if not matched_after:
+            found.impacts.append(Impact(
+                ImpactKind.TRAFFIC_UNMATCHED, ref, tuple(old_refs),
+                (("workloads_before", len(matched_before)), ("workloads_after", 0)),
+                TrafficUnmatched(matched_before=tuple(old_refs))))
+        elif matched_after != matched_before:
+            new_refs = [after_index.refs[i] for i in sorted(matched_after)]
+            found.impacts.append(Impact(
+                ImpactKind.TRAFFIC_MOVED, ref, tuple(dict.fromkeys([*old_refs, *new_refs])),
+                (("workloads_before", len(matched_before)), ("workloads_after", len(matched_after))),
+                TrafficMoved(matched_before=tuple(old_refs), matched_after=tuple(new_refs))))
+    for change in changes:
+        ref = change.resource
+        if group_kind(ref) == ("", "Service") and change.action is Action.UPDATE:
+            _port_impact(change, found)
+        elif _routes_kind(ref) and change.action in (Action.UPDATE, Action.DELETE):
+            before, after = _routes(ref, change.before), _routes(ref, change.after)
+            if change.action is Action.UPDATE and ref.kind == "HTTPRoute" and not any(k.startswith("host ") for k in after):
+                before = {k: v for k, v in before.items() if not k.startswith("host ")}  # no hostnames: every host
+            gone = [route for key, route in before.items() if key not in after]
+            if gone:
+                found.impacts.append(Impact(
+                    ImpactKind.TRAFFIC_ROUTE, ref, (), (("routes", len(gone)),),
+                    TrafficRoute(deleted=change.action is Action.DELETE, routes=tuple(gone))))
+
+
+def _port_impact(change: ResourceChange, found: Found) -> None:
+    ref = change.resource
+    before, after = _ports(change.before), _ports(change.after)
+    ports = []
+    for key, port in before.items():
+        new = after.get(key)
+        number = int_or_string(port.get("port"))
+        number = str(number) if number is None else number
+        if new is None:
+            ports.append(Port(port=number, protocol=key[1], rule=PortRule.REMOVED))
+        elif (port.get("targetPort") or port.get("port")) != (new.get("targetPort") or new.get("port")):
+            ports.append(Port(port=number, protocol=key[1], rule=PortRule.TARGET_PORT,
+                              target_before=int_or_string(port.get("targetPort") or port.get("port")),
+                              target_after=int_or_string(new.get("targetPort") or new.get("port"))))
+    if ports:
+        found.impacts.append(Impact(ImpactKind.TRAFFIC_PORT, ref, (), (("ports", len(ports)),),
+                                    TrafficPort(ports=tuple(ports))))
