@@ -4,7 +4,7 @@ Pure: no subprocess, no network, no printing. Sources hand it parsed streams.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from msgspec import Struct, field
 from msgspec.structs import replace
@@ -14,6 +14,7 @@ from deployah_plan.core import crd, regenerated
 from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
+from deployah_plan.core.impact.common import LiveOf
 from deployah_plan.core.lifecycle import consequences
 from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
 from deployah_plan.core.renames import link_renames
@@ -162,8 +163,6 @@ class _Identifier:
             return doc
         return Document({**doc.obj, "metadata": metadata}, doc.source, doc.position, doc.hook)
 
-
-LiveOf = Callable[[ResourceRef], "Mapping[str, Any] | None"]
 
 
 def _leaving(ref: ResourceRef, doc: Document, order: int, live_of: LiveOf | None = None) -> ResourceChange:
