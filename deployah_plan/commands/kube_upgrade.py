@@ -146,21 +146,45 @@ class _Run(Struct, frozen=True):
 _KUBE_VERSION_REFUSED = lazy(r"incompatible with Kubernetes")
 
 
+class _Refused(ReleaseError):
+    """What `helm upgrade` of the release refuses before it renders."""
+
+
 def _plan_one(run: _Run, listed: Listed) -> Outcome:
+    """The release's outcome: whatever stops its plan (a record its writer chose, a bug) is its
+    own error row, and the other releases are planned."""
     try:
         return _planned(run, listed)
     except PlanError as err:
-        # The chart's own kubeVersion refuses the target: `helm upgrade` fails the same way.
-        refused = _KUBE_VERSION_REFUSED.search(err.message) is not None
-        judged = Verdict.WILL_FAIL if refused else Verdict.ERROR
-        return Outcome(listed, judged, report_writer.Row(
-            listed.name, listed.namespace, listed.chart, listed.revision, judged.value, failures=int(refused),
-            error=err.message, hint=err.hint))
+        # The chart's own kubeVersion refuses the target, or helm refuses the release's name:
+        # `helm upgrade` fails the same way.
+        refused = isinstance(err, _Refused) or _KUBE_VERSION_REFUSED.search(err.message) is not None
+        return _failed(listed, err.message, err.hint, Verdict.WILL_FAIL if refused else Verdict.ERROR)
+    except RecursionError:
+        return _failed(listed, f"release {listed.name} holds values or objects nested deeper than helm plan reads",
+                       "check the release with `helm get values --all`")
+    except Exception as err:  # a bug: this release's row says so, and the others are planned
+        if run.options.debug:
+            import traceback
+
+            say(log_line(traceback.format_exc().rstrip("\n")))
+        return _failed(listed, f"internal error: {type(err).__name__}: {err}",
+                       "run with --debug for the traceback, and please report it")
+
+
+def _failed(listed: Listed, error: str, hint: str, judged: Verdict = Verdict.ERROR) -> Outcome:
+    return Outcome(listed, judged, report_writer.Row(
+        listed.name, listed.namespace, listed.chart, listed.revision, judged.value,
+        failures=int(judged is Verdict.WILL_FAIL), error=error, hint=hint))
 
 
 def _planned(run: _Run, listed: Listed) -> Outcome:
     from deployah_plan.commands.upgrade import UpgradeOptions, plan_upgrade
 
+    if not inventory.valid_release_name(listed.name):
+        raise _Refused(f"helm upgrade refuses the release name {listed.name!r}: release name is invalid",
+                       f"helm accepts lowercase letters, digits, '-' and '.', at most {inventory.RELEASE_NAME_MAX} "
+                       "characters; the record was not written by helm install")
     options = run.options
     helm, _ = connect(listed.namespace, options.kube_context, options.kubeconfig, options.debug, run.calls)
     helm.timeout = run.timeout
@@ -226,8 +250,9 @@ class _Progress:
         with self.lock:
             self.done += 1
             if self.shown:
-                sys.stderr.write(log_line(f"\rhelm plan: planned {self.done}/{self.total} releases "
-                                          f"({listed.namespace}/{listed.name})")[:200] + "\033[K")
+                line = log_line(f"helm plan: planned {self.done}/{self.total} releases "
+                                f"({listed.namespace}/{listed.name})")
+                sys.stderr.write("\r" + line[:200] + "\033[K")
                 sys.stderr.flush()
 
     def end(self) -> None:

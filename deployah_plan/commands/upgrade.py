@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import os
 import re
 import threading
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from msgspec import Struct, structs, field
 
+from deployah_plan import deepjson
 from deployah_plan.startup import lazy
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
@@ -174,7 +174,7 @@ def _with_release_values(values: dict[str, Any], user: ValueFlags, workdir: Work
     """The release's values given to helm first, then the user's own: on standard input
     (`--values -`), unless a flag of the user's reads it (`-f -`, `--set-file key=-`); then in a
     file of the plan's private folder, removed with it."""
-    text = json.dumps(values)
+    text = deepjson.dumps(values)  # as deep as helm wrote them
     if not reads_standard_input(user.files, user.set_file):
         return _Values(("--values", "-", *user.args()), text)
     folder = workdir.path

@@ -12,17 +12,25 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any, Mapping
 
 from msgspec import Struct
 
+from deployah_plan import deepjson
 from deployah_plan.startup import lazy
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.sources.helm import Helm
 
 _LISTED = ("deployed", "failed", "pending-install", "pending-upgrade", "pending-rollback")
+# The names `helm upgrade` accepts (pkg/chartutil ValidateReleaseName): a stored record may hold
+# any other, but an upgrade of it fails before anything is rendered.
+_RELEASE_NAME = lazy(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+RELEASE_NAME_MAX = 53
+
+
+def valid_release_name(name: str) -> bool:
+    return len(name) <= RELEASE_NAME_MAX and _RELEASE_NAME.fullmatch(name) is not None
 
 
 class Listed(Struct, frozen=True):
@@ -61,7 +69,7 @@ def _memory_records() -> list[dict[str, Any]]:
             raise ReleaseError(f"cannot read the memory driver's releases in {name}: {err.strerror or err}",
                                "fix HELM_MEMORY_DRIVER_DATA, or unset it") from None
         try:
-            loaded = json.loads(text)
+            loaded = deepjson.loads(text)  # as deep as helm reads it
         except json.JSONDecodeError:
             from deployah_plan.yamlkube import pyyaml  # helm reads the file as YAML; JSON is the usual case
 
@@ -148,4 +156,4 @@ def parse_selector(selector: str) -> Any:
     return matches
 
 
-__all__ = ["Listed", "memory_driver", "parse_selector", "releases"]
+__all__ = ["Listed", "RELEASE_NAME_MAX", "memory_driver", "parse_selector", "releases", "valid_release_name"]

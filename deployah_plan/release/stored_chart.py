@@ -41,11 +41,30 @@ def _items(value: Any) -> list[Any]:
     return [item for item in value if item is not None] if isinstance(value, list) else []
 
 
+# A chart file's name as helm's loader makes it (relative, `/`-separated), within what a file
+# system holds: a name of 255 bytes per part at most, 4096 in all.
+_NAME_PART_BYTES = 255
+_NAME_BYTES = 4096
+# What write_chart writes itself: a file of the record may not stand where they are, or under them.
+_OWN = ("Chart.yaml", "values.yaml", "values.schema.json")
+
+
+def _refused(name: str, release: str, why: str) -> ReleaseError:
+    return ReleaseError(f"the stored chart of release {release} holds a file named {name!r}: {why}",
+                        "the release record was not written by helm; check it with `helm get all`")
+
+
 def _relative(name: str, release: str) -> PurePosixPath:
     path = PurePosixPath(name)
     if not name or path.is_absolute() or ".." in path.parts or "\\" in name:
-        raise ReleaseError(f"the stored chart of release {release} holds a file named {name!r}, outside the chart",
-                           "the release record was not written by helm; check it with `helm get all`")
+        raise _refused(name, release, "outside the chart")
+    if "\x00" in name or not path.parts or any(part in (".", "") for part in name.split("/")):
+        raise _refused(name, release, "not a file name helm writes")
+    if len(name.encode("utf-8", "surrogatepass")) > _NAME_BYTES or any(
+            len(part.encode("utf-8", "surrogatepass")) > _NAME_PART_BYTES for part in path.parts):
+        raise _refused(name, release, "longer than a file system holds")
+    if str(path) == "templates" or path.parts[0] in _OWN and len(path.parts) > 1:
+        raise _refused(name, release, "where the chart's own files go")
     return path
 
 
@@ -84,13 +103,17 @@ def write_chart(record: Mapping[str, Any], release: str, folder: str) -> StoredC
         (root / "values.schema.json").write_bytes(bytes.fromhex(schema))
         written.add("values.schema.json")
     for entry in (*_items(chart.get("templates")), *_items(chart.get("files"))):
-        path = _relative(str(entry.get("name", "")), release)
+        name = str(entry.get("name", ""))
+        path = _relative(name, release)
         if str(path) in written:
             continue
         written.add(str(path))
         target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        target.write_bytes(bytes.fromhex(str(entry.get("data") or "")))
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            target.write_bytes(bytes.fromhex(str(entry.get("data") or "")))
+        except (OSError, ValueError) as err:  # a file where a folder must be, or the reverse; data not hex
+            raise _refused(name, release, getattr(err, "strerror", None) or str(err)) from None
     (root / "templates").mkdir(exist_ok=True, mode=0o700)
     subcharts = tuple(str(d.get("alias") or d.get("name")) for d in _items(metadata.get("dependencies")))
     return StoredChart(str(root), str(metadata["name"]), str(metadata.get("version", "")), subcharts)

@@ -2,6 +2,11 @@
 then each release's plan as the chosen writer printed it; in JSON one envelope with its own
 `format_version`, the table as `releases` and the plans as `plans` (the schema's
 `$defs/kube-upgrade-report`).
+
+Every name, chart and message here comes from a release record or a chart, which whoever can
+write a release Secret chooses: each line of the text report is a `log_line` (no control
+character, no line a CI log reads as a workflow command), and the markdown report writes them
+as the plan's markdown writer does (`md`: no markup, mention or HTML; a message in a code block).
 """
 from __future__ import annotations
 
@@ -11,7 +16,8 @@ from typing import Any, Sequence
 
 from msgspec import Struct
 
-from deployah_plan.escape import escape_controls
+from deployah_plan.escape import code_block, escape_controls, log_line
+from deployah_plan.render.markdown import md
 from deployah_plan.render.options import WriteOptions
 
 # 1.0: the envelope: kube_version, namespace, releases (the table), plans (plan documents).
@@ -74,26 +80,25 @@ def _text(outcomes: Sequence[Row], heading: Heading) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = [_title(outcomes, heading), ""]
     lines += ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
-    out = "\n".join(lines) + "\n"
+    out = "\n".join(log_line(line) for line in lines) + "\n"
     for outcome in outcomes:
         out += f"\n=== {escape_controls(outcome.namespace)}/{escape_controls(outcome.name)}: " \
                f"{VERDICT_WORDS[outcome.verdict]} ===\n"
-        out += outcome.document if outcome.document else f"{_error_line(outcome)}\n"
+        out += outcome.document if outcome.document else f"{log_line(_error_line(outcome))}\n"
     return out
 
 
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "\\`")
-
-
 def _markdown(outcomes: Sequence[Row], heading: Heading) -> str:
-    lines = [f"## helm plan kube-upgrade: {_title(outcomes, heading)}", "",
+    where = "every namespace" if heading.namespace is None else f"namespace {md(heading.namespace)}"
+    count = f"{len(outcomes)} release{'s' if len(outcomes) != 1 else ''}"
+    lines = [f"## helm plan kube-upgrade: Kubernetes {md(heading.kube_version)}: {count} in {where} "
+             f"({_counts(outcomes)})", "",
              "| Release | Namespace | Chart | Verdict |", "| --- | --- | --- | --- |"]
-    lines += [f"| {' | '.join(_cell(cell) for cell in row)} |" for row in _rows(outcomes)]
+    lines += [f"| {md(o.name)} | {md(o.namespace)} | {md(o.chart)} | {VERDICT_WORDS[o.verdict]} |" for o in outcomes]
     out = "\n".join(lines) + "\n"
     for outcome in outcomes:
-        out += f"\n### {_cell(outcome.namespace)}/{_cell(outcome.name)}: {VERDICT_WORDS[outcome.verdict]}\n\n"
-        out += outcome.document if outcome.document else f"{_cell(_error_line(outcome))}\n"
+        out += f"\n### {md(outcome.namespace)}/{md(outcome.name)}: {VERDICT_WORDS[outcome.verdict]}\n\n"
+        out += outcome.document if outcome.document else f"{code_block([_error_line(outcome)], 'text')}\n"
     return out
 
 

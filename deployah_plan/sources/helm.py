@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from msgspec import Struct, field
 
-from deployah_plan import progress
+from deployah_plan import deepjson, progress
 from deployah_plan.console import say
 from deployah_plan.startup import lazy
 from deployah_plan.errors import HelmError, ReleaseError
@@ -57,7 +57,7 @@ def _decode_go_json(text: str, **options: Any) -> Any:
     escape, and a release of large CRDs has tens of thousands of `\\n`."""
     if "\\x" in text or "\\U" in text or "\\a" in text or "\\v" in text:
         text = _GO_ESCAPE.sub(_json_escape, text)
-    return json.loads(text, **options)
+    return deepjson.loads(text, **options)  # as deep as Go writes it
 
 
 def _last_pair_dropped(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -262,21 +262,21 @@ class Helm(Struct):
     def releases(self, namespace: str | None, selector: str | None) -> list[dict[str, Any]]:
         """`helm list -o json` of the releases in `namespace` (None: every namespace)."""
         out = self.run(list_args(namespace, selector), what="listing the releases")
-        listed = json.loads(out or "[]")
+        listed = deepjson.loads(out or "[]")
         return [item for item in listed if isinstance(item, dict)] if isinstance(listed, list) else []
 
     def history(self, name: str, namespace: str, limit: int = 256) -> list[dict[str, Any]]:
         """`helm history -o json`: revision, status, chart... for the newest `limit` revisions."""
         out = self.run(["history", name, "-n", namespace, "-o", "json", "--max", str(max(limit, 256))],
                        what=f"reading the history of {name}")
-        return list(json.loads(out or "[]"))
+        return list(deepjson.loads(out or "[]"))
 
     def values(self, name: str, namespace: str, revision: int, computed: bool = False) -> dict[str, Any]:
         """`helm get values -o json` (`computed`: with --all, the chart's merged in)."""
         args = ["get", "values", name, "-n", namespace, "--revision", str(revision), "-o", "json"]
         if computed:
             args.append("--all")
-        values = json.loads(self.run(args, what=f"reading the values of {name}") or "null")
+        values = deepjson.loads(self.run(args, what=f"reading the values of {name}") or "null")
         return values if isinstance(values, dict) else {}
 
     def template(self, name: str, chart: str, namespace: str, args: Sequence[str], upgrade: bool,
@@ -290,7 +290,7 @@ class Helm(Struct):
         if not out.startswith("{") and "\n{" in out:
             out = out[out.index("\n{") + 1:]  # after --dependency-update's progress lines
         try:
-            record = json.loads(out)
+            record = deepjson.loads(out)
         except json.JSONDecodeError:
             raise HelmError("helm upgrade --dry-run=server did not print a JSON release", "run it with --debug to see what it printed") from None
         if not isinstance(record, dict):

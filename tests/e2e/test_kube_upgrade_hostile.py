@@ -1,0 +1,117 @@
+"""`helm plan kube-upgrade` against a hostile release store: an attacker who can write one
+release record (a release Secret in any namespace, or a memory-driver file handed over) may
+choose its name, namespace, chart name, stored chart files and values. Every string from a
+record reaches the report only escaped, in every format; one bad release is that release's
+error row and never stops the others. Real helm, memory-driver files and the loopback server."""
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from tests.conftest import ROOT, Store, run_plan
+from tests.e2e.test_kube_upgrade import _edit
+
+pytestmark = pytest.mark.e2e
+
+CHARTS = ROOT / "tests" / "charts" / "kube-upgrade"
+WORKFLOW = "::error file=Chart.yaml,line=1::forged"
+OSC52 = "\x1b]52;c;aGVsbG8=\x07"
+HOSTILE_NAMES = [WORKFLOW, f"osc{OSC52}", "cr\rover", "nl\n::warning::forged", "<img src=https://x.invalid/a.png>",
+                 "@admins ping"]
+FORMATS = ("text", "table", "summary", "markdown", "json")
+
+
+def _named(name: str) -> Callable[[dict[str, Any]], None]:
+    def change(record: dict[str, Any]) -> None:
+        record["name"] = name
+    return change
+
+
+def _lines_are_safe(text: str) -> list[str]:
+    """Lines a CI log or a terminal would act on: a workflow command, a control character."""
+    bad = []
+    for line in text.split("\n"):
+        if re.match(r"\s*::", line):
+            bad.append(f"workflow command: {line!r}")
+        if re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", line):
+            bad.append(f"control character: {line!r}")
+    return bad
+
+
+def _markdown_is_safe(text: str) -> list[str]:
+    """Outside code blocks: no raw HTML tag, no image, no @mention from a record."""
+    bad, fenced = [], False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        if re.search(r"(?<!\\)<img|!\[|(?<![&#\w])@admins", line):
+            bad.append(line)
+    return bad + _lines_are_safe(text)
+
+
+@pytest.mark.parametrize("output", FORMATS)
+def test_hostile_release_names_reach_every_format_escaped(helm: Path, store: Store, output: str) -> None:
+    for n, name in enumerate(HOSTILE_NAMES):
+        store.add(f"r{n}", CHARTS / "plain", namespace="web")
+        _edit(store, f"r{n}", _named(name))
+    result = run_plan("kube-upgrade", "--kube-version", "1.32", "-A", "-o", output, helm=helm, store=store)
+    assert result.code in (0, 1, 2), result.err
+    assert not _lines_are_safe(result.err), result.err
+    if output == "json":
+        doc = json.loads(result.out)
+        assert sorted(row["release"] for row in doc["releases"]) == sorted(HOSTILE_NAMES)
+    elif output == "markdown":
+        assert _markdown_is_safe(result.out) == []
+    else:
+        assert _lines_are_safe(result.out) == []
+
+
+def _chart_file(name: str, body: str = "x: 1\n") -> Callable[[dict[str, Any]], None]:
+    def change(record: dict[str, Any]) -> None:
+        record["chart"]["files"] = (record["chart"].get("files") or []) + [
+            {"name": name, "data": base64.b64encode(body.encode()).decode()}]
+    return change
+
+
+DEEP = "__values nested 3,000 levels deep__"
+
+
+def _deep_values(record: dict[str, Any]) -> None:
+    record["config"] = DEEP  # written as text by _write: Python's own json cannot write it
+
+
+@pytest.mark.parametrize(("hostile", "verdict", "error"), [
+    pytest.param(_chart_file("."), "error", "not a file name helm writes", id="file-dot"),
+    pytest.param(_chart_file("templates"), "error", "where the chart's own files go", id="file-templates"),
+    pytest.param(_chart_file("Chart.yaml/x"), "error", "where the chart's own files go", id="file-under-chart-yaml"),
+    pytest.param(_chart_file("a" * 300), "error", "longer than a file system holds", id="file-300-chars"),
+    pytest.param(_chart_file("nul\x00byte"), "error", "not a file name helm writes", id="file-nul"),
+    pytest.param(_named("nul\x00name"), "will-fail", "release name is invalid", id="release-nul"),
+    pytest.param(_deep_values, "ready", None, id="values-3000-deep"),  # helm reads 10,000 levels
+])
+def test_one_bad_release_is_its_own_row(helm: Path, store: Store, hostile: Callable[[dict[str, Any]], None],
+                                        verdict: str, error: str | None) -> None:
+    store.add("bad", CHARTS / "plain", namespace="web")
+    store.add("plain", CHARTS / "plain", namespace="web")
+    _edit(store, "bad", hostile)
+    store.path.write_text(store.path.read_text().replace(json.dumps(DEEP), '{"deep": ' + '{"a": ' * 3000 + '"bottom"'
+                                                          + "}" * 3001))
+    result = run_plan("kube-upgrade", "--kube-version", "1.32", "-A", "-o", "json", helm=helm, store=store)
+    assert "internal error" not in result.err and "Traceback" not in result.err, result.err
+    rows = {row["release"]: row for row in json.loads(result.out)["releases"]}
+    assert rows.pop("plain")["verdict"] == "ready"
+    (bad,) = rows.values()
+    assert bad["verdict"] == verdict and (error or "") in bad.get("error", ""), bad
+    assert result.code == (1 if verdict == "error" else 0), result.err
+    if hostile is _deep_values:  # and `helm plan upgrade` of it plans it too
+        upgrade = run_plan("upgrade", "bad", str(CHARTS / "plain"), "-n", "web", "--reuse-values", "-o", "json",
+                           helm=helm, store=store)
+        assert upgrade.code == 0, upgrade.err
