@@ -183,3 +183,17 @@ def test_a_workload_whose_pods_wait_keeps_the_service_without_endpoints() -> Non
 def test_a_selector_that_matches_no_workload_after_is_unmatched_not_a_gap() -> None:
     p = plan([SERVICE, DEPLOYMENT], [*bumped(SERVICE), DEPLOYMENT])
     assert [i.kind for i in traffic(p)] == [ImpactKind.TRAFFIC_UNMATCHED]
+
+
+def test_a_selector_moved_to_a_new_workload_is_moved_and_a_gap() -> None:
+    # The Service now selects the pods of a workload this upgrade creates: none of them runs
+    # when Helm applies the Service, so it serves nothing until they are ready.
+    service = SERVICE.replace("    helm.sh/chart: gw-1.0.0\n  ports", "  ports")
+    moved = service.replace("app.kubernetes.io/name: gw\n  ports", "app.kubernetes.io/name: gw2\n  ports")
+    p = plan([service, DEPLOYMENT], [moved, DEPLOYMENT, STATEFULSET.replace("name: gw", "name: gw2")])
+    assert [i.kind for i in traffic(p)] == [ImpactKind.TRAFFIC_MOVED, ImpactKind.TRAFFIC_GAP]
+    facts = traffic(p)[1].facts
+    assert isinstance(facts, TrafficGap)
+    assert ([str(r) for r in facts.running], [str(r) for r in facts.serving]) == (
+        ["Deployment shop/gw"], ["StatefulSet shop/gw2"])
+    assert facts.labels == (SelectorLabel(key="app.kubernetes.io/name", running="gw", selected="gw2"),)
