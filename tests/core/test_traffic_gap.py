@@ -197,3 +197,10 @@ def test_a_selector_moved_to_a_new_workload_is_moved_and_a_gap() -> None:
     assert ([str(r) for r in facts.running], [str(r) for r in facts.serving]) == (
         ["Deployment shop/gw"], ["StatefulSet shop/gw2"])
     assert facts.labels == (SelectorLabel(key="app.kubernetes.io/name", running="gw", selected="gw2"),)
+
+
+def test_a_service_selects_pods_of_its_own_namespace_only() -> None:
+    # The running pods of another namespace that carry the new value are not its endpoints.
+    elsewhere = DEPLOYMENT.replace("  name: gw\n", "  name: gw\n  namespace: other\n").replace("gw-1.0.0", "gw-1.0.1")
+    p = plan([SERVICE, DEPLOYMENT, elsewhere], [*bumped(SERVICE, DEPLOYMENT), elsewhere])
+    assert [str(r) for r in gap(p).running] == ["Deployment shop/gw"]

@@ -53,14 +53,15 @@ class _LabelIndex:
             for key, value in labels.items():
                 self.by_pair.setdefault((str(key), str(value)), set()).add(ref.identity)
 
-    def matching(self, selector: Mapping[str, Any]) -> set[Identity]:
+    def matching(self, selector: Mapping[str, Any], namespace: str) -> set[Identity]:
+        """What a Service's selector matches: pods of its own namespace only."""
         found: set[Identity] | None = None
         for pair in sorted(selector.items(), key=lambda kv: len(self.by_pair.get((str(kv[0]), str(kv[1])), ()))):
             hits = self.by_pair.get((str(pair[0]), str(pair[1])), set())
             found = set(hits) if found is None else found & hits
             if not found:
                 return set()
-        return found or set()
+        return {i for i in found or () if self.refs[i].namespace == namespace}
 
 
 def _running(previous: Iterable[tuple[ResourceRef, Mapping[str, Any]]], live_of: LiveOf | None) -> tuple[
@@ -163,10 +164,10 @@ def traffic(changes: list[ResourceChange], given: ImpactInput, found: Found) -> 
             continue
         before_index = before_index or _LabelIndex(given.previous.values())
         after_index = after_index or _LabelIndex(given.desired.values())
-        matched_before = before_index.matching(was)
+        matched_before = before_index.matching(was, ref.namespace)
         if not matched_before:
             continue  # its pods are not the release's: nothing to judge them by
-        matched_after = after_index.matching(now) if now is not None else set()
+        matched_after = after_index.matching(now, ref.namespace) if now is not None else set()
         old_refs = [before_index.refs[i] for i in sorted(matched_before)]
         if not matched_after:
             found.impacts.append(Impact(
@@ -185,8 +186,8 @@ def traffic(changes: list[ResourceChange], given: ImpactInput, found: Found) -> 
         if running_index is None:
             running, live = _running(given.previous.values(), given.live_of)
             running_index = _LabelIndex(running)
-        served = running_index.matching(was)
-        if not served or running_index.matching(now):
+        served = running_index.matching(was, ref.namespace)
+        if not served or running_index.matching(now, ref.namespace):
             continue  # it served no running pod, or the new selector keeps some
         stopped = [running_index.refs[i] for i in sorted(served)]
         found.impacts.append(Impact(
