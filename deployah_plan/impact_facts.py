@@ -156,6 +156,32 @@ class TrafficMoved(ImpactFacts, frozen=True, kw_only=True):
     matched_after: tuple[ResourceRef, ...]
 
 
+class SelectorLabel(Struct, frozen=True, kw_only=True):
+    """A pair of a Service's new selector that the running pods do not carry: the value they
+    carry (None: they lack the label), as the first of them does, and the one selected."""
+
+    key: str
+    running: str | None
+    selected: str
+
+
+class TrafficGap(ImpactFacts, frozen=True, kw_only=True):
+    """A Service's new selector matches none of the pods running before the upgrade: Helm
+    applies Services before the workloads (its install order), so it has no endpoints from then
+    until new pods it matches are ready. `running`: the workloads whose running pods it matched
+    and stops matching (their live pod templates when read: `live`); `labels`: why; `serving`:
+    the workloads whose new pods it matches; `waiting`: those of them whose pods do not restart
+    now (OnDelete, paused, a partition), so the gap lasts until their pods are deleted or it is
+    resumed."""
+
+    kind = ImpactKind.TRAFFIC_GAP
+    running: tuple[ResourceRef, ...]
+    labels: tuple[SelectorLabel, ...]
+    serving: tuple[ResourceRef, ...]
+    waiting: tuple[ResourceRef, ...] = ()
+    live: bool = False
+
+
 class PortRule(enum.Enum):
     REMOVED = "removed"
     TARGET_PORT = "target-port"  # its targetPort changes
@@ -266,5 +292,5 @@ _BY_KIND: dict[ImpactKind, type[ImpactFacts]] = {
 
 __all__ = ["ConfigUnreached", "Consumer", "DataCrd", "DeferredRestart", "Expansion", "NoRestart", "Port",
            "PortRule", "PvcExpand", "PvcLeft", "PvcShrink", "Read", "Reads", "ReplicasReset", "ResetRule",
-           "Restart", "Rollout", "Route", "RouteKind", "Strategy", "TrafficMoved", "TrafficPort", "TrafficRoute",
-           "TrafficUnmatched", "impact_facts_class"]
+           "Restart", "Rollout", "Route", "RouteKind", "SelectorLabel", "Strategy", "TrafficGap", "TrafficMoved",
+           "TrafficPort", "TrafficRoute", "TrafficUnmatched", "impact_facts_class"]

@@ -129,6 +129,23 @@ class ImpactKind(enum.Enum):
         rests_on=(
             "\"The set of Pods targeted by a Service is usually determined by a selector\" "
             "([Service](https://kubernetes.io/docs/concepts/services-networking/service/#services-in-kubernetes))"))
+    TRAFFIC_GAP = _Kind(
+        "traffic-gap", "A Service's new selector matches none of the pods running before the upgrade (they carry "
+        "other values of its labels): Helm applies Services before workloads, so it has no endpoints until new pods "
+        "it matches are ready (objects: the workloads whose running pods stop matching, then those whose new pods "
+        "it matches).", "!", *_TRAFFIC, family="traffic",
+        says=(
+            "a Service whose new selector matches none of the pods running before the upgrade (the previous "
+            "release's pod templates, the live ones with a cluster), though it matched some: it selects a label "
+            "they carry with another value (`helm.sh/chart`, a version) or lack. Helm applies Services before "
+            "DaemonSets, Deployments and StatefulSets, so from then until a new pod it matches is ready the "
+            "Service has no endpoints, and during the rollout only the new pods serve it"),
+        rests_on=(
+            "\"The controller for that Service continuously scans for Pods that match its selector, and then "
+            "makes any necessary updates to the set of EndpointSlices for the Service\" ([Service, defining a "
+            "Service](https://kubernetes.io/docs/concepts/services-networking/service/#defining-a-service)); "
+            "Helm applies a release's objects in its install order, Service before DaemonSet, Deployment and "
+            "StatefulSet ([kind_sorter.go](https://github.com/helm/helm/blob/main/pkg/release/v1/util/kind_sorter.go))"))
     TRAFFIC_PORT = _Kind(
         "traffic-port", "A Service port removed, or its targetPort changed (counts: ports).", "!", *_TRAFFIC,
         family="traffic",

@@ -287,9 +287,17 @@ def _canonical(value: Any) -> Any:
     return json.dumps(value, sort_keys=True, default=str)
 
 
+def _selects(path: str) -> bool:
+    """A field that decides which objects this one acts on: a Service's `spec.selector`, a
+    workload's `spec.selector.matchLabels` (a PodDisruptionBudget's, a monitor's). Its change is
+    never folded into common changes: each object is named with its own (a Service whose new
+    selector meets none of the running pods loses its endpoints)."""
+    return path == "/spec/selector" or path.startswith("/spec/selector/")
+
+
 def _key(ref: ResourceRef, change: FieldChange) -> _Key | None:
     """What makes two field changes the same change, or None when this one is never folded."""
-    if change.lines or change.parts or change.equivalent or sensitive_path(ref, change.path):
+    if change.lines or change.parts or change.equivalent or sensitive_path(ref, change.path) or _selects(change.path):
         return None
     match = _TEMPLATE_LABEL.match(change.path)
     path = match.group(1) if match else change.path

@@ -86,7 +86,7 @@ def test_bad_gates_say_what_to_write(text: str, message: str, hint: str | None) 
     assert caught.value.hint == (hint if hint is not None else
         "use one of create, update, delete, retain, failure, crd, drift, immutable, ownership, warning:CODE, "
         "restart, deferred-restart, no-restart, config-unreached, replicas-reset, traffic-unmatched, "
-        "traffic-moved, traffic-port, traffic-route, data-crd, data-pvc-shrink, data-pvc-expand, data-pvc-left, "
+        "traffic-moved, traffic-gap, traffic-port, traffic-route, data-crd, data-pvc-shrink, data-pvc-expand, data-pvc-left, "
         "traffic, data, or ACTION:KIND such as delete:pvc or update:Deployment.apps")
 
 

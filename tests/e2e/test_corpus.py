@@ -425,7 +425,7 @@ def _record(helm: Path, chart: Chart, tmp_path: Path, budget: Budget) -> dict[st
 # --- the plan's claims about running things, against the reference -----------------------------
 
 RESTARTS = ("restart", "deferred-restart")
-TRAFFIC = ("traffic-unmatched", "traffic-moved")
+TRAFFIC = ("traffic-unmatched", "traffic-moved", "traffic-gap")
 JUDGED = RESTARTS + TRAFFIC + ("config-unreached",)  # the impact kinds the reference judges
 
 
@@ -538,13 +538,16 @@ def _disagreements(judged: Judgments, plan: dict[str, Any]) -> list[str]:
         elif service.moved and "traffic-moved" not in traffic:
             found.append(f"traffic-moved {_named(ident)}: it matches {_names(service.matched_after)} "
                          f"instead of {_names(service.matched_before)}, but the plan says {traffic or 'nothing'}")
-        elif service.drops and not traffic:
+        if service.drops and not service.unmatched and "traffic-gap" not in traffic:
             found.append(f"traffic {_named(ident)}: its new selector matches none of the running pods of "
-                         f"{_names(service.matched_before)} until the rollout, but the plan says nothing")
+                         f"{_names(service.matched_before)} until the rollout, but the plan says {traffic or 'nothing'}")
         for kind in traffic:
             if kind == "traffic-unmatched" and not service.unmatched or kind == "traffic-moved" and not service.moved:
                 found.append(f"{kind} {_named(ident)}: the reference has it match {_names(service.matched_after)} "
                              f"after, {_names(service.matched_before)} before")
+            elif kind == "traffic-gap" and not (service.drops and not service.unmatched):
+                found.append(f"traffic-gap {_named(ident)}: the reference has its new selector match "
+                             f"{_names(service.still_matched)} of the running pods of {_names(service.matched_before)}")
     return found
 
 
@@ -775,9 +778,6 @@ KNOWN: list[tuple[str, str, str]] = [
     ("jupyterhub", r"upgrade: restart Deployment hub: (regenerated_)?checksums ",
      "issue 45 point 1: checksum/secret hashes the hub Secret, whose values.yaml really changes, yet is "
      "called regenerated"),
-    ("kong", r"upgrade: traffic Service kong-kong-(metrics|validation-webhook): its new selector matches none",
-     "issue 45 point 2: a Service whose new selector matches none of the running pods loses its "
-     "endpoints for the rollout, and the plan says nothing"),
     ("istiod", r"(text|show markdown|show summary): says pods restart per node",
      "issue 45 point 4: an HPA-scaled Deployment's unknown pod count is printed as a DaemonSet's"),
     *[(chart, r"upgrade: restart \S+ \S+: checksums \[", POINT_5) for chart in (

@@ -1,11 +1,22 @@
-"""Traffic: Services whose selector, ports or routes change what they serve."""
+"""Traffic: Services whose selector, ports or routes change what they serve.
+
+A Service's selector is judged twice: against the pods of the release's workloads after the
+rollout (which workloads it matches before and after), and against the pods that run while
+Helm applies it. Helm applies a release's objects in its install order (kinds.py), Services
+before DaemonSets, Deployments and StatefulSets, so a new selector meets the pods of the
+previous templates (the live ones, with a cluster): when it matched some of them and matches
+none, the Service has no endpoints until a new pod it matches is ready.
+"""
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from deployah_plan.core.impact.common import POD_OWNERS, Found, ImpactInput, dicts, dig, group_kind, int_or_string
+from deployah_plan.core.impact.common import (
+    POD_OWNERS, Found, ImpactInput, LiveOf, dicts, dig, group_kind, int_or_string,
+)
 from deployah_plan.impact_facts import (
-    Port, PortRule, Route, RouteKind, TrafficMoved, TrafficPort, TrafficRoute, TrafficUnmatched,
+    Port, PortRule, Route, RouteKind, SelectorLabel, TrafficGap, TrafficMoved, TrafficPort, TrafficRoute,
+    TrafficUnmatched,
 )
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import Action, Identity, Impact, ResourceChange, ResourceRef
@@ -32,22 +43,56 @@ class _LabelIndex:
     def __init__(self, objects: Iterable[tuple[ResourceRef, Mapping[str, Any]]]) -> None:
         self.by_pair: dict[tuple[str, str], set[Identity]] = {}
         self.refs: dict[Identity, ResourceRef] = {}
+        self.labels: dict[Identity, Mapping[str, Any]] = {}
         for ref, obj in objects:
             labels = _pod_labels(ref, obj)
             if labels is None:
                 continue
             self.refs[ref.identity] = ref
+            self.labels[ref.identity] = labels
             for key, value in labels.items():
                 self.by_pair.setdefault((str(key), str(value)), set()).add(ref.identity)
 
-    def matching(self, selector: Mapping[str, Any]) -> set[Identity]:
+    def matching(self, selector: Mapping[str, Any], namespace: str) -> set[Identity]:
+        """What a Service's selector matches: pods of its own namespace only."""
         found: set[Identity] | None = None
         for pair in sorted(selector.items(), key=lambda kv: len(self.by_pair.get((str(kv[0]), str(kv[1])), ()))):
             hits = self.by_pair.get((str(pair[0]), str(pair[1])), set())
             found = set(hits) if found is None else found & hits
             if not found:
                 return set()
-        return found or set()
+        return {i for i in found or () if self.refs[i].namespace == namespace}
+
+
+def _running(previous: Iterable[tuple[ResourceRef, Mapping[str, Any]]], live_of: LiveOf | None) -> tuple[
+        list[tuple[ResourceRef, Mapping[str, Any]]], bool]:
+    """The release's pod owners whose pods run before the upgrade, as they run: the live object
+    when it was read, else the previous release's; none at 0 replicas (an HPA does not scale
+    from 0). And whether any was read live."""
+    out: list[tuple[ResourceRef, Mapping[str, Any]]] = []
+    live = False
+    for ref, obj in previous:
+        if ref.kind not in _POD_KINDS:
+            continue
+        seen = live_of(ref) if live_of is not None else None
+        if seen is not None:
+            obj, live = seen, True
+        if dig(obj, "spec", "replicas") == 0:
+            continue
+        out.append((ref, obj))
+    return out, live
+
+
+def _gap_labels(selector: Mapping[str, Any], running: list[Mapping[str, Any]]) -> tuple[SelectorLabel, ...]:
+    """The pairs of a new selector the running pods do not carry, with the value the first of
+    them carries."""
+    out = []
+    for key, value in selector.items():
+        carried = [labels.get(key) for labels in running if str(labels.get(key)) != str(value) or key not in labels]
+        if carried:
+            first = carried[0]
+            out.append(SelectorLabel(key=str(key), running=None if first is None else str(first), selected=str(value)))
+    return tuple(out)
 
 
 def _selector(obj: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
@@ -106,6 +151,10 @@ def traffic(changes: list[ResourceChange], given: ImpactInput, found: Found) -> 
             moved.update((str(k), str(v)) for labels in (before, after) if labels for k, v in labels.items())
     before_index: _LabelIndex | None = None
     after_index: _LabelIndex | None = None
+    running_index: _LabelIndex | None = None
+    live = False
+    # Workloads whose pods wait for a delete or a resume (found by the rollout rules, before).
+    waits = {i.resource.identity for i in found.impacts if i.kind is ImpactKind.DEFERRED_RESTART}
     for ident, (ref, obj) in given.desired.items():
         if ref.kind != "Service" or ref.group != "" or ident not in given.previous:
             continue
@@ -115,22 +164,37 @@ def traffic(changes: list[ResourceChange], given: ImpactInput, found: Found) -> 
             continue
         before_index = before_index or _LabelIndex(given.previous.values())
         after_index = after_index or _LabelIndex(given.desired.values())
-        matched_before = before_index.matching(was)
+        matched_before = before_index.matching(was, ref.namespace)
         if not matched_before:
             continue  # its pods are not the release's: nothing to judge them by
-        matched_after = after_index.matching(now) if now is not None else set()
+        matched_after = after_index.matching(now, ref.namespace) if now is not None else set()
         old_refs = [before_index.refs[i] for i in sorted(matched_before)]
         if not matched_after:
             found.impacts.append(Impact(
                 ImpactKind.TRAFFIC_UNMATCHED, ref, tuple(old_refs),
                 (("workloads_before", len(matched_before)), ("workloads_after", 0)),
                 TrafficUnmatched(matched_before=tuple(old_refs))))
-        elif matched_after != matched_before:
-            new_refs = [after_index.refs[i] for i in sorted(matched_after)]
+            continue
+        new_refs = [after_index.refs[i] for i in sorted(matched_after)]
+        if matched_after != matched_before:
             found.impacts.append(Impact(
                 ImpactKind.TRAFFIC_MOVED, ref, tuple(dict.fromkeys([*old_refs, *new_refs])),
                 (("workloads_before", len(matched_before)), ("workloads_after", len(matched_after))),
                 TrafficMoved(matched_before=tuple(old_refs), matched_after=tuple(new_refs))))
+        if now is None or now == was:
+            continue  # the same selector keeps the running pods until they are replaced
+        if running_index is None:
+            running, live = _running(given.previous.values(), given.live_of)
+            running_index = _LabelIndex(running)
+        served = running_index.matching(was, ref.namespace)
+        if not served or running_index.matching(now, ref.namespace):
+            continue  # it served no running pod, or the new selector keeps some
+        stopped = [running_index.refs[i] for i in sorted(served)]
+        found.impacts.append(Impact(
+            ImpactKind.TRAFFIC_GAP, ref, tuple(dict.fromkeys([*stopped, *new_refs])),
+            (("workloads_running", len(stopped)), ("workloads_after", len(new_refs))),
+            TrafficGap(running=tuple(stopped), labels=_gap_labels(now, [running_index.labels[i] for i in sorted(served)]),
+                       serving=tuple(new_refs), waiting=tuple(r for r in new_refs if r.identity in waits), live=live)))
     for change in changes:
         ref = change.resource
         if group_kind(ref) == ("", "Service") and change.action is Action.UPDATE:

@@ -11,8 +11,8 @@ from typing import Any, Callable, Iterable
 
 from deployah_plan.impact_facts import (
     ConfigUnreached, Consumer, DataCrd, DeferredRestart, Expansion, NoRestart, Port, PortRule, PvcExpand, PvcLeft,
-    PvcShrink, Read, Reads, ReplicasReset, ResetRule, Rollout, Route, RouteKind, Strategy, TrafficMoved, TrafficPort,
-    TrafficRoute, TrafficUnmatched,
+    PvcShrink, Read, Reads, ReplicasReset, ResetRule, Rollout, Route, RouteKind, SelectorLabel, Strategy, TrafficGap,
+    TrafficMoved, TrafficPort, TrafficRoute, TrafficUnmatched,
 )
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import Impact, ResourceRef
@@ -263,6 +263,30 @@ def traffic_unmatched(facts: TrafficUnmatched, impact: Impact) -> str:
 def traffic_moved(facts: TrafficMoved, impact: Impact) -> str:
     return (f"{impact.resource}: its selector matches other pods: {_names(facts.matched_before)} before, "
             f"{_names(facts.matched_after)} after")
+
+
+def _label(label: SelectorLabel) -> str:
+    carry = f"carry {label.key}={label.running}" if label.running is not None else f"lack {label.key}"
+    return f"they {carry}, it selects {label.key}={label.selected}"
+
+
+@_says(ImpactKind.TRAFFIC_GAP)
+def traffic_gap(facts: TrafficGap, impact: Impact) -> str:
+    why = "; ".join(_label(x) for x in facts.labels)
+    return (f"{impact.resource}: its new selector matches none of the running pods of {_names(facts.running)}"
+            f"{f' ({why})' if why else ''}: Helm applies Services before workloads, so it has no endpoints "
+            f"until a new pod of {_names(facts.serving)} is ready")
+
+
+@_under(ImpactKind.TRAFFIC_GAP)
+def traffic_gap_details(facts: TrafficGap, impact: Impact) -> tuple[str, ...]:
+    pods = "the live pod templates" if facts.live else "the previous release's pod templates"
+    out = [f"the running pods: those of {pods}; they keep their labels until they are replaced",
+           "during the rollout only the new pods serve it"]
+    until = "the Service has no endpoints until" if set(facts.waiting) == set(facts.serving) else "its new pods come when"
+    out += [f"{ref} does not replace its pods now (OnDelete, paused or a partition): {until} they are replaced "
+            "(its line above says how)" for ref in facts.waiting]
+    return tuple(out)
 
 
 def _port(port: Port) -> str:
