@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -393,6 +394,7 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
     if run[:1] == ["--"]:
         run = run[1:]
     if run:
+        _same_helm(run[0])
         argv = _plugin_argv(run, name, command)
         redacted = inputs.redact_argv(name, argv, saved_plan.digester)
         check_flags(command, recorded, _parse(command, redacted, "the command"))
@@ -466,6 +468,19 @@ def _namespace_given() -> bool:
     there was no -n, so only a namespace other than that default tells."""
     namespace = os.environ.get("HELM_NAMESPACE")
     return bool(namespace) and namespace != helm_default_namespace()
+
+
+def _same_helm(program: str) -> None:
+    """The command's helm must be the one the plan is checked with (HELM_BIN): a deploy by any
+    other would not be the deploy that was checked."""
+    if Path(program).name == "helm":
+        return
+    checked = Helm.find().binary
+    found = shutil.which(program)
+    if found is None or os.path.realpath(found) != os.path.realpath(checked):
+        raise UsageError(f"the command runs {program}, but the plan is checked with {checked}",
+                         f"start the command with `helm` (the helm running helm plan), or run helm plan with "
+                         f"HELM_BIN={program}")
 
 
 def _run_helm(run: Sequence[str], name: str, debug: bool) -> int:

@@ -4,6 +4,7 @@ which is what the completion scripts helm writes call) after `helm plugin instal
 and Helm 4, reading releases and revisions from a loopback API server and never writing."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -28,6 +29,15 @@ def test_helm_completes_commands_flags_releases_and_revisions(helm: Path, store:
     store.add("shop", EXAMPLE / "chart-v2", "shop", revision=2)
     store.add("stage", EXAMPLE / "chart-v1", "shop")
     store.add("other", EXAMPLE / "chart-v1", "elsewhere")
+    # Records whose names helm never writes: a newline that would make two names, an escape
+    # sequence a terminal acts on, a name longer than helm allows. None is completed.
+    for n, name in enumerate(["stale\nshadow", "osc\x1b]52;c;aGk=\x07", "s" * 54]):
+        store.add(f"odd{n}", EXAMPLE / "chart-v1", "shop")
+        records = json.loads(store.path.read_text())
+        for record in records:
+            if record["name"] == f"odd{n}":
+                record["name"] = name
+        store.path.write_text(json.dumps(records))
     kube.load_releases(store.path)
     home = tmp_path / "home"
     env = clean_env(HELM_DATA_HOME=str(home / "data"), HELM_CONFIG_HOME=str(home / "config"),

@@ -392,6 +392,26 @@ def test_a_spelling_helm_may_read_otherwise_is_refused(helm: Path, store: Store,
     assert unknown.code == 1 and "unknown shorthand flag: 'x' in -x" in unknown.err, unknown.err
 
 
+def test_the_deploy_runs_the_helm_the_plan_was_checked_with(helm: Path, store: Store, chart: Path,
+                                                             tmp_path: Path) -> None:
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    _plan(tmp_path, helm, store)
+    other = tmp_path / "bin" / "helm-other"
+    other.parent.mkdir()
+    other.write_text("#!/bin/sh\ntouch ran\n")
+    other.chmod(0o755)
+    command = ("upgrade", "--install", "shop", "shop", "-n", "shop")
+    refused = run_plan("verify", "plan.json", "--", str(other), *command, helm=helm, store=store, cwd=tmp_path)
+    assert refused.code == 1 and f"the command runs {other}, but the plan is checked with {helm}" in refused.err
+    assert refused.err.count("\n") == 1 and not (tmp_path / "ran").exists()
+    # Another name of the same helm is the same helm.
+    alias = tmp_path / "bin" / "helm-same"
+    alias.symlink_to(helm)
+    same = run_plan("verify", "plan.json", "--check-only", "--", str(alias), *command, helm=helm, store=store,
+                    cwd=tmp_path)
+    assert same.code == 0, same.err
+
+
 # -- what a plan file alone can make verify do -------------------------------------------------
 
 def _reseal(saved: Path, edit: Any) -> None:
