@@ -216,14 +216,30 @@ _CREDENTIAL_FLAGS = ("--password", "--kube-token")
 _SHORTEST = 4  # a shorter "password" would hide every such run of letters in a message, and protects nothing
 
 
+_VALUE_FLAGS = ("--set", "--set-string", "--set-json", "--set-literal")
+
+
+def _set_values(value: str) -> list[str]:
+    """What a --set-style value may put in a message: the whole of it, what follows its first
+    `=`, and each comma-separated part's value (helm quotes any of them when it cannot read one)."""
+    found = [value, value.partition("=")[2]]
+    found += [part.partition("=")[2] or part for part in re.split(r"(?<!\\),", value)]
+    return found
+
+
 def credentials(argv: Sequence[str]) -> list[str]:
     """The credentials a command line carries: the values of --password (and helm's
-    --kube-token), and the password of every URL given with one (`https://user:pw@host`)."""
+    --kube-token), the password of every URL given with one (`https://user:pw@host`), and the
+    values of --set, --set-string, --set-json and --set-literal (a message helm writes about one
+    it cannot read quotes it; --debug already shows their keys only)."""
     found: list[str] = []
     for i, token in enumerate(argv):
         name, eq, value = token.partition("=")
+        given = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
         if name in _CREDENTIAL_FLAGS:
-            found.append(value if eq else (argv[i + 1] if i + 1 < len(argv) else ""))
+            found.append(given)
+        elif name in _VALUE_FLAGS:
+            found += _set_values(given)
         for password in _PASSWORD_IN_URL.findall(token):
             from urllib.parse import unquote  # only for a URL with a password: a plan rarely has one
 

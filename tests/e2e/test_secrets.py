@@ -137,6 +137,22 @@ class _Repository:
         self.server.server_close()
 
 
+@pytest.mark.parametrize("given", [
+    ("--set-json", 'password={"x":"Sup3rSecretJson"'),
+    ("--set", "Sup3rSecretBare"),
+    ("--set-literal", "Sup3rSecretLiteral"),
+    ("--set", "a=1,Sup3rSecretPart"),
+], ids=["set-json", "set-bare", "set-literal", "set-part"])
+def test_a_set_value_helm_cannot_read_is_not_quoted_back(helm: Path, store: Store, given: tuple[str, str]) -> None:
+    """helm's own error quotes the value it could not read; relayed, it would reach a CI log or
+    a pull-request comment (scripts/ci-plan copies stderr there), where no masking applies."""
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", *given, helm=helm, store=store)
+    assert result.code == 1, result.err
+    assert "Sup3rSecret" not in result.out + result.err, result.err
+    assert "(hidden)" in result.err or "failed" in result.err
+
+
 def test_repository_credentials_never_appear_in_any_output(helm: Path, store: Store, tmp_path: Path) -> None:
     """The password in `--repo https://user:pw@host`, in a chart URL and in --password is kept
     out of the saved plan, the outputs, --debug lines and every error; such a plan needs the
