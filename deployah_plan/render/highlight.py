@@ -31,9 +31,8 @@ class Highlight(Struct, frozen=True):
     what changed (top-level fields, or a Secret's keys as "key (added)"); for a failure or a
     data loss or a warning, `detail` is the line said for its group of warnings
     (render/words/warning.grouped) and then, for a group of several, what each is about, and
-    `warnings` are the warnings it says; for a risk, `detail` is its impact kind and what one
-    and several of them are called (ImpactKind's `one` and `many`), `resources` the objects at
-    risk."""
+    `warnings` are the warnings it says; for a risk, `detail` is its impact kind's value and
+    `resources` the objects at risk."""
 
     what: Notable
     sign: str

@@ -469,7 +469,8 @@ def _highlights(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[Hig
     object of a suppressed kind (its images, its touched fields, its Secret keys) is left out,
     as under the object itself; its warnings and its delete are not."""
     out = _warning_highlights(plan)
-    out += _risk_highlights(plan)
+    alarmed = {r.identity for h in out if h.what in (Notable.FAILURE, Notable.DATA_LOSS) for r in h.resources}
+    out += _risk_highlights(plan, alarmed)
     for action in (Action.DELETE, Action.RETAIN):
         gone = tuple(c.resource for c in plan.changes if c.action is action)
         if gone:
@@ -526,15 +527,16 @@ def _warning_highlights(plan: Plan) -> list[Highlight]:
     return out
 
 
-def _risk_highlights(plan: Plan) -> list[Highlight]:
-    """Running things at risk (an impact marked `!`), a kind a line naming the objects; those
-    only values the chart regenerates on every render drive are left out."""
+def _risk_highlights(plan: Plan, alarmed: set[tuple[str, str, str, str]]) -> list[Highlight]:
+    """Running things at risk (an impact marked `!`), a kind a line naming the objects. Left
+    out: a risk to an object a predicted failure or a data loss is already said of (`alarmed`,
+    identities: the upgrade fails, or the data goes, first), and what only values the chart
+    regenerates on every render drive."""
     kinds: dict[ImpactKind, list[ResourceRef]] = {}
     for item in plan.impact:
-        if item.kind.sign == "!" and not item.regenerated:
+        if item.kind.sign == "!" and not item.regenerated and item.resource.identity not in alarmed:
             kinds.setdefault(item.kind, []).append(item.resource)
-    return [Highlight(Notable.RISK, "!", tuple(refs), detail=(kind.value, kind.one or kind.value, kind.many or kind.value))
-            for kind, refs in kinds.items()]
+    return [Highlight(Notable.RISK, "!", tuple(refs), detail=(kind.value,)) for kind, refs in kinds.items()]
 
 
 def _reasons(change: ResourceChange, plan: Plan) -> tuple[str, ...]:

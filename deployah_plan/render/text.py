@@ -71,7 +71,7 @@ def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Reda
             key = "dim" if change.equivalent or (n and text.lstrip().startswith("@@")) else sign
             # Inner rows (a line diff, the changes inside a value) sit under their field, sign first.
             where, text = (indent + "    ", text[4:]) if n else (indent, text)
-            lines.append(f"{where}{style.sign(sign, key)} "
+            lines.append(f"{where}{style.sign(sign, key, 'same' if change.equivalent else '')} "
                          f"{style(text, 'dim') if key == 'dim' else text}")
     return lines
 

@@ -202,18 +202,23 @@ def test_what_matters_says_every_warning_and_risk_and_the_head_counts_each_once(
     from builders import plan as make
     from deployah_plan.build import build_plan
     from deployah_plan.facts import CrdNotUpgraded, Immutable, LookupOffline, Field
-    from deployah_plan.model import ResourceRef, warn
+    from deployah_plan.model import Plan, ResourceRef, Warning, warn
     from deployah_plan.render import markdown
     p = make(_SCALED.format(version=1).split("---\n"), _SCALED.format(version=2).split("---\n"))
     assert [i.kind.value for i in p.impact if i.kind.sign == "!"] == ["replicas-reset"]
     web = ResourceRef("apps/v1", "Deployment", "shop", "web")
     crds = [warn(CrdNotUpgraded(name=f"c{n}.example.com", source=f"app/crds/c{n}.yaml")) for n in range(10)]
-    p = build_plan(p.header, p.helm_action, p.changes, p.tasks, p.chart_crds,
-                   (*crds, warn(LookupOffline(chart="app"), web), warn(Immutable(fields=(Field("/spec/selector"),)), web)),
-                   live=p.live, impact=p.impact)
+    front = ResourceRef("v1", "Service", "shop", "front")
+
+    def with_warnings(*warnings: Warning) -> Plan:
+        return build_plan(p.header, p.helm_action, p.changes, p.tasks, p.chart_crds, warnings, live=p.live,
+                          impact=p.impact)
+
+    immutable = Immutable(fields=(Field("/spec/selector"),))
+    p = with_warnings(*crds, warn(LookupOffline(chart="app"), web), warn(immutable, front))
     out = text.render(p)
     head = "\n".join(_section(out, "What matters (the details follow):"))
-    assert head.splitlines()[0].startswith("  X Deployment shop/web: this upgrade will fail")
+    assert head.splitlines()[0].startswith("  X Service shop/front: this upgrade will fail")
     assert ("  ! 10 chart CRDs changed in the chart, but Helm never upgrades the chart's crds/: apply them yourself "
             "(kubectl apply -f) before this upgrade if the new chart needs them: c0.example.com, c1.example.com, "
             "c2.example.com, c3.example.com, c4.example.com, c5.example.com, c6.example.com, c7.example.com and 2 more"
@@ -227,6 +232,9 @@ def test_what_matters_says_every_warning_and_risk_and_the_head_counts_each_once(
     assert values["Warnings"] == "12" and values["Predicted failures"] == "**1**"
     matters = comment.split("#### What matters", 1)[1].split("####", 1)[0]
     assert matters.count("⚠️") == 4 and matters.count("⛔") == 2  # three lines and the legend; one line and the legend
+    # A risk to an object already said to fail is left out: the upgrade fails first.
+    failing = text.render(with_warnings(warn(immutable, web)))
+    assert "replicas-reset" not in "\n".join(_section(failing, "What matters (the details follow):"))
 
 
 def test_the_text_plan_says_what_the_signs_it_shows_mean_once_under_its_header() -> None:

@@ -2,8 +2,9 @@
 "what matters" (the highlights above the details)."""
 from __future__ import annotations
 
-from typing import Collection, Mapping
+from typing import Any, Collection, Mapping, cast
 
+from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import HelmAction, Plan
 from deployah_plan.render.highlight import Highlight
 from deployah_plan.render.words import names, plural
@@ -29,9 +30,10 @@ def highlight_text(item: Highlight, view: View = SHORT) -> str:
         said, *named = item.detail
         return f"{said}: {names(named)}" if named else said
     if what == "risk":
-        kind, one, many = item.detail
+        kind = ImpactKind(cast(Any, item.detail[0]))  # by its wire value; one this version does not know is a stand-in
         count = len(item.resources)
-        return f"{kind}: {one if count == 1 else f'{count:,} {many}'}: {names(item.resources)}"
+        called = (kind.one if count == 1 else f"{count:,} {kind.many}") if kind.one else plural(count, "impact")
+        return f"{kind.value}: {called}: {names(item.resources)}"
     if what == "delete":
         verb = "deleted" if item.sign == "-" else "leaving the release, kept in the cluster"
         return f"{verb}: {names(item.resources)}"
@@ -48,10 +50,11 @@ def highlight_text(item: Highlight, view: View = SHORT) -> str:
     return f"{label}: {item.resources[0]}: {', '.join(item.detail)}{'' if what == 'secret' else ' changed'}"
 
 
-# What each sign means, by where it is used ("impact": what the deploy does to running things),
-# in the order the legend says them.
+# What each sign means, by where it is used ("impact": what the deploy does to running things;
+# "same": a quantity written another way), in the order the legend says them.
 _LEGEND = (("+", "", "create/add"), ("~", "", "update/change"), ("~", "impact", "restart"),
-           ("-", "", "delete/remove"), ("=", "", "kept"), ("=", "impact", "no restart now"),
+           ("-", "", "delete/remove"), ("=", "", "kept"), ("=", "same", "the same value"),
+           ("=", "impact", "no restart now"),
            ("*", "", "CRD schema change"), ("!", "", "warning/risk"), ("X", "", "predicted failure"),
            ("?", "", "not checked"), ("i", "", "note"))
 
