@@ -7,7 +7,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from deployah_plan.model import ResourceRef
+from deployah_plan.model import ResourceRef, Warning
 
 
 class Notable(enum.Enum):
@@ -15,6 +15,8 @@ class Notable(enum.Enum):
 
     FAILURE = "failure"
     DATA_LOSS = "data-loss"
+    WARNING = "warning"  # a warning that asks the reviewer to act (severity warning)
+    RISK = "risk"  # running things at risk (an impact marked `!`)
     DELETE = "delete"
     IMAGE = "image"
     RBAC = "rbac"
@@ -27,7 +29,10 @@ class Highlight(Struct, frozen=True):
     about; for an image, `before` and `after` are the image (before None: a new container),
     and `detail` names each object's container; for RBAC, webhooks and Secrets, `detail` names
     what changed (top-level fields, or a Secret's keys as "key (added)"); for a failure or a
-    data loss, `detail` is the warning's message."""
+    data loss or a warning, `detail` is the line said for its group of warnings
+    (render/words/warning.grouped) and then, for a group of several, what each is about, and
+    `warnings` are the warnings it says; for a risk, `detail` is its impact kind's value and
+    `resources` the objects at risk."""
 
     what: Notable
     sign: str
@@ -35,6 +40,7 @@ class Highlight(Struct, frozen=True):
     before: Any = None
     after: Any = None
     detail: tuple[str, ...] = ()
+    warnings: tuple[Warning, ...] = ()
 
 
 __all__ = ["Highlight", "Notable"]

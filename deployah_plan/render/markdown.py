@@ -36,7 +36,6 @@ from typing import Any, Iterable, Mapping
 from msgspec import Struct, field
 
 from deployah_plan.startup import lazy
-from deployah_plan.codes import Code
 from deployah_plan.model import CRDLifecycle, DriftChange, FieldChange, Plan, ResourceRef, Severity, Warning
 from deployah_plan.redact import Redactor
 from deployah_plan.render import words
@@ -50,7 +49,6 @@ from deployah_plan.render.words import value as value_words
 from deployah_plan.render.words import warning as warning_words
 from deployah_plan.escape import code_block, escape_controls
 from deployah_plan.render.options import WriteOptions
-from deployah_plan.render.highlight import Notable
 from deployah_plan.render.report import ObjectReport, Report, TaskRow, Weight
 from deployah_plan.render.words import SIGN
 from deployah_plan.render.words.task import TASK_SIGN
@@ -294,7 +292,7 @@ def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Sect
             again = task_words.again_text([t.name for t in row.tasks], [t.weight for t in row.tasks], row.again)
             item = _Item([f"- {md(again)}"]) if row.again else _task_item(row, report, redactor, view)
             if n == 0:
-                title = f"**{md(task_words.phase_title(phase, plan))}**\n\n"
+                title = f"**{md(task_words.phase_title(phase, plan, (t for row in rows for t in row.tasks)))}**\n\n"
                 item.forms = [title + form for form in item.forms]
             tasks.append(item)
     drift = [_drift_item(d, redactor, view) for d in plan.drift]
@@ -318,14 +316,11 @@ def _sections(report: Report, redactor: Redactor, view: View) -> dict[str, _Sect
 
 
 def _said_above(report: Report) -> set[int]:
-    """The warnings "what matters" says in full (predicted failures and data loss, as many as
-    it shows): the warnings section leaves them out, so each is said in one place."""
-    shown = report.highlights[:plan_words.HIGHLIGHTS]
-    if not any(h.what in (Notable.FAILURE, Notable.DATA_LOSS) for h in shown):
-        return set()
-    alarms = [w for w in report.plan.warnings if w.fails]
-    alarms += [w for w in report.plan.warnings if w.code is Code.DATA_LOSS and not w.fails]
-    return {id(w) for w in alarms[:sum(1 for h in shown if h.what in (Notable.FAILURE, Notable.DATA_LOSS))]}
+    """The warnings "what matters" says in full (as many of its lines as it shows, each naming
+    every warning of its group): the warnings section leaves them out, so each is said in one
+    place. A group whose names "what matters" cuts short stays among the warnings, whole."""
+    return {id(w) for note in report.highlights[:plan_words.HIGHLIGHTS]
+            if note.warnings and len(note.warnings) <= words.NAMES for w in note.warnings}
 
 
 def _warning_item(group: tuple[Warning, ...]) -> _Item:
@@ -445,6 +440,12 @@ def _clip(line: str) -> str:
 _HIGHLIGHT_MARK = {"X": "⛔", "!": "⚠️"}
 
 
+def _sign(sign: str) -> str:
+    """A sign of "what matters" as the comment shows it: a predicted failure and a warning as
+    the warnings' marks, the others as code."""
+    return _HIGHLIGHT_MARK.get(sign, f"`{sign}`")
+
+
 def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     """The plan as a comment; `options.full_values` shows every value and created object whole
     (the size cut still applies)."""
@@ -458,12 +459,14 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
         f"**{md(plan_words.summary_text(plan))}**" + (f"<br>\n**{md(report.impact_line)}**" if report.impact_line else ""),
     ])
     if report.highlights:
-        notes = [f"- {_HIGHLIGHT_MARK.get(note.sign, '`' + note.sign + '`')} {md(plan_words.highlight_text(note, view))}"
-                 for note in report.highlights[:plan_words.HIGHLIGHTS]]
+        shown = report.highlights[:plan_words.HIGHLIGHTS]
+        notes = [f"- {_sign(note.sign)} {md(plan_words.highlight_text(note, view))}" for note in shown]
         more = len(report.highlights) - plan_words.HIGHLIGHTS
         if more > 0:
             notes.append(f"- {md(plan_words.more_highlights(more))}")
-        head += "\n\n" + "\n".join([_title(plan_words.HIGHLIGHTS_TITLE), "", *notes])
+        signs = plan_words.legend({note.sign: {""} for note in shown})
+        legend = "*" + md("Signs:") + "* " + ", ".join(f"{_sign(sign)} {md(meaning)}" for sign, meaning in signs)
+        head += "\n\n" + "\n".join([_title(plan_words.HIGHLIGHTS_TITLE), "", *notes, "", legend])
     sections = _sections(report, Redactor.for_plan(plan, options.show_secrets), view)
     full = sum(s.size() for s in sections.values()) + len(head)
     cut = _fit(sections, CAP - len(head) - _RESERVE) if full > CAP - _RESERVE else []

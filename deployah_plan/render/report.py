@@ -30,6 +30,8 @@ from deployah_plan.model import (
     TaskAction, TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.crd_paths import said_by_summary
+from deployah_plan.facts import CrdNotCreated, CrdNotUpgraded
+from deployah_plan.impacts import ImpactKind
 from deployah_plan.redact import is_secret, sensitive_path
 from deployah_plan.render import words
 from deployah_plan.render.words import change as change_words
@@ -183,32 +185,52 @@ class Report(Struct, frozen=True):
 
     @property
     def warning_count(self) -> int:
-        return sum(1 for w in self.plan.warnings if w.severity is Severity.WARNING)
+        """What the head counts as warnings: every `!` below it, each once: the warnings that
+        predict no failure (a predicted failure is counted as one, apart) and the impacts that
+        put running things at risk."""
+        warnings = sum(1 for w in self.plan.warnings if w.severity is Severity.WARNING and not w.fails)
+        return warnings + sum(1 for item in self.plan.impact if item.kind.sign == "!")
 
     def phases(self) -> tuple[tuple[TaskPhase, tuple[TaskRow, ...]], ...]:
-        """Each phase's rows, in Helm's run order (`Plan.task_groups`)."""
-        out = []
+        """Each phase's rows, in Helm's run order (`Plan.task_groups`). A phase of this action
+        lists only the tasks that run in it; every hook that does not run on this action (of
+        other events, removed from the chart, or under --no-hooks) is listed last, under
+        `TaskPhase.OTHER`: not part of this action."""
+        out: list[tuple[TaskPhase, tuple[TaskRow, ...]]] = []
+        aside: list[TaskPlan] = []
         for phase, tasks in self.plan.task_groups():
-            rows: list[TaskRow] = []
-            for task in tasks:
-                again = task_words.again_note(task, phase)
-                if again:
-                    if rows and rows[-1].again == again:
-                        rows[-1] = TaskRow(rows[-1].tasks + (task,), again)
-                    else:
-                        rows.append(TaskRow((task,), again))
-                    continue
-                policy = task_words.task_policy(task)
-                last = rows[-1] if rows else None
-                shown = self.task(last.tasks[0]).definitions if last is not None else ()
-                if (policy and last is not None and not last.again and last.policy == policy
-                        and not any(d.own or d.content or d.hidden or d.hidden_content for d in shown)):
-                    rows[-1] = TaskRow(last.tasks, policy="", policy_for=0)
-                    rows.append(TaskRow((task,), policy=policy, policy_for=last.policy_for + 1))
-                else:
-                    rows.append(TaskRow((task,), policy=policy))
-            out.append((phase, tuple(rows)))
+            if phase is TaskPhase.SCHEDULE:
+                out.append((phase, self._rows(tasks, phase)))
+                continue
+            aside += [task for task in tasks if phase is TaskPhase.OTHER or not task.will_run]
+            running = tuple(task for task in tasks if phase is not TaskPhase.OTHER and task.will_run)
+            if running:
+                out.append((phase, self._rows(running, phase)))
+        if aside:
+            out.append((TaskPhase.OTHER, self._rows(tuple(aside), TaskPhase.OTHER)))
         return tuple(out)
+
+    def _rows(self, tasks: tuple[TaskPlan, ...], phase: TaskPhase) -> tuple[TaskRow, ...]:
+        """A phase's tasks as rows: hooks that run again said once, a shared policy once."""
+        rows: list[TaskRow] = []
+        for task in tasks:
+            again = task_words.again_note(task, phase)
+            if again:
+                if rows and rows[-1].again == again:
+                    rows[-1] = TaskRow(rows[-1].tasks + (task,), again)
+                else:
+                    rows.append(TaskRow((task,), again))
+                continue
+            policy = task_words.task_policy(task)
+            last = rows[-1] if rows else None
+            shown = self.task(last.tasks[0]).definitions if last is not None else ()
+            if (policy and last is not None and not last.again and last.policy == policy
+                    and not any(d.own or d.content or d.hidden or d.hidden_content for d in shown)):
+                rows[-1] = TaskRow(last.tasks, policy="", policy_for=0)
+                rows.append(TaskRow((task,), policy=policy, policy_for=last.policy_for + 1))
+            else:
+                rows.append(TaskRow((task,), policy=policy))
+        return tuple(rows)
 
     def task(self, task: TaskPlan) -> TaskReport:
         """The report of one of the plan's tasks (as `Plan.task_groups` hands them out)."""
@@ -446,16 +468,17 @@ def _weight(change: ResourceChange, own: tuple[FieldChange, ...], warnings: tupl
 
 
 def _highlights(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[Highlight, ...]:
-    """What matters most, said before the details: predicted failures and data loss, deletes,
-    images, RBAC, admission webhooks and Secrets' keys (values the chart regenerates on every
-    render left out). A hook's images count only when it runs on this action (not a `helm test`
+    """What matters most, said before the details: predicted failures, data loss, every other
+    warning (severity warning: each asks the reviewer to act), running things at risk (the
+    impacts marked `!`), then deletes, images, RBAC, admission webhooks and Secrets' keys
+    (values the chart regenerates on every render left out). Warnings are said a group a line
+    (render/words/warning.grouped), impacts a kind a line. A hook's images count only when it runs on this action (not a `helm test`
     Pod, nor a post-install Job on an upgrade). What is read from the fields or content of an
     object of a suppressed kind (its images, its touched fields, its Secret keys) is left out,
     as under the object itself; its warnings and its delete are not."""
-    out = [Highlight(Notable.FAILURE, "X", (w.resource,) if w.resource else (), detail=(warning_words.message(w),))
-           for w in plan.warnings if w.fails]
-    out += [Highlight(Notable.DATA_LOSS, "!", (w.resource,) if w.resource else (), detail=(warning_words.message(w),))
-            for w in plan.warnings if w.code is Code.DATA_LOSS and not w.fails]
+    out = _warning_highlights(plan)
+    alarmed = {r.identity for h in out if h.what in (Notable.FAILURE, Notable.DATA_LOSS) for r in h.resources}
+    out += _risk_highlights(plan, alarmed)
     for action in (Action.DELETE, Action.RETAIN):
         gone = tuple(c.resource for c in plan.changes if c.action is action)
         if gone:
@@ -487,6 +510,41 @@ def _highlights(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[Hig
                 and _secret_keys(change)):
             out.append(Highlight(Notable.SECRET, "~", (change.resource,), detail=_secret_keys(change)))
     return tuple(out)
+
+
+def _named(warning: Warning) -> str:
+    """What a warning of a group is about, as "what matters" names it: a chart CRD by its name,
+    else its object."""
+    if isinstance(warning.facts, (CrdNotUpgraded, CrdNotCreated)):
+        return warning.facts.name
+    return str(warning.resource) if warning.resource is not None else ""
+
+
+def _warning_highlights(plan: Plan) -> list[Highlight]:
+    """Predicted failures (X), then data loss, then the other warnings (!), a group a line."""
+    failures = [w for w in plan.warnings if w.fails]
+    losses = [w for w in plan.warnings if w.code is Code.DATA_LOSS and not w.fails]
+    others = [w for w in plan.warnings if w.severity is Severity.WARNING and not w.fails and w.code is not Code.DATA_LOSS]
+    out = []
+    for what, sign, found in ((Notable.FAILURE, "X", failures), (Notable.DATA_LOSS, "!", losses),
+                              (Notable.WARNING, "!", others)):
+        for group in warning_words.grouped(found):
+            named = tuple(_named(w) for w in group) if len(group) > 1 else ()
+            out.append(Highlight(what, sign, tuple(w.resource for w in group if w.resource is not None),
+                                 detail=(warning_words.group_message(group), *named), warnings=group))
+    return out
+
+
+def _risk_highlights(plan: Plan, alarmed: set[tuple[str, str, str, str]]) -> list[Highlight]:
+    """Running things at risk (an impact marked `!`), a kind a line naming the objects. Left
+    out: a risk to an object a predicted failure or a data loss is already said of (`alarmed`,
+    identities: the upgrade fails, or the data goes, first), and what only values the chart
+    regenerates on every render drive."""
+    kinds: dict[ImpactKind, list[ResourceRef]] = {}
+    for item in plan.impact:
+        if item.kind.sign == "!" and not item.regenerated and item.resource.identity not in alarmed:
+            kinds.setdefault(item.kind, []).append(item.resource)
+    return [Highlight(Notable.RISK, "!", tuple(refs), detail=(kind.value,)) for kind, refs in kinds.items()]
 
 
 def _reasons(change: ResourceChange, plan: Plan) -> tuple[str, ...]:

@@ -43,9 +43,18 @@ class _Style:
     def __init__(self, colour: bool) -> None:
         self.colour = colour
         self.mark = "\x1b" + os.urandom(8).hex()  # what secrets.token_hex reads, without its imports
+        self.used: dict[str, set[str]] = {}  # each sign shown, and where (the legend says them)
 
     def __call__(self, text: str, key: str) -> str:
         return f"{self.mark}[{_COLOUR[key]}m{text}{self.mark}[0m" if self.colour and key in _COLOUR and text else text
+
+    def sign(self, sign: str, key: str = "", where: str = "") -> str:
+        """A sign at the start of a line, coloured as `key` (its own colour by default), noted
+        for the legend with where it is used ("impact" under running things)."""
+        if not sign.strip():
+            return sign
+        self.used.setdefault(sign, set()).add(where)
+        return self(sign, key or sign)
 
     def printable(self, line: str) -> str:
         if not UNPRINTABLE.search(line):
@@ -62,7 +71,7 @@ def _field_lines(ref: ResourceRef, fields: Iterable[FieldChange], redactor: Reda
             key = "dim" if change.equivalent or (n and text.lstrip().startswith("@@")) else sign
             # Inner rows (a line diff, the changes inside a value) sit under their field, sign first.
             where, text = (indent + "    ", text[4:]) if n else (indent, text)
-            lines.append(f"{where}{style(sign, key) if sign.strip() else sign} "
+            lines.append(f"{where}{style.sign(sign, key, 'same' if change.equivalent else '')} "
                          f"{style(text, 'dim') if key == 'dim' else text}")
     return lines
 
@@ -73,7 +82,7 @@ def _content_lines(ref: ResourceRef, obj: Mapping[str, Any] | None, redactor: Re
     if not obj:  # a plan read back from a document that did not keep it
         return []
     rows, folded = value_words.content_rows(redactor.content(ref, obj), view)
-    out = [f"{indent}{style('+', '+')} {row}" for row in rows]
+    out = [f"{indent}{style.sign('+')} {row}" for row in rows]
     if folded:
         out.append(f"{indent}  {style(value_words.folded_note(folded), 'dim')}")
     return out
@@ -107,9 +116,9 @@ def _object_lines(item: ObjectReport, redactor: Redactor, style: _Style, view: V
     sign = SIGN[change.action]
     action = plan_words.action_text(change.action.value, len(item.own) + len(item.notes), item.common_count)
     alert = change_words.failure_label(item.failures) + change_words.data_loss_label(item.warnings)
-    out = [f"  {style(sign, sign)} {change.resource}  ({action}){change_words.change_note(change)}"
+    out = [f"  {style.sign(sign)} {change.resource}  ({action}){change_words.change_note(change)}"
            f"{change_words.ownership_label(change)}{style(alert, 'alert')}"]
-    out += [f"      {style('*', '=')} {note}" for note in item.notes]
+    out += [f"      {style.sign('*', '=')} {note}" for note in item.notes]
     out += _field_lines(change.resource, item.own, redactor, style, "      ", view)
     out += _suppressed_lines(change.resource, item.hidden, item.hidden_content, style, "      ")
     out += _content_lines(change.resource, item.content, redactor, style, "      ", view)
@@ -122,7 +131,7 @@ def _task_lines(report: Report, redactor: Redactor, style: _Style, view: View) -
     plan = report.plan
     out: list[str] = []
     for phase, rows in report.phases():
-        out.append(f"  {task_words.phase_title(phase, plan)}")
+        out.append(f"  {task_words.phase_title(phase, plan, (t for row in rows for t in row.tasks))}")
         for row in rows:
             if row.again:
                 out.append("      " + task_words.again_text([t.name for t in row.tasks], [t.weight for t in row.tasks], row.again))
@@ -130,7 +139,7 @@ def _task_lines(report: Report, redactor: Redactor, style: _Style, view: View) -
             task = row.tasks[0]
             sign = TASK_SIGN[task.action]
             item = report.task(task)
-            out.append(f"    {style(sign, sign) if sign.strip() else sign} "
+            out.append(f"    {style.sign(sign)} "
                        + "  ".join(task_words.task_parts(task, plan, item.own_count, item.common_count)))
             if row.policy:
                 out.append(f"        {task_words.policy_text(row.policy, row.policy_for)}")
@@ -146,7 +155,7 @@ def _header(plan: Plan, style: _Style) -> list[str]:
     """The header, then what the plan could not check (drift, ownership, unreadable kinds)."""
     title, *rest = plan_words.header_lines(plan)
     return ([style(title, "bold")] + [f"  {line}" for line in rest]
-            + [f"  {style('?', '!')} {item}" for item in plan.not_checked])
+            + [f"  {style.sign('?', '!')} {item}" for item in plan.not_checked])
 
 
 def _live_lines(plan: Plan, style: _Style) -> list[str]:
@@ -155,7 +164,7 @@ def _live_lines(plan: Plan, style: _Style) -> list[str]:
     requests = f" in {live.requests} request{'s' if live.requests != 1 else ''}" if live.requests else ""
     lines = [f"  live state read{where}{requests}"]
     if live.status is LiveStatus.PARTIAL:
-        lines.append(f"  {style('!', '!')} PARTIAL: some kinds could not be read (named at the top), "
+        lines.append(f"  {style.sign('!')} PARTIAL: some kinds could not be read (named at the top), "
                      "so their drift and ownership are unknown")
     return lines
 
@@ -167,7 +176,7 @@ def _drift_lines(plan: Plan, redactor: Redactor, style: _Style, view: View) -> l
     for item in plan.drift:
         sign = drift_words.DRIFT_SIGN[item.kind]
         label = drift_words.drift_label(item)
-        out.append(f"  {style(sign, sign)} {item.resource}  "
+        out.append(f"  {style.sign(sign)} {item.resource}  "
                    f"({style(label, 'alert') if item.effect is DriftEffect.CONFLICT else label})")
         reason = drift_words.drift_reason(item)
         if reason:
@@ -191,7 +200,7 @@ def _impact_lines(report: Report, style: _Style) -> list[str]:
     out = ["", style(impact_words.IMPACT_TITLE, "bold")]
     for item in report.plan.impact:
         sign = item.kind.sign
-        out.append(f"  {style(sign, sign)} {impact_words.message(item)}")
+        out.append(f"  {style.sign(sign, where='impact')} {impact_words.message(item)}")
         out += [f"      {style(detail, 'dim')}" for detail in impact_words.details(item)]
     return out
 
@@ -204,7 +213,7 @@ def _warning_lines(group: tuple[PlanWarning, ...], style: _Style) -> list[str]:
     mark = "X" if warning.fails else "!" if warning.severity is Severity.WARNING else "i"
     loud = warning.fails or warning.code.loud
     said = warning_words.group_message(group)
-    out = [f"  {style(mark, mark)} {style(said, 'alert') if loud else said}"]
+    out = [f"  {style.sign(mark)} {style(said, 'alert') if loud else said}"]
     if len(group) > 1:
         out += [f"      {style(warning_words.member(w), 'dim')}" for w in group]
     return out
@@ -219,11 +228,12 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     report = Report.of(plan, options.fold, options.suppress)
     redactor = Redactor.for_plan(plan, options.show_secrets)
     out = _header(plan, style)
+    head = len(out)  # the legend goes under the header, once every sign is known
     if report.highlights:
         out += ["", style(plan_words.HIGHLIGHTS_TITLE, "bold")]
         for note in report.highlights[:plan_words.HIGHLIGHTS]:
             text = plan_words.highlight_text(note, view)
-            out.append(f"  {style(note.sign, note.sign)} {style(text, 'alert') if note.sign == 'X' else text}")
+            out.append(f"  {style.sign(note.sign)} {style(text, 'alert') if note.sign == 'X' else text}")
         if len(report.highlights) > plan_words.HIGHLIGHTS:
             out.append(f"  {plan_words.more_highlights(len(report.highlights) - plan_words.HIGHLIGHTS)}")
     out += _common_lines(report, redactor, style, view)
@@ -247,11 +257,14 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     if plan.ignored:
         out += ["", style(plan_words.IGNORED_TITLE, "bold")]
         for change in plan.ignored:
-            out.append(f"  {style(SIGN[change.action], 'dim')} {change.resource}  "
+            out.append(f"  {style.sign(SIGN[change.action], 'dim')} {change.resource}  "
                        f"({change.action.value}; {', '.join(change.ignored_by)})")
     out += ["", _summary(plan, style)]
     if report.impact_line:
         out.append(style(report.impact_line, "bold"))
+    legend = plan_words.legend_text(style.used)
+    if legend:
+        out.insert(head, f"  {style(legend, 'dim')}")
     out = [style.printable(line) for line in out]  # escaped first: wrapping measures what is shown
     if width:
         out = [wrapped for line in out for wrapped in wrap(line, width)]

@@ -47,6 +47,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, clean_env
+from deployah_plan.impacts import ImpactKind
 from deployah_plan.render.writers import WRITERS
 from judgments import Judgments, judge, leaves
 from e2e.test_cases import validate
@@ -562,6 +563,38 @@ def _ident(change: dict[str, Any]) -> Identity:
     return ref["api_version"].rpartition("/")[0], ref["kind"], ref["namespace"], ref["name"]
 
 
+def _what_matters(doc: dict[str, Any], comment: str) -> list[str]:
+    """What matters says every warning that asks the reviewer to act (severity warning, the
+    predicted failures among them), each in the line of its group, and every impact marked `!`
+    whose object no failure or data loss is said of (issue 45 point 10); the comment's table
+    counts each `!` below it once and the predicted failures apart."""
+    found = []
+    said = {"failure": 0, "data-loss": 0, "warning": 0}
+    for item in doc["highlights"]:
+        if item["what"] in said:
+            said[item["what"]] += max(1, len(item["detail"]) - 1)  # its line, then each of a group named
+    warnings = [w for w in doc["warnings"] if w["severity"] == "warning"]
+    failures = sum(1 for w in warnings if w["predicted_failure"])
+    if said["failure"] != failures or sum(said.values()) != len(warnings):
+        found.append(f"what matters says {said} of {len(warnings)} warnings, {failures} of them predicted failures")
+    alarmed = {_ref(r) for item in doc["highlights"] if item["what"] in ("failure", "data-loss")
+               for r in item["resources"]}
+    risks = {(item["detail"][0], _ref(r)) for item in doc["highlights"] if item["what"] == "risk"
+             for r in item["resources"]}
+    at_risk = [item for item in doc["impact"] if ImpactKind(item["kind"]).sign == "!"]
+    for item in at_risk:
+        if (item.get("facts") or {}).get("regenerated") is True or _ref(item["resource"]) in alarmed:
+            continue
+        if (item["kind"], _ref(item["resource"])) not in risks:
+            found.append(f"what matters: impact {item['kind']} {item['resource']['name']} is not said")
+    rows = [line.strip().strip("|").split("|") for line in comment.splitlines() if line.startswith("| ")][:2]
+    table = {head.strip(): value.strip().strip("*") for head, value in zip(*rows)} if len(rows) == 2 else {}
+    counted = {"Predicted failures": f"{failures:,}", "Warnings": f"{len(warnings) - failures + len(at_risk):,}"}
+    if table and {k: table.get(k) for k in counted} != counted:
+        found.append(f"markdown: the table counts {[table.get(k) for k in counted]}, the sections below {counted}")
+    return found
+
+
 def _check(chart: Chart, helm: Path, tmp_path: Path) -> list[str]:
     found: list[str] = []
     budget = Budget(TIMEOUT)
@@ -641,6 +674,8 @@ def _check(chart: Chart, helm: Path, tmp_path: Path) -> list[str]:
         for item in noop["highlights"]:
             if item["resources"] and {_ref(r) for r in item["resources"]} <= changing:
                 continue
+            if item["what"] in ("warning", "risk"):
+                continue  # a warning, or an impact held to the invariants above, said first (_what_matters)
             found.append(f"no-op upgrade: what matters: {item['what']} {item.get('after')!r:.120}")
 
     # The upgrade: one run prints text and saves the JSON plan; show renders every other format.
@@ -711,10 +746,14 @@ def _check(chart: Chart, helm: Path, tmp_path: Path) -> list[str]:
     acted = {_ref(c["resource"]) for c in doc["changes"]}
     acted |= {_ref(r) for t in doc["tasks"] if t["will_run"] for r in t["resources"]}
     for item in doc["highlights"]:
+        if item["what"] in ("warning", "risk"):
+            continue  # what asks the reviewer to act may be about an object left as it is
         idle = [r for r in map(_ref, item["resources"]) if r not in acted]
         if idle and len(idle) == len(item["resources"]):
             found.append(f"what matters: {item['what']} {item.get('after')!r:.100} names only what this upgrade "
                          f"neither applies nor runs: {idle[:3]}")
+
+    found += _what_matters(doc, outputs.get("show markdown", ""))
 
     # An empty desired state (a failed render, a wrong values file) is warned about.
     previous_file = tmp_path / "previous.yaml"

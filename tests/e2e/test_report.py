@@ -172,10 +172,12 @@ def test_what_matters_is_said_first_and_alike_in_text_markdown_and_json() -> Non
     case = ROOT / "tests" / "cases" / "create-update-delete"
     args = ("diff", "previous.yaml", "desired.yaml", *shlex.split((case / "args").read_text(), comments=True))
     doc = run_plan(*args, "-o", "json", cwd=case).json()
-    assert [(h["what"], h["sign"]) for h in doc["highlights"]] == [("data-loss", "!"), ("delete", "-"), ("image", "~")]
-    image = doc["highlights"][2]
+    assert [(h["what"], h["sign"]) for h in doc["highlights"]] == [
+        ("data-loss", "!"), ("risk", "!"), ("delete", "-"), ("image", "~")]
+    assert doc["highlights"][1]["detail"] == ["replicas-reset"]  # the chart sets replicas an HPA scales
+    image = doc["highlights"][3]
     assert (image["before"], image["after"], image["detail"]) == ("nginx:1.25", "nginx:1.27", ["web"])
-    assert [r["name"] for r in doc["highlights"][1]["resources"]] == ["shop-legacy", "shop-data"]
+    assert [r["name"] for r in doc["highlights"][2]["resources"]] == ["shop-legacy", "shop-data"]
     out = run_plan(*args, "-o", "text", cwd=case).out
     head, details = out.split("Resources, in the order", 1)
     assert head.index("What matters") > head.index("helm plan:")

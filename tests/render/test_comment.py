@@ -51,12 +51,19 @@ def test_21_changed_chart_crds_are_one_grouped_warning_and_the_crd_section_does_
     p = _twenty_one_changed_crds()
     assert sum(w.code is Code.CRD_NOT_UPGRADED for w in p.warnings) == 21
     out = markdown.render(p)
-    assert out.count("Helm never upgrades the chart's crds/") == 1
-    (line,) = [line for line in out.splitlines() if "Helm never upgrades the chart's crds/" in line]
+    # Said first in what matters (it asks the reviewer to act), naming the first 8; every one of
+    # the 21 is named among the warnings, under the same line.
+    assert out.count("Helm never upgrades the chart's crds/") == 2
+    head = out.split("#### What matters", 1)[1].split("####", 1)[0]
+    assert ("- ⚠️ 21 chart CRDs changed in the chart, but Helm never upgrades the chart's crds/: apply them yourself "
+            "(kubectl apply -f) before this upgrade if the new chart needs them: c00.example.com, ") in head
+    assert head.count(".example.com") == 8 and "and 13 more" in head
+    (line,) = [line for line in out.split("#### Warnings", 1)[1].splitlines()
+               if "Helm never upgrades the chart's crds/" in line]
     assert line.startswith("- ⚠️ 21 chart CRDs changed in the chart") and "apply them yourself" in line
     # The 21 CRDs are folded under it, each named once there.
     # One line of HTML, with no blank line to make the list loose on GitHub.
-    folded = out.split(line, 1)[1].split("\n", 2)[1]
+    folded = out.split("#### Warnings", 1)[1].split(line, 1)[1].split("\n", 2)[1]
     assert folded.startswith("  <details><summary>the 21 chart CRDs</summary><ul><li>") and folded.endswith("</ul></details>")
     assert re.findall(r"<li>(c\d\d)\.example\.com \(app/crds/c\d\d\.yaml\)</li>", folded) == [
         f"c{i:02d}" for i in range(21)]
@@ -88,7 +95,7 @@ def test_the_first_screen_is_the_summary_what_matters_and_the_impact_then_the_wa
     deploy = ["apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n"
               "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
               f"    spec: {{containers: [{{name: web, image: 'web:{v}'}}]}}\n" for v in (1, 2)]
-    out = markdown.render(plan([deploy[0], *_crds(3, "size")], [deploy[1], *_crds(3, "colour")]))
+    out = markdown.render(plan([deploy[0], *_crds(9, "size")], [deploy[1], *_crds(9, "colour")]))
     assert out.index("#### What matters") < out.index("#### What the deploy does") < out.index("#### Warnings")
 
 
@@ -108,7 +115,8 @@ def test_a_warning_about_an_object_is_said_among_the_warnings_and_pointed_to_fro
     p = replace(p, warnings=(*p.warnings, warn(LookupOffline(chart="app"), web)))
     out = markdown.render(p)
     assert out.count("chart app calls \\`lookup\\`") == 1
-    assert "⚠️ *lookup-offline: said among the warnings, above*" in out.split("#### Resources", 1)[1]
+    assert "chart app calls \\`lookup\\`" in out.split("#### What matters", 1)[1].split("####", 1)[0]
+    assert "⚠️ *lookup-offline: said in what matters, above*" in out.split("#### Resources", 1)[1]
 
 
 def test_every_entry_of_the_resource_list_has_one_shape() -> None:
@@ -176,12 +184,16 @@ def test_github_annotates_21_changed_chart_crds_once() -> None:
 def test_the_objects_folded_under_a_grouped_warning_are_escaped() -> None:
     """The folded list is HTML: a name's markup, mention or newline stays text."""
     p = _twenty_one_changed_crds()
-    refs = [ResourceRef("", "PersistentVolumeClaim", "shop", n) for n in ("a</details><img src=x>", "@team\nb")]
+    names = ("a</details><img src=x>", "@team\nb", *(f"c{n}" for n in range(7)))  # more than what matters names
+    refs = [ResourceRef("", "PersistentVolumeClaim", "shop", n) for n in names]
     p = replace(p, warnings=tuple(warn(LookupOffline(chart="app"), r) for r in refs))
     out = markdown.render(p)
-    (folded,) = [line for line in out.splitlines() if line.startswith("  <details><summary>the 2 objects")]
+    (folded,) = [line for line in out.splitlines() if line.startswith("  <details><summary>the 9 objects")]
     assert "<li>PersistentVolumeClaim shop/a&lt;/details&gt;&lt;img src=x&gt;</li>" in folded
     assert "<li>PersistentVolumeClaim shop/&#64;team b</li>" in folded
+    # What matters names them as markdown text.
+    head = out.split("#### What matters", 1)[1].split("####", 1)[0]
+    assert "PersistentVolumeClaim shop/a\\</details\\>\\<img src=x\\>, PersistentVolumeClaim shop/&#64;team b," in head
 
 
 def test_crds_new_on_upgrade_are_one_grouped_warning_and_the_crd_section_calls_them_new() -> None:
@@ -189,10 +201,13 @@ def test_crds_new_on_upgrade_are_one_grouped_warning_and_the_crd_section_calls_t
     p = plan([CONFIG.format(name="web", value=1)], [*_crds(3, "size"), resource, CONFIG.format(name="web", value=2)])
     assert sum(w.code is Code.CRD_NOT_CREATED for w in p.warnings) == 3
     out = markdown.render(p)
+    # In what matters, which names all three: not said again among the warnings.
     (line,) = [line for line in out.splitlines() if "creates crds/ only on install" in line]
     assert line == ("- ⚠️ 3 chart CRDs are new in the chart, and Helm creates crds/ only on install: this upgrade does "
                     "not create them, so the chart's 1 custom resource of their kinds fail unless the cluster already "
-                    "has them; apply them yourself (kubectl apply -f) before this upgrade if the new chart needs them")
+                    "has them; apply them yourself (kubectl apply -f) before this upgrade if the new chart needs them: "
+                    "c00.example.com, c01.example.com, c02.example.com")
+    assert line in out.split("#### What matters", 1)[1].split("####", 1)[0]
     crds = out.split("#### Chart CRDs (crds/)", 1)[1]
     assert "unchanged" not in crds
     assert crds.count(": new in the chart") == 3
@@ -202,9 +217,10 @@ def test_crds_new_on_upgrade_are_one_grouped_warning_and_the_crd_section_calls_t
 def test_the_text_plan_groups_warnings_as_the_comment_does() -> None:
     from deployah_plan.render import text
     out = text.render(_twenty_one_changed_crds())
-    assert out.count("Helm never upgrades the chart's crds/: apply") == 1
+    # Said in what matters (naming 8) and among the warnings (naming each).
+    assert out.count("Helm never upgrades the chart's crds/: apply") == 2
     lines = out.splitlines()
-    (n,) = [i for i, line in enumerate(lines) if "21 chart CRDs changed in the chart" in line]
+    (n,) = [i for i, line in enumerate(lines) if "21 chart CRDs changed in the chart" in line and "and 13 more" not in line]
     assert lines[n].startswith("  ! 21 chart CRDs changed in the chart, but Helm never upgrades the chart's crds/")
     assert lines[n + 1:n + 22] == [f"      c{i:02d}.example.com (app/crds/c{i:02d}.yaml)" for i in range(21)]
     # A warning alone keeps its own line.

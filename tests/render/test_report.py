@@ -137,3 +137,113 @@ def test_what_matters_names_only_the_images_of_hooks_this_action_runs() -> None:
     install = make(None, _hooks("2"))  # an install runs the post-install Job: its image is new
     images = [h.after for h in Report.of(install).highlights if h.what.value == "image"]
     assert images == ["setup:2"]
+
+
+def _section(out: str, title: str) -> list[str]:
+    """The lines under a heading of the text plan, up to the next heading at its depth or above."""
+    lines = out.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.strip() == title)
+    depth = len(lines[start]) - len(lines[start].lstrip())
+    body = []
+    for line in lines[start + 1:]:
+        if not line.strip() or len(line) - len(line.lstrip()) <= depth:
+            break
+        body.append(line)
+    return body
+
+
+def test_a_phase_of_the_action_lists_only_the_hooks_that_run_in_it() -> None:
+    # Issue 45 point 8: a post-install Job and a `helm test` Pod do not run on an upgrade, so they
+    # sit under what this upgrade does not run, never under the upgrade's own phases.
+    from builders import plan as make
+    from deployah_plan.render import markdown
+    out = text.render(make(_hooks("1"), _hooks("2")))
+    tasks = out.split("Tasks (Helm hooks and CronJobs), in the order Helm runs them:", 1)[1]
+    assert "After the upgrade" not in tasks
+    before = _section(out, "Before the upgrade (pre-upgrade hooks):")
+    assert [line.split()[1] for line in before if line.startswith("    ~")] == ["Job"] and "shop-migrate" in before[0]
+    aside = "\n".join(_section(out, "Not run by this upgrade (hooks of other events):"))
+    assert "Job shop/shop-first  weight 0  will not run on upgrade (events: post-install)" in aside
+    assert "Pod shop/shop-ui-test  weight 0  runs only under helm test" in aside
+    comment = markdown.render(make(_hooks("1"), _hooks("2")))
+    assert "After the upgrade" not in comment
+    assert comment.index("**Not run by this upgrade (hooks of other events):**") < comment.index("shop-first")
+    # On an install, the post-install Job runs after it, and the pre-upgrade Job does not run.
+    install = text.render(make(None, _hooks("2")))
+    assert "shop-first" in "\n".join(_section(install, "After the install (post-install hooks):"))
+    assert "shop-migrate" in "\n".join(_section(install, "Not run by this install (hooks of other events):"))
+
+
+_SCALED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web}}
+spec:
+  replicas: 2
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec: {{containers: [{{name: web, image: "web:{version}"}}]}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {{name: web}}
+spec:
+  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: web}}
+  minReplicas: 2
+  maxReplicas: 6
+"""
+
+
+def test_what_matters_says_every_warning_and_risk_and_the_head_counts_each_once() -> None:
+    # Issue 45 point 10: a replica count an HPA scales (an impact marked `!`) and warnings that
+    # ask the reviewer to act are said in what matters, grouped; the comment's table counts every
+    # `!` below it (a predicted failure apart, under its own column).
+    from builders import plan as make
+    from deployah_plan.build import build_plan
+    from deployah_plan.facts import CrdNotUpgraded, Immutable, LookupOffline, Field
+    from deployah_plan.model import Plan, ResourceRef, Warning, warn
+    from deployah_plan.render import markdown
+    p = make(_SCALED.format(version=1).split("---\n"), _SCALED.format(version=2).split("---\n"))
+    assert [i.kind.value for i in p.impact if i.kind.sign == "!"] == ["replicas-reset"]
+    web = ResourceRef("apps/v1", "Deployment", "shop", "web")
+    crds = [warn(CrdNotUpgraded(name=f"c{n}.example.com", source=f"app/crds/c{n}.yaml")) for n in range(10)]
+    front = ResourceRef("v1", "Service", "shop", "front")
+
+    def with_warnings(*warnings: Warning) -> Plan:
+        return build_plan(p.header, p.helm_action, p.changes, p.tasks, p.chart_crds, warnings, live=p.live,
+                          impact=p.impact)
+
+    immutable = Immutable(fields=(Field("/spec/selector"),))
+    p = with_warnings(*crds, warn(LookupOffline(chart="app"), web), warn(immutable, front))
+    out = text.render(p)
+    head = "\n".join(_section(out, "What matters (the details follow):"))
+    assert head.splitlines()[0].startswith("  X Service shop/front: this upgrade will fail")
+    assert ("  ! 10 chart CRDs changed in the chart, but Helm never upgrades the chart's crds/: apply them yourself "
+            "(kubectl apply -f) before this upgrade if the new chart needs them: c0.example.com, c1.example.com, "
+            "c2.example.com, c3.example.com, c4.example.com, c5.example.com, c6.example.com, c7.example.com and 2 more"
+            ) in head
+    assert "  ! chart app calls `lookup`" in head
+    assert "  ! replicas-reset: HPA-scaled replica count set by the chart: Deployment shop/web" in head
+    comment = markdown.render(p)
+    table = [line.strip("|").split("|") for line in comment.splitlines() if line.startswith("|")]
+    values = {h.strip(): v.strip() for h, v in zip(table[0], table[2])}
+    # 10 CRD warnings and lookup-offline (the immutable field is the one predicted failure), and the reset.
+    assert values["Warnings"] == "12" and values["Predicted failures"] == "**1**"
+    matters = comment.split("#### What matters", 1)[1].split("####", 1)[0]
+    assert matters.count("⚠️") == 4 and matters.count("⛔") == 2  # three lines and the legend; one line and the legend
+    # A risk to an object already said to fail is left out: the upgrade fails first.
+    failing = text.render(with_warnings(warn(immutable, web)))
+    assert "replicas-reset" not in "\n".join(_section(failing, "What matters (the details follow):"))
+
+
+def test_the_text_plan_says_what_the_signs_it_shows_mean_once_under_its_header() -> None:
+    from builders import plan as make
+    out = text.render(make(_SCALED.format(version=1).split("---\n"), _SCALED.format(version=2).split("---\n")))
+    lines = out.splitlines()
+    legend = [line for line in lines if line.startswith("  signs: ")]
+    assert legend == ["  signs: ~ update/change/restart, ! warning/risk, ? not checked"]
+    assert lines.index(legend[0]) < lines.index("What matters (the details follow):")
+    # The signs that start its lines are those the legend names, no more.
+    shown = {line.split()[0] for line in lines if line.startswith("  ") and len(line.split()[0]) == 1}
+    assert shown == {"~", "!", "?"}

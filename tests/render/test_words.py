@@ -459,7 +459,18 @@ def test_what_matters_lines() -> None:
     line = highlight_text
     assert line(Highlight(Notable.FAILURE, "!", (WEB,), detail=("Deployment shop/web: spec.selector is immutable",))) == (
         "Deployment shop/web: spec.selector is immutable")
-    assert line(Highlight(Notable.DATA_LOSS, "!", (WEB,), detail=("PVC data goes", "second"))) == "PVC data goes"
+    assert line(Highlight(Notable.DATA_LOSS, "!", (WEB,), detail=("PVC data goes",))) == "PVC data goes"
+    # A group of several warnings: its line, then what each is about, at most 8 named.
+    assert line(Highlight(Notable.WARNING, "!", (), detail=("2 chart CRDs changed", "a.x", "b.x"))) == (
+        "2 chart CRDs changed: a.x, b.x")
+    many = tuple(f"c{n}.x" for n in range(10))
+    assert line(Highlight(Notable.FAILURE, "X", (), detail=("each of 10 objects fails", *many))) == (
+        "each of 10 objects fails: c0.x, c1.x, c2.x, c3.x, c4.x, c5.x, c6.x, c7.x and 2 more")
+    # Running things at risk: a kind a line, counted, its objects named.
+    assert line(Highlight(Notable.RISK, "!", (WEB,), detail=("replicas-reset",))) == (
+        "replicas-reset: HPA-scaled replica count set by the chart: Deployment shop/web")
+    assert line(Highlight(Notable.RISK, "!", (WEB, WEB), detail=("traffic-port",))) == (
+        "traffic-port: 2 traffic risks: Deployment shop/web, Deployment shop/web")
     assert line(Highlight(Notable.DELETE, "-", (WEB, READER))) == "deleted: Deployment shop/web, ClusterRole reader"
     assert line(Highlight(Notable.DELETE, "=", (WEB,))) == "leaving the release, kept in the cluster: Deployment shop/web"
     assert line(Highlight(Notable.IMAGE, "~", (WEB,), "web:1", "web:2", ("app",))) == (

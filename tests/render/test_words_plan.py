@@ -241,7 +241,16 @@ def test_phase_titles_name_the_hook_events_of_the_action() -> None:
     assert task_words.phase_title(TaskPhase.POST_DEPLOY, _plan(HelmAction.ROLLBACK)) == (
         "After the rollback (post-rollback hooks):")
     assert task_words.phase_title(TaskPhase.SCHEDULE, upgrade) == "Scheduled (CronJobs, applied as resources above):"
-    assert task_words.phase_title(TaskPhase.OTHER, _plan(HelmAction.INSTALL)) == "Not part of this install:"
+    # Hooks that do not run on this action are listed apart, under why (issue 45 point 8).
+    assert task_words.phase_title(TaskPhase.OTHER, _plan(HelmAction.INSTALL)) == "Not run by this install:"
+    seed = _task("Job shop/seed", phase=TaskPhase.POST_DEPLOY, events=("post-install",), will_run=False)
+    assert task_words.phase_title(TaskPhase.OTHER, upgrade, [seed]) == (
+        "Not run by this upgrade (hooks of other events):")
+    gone = _task(action=TaskAction.DELETE, will_run=False)
+    assert task_words.phase_title(TaskPhase.OTHER, upgrade, [seed, gone, seed]) == (
+        "Not run by this upgrade (hooks of other events; hooks removed from the chart):")
+    assert task_words.phase_title(TaskPhase.OTHER, _plan(hooks_disabled=True), [_task(will_run=False), seed]) == (
+        "Not run by this upgrade (--no-hooks; hooks of other events):")
 
 
 def test_whether_a_task_runs_and_why_not() -> None:

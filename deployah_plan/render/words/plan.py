@@ -2,6 +2,9 @@
 "what matters" (the highlights above the details)."""
 from __future__ import annotations
 
+from typing import Any, Collection, Mapping, cast
+
+from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import HelmAction, Plan
 from deployah_plan.render.highlight import Highlight
 from deployah_plan.render.words import names, plural
@@ -23,8 +26,14 @@ def more_highlights(count: int) -> str:
 def highlight_text(item: Highlight, view: View = SHORT) -> str:
     """One line of "what matters", without its sign."""
     what = item.what.value
-    if what in ("failure", "data-loss"):
-        return item.detail[0]
+    if what in ("failure", "data-loss", "warning"):
+        said, *named = item.detail
+        return f"{said}: {names(named)}" if named else said
+    if what == "risk":
+        kind = ImpactKind(cast(Any, item.detail[0]))  # by its wire value; one this version does not know is a stand-in
+        count = len(item.resources)
+        called = (kind.one if count == 1 else f"{count:,} {kind.many}") if kind.one else plural(count, "impact")
+        return f"{kind.value}: {called}: {names(item.resources)}"
     if what == "delete":
         verb = "deleted" if item.sign == "-" else "leaving the release, kept in the cluster"
         return f"{verb}: {names(item.resources)}"
@@ -39,6 +48,32 @@ def highlight_text(item: Highlight, view: View = SHORT) -> str:
     if item.sign == "+":
         return f"new {label}{'s' if what == 'webhook' and len(item.resources) > 1 else ''}: {names(item.resources)}"
     return f"{label}: {item.resources[0]}: {', '.join(item.detail)}{'' if what == 'secret' else ' changed'}"
+
+
+# What each sign means, by where it is used ("impact": what the deploy does to running things;
+# "same": a quantity written another way), in the order the legend says them.
+_LEGEND = (("+", "", "create/add"), ("~", "", "update/change"), ("~", "impact", "restart"),
+           ("-", "", "delete/remove"), ("=", "", "kept"), ("=", "same", "the same value"),
+           ("=", "impact", "no restart now"),
+           ("*", "", "CRD schema change"), ("!", "", "warning/risk"), ("X", "", "predicted failure"),
+           ("?", "", "not checked"), ("i", "", "note"))
+
+
+def legend(used: Mapping[str, Collection[str]]) -> list[tuple[str, str]]:
+    """What the signs a plan shows mean, only those it shows (`used`: each sign and where it was
+    used), as terraform says its symbols: (sign, meaning) in the legend's order."""
+    out = []
+    for sign in dict.fromkeys(s for s, _, _ in _LEGEND):
+        meant = [meaning for s, where, meaning in _LEGEND if s == sign and where in used.get(sign, ())]
+        if meant:
+            out.append((sign, "/".join(meant)))
+    return out
+
+
+def legend_text(used: Mapping[str, Collection[str]]) -> str:
+    """The legend in one line ("" when no sign is shown)."""
+    parts = legend(used)
+    return "signs: " + ", ".join(f"{sign} {meaning}" for sign, meaning in parts) if parts else ""
 
 
 def hooks_text(plan: Plan) -> str:

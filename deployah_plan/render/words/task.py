@@ -2,6 +2,9 @@
 and a hook that runs again."""
 from __future__ import annotations
 
+from typing import Iterable
+
+from deployah_plan.build import HOOK_EVENTS
 from deployah_plan.model import HelmAction, Plan, TaskAction, TaskPhase, TaskPlan
 from deployah_plan.render.words import names
 from deployah_plan.render.words.plan import VERB, action_text
@@ -32,15 +35,32 @@ def _event(plan: Plan) -> str:
     return "delete" if plan.helm_action is HelmAction.UNINSTALL else VERB[plan.helm_action]
 
 
-def phase_title(phase: TaskPhase, plan: Plan) -> str:
+def phase_title(phase: TaskPhase, plan: Plan, tasks: Iterable[TaskPlan] = ()) -> str:
+    """A phase's title. The phases of this action list only what runs in them; the hooks that
+    do not run on it are listed apart, last, under a title that says why (`tasks`: them)."""
     verb = VERB[plan.helm_action]
     event = _event(plan)
     return {
         TaskPhase.PRE_DEPLOY: f"Before the {verb} (pre-{event} hooks):",
         TaskPhase.POST_DEPLOY: f"After the {verb} (post-{event} hooks):",
         TaskPhase.SCHEDULE: "Scheduled (CronJobs, applied as resources above):",
-        TaskPhase.OTHER: f"Not part of this {verb}:",
+        TaskPhase.OTHER: f"Not run by this {verb}{_why_not(plan, tasks)}:",
     }[phase]
+
+
+def _why_not(plan: Plan, tasks: Iterable[TaskPlan]) -> str:
+    """Why the hooks listed apart do not run on this action, each reason once: " (hooks of
+    other events)"."""
+    own = set(HOOK_EVENTS[plan.helm_action])
+    why = []
+    for task in tasks:
+        if task.action is TaskAction.DELETE:
+            why.append("hooks removed from the chart")
+        elif plan.hooks_disabled and own.intersection(task.events):
+            why.append("--no-hooks")
+        else:
+            why.append("hooks of other events")
+    return f" ({'; '.join(dict.fromkeys(why))})" if why else ""
 
 
 def run_label(task: TaskPlan, plan: Plan) -> str:
