@@ -119,6 +119,28 @@ def test_with_the_cluster_read_the_warning_names_its_version(helm: Path, store: 
                                       "render for it")
 
 
+def test_rendered_by_the_cluster_the_version_is_the_clusters(helm: Path, store: Store, tmp_path: Path) -> None:
+    """With a cluster (helm's own release storage), the plan renders by `helm upgrade
+    --dry-run=server`, for the version the cluster reports: nothing is assumed. `--render
+    template` renders for helm's default, and says the cluster's version."""
+    chart = write_chart(tmp_path, "tools", {"deploy.yaml": READS}, values="colour: teal\n")
+    store.add("tools", chart)  # rendered for Helm 4.3's default, 1.37.0
+    with FakeKube() as kube:  # Kubernetes 1.31.0
+        kube.load_releases(store.path)
+        config = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        served = run_plan("upgrade", "tools", str(chart), "--set", "colour=navy", "-o", "json", helm=helm,
+                          KUBECONFIG=config)
+        assert served.code == 0, served.err
+        offline = run_plan("upgrade", "tools", str(chart), "--set", "colour=navy", "--render", "template", "-o", "json",
+                           helm=helm, KUBECONFIG=config)
+        assert kube.writes() == []
+    doc = served.json()
+    assert doc["header"]["rendered_by"] == "server" and _warned(doc) == []
+    assert _images(doc) == [("kubectl:v1.37.0", "kubectl:v1.31.0")]
+    [warned] = _warned(offline.json())
+    assert warned["facts"] == {"chart": "tools", "kube_version": _default(helm), "cluster_version": "1.31"}
+
+
 # --- a real chart: zitadel, whose kubectl image is tagged with the cluster's version ---------------
 
 ZITADEL = next((c for c in CHARTS if c.name == "zitadel"), None)
