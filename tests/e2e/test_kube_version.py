@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from conftest import Store, run_plan, write_chart
+from deployah_plan.sources import chart as charts
 from e2e.test_corpus import (
-    CHARTS, CORPUS, NAMESPACE, Budget, _capabilities, _discovery, _helm, _plan, _probe, _run, _store,
+    CHARTS, CORPUS, Chart, NAMESPACE, Budget, _capabilities, _discovery, _helm, _plan, _probe, _run, _store,
 )
 from kubeapi import FakeKube
 
@@ -196,3 +197,23 @@ def test_zitadel_offline_says_the_version_it_rendered_for(helm: Path, tmp_path: 
     assert _kubectl_images(given) == set() and _warned(given) == []
     older = plan("--kube-version", "1.31.0")
     assert _kubectl_images(older) == {(f"docker.io/alpine/k8s:{CLUSTER}", "docker.io/alpine/k8s:1.31.0")}
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CHARTS, reason=f"no chart corpus at {CORPUS} (tests/corpus/README.md)")
+@pytest.mark.parametrize("chart", CHARTS, ids=lambda c: c.name)
+def test_every_chart_whose_render_moves_with_the_version_is_found(chart: Chart, helm4: Path, tmp_path: Path) -> None:
+    """Helm's renders as the reference for the template scan: a chart whose render for another
+    Kubernetes version differs from its render for helm's default (twice alike, so not a value
+    made anew) reads the version, and the scan of its package must say so."""
+    budget = Budget(120)
+    empty = _store(tmp_path / "empty.json", None)
+
+    def render(*flags: str) -> str:
+        return _helm(helm4, empty, budget, "template", chart.name, str(chart.next), "-n", NAMESPACE, *chart.flags(),
+                     *flags)
+    default, again, older = render(), render(), render("--kube-version", "1.30.0")
+    if default != again:
+        pytest.skip("the chart makes values anew on every render: its renders cannot be compared")
+    if default != older:
+        assert charts.scan(str(chart.next)).reads_kube_version
