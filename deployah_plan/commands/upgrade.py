@@ -31,7 +31,8 @@ from deployah_plan.errors import UsageError
 from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.facts import (
-    KubeVersionDefault, LookupOffline, PreviousNotDeployed, Reinstall, ReuseValuesOffline, SubchartsCarried, ValuesReused, VersionSource,
+    KubeVersionDefault, LookupOffline, PreviousNotDeployed, Reinstall, ReuseValuesOffline, SubchartsCarried,
+    ValuesReused, VersionSource,
 )
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo

@@ -1,9 +1,10 @@
 """What a chart's templates call, read from their text: a template that calls `lookup` (it
 renders empty without a cluster), one that makes a new value on every render (the plan then
 renders the chart twice, core/regenerated.py), or one that reads the cluster's Kubernetes
-version (`helm template` then renders for its own default version unless given one). Read by sources/chart.py `scan` and, for a chart
-folder, by sources/early.py before the imports, which starts that second render too when the
-templates call for it. Imports nothing heavier than os, so that start is not held back.
+version (`helm template` then renders for its own default version unless given one). Read by
+sources/chart.py `scan` and, for a chart folder, by sources/early.py before the imports, which
+starts that second render too when the templates call for it. Imports nothing heavier than
+os, so that start is not held back.
 """
 from __future__ import annotations
 

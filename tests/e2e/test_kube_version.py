@@ -66,8 +66,8 @@ def test_a_template_reading_the_version_is_warned_offline(helm: Path, store: Sto
     [warned] = _warned(doc)
     assert warned["severity"] == "warning" and warned["resource"] is None
     assert warned["facts"] == {"chart": "tools", "kube_version": _default(helm), "cluster_version": ""}
-    assert warned["message"] == (f"rendered for Kubernetes {_default(helm)}, helm template's default: chart tools's "
-                                 "templates read the cluster's version; pass --kube-version with your cluster's "
+    assert warned["message"] == (f"rendered for Kubernetes {_default(helm)}, helm template's default: the templates of "
+                                 "chart tools read the cluster's version; pass --kube-version with your cluster's "
                                  "version to render for it")
     # Given the version, the render is for it, and nothing is assumed.
     given = run_plan("upgrade", "tools", str(chart), "--set", "colour=navy", "--kube-version", "1.37.0", "-o", "json",

@@ -43,8 +43,9 @@ def _archive(files: dict[str, str | bytes]) -> bytes:
     return data.getvalue()
 
 
-READS: dict[str, str | bytes] = {"sub/Chart.yaml": "name: sub\nversion: 0.1.0\n", "sub/templates/a.yaml": "v: {{ .Capabilities.KubeVersion }}\n"}
-PLAIN: dict[str, str | bytes] = {"sub/Chart.yaml": "name: sub\nversion: 0.1.0\n", "sub/templates/a.yaml": "v: {{ .Values.v }}\n"}
+META = {"sub/Chart.yaml": "name: sub\nversion: 0.1.0\n"}
+READS: dict[str, str | bytes] = {**META, "sub/templates/a.yaml": "v: {{ .Capabilities.KubeVersion }}\n"}
+PLAIN: dict[str, str | bytes] = {**META, "sub/templates/a.yaml": "v: {{ .Values.v }}\n"}
 
 
 def test_a_subchart_archive_is_looked_into(tmp_path: Path) -> None:
@@ -63,7 +64,7 @@ def test_a_subchart_archive_is_looked_into(tmp_path: Path) -> None:
 def test_a_packaged_charts_subchart_archive_is_looked_into(tmp_path: Path) -> None:
     for sub, reads in ((READS, True), (PLAIN, False)):
         package = tmp_path / f"shop-{reads}.tgz"
-        package.write_bytes(_archive({"shop/Chart.yaml": "name: shop\nversion: 0.1.0\n", "shop/templates/cm.yaml": "a: 1\n",
-                                      "shop/charts/sub-0.1.0.tgz": _archive(sub)}))
+        package.write_bytes(_archive({"shop/Chart.yaml": "name: shop\nversion: 0.1.0\n",
+                                      "shop/templates/cm.yaml": "a: 1\n", "shop/charts/sub-0.1.0.tgz": _archive(sub)}))
         assert charts.read_local(str(package))[1] == charts.Templates(False, True, reads)
         assert charts.scan(str(package)) == charts.Templates(False, True, reads)

@@ -16,11 +16,11 @@ from deployah_plan.facts import (
     CrdNotUpgraded, CrdVersionRemoved, CrdsUntouched, CreateNamespace, CreateNamespaceIgnored, DataLoss,
     DeprecatedFlag, Description, DroppedDocument, EmptyRender, EquivalentOnly, Field, ForceReplace, HistoryDeleted,
     HistoryPruned, HookCollision, HookCollisionRule, Immutable, InstallFlag, Judged, KeepFromManifest, KeepHistory,
-    KindsNotChecked, KubeVersionAssumed, KubeVersionDefault, LookupOffline, Loss, NamespaceExists, NamespaceMissing, NamespaceTwice,
-    NoHooks, NotServedRule, OwnershipCheck, OwnershipProblem, PreviousNotDeployed, ProblemKind, PvcExpandRefused,
-    Quantity, Reinstall, ReleaseLabels, ReuseValuesOffline, Role, SchemaInvalid, SchemaProblem, SchemaType,
-    SsaConflict, StoredVersions, SubchartsCarried, UnknownField, UnknownFieldRule, ValuesReused, VersionSource,
-    WaitForJobs,
+    KindsNotChecked, KubeVersionAssumed, KubeVersionDefault, LookupOffline, Loss, NamespaceExists, NamespaceMissing,
+    NamespaceTwice, NoHooks, NotServedRule, OwnershipCheck, OwnershipProblem, PreviousNotDeployed, ProblemKind,
+    PvcExpandRefused, Quantity, Reinstall, ReleaseLabels, ReuseValuesOffline, Role, SchemaInvalid, SchemaProblem,
+    SchemaType, SsaConflict, StoredVersions, SubchartsCarried, UnknownField, UnknownFieldRule, ValuesReused,
+    VersionSource, WaitForJobs,
 )
 from deployah_plan.codes import Code, Severity
 from deployah_plan.model import HelmAction, Ownership, ResourceRef, Warning
@@ -500,7 +500,7 @@ def lookup_offline(facts: LookupOffline, warning: Warning) -> str:
 def kube_version_default(facts: KubeVersionDefault, warning: Warning) -> str:
     rendered = (f"rendered for Kubernetes {facts.kube_version}, helm template's default" if facts.kube_version
                 else "rendered for helm template's default Kubernetes version")
-    said = f"{rendered}: chart {facts.chart}'s templates read the cluster's version"
+    said = f"{rendered}: the templates of chart {facts.chart} read the cluster's version"
     if facts.cluster_version:
         return (f"{said}, and the cluster runs {facts.cluster_version}; pass --kube-version {facts.cluster_version} "
                 "(or --render server) to render for it")
