@@ -113,8 +113,8 @@ def scan(path: str, read: tuple[bool, bool, bool] | None = None) -> Templates:
     """Whether the templates of the chart at `path` call `lookup`, or a function that makes a
     new value on every render, or read the cluster's Kubernetes version. Read apart from
     `inspect`, while helm renders the chart: the text of a big chart's templates takes tens of
-    milliseconds to read and search. `read`: what
-    was already read of them (sources/early.py `template_calls`), which is not read again."""
+    milliseconds to read and search. `read`: what was already read of them (sources/early.py
+    `template_calls`), which is not read again."""
     if read is not None:
         return Templates(*read)
     target = pathlib_text(path)

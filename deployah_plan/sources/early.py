@@ -123,8 +123,8 @@ def _first_calls(args: Sequence[str]) -> tuple[Iterator[list[str]], str]:
 def template_calls(chart: str) -> tuple[bool, bool, bool] | None:
     """What the templates of the chart folder `chart` call, as sources/chart.py `scan` reads them:
     `lookup`, a function that may make a value anew on every render (the plan then renders the
-    chart twice, the second beside the first: commands/upgrade.py), the cluster's version; None for a packaged
-    chart, which is not opened here. Read once the first calls have started: a big chart's
+    chart twice, the second beside the first: commands/upgrade.py), the cluster's Kubernetes
+    version; None for a packaged chart, which is not opened here. Read once the first calls have started: a big chart's
     templates take milliseconds to read."""
     from deployah_plan.sources import chart_scan
 
