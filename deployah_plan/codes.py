@@ -196,6 +196,13 @@ class Code(str, enum.Enum):
         "upgrade fails.")
     DEPRECATED_FLAG = _Entry(
         "deprecated-flag", "A flag the helm at hand still takes but deprecates (Helm 4: --atomic, --force).")
+    # A render for a Kubernetes version nobody gave (helm template's own default).
+    KUBE_VERSION_DEFAULT = _Entry(
+        "kube-version-default", "The chart's templates read the cluster's Kubernetes version "
+        "(`.Capabilities.KubeVersion`) and `helm template` rendered them for its own default version (named in "
+        "the message, with the cluster's when the plan read it), as no --kube-version was given: what depends on "
+        "the version (an image tag, an apiVersion) may differ on the real cluster; plan with --kube-version, or "
+        "with the cluster (--render server).", severity=_WARN)
 
     _value_: str
     description: str

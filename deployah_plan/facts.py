@@ -548,6 +548,19 @@ class LookupOffline(Facts, frozen=True, kw_only=True):
     chart: str
 
 
+class KubeVersionDefault(Facts, frozen=True, kw_only=True):
+    """The chart's templates read `.Capabilities.KubeVersion`, and `helm template` rendered them
+    without --kube-version: for `kube_version`, the helm binary's own default ("" when it could
+    not be read). `cluster_version`: the version the cluster's API server reported, when the plan
+    read it ("" offline). A release record holds no version it was rendered for (Helm stores the
+    manifest, not the capabilities), so the previous one's is not known and not said."""
+
+    code = Code.KUBE_VERSION_DEFAULT
+    chart: str
+    kube_version: str
+    cluster_version: str = ""
+
+
 class SubchartsCarried(Facts, frozen=True, kw_only=True):
     """The stored chart has subcharts, which the release does not store: their objects are the
     stored manifest's, not rendered again (helm plan kube-upgrade)."""
@@ -606,6 +619,7 @@ __all__ = ["ApiDeprecated", "SubchartsCarried", "ApiKind", "ApiNotServed", "Atom
            "DataLoss", "DeprecatedFlag", "Description", "DroppedDocument", "EquivalentOnly", "Field",
            "ForceReplace", "HistoryDeleted", "HistoryPruned", "HookCollision", "HookCollisionRule", "Immutable",
            "InstallFlag", "Judged", "KeepFromManifest", "KeepHistory", "KindsNotChecked", "KubeVersionAssumed",
+           "KubeVersionDefault",
            "LookupOffline", "Loss", "Metadata", "NamespaceExists", "NamespaceMissing", "NamespaceTwice", "NoHooks",
            "NotServedRule", "OwnershipCheck", "OwnershipProblem", "PreviousNotDeployed", "ProblemKind",
            "PvcExpandRefused", "Quantity", "Reinstall", "ReleaseLabels", "ReuseValuesOffline", "Role",

@@ -31,7 +31,8 @@ from deployah_plan.errors import UsageError
 from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.facts import (
-    LookupOffline, PreviousNotDeployed, Reinstall, ReuseValuesOffline, SubchartsCarried, ValuesReused, VersionSource,
+    KubeVersionDefault, LookupOffline, PreviousNotDeployed, Reinstall, ReuseValuesOffline, SubchartsCarried,
+    ValuesReused, VersionSource,
 )
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
@@ -594,6 +595,8 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
                     apply_method, fresh, kube_default)
     if judge is not None and judge.requests and live is not None:
         live = structs.replace(live, requests=live.requests + judge.requests)  # every request is counted
+    if mode == "template" and templates.reads_kube_version and not options.kube_version:
+        notes.append(warn(_kube_version_default(chart.name, kube_default, judge)))
     exists = judge.namespace_exists if judge is not None else None
     desired, more_notes = upgrade_flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
     notes += more_notes
@@ -640,6 +643,14 @@ def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: 
         return targets.offline_target(kube_default, VersionSource.TEMPLATE_DEFAULT, **checks,
                                       render_defaults=True)
     return None
+
+
+def _kube_version_default(chart: str, kube_default: str, judge: targets.Target | None) -> KubeVersionDefault:
+    """An offline render of templates that read the cluster's version, without --kube-version:
+    for helm template's default version, and the cluster's when the plan read it (`judge`)."""
+    read = judge is not None and judge.source in (VersionSource.CLUSTER_OPENAPI, VersionSource.CLUSTER_DISCOVERY)
+    return KubeVersionDefault(chart=chart, kube_version=kube_default.lstrip("v"),
+                              cluster_version=judge.kube_version if read and judge is not None else "")
 
 
 def _apply_method(options: UpgradeOptions, helm_major: int, previous: ApplyMethod | None,

@@ -30,6 +30,9 @@ class Templates(Struct, frozen=True):
     # A template may make a new value on every render (or a subchart archive was not looked
     # into): the desired state is rendered twice to find those values (core/regenerated.py).
     may_regenerate: bool = True
+    # A template reads the cluster's Kubernetes version (`.Capabilities.KubeVersion`), which
+    # `helm template` takes from --kube-version, else from its own default.
+    reads_kube_version: bool = False
 
 
 def _looks_local(ref: str) -> bool:
@@ -67,7 +70,7 @@ def inspect(path: str) -> LocalChart:
     return _package(path, target, None, templates=False)[0]
 
 
-def _package(path: str, target: str, read: tuple[bool, bool] | None,
+def _package(path: str, target: str, read: tuple[bool, bool, bool] | None,
              templates: bool = True) -> tuple[LocalChart, Templates]:
     """A packaged chart's name and version, and what its templates call (`read`: already known;
     `templates=False`: not asked, and not read), from one opening of the archive: listing a
@@ -86,12 +89,17 @@ def _package(path: str, target: str, read: tuple[bool, bool] | None,
                 texts = list(_tar_templates(archive, members))
                 archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in members)
                 read = chart_scan.calls(texts, archived)
+                if archived and not read[2]:
+                    read = (read[0], read[1], any(
+                        chart_scan.archive_reads_kube_version(handle.read())
+                        for m in members if m.isfile() and m.name.endswith(".tgz") and "/charts/" in m.name
+                        and (handle := archive.extractfile(m)) is not None))
     except (tarfile.TarError, OSError) as err:
         raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
     return LocalChart(target, name, version), Templates(*read) if read is not None else Templates(False)
 
 
-def read_local(path: str, read: tuple[bool, bool] | None = None) -> tuple[LocalChart, Templates]:
+def read_local(path: str, read: tuple[bool, bool, bool] | None = None) -> tuple[LocalChart, Templates]:
     """`inspect` and `scan` of the chart at `path`, a packaged chart opened once for both (each
     opening lists the archive's members, which inflates all of it: 50 ms of a plan of
     kube-prometheus-stack's package)."""
@@ -101,17 +109,18 @@ def read_local(path: str, read: tuple[bool, bool] | None = None) -> tuple[LocalC
     return _package(path, target, read)
 
 
-def scan(path: str, read: tuple[bool, bool] | None = None) -> Templates:
+def scan(path: str, read: tuple[bool, bool, bool] | None = None) -> Templates:
     """Whether the templates of the chart at `path` call `lookup`, or a function that makes a
-    new value on every render. Read apart from `inspect`, while helm renders the chart: the
-    text of a big chart's templates takes tens of milliseconds to read and search. `read`: what
-    was already read of them (sources/early.py `template_calls`), which is not read again."""
+    new value on every render, or read the cluster's Kubernetes version. Read apart from
+    `inspect`, while helm renders the chart: the text of a big chart's templates takes tens of
+    milliseconds to read and search. `read`: what was already read of them (sources/early.py
+    `template_calls`), which is not read again."""
     if read is not None:
         return Templates(*read)
     target = pathlib_text(path)
     if not os.path.isdir(target):
         return _package(path, target, None)[1]
-    return Templates(*chart_scan.calls(*chart_scan.folder_texts(target)))
+    return Templates(*chart_scan.folder_calls(target))
 
 
 def is_remote(ref: str, repo: str | None) -> bool:

@@ -1,8 +1,10 @@
 """What a chart's templates call, read from their text: a template that calls `lookup` (it
-renders empty without a cluster), or one that makes a new value on every render (the plan then
-renders the chart twice, core/regenerated.py). Read by sources/chart.py `scan` and, for a chart
-folder, by sources/early.py before the imports, which starts that second render too when the
-templates call for it. Imports nothing heavier than os, so that start is not held back.
+renders empty without a cluster), one that makes a new value on every render (the plan then
+renders the chart twice, core/regenerated.py), or one that reads the cluster's Kubernetes
+version (`helm template` then renders for its own default version unless given one). Read by
+sources/chart.py `scan` and, for a chart folder, by sources/early.py before the imports, which
+starts that second render too when the templates call for it. Imports nothing heavier than
+os, so that start is not held back.
 """
 from __future__ import annotations
 
@@ -25,6 +27,12 @@ _REGENERATES = (("rand", "uuidv4", "genCA", "genPrivateKey", "genSelfSignedCert"
                 lazy(r"(?:rand(?:AlphaNum|Alpha|Numeric|Ascii|Int|Bytes)|uuidv4|genCA(?:WithKey)?|genPrivateKey|"
                      r"genSelfSignedCert(?:WithKey)?|genSignedCert(?:WithKey)?|htpasswd|bcrypt|encryptAES|shuffle)\b"))
 _WORD_CHARACTER = lazy(r"\w")
+# The cluster's version: `.Capabilities.KubeVersion` and its fields (`.Version`, `.Major`, `.Minor`,
+# `.GitVersion`), also reached as `$.Capabilities`, a variable holding `.Capabilities` or inside
+# `with .Capabilities`, so the field's own name is what is looked for. Not `.Chart.KubeVersion`:
+# the chart's own constraint (Chart.yaml `kubeVersion`), the same whatever the cluster.
+_KUBE_VERSION = ("KubeVersion",), lazy(r"KubeVersion\b")
+_CHART_FIELD = ".Chart."
 
 
 def _called(text: str, functions: tuple[tuple[str, ...], Pattern]) -> bool:
@@ -37,6 +45,60 @@ def _called(text: str, functions: tuple[tuple[str, ...], Pattern]) -> bool:
             if names.match(text, at) and not (at and _WORD_CHARACTER.match(text, at - 1)) and _in_action(text, at):
                 return True
             at = text.find(start, at + 1)
+    return False
+
+
+def _reads_kube_version(text: str) -> bool:
+    """Whether a template action in `text` reads the cluster's Kubernetes version."""
+    starts, names = _KUBE_VERSION
+    at = text.find(starts[0])
+    while at >= 0:
+        if (names.match(text, at) and not (at and _WORD_CHARACTER.match(text, at - 1)) and _in_action(text, at)
+                and not text.startswith(_CHART_FIELD, at - len(_CHART_FIELD))):
+            return True
+        at = text.find(starts[0], at + 1)
+    return False
+
+
+def archive_reads_kube_version(data: bytes, depth: int = 0) -> bool:
+    """Whether the templates of a chart archive (a subchart's `charts/*.tgz`, the archives in it
+    too) read the cluster's Kubernetes version. An archive that cannot be read says no: helm
+    fails on it before the plan says anything."""
+    import io
+    import tarfile  # only for a chart that holds subchart archives
+
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            for member in archive.getmembers():
+                handle = archive.extractfile(member) if member.isfile() else None
+                if handle is None:
+                    continue
+                if "/templates/" in member.name and _reads_kube_version(handle.read().decode(errors="replace")):
+                    return True
+                if (member.name.endswith(".tgz") and "/charts/" in member.name and depth < 4
+                        and archive_reads_kube_version(handle.read(), depth + 1)):
+                    return True
+    except (tarfile.TarError, OSError, EOFError, ValueError):
+        return False
+    return False
+
+
+def _folder_archives_read_kube_version(root: str) -> bool:
+    """Whether a subchart archive of the chart folder `root` (`charts/*.tgz` at any depth) reads
+    the cluster's Kubernetes version."""
+    for where, folders, files in os.walk(root):
+        folders.sort()
+        if os.path.basename(where) != "charts":
+            continue
+        for name in sorted(files):
+            if name.endswith(".tgz"):
+                try:
+                    with open(os.path.join(where, name), "rb") as handle:
+                        data = handle.read()
+                except OSError:
+                    continue
+                if archive_reads_kube_version(data):
+                    return True
     return False
 
 
@@ -71,12 +133,23 @@ def folder_texts(root: str) -> tuple[list[str], bool]:
     return texts, archived
 
 
-def calls(texts: Iterable[str], archived: bool) -> tuple[bool, bool]:
-    """Whether the templates call `lookup`, and whether they may make a value anew on every
-    render (or a subchart archive was not looked into)."""
+def calls(texts: Iterable[str], archived: bool) -> tuple[bool, bool, bool]:
+    """Whether the templates call `lookup`; whether they may make a value anew on every render
+    (or a subchart archive was not looked into); whether they read the cluster's Kubernetes
+    version (the archives' templates are looked into for that by `folder_calls` and
+    sources/chart.py)."""
     texts = list(texts)
     return (any(_called(t, _LOOKUP) for t in texts),
-            archived or any(_called(t, _REGENERATES) for t in texts))
+            archived or any(_called(t, _REGENERATES) for t in texts),
+            any(_reads_kube_version(t) for t in texts))
 
 
-__all__ = ["calls", "folder_texts"]
+def folder_calls(root: str) -> tuple[bool, bool, bool]:
+    """`calls` of the chart folder `root`, its subchart archives looked into for the Kubernetes
+    version when its own templates do not read it."""
+    texts, archived = folder_texts(root)
+    lookup, regenerates, kube_version = calls(texts, archived)
+    return lookup, regenerates, kube_version or (archived and _folder_archives_read_kube_version(root))
+
+
+__all__ = ["archive_reads_kube_version", "calls", "folder_calls", "folder_texts"]

@@ -120,17 +120,17 @@ def _first_calls(args: Sequence[str]) -> tuple[Iterator[list[str]], str]:
     return named(), (chart if render is not None else "")
 
 
-def template_calls(chart: str) -> tuple[bool, bool] | None:
+def template_calls(chart: str) -> tuple[bool, bool, bool] | None:
     """What the templates of the chart folder `chart` call, as sources/chart.py `scan` reads them:
-    `lookup`, and a function that may make a value anew on every render (the plan then renders
-    the chart twice, the second beside the first: commands/upgrade.py); None for a packaged
-    chart, which is not opened here. Read once the first calls have started: a big chart's
+    `lookup`, a function that may make a value anew on every render (the plan then renders the
+    chart twice, the second beside the first: commands/upgrade.py), the cluster's Kubernetes
+    version; None for a packaged chart, which is not opened here. Read once the first calls have started: a big chart's
     templates take milliseconds to read."""
     from deployah_plan.sources import chart_scan
 
     if not os.path.isdir(chart):
         return None
-    return chart_scan.calls(*chart_scan.folder_texts(chart))
+    return chart_scan.folder_calls(chart)
 
 
 def may_regenerate(chart: str) -> bool:
@@ -178,7 +178,7 @@ class HelmCalls:
         self._ended = False
         self._starting = 0  # the main thread is between starting a process and knowing it
         self._interrupted = False  # a signal came meanwhile: `popen` raises it after
-        self._templates: tuple[str, tuple[bool, bool]] | None = None  # a chart folder, `template_calls`
+        self._templates: tuple[str, tuple[bool, bool, bool]] | None = None  # a chart folder, `template_calls`
 
     def start(self, args: Sequence[str]) -> None:
         """Start the helm commands of `commands`, if any, in its order. Nothing it meets stops
@@ -206,7 +206,7 @@ class HelmCalls:
             if scanned[1]:  # the second render, beside the first
                 self._start_early(started[0])
 
-    def templates(self, chart: str) -> tuple[bool, bool] | None:
+    def templates(self, chart: str) -> tuple[bool, bool, bool] | None:
         """What the templates of the chart folder `chart` call (`template_calls`), when `start`
         read them; None otherwise. The plan reads them only once."""
         if self._templates is not None and self._templates[0] == chart:

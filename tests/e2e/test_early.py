@@ -127,7 +127,7 @@ def test_the_templates_read_before_the_imports_are_not_read_again(remembered: Pa
     calls = HelmCalls()
     calls.start(["upgrade", "shop", chart, "--set", "a=1"])
     calls.end()
-    assert calls.templates(chart) == (True, False) and calls.templates(chart + "/") is None
+    assert calls.templates(chart) == (True, False, False) and calls.templates(chart + "/") is None
     read: list[str] = []
     monkeypatch.setattr(chart_scan, "folder_texts", lambda root: (read.append(root), ([], False))[1])
     assert charts.scan(chart, calls.templates(chart)) == charts.Templates(True, False) and read == []

@@ -7,8 +7,8 @@ import pytest
 
 from deployah_plan.facts import (
     Atomic, CreateNamespace, CreateNamespaceIgnored, DeprecatedFlag, Description, ForceReplace, HistoryPruned,
-    InstallFlag, LookupOffline, NamespaceExists, NamespaceTwice, NoHooks, PreviousNotDeployed, Reinstall,
-    ReleaseLabels, ReuseValuesOffline, SubchartsCarried, ValuesReused, WaitForJobs,
+    InstallFlag, KubeVersionDefault, LookupOffline, NamespaceExists, NamespaceTwice, NoHooks, PreviousNotDeployed,
+    Reinstall, ReleaseLabels, ReuseValuesOffline, SubchartsCarried, ValuesReused, WaitForJobs,
 )
 from deployah_plan.codes import Facts
 from deployah_plan.model import warn
@@ -71,6 +71,16 @@ CASES: list[tuple[Facts, str]] = [
     (LookupOffline(chart="shop"),
      "chart shop calls `lookup`, which returns nothing when rendered offline; with a cluster, plan with --render "
      "server"),
+    # Issue 45 point 3: the version a render offline was made for, and the real one.
+    (KubeVersionDefault(chart="shop", kube_version="1.34.0"),
+     "rendered for Kubernetes 1.34.0, helm template's default: the templates of chart shop read the cluster's "
+     "version; pass --kube-version with your cluster's version to render for it"),
+    (KubeVersionDefault(chart="shop", kube_version="1.37.0", cluster_version="1.31"),
+     "rendered for Kubernetes 1.37.0, helm template's default: the templates of chart shop read the cluster's "
+     "version, and the cluster runs 1.31; pass --kube-version 1.31 (or --render server) to render for it"),
+    (KubeVersionDefault(chart="shop", kube_version=""),
+     "rendered for helm template's default Kubernetes version: the templates of chart shop read the cluster's "
+     "version; pass --kube-version with your cluster's version to render for it"),
     (SubchartsCarried(chart="shop", subcharts=("redis", "db")),
      "chart shop has subcharts (redis, db), which Helm does not store with a release: their objects are carried from "
      "the stored manifest as they are (their apiVersions are still judged), not rendered again for the target "

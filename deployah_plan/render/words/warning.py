@@ -16,11 +16,11 @@ from deployah_plan.facts import (
     CrdNotUpgraded, CrdVersionRemoved, CrdsUntouched, CreateNamespace, CreateNamespaceIgnored, DataLoss,
     DeprecatedFlag, Description, DroppedDocument, EmptyRender, EquivalentOnly, Field, ForceReplace, HistoryDeleted,
     HistoryPruned, HookCollision, HookCollisionRule, Immutable, InstallFlag, Judged, KeepFromManifest, KeepHistory,
-    KindsNotChecked, KubeVersionAssumed, LookupOffline, Loss, NamespaceExists, NamespaceMissing, NamespaceTwice,
-    NoHooks, NotServedRule, OwnershipCheck, OwnershipProblem, PreviousNotDeployed, ProblemKind, PvcExpandRefused,
-    Quantity, Reinstall, ReleaseLabels, ReuseValuesOffline, Role, SchemaInvalid, SchemaProblem, SchemaType,
-    SsaConflict, StoredVersions, SubchartsCarried, UnknownField, UnknownFieldRule, ValuesReused, VersionSource,
-    WaitForJobs,
+    KindsNotChecked, KubeVersionAssumed, KubeVersionDefault, LookupOffline, Loss, NamespaceExists, NamespaceMissing,
+    NamespaceTwice, NoHooks, NotServedRule, OwnershipCheck, OwnershipProblem, PreviousNotDeployed, ProblemKind,
+    PvcExpandRefused, Quantity, Reinstall, ReleaseLabels, ReuseValuesOffline, Role, SchemaInvalid, SchemaProblem,
+    SchemaType, SsaConflict, StoredVersions, SubchartsCarried, UnknownField, UnknownFieldRule, ValuesReused,
+    VersionSource, WaitForJobs,
 )
 from deployah_plan.codes import Code, Severity
 from deployah_plan.model import HelmAction, Ownership, ResourceRef, Warning
@@ -494,6 +494,17 @@ def subcharts_carried(facts: SubchartsCarried, warning: Warning) -> str:
 def lookup_offline(facts: LookupOffline, warning: Warning) -> str:
     return (f"chart {facts.chart} calls `lookup`, which returns nothing when rendered offline; with a cluster, plan "
             "with --render server")
+
+
+@says(Code.KUBE_VERSION_DEFAULT)
+def kube_version_default(facts: KubeVersionDefault, warning: Warning) -> str:
+    rendered = (f"rendered for Kubernetes {facts.kube_version}, helm template's default" if facts.kube_version
+                else "rendered for helm template's default Kubernetes version")
+    said = f"{rendered}: the templates of chart {facts.chart} read the cluster's version"
+    if facts.cluster_version:
+        return (f"{said}, and the cluster runs {facts.cluster_version}; pass --kube-version {facts.cluster_version} "
+                "(or --render server) to render for it")
+    return f"{said}; pass --kube-version with your cluster's version to render for it"
 
 
 @says(Code.PREVIOUS_NOT_DEPLOYED)
