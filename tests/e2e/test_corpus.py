@@ -20,8 +20,9 @@ by the planner:
   changed;
 - no value of a rendered Secret reaches any output;
 - every output format renders, and the JSON plan is valid against the published schema;
-- every claim about running things (restarts and their pod counts, config that reaches pods or
-  not, Services that lose their pods) agrees with an independent judgment of the same renders
+- every claim about running things, of every impact kind (restarts and their pod counts, config
+  that reaches pods or not, Services that lose their pods, ports and routes removed, replicas an
+  HPA scales, data at risk), agrees both ways with an independent judgment of the same renders
   (tests/judgments.py), on the upgrade and on the no-op upgrade.
 
 Each chart is bounded in time (`HELM_PLAN_CORPUS_TIMEOUT` seconds, 300 by default). A chart's
