@@ -36,6 +36,9 @@ def run() -> NoReturn:
         say("helm plan: interrupted")
         code = Exit.INTERRUPTED
     calls.end()
+    from deployah_plan.sources.workdir import remove_left
+
+    remove_left()  # what a worker thread still waiting on a helm's output would have removed
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:  # None: the process was started with that descriptor closed

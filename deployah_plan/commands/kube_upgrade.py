@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import tempfile
 import threading
 from typing import Any, Callable, Mapping, Sequence
 
@@ -51,6 +50,7 @@ from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm_commands import major
 from deployah_plan.sources.workers import completed, workers
+from deployah_plan.sources.workdir import private_folder
 
 
 class KubeUpgradeOptions(Struct, frozen=True, kw_only=True):
@@ -194,7 +194,7 @@ def _planned(run: _Run, listed: Listed) -> Outcome:
         raise ReleaseError(f"release {listed.name} has no revision to plan from",
                            f"`helm history {listed.name} -n {listed.namespace}` lists its revisions")
     record = helm.stored_chart(listed.name, listed.namespace, current.revision)
-    with tempfile.TemporaryDirectory(prefix="helm-plan-chart-") as folder:  # mkdtemp: 0700, this user's alone
+    with private_folder("helm-plan-chart-") as folder:  # 0700, this user's alone; removed on a signal too
         stored = write_chart(record, listed.name, folder)
         carried = subchart_documents(current.manifest, current.hooks_stream, stored.name) if stored.subcharts else ""
         planned = plan_upgrade(UpgradeOptions(
@@ -223,6 +223,7 @@ def _planned(run: _Run, listed: Listed) -> Outcome:
 def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[Listed], str | None]:
     """The releases to plan, and the namespace they were listed in (None: every namespace)."""
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug, calls)
+    helm.timeout = seconds(options.timeout)  # the list too: a server may answer it as slowly as it likes
     if options.all_namespaces and options.namespace:
         raise UsageError("-A and -n name different scopes", "give one of them")
     namespace = None if options.all_namespaces else target.namespace

@@ -51,7 +51,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -74,6 +73,7 @@ from deployah_plan.render.options import WriteOptions
 from deployah_plan.sources.files import FileReader
 from deployah_plan.sources.helm import Helm
 from deployah_plan.sources.kubeconfig import helm_default_namespace
+from deployah_plan.sources.workdir import private_folder
 
 VERIFIABLE = ("upgrade", "rollback", "uninstall")
 _HINT = "plan again with `helm plan upgrade ... --out FILE` and review it"
@@ -409,7 +409,7 @@ def verify_plan(group: click.Group, options: VerifyOptions) -> int:
         given = _parse(command, argv, "the recorded command")
         if given.params.get("namespace") is None and not _namespace_given():
             given.params["namespace"] = record.get("namespace") or None  # the plan's, not helm's default
-    with tempfile.TemporaryDirectory(prefix="helm-plan-verify-") as workdir:  # mode 0700: this user's only
+    with private_folder("helm-plan-verify-") as workdir:  # mode 0700: this user's only; removed on a signal too
         archive = _pull(name, dict(given.params), workdir, options.debug)
         code = _check(options, saved_plan, command, argv, given, recorded, archive)
         if code != 0 or not run or options.check_only:

@@ -37,10 +37,10 @@ def helm_default_version(helm: Helm) -> str:
 
 
 def _probe_default_version(helm: Helm) -> str:
-    import tempfile  # once per helm binary: its answer is remembered
+    from deployah_plan.sources.workdir import private_folder  # once per helm binary: its answer is remembered
     from pathlib import Path
     
-    with tempfile.TemporaryDirectory(prefix="helm-plan-kv-") as tmp:
+    with private_folder("helm-plan-kv-") as tmp:
         chart = Path(tmp) / "kube-version"
         (chart / "templates").mkdir(parents=True)
         (chart / "Chart.yaml").write_text(_PROBE_CHART)

@@ -300,6 +300,9 @@ class HelmCalls:
         helm that no longer runs. A signal once the calls are ended (a second Ctrl-C, the command done)
         ends the process."""
         if self._ended:
+            from deployah_plan.sources.workdir import remove_left
+
+            remove_left()
             os._exit(Exit.INTERRUPTED)
         self.end()
         if self._starting:

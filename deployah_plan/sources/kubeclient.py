@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import socket
 import ssl
-import tempfile
 import threading
 import time
 import warnings
@@ -44,6 +43,7 @@ from deployah_plan.sources.kube_auth import (
     READ_CHUNK, Credential, Entry, Kubeconfig, KubeUnreachable, decode_b64, load_config, one_line, read_file, user_credential,
 )
 from deployah_plan.sources.kubeconfig import ClusterSettings
+from deployah_plan.sources.workdir import private_folder
 
 __all__ = ["AnswerTooLarge", "Response", "KubeClient", "MAX_ANSWER_BYTES", "MAX_READ_BYTES", "MAX_RETRIES",
            "MAX_RETRY_AFTER"]
@@ -93,7 +93,7 @@ def _tls_context(cluster: Entry, settings: ClusterSettings, credential: Credenti
     if credential.cert_pem:
         # ssl loads a certificate chain only from files: write them to a private folder that
         # is gone once they are loaded.
-        with tempfile.TemporaryDirectory(prefix="helm-plan-tls-") as folder:
+        with private_folder("helm-plan-tls-") as folder:
             cert, key = Path(folder, "cert.pem"), Path(folder, "key.pem")
             for path, data in ((cert, credential.cert_pem), (key, credential.key_pem)):
                 path.touch(mode=0o600)

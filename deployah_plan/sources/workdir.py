@@ -6,15 +6,59 @@ chart on disk, values given as flags), and tempfile's import (it imports shutil,
 and lzma) was 3 ms of CPU of such a plan. So the folder is made when first asked for, as
 `tempfile.TemporaryDirectory` makes it (mode 0700, a name no other process can guess), and
 removed by it, with all it holds, when the block ends.
+
+Every private folder a plan makes (this one, and `private_folder`'s: a stored chart written back,
+TLS files, the release values) is also listed here while it exists, so that a plan that ends
+at once on a signal, while a worker thread still waits on a helm whose child holds its output,
+removes them (`remove_left`, from entry.py and the second signal's handler) before the process
+ends: no release values, chart or key is left in the temporary folder.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
     from tempfile import TemporaryDirectory
+
+_LEFT: set[str] = set()  # the private folders that exist now
+_LEFT_LOCK = threading.Lock()
+
+
+def _listed(path: str, present: bool) -> None:
+    with _LEFT_LOCK:
+        (_LEFT.add if present else _LEFT.discard)(path)
+
+
+@contextlib.contextmanager
+def private_folder(prefix: str) -> Iterator[str]:
+    """A folder of this user's alone (mode 0700, a name no other process can guess), removed
+    with all it holds when the block ends, or by `remove_left`."""
+    import shutil
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix=prefix)
+    _listed(path, True)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        _listed(path, False)
+
+
+def remove_left() -> None:
+    """Remove every private folder that still exists: the process ends now, and the threads
+    that would have removed theirs will not run again."""
+    with _LEFT_LOCK:
+        left = sorted(_LEFT)
+        _LEFT.clear()
+    if left:
+        import shutil
+
+        for path in left:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 class Workdir:
@@ -34,6 +78,7 @@ class Workdir:
                 import tempfile
 
                 self._folder = tempfile.TemporaryDirectory(prefix=self._prefix)
+                _listed(self._folder.name, True)
             return self._folder.name
 
     def __enter__(self) -> Workdir:
@@ -45,6 +90,7 @@ class Workdir:
             folder, self._folder = self._folder, None
         if folder is not None:
             folder.cleanup()
+            _listed(folder.name, False)
 
 
-__all__ = ["Workdir"]
+__all__ = ["Workdir", "private_folder", "remove_left"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -15,6 +16,7 @@ import pytest
 
 from tests.conftest import ROOT, Store, run_plan
 from tests.e2e.test_kube_upgrade import _edit
+from tests.kubeapi import FakeKube
 
 pytestmark = pytest.mark.e2e
 
@@ -115,3 +117,24 @@ def test_one_bad_release_is_its_own_row(helm: Path, store: Store, hostile: Calla
         upgrade = run_plan("upgrade", "bad", str(CHARTS / "plain"), "-n", "web", "--reuse-values", "-o", "json",
                            helm=helm, store=store)
         assert upgrade.code == 0, upgrade.err
+
+
+def test_the_release_list_is_bounded_by_the_timeout(helm: Path, store: Store, tmp_path: Path) -> None:
+    """A server that answers the list as slowly as it likes (here: a helm whose list never ends)
+    stops the run after --timeout, with one line."""
+    store.add("plain", CHARTS / "plain", namespace="web")
+    wrapper = tmp_path / "helm"
+    wrapper.write_text(f"""#!/bin/sh
+[ "$1" = list ] && exec sleep 60
+exec "{helm}" "$@"
+""")
+    wrapper.chmod(0o755)
+    with FakeKube(namespace="web") as kube:
+        kube.load_releases(store.path)
+        config = kube.write_kubeconfig(tmp_path / "kubeconfig")
+        started = time.monotonic()
+        result = run_plan("kube-upgrade", "--kube-version", "1.32", "-A", "--timeout", "2s", helm=wrapper,
+                          KUBECONFIG=str(config))
+        assert time.monotonic() - started < 20
+    assert result.code == 1 and result.err.count("\n") == 1, result.err
+    assert "listing the releases took longer than 2s" in result.err

@@ -214,3 +214,41 @@ def test_a_plan_waiting_on_helm_stops_and_ends_it(slow_helm: Path, store: Store,
         assert set(started) <= _descendants(plan.process.pid)
         _assert_stopped(plan, signum)
     assert not [pid for pid in started if _running(pid)]
+
+
+@SIGNALS
+def test_kube_upgrade_stopped_while_helm_output_is_held_leaves_no_stored_chart(helm4: Path, store: Store,
+                                                                              tmp_path: Path, signum: int) -> None:
+    """helm's child (an exec credential plugin, here a sleep) holds helm's output open after
+    helm is ended: the worker reading it never returns, and the process ends without it. The
+    stored chart it wrote is removed all the same."""
+    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    wrapper = tmp_path / "helm"
+    wrapper.write_text(f"""#!/bin/sh
+if [ "$1" = template ]; then
+  sleep 20 &
+  touch "{marks}/held"
+  sleep 20
+fi
+exec "{helm4}" "$@"
+""")
+    wrapper.chmod(0o755)
+    with Plan(tmp_path, ["kube-upgrade", "--kube-version", "1.32", "-A"], HELM_BIN=str(wrapper),
+              HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path)) as plan:
+        _wait_for(lambda: (marks / "held").exists(), 30, "started helm template")
+        assert any(path.name.startswith("helm-plan-chart-") for path in plan.tmpdir.iterdir())
+        sent = time.monotonic()
+        plan.process.send_signal(signum)
+        _, err = plan.process.communicate(timeout=WITHIN + 10)
+        assert time.monotonic() - sent < WITHIN
+        assert plan.process.returncode == 130 and err.splitlines() == ["helm plan: interrupted"], err
+        assert plan.left() == []
+    for pid in _descendants(os.getpid()):  # the held sleeps: the test's own to end
+        if pid != plan.process.pid and _running(pid):
+            try:
+                if "sleep" in Path(f"/proc/{pid}/cmdline").read_text():
+                    os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
