@@ -539,12 +539,17 @@ class _ChangingRepo:
         self.thread.join(timeout=10)
 
 
-def _recorder(tmp_path: Path) -> tuple[Path, Path]:
-    """A deploy command (named helm-..., as verify asks) that records its argv and the SHA-256
-    of its chart argument, the file helm would deploy."""
+def _recorder(tmp_path: Path, helm: Path) -> tuple[Path, Path]:
+    """A helm that deploys nothing: `helm upgrade` without --dry-run records its argv and the
+    SHA-256 of its chart argument (the file helm would deploy); every other call is real helm's.
+    The plan is checked and deployed with it, as verify asks (one helm for both)."""
     log = tmp_path / "deployed.json"
-    script = tmp_path / "helm-deploy"
-    script.write_text(f"#!{sys.executable}\nimport hashlib, json, os, sys\nchart = sys.argv[3]\n"
+    script = tmp_path / "deploy-bin" / "helm"
+    script.parent.mkdir()
+    script.write_text(f"#!{sys.executable}\nimport hashlib, json, os, sys\n"
+                      "if sys.argv[1] != 'upgrade' or any(a.startswith('--dry-run') for a in sys.argv):\n"
+                      f"    os.execv({str(helm)!r}, [{str(helm)!r}, *sys.argv[1:]])\n"
+                      "chart = sys.argv[3]\n"
                       "digest = hashlib.sha256(open(chart, 'rb').read()).hexdigest() if os.path.isfile(chart) else None\n"
                       f"open({str(log)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], 'sha256': digest}}))\n")
     script.chmod(0o755)
@@ -554,13 +559,13 @@ def _recorder(tmp_path: Path) -> tuple[Path, Path]:
 def test_verify_deploys_the_archive_it_checked(helm: Path, helm4: Path, store: Store, tmp_path: Path) -> None:
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     home = {"HELM_CACHE_HOME": str(tmp_path / "cache"), "HELM_CONFIG_HOME": str(tmp_path / "config")}
-    deploy, log = _recorder(tmp_path)
+    deploy, log = _recorder(tmp_path, helm)
     with _ChangingRepo(tmp_path, helm4, honest=2) as repo:  # the plan's download and verify's are honest
         chart = ("shop", "shop", "--repo", repo.url, "--version", "0.2.0", "-n", "shop")
         made = run_plan("upgrade", *chart, "--out", "plan.json", helm=helm, store=store, cwd=tmp_path, **home)
         assert made.code == 0, made.err
         assert "nginx:1.27" in (tmp_path / "plan.json").read_text()
-        done = run_plan("verify", "plan.json", "--", str(deploy), "upgrade", *chart, helm=helm, store=store,
+        done = run_plan("verify", "plan.json", "--", str(deploy), "upgrade", *chart, helm=deploy, store=store,
                         cwd=tmp_path, **home)
         _holds(done)
         assert repo.downloads == 2  # the deploy downloaded nothing
@@ -574,13 +579,13 @@ def test_verify_refuses_a_repository_that_answers_the_check_differently(helm: Pa
                                                                        tmp_path: Path) -> None:
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     home = {"HELM_CACHE_HOME": str(tmp_path / "cache"), "HELM_CONFIG_HOME": str(tmp_path / "config")}
-    deploy, log = _recorder(tmp_path)
+    deploy, log = _recorder(tmp_path, helm)
     for readme in (False, True):  # the other archive renders another plan, or the same one
         with _ChangingRepo(tmp_path / str(readme), helm4, honest=1, readme=readme) as repo:
             chart = ("shop", "shop", "--repo", repo.url, "--version", "0.2.0", "-n", "shop")
             assert run_plan("upgrade", *chart, "--out", "plan.json", helm=helm, store=store, cwd=tmp_path,
                             **home).code == 0
-            moved = run_plan("verify", "plan.json", "--", str(deploy), "upgrade", *chart, helm=helm, store=store,
+            moved = run_plan("verify", "plan.json", "--", str(deploy), "upgrade", *chart, helm=deploy, store=store,
                              cwd=tmp_path, **home)
         _no_longer_holds(moved, "chart", *(() if readme else ("render",)))
         if readme:
@@ -590,17 +595,17 @@ def test_verify_refuses_a_repository_that_answers_the_check_differently(helm: Pa
 
 def test_verify_will_not_vouch_for_values_it_cannot_read(helm: Path, store: Store, tmp_path: Path) -> None:
     store.add("shop", EXAMPLE / "chart-v1", "shop")
-    deploy, log = _recorder(tmp_path)
+    deploy, log = _recorder(tmp_path, helm)
     with _ChangingRepo(tmp_path, helm, honest=0) as repo:
         values = ("-f", f"{repo.url}/values.yaml")
         chart = ("shop", str(EXAMPLE / "chart-v2"), "-n", "shop", *values)
         assert run_plan("upgrade", *chart, "--out", "plan.json", helm=helm, store=store, cwd=tmp_path).code == 0
         for check in ((), ("--", str(deploy), "upgrade", *chart)):
-            refused = run_plan("verify", "plan.json", *check, helm=helm, store=store, cwd=tmp_path)
+            refused = run_plan("verify", "plan.json", *check, helm=deploy, store=store, cwd=tmp_path)
             assert refused.code == 1 and refused.err.count("\n") == 1, refused.out + refused.err
             assert "cannot be checked" in refused.err and "--accept-unchecked" in refused.err
             assert not log.exists()
         accepted = run_plan("verify", "plan.json", "--accept-unchecked", "--", str(deploy), "upgrade", *chart,
-                            helm=helm, store=store, cwd=tmp_path)
+                            helm=deploy, store=store, cwd=tmp_path)
         _holds(accepted)
         assert json.loads(log.read_text())["argv"][-1].endswith("/values.yaml")
