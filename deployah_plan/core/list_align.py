@@ -12,11 +12,12 @@ passes before it left:
    entries that moved;
 3. between two entries matched so far (a gap), the rest in order: entries that share at least
    half their leaves (`similarity`) are paired, as close as can be without crossing, and
-   scalars by position (a value changed in place); what is left is added or removed. A rule
-   inserted before a rule that lost a resource is one add and one changed rule, not a rewrite
-   of the first and an add of the second. When a side repeats an entry, passes 2 and 3 are one
-   alignment of the whole list (equal pairs weigh more than all close ones together), so which
-   of two equal entries is kept never pushes a close pair out of order;
+   entries of a single value (a scalar, `{"port": 80}`) by position, as a value changed in
+   place; what is left is added or removed. A rule inserted before a rule that lost a
+   resource is one add and one changed rule, not a rewrite of the first and an add of the
+   second. When a side repeats an entry, passes 2 and 3 are one alignment of the whole list
+   (equal pairs weigh more than all close ones together), so which of two equal entries is
+   kept never pushes a close pair out of order;
 4. an entry that moved and changed is paired with the entry it is closest to, best pair first.
 
 The diff shows a pair as the changes inside it, under the entry's index in the desired list,
@@ -49,7 +50,7 @@ _MAX_IN_ORDER_CELLS = 250_000  # equal entries kept in order exactly up to this 
 _MAX_GAP_CELLS = 4_096  # entry pairs of one gap scored at most (64 x 64)
 _GAP_LEAVES = 1_000_000  # leaves compared at most in one gap
 _MAX_MOVED = 64  # entries each way scored at most for a move
-_SCALAR_PAIR = 1  # a scalar changed in place: counts less than any similar pair (scaled by _SCALE)
+_SCALAR_PAIR = 1  # a single value changed in place: counts less than any similar pair (scaled by _SCALE)
 _SCALE = 1_000_000
 
 Leaves = dict[tuple[Any, ...], int]  # (path, type, value) of each leaf -> how many times
@@ -230,17 +231,18 @@ def _flags(a: list[Any], b: list[Any]) -> dict[int, int]:
 def _aligned(a: list[Any], b: list[Any], gap_a: list[int], gap_b: list[int], da: list[str],
              db: list[str]) -> dict[int, int] | None:
     """The entries gap_a and gap_b name aligned in order, as a weighted longest common
-    subsequence: as many equal pairs as can be, then the closest pairs, then as many scalars as
-    can be, by position. None when there are too many to score."""
+    subsequence: as many equal pairs as can be, then the closest pairs, then as many entries of
+    a single value as can be, by position. None when there are too many to score."""
     if not gap_a or not gap_b:
         return {}
     if len(gap_a) * len(gap_b) > _MAX_GAP_CELLS:
         return None
     la = [leaves(a[i]) if type(a[i]) in (dict, list) else None for i in gap_a]
     lb = [leaves(b[j]) if type(b[j]) in (dict, list) else None for j in gap_b]
-    sizes_a, sizes_b = [len(x) if x else 0 for x in la], [len(x) if x else 0 for x in lb]
+    sizes_a, sizes_b = [sum(x.values()) if x else 0 for x in la], [sum(x.values()) if x else 0 for x in lb]
     if min(len(gap_a) * sum(sizes_b), len(gap_b) * sum(sizes_a)) > _GAP_LEAVES:
         return None
+    shapes_a, shapes_b = [_single(x) for x in la], [_single(x) for x in lb]
     equal = _SCALE * (min(len(gap_a), len(gap_b)) + 1)  # more than all close pairs together
     low = SIMILAR / (2 - SIMILAR)  # Dice >= SIMILAR needs the smaller side at least this share of the larger
     score = [[0] * len(gap_b) for _ in gap_a]
@@ -249,9 +251,10 @@ def _aligned(a: list[Any], b: list[Any], gap_a: list[int], gap_b: list[int], da:
         for y, right in enumerate(lb):
             if da[gap_a[x]] == db[gap_b[y]]:
                 row[y] = equal
-            elif left is None or right is None:
-                row[y] = _SCALAR_PAIR if left is None and right is None else 0
-            elif min(sizes_a[x], sizes_b[y]) >= low * max(sizes_a[x], sizes_b[y]):
+            elif shapes_a[x] is not None and shapes_a[x] == shapes_b[y]:
+                row[y] = _SCALAR_PAIR
+            elif left is not None and right is not None and (
+                    min(sizes_a[x], sizes_b[y]) >= low * max(sizes_a[x], sizes_b[y])):
                 found = similarity(left, right)
                 row[y] = round(found * _SCALE) if found >= SIMILAR else 0
     best = [[0] * (len(gap_b) + 1) for _ in range(len(gap_a) + 1)]  # best[x][y]: of the gap's x: and y:
@@ -271,6 +274,18 @@ def _aligned(a: list[Any], b: list[Any], gap_a: list[int], gap_b: list[int], da:
         else:
             y += 1
     return pairs
+
+
+def _single(found: Leaves | None) -> str | None:
+    """What makes two entries of one value each a value changed in place, as two scalars are:
+    "=" for a scalar, the path of the one leaf of a list or map that has one (`{"port": 80}`
+    and `{"port": 81}` share none, yet one is the other changed); None for any other entry."""
+    if found is None:
+        return "="
+    if len(found) == 1:
+        ((leaf, count),) = found.items()
+        return str(leaf[0]) if count == 1 else None
+    return None
 
 
 def _moved(a: list[Any], b: list[Any], pairs: dict[int, int]) -> dict[int, int]:

@@ -151,6 +151,16 @@ def test_entries_pair_from_half_their_leaves_equal() -> None:
     assert align([{"a": 1, "b": 1, "c": 1}], [{"a": 1, "b": 2, "c": 2}]) == {}
 
 
+def test_entries_of_one_value_at_one_place_pair_by_position_as_scalars_do() -> None:
+    assert align([{"port": 80}, {"port": 90}], [{"port": 81}, {"port": 91}]) == {0: 0, 1: 1}
+    assert align([[["a"]]], [[["b"]]]) == {0: 0}
+    assert align([{"port": 80}], [{"name": "x"}]) == {}
+    assert align([{"port": 80}], ["x"]) == {}
+    assert align([{"l": [1, 1]}], [{"l": [2, 2]}]) == {}  # two values, none shared
+    # A close pair wins over a single value by position.
+    assert align(["x", {"a": 1, "b": 1}], [{"a": 1, "b": 2}]) == {0: 1}
+
+
 def test_the_closest_pairs_that_keep_the_order_are_taken_in_a_gap() -> None:
     one, two = {"a": 1, "b": 1, "c": 1, "d": 1}, {"a": 2, "b": 2, "c": 2, "d": 2}
     a = ["x", one, two, "y"]
