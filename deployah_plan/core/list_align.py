@@ -11,11 +11,11 @@ passes before it left:
    digests), so an entry inserted before an equal one is an add, not a move; then equal
    entries that moved;
 3. between two entries matched so far (a gap), the rest in order: entries that share at least
-   half their leaves (`similarity`) are paired, as close as can be without crossing, and
-   entries of a single value (a scalar, `{"port": 80}`) by position, as a value changed in
-   place; what is left is added or removed. A rule inserted before a rule that lost a
-   resource is one add and one changed rule, not a rewrite of the first and an add of the
-   second. When a side repeats an entry, passes 2 and 3 are one alignment of the whole list
+   half their leaves (`similarity`) are paired, as close as can be without crossing (of two
+   entries as close, the one whose lists are in the same order), and entries of a single
+   value (a scalar, `{"port": 80}`) by position, as a value changed in place; what is left is
+   added or removed. A rule inserted before a rule that lost a resource is one add and one
+   changed rule, not a rewrite of the first and an add of the second. When a side repeats an entry, passes 2 and 3 are one alignment of the whole list
    (equal pairs weigh more than all close ones together), so which of two equal entries is
    kept never pushes a close pair out of order;
 4. an entry that moved and changed is paired with the entry it is closest to, best pair first.
@@ -33,11 +33,11 @@ whole list with repeats) of more than _MAX_GAP_CELLS entry pairs, or whose entri
 more than _GAP_LEAVES leaf comparisons, is not scored (a gap is then paired by position, as
 before similarity was used; a whole list takes the passes one by one); the last pass scores
 at most _MAX_MOVED entries each way. Entries whose sizes cannot reach SIMILAR are not compared.
-A gap at the bound (64 entries of 55 leaves a side, all changed) takes 50 ms; the gaps of
-one list are disjoint, so the passes stay about linear in its size past that.
+A gap at the bound (64 entries of 30 leaves a side, every pair close) takes 65 ms; the gaps
+of one list are disjoint, so the passes stay about linear in its size past that.
 Measured on a ClusterRole of 40 rules with one inserted and one shrunk (0.7 ms), 2,000 rules
 with 40 changed and one inserted (32 ms, as before), and 61 rules with a repeat and 20
-changed (2.1 ms against 1.8 ms when entries were paired by position).
+changed (2.4 ms against 1.8 ms when entries were paired by position).
 """
 from __future__ import annotations
 
@@ -50,10 +50,14 @@ SIMILAR = 0.5  # share of equal leaves from which two entries are one entry chan
 _FLAG = lazy(r"--?[A-Za-z0-9][^=\s]*")
 _MAX_IN_ORDER_CELLS = 250_000  # equal entries kept in order exactly up to this many entry pairs
 _MAX_GAP_CELLS = 4_096  # entry pairs of one gap scored at most (64 x 64)
-_GAP_LEAVES = 250_000  # leaves compared at most in one gap (about 50 ms)
+_GAP_LEAVES = 125_000  # leaves compared at most in one gap (twice over for the pairs that are close)
 _MAX_MOVED = 64  # entries each way scored at most for a move
-_SCALAR_PAIR = 1  # a single value changed in place: counts less than any similar pair (scaled by _SCALE)
-_SCALE = 1_000_000
+# A pair's weight in an alignment: its similarity in the high digits, its similarity with list
+# indices kept (`leaves(indexed=True)`) in the low ones, to choose between entries equally close
+# whatever the order of their lists: the one whose lists are in the same order. A single value
+# changed in place weighs less than any close pair.
+_SCALE = 1_000
+_SCALAR_PAIR = 1
 
 Leaves = dict[tuple[Any, ...], int]  # (path, type, value) of each leaf -> how many times
 
@@ -63,9 +67,10 @@ def digest(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, allow_nan=True)
 
 
-def leaves(value: Any) -> Leaves:
+def leaves(value: Any, indexed: bool = False) -> Leaves:
     """Every leaf of a value as (path, type, value), counted, with list indices left out of the
-    path: a rule that lost its first resource still holds the others at the same path."""
+    path (unless `indexed`): a rule that lost its first resource still holds the others at the
+    same path."""
     out: Leaves = {}
     stack: list[tuple[str, Any]] = [("", value)]
     while stack:
@@ -75,7 +80,10 @@ def leaves(value: Any) -> Leaves:
             stack.extend((f"{path}/{key}", child) for key, child in current.items())
             continue
         if kind is list and current:
-            stack.extend((path + "/-", child) for child in current)
+            if indexed:
+                stack.extend((f"{path}/{index}", child) for index, child in enumerate(current))
+            else:
+                stack.extend((path + "/-", child) for child in current)
             continue
         if kind is bool:
             leaf: tuple[Any, ...] = (path, "b", current)
@@ -245,7 +253,9 @@ def _aligned(a: list[Any], b: list[Any], gap_a: list[int], gap_b: list[int], da:
     if min(len(gap_a) * sum(sizes_b), len(gap_b) * sum(sizes_a)) > _GAP_LEAVES:
         return None
     shapes_a, shapes_b = [_single(x) for x in la], [_single(x) for x in lb]
-    equal = _SCALE * (min(len(gap_a), len(gap_b)) + 1)  # more than all close pairs together
+    ordered_a: dict[int, Leaves] = {}
+    ordered_b: dict[int, Leaves] = {}
+    equal = _SCALE * _SCALE * (min(len(gap_a), len(gap_b)) + 1)  # more than all close pairs together
     low = SIMILAR / (2 - SIMILAR)  # Dice >= SIMILAR needs the smaller side at least this share of the larger
     score = [[0] * len(gap_b) for _ in gap_a]
     for x, left in enumerate(la):
@@ -258,7 +268,9 @@ def _aligned(a: list[Any], b: list[Any], gap_a: list[int], gap_b: list[int], da:
             elif left is not None and right is not None and (
                     min(sizes_a[x], sizes_b[y]) >= low * max(sizes_a[x], sizes_b[y])):
                 found = similarity(left, right)
-                row[y] = round(found * _SCALE) if found >= SIMILAR else 0
+                if found >= SIMILAR:
+                    ordered = similarity(_cached(ordered_a, a, gap_a[x]), _cached(ordered_b, b, gap_b[y]))
+                    row[y] = round(found * (_SCALE - 1)) * _SCALE + round(ordered * (_SCALE - 1)) + 1
     best = [[0] * (len(gap_b) + 1) for _ in range(len(gap_a) + 1)]  # best[x][y]: of the gap's x: and y:
     for x in range(len(gap_a) - 1, -1, -1):
         row, below = best[x], best[x + 1]
@@ -276,6 +288,13 @@ def _aligned(a: list[Any], b: list[Any], gap_a: list[int], gap_b: list[int], da:
         else:
             y += 1
     return pairs
+
+
+def _cached(found: dict[int, Leaves], entries: list[Any], index: int) -> Leaves:
+    """The leaves of an entry with list indices kept, made once."""
+    if index not in found:
+        found[index] = leaves(entries[index], indexed=True)
+    return found[index]
 
 
 def _single(found: Leaves | None) -> str | None:

@@ -144,6 +144,7 @@ def test_similarity_counts_leaves_whatever_their_index() -> None:
     assert similarity(leaves({"a": True}), leaves({"a": 1})) == 0.0
     assert similarity(leaves({"a": {}}), leaves({"a": {}, "b": None})) == pytest.approx(2 / 3)
     assert similarity(leaves({}), leaves({})) == 1.0
+    assert similarity(leaves(["a", "b"], indexed=True), leaves(["b", "a"], indexed=True)) == 0.0
 
 
 def test_entries_pair_from_half_their_leaves_equal() -> None:
@@ -237,3 +238,10 @@ def test_edits_that_insert_remove_and_change_entries_in_place_give_no_reorder(be
             after.append({**entry, "v": "watch"})
     changes = diff({"l": before}, {"l": after})
     assert FieldOp.REORDER not in [c.op for c in changes]
+
+
+def test_of_two_entries_equally_close_the_one_whose_lists_keep_their_order_is_taken() -> None:
+    same, swapped = {"g": "b", "r": ["p", "q"], "v": "get"}, {"g": "b", "r": ["q", "p"], "v": "get"}
+    changed = {**same, "v": "watch"}
+    assert align([swapped, same, "z"], [changed, "z"]) == {0: 1, 1: 2}
+    assert align([same, swapped, "z"], ["n", changed, "z"]) == {1: 0, 2: 2}
