@@ -15,9 +15,10 @@ passes before it left:
    entries as close, the one whose lists are in the same order), and entries of a single
    value (a scalar, `{"port": 80}`) by position, as a value changed in place; what is left is
    added or removed. A rule inserted before a rule that lost a resource is one add and one
-   changed rule, not a rewrite of the first and an add of the second. When a side repeats an entry, passes 2 and 3 are one alignment of the whole list
-   (equal pairs weigh more than all close ones together), so which of two equal entries is
-   kept never pushes a close pair out of order;
+   changed rule, not a rewrite of the first and an add of the second. When a side repeats an
+   entry, passes 2 and 3 are one alignment of the whole list (equal pairs weigh more than all
+   close ones together), so which of two equal entries is kept never pushes a close pair out
+   of order;
 4. an entry that moved and changed is paired with the entry it is closest to, best pair first.
 
 The diff shows a pair as the changes inside it, under the entry's index in the desired list,
