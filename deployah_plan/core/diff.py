@@ -7,16 +7,20 @@ The result is the smallest true set of `FieldChange`s, named by RFC 6901 JSON Po
 - Lists follow the kind's schema (`core.list_keys`): a keyed list matches entries by their key
   fields (inserting one env var is one `add`; a changed image is one `replace` under its
   container; a keyed entry whose key changed but whose content is close is one `rename`); a
-  set list compares as a set; an atomic list is one value, shown with an entry diff. Lists the
-  schema does not know are unkeyed: command-line flags match by flag name, other entries by
-  content, then by position. Entries matched out of order give one `reorder`.
+  set list compares as a set; an atomic list is one value, shown with an entry diff. The
+  entries of an atomic list, and of a list the schema does not know, are aligned by
+  `core.list_align`: flags by name, equal entries in order, then close entries (an inserted
+  rule is one `add`, the rule after it keeps its own changes). Entries matched out of order
+  give one `reorder`.
 - A changed multi-line string carries a line diff with context; a string holding a JSON or
   YAML document carries the structural changes inside it.
 - Two spellings of one quantity where the schema says quantity (`1000m`, `1`) give an
   `equivalent` change, which is not a real one.
 
 Indices in pointers count in the desired list, except for a `remove`, which names the entry
-where it was in the previous list (see `FieldChange`).
+where it was in the previous list (see `FieldChange`): an added or changed entry is found at
+its pointer in the desired object, a removed one in the previous object. Keyed and unkeyed
+lists alike; an atomic list's entry diff (`parts`) points into the list's own value the same way.
 """
 from __future__ import annotations
 
@@ -24,9 +28,9 @@ import json
 import math
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from deployah_plan.startup import lazy
 from deployah_plan.core import quantity
 from deployah_plan.pointer import escape, tokens
+from deployah_plan.core.list_align import align, digest, match_equal
 from deployah_plan.core.list_keys import KEY_DEFAULTS, QUANTITY, Node, Spec, root
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.yamlkube import MAX_DEPTH, YAMLError, load_all, too_deep
@@ -36,10 +40,8 @@ if TYPE_CHECKING:
 
 _NUMBERS = (int, float)
 _SCALARS = (str, int, float, bool, type(None))
-_FLAG = lazy(r"--?[A-Za-z0-9][^=\s]*")
 _RENAME_SIMILARITY = 0.6  # share of equal leaves (key fields aside) that makes a rename
 _MAX_RENAME_CANDIDATES = 64  # removed x added pairs scored at most this many each way
-_MAX_IN_ORDER_CELLS = 250_000  # unkeyed lists matched in order exactly up to this many entry pairs
 Key = tuple[Any, ...]
 
 
@@ -79,11 +81,6 @@ def diff_objects(before: Mapping[str, Any], after: Mapping[str, Any], context: i
     return diff(before, after, root(after.get("apiVersion"), after.get("kind")), context)
 
 
-def _digest(value: Any) -> str:
-    """Content identity of a list entry (JSON semantics: 1 and 1.0 are one number)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, allow_nan=True)
-
-
 def leaves(value: Any) -> list[tuple[str, str]]:
     """Every leaf of a value as (path, digest of its value), walked without recursion."""
     out: list[tuple[str, str]] = []
@@ -95,7 +92,7 @@ def leaves(value: Any) -> list[tuple[str, str]]:
         elif isinstance(current, list):
             stack.extend((f"{prefix}/{index}", child) for index, child in enumerate(current))
         else:
-            out.append((prefix, _digest(current)))
+            out.append((prefix, digest(current)))
     return out
 
 
@@ -461,7 +458,7 @@ class _Walker:
     def set_list(self, a: list[Any], b: list[Any]) -> None:
         if same(a, b):
             return
-        pairs = _match_by_digest(a, b, set(), set())
+        pairs = match_equal(a, b)
         matched_a = set(pairs.values())
         for j, entry in enumerate(b):
             if j not in pairs:
@@ -473,7 +470,7 @@ class _Walker:
     def unkeyed_list(self, a: list[Any], b: list[Any], item: Spec | None) -> None:
         if len(a) == len(b) and all(same(x, y) for x, y in zip(a, b)):
             return
-        pairs = _match_unkeyed(a, b)
+        pairs = align(a, b)
         self._reorder(pairs, lambda i: i)
         for j, entry in enumerate(b):
             i = pairs.get(j)
@@ -520,107 +517,6 @@ def _pair_renames(a: list[Any], b: list[Any], removed: list[int], added: list[in
             out[j] = i
             used.add(i)
     return out
-
-
-def _flag_name(entry: Any) -> str | None:
-    if type(entry) is str and _FLAG.match(entry):
-        return entry.split("=", 1)[0]
-    return None
-
-
-def _match_by_digest(a: list[Any], b: list[Any], taken_a: set[int], taken_b: set[int]) -> dict[int, int]:
-    """Equal entries, first come first matched: desired index -> previous index."""
-    waiting: dict[str, list[int]] = {}
-    for i, entry in enumerate(a):
-        if i not in taken_a:
-            waiting.setdefault(_digest(entry), []).append(i)
-    pairs: dict[int, int] = {}
-    for j, entry in enumerate(b):
-        if j in taken_b:
-            continue
-        queue = waiting.get(_digest(entry))
-        if queue:
-            pairs[j] = queue.pop(0)
-    return pairs
-
-
-def _in_order(a: list[str], b: list[str]) -> list[tuple[int, int]]:
-    """Equal entries of two lists kept in order, as many as can be (a longest common
-    subsequence), each the first that can be: (index in a, index in b). Long lists, whose table
-    would be too large, take difflib's matching blocks instead (in order, not always longest)."""
-    if len(a) * len(b) > _MAX_IN_ORDER_CELLS:
-        import difflib
-
-        matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        return [(block.a + k, block.b + k) for block in matcher.get_matching_blocks() for k in range(block.size)]
-    longest = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]  # longest[i][j]: of a[i:] and b[j:]
-    for i in range(len(a) - 1, -1, -1):
-        row, below = longest[i], longest[i + 1]
-        for j in range(len(b) - 1, -1, -1):
-            row[j] = below[j + 1] + 1 if a[i] == b[j] else max(below[j], row[j + 1])
-    out: list[tuple[int, int]] = []
-    i = j = 0
-    while i < len(a) and j < len(b):
-        if a[i] == b[j]:
-            out.append((i, j))
-            i, j = i + 1, j + 1
-        elif longest[i + 1][j] >= longest[i][j + 1]:
-            i += 1
-        else:
-            j += 1
-    return out
-
-
-def _match_unkeyed(a: list[Any], b: list[Any]) -> dict[int, int]:
-    """Desired index -> previous index for entries of lists with no keys: flags by flag name
-    (when the name is unique on both sides), then equal content, then position."""
-    pairs: dict[int, int] = {}
-    names_a: dict[str, list[int]] = {}
-    names_b: dict[str, list[int]] = {}
-    for i, entry in enumerate(a):
-        name = _flag_name(entry)
-        if name:
-            names_a.setdefault(name, []).append(i)
-    for j, entry in enumerate(b):
-        name = _flag_name(entry)
-        if name:
-            names_b.setdefault(name, []).append(j)
-    for name, (j, *more_b) in names_b.items():
-        found = names_a.get(name)
-        if found and len(found) == 1 and not more_b:
-            pairs[j] = found[0]
-    # Equal entries kept in order first, so an entry inserted before an equal one is an add,
-    # not a move; then equal entries that did move.
-    rest_a = [i for i in range(len(a)) if i not in set(pairs.values())]
-    rest_b = [j for j in range(len(b)) if j not in pairs]
-    for i, j in _in_order([_digest(a[i]) for i in rest_a], [_digest(b[j]) for j in rest_b]):
-        pairs[rest_b[j]] = rest_a[i]
-    pairs.update(_match_by_digest(a, b, set(pairs.values()), set(pairs)))
-    anchors = sorted(pairs.items())  # (desired, previous), by desired index
-    if any(i > k for (_, i), (_, k) in zip(anchors, anchors[1:])):
-        # Matched entries moved: what is left is paired by position, across them.
-        matched_a = set(pairs.values())
-        rest_a = [i for i in range(len(a)) if i not in matched_a]
-        rest_b = [j for j in range(len(b)) if j not in pairs]
-        pairs.update((j, i) for i, j in zip(rest_a, rest_b))
-        return pairs
-    # Nothing moved: what is left is paired by position between two matched entries, never
-    # across one, so an edit that moves nothing shows no reorder; then an entry that moved
-    # and changed is paired with the one it is close to (as close as a rename).
-    bounds = [(-1, -1), *anchors, (len(b), len(a))]
-    for (j0, i0), (j1, i1) in zip(bounds, bounds[1:]):
-        pairs.update(zip(range(j0 + 1, j1), range(i0 + 1, i1)))
-    matched_a = set(pairs.values())
-    rest_a = [i for i in range(len(a)) if i not in matched_a][:_MAX_RENAME_CANDIDATES]
-    rest_b = [j for j in range(len(b)) if j not in pairs][:_MAX_RENAME_CANDIDATES]
-    scored = sorted((-similarity(a[i], b[j]), j, i) for i in rest_a for j in rest_b)
-    for score, j, i in scored:
-        if -score < _RENAME_SIMILARITY:
-            break
-        if j not in pairs and i not in matched_a:
-            pairs[j] = i
-            matched_a.add(i)
-    return pairs
 
 
 # The declared surface (drift) ---------------------------------------------------------------

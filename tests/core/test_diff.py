@@ -17,7 +17,8 @@ import yaml
 from hypothesis import given, settings, strategies as st
 
 from deployah_plan.core import diff as engine
-from deployah_plan.core.diff import _in_order, declared_surface, diff, diff_objects, leaves, line_diff, same, similarity
+from deployah_plan.core.list_align import in_order as _in_order
+from deployah_plan.core.diff import declared_surface, diff, diff_objects, leaves, line_diff, same, similarity
 from deployah_plan.pointer import escape, tokens
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.yamlkube import MAX_DEPTH
@@ -164,12 +165,21 @@ def test_set_lists_match_equal_members_first_come_first_served() -> None:
         ("add", "/metadata/finalizers/1")]
 
 
-def test_unkeyed_entries_match_by_content_then_by_position() -> None:
-    changes = diff({"l": [{"a": 1}, {"b": 1}, {"c": 1}]}, {"l": [{"b": 1}, {"a": 1}, {"c": 2}]})
+def test_unkeyed_entries_match_by_content_then_by_similarity_then_single_values_by_position() -> None:
+    changes = diff({"l": [{"a": 1}, {"b": 1}, {"c": 1, "d": 1}]}, {"l": [{"b": 1}, {"a": 1}, {"c": 2, "d": 1}]})
     assert [(c.op.value, c.path, c.before, c.after) for c in changes] == [
         ("reorder", "/l", [0, 1, 2], [1, 0, 2]), ("replace", "/l/2/c", 1, 2)]
+    # An entry of one value is that value changed in place, as a scalar is.
+    single = diff({"l": [{"a": 1}, {"b": 1}, {"c": 1}]}, {"l": [{"b": 1}, {"a": 1}, {"c": 2}]})
+    assert full(single) == [("reorder", "/l", [0, 1, 2], [1, 0, 2]), ("replace", "/l/2/c", 1, 2)]
     positional = diff({"l": [{"a": 1}, {"b": 1}]}, {"l": [{"a": 2}, {"b": 2}]})
     assert ops(positional) == [("replace", "/l/0/a"), ("replace", "/l/1/b")]
+    assert ops(diff({"l": [{"a": 1}]}, {"l": [{"b": 1}]})) == [("add", "/l/0"), ("remove", "/l/0")]
+    # Entries of more values that share less than half of them are two entries.
+    unlike = diff({"l": [{"a": 1, "b": 1}, {"c": 1, "d": 1}]}, {"l": [{"a": 2, "b": 2}, {"c": 1, "d": 1}]})
+    assert full(unlike) == [("add", "/l/0", None, {"a": 2, "b": 2}), ("remove", "/l/0", {"a": 1, "b": 1}, None)]
+    close = diff({"l": [{"a": 1, "k": 0}, {"b": 1, "k": 0}]}, {"l": [{"a": 2, "k": 0}, {"b": 2, "k": 0}]})
+    assert ops(close) == [("replace", "/l/0/a"), ("replace", "/l/1/b")]
     longer = diff({"l": [1]}, {"l": [2, 3]})
     assert ops(longer) == [("replace", "/l/0"), ("add", "/l/1")]
     shorter = diff({"l": [1, 2, 3]}, {"l": [4]})
@@ -631,10 +641,13 @@ def test_equal_lists_of_every_kind_give_nothing_beside_a_change() -> None:
 def test_a_keyed_list_that_only_one_side_can_key_is_matched_unkeyed() -> None:
     keyed = deployment([{"name": "a", "image": "1"}, {"name": "b", "image": "2"}])
     twice = deployment([{"name": "a", "image": "1"}, {"name": "a", "image": "3"}])
+    # Container b and the second container a share no field: one removed, the other added.
     assert full(diff_objects(keyed, twice)) == [
-        ("replace", f"{CONTAINERS}/1/name", "b", "a"), ("replace", f"{CONTAINERS}/1/image", "2", "3")]
-    assert full(diff_objects(twice, keyed)) == [
-        ("replace", f"{CONTAINERS}/1/name", "a", "b"), ("replace", f"{CONTAINERS}/1/image", "3", "2")]
+        ("add", f"{CONTAINERS}/1", None, {"name": "a", "image": "3"}),
+        ("remove", f"{CONTAINERS}/1", {"name": "b", "image": "2"}, None)]
+    # Container b renamed a, its image kept: half its leaves equal, one entry changed.
+    close = deployment([{"name": "a", "image": "1"}, {"name": "a", "image": "2"}])
+    assert full(diff_objects(keyed, close)) == [("replace", f"{CONTAINERS}/1/name", "b", "a")]
 
 
 def _cpu(value: str, **container: Any) -> dict[str, Any]:
