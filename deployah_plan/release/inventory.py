@@ -71,14 +71,16 @@ def _memory_records() -> list[dict[str, Any]]:
         try:
             loaded = deepjson.loads(text)  # as deep as helm reads it
         except json.JSONDecodeError:
-            from deployah_plan.yamlkube import pyyaml  # helm reads the file as YAML; JSON is the usual case
-
-            yaml = pyyaml()
+            # helm reads the file as YAML (JSON is the usual case), and refuses what go-yaml
+            # refuses: an alias bomb among them ("excessive aliasing"), before it is expanded.
+            from deployah_plan import yamlkube
 
             try:
-                loaded = yaml.safe_load(text)
-            except yaml.YAMLError:
-                loaded = None
+                documents = list(yamlkube.load_all(text))
+            except yamlkube.YAMLError as err:
+                raise ReleaseError(f"{name} (HELM_MEMORY_DRIVER_DATA) cannot be read as releases: {err}",
+                                   "fix HELM_MEMORY_DRIVER_DATA, or unset it") from None
+            loaded = documents[0].value if documents else None
         if not isinstance(loaded, list):
             raise ReleaseError(f"{name} (HELM_MEMORY_DRIVER_DATA) is not a list of releases",
                                "fix HELM_MEMORY_DRIVER_DATA, or unset it")

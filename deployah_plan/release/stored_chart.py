@@ -20,6 +20,7 @@ from msgspec import Struct
 
 from deployah_plan.startup import lazy
 from deployah_plan.errors import ReleaseError
+from deployah_plan.sources.helm_commands import MAX_CHART_FILE
 
 _METADATA_TEXT = ("apiVersion", "name", "version", "appVersion", "kubeVersion", "description", "type", "home", "icon")
 _SEPARATOR = lazy(r"^---[ \t]*(?:#.*)?$", re.M)
@@ -105,6 +106,9 @@ def write_chart(record: Mapping[str, Any], release: str, folder: str) -> StoredC
     for entry in (*_items(chart.get("templates")), *_items(chart.get("files"))):
         name = str(entry.get("name", ""))
         path = _relative(name, release)
+        if entry.get("size") is not None:  # its content was left out: larger than helm loads
+            raise _refused(name, release, f"{entry['size']:,} bytes, more than helm loads of a chart file "
+                                          f"({MAX_CHART_FILE // (1024 * 1024)} MiB)")
         if str(path) in written:
             continue
         written.add(str(path))

@@ -64,6 +64,12 @@ _APPLY_METHOD = ',"apply_method":{{printf "%q" .Release.ApplyMethod}}'
 # top chart with a release (a chart's subcharts are not serialised: pkg/chart Chart.dependencies is
 # unexported), and its values.yaml only as parsed values, which `helm get values --all` prints.
 # File contents are printed as hex (%x of a []byte): any byte comes back as it was.
+# A chart file's content as hex, unless it is larger than helm loads a chart file (pkg/chart
+# loader.MaxDecompressedFileSize, 5 MiB): then only its size, so a record whose file inflates to
+# hundreds of megabytes is refused before it is read (release/stored_chart.py).
+MAX_CHART_FILE = 5 * 1024 * 1024
+_FILE_DATA = (f'{{{{if le (len .Data) {MAX_CHART_FILE}}}}}"data":"{{{{printf "%x" .Data}}}}"'
+              '{{else}}"data":"","size":{{len .Data}}{{end}}')
 _CHART_TEMPLATE = (
     '{"revision":{{.Release.Version}},"chart":{{with .Release.Chart}}{'
     '"metadata":{{with .Metadata}}{"apiVersion":{{printf "%q" .APIVersion}},"name":{{printf "%q" .Name}},'
@@ -78,9 +84,9 @@ _CHART_TEMPLATE = (
     '"url":{{printf "%q" .URL}}},{{end}}{{end}}null],'
     '"dependencies":[{{range .Dependencies}}{{if .}}{"name":{{printf "%q" .Name}},"alias":{{printf "%q" .Alias}}},'
     '{{end}}{{end}}null]}{{else}}null{{end}},'
-    '"templates":[{{range .Templates}}{{if .}}{"name":{{printf "%q" .Name}},"data":"{{printf "%x" .Data}}"},'
+    '"templates":[{{range .Templates}}{{if .}}{"name":{{printf "%q" .Name}},' + _FILE_DATA + '},'
     '{{end}}{{end}}null],'
-    '"files":[{{range .Files}}{{if .}}{"name":{{printf "%q" .Name}},"data":"{{printf "%x" .Data}}"},{{end}}{{end}}null],'
+    '"files":[{{range .Files}}{{if .}}{"name":{{printf "%q" .Name}},' + _FILE_DATA + '},{{end}}{{end}}null],'
     '"schema":"{{printf "%x" .Schema}}"}{{else}}null{{end}}}'
 )
 

@@ -97,6 +97,8 @@ def _deep_values(record: dict[str, Any]) -> None:
     pytest.param(_chart_file("a" * 300), "error", "longer than a file system holds", id="file-300-chars"),
     pytest.param(_chart_file("nul\x00byte"), "error", "not a file name helm writes", id="file-nul"),
     pytest.param(_named("nul\x00name"), "will-fail", "release name is invalid", id="release-nul"),
+    pytest.param(_chart_file("big.txt", "x" * (5 * 1024 * 1024 + 1)), "error", "more than helm loads of a chart file",
+                 id="file-over-5-mib"),
     pytest.param(_deep_values, "ready", None, id="values-3000-deep"),  # helm reads 10,000 levels
 ])
 def test_one_bad_release_is_its_own_row(helm: Path, store: Store, hostile: Callable[[dict[str, Any]], None],
@@ -138,3 +140,16 @@ exec "{helm}" "$@"
         assert time.monotonic() - started < 20
     assert result.code == 1 and result.err.count("\n") == 1, result.err
     assert "listing the releases took longer than 2s" in result.err
+
+
+def test_a_memory_driver_file_with_an_alias_bomb_is_refused_as_helm_refuses_it(helm: Path, tmp_path: Path) -> None:
+    bomb = tmp_path / "releases.yaml"
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 10) + "]" for n in range(1, 9)]
+    bomb.write_text("\n".join(lines) + "\nreleases: [*a8]\n")
+    started = time.monotonic()
+    result = run_plan("kube-upgrade", "--kube-version", "1.32", "-A", helm=helm, HELM_DRIVER="memory",
+                      HELM_MEMORY_DRIVER_DATA=str(bomb))
+    assert time.monotonic() - started < 20
+    assert result.code == 1 and result.err.count("\n") == 1, result.err
+    assert "excessive aliasing" in result.err and "HELM_MEMORY_DRIVER_DATA" in result.err
