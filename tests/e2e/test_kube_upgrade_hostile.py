@@ -6,6 +6,7 @@ error row and never stops the others. Real helm, memory-driver files and the loo
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import re
 import time
@@ -74,6 +75,30 @@ def test_hostile_release_names_reach_every_format_escaped(helm: Path, store: Sto
         assert _markdown_is_safe(result.out) == []
     else:
         assert _lines_are_safe(result.out) == []
+
+
+@pytest.mark.parametrize("output", ["text", "markdown"])
+def test_hostile_release_names_in_release_secrets_reach_the_report_escaped(helm: Path, store: Store, tmp_path: Path,
+                                                                         output: str) -> None:
+    """The same names in release Secrets on the loopback API server: each Secret is one an
+    attacker may write (a valid name and labels), its record's name their choice."""
+    for n in range(len(HOSTILE_NAMES)):
+        store.add(f"r{n}", CHARTS / "plain", namespace="web")
+    with FakeKube(namespace="web") as kube:
+        for n, record in enumerate(json.loads(store.path.read_text())):
+            kube.add_release(record)  # the Secret as helm writes it, then its record renamed
+            secret = f"sh.helm.release.v1.r{n}.v{record['version']}"
+            forged = dict(record, name=HOSTILE_NAMES[n])
+            helm_value = base64.b64encode(gzip.compress(json.dumps(forged).encode()))
+            kube.objects[("v1", "secrets", "web", secret)]["data"]["release"] = base64.b64encode(helm_value).decode()
+        config = kube.write_kubeconfig(tmp_path / "kubeconfig")
+        result = run_plan("kube-upgrade", "--kube-version", "1.32", "-A", "-o", output, helm=helm,
+                          KUBECONFIG=str(config))
+        assert kube.writes() == []
+    assert result.code in (0, 1), result.err
+    assert not _lines_are_safe(result.err), result.err
+    assert (_markdown_is_safe if output == "markdown" else _lines_are_safe)(result.out) == []
+    assert "forged" in result.out  # the names did reach the report
 
 
 def _chart_file(name: str, body: str = "x: 1\n") -> Callable[[dict[str, Any]], None]:
