@@ -25,7 +25,7 @@ from msgspec.structs import replace
 from deployah_plan.startup import lazy
 from deployah_plan.crd_paths import is_description, is_property, said_by_summary
 from deployah_plan.kinds import group_of
-from deployah_plan.model import CRDSchemaChange, CRDSummary, FieldChange, FieldOp
+from deployah_plan.model import CRDSchemaChange, CRDSummary, FieldChange
 
 def is_crd(obj: Mapping[str, Any] | None) -> bool:
     return (obj is not None and obj.get("kind") == "CustomResourceDefinition"

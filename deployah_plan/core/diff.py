@@ -29,7 +29,7 @@ import math
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from deployah_plan.core import quantity
-from deployah_plan.pointer import escape, tokens
+from deployah_plan.pointer import escape
 from deployah_plan.core.list_align import align, digest, match_equal
 from deployah_plan.core.list_keys import KEY_DEFAULTS, QUANTITY, Node, Spec, root
 from deployah_plan.model import FieldChange, FieldOp

@@ -248,9 +248,9 @@ def _drift_item(drift: DriftChange, redactor: Redactor, view: View) -> _Item:
     body = [f"*{md(reason)}*"] if reason else []
     if drift.fields:
         rows = []
-        for field in drift.fields:
-            shown = value_words.diff_rows(redactor.view(drift.resource, field.change), view=view)
-            note = "; ".join(x for x in (drift_words.FIELD_EFFECT[field.effect], drift_words.drift_ssa(field)) if x)
+        for drifted in drift.fields:
+            shown = value_words.diff_rows(redactor.view(drift.resource, drifted.change), view=view)
+            note = "; ".join(x for x in (drift_words.FIELD_EFFECT[drifted.effect], drift_words.drift_ssa(drifted)) if x)
             at = 1 if len(shown) > 1 and shown[0][0] == "-" and shown[1][0] == "+" else 0  # after the live value
             rows += [f"{sign} {text}" + (f"  [{note}]" if n == at and note else "")
                      for n, (sign, text) in enumerate(shown)]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from deployah_plan.codes import Code
 from deployah_plan.model import CRDLifecycle, CRDSchemaChange, CRDSummary, ChartCRD, Plan
-from deployah_plan.render.words import names, plural
+from deployah_plan.render.words import plural
 
 
 CRD_MEANING = {

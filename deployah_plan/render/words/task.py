@@ -6,7 +6,6 @@ from typing import Iterable
 
 from deployah_plan.build import HOOK_EVENTS
 from deployah_plan.model import HelmAction, Plan, TaskAction, TaskPhase, TaskPlan
-from deployah_plan.render.words import names
 from deployah_plan.render.words.plan import VERB, action_text
 
 
