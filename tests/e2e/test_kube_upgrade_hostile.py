@@ -178,3 +178,20 @@ def test_a_memory_driver_file_with_an_alias_bomb_is_refused_as_helm_refuses_it(h
     assert time.monotonic() - started < 20
     assert result.code == 1 and result.err.count("\n") == 1, result.err
     assert "excessive aliasing" in result.err and "HELM_MEMORY_DRIVER_DATA" in result.err
+
+
+def _failing_template(record: dict[str, Any]) -> None:
+    message = "![x](https://x.invalid/a.png) @admins <img src=https://x.invalid/b.png>\n::error::forged"
+    body = "{{ fail " + json.dumps(message) + " }}\n"
+    record["chart"]["templates"] = [{"name": "templates/fail.yaml", "data": base64.b64encode(body.encode()).decode()}]
+
+
+@pytest.mark.parametrize("output", ["text", "markdown"])
+def test_a_charts_fail_message_is_shown_as_text(helm: Path, store: Store, output: str) -> None:
+    store.add("bad", CHARTS / "plain", namespace="web")
+    _edit(store, "bad", _failing_template)
+    result = run_plan("kube-upgrade", "--kube-version", "1.32", "-A", "-o", output, helm=helm, store=store)
+    assert result.code == 1, result.err
+    assert "x.invalid" in result.out  # the message is in the report, as text
+    assert not _lines_are_safe(result.err), result.err
+    assert (_markdown_is_safe if output == "markdown" else _lines_are_safe)(result.out) == [], result.out
