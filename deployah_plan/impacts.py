@@ -57,13 +57,14 @@ class ImpactKind(enum.Enum):
             "([StatefulSets](https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#partitions))"))
     DEFERRED_RESTART = _Kind(
         "deferred-restart", "A pod-template change that restarts no pod now: OnDelete (until pods are deleted), a "
-        "paused Deployment, or a StatefulSet partition at or above the replica count.", "=",
+        "paused Deployment, a StatefulSet partition at or above the replica count, or 0 replicas.", "=",
         "pod-template change waits for pods to be deleted or resumed",
         "pod-template changes wait for pods to be deleted or resumed",
         says=(
             "the pod template changes but nothing restarts now: `OnDelete` (a StatefulSet's or DaemonSet's "
             "pods take the new template only when deleted), a paused Deployment, a partition at or above the "
-            "replica count"),
+            "replica count, a Deployment or StatefulSet at 0 replicas (no HPA scales it): no pod runs, and "
+            "those it is scaled up to start with the new template"),
         rests_on=(
             "\"the StatefulSet controller will not automatically update the Pods ... Users must manually "
             "delete Pods\" ([StatefulSets, update "
