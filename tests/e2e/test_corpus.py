@@ -503,6 +503,7 @@ def _disagreements(judged: Judgments, plan: dict[str, Any]) -> list[str]:
                 ("checksums", set(facts.get("checksums") or []), set(work.config_checksums)),
                 ("regenerated_checksums", set(facts.get("regenerated_checksums") or []),
                  set(work.regenerated_checksums)),
+                ("other_checksums", set(facts.get("other_checksums") or []), set(work.other_checksums)),
                 ("reads", {_resource(r) for r in facts.get("reads") or []}, set(work.reads_changed)),
                 ("regenerated_reads", {_resource(r) for r in facts.get("regenerated_reads") or []},
                  set(work.reads_regenerated))]

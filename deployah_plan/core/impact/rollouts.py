@@ -10,7 +10,7 @@ from msgspec.structs import replace
 
 from deployah_plan.core.impact.common import WORKLOADS, Found, ImpactInput, dig, group_kind, int_or_string, natural
 from deployah_plan.core.impact.config import (
-    CONFIG, KeyChanges, Keys, Moved, Source, changed_annotations, chart_of, hashed, hashed_refs, key_changes,
+    CONFIG, KeyChanges, Keys, Moved, Source, Use, changed_annotations, chart_of, hashed, hashed_refs, key_changes,
     keys_read, moved_by, uses,
 )
 from deployah_plan.core.lifecycle import immutable_fields
@@ -261,7 +261,21 @@ def _own_configs(given: ImpactInput) -> dict[tuple[str, str], list[Source]]:
     return out
 
 
-def _unreached(change: ResourceChange, keys: KeyChanges, given: ImpactInput,
+_Readers = dict[tuple[str, str, str], list[tuple[ResourceRef, list[Use]]]]  # (kind, namespace, name) -> its readers
+
+
+def _readers(given: ImpactInput, wanted: Mapping[tuple[str, str, str], Any]) -> _Readers:
+    """Which of the release's workloads read each of these ConfigMaps and Secrets, and how."""
+    out: _Readers = {}
+    for ref, obj in given.desired.values():
+        pod = _pod_spec(ref, obj)
+        for (kind, name), found in uses(pod).items() if pod is not None else ():
+            if (kind, ref.namespace, name) in wanted:
+                out.setdefault((kind, ref.namespace, name), []).append((ref, found))
+    return out
+
+
+def _unreached(change: ResourceChange, keys: KeyChanges, readers: _Readers,
                judged: Mapping[Identity, _Judged]) -> Impact | None:
     """A ConfigMap or Secret whose changed keys are read by workloads whose pods do not take them:
     those whose template does not change, for a key that really changes those whose template
@@ -269,10 +283,8 @@ def _unreached(change: ResourceChange, keys: KeyChanges, given: ImpactInput,
     ref = change.resource
     for real in (True, False):
         unreached: list[tuple[ResourceRef, list[Read]]] = []
-        for reader, obj in given.desired.values():
-            pod = _pod_spec(reader, obj) if reader.namespace == ref.namespace else None
-            found = uses(pod).get((ref.kind, ref.name)) if pod is not None else None
-            if not found or not keys.touches(keys_read(found), real):
+        for reader, found in readers.get((ref.kind, ref.namespace, ref.name), ()):
+            if not keys.touches(keys_read(found), real):
                 continue
             rolled = judged.get(reader.identity)
             if rolled is not None and (not real or not rolled.regenerated):
@@ -299,10 +311,12 @@ def workloads(changes: list[ResourceChange], given: ImpactInput, found: Found) -
     own = _own_configs(given) if configs or any(group_kind(c.resource) in WORKLOADS for c in changes) else {}
     judged = {c.resource.identity: _judge(c, configs, own) for c in changes
               if c.action is Action.UPDATE and group_kind(c.resource) in WORKLOADS and template_changed(c)}
+    changed = {name: keys for name, keys in configs.items() if keys.real or keys.regenerated}
+    readers = _readers(given, changed) if changed else {}
     for change in changes:
-        keys = configs.get((change.resource.kind, change.resource.namespace, change.resource.name))
-        if keys is not None and (keys.real or keys.regenerated):
-            unreached = _unreached(change, keys, given, judged)
+        keys = changed.get((change.resource.kind, change.resource.namespace, change.resource.name))
+        if keys is not None:
+            unreached = _unreached(change, keys, readers, judged)
             if unreached is not None:
                 found.impacts.append(unreached)
     for change in changes:
