@@ -45,7 +45,8 @@ class ImpactKind(enum.Enum):
         "pods now (counts: replicas, live_replicas, pods).", "~",
         says=(
             "a Deployment, StatefulSet or DaemonSet whose pod template changes: how many pods restart (the "
-            "chart's replicas, the live count with a cluster, the live count an HPA chose) and how: a "
+            "chart's replicas, the live count with a cluster, the live count an HPA chose, or the HPA's range when "
+            "that count is not known) and how: a "
             "Deployment's RollingUpdate with `maxSurge`/`maxUnavailable` (25% each by default, resolved to "
             "pods: surge rounded up, unavailable down) or Recreate; a StatefulSet's highest ordinal first, "
             "one at a time, down to its `partition`; a DaemonSet's one pod per node (`maxUnavailable` 1)"),
