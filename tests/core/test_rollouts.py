@@ -89,13 +89,13 @@ spec:
 """
 
 
-def _hub_plan(values_before: str, values_after: str, proxy_tag: str = "1") -> Plan:
+def _hub_plan(values_before: str, values_after: str, proxy_tag: str = "1", values_again: str | None = None) -> Plan:
     """The hub Secret's token is generated anew on every render, so is the checksum of the whole
-    Secret; its values file changes only as the inputs say."""
+    Secret; its values file changes only as the inputs say (and as `values_again` renders it again)."""
     def render(token: str, values: str, checksum: str, tag: str) -> list[str]:
         return [HUB_SECRET.format(token=b64(token), values=b64(values)), HUB.format(checksum=checksum),
                 PROXY.format(tag=tag)]
-    again = split_stream("---\n".join(render("token-c", values_after, "ccc", proxy_tag)), "desired")
+    again = split_stream("---\n".join(render("token-c", values_again or values_after, "ccc", proxy_tag)), "desired")
     return plan(render("token-a", values_before, "aaa", "1"), render("token-b", values_after, "bbb", proxy_tag),
                 desired_again=again, render_window=(0.0, 1.0))
 
@@ -116,6 +116,23 @@ def test_a_checksum_is_regenerated_only_when_every_input_it_hashes_changes_only_
     # The same chart with the same values: only the token moves the checksum.
     same = facts_of(only(_hub_plan("team: a\n", "team: a\n"), ImpactKind.RESTART), Restart)
     assert (same.regenerated, same.checksums, same.regenerated_checksums) == (True, (), ("checksum/secret",))
+
+
+def test_a_file_holding_a_generated_line_and_a_changed_one_really_changes() -> None:
+    # One key holds both: the generated line differs between two renders of the same inputs, the
+    # team line only as the inputs say. Its other lines tell the real change apart.
+    def values(token: str, team: str) -> str:
+        return f"proxy:\n  token: {token}\ncustom:\n  team: {team}\n"
+    p = _hub_plan(values("t-a", "a"), values("t-b", "data"), values_again=values("t-c", "data"))
+    secret = next(c for c in p.changes if c.resource.kind == "Secret")
+    assert [(f.path, f.regenerated) for f in secret.fields] == [("/data/token", True), ("/data/values.yaml", False)]
+    rolled = facts_of(only(p, ImpactKind.RESTART), Restart)
+    assert (rolled.checksums, rolled.regenerated) == (("checksum/secret",), False)
+    # The same inputs: only the generated line moves, and the file changes only by regeneration.
+    p = _hub_plan(values("t-a", "a"), values("t-b", "a"), values_again=values("t-c", "a"))
+    secret = next(c for c in p.changes if c.resource.kind == "Secret")
+    assert all(f.regenerated for f in secret.fields)
+    assert facts_of(only(p, ImpactKind.RESTART), Restart).regenerated
 
 
 def test_a_pod_is_judged_by_the_keys_it_reads() -> None:
