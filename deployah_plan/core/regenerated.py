@@ -9,7 +9,9 @@ inputs still changes them. Two facts show such a value, without guessing from na
   timestamp, or Unix seconds, within the window the renders ran in. A Secret's `data` values
   are decoded from base64 first.
 Such a field change is marked `regenerated`: a real change Helm applies, and one the chart
-makes on every deploy, not one the user asked for.
+makes on every deploy, not one the user asked for. A multi-line value is told apart line by line
+(a PEM block one line): when a line the two renders share differs from the previous value, the
+inputs changed it too, and the field is not marked.
 
 A name can be generated too (jenkins' test Pod, `{{ .Release.Name }}-ui-test-{{ randAlphaNum 5 |
 lower }}`): the two renders name the object differently. `pair_names` finds such objects (same
