@@ -37,7 +37,7 @@ class Rollout(ImpactFacts, frozen=True, kw_only=True):
     surge_pods: int | None = None  # resolved against `replicas` (maxSurge rounds up)
     unavailable_pods: int | None = None  # resolved (rounds down; 1 when both are 0)
     partition: int = 0  # a StatefulSet's rollingUpdate.partition
-    replicas: int | None = None  # the count the rollout runs with (None: a DaemonSet, one per node)
+    replicas: int | None = None  # the count the rollout runs with (None: a DaemonSet, one per node; an HPA's, unknown)
     chart_replicas: int | None = None  # spec.replicas in the chart
     live_replicas: int | None = None
     pods: int | None = None  # the pods that restart now
@@ -45,10 +45,11 @@ class Rollout(ImpactFacts, frozen=True, kw_only=True):
     # (its RollingUpdate has no surge: the controller deletes the pod, then creates it anew).
     only_pod_down: bool = False
     hpa: ResourceRef | None = None
-    hpa_min: int | None = None  # as the HPA gives them
+    hpa_min: int | None = None  # as the HPA gives them (minReplicas defaults to 1)
     hpa_max: int | None = None
-    checksums: tuple[str, ...] = ()  # the checksum/... annotations of the template, when one changed
-    reads: tuple[ResourceRef, ...] = ()  # the ConfigMaps and Secrets it reads whose data changes
+    # The checksum annotations of the template that changed because a key they hash really changes.
+    checksums: tuple[str, ...] = ()
+    reads: tuple[ResourceRef, ...] = ()  # the ConfigMaps and Secrets with a key it reads that really changes
     # Values the chart regenerates on every render (core/regenerated.py): `regenerated`, the
     # template changes by nothing else (a `checksum/secret` of a random password), so whether
     # its pods restart depends on whether the real upgrade regenerates them too (a `lookup`
@@ -57,6 +58,15 @@ class Rollout(ImpactFacts, frozen=True, kw_only=True):
     regenerated: bool = False
     regenerated_checksums: tuple[str, ...] = ()
     regenerated_reads: tuple[ResourceRef, ...] = ()
+    # Checksum annotations that changed while no key they plausibly hash (core/impact/config.py)
+    # really changes, and not only by regeneration either: what moved them is not new config.
+    # What they hash (ConfigMaps and Secrets), and of those the ones whose metadata changes (a
+    # template hashed whole carries the chart's labels) or whose data changes only in keys the
+    # pods do not read.
+    other_checksums: tuple[str, ...] = ()
+    hashed: tuple[ResourceRef, ...] = ()
+    hashed_metadata: tuple[ResourceRef, ...] = ()
+    hashed_unread: tuple[ResourceRef, ...] = ()
 
 
 class Restart(Rollout, frozen=True, kw_only=True):
@@ -67,7 +77,7 @@ class Restart(Rollout, frozen=True, kw_only=True):
 
 class DeferredRestart(Rollout, frozen=True, kw_only=True):
     """A pod-template change that restarts no pod now (OnDelete, paused, a partition at or above
-    the replica count)."""
+    the replica count, no replica)."""
 
     kind = ImpactKind.DEFERRED_RESTART
 

@@ -45,7 +45,8 @@ class ImpactKind(enum.Enum):
         "pods now (counts: replicas, live_replicas, pods).", "~",
         says=(
             "a Deployment, StatefulSet or DaemonSet whose pod template changes: how many pods restart (the "
-            "chart's replicas, the live count with a cluster, the live count an HPA chose) and how: a "
+            "chart's replicas, the live count with a cluster, the live count an HPA chose, or the HPA's range when "
+            "that count is not known) and how: a "
             "Deployment's RollingUpdate with `maxSurge`/`maxUnavailable` (25% each by default, resolved to "
             "pods: surge rounded up, unavailable down) or Recreate; a StatefulSet's highest ordinal first, "
             "one at a time, down to its `partition`; a DaemonSet's one pod per node (`maxUnavailable` 1)"),
@@ -57,13 +58,14 @@ class ImpactKind(enum.Enum):
             "([StatefulSets](https://kubernetes.io/docs/concepts/workloads/controllers/statefulset/#partitions))"))
     DEFERRED_RESTART = _Kind(
         "deferred-restart", "A pod-template change that restarts no pod now: OnDelete (until pods are deleted), a "
-        "paused Deployment, or a StatefulSet partition at or above the replica count.", "=",
+        "paused Deployment, a StatefulSet partition at or above the replica count, or 0 replicas.", "=",
         "pod-template change waits for pods to be deleted or resumed",
         "pod-template changes wait for pods to be deleted or resumed",
         says=(
             "the pod template changes but nothing restarts now: `OnDelete` (a StatefulSet's or DaemonSet's "
             "pods take the new template only when deleted), a paused Deployment, a partition at or above the "
-            "replica count"),
+            "replica count, a Deployment or StatefulSet at 0 replicas (no HPA scales it): no pod runs, and "
+            "those it is scaled up to start with the new template"),
         rests_on=(
             "\"the StatefulSet controller will not automatically update the Pods ... Users must manually "
             "delete Pods\" ([StatefulSets, update "

@@ -620,6 +620,6 @@ def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChan
         action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()},
         {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()},
         live_of, tuple(live.index.values()), request.apply_method, request.force_conflicts,
-        tuple(drift),
+        tuple(drift), {i: doc.source for i, (_, doc) in want_resources.items()},
     )
     return find_impact(changes, given)

@@ -9,7 +9,9 @@ inputs still changes them. Two facts show such a value, without guessing from na
   timestamp, or Unix seconds, within the window the renders ran in. A Secret's `data` values
   are decoded from base64 first.
 Such a field change is marked `regenerated`: a real change Helm applies, and one the chart
-makes on every deploy, not one the user asked for.
+makes on every deploy, not one the user asked for. A multi-line value is told apart line by line
+(a PEM block one line): when a line the two renders share differs from the previous value, the
+inputs changed it too, and the field is not marked.
 
 A name can be generated too (jenkins' test Pod, `{{ .Release.Name }}-ui-test-{{ randAlphaNum 5 |
 lower }}`): the two renders name the object differently. `pair_names` finds such objects (same
@@ -32,11 +34,13 @@ from deployah_plan.startup import lazy
 from deployah_plan.core.diff import diff_objects
 from deployah_plan.manifests import Document
 from deployah_plan.model import FieldChange, FieldOp, ResourceChange, ResourceRef, TaskPlan
+from deployah_plan.pointer import tokens
 
 # RFC 3339, and Go's own form of a time (what `{{ now }}` prints: "2025-01-02 15:04:05.999 +0000 UTC m=+0.01").
 _TIMESTAMP = lazy(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)? ?(Z|[+-]\d{2}:?\d{2})?"
                         r"(?: [A-Z]{3,5})?(?: m=[+-][0-9.]+)?")
 _SLACK = 2.0  # seconds either side of the render window (timestamps are truncated to the second)
+_PEM = lazy(r"(?s)-----BEGIN [A-Z0-9 ]+-----.*?-----END [A-Z0-9 ]+-----")
 
 
 class Renders(Struct, frozen=True):
@@ -83,6 +87,41 @@ def is_render_time(value: Any, window: tuple[float, float], secret: bool = False
     return False
 
 
+def _units(value: Any, secret: bool) -> list[str] | None:
+    """A text's lines, each PEM block one line (a certificate is made whole, and its dates sit in a
+    line two renders of the same second share); None for what is not text."""
+    if secret and isinstance(value, str):
+        try:
+            value = base64.b64decode(value, validate=True).decode()
+        except (binascii.Error, ValueError):
+            return None
+    if not isinstance(value, str):
+        return None
+    return _PEM.sub(lambda block: block.group(0).replace("\n", " "), value).splitlines()
+
+
+def _real_lines(before: Any, after: Any, again: Any, secret: bool) -> bool:
+    """A multi-line value whose lines two renders of the same inputs make differently (a generated
+    password in a config file), and that differs from the previous value in another line: a real
+    change carried beside the regenerated one. When the lines do not line up, nothing is told apart."""
+    old, new, second = (_units(v, secret) for v in (before, after, again))
+    if old is None or new is None or second is None or len(new) < 2 or not len(old) == len(new) == len(second):
+        return False
+    moving = {n for n, (a, b) in enumerate(zip(new, second)) if a != b}
+    return any(o != n for i, (o, n) in enumerate(zip(old, new)) if i not in moving)
+
+
+def _at(obj: Any, path: str) -> Any:
+    for token in tokens(path):
+        if isinstance(obj, dict):
+            obj = obj.get(token)
+        elif isinstance(obj, list) and token.isdigit() and int(token) < len(obj):
+            obj = obj[int(token)]
+        else:
+            return None
+    return obj
+
+
 def _marked(ref: ResourceRef, after: Mapping[str, Any] | None, fields: tuple[FieldChange, ...],
             renders: Renders) -> tuple[FieldChange, ...]:
     if after is None or not fields:
@@ -95,6 +134,9 @@ def _marked(ref: ResourceRef, after: Mapping[str, Any] | None, fields: tuple[Fie
         regenerated = any(_under(f.path, p) for p in varies) or (
             f.op in (FieldOp.ADD, FieldOp.REPLACE) and not f.parts
             and is_render_time(f.after, renders.window, secret and f.path.startswith("/data/")))
+        if regenerated and f.op is FieldOp.REPLACE and f.path in varies and _real_lines(
+                f.before, f.after, _at(again, f.path), secret and f.path.startswith("/data/")):
+            regenerated = False
         marked.append(replace(f, regenerated=True) if regenerated and not f.equivalent else f)
     return tuple(marked)
 

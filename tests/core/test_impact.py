@@ -444,7 +444,9 @@ def test_live_count_and_hpa_count() -> None:
 # -- 2. config that reaches nobody ------------------------------------------------------------------
 
 def test_configmap_change_without_rollout_reaches_no_running_pod() -> None:
-    new = bump(CONFIGMAP, 'player_initial_lives: "3"', 'player_initial_lives: "5"')
+    # Both keys it reads change: the one of the env variable, and the one of the volume's items.
+    new = bump(bump(CONFIGMAP, 'player_initial_lives: "3"', 'player_initial_lives: "5"'),
+               "player.maximum-lives=5", "player.maximum-lives=6")
     p = plan([CONFIGMAP, CONSUMER], [new, CONSUMER])
     item = one(p, ImpactKind.CONFIG_UNREACHED)
     assert item.resource.name == "game-demo" and [r.name for r in item.objects] == ["configmap-demo"]

@@ -573,6 +573,7 @@ def _disagreements(judged: Judgments, plan: dict[str, Any]) -> list[str]:
                 ("checksums", set(facts.get("checksums") or []), set(work.config_checksums)),
                 ("regenerated_checksums", set(facts.get("regenerated_checksums") or []),
                  set(work.regenerated_checksums)),
+                ("other_checksums", set(facts.get("other_checksums") or []), set(work.other_checksums)),
                 ("reads", {_resource(r) for r in facts.get("reads") or []}, set(work.reads_changed)),
                 ("regenerated_reads", {_resource(r) for r in facts.get("regenerated_reads") or []},
                  set(work.reads_regenerated))]
@@ -1017,28 +1018,9 @@ def _check(chart: Chart, helm: Path, tmp_path: Path) -> list[str]:
 # an expected failure, listed with -ra; one unknown finding fails it, and so does an entry that
 # matches none of its findings on a helm it names (stale: the fix went in, remove it). So KNOWN
 # only shrinks. Remove an entry with its fix: the chart then holds or fails again.
-POINT_5 = ("issue 45 point 5: a checksum moved by what is not data (the chart's labels) is said to "
-           "carry new config to the pods")
 KNOWN: list[tuple[str, str, str]] = [
     # (chart, or chart@3 or chart@4 for one helm; the start of the finding as a regular expression;
     # why: the issue's point)
-    ("jupyterhub", r"upgrade: restart Deployment hub: (regenerated_)?checksums ",
-     "issue 45 point 1: checksum/secret hashes the hub Secret, whose values.yaml really changes, yet is "
-     "called regenerated"),
-    ("istiod", r"(text|show markdown|show summary): says pods restart per node",
-     "issue 45 point 4: an HPA-scaled Deployment's unknown pod count is printed as a DaemonSet's"),
-    *[(chart, r"upgrade: restart \S+ \S+: checksums \[", POINT_5) for chart in (
-        "alertmanager", "argo-cd", "argo-rollouts", "cloudnative-pg", "fluent-bit", "harbor", "kafka",
-        "keycloak", "mysql", "tempo", "wordpress", "zitadel")],
-    ("jupyterhub", r"upgrade: restart Deployment user-scheduler: checksums \[", POINT_5),
-    ("jupyterhub", r"upgrade: restart Deployment proxy: (regenerated_)?reads ",
-     "issue 45 point 6: the proxy reads one key of Secret hub, which only regenerates, and is said to "
-     "see the Secret's data change"),
-    ("cilium", r"upgrade: restart DaemonSet cilium: reads \['ConfigMap cilium-config'\]",
-     "issue 45 point 6: the agent's pod reads three keys of cilium-config, none of which changes, and "
-     "is said to see its data change"),
-    ("jupyterhub", r"upgrade: restart StatefulSet user-placeholder: at 0 replicas",
-     "issue 45 point 7: a StatefulSet at 0 replicas is counted as a restart"),
 ]
 
 

@@ -152,6 +152,50 @@ def test_daemonset_variants() -> None:
         ("OnDelete: no pod restarts until it is deleted; each pod deleted comes back with the new template",))
 
 
+def test_zero_replicas_restart_no_pod() -> None:
+    # Issue 45 point 7: a Deployment or StatefulSet at 0 replicas runs no pod to restart.
+    idle = DeferredRestart(strategy=Strategy.ROLLING_UPDATE, replicas=0, chart_replicas=0, pods=0)
+    for resource in (STS, WEB):
+        assert said(idle, resource) == (
+            f"{resource}: pod template changes, but no pod restarts now (0 replicas)",
+            ("no pod runs at 0 replicas: the pods it is scaled up to start with the new template",))
+
+
+def test_a_checksum_moved_by_what_is_not_data_says_what_moved_it() -> None:
+    # Issue 45 point 5: never "the rollout is how the new config reaches the pods".
+    other = restart(replicas=1, pods=1, other_checksums=("checksum/config",), hashed=(CM, SECRET),
+                    hashed_metadata=(CM,), hashed_unread=(SECRET,))
+    assert said(other, WEB)[1][1:] == (
+        "its checksum annotation changed (checksum/config) while the data its pods read of what it hashes did "
+        "not: only the metadata of ConfigMap shop/settings changes (labels such as the chart's version, hashed "
+        "with the data); only keys its pods do not read change in Secret shop/db",)
+    unmoved = restart(replicas=1, pods=1, other_checksums=("checksum/config",), hashed=(CM,))
+    assert said(unmoved, WEB)[1][1:] == (
+        "its checksum annotation changed (checksum/config), but nothing it hashes changes (ConfigMap "
+        "shop/settings): what moved it (a value or a file of the chart) is not in the release's objects",)
+    unknown = restart(replicas=1, pods=1, other_checksums=("checksum/a", "hash-b"))
+    assert said(unknown, WEB)[1][1:] == (
+        "its checksum annotation changed (checksum/a, hash-b), and it reads no ConfigMap or Secret its chart "
+        "holds: what moved it (a value or a file of the chart) is not in the release's objects",)
+
+
+def test_the_impact_line_counts_the_pods_of_an_hpa_as_its_range() -> None:
+    # Issue 45 point 4: an HPA's unknown count is not a DaemonSet's.
+    def rollout(resource: ResourceRef, pods: int | None, **given: Any) -> Impact:
+        return Impact(ImpactKind.RESTART, resource, (), (("pods", pods),) if pods is not None else (),
+                      restart(pods=pods, **given))
+    scaled = rollout(WEB, None, hpa=HPA, hpa_min=2, hpa_max=6)
+    assert words.impact_summary([scaled]) == "Impact: 1 workload restarts (as many pods as its HPA runs, 2 to 6)."
+    assert words.impact_summary([scaled, rollout(STS, 3), rollout(DS, None)]) == (
+        "Impact: 3 workloads restart (3 pods, one per node of 1 DaemonSet, and as many as 1 HPA runs (2 to 6)).")
+    two = [scaled, rollout(STS, None, hpa=HPA, hpa_max=4)]
+    assert words.impact_summary(two) == "Impact: 2 workloads restart (as many pods as their HPAs run, 3 to 10)."
+    unread = Impact(ImpactKind.RESTART, WEB, said="as written")  # read back without facts: no range
+    assert words.impact_summary([unread, rollout(STS, 2)]) == (
+        "Impact: 2 workloads restart (2 pods, and as many as 1 HPA runs)."
+    )
+
+
 @pytest.mark.parametrize("before, after, line", [
     (3, 5, "Deployment shop/web: changes outside the pod template only: no pod restarts; it scales from 3 to 5 "
            "replicas (pods are added or removed, none replaced)"),

@@ -30,6 +30,7 @@ from deployah_plan.render.words import task as task_words
 
 WEB = ResourceRef("apps/v1", "Deployment", "shop", "web")
 OLD = ResourceRef("apps/v1", "Deployment", "shop", "old")
+AGENT = ResourceRef("apps/v1", "DaemonSet", "kube-system", "agent")
 READER = ResourceRef("rbac.authorization.k8s.io/v1", "ClusterRole", "", "reader")
 
 
@@ -402,7 +403,9 @@ def test_helm_never_upgrades_chart_crds_and_says_so() -> None:
 # -- what the deploy does to running things ----------------------------------------------------------------
 
 def _impact(kind: ImpactKind, pods: int | None = None) -> Impact:
-    return Impact(kind, WEB, counts=(("pods", pods),) if pods is not None else (), said="m")
+    """A restart without a pod count is a DaemonSet's (one pod per node)."""
+    resource = WEB if pods is not None or kind is not ImpactKind.RESTART else AGENT
+    return Impact(kind, resource, counts=(("pods", pods),) if pods is not None else (), said="m")
 
 
 def test_the_impact_line_counts_restarts_by_pods_and_other_kinds_by_their_words() -> None:

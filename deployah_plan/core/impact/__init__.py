@@ -35,7 +35,8 @@ from __future__ import annotations
 from typing import Iterable
 
 from deployah_plan.core.impact.common import Found, ImpactInput
-from deployah_plan.core.impact.rollouts import consumers, template_changed, workloads
+from deployah_plan.core.impact.config import consumers
+from deployah_plan.core.impact.rollouts import template_changed, workloads
 from deployah_plan.core.impact.storage import data
 from deployah_plan.core.impact.traffic import traffic
 from deployah_plan.impacts import ImpactKind

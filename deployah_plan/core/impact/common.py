@@ -21,7 +21,9 @@ class ImpactInput(Struct, frozen=True):
     `previous` and `desired` are the release's objects by identity (ref, object); `live_of`
     gives an object's live state when it was read (None otherwise); `live_objects` are every
     live object read (HPAs and StorageClasses outside the release count too). `apply_method`
-    is this deploy's (None: Helm 3, client-side).
+    is this deploy's (None: Helm 3, client-side). `sources` names the template of each desired
+    object (its `# Source:` path) where the render gave one: a checksum annotation may hash the
+    ConfigMaps and Secrets of its own chart or subchart (core/impact/config.py).
     """
 
     action: HelmAction
@@ -32,6 +34,7 @@ class ImpactInput(Struct, frozen=True):
     apply_method: ApplyMethod | None = None
     force_conflicts: bool = False
     drift: tuple[DriftChange, ...] = ()
+    sources: Mapping[Identity, str] = {}
 
 
 class Found(Struct):

@@ -6,9 +6,12 @@ import re
 from typing import Any, Mapping
 
 from msgspec import Struct
+from msgspec.structs import replace
 
-from deployah_plan.core.impact.common import (
-    WORKLOAD_KINDS, WORKLOADS, Found, ImpactInput, dicts, dig, group_kind, int_or_string, natural,
+from deployah_plan.core.impact.common import WORKLOADS, Found, ImpactInput, dig, group_kind, int_or_string, natural
+from deployah_plan.core.impact.config import (
+    CONFIG, KeyChanges, Keys, Moved, Source, Use, changed_annotations, chart_of, hashed, hashed_refs, key_changes,
+    keys_read, moved_by, uses,
 )
 from deployah_plan.core.lifecycle import immutable_fields
 from deployah_plan.impact_facts import (
@@ -20,9 +23,7 @@ from deployah_plan.model import (
 )
 
 _TEMPLATE = "/spec/template"
-_CHECKSUM = "/spec/template/metadata/annotations/checksum~1"
-_CONFIG = {("", "ConfigMap"), ("", "Secret")}
-_CONFIG_DATA = ("/data", "/binaryData", "/stringData")
+_ANNOTATIONS = "/spec/template/metadata/annotations"
 _HPA = ("autoscaling", "HorizontalPodAutoscaler")
 
 
@@ -110,7 +111,8 @@ class _Hpa(Struct, frozen=True):
 
     @property
     def low(self) -> int | None:
-        return natural(dig(self.obj, "spec", "minReplicas"))
+        low = dig(self.obj, "spec", "minReplicas")
+        return 1 if low is None else natural(low)  # the API server's default
 
     @property
     def high(self) -> int | None:
@@ -141,8 +143,7 @@ def _hpas(given: ImpactInput) -> dict[Identity, _Hpa]:
     return out
 
 
-def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None,
-             covers: list[tuple[ResourceRef, bool]]) -> Impact:
+def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None, judged: _Judged) -> Impact:
     ref, obj = change.resource, change.after or {}
     live = given.live_of(ref) if given.live_of else None
     declared = natural(dig(obj, "spec", "replicas"))
@@ -161,21 +162,15 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None,
         else:
             replicas = declared if declared is not None else live_replicas if live_replicas is not None else 1
         plan = (_deployment_rollout(obj, replicas) if ref.kind == "Deployment" else _statefulset_rollout(obj, replicas))
+        if hpa is None and replicas == 0 and plan.kind is ImpactKind.RESTART:
+            # No pod runs: none restarts; the pods it scales up to start with the new template.
+            plan = replace(plan, kind=ImpactKind.DEFERRED_RESTART, pods=0, only_pod_down=False)
         if declared is not None:
             counts.append(("replicas", declared))
     if live_replicas is not None:
         counts.append(("live_replicas", live_replicas))
     if plan.pods is not None:
         counts.append(("pods", plan.pods))
-    # A checksum annotation that changes only by a value the chart regenerates says nothing of
-    # a real config change: it is kept apart, as are the configs whose data changes only so.
-    annotations: dict[str, list[bool]] = {}
-    for f in change.fields:
-        if f.path.startswith(_CHECKSUM) and not f.equivalent:
-            name = "checksum/" + f.path[len(_CHECKSUM):].split("/")[0].replace("~1", "/").replace("~0", "~")
-            annotations.setdefault(name, []).append(f.regenerated)
-    checksums = tuple(sorted(n for n, marks in annotations.items() if not all(marks)))
-    regenerated_checksums = tuple(sorted(n for n, marks in annotations.items() if all(marks)))
     cls = DeferredRestart if plan.kind is ImpactKind.DEFERRED_RESTART else Restart
     facts = cls(strategy=plan.strategy, paused=plan.paused, max_surge=plan.max_surge,
                 max_unavailable=plan.max_unavailable, surge_pods=plan.surge_pods,
@@ -183,9 +178,10 @@ def _rollout(change: ResourceChange, given: ImpactInput, hpa: _Hpa | None,
                 only_pod_down=plan.only_pod_down,
                 chart_replicas=declared, live_replicas=live_replicas, pods=plan.pods,
                 hpa=hpa.ref if hpa else None, hpa_min=hpa.low if hpa else None, hpa_max=hpa.high if hpa else None,
-                checksums=checksums, reads=tuple(r for r, again in covers if not again),
-                regenerated=_only_regenerated(change, (_TEMPLATE,)), regenerated_checksums=regenerated_checksums,
-                regenerated_reads=tuple(r for r, again in covers if again))
+                checksums=judged.checksums, reads=judged.reads, regenerated=judged.regenerated,
+                regenerated_checksums=judged.regenerated_checksums, regenerated_reads=judged.regenerated_reads,
+                other_checksums=judged.other_checksums, hashed=judged.hashed, hashed_metadata=judged.hashed_metadata,
+                hashed_unread=judged.hashed_unread)
     return Impact(plan.kind, ref, (hpa.ref,) if hpa else (), tuple(counts), facts)
 
 
@@ -199,107 +195,137 @@ def _no_restart(change: ResourceChange) -> Impact:
 # -- config consumers -------------------------------------------------------------------------------
 
 def _pod_spec(ref: ResourceRef, obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    spec = dig(obj, "spec", "template", "spec")
+    spec = dig(obj, "spec", "template", "spec") if group_kind(ref) in WORKLOADS else None
     return spec if isinstance(spec, dict) else None
 
 
-def consumers(pod: Mapping[str, Any]) -> dict[tuple[str, str], list[Read]]:
-    """The ConfigMaps and Secrets a pod spec reads, by (kind, name), and how."""
-    out: dict[tuple[str, str], list[Read]] = {}
-    containers = dicts(pod.get("initContainers")) + dicts(pod.get("containers"))
-    for container in containers:
-        cname = str(container.get("name", ""))
-        for env in dicts(container.get("env")):
-            value_from = env.get("valueFrom")
-            if not isinstance(value_from, dict):
-                continue  # a literal value (most of them)
-            for key, kind in (("configMapKeyRef", "ConfigMap"), ("secretKeyRef", "Secret")):
-                source = dig(value_from, key, "name")
-                if isinstance(source, str):
-                    out.setdefault((kind, source), []).append(Read(container=cname, how=Reads.ENV, name=str(env.get("name"))))
-        for env_from in dicts(container.get("envFrom")):
-            for key, kind in (("configMapRef", "ConfigMap"), ("secretRef", "Secret")):
-                source = dig(env_from, key, "name")
-                if isinstance(source, str):
-                    out.setdefault((kind, source), []).append(Read(container=cname, how=Reads.ENV_FROM))
-    volumes: dict[str, list[tuple[str, str, Reads]]] = {}
-    for volume in dicts(pod.get("volumes")):
-        name = str(volume.get("name", ""))
-        found = []
-        if isinstance(dig(volume, "configMap", "name"), str):
-            found.append(("ConfigMap", volume["configMap"]["name"], Reads.VOLUME))
-        if isinstance(dig(volume, "secret", "secretName"), str):
-            found.append(("Secret", volume["secret"]["secretName"], Reads.VOLUME))
-        for source in dicts(dig(volume, "projected", "sources")):
-            if isinstance(dig(source, "configMap", "name"), str):
-                found.append(("ConfigMap", source["configMap"]["name"], Reads.PROJECTED))
-            if isinstance(dig(source, "secret", "name"), str):
-                found.append(("Secret", source["secret"]["name"], Reads.PROJECTED))
-        if found:
-            volumes[name] = found
-    for container in containers:
-        cname = str(container.get("name", ""))
-        for mount in dicts(container.get("volumeMounts")):
-            for kind, source, mounted in volumes.get(str(mount.get("name", "")), ()):
-                sub = mount.get("subPath") or mount.get("subPathExpr")
-                out.setdefault((kind, source), []).append(
-                    Read(container=cname, how=Reads.SUB_PATH if sub else mounted, name=str(mount.get("mountPath", ""))))
+class _Judged(Struct, frozen=True):
+    """A workload whose pod template changes: what moved each checksum annotation, what it reads
+    that changes, and whether anything but values the chart regenerates changes its template."""
+
+    checksums: tuple[str, ...] = ()
+    regenerated_checksums: tuple[str, ...] = ()
+    other_checksums: tuple[str, ...] = ()
+    hashed: tuple[ResourceRef, ...] = ()
+    hashed_metadata: tuple[ResourceRef, ...] = ()
+    hashed_unread: tuple[ResourceRef, ...] = ()
+    reads: tuple[ResourceRef, ...] = ()
+    regenerated_reads: tuple[ResourceRef, ...] = ()
+    regenerated: bool = False
+
+
+_Configs = Mapping[tuple[str, str, str], KeyChanges]  # (kind, namespace, name) -> how its data changes
+
+
+def _judge(change: ResourceChange, configs: _Configs, own: Mapping[tuple[str, str], list[Source]]) -> _Judged:
+    ref = change.resource
+    read = uses(_pod_spec(ref, change.after or {}) or {})
+    changes = {(kind, name): c for (kind, ns, name), c in configs.items() if ns == ref.namespace}
+    moved: dict[Moved, list[str]] = {m: [] for m in Moved}
+    other_inputs: dict[Source, Keys] = {}
+    annotations = changed_annotations(change)
+    for name, fields in sorted(annotations.items()):
+        inputs = hashed(name, read, own.get((ref.namespace, chart_of(change.source)), []))
+        by = moved_by(fields, inputs, changes)
+        moved[by].append(name)
+        if by is Moved.OTHER:
+            for source, keys in inputs.items():
+                known = other_inputs.get(source, frozenset())
+                other_inputs[source] = None if keys is None or known is None else keys | known
+    really = [s for s, u in read.items() if s in changes and changes[s].touches(keys_read(u))]
+    again = [s for s, u in read.items() if s in changes and s not in really and changes[s].touches(keys_read(u), False)]
+    # The template changes by more than what the chart regenerates: a field that is not such a
+    # value, or a checksum annotation that real config (or something else) moved.
+    checksum_paths = {f.path for fields in annotations.values() for f in fields if f.path.startswith(_ANNOTATIONS + "/")}
+    real = bool(moved[Moved.CONFIG] or moved[Moved.OTHER]) or any(
+        not f.equivalent and not f.regenerated and f.path not in checksum_paths
+        and (f.path == _TEMPLATE or f.path.startswith(_TEMPLATE + "/")) for f in change.fields)
+    metadata = [s for s in other_inputs if s in changes and changes[s].metadata
+                and not changes[s].touches(other_inputs[s])]
+    unread = [s for s in other_inputs if s in changes and s not in metadata and changes[s].real
+              and not changes[s].touches(other_inputs[s])]
+    return _Judged(
+        checksums=tuple(moved[Moved.CONFIG]), regenerated_checksums=tuple(moved[Moved.REGENERATED]),
+        other_checksums=tuple(moved[Moved.OTHER]), hashed=hashed_refs(ref.namespace, other_inputs),
+        hashed_metadata=hashed_refs(ref.namespace, metadata), hashed_unread=hashed_refs(ref.namespace, unread),
+        reads=hashed_refs(ref.namespace, really), regenerated_reads=hashed_refs(ref.namespace, again),
+        regenerated=not real)
+
+
+def _own_configs(given: ImpactInput) -> dict[tuple[str, str], list[Source]]:
+    """The release's ConfigMaps and Secrets by namespace and the chart or subchart of their template."""
+    out: dict[tuple[str, str], list[Source]] = {}
+    for ident, (ref, _) in given.desired.items():
+        if group_kind(ref) in CONFIG:
+            out.setdefault((ref.namespace, chart_of(given.sources.get(ident, ""))), []).append((ref.kind, ref.name))
     return out
 
 
-def _config_data_changed(change: ResourceChange) -> bool:
-    return change.action is Action.UPDATE and group_kind(change.resource) in _CONFIG and any(
-        not f.equivalent and f.path.startswith(_CONFIG_DATA) for f in change.fields)
+_Readers = dict[tuple[str, str, str], list[tuple[ResourceRef, list[Use]]]]  # (kind, namespace, name) -> its readers
 
 
-def _only_regenerated(change: ResourceChange, under: tuple[str, ...]) -> bool:
-    """Every real field change under these paths is a value the chart regenerates on every
-    render (core/regenerated.py), and there is one: no change the inputs made drives it."""
-    real = [f for f in change.fields
-            if not f.equivalent and any(f.path == p or f.path.startswith(p + "/") for p in under)]
-    return bool(real) and all(f.regenerated for f in real)
+def _readers(given: ImpactInput, wanted: Mapping[tuple[str, str, str], Any]) -> _Readers:
+    """Which of the release's workloads read each of these ConfigMaps and Secrets, and how."""
+    out: _Readers = {}
+    for ref, obj in given.desired.values():
+        pod = _pod_spec(ref, obj)
+        for (kind, name), found in uses(pod).items() if pod is not None else ():
+            if (kind, ref.namespace, name) in wanted:
+                out.setdefault((kind, ref.namespace, name), []).append((ref, found))
+    return out
+
+
+def _unreached(change: ResourceChange, keys: KeyChanges, readers: _Readers,
+               judged: Mapping[Identity, _Judged]) -> Impact | None:
+    """A ConfigMap or Secret whose changed keys are read by workloads whose pods do not take them:
+    those whose template does not change, for a key that really changes those whose template
+    changes only by regenerated values too."""
+    ref = change.resource
+    for real in (True, False):
+        unreached: list[tuple[ResourceRef, list[Read]]] = []
+        for reader, found in readers.get((ref.kind, ref.namespace, ref.name), ()):
+            if not keys.touches(keys_read(found), real):
+                continue
+            rolled = judged.get(reader.identity)
+            if rolled is not None and (not real or not rolled.regenerated):
+                continue
+            reads = [u.read for u in found if u.read is not None and keys.touches(u.keys, real)]
+            if reads:
+                unreached.append((reader, reads))
+        if unreached:
+            never = sum(1 for _, reads in unreached if any(r.how not in (Reads.VOLUME, Reads.PROJECTED) for r in reads))
+            return Impact(
+                ImpactKind.CONFIG_UNREACHED, ref, tuple(r for r, _ in unreached),
+                (("consumers", len(unreached)), ("never_updated", never)),
+                ConfigUnreached(consumers=tuple(Consumer(workload=r, reads=tuple(reads)) for r, reads in unreached),
+                                regenerated=not real))
+        if keys.real:
+            return None  # the keys that really change reach their readers: the rest only regenerate
+    return None
 
 
 def workloads(changes: list[ResourceChange], given: ImpactInput, found: Found) -> None:
     hpas = _hpas(given)
-    rolling = {c.resource.identity for c in changes
-               if c.action is Action.UPDATE and group_kind(c.resource) in WORKLOADS and template_changed(c)}
-    # Who reads each ConfigMap and Secret that changes: only those are indexed.
-    wanted = {(c.resource.kind, c.resource.namespace, c.resource.name) for c in changes if _config_data_changed(c)}
-    readers: dict[tuple[str, str, str], list[tuple[ResourceRef, list[Read]]]] = {}
-    if wanted:
-        for ref, obj in given.desired.values():
-            pod = _pod_spec(ref, obj) if ref.kind in WORKLOAD_KINDS and group_kind(ref) in WORKLOADS else None
-            if pod is None:
-                continue
-            for (kind, name), uses in consumers(pod).items():
-                if (kind, ref.namespace, name) in wanted:
-                    readers.setdefault((kind, ref.namespace, name), []).append((ref, uses))
-    covers: dict[Identity, list[tuple[ResourceRef, bool]]] = {}  # (config, changed only by regenerated values)
+    configs = {(c.resource.kind, c.resource.namespace, c.resource.name): key_changes(c) for c in changes
+               if c.action is Action.UPDATE and group_kind(c.resource) in CONFIG}
+    own = _own_configs(given) if configs or any(group_kind(c.resource) in WORKLOADS for c in changes) else {}
+    judged = {c.resource.identity: _judge(c, configs, own) for c in changes
+              if c.action is Action.UPDATE and group_kind(c.resource) in WORKLOADS and template_changed(c)}
+    changed = {name: keys for name, keys in configs.items() if keys.real or keys.regenerated}
+    readers = _readers(given, changed) if changed else {}
     for change in changes:
-        if not _config_data_changed(change):
-            continue
-        ref = change.resource
-        again = _only_regenerated(change, _CONFIG_DATA)
-        unreached = []
-        for reader, uses in readers.get((ref.kind, ref.namespace, ref.name), ()):
-            if reader.identity in rolling:
-                covers.setdefault(reader.identity, []).append((ref, again))
-            else:
-                unreached.append((reader, uses))
-        if unreached:
-            never = sum(1 for _, uses in unreached if any(u.how not in (Reads.VOLUME, Reads.PROJECTED) for u in uses))
-            found.impacts.append(Impact(
-                ImpactKind.CONFIG_UNREACHED, ref, tuple(r for r, _ in unreached),
-                (("consumers", len(unreached)), ("never_updated", never)),
-                ConfigUnreached(consumers=tuple(Consumer(workload=r, reads=tuple(uses)) for r, uses in unreached),
-                                regenerated=again)))
+        keys = changed.get((change.resource.kind, change.resource.namespace, change.resource.name))
+        if keys is not None:
+            unreached = _unreached(change, keys, readers, judged)
+            if unreached is not None:
+                found.impacts.append(unreached)
     for change in changes:
         if change.action is not Action.UPDATE or group_kind(change.resource) not in WORKLOADS or immutable_fields(change):
             continue  # an update the API server refuses restarts nothing (the immutable warning says so)
         hpa = hpas.get(change.resource.identity)
-        if change.resource.identity in rolling:
-            found.impacts.append(_rollout(change, given, hpa, covers.get(change.resource.identity, [])))
+        rolled = judged.get(change.resource.identity)
+        if rolled is not None:
+            found.impacts.append(_rollout(change, given, hpa, rolled))
         else:
             found.impacts.append(_no_restart(change))
     for ref, obj in given.desired.values() if hpas else ():

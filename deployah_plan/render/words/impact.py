@@ -77,6 +77,8 @@ def _strategy(facts: Rollout, impact: Impact) -> str:
     if _daemonset(impact):
         return (f"RollingUpdate, maxUnavailable {facts.max_unavailable}, maxSurge {facts.max_surge}, "
                 "one pod per node")
+    if facts.replicas == 0 and facts.hpa is None and not facts.paused:
+        return "no pod runs at 0 replicas: the pods it is scaled up to start with the new template"
     if impact.resource.kind == "Deployment":
         if facts.paused:
             return "paused: nothing rolls until the Deployment is resumed"
@@ -140,10 +142,30 @@ def rollout_details(facts: Rollout, impact: Impact) -> tuple[str, ...]:
     if facts.regenerated_checksums:
         out.append(f"its checksum annotation changes only by {REGENERATED} "
                    f"({', '.join(facts.regenerated_checksums)}): no config the values changed")
+    if facts.other_checksums:
+        out.append(_moved_otherwise(facts))
     out += [f"it reads {ref}, whose data changes: the new pods see it" for ref in facts.reads]
     out += [f"it reads {ref}, whose data changes only by {REGENERATED}: the new pods see them if they change"
             for ref in facts.regenerated_reads]
     return tuple(out)
+
+
+def _moved_otherwise(facts: Rollout) -> str:
+    """Checksum annotations that changed though no data they hash did: what moved them."""
+    said = f"its checksum annotation changed ({', '.join(facts.other_checksums)})"
+    why = []
+    if facts.hashed_metadata:
+        why.append(f"only the metadata of {_names(facts.hashed_metadata)} changes (labels such as the chart's "
+                   "version, hashed with the data)")
+    if facts.hashed_unread:
+        why.append(f"only keys its pods do not read change in {_names(facts.hashed_unread)}")
+    if why:
+        return f"{said} while the data its pods read of what it hashes did not: {'; '.join(why)}"
+    if facts.hashed:
+        return (f"{said}, but nothing it hashes changes ({_names(facts.hashed)}): what moved it (a value or a file "
+                "of the chart) is not in the release's objects")
+    return (f"{said}, and it reads no ConfigMap or Secret its chart holds: what moved it (a value or a file of the "
+            "chart) is not in the release's objects")
 
 
 @_says(ImpactKind.NO_RESTART)
@@ -375,6 +397,17 @@ def pvc_left(facts: PvcLeft, impact: Impact) -> str:
             "their data and keep costing until deleted (a new StatefulSet of that name adopts them)")
 
 
+def _scaled_pods(scaled: list[Impact], alone: bool) -> str:
+    """The pods of workloads an HPA scales whose count is not known: as many as the HPAs run,
+    within their ranges when each gives one."""
+    ranges = [(f.hpa_min, f.hpa_max) for f in (i.facts for i in scaled) if isinstance(f, Rollout) and f.hpa_max is not None]
+    span = (f"{sum(1 if low is None else low for low, _ in ranges)} to {sum(high for _, high in ranges if high)}"
+            if len(ranges) == len(scaled) else "")
+    if alone:
+        return f"as many pods as {'its HPA runs' if len(scaled) == 1 else 'their HPAs run'}" + (f", {span}" if span else "")
+    return f"as many as {plural(len(scaled), 'HPA')} run{'s' if len(scaled) == 1 else ''}" + (f" ({span})" if span else "")
+
+
 IMPACT_TITLE = "What the deploy does to running things:"
 
 
@@ -392,12 +425,16 @@ def impact_summary(impacts: Iterable[Impact]) -> str:
     impacts = [i for i in impacts if not i.regenerated]
     restarts = [i for i in impacts if i.kind is ImpactKind.RESTART]
     if restarts:
-        pods = [i.count("pods") for i in restarts]
-        known, per_node = sum(p for p in pods if p is not None), pods.count(None)
-        counted = plural(known, "pod") if len(pods) > per_node else ""
+        known = [p for p in (i.count("pods") for i in restarts) if p is not None]
+        per_node = sum(1 for i in restarts if i.count("pods") is None and _daemonset(i))
+        scaled = [i for i in restarts if i.count("pods") is None and not _daemonset(i)]
+        alone = [bool(known), bool(per_node), bool(scaled)].count(True) == 1
+        said = [plural(sum(known), "pod")] if known else []
         if per_node:
-            every = f"one per node of {plural(per_node, 'DaemonSet')}" if counted else "one pod per node"
-            counted = f"{counted}, and {every}" if counted else every
+            said.append("one pod per node" if alone else f"one per node of {plural(per_node, 'DaemonSet')}")
+        if scaled:
+            said.append(_scaled_pods(scaled, alone))
+        counted = said[0] if len(said) == 1 else f"{', '.join(said[:-1])}, and {said[-1]}"
         parts.append(f"{plural(len(restarts), 'workload')} restart{'s' if len(restarts) == 1 else ''} ({counted})")
     counts: dict[tuple[str, str], int] = {}
     for kind in ImpactKind:
