@@ -1,5 +1,5 @@
 """Benchmark helm plan: the planning core on synthetic releases, and the whole plugin against
-`helm template` on the vendored real charts (and the chart corpus's, when there is one); see
+`helm template` on the real public charts (and the chart corpus's, when there is one); see
 scripts/bench.
 
 The release: Deployments with two containers and a dozen env vars, ConfigMaps with 40-line
@@ -29,8 +29,8 @@ shared with other work measures faithfully); whole processes are timed on the wa
   template, and with `--baseline DIR` the same ratio of another checkout timed in the same
   alternation (before and after a change, under the same load); and the imports of
   `helm plan --help` and of a whole plan. `--no-core` leaves the synthetic releases out.
-  The charts: the vendored ones (tests/charts), and those of the chart corpus when its folder
-  exists (`--corpus DIR`, or `HELM_PLAN_CORPUS`, `.cache/corpus` by default; `--corpus ''`:
+  The charts: the real public ones (tests/charts/README.md: ../shared/charts, or what
+  scripts/fetch-charts fetched), and those of the chart corpus when its folder exists (`--corpus DIR`, or `HELM_PLAN_CORPUS`, `.cache/corpus` by default; `--corpus ''`:
   none), their rows marked "corpus"; `--charts NAME,NAME` times only those. A row of the
   output names each chart's versions and where it came from.
 - tricks (`--tricks`, alone): each start-up trick of deployah_plan/startup.py undone in turn,
@@ -269,7 +269,7 @@ def main() -> int:
     parser.add_argument("--corpus", default=None,
                         help="a chart corpus folder (tests/corpus/README.md) whose charts are timed too "
                              "(default: HELM_PLAN_CORPUS, or .cache/corpus when it exists; '': none)")
-    parser.add_argument("--charts", default=None, help="time only these charts (NAME,NAME: vendored or corpus)")
+    parser.add_argument("--charts", default=None, help="time only these charts (NAME,NAME: real or corpus)")
     parser.add_argument("--tricks", action="store_true",
                         help="only the start-up tricks, each undone against all kept (--runs rounds)")
     args = parser.parse_args()
@@ -323,7 +323,7 @@ def main() -> int:
     shown_corpus = str(corpus)
     if corpus is not None and corpus.resolve().is_relative_to(ROOT):
         shown_corpus = str(corpus.resolve().relative_to(ROOT))
-    for source, where in (("vendored", "tests/charts"), ("corpus", f"{shown_corpus} (tests/corpus/README.md)")):
+    for source, where in (("real", os.path.relpath(bench_plugin.CHARTS, ROOT)), ("corpus", f"{shown_corpus} (tests/corpus/README.md)")):
         chosen = [f"{c.name} {c.versions}" for c in charts if c.source == source]
         if chosen:
             rows.append((f"charts: {source}", f"{len(chosen)}", f"from {where}: {', '.join(chosen)}"))

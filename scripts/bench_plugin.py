@@ -1,7 +1,7 @@
 """`helm plan upgrade` through the installed plugin ÷ `helm template`, side by side; see scripts/bench.
 
 For each helm (3 and 4) the plugin is installed (`helm plugin install` of this checkout) into
-a helm home of its own; for each vendored real chart (tests/charts) the previous version is
+a helm home of its own; for each real public chart (tests/charts/README.md) the previous version is
 stored as a deployed release in helm's memory driver (Helm 4's `helm install --dry-run=client`
 record, as scripts/release-fixture makes it), and then, alternately, `helm template` of the
 next version and `helm plan upgrade` of it with the same values are run to completion (text
@@ -10,20 +10,22 @@ untimed run of each goes first (the plugin's Python environment, its bytecode an
 remembers about helm are made then). Printed: the medians and their ratios.
 
 The corpus charts (tests/corpus/README.md: `<chart>/<version>.tgz`, two or more, and an
-optional `values.yaml`) are timed beside the vendored ones when the corpus folder exists
+optional `values.yaml`) are timed beside the real ones when the corpus folder exists
 (`HELM_PLAN_CORPUS`, `.cache/corpus` by default, or `--corpus DIR`): the release is named after
 the folder, in namespace `corpus`, stored from the older of the two newest packages with the
 corpus `values.yaml` (if any), and planned to the newer. "flags" gives the corpus `values.yaml`
 as `-f`; a chart with none gets `-f` of the newer package's own default `values.yaml`
 (extracted to the work folder): the values are the chart's defaults, but the command line has
 a values flag, which is the path being timed (helm plan starts `helm template` before it has
-read the release). "reused" gives no values flag, as for the vendored charts.
+read the release). "reused" gives no values flag, as for the real charts.
 
 Also: the Python imports of `helm plan --help` and of a whole plan (`python -X importtime`,
 the top-level imports added up).
 """
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import re
 import statistics
@@ -32,12 +34,26 @@ import sys
 import tarfile
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import NamedTuple
 
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-CHARTS = ROOT / "tests" / "charts"
+
+
+def _fetch_charts() -> ModuleType:
+    """scripts/fetch-charts as a module: the real charts' names and where they are read."""
+    loader = importlib.machinery.SourceFileLoader("fetch_charts", str(ROOT / "scripts" / "fetch-charts"))
+    spec = importlib.util.spec_from_loader("fetch_charts", loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+fetch_charts = _fetch_charts()
+CHARTS: Path = fetch_charts.charts_root()
 HELM_VERSIONS = ("3.19.0", "4.3.1")
 # argo-cd stamps its admin password's mtime with `now`; fixing it makes the chart deterministic.
 EXTRA = {"argo-cd": ["--set", "configs.secret.argocdServerAdminPasswordMtime=2025-01-01T00:00:00Z"]}
@@ -72,7 +88,7 @@ class Case(NamedTuple):
     each run (values flags included)."""
 
     name: str
-    source: str  # "vendored" (tests/charts) or "corpus"
+    source: str  # "real" (scripts/fetch-charts: where they are) or "corpus"
     release: str
     namespace: str
     prev: Path  # a chart folder or package
@@ -97,11 +113,13 @@ def _version_key(package: Path) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", package.name.removesuffix(".tgz")))
 
 
-def vendored_cases() -> list[Case]:
+def real_cases() -> list[Case]:
     cases = []
-    for name in sorted(p.name for p in CHARTS.iterdir() if (p / "case.yaml").is_file()):
+    for name in sorted(fetch_charts.NAMES):
+        if not all((CHARTS / name / side / "Chart.yaml").is_file() for side in ("prev", "next")):
+            sys.exit(f"bench: no chart {name} in {CHARTS}: run scripts/fetch-charts (tests/charts/README.md)")
         release, namespace = _case(name)
-        cases.append(Case(name, "vendored", release, namespace, CHARTS / name / "prev", CHARTS / name / "next",
+        cases.append(Case(name, "real", release, namespace, CHARTS / name / "prev", CHARTS / name / "next",
                           _values(name, "prev"), _values(name, "next"), EXTRA.get(name, [])))
     return cases
 
@@ -140,9 +158,9 @@ def corpus_cases(corpus: Path, work: Path) -> list[Case]:
 
 
 def cases(work: Path, corpus: Path | None, names: set[str] | None = None) -> list[Case]:
-    """The vendored charts, then the corpus's (`corpus` None: none); `names` keeps only those
+    """The real charts, then the corpus's (`corpus` None: none); `names` keeps only those
     charts (a name of both keeps both), and a name that is neither is an error."""
-    found = vendored_cases() + (corpus_cases(corpus, work) if corpus is not None else [])
+    found = real_cases() + (corpus_cases(corpus, work) if corpus is not None else [])
     if names is None:
         return found
     unknown = names - {c.name for c in found}
@@ -225,7 +243,7 @@ class Figures(NamedTuple):
 
     version: str
     chart: str
-    source: str  # "vendored" or "corpus"
+    source: str  # "real" or "corpus"
     values: str  # "flags": the next values given as -f; "reused": none given (helm reuses the release's)
     plan: float  # wall-clock seconds
     template: float
@@ -256,10 +274,10 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None,
     --dry-run` needs a server: the values come from the release read). `baseline`: another
     checkout of helm plan, installed into a helm home of its own and timed in the same
     alternation (template, plan, baseline plan, floor), so a change is measured against what
-    it changes under the same load. `charts`: the cases to time (all the vendored ones when
+    it changes under the same load. `charts`: the cases to time (all the real ones when
     None)."""
     helm4 = fetch_helm("4.3.1")
-    charts = vendored_cases() if charts is None else charts
+    charts = real_cases() if charts is None else charts
     figures = []
     for version in HELM_VERSIONS:
         helm = fetch_helm(version)
@@ -396,7 +414,7 @@ def import_ms(work: Path) -> dict[str, tuple[float, float]]:
     python_env = Path(where.stdout.strip())
     if not (python_env / "bin" / "python").exists():
         sys.exit("bench: the plugin's environment is not made (run the plugin figures first)")
-    case = next(c for c in vendored_cases() if c.name == "kube-state-metrics")
+    case = next(c for c in real_cases() if c.name == "kube-state-metrics")
     env.update(PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(python_env / "pycache"), HELM_BIN=str(helm),
                HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store(case, work, helm)))
     python = [str(python_env / "bin" / "python"), "-s"]
@@ -575,7 +593,7 @@ def tricks(work: Path, runs: int) -> tuple[TrickFigures, dict[str, TrickFigures]
     helm = fetch_helm("4.3.1")
     env = user_env(work, "4.3.1")
     _install(helm, env, ROOT)
-    case = next(c for c in vendored_cases() if c.name == "kube-state-metrics")
+    case = next(c for c in real_cases() if c.name == "kube-state-metrics")
     data = store(case, work, helm)
     plan = ["upgrade", case.release, str(case.next), "-n", case.namespace, *case.next_values]
     run_env = {**env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(data)}

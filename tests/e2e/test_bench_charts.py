@@ -1,6 +1,6 @@
-"""The charts scripts/bench times: the vendored ones and a corpus folder's (scripts/bench_plugin.py).
+"""The charts scripts/bench times: the real ones and a corpus folder's (scripts/bench_plugin.py).
 
-Nothing here is timed; the corpus is made in the test with `helm package` of the vendored
+Nothing here is timed; the corpus is made in the test with `helm package` of the real
 charts, laid out as tests/corpus/README.md says.
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from realcharts import NAMES, real_chart
 from test_bench_charts import CHARTS, _bench_plugin, bench_plugin
 
 
@@ -27,6 +28,8 @@ def _package(helm4: Path, chart: Path, into: Path, name: str) -> Path:
 def corpus(tmp_path: Path, helm4: Path) -> Path:
     """kube-state-metrics with no values.yaml; traefik with one and a third, older package whose
     name sorts last as text (9.0.0 before 37.0.0 only by number); a folder of one package."""
+    for name in NAMES:  # the real charts, or the test is skipped (fails under CI=true)
+        real_chart(name)
     folder = tmp_path / "corpus"
     ksm = folder / "kube-state-metrics"
     _package(helm4, CHARTS / "kube-state-metrics" / "prev", ksm, "7.0.0.tgz")

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import ROOT, clean_env, run_plan
+from conftest import clean_env, run_plan
+from realcharts import real_chart
 
 pytestmark = pytest.mark.e2e  # each test starts helm-plan or helm as a process
 
@@ -177,12 +178,10 @@ def test_removing_a_version_without_the_live_crd_is_a_warning(tmp_path: Path) ->
 
 # -- a real chart ------------------------------------------------------------------------------
 
-ARGO = ROOT / "tests" / "charts" / "argo-cd"
-
-
 def _render(helm4: Path, side: str, out: Path) -> dict[str, Any]:
-    values = ["-f", str(ARGO / "values.yaml")] + (["-f", str(ARGO / "values-next.yaml")] if side == "next" else [])
-    done = subprocess.run([str(helm4), "template", "argocd", str(ARGO / side), "-n", "argocd", *values,
+    argo = real_chart("argo-cd")
+    values = ["-f", str(argo / "values.yaml")] + (["-f", str(argo / "values-next.yaml")] if side == "next" else [])
+    done = subprocess.run([str(helm4), "template", "argocd", str(argo / side), "-n", "argocd", *values,
                            "--set", "configs.secret.argocdServerAdminPasswordMtime=2025-01-01T00:00:00Z"],
                           capture_output=True, text=True, env=clean_env())
     assert done.returncode == 0, done.stderr

@@ -1,4 +1,4 @@
-"""Real public charts (tests/charts/), planned through the plugin installed into real helm, on
+"""Real public charts (tests/realcharts.py: ../shared/charts), planned through the plugin installed into real helm, on
 Helm 3 and Helm 4, against a real release record.
 
 What the plan must say is derived here from Helm's own output, not from the planner:
@@ -31,8 +31,8 @@ from conftest import ROOT, clean_env
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.render.markdown import md
 from core.test_diff_properties import _no_nulls, apply, normalised
+from realcharts import NAMES, real_chart
 
-CHARTS = ROOT / "tests" / "charts"
 # Kinds these charts use that live outside namespaces (Kubernetes API reference).
 CLUSTER_SCOPED = {"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "IngressClass", "Namespace",
                   "PriorityClass", "StorageClass", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
@@ -44,6 +44,7 @@ EXTRA = {"argo-cd": ["--set", "configs.secret.argocdServerAdminPasswordMtime=202
 @dataclass
 class Case:
     name: str
+    folder: Path
     release: str
     namespace: str
     values_prev: list[str] = field(default_factory=list)
@@ -51,22 +52,27 @@ class Case:
 
     @classmethod
     def load(cls, name: str) -> "Case":
-        spec = yaml.safe_load((CHARTS / name / "case.yaml").read_text())
-        common = [str(CHARTS / name / v) for v in spec.get("values", [])]
-        return cls(name, spec["release"], spec["namespace"],
-                   common + [str(CHARTS / name / v) for v in spec.get("values_prev", [])],
-                   common + [str(CHARTS / name / v) for v in spec.get("values_next", [])])
+        """The chart's case; a missing chart skips the test (fails it under CI=true)."""
+        folder = real_chart(name)
+        spec = yaml.safe_load((folder / "case.yaml").read_text())
+        common = [str(folder / v) for v in spec.get("values", [])]
+        return cls(name, folder, spec["release"], spec["namespace"],
+                   common + [str(folder / v) for v in spec.get("values_prev", [])],
+                   common + [str(folder / v) for v in spec.get("values_next", [])])
 
     def flags(self, side: str) -> list[str]:
         values = self.values_prev if side == "prev" else self.values_next
         return [arg for path in values for arg in ("-f", path)] + EXTRA.get(self.name, [])
 
 
-CASES = [Case.load(name) for name in ("traefik", "argo-cd", "kube-state-metrics")]
+@pytest.fixture
+def case(request: pytest.FixtureRequest) -> Case:
+    """The chart named by the test's parameter (`indirect`)."""
+    return Case.load(request.param)
 
 
 def _record(helm4: Path, case: Case, side: str) -> dict[str, Any]:
-    done = subprocess.run([str(helm4), "install", case.release, str(CHARTS / case.name / side), "-n", case.namespace,
+    done = subprocess.run([str(helm4), "install", case.release, str(case.folder / side), "-n", case.namespace,
                            "--dry-run=client", "-o", "json", *case.flags(side)],
                           capture_output=True, text=True, env=clean_env())
     assert done.returncode == 0, done.stderr
@@ -76,7 +82,8 @@ def _record(helm4: Path, case: Case, side: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def records(helm4: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(case.name, side): _record(helm4, case, side) for case in CASES for side in ("prev", "next")}
+    cases = [Case.load(name) for name in NAMES]
+    return {(case.name, side): _record(helm4, case, side) for case in cases for side in ("prev", "next")}
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +101,7 @@ def plugin(helm: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, st
 def _plan(helm: Path, env: dict[str, str], store: Path, case: Case, chart: str, side: str,
           *flags: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(helm), "plan", "upgrade", case.release, str(CHARTS / case.name / chart), "-n", case.namespace,
+        [str(helm), "plan", "upgrade", case.release, str(case.folder / chart), "-n", case.namespace,
          *case.flags(side), "-o", "json", "--show-secrets", *flags],
         env={**env, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)}, capture_output=True, text=True)
 
@@ -194,7 +201,7 @@ def _check_upgrade(doc: dict[str, Any], case: Case, before: dict[str, Any], afte
 
 # --- the tests --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", NAMES, indirect=True)
 def test_an_upgrade_of_a_real_chart_is_what_helm_does(case: Case, helm: Path, helm4: Path, plugin: dict[str, str],
                                                       records: dict[tuple[str, str], dict[str, Any]],
                                                       tmp_path: Path) -> None:
@@ -205,12 +212,12 @@ def test_an_upgrade_of_a_real_chart_is_what_helm_does(case: Case, helm: Path, he
     doc = json.loads(result.stdout)
     assert doc["helm_action"] == "upgrade"
     _check_upgrade(doc, case, before, after)
-    assert [c["name"] for c in doc["chart_crds"]] == _chart_crds(helm4, CHARTS / case.name / "next")
+    assert [c["name"] for c in doc["chart_crds"]] == _chart_crds(helm4, case.folder / "next")
     assert {c["lifecycle"] for c in doc["chart_crds"]} <= {"not-on-upgrade"}
     # The previous chart's crds/ come from the release record: a CRD whose document differs
     # between the two charts is reported as changed (Helm will not apply it), each one once.
-    old_crds = _chart_crd_objects(helm4, CHARTS / case.name / "prev")
-    new_crds = _chart_crd_objects(helm4, CHARTS / case.name / "next")
+    old_crds = _chart_crd_objects(helm4, case.folder / "prev")
+    new_crds = _chart_crd_objects(helm4, case.folder / "next")
     changed = {c["name"]: c["chart_changed"] for c in doc["chart_crds"]}
     assert changed == {name: (None if name not in old_crds else old_crds[name] != obj) for name, obj in new_crds.items()}
     warned = [w["message"].split()[2] for w in doc["warnings"] if w["code"] == "crd-not-upgraded"]
@@ -247,7 +254,7 @@ def test_argo_cd_rolls_its_config_with_checksum_annotations(helm: Path, plugin: 
                                                          tmp_path: Path) -> None:
     """argo-cd annotates its pod templates with checksum/cm (a digest of argocd-cm): the config it
     changes reaches the pods through the rollout, so no config change is left unread."""
-    (case,) = [c for c in CASES if c.name == "argo-cd"]
+    case = Case.load("argo-cd")
     result = _plan(helm, plugin, _store(tmp_path, [records[(case.name, "prev")]]), case, "next", "next")
     assert result.returncode == 0, result.stderr
     impact = {(i["kind"], i["resource"]["name"]): i for i in json.loads(result.stdout)["impact"]}
@@ -258,7 +265,7 @@ def test_argo_cd_rolls_its_config_with_checksum_annotations(helm: Path, plugin: 
     assert impact["restart", "argocd-notifications-controller"]["details"][0].startswith("Recreate: ")
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", NAMES, indirect=True)
 def test_a_no_op_upgrade_of_a_real_chart_plans_no_changes(case: Case, helm: Path, helm4: Path, plugin: dict[str, str],
                                                          records: dict[tuple[str, str], dict[str, Any]],
                                                          tmp_path: Path) -> None:
@@ -268,7 +275,7 @@ def test_a_no_op_upgrade_of_a_real_chart_plans_no_changes(case: Case, helm: Path
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr
     doc = json.loads(result.stdout)
     assert doc["helm_action"] == "none" and doc["changes"] == []
-    assert [c["name"] for c in doc["chart_crds"]] == _chart_crds(helm4, CHARTS / case.name / "prev")
+    assert [c["name"] for c in doc["chart_crds"]] == _chart_crds(helm4, case.folder / "prev")
     assert all(c["chart_changed"] is False for c in doc["chart_crds"])
     assert doc["summary"]["hooks_run"] == sum(1 for h in before.get("hooks") or [] if "pre-upgrade" in h["events"]
                                              or "post-upgrade" in h["events"])
@@ -277,13 +284,13 @@ def test_a_no_op_upgrade_of_a_real_chart_plans_no_changes(case: Case, helm: Path
 def test_installing_a_chart_with_crds_creates_them_first_and_never_as_resources(
         helm: Path, helm4: Path, plugin: dict[str, str], records: dict[tuple[str, str], dict[str, Any]],
         tmp_path: Path) -> None:
-    case = CASES[0]  # traefik: 25 CRD files, each starting with ---
+    case = Case.load("traefik")  # traefik: 25 CRD files, each starting with ---
     store = _store(tmp_path, [])
     result = _plan(helm, plugin, store, case, "next", "next")
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     assert doc["helm_action"] == "install"
-    crds = _chart_crds(helm4, CHARTS / case.name / "next")
+    crds = _chart_crds(helm4, case.folder / "next")
     assert len(crds) == 25 and [c["name"] for c in doc["chart_crds"]] == crds
     assert {c["lifecycle"] for c in doc["chart_crds"]} == {"process"}
     desired = _objects(records[(case.name, "next")]["manifest"], case.namespace)
@@ -307,7 +314,7 @@ def test_a_field_that_goes_from_null_to_absent_is_no_change(helm: Path, plugin: 
                                                             records: dict[tuple[str, str], dict[str, Any]],
                                                             tmp_path: Path) -> None:
     """kube-state-metrics 7 renders `httpHeaders:` (null) in its probes; 8 leaves it out."""
-    case = CASES[2]
+    case = Case.load("kube-state-metrics")
     before, after = records[(case.name, "prev")], records[(case.name, "next")]
 
     def probe(record: dict[str, Any]) -> dict[str, Any]:
@@ -353,7 +360,7 @@ def _image_bumps(before: dict[str, Any], after: dict[str, Any], namespace: str) 
 
 def test_the_argo_cd_upgrade_shows_its_image_bumps_first_and_its_comment_fits(
         helm: Path, plugin: dict[str, str], records: dict[tuple[str, str], dict[str, Any]], tmp_path: Path) -> None:
-    case = CASES[1]
+    case = Case.load("argo-cd")
     before, after = records[(case.name, "prev")], records[(case.name, "next")]
     bumps = _image_bumps(before, after, case.namespace)
     assert len(bumps) == 2  # argocd v3.1.9 -> v3.4.4, redis 7.2 -> 8.2
@@ -385,7 +392,7 @@ def _name(resource: dict[str, Any]) -> str:
     return f"{resource['kind']} {where}{resource['name']}"
 
 
-@pytest.mark.parametrize("case", CASES[:2], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", NAMES[:2], indirect=True)
 def test_the_comment_of_a_real_chart_says_each_fact_once_and_names_every_change(
         case: Case, helm: Path, plugin: dict[str, str], records: dict[tuple[str, str], dict[str, Any]],
         tmp_path: Path) -> None:
@@ -426,7 +433,7 @@ def test_a_created_object_shows_what_it_contains(helm: Path, plugin: dict[str, s
                                                 records: dict[tuple[str, str], dict[str, Any]],
                                                 tmp_path: Path) -> None:
     """argo-cd 10 adds NetworkPolicies: the text shows their rules, not only their names."""
-    case = CASES[1]
+    case = Case.load("argo-cd")
     before, after = records[(case.name, "prev")], records[(case.name, "next")]
     desired, previous = _objects(after["manifest"], case.namespace), _objects(before["manifest"], case.namespace)
     created = [i for i in desired if i not in previous]
@@ -444,16 +451,16 @@ def test_a_value_stamped_with_now_is_marked_regenerated(helm: Path, helm4: Path,
                                                          tmp_path: Path) -> None:
     """argo-cd stamps its admin password's mtime with `now` (the pin in EXTRA is left out here):
     a no-op upgrade changes only that value, and the plan says it is the chart's doing."""
-    case = CASES[1]
+    case = Case.load("argo-cd")
     values = [arg for path in case.values_prev for arg in ("-f", path)]  # without EXTRA's pin
-    done = subprocess.run([str(helm4), "install", case.release, str(CHARTS / case.name / "prev"), "-n", case.namespace,
+    done = subprocess.run([str(helm4), "install", case.release, str(case.folder / "prev"), "-n", case.namespace,
                            "--dry-run=client", "-o", "json", *values],
                           capture_output=True, text=True, env=clean_env())
     assert done.returncode == 0, done.stderr
     store = _store(tmp_path, [json.loads(done.stdout)])
     time.sleep(1.1)  # the stored release and the plan render in different seconds
     result = subprocess.run(
-        [str(helm), "plan", "upgrade", case.release, str(CHARTS / case.name / "prev"), "-n", case.namespace,
+        [str(helm), "plan", "upgrade", case.release, str(case.folder / "prev"), "-n", case.namespace,
          *values, "-o", "json", "--detailed-exitcode"],
         env={**plugin, "HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(store)}, capture_output=True, text=True)
     assert result.returncode == 2, result.stderr

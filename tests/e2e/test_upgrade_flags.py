@@ -21,8 +21,8 @@ import pytest
 
 from conftest import EXAMPLE, ROOT, Result, Store, assert_example_upgrade, changes_of, clean_env, run_plan, write_chart
 from kubeapi import FakeKube
+from realcharts import real_chart
 
-KSM = ROOT / "tests" / "charts" / "kube-state-metrics"
 
 # A post-renderer as kustomize's commonLabels overlay is used: every object gets a label, and
 # comments (helm's `# Source:` lines) are lost, as kustomize loses them.
@@ -112,8 +112,9 @@ def _helm4(helm: Path) -> bool:
 
 def test_install_docs_line_with_create_namespace(helm: Path, installed: dict[str, str], store: Store) -> None:
     # As kube-state-metrics' and ingress-nginx's docs give it: upgrade --install ... --create-namespace.
-    result = helm_plan(helm, installed, f"helm plan upgrade --install ksm {KSM / 'next'} --namespace monitoring "
-                       f"--create-namespace -f {KSM / 'values.yaml'} -o json", store)
+    ksm = real_chart("kube-state-metrics")
+    result = helm_plan(helm, installed, f"helm plan upgrade --install ksm {ksm / 'next'} --namespace monitoring "
+                       f"--create-namespace -f {ksm / 'values.yaml'} -o json", store)
     assert result.code == 0, result.err
     doc = result.json()
     assert doc["helm_action"] == "install" and doc["header"]["namespace"] == "monitoring"
@@ -146,8 +147,9 @@ def test_ci_deploy_line_with_atomic_wait_and_timeout(helm: Path, installed: dict
 
 def test_upgrade_line_with_reuse_values_labels_and_description(helm: Path, installed: dict[str, str],
                                                                store: Store) -> None:
-    store.add("ksm", KSM / "prev", "monitoring", flags=("-f", str(KSM / "values.yaml")))
-    result = helm_plan(helm, installed, f"helm plan upgrade -i ksm {KSM / 'next'} -n monitoring --reuse-values "
+    ksm = real_chart("kube-state-metrics")
+    store.add("ksm", ksm / "prev", "monitoring", flags=("-f", str(ksm / "values.yaml")))
+    result = helm_plan(helm, installed, f"helm plan upgrade -i ksm {ksm / 'next'} -n monitoring --reuse-values "
                        "--description 'chart 8.4.0' -l team=observability,tier=metrics --dry-run=server "
                        "--hide-notes --render-subchart-notes -o json", store)
     assert result.code == 0, result.err

@@ -11,13 +11,12 @@ from typing import Any, Iterator
 
 import pytest
 
-from conftest import ROOT, Store, run_plan, write_chart
+from conftest import Store, run_plan, write_chart
 from deployah_plan.core.kube_api import table
 from deployah_plan.yamlkube import load_all
 from kubeapi import FakeKube
 from core.test_validate_rules import DEPLOYMENT, _with
-
-CHARTS = ROOT / "tests" / "charts"  # real public charts, vendored
+from realcharts import NAMES, real_chart
 
 
 # -- the command line, offline ------------------------------------------------------------------
@@ -187,12 +186,12 @@ def test_against_the_cluster(helm: Path, store: Store, kube: FakeKube, tmp_path:
 # -- real public charts -------------------------------------------------------------------------
 
 def _cases() -> list[tuple[str, str]]:
-    return [(name, side) for name in ("traefik", "argo-cd", "kube-state-metrics") for side in ("prev", "next")]
+    return [(name, side) for name in NAMES for side in ("prev", "next")]
 
 
 @pytest.mark.parametrize(("name", "side"), _cases())
 def test_real_charts_predict_no_failure_at_a_current_version(helm: Path, store: Store, name: str, side: str) -> None:
-    folder = CHARTS / name
+    folder = real_chart(name)
     case = next(iter(load_all((folder / "case.yaml").read_text()))).value
     values = ["-f", str(folder / "values.yaml")]
     if (folder / f"values-{side}.yaml").exists():

@@ -15,6 +15,7 @@ from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
 from deployah_plan.model import ApplyMethod
 from deployah_plan.sources import chart_path, chart_scan, early, helm_versions
 from deployah_plan.sources.early import HelmCalls
+from realcharts import CHARTS as REAL_CHARTS
 
 
 @pytest.fixture
@@ -202,7 +203,9 @@ def test_the_template_scan_reads_what_pathlib_finds(tmp_path: Path) -> None:
         "files/x.yaml": "not a template", "templatesx/e.yaml": "not one either", "charts/other.tgz": ""})
     (root / "templates" / "linked.yaml").symlink_to(root / "files" / "x.yaml")  # a linked file is read
     (root / "templates" / "loop").symlink_to(root, target_is_directory=True)  # a linked folder is not entered
-    for chart in [root, *(p for p in (ROOT / "tests" / "charts").glob("*/*") if (p / "Chart.yaml").is_file())]:
+    ours = (ROOT / "tests" / "charts").glob("*/*")
+    real = REAL_CHARTS.glob("*/*")  # the real public charts where they are (tests/realcharts.py), none when absent
+    for chart in [root, *(p for p in [*ours, *real] if (p / "Chart.yaml").is_file())]:
         texts, archived = chart_scan.folder_texts(str(chart))
         expected, expected_archived = _templates_as_pathlib_finds_them(chart)
         assert (sorted(texts), archived) == (sorted(expected), expected_archived), chart
