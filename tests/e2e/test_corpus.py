@@ -740,25 +740,16 @@ def _rules(*hosts: str) -> dict[str, Any]:
     return _object("Ingress", "networking.k8s.io/v1", "web", {"rules": [{"host": h} for h in hosts]})
 
 
-def _plan_defect(reason: str) -> Any:
-    """A shape where the plan is wrong by Kubernetes' rules: strict, so the fix must remove it."""
-    return pytest.mark.xfail(strict=True, reason=reason)
-
-
 @pytest.mark.parametrize(("before", "after"), [
     pytest.param([_rules("a.example", "b.example")], [_rules("a.example")], id="ingress-rules-without-paths"),
     pytest.param([_EXPANDS, _claim("1Gi")], [_EXPANDS, _claim("2Gi")], id="claim-naming-no-class"),
-    pytest.param([_ROLLOUT, _ROLLOUT_HPA], [_ROLLOUT, _ROLLOUT_HPA], id="custom-resource-scaled-by-an-hpa",
-                 marks=_plan_defect(
-                     "Helm 3 patches a custom resource by a JSON merge patch from the release to the upgrade, "
-                     "which leaves the HPA's live count alone while the chart's is unchanged: the plan claims "
-                     "replicas-reset client-side")),
-    pytest.param([_ANY_HOST], [_ONE_HOST], id="httproute-gains-hostnames", marks=_plan_defect(
-        "an HTTPRoute with no hostnames serves every host; given one, it serves no other: the plan claims "
-        "no traffic-route")),
-    pytest.param([_NO_RULES], [], id="httproute-without-rules-deleted", marks=_plan_defect(
-        "the Gateway API defaults an HTTPRoute's rules to one match of PathPrefix /: deleting it removes that "
-        "route too, which the plan's routes leave out")),
+    # Helm 3 patches a custom resource by a JSON merge patch from the release to the upgrade,
+    # which leaves the HPA's live count alone while the chart's is unchanged.
+    pytest.param([_ROLLOUT, _ROLLOUT_HPA], [_ROLLOUT, _ROLLOUT_HPA], id="custom-resource-scaled-by-an-hpa"),
+    # An HTTPRoute with no hostnames serves every host; given one, it serves no other.
+    pytest.param([_ANY_HOST], [_ONE_HOST], id="httproute-gains-hostnames"),
+    # The Gateway API defaults an HTTPRoute's rules to one match of PathPrefix /.
+    pytest.param([_NO_RULES], [], id="httproute-without-rules-deleted"),
 ])
 def test_the_reference_and_the_plan_agree_on_shapes_the_corpus_lacks(
         before: list[dict[str, Any]], after: list[dict[str, Any]], tmp_path: Path) -> None:

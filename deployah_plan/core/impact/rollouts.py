@@ -13,6 +13,7 @@ from deployah_plan.core.impact.config import (
     CONFIG, KeyChanges, Keys, Moved, Source, Use, changed_annotations, chart_of, hashed, hashed_refs, key_changes,
     keys_read, moved_by, uses,
 )
+from deployah_plan.core.drift import is_custom
 from deployah_plan.core.lifecycle import immutable_fields
 from deployah_plan.impact_facts import (
     ConfigUnreached, Consumer, DeferredRestart, NoRestart, Read, Reads, ReplicasReset, ResetRule, Restart, Strategy,
@@ -333,6 +334,9 @@ def workloads(changes: list[ResourceChange], given: ImpactInput, found: Found) -
         declared = natural(dig(obj, "spec", "replicas"))
         if hpa is None or declared is None or ref.identity not in given.previous:
             continue
+        if given.apply_method is not ApplyMethod.SSA and is_custom(obj) and \
+                natural(dig(given.previous[ref.identity][1], "spec", "replicas")) == declared:
+            continue  # Helm's JSON merge patch of a custom resource (release to upgrade) leaves the HPA's count
         found.impacts.append(_replicas_reset(ref, declared, hpa, given))
 
 

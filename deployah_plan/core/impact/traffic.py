@@ -122,9 +122,11 @@ def _routes(ref: ResourceRef, obj: Mapping[str, Any] | None) -> dict[str, Route]
                 out[f"{host} {where}"] = Route(route=RouteKind.INGRESS_PATH, host=host, path=where)
         return out
     hosts = [str(h) for h in (dig(obj, "spec", "hostnames") or []) if isinstance(h, str)]
-    for host in hosts:
+    # No hostnames: every host the Gateway's listener takes (the empty host, key "host ").
+    for host in hosts or [""]:
         out[f"host {host}"] = Route(route=RouteKind.HOSTNAME, host=host)
-    for rule in dicts(dig(obj, "spec", "rules")):
+    # No rules: the Gateway API defaults them to one rule matching PathPrefix "/".
+    for rule in dicts(dig(obj, "spec", "rules")) or [{}]:
         for match in dicts(rule.get("matches")) or [{}]:
             path = str(dig(match, "path", "value") or "/")
             method = match["method"] if isinstance(match.get("method"), str) else ""
@@ -201,8 +203,10 @@ def traffic(changes: list[ResourceChange], given: ImpactInput, found: Found) -> 
             _port_impact(change, found)
         elif _routes_kind(ref) and change.action in (Action.UPDATE, Action.DELETE):
             before, after = _routes(ref, change.before), _routes(ref, change.after)
-            if change.action is Action.UPDATE and ref.kind == "HTTPRoute" and not any(k.startswith("host ") for k in after):
-                before = {k: v for k, v in before.items() if not k.startswith("host ")}  # no hostnames: every host
+            if ref.kind == "HTTPRoute" and "host " in after:  # every host now: no hostname is lost
+                before = {k: v for k, v in before.items() if not k.startswith("host ")}
+            elif ref.kind == "HTTPRoute" and change.action is Action.DELETE:
+                before.pop("host ", None)  # every host it served goes with its rules, which say what
             gone = [route for key, route in before.items() if key not in after]
             if gone:
                 found.impacts.append(Impact(

@@ -337,7 +337,7 @@ def _route(route: Route) -> str:
     if route.route is RouteKind.INGRESS_PATH:
         return f"host {route.host} path {route.path}" if route.host else f"path {route.path} (any host)"
     if route.route is RouteKind.HOSTNAME:
-        return f"hostname {route.host}"
+        return f"hostname {route.host}" if route.host else "every host (it had no hostnames)"
     method = f"{route.method} " if route.method else ""
     return f"rule {method}{route.path}" + (f" (headers {','.join(route.headers)})" if route.headers else "")
 
