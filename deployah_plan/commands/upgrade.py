@@ -27,12 +27,11 @@ from deployah_plan.sources.helm_commands import major, reads_standard_input
 from deployah_plan.commands import upgrade_flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.diff import LINE_CONTEXT
-from deployah_plan.errors import UsageError
+from deployah_plan.errors import HelmError, ManifestError, UsageError
 from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.facts import (
-    KubeVersionDefault, LookupOffline, PreviousNotDeployed, Reinstall, ReuseValuesOffline, SubchartsCarried,
-    ValuesReused, VersionSource,
+    LookupOffline, PreviousNotDeployed, Reinstall, ReuseValuesOffline, SubchartsCarried, ValuesReused, VersionSource,
 )
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
@@ -350,6 +349,27 @@ class _Renderer(Struct, frozen=True):
         return _render_again(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
                              upgrade=upgrade)
 
+    def at(self, kube_version: str) -> _Renderer:
+        """The same renders for another Kubernetes version (`--kube-version`), with the charts/
+        folder as the first render leaves it (`--dependency-update` is not asked again)."""
+        deploy = structs.replace(self.options.deploy, dependency_update=False)
+        return structs.replace(self, options=structs.replace(self.options, kube_version=kube_version, deploy=deploy))
+
+
+def _older(pool: Workers, renderer: _Renderer, values: _Values, upgrade: bool, older: str,
+           after: Call[_Render] | None = None) -> Call[_Render | None] | None:
+    """The render for the `older` Kubernetes version (none when ""), beside the first, or after
+    `after` when the first updates the chart's dependencies. None when helm fails on it (a chart
+    that requires a newer version): the versions are then not compared."""
+    def render() -> _Render | None:
+        if after is not None:
+            after.result()
+        try:
+            return renderer.at(older).render(values, upgrade=upgrade)
+        except (HelmError, ManifestError):
+            return None
+    return pool.submit(render) if older else None
+
 
 # A plan's calls, in steps; each says what runs side by side in the plan's worker threads (`pool`)
 # and what it waits for:
@@ -405,6 +425,7 @@ class _Ahead(Struct, frozen=True):
 
     first: Call[_Render]
     again: Call[_Render] | None = None  # the second render, for templates that may make values anew
+    older: Call[_Render | None] | None = None  # the render for an older Kubernetes version
 
 
 def _start_render(pool: Workers, renderer: _Renderer) -> Call[_Render]:
@@ -452,37 +473,42 @@ class _Renders(Struct, frozen=True):
     first: _Render
     second: _Render | None
     notes: tuple[Warning, ...]
+    older: _Render | None = None  # for an older Kubernetes version (`_older`)
 
 
 def _renders_with(pool: Workers, renderer: _Renderer, state: ReleaseState, workdir: Workdir,
-                  may_regenerate: bool) -> _Renders:
-    """The first render with the values `helm upgrade` would use for `state`, and the second
-    beside it when the templates may make values anew."""
+                  may_regenerate: bool, older: str) -> _Renders:
+    """The first render with the values `helm upgrade` would use for `state`, and beside it the
+    second when the templates may make values anew, the one for the `older` version when given."""
     options = renderer.options
     fresh = state.current is None
     notes: list[Warning] = []
     values = _values_for_template(renderer.helm, options, state, renderer.namespace, workdir, notes)
+    updates = options.deploy.dependency_update
     again_call = (pool.submit(renderer.render, values, upgrade=not fresh, parse=False)
-                  if may_regenerate and not options.deploy.dependency_update else None)
+                  if may_regenerate and not updates else None)
+    older_call = _older(pool, renderer, values, not fresh, "" if updates else older)
     first = renderer.render(values, upgrade=not fresh)
     second = (again_call.result() if again_call is not None
               else renderer.again(values, upgrade=not fresh) if may_regenerate else None)
-    return _Renders(first, second, tuple(notes))
+    if updates:
+        older_call = _older(pool, renderer, values, not fresh, older)
+    return _Renders(first, second, tuple(notes), older_call.result() if older_call is not None else None)
 
 
 def _start_renders_once_read(pool: Workers, renderer: _Renderer, state_call: Call[ReleaseState], workdir: Workdir,
-                             may_regenerate: bool) -> Call[_Renders]:
+                             may_regenerate: bool, older: str) -> Call[_Renders]:
     """Step 2, for renders that need the release's values: started, in a worker thread, as soon
     as the release is read, not once this thread has imported the planner and read the previous
     release (a plan of a small chart then waited for those before helm rendered)."""
-    return pool.submit(lambda: _renders_with(pool, renderer, state_call.result(), workdir, may_regenerate))
+    return pool.submit(lambda: _renders_with(pool, renderer, state_call.result(), workdir, may_regenerate, older))
 
 
 def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, once_read: Call[_Renders] | None,
                      state: ReleaseState, workdir: Workdir, notes: list[Warning],
-                     may_regenerate: bool) -> tuple[_Render, _Render | None]:
-    """Step 4: the first render of the new release, and the second when the templates may make
-    values anew. Those started ahead are used when they rendered what the plan needs: always
+                     may_regenerate: bool, older: str) -> _Renders:
+    """Step 4: the first render of the new release, the second when the templates may make
+    values anew, the one for the `older` Kubernetes version when given. Those started ahead are used when they rendered what the plan needs: always
     on a server render, else when the release exists (they rendered an upgrade); those started
     once the release was read, always. Otherwise both render now, with the values `helm
     upgrade` would use, the second beside the first."""
@@ -492,11 +518,12 @@ def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, o
         first = ahead.first.result()
         second = (ahead.again.result() if ahead.again is not None
                   else renderer.again(_given(options.values), upgrade=True) if may_regenerate else None)
-        return first, second
+        older_call = ahead.older or _older(pool, renderer, _given(options.values), True, older)
+        return _Renders(first, second, (), older_call.result() if older_call is not None else None)
     renders = once_read.result() if once_read is not None else _renders_with(pool, renderer, state, workdir,
-                                                                              may_regenerate)
+                                                                              may_regenerate, older)
     notes += renders.notes
-    return renders.first, renders.second
+    return renders
 
 
 def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: HelmCalls | None = None) -> Planned:
@@ -543,9 +570,16 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         chart, templates = charts.read_local(renderer.chart, helm.calls.templates(renderer.chart))
         again_call = (pool.submit(renderer.render, _given(options.values), upgrade=True, parse=False)
                       if first_call is not None and templates.may_regenerate and not deploy.dependency_update else None)
-        ahead = _Ahead(first_call, again_call) if first_call is not None else None
-        once_read = (_start_renders_once_read(pool, renderer, reads.state, workdir, templates.may_regenerate)
+        # Templates that read the Kubernetes version, rendered for helm's default: rendered for
+        # an older one too, beside the first, to tell whether the version changes them.
+        older = (upgrade_flags.older_version(reads.kube_default.result())
+                 if reads.kube_default is not None and templates.reads_kube_version else "")
+        after = first_call if deploy.dependency_update else None  # the first updates the chart's dependencies
+        older_call = _older(pool, renderer, _given(options.values), True, older, after) if first_call else None
+        ahead = _Ahead(first_call, again_call, older_call) if first_call is not None else None
+        once_read = (_start_renders_once_read(pool, renderer, reads.state, workdir, templates.may_regenerate, older)
                      if first_call is None else None)
+        from deployah_plan.core import version_render
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
         from deployah_plan.planfile.inputs import ChartRead, Inputs, Planned, chart_tree_sha256
 
@@ -557,12 +591,14 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         chart_read = ChartRead(ref=hide_userinfo(options.chart), tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
         fresh = state.current is None
         # 4. The renders: those started ahead or once the release was read, or both now.
-        first, second = _desired_renders(pool, renderer, ahead, once_read, state, workdir, notes,
-                                         templates.may_regenerate)
+        renders = _desired_renders(pool, renderer, ahead, once_read, state, workdir, notes,
+                                   templates.may_regenerate, older)
+        first, second = renders.first, renders.second
         assert first.documents is not None  # the first render is always parsed
         desired = first.documents
         desired_again = _varying(first, second) if second is not None else None
         window = (started, time.time())
+        older_documents = renders.older.documents if renders.older is not None else None
         if mode == "template" and templates.calls_lookup:
             notes.append(warn(LookupOffline(chart=chart.name)))
         if options.subcharts:
@@ -596,7 +632,10 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     if judge is not None and judge.requests and live is not None:
         live = structs.replace(live, requests=live.requests + judge.requests)  # every request is counted
     if mode == "template" and templates.reads_kube_version and not options.kube_version:
-        notes.append(warn(_kube_version_default(chart.name, kube_default, judge)))
+        read = judge is not None and judge.source in (VersionSource.CLUSTER_OPENAPI, VersionSource.CLUSTER_DISCOVERY)
+        notes.append(upgrade_flags.kube_version_note(
+            chart.name, kube_default, judge.kube_version if read and judge is not None else "", older if older_documents else "",
+            version_render.differing(desired, older_documents, desired_again, window, namespace) if older_documents else ()))
     exists = judge.namespace_exists if judge is not None else None
     desired, more_notes = upgrade_flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
     notes += more_notes
@@ -643,14 +682,6 @@ def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: 
         return targets.offline_target(kube_default, VersionSource.TEMPLATE_DEFAULT, **checks,
                                       render_defaults=True)
     return None
-
-
-def _kube_version_default(chart: str, kube_default: str, judge: targets.Target | None) -> KubeVersionDefault:
-    """An offline render of templates that read the cluster's version, without --kube-version:
-    for helm template's default version, and the cluster's when the plan read it (`judge`)."""
-    read = judge is not None and judge.source in (VersionSource.CLUSTER_OPENAPI, VersionSource.CLUSTER_DISCOVERY)
-    return KubeVersionDefault(chart=chart, kube_version=kube_default.lstrip("v"),
-                              cluster_version=judge.kube_version if read and judge is not None else "")
 
 
 def _apply_method(options: UpgradeOptions, helm_major: int, previous: ApplyMethod | None,
