@@ -318,8 +318,9 @@ def _varying(first: _Render, again: _Render) -> Rendered:
     """The documents of the second render that a value made anew could be in. A document whose
     text the first render has too has no such value (core/regenerated.py would find every
     field of it equal), so only the others are parsed: for most charts a few documents rather
-    than the whole release a second time. The text is cut at its `---` lines, which in YAML
-    always start a document."""
+    than the whole release a second time; so too of the render for another Kubernetes version
+    (core/version_render.py). The text is cut at its `---` lines, which in YAML always start a
+    document."""
     if again.documents is not None:  # a server render: a record, not a stream
         return again.documents
     seen = set(_documents(first.text))
@@ -365,7 +366,7 @@ def _older(pool: Workers, renderer: _Renderer, values: _Values, upgrade: bool, o
         if after is not None:
             after.result()
         try:
-            return renderer.at(older).render(values, upgrade=upgrade)
+            return renderer.at(older).render(values, upgrade=upgrade, parse=False)
         except (HelmError, ManifestError):
             return None
     return pool.submit(render) if older else None
@@ -508,10 +509,10 @@ def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, o
                      state: ReleaseState, workdir: Workdir, notes: list[Warning],
                      may_regenerate: bool, older: str) -> _Renders:
     """Step 4: the first render of the new release, the second when the templates may make
-    values anew, the one for the `older` Kubernetes version when given. Those started ahead are used when they rendered what the plan needs: always
-    on a server render, else when the release exists (they rendered an upgrade); those started
-    once the release was read, always. Otherwise both render now, with the values `helm
-    upgrade` would use, the second beside the first."""
+    values anew, the one for the `older` Kubernetes version when given. Those started ahead are
+    used when they rendered what the plan needs: always on a server render, else when the
+    release exists (they rendered an upgrade); those started once the release was read, always.
+    Otherwise all render now, with the values `helm upgrade` would use, side by side."""
     options = renderer.options
     fresh = state.current is None
     if ahead is not None and (renderer.mode == "server" or not fresh):
@@ -570,8 +571,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         chart, templates = charts.read_local(renderer.chart, helm.calls.templates(renderer.chart))
         again_call = (pool.submit(renderer.render, _given(options.values), upgrade=True, parse=False)
                       if first_call is not None and templates.may_regenerate and not deploy.dependency_update else None)
-        # Templates that read the Kubernetes version, rendered for helm's default: rendered for
-        # an older one too, beside the first, to tell whether the version changes them.
+        # Templates that read the Kubernetes version: rendered for an older one too, beside the first.
         older = (upgrade_flags.older_version(reads.kube_default.result())
                  if reads.kube_default is not None and templates.reads_kube_version else "")
         after = first_call if deploy.dependency_update else None  # the first updates the chart's dependencies
@@ -598,7 +598,8 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         desired = first.documents
         desired_again = _varying(first, second) if second is not None else None
         window = (started, time.time())
-        older_documents = renders.older.documents if renders.older is not None else None
+        # Of the versions' renders, only the documents whose text the other lacks: for most charts, none.
+        moved = (_varying(renders.older, _Render(first.text)), _varying(first, renders.older)) if renders.older is not None else None
         if mode == "template" and templates.calls_lookup:
             notes.append(warn(LookupOffline(chart=chart.name)))
         if options.subcharts:
@@ -634,8 +635,8 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     if mode == "template" and templates.reads_kube_version and not options.kube_version:
         read = judge is not None and judge.source in (VersionSource.CLUSTER_OPENAPI, VersionSource.CLUSTER_DISCOVERY)
         notes.append(upgrade_flags.kube_version_note(
-            chart.name, kube_default, judge.kube_version if read and judge is not None else "", older if older_documents else "",
-            version_render.differing(desired, older_documents, desired_again, window, namespace) if older_documents else ()))
+            chart.name, kube_default, judge.kube_version if read and judge is not None else "", older if moved else "",
+            version_render.differing(*moved, desired_again, window, namespace) if moved else ()))
     exists = judge.namespace_exists if judge is not None else None
     desired, more_notes = upgrade_flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
     notes += more_notes

@@ -125,7 +125,7 @@ def test_a_template_whose_render_the_version_does_not_change_is_only_noted(
     store.add("tools", chart)
     doc = run_plan("upgrade", "tools", str(chart), "--set", "colour=navy", "-o", "json", helm=helm, store=store).json()
     [noted] = _warned(doc)
-    assert noted["severity"] == "info" and noted["facts"] == _facts(helm, differing=())
+    assert noted["severity"] == "info" and noted["facts"] == _facts(helm, differing=()), noted["message"]
     assert noted["message"] == (f"rendered for Kubernetes {_default(helm)}, helm template's default: the templates of "
                                 f"chart tools read the cluster's version, and render the same objects for "
                                 f"{_older(helm)}; pass --kube-version with your cluster's version to render for it")
