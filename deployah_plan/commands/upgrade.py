@@ -350,23 +350,18 @@ class _Renderer(Struct, frozen=True):
         return _render_again(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
                              upgrade=upgrade)
 
-    def at(self, kube_version: str) -> _Renderer:
-        """The same renders for another Kubernetes version (`--kube-version`), with the charts/
-        folder as the first render leaves it (`--dependency-update` is not asked again)."""
-        deploy = structs.replace(self.options.deploy, dependency_update=False)
-        return structs.replace(self, options=structs.replace(self.options, kube_version=kube_version, deploy=deploy))
-
 
 def _older(pool: Workers, renderer: _Renderer, values: _Values, upgrade: bool, older: str,
            after: Call[_Render] | None = None) -> Call[_Render | None] | None:
-    """The render for the `older` Kubernetes version (none when ""), beside the first, or after
-    `after` when the first updates the chart's dependencies. None when helm fails on it (a chart
-    that requires a newer version): the versions are then not compared."""
+    """The render for the `older` Kubernetes version (none for ""), beside the first or after
+    `after`; None when helm fails on it (a chart requiring a newer one): nothing is compared.
+    The same command as the first with `--kube-version` added, and nothing else: not the API
+    versions the plan gives with the user's --kube-version, so that what differs is the version's."""
     def render() -> _Render | None:
         if after is not None:
             after.result()
         try:
-            return renderer.at(older).render(values, upgrade=upgrade, parse=False)
+            return renderer.again(structs.replace(values, args=(*values.args, "--kube-version", older)), upgrade=upgrade)
         except (HelmError, ManifestError):
             return None
     return pool.submit(render) if older else None
@@ -379,21 +374,22 @@ def _older(pool: Workers, renderer: _Renderer, values: _Values, upgrade: bool, o
 #    template's default Kubernetes version, side by side. The release read waits for the version.
 # 2. `_start_render`, once the version and the chart are known: the first render, beside the
 #    release read, unless it needs what the read finds (the values of a revision to reuse). The
-#    chart's Chart.yaml and templates are read meanwhile, then the second render is started
-#    beside the first (`_Ahead`). Renders that need the release's values are started in a
-#    worker thread as soon as it is read (`_start_renders_once_read`).
+#    chart's Chart.yaml and templates are read meanwhile, then the second render and the one for
+#    an older Kubernetes version (`_older`) beside the first (`_Ahead`). Renders that need the
+#    release's values start in a worker thread once it is read (`_start_renders_once_read`).
 # 3. `_start_release_reads`, once the release is read: its history (when helm may prune it) and
 #    the live objects of its kinds, beside the renders.
 # 4. `_desired_renders`: the renders started ahead or once the release was read, or, for an
-#    install rendered ahead as an upgrade, both now, the second beside the first.
+#    install rendered ahead as an upgrade, all now, side by side.
 #
 # Values a chart makes anew on every render (randAlphaNum, genCA, checksums of those) are found
-# by rendering the desired state twice with the same inputs (core/regenerated.py). The second
-# render runs only for a chart whose templates call such a function (sources/chart.py `scan`),
-# alongside the first: one more helm process, and no wall time on a machine with a spare core,
-# for those charts alone; only the documents it changed are parsed (`_varying`). A value stamped
+# by rendering the desired state twice with the same inputs (core/regenerated.py), for a chart
+# whose templates call such a function (sources/chart.py `scan`) alone, beside the first: one
+# more helm process; only the documents it changed are parsed (`_varying`). A value stamped
 # with the render's time (`now`) is found without it, by the window the renders ran in. A
-# server render is a dry run: the second one only reads the cluster too.
+# server render is a dry run: the second one only reads the cluster too. Templates that read the
+# Kubernetes version, rendered offline for helm's default, are rendered for an older version too,
+# beside the first, and compared the same way (core/version_render.py).
 
 class _Reads(Struct, frozen=True):
     """Step 1's calls."""

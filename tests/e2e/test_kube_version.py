@@ -46,8 +46,19 @@ spec:
               value: {{ .Values.colour | quote }}
 """
 # Reads the version only to pick an apiVersion every supported version serves alike; with a
-# value made anew on every render beside it, which is no difference of the version.
-SAME = """apiVersion: {{ semverCompare ">=1.21-0" .Capabilities.KubeVersion.Version | ternary "policy/v1" "policy/v1beta1" }}
+# value made anew on every render beside it, which is no difference of the version, and a kind
+# asked of the API versions (which helm's defaults name by group only, and the plan's own for a
+# --kube-version by kind too: the render for the older version adds the version alone).
+SAME = """{{- if .Capabilities.APIVersions.Has "networking.k8s.io/v1/IngressClass" }}
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: tools
+spec:
+  controller: example.com/tools
+---
+{{- end }}
+apiVersion: {{ semverCompare ">=1.21-0" .Capabilities.KubeVersion.Version | ternary "policy/v1" "policy/v1beta1" }}
 kind: PodDisruptionBudget
 metadata:
   name: tools
