@@ -200,9 +200,11 @@ class Code(str, enum.Enum):
     KUBE_VERSION_DEFAULT = _Entry(
         "kube-version-default", "The chart's templates read the cluster's Kubernetes version "
         "(`.Capabilities.KubeVersion`) and `helm template` rendered them for its own default version (named in "
-        "the message, with the cluster's when the plan read it), as no --kube-version was given: what depends on "
-        "the version (an image tag, an apiVersion) may differ on the real cluster; plan with --kube-version, or "
-        "with the cluster (--render server).", severity=_WARN)
+        "the message, with the cluster's when the plan read it), as no --kube-version was given. The chart is "
+        "rendered for a version three minors older too (Kubernetes' supported skew), with the same values: a "
+        "warning, naming the objects that differ, when they differ (an image tag, an apiVersion), or when that "
+        "render could not be made; info when both render the same. Plan with --kube-version, or with the "
+        "cluster (--render server).", severity=_WARN)
 
     _value_: str
     description: str

@@ -553,12 +553,19 @@ class KubeVersionDefault(Facts, frozen=True, kw_only=True):
     without --kube-version: for `kube_version`, the helm binary's own default ("" when it could
     not be read). `cluster_version`: the version the cluster's API server reported, when the plan
     read it ("" offline). A release record holds no version it was rendered for (Helm stores the
-    manifest, not the capabilities), so the previous one's is not known and not said."""
+    manifest, not the capabilities), so the previous one's is not known and not said.
+    `compared_version`: the older version the chart was rendered for too, with the same values
+    ("" when it was not: helm's default unknown, or that render failed); `differing`: the first
+    objects (up to three) that render differently for it, of `differing_count`. A warning when
+    they differ or were not compared; info when both versions render the same objects."""
 
     code = Code.KUBE_VERSION_DEFAULT
     chart: str
     kube_version: str
     cluster_version: str = ""
+    compared_version: str = ""
+    differing: tuple[ResourceRef, ...] = ()
+    differing_count: int = 0
 
 
 class SubchartsCarried(Facts, frozen=True, kw_only=True):

@@ -27,12 +27,11 @@ from deployah_plan.sources.helm_commands import major, reads_standard_input
 from deployah_plan.commands import upgrade_flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.diff import LINE_CONTEXT
-from deployah_plan.errors import UsageError
+from deployah_plan.errors import HelmError, ManifestError, UsageError
 from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.facts import (
-    KubeVersionDefault, LookupOffline, PreviousNotDeployed, Reinstall, ReuseValuesOffline, SubchartsCarried,
-    ValuesReused, VersionSource,
+    LookupOffline, PreviousNotDeployed, Reinstall, ReuseValuesOffline, SubchartsCarried, ValuesReused, VersionSource,
 )
 from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
@@ -319,8 +318,9 @@ def _varying(first: _Render, again: _Render) -> Rendered:
     """The documents of the second render that a value made anew could be in. A document whose
     text the first render has too has no such value (core/regenerated.py would find every
     field of it equal), so only the others are parsed: for most charts a few documents rather
-    than the whole release a second time. The text is cut at its `---` lines, which in YAML
-    always start a document."""
+    than the whole release a second time; so too of the render for another Kubernetes version
+    (core/version_render.py). The text is cut at its `---` lines, which in YAML always start a
+    document."""
     if again.documents is not None:  # a server render: a record, not a stream
         return again.documents
     seen = set(_documents(first.text))
@@ -351,6 +351,22 @@ class _Renderer(Struct, frozen=True):
                              upgrade=upgrade)
 
 
+def _older(pool: Workers, renderer: _Renderer, values: _Values, upgrade: bool, older: str,
+           after: Call[_Render] | None = None) -> Call[_Render | None] | None:
+    """The render for the `older` Kubernetes version (none for ""), beside the first or after
+    `after`; None when helm fails on it (a chart requiring a newer one): nothing is compared.
+    The same command as the first with `--kube-version` added, and nothing else: not the API
+    versions the plan gives with the user's --kube-version, so that what differs is the version's."""
+    def render() -> _Render | None:
+        if after is not None:
+            after.result()
+        try:
+            return renderer.again(structs.replace(values, args=(*values.args, "--kube-version", older)), upgrade=upgrade)
+        except (HelmError, ManifestError):
+            return None
+    return pool.submit(render) if older else None
+
+
 # A plan's calls, in steps; each says what runs side by side in the plan's worker threads (`pool`)
 # and what it waits for:
 #
@@ -358,21 +374,22 @@ class _Renderer(Struct, frozen=True):
 #    template's default Kubernetes version, side by side. The release read waits for the version.
 # 2. `_start_render`, once the version and the chart are known: the first render, beside the
 #    release read, unless it needs what the read finds (the values of a revision to reuse). The
-#    chart's Chart.yaml and templates are read meanwhile, then the second render is started
-#    beside the first (`_Ahead`). Renders that need the release's values are started in a
-#    worker thread as soon as it is read (`_start_renders_once_read`).
+#    chart's Chart.yaml and templates are read meanwhile, then the second render and the one for
+#    an older Kubernetes version (`_older`) beside the first (`_Ahead`). Renders that need the
+#    release's values start in a worker thread once it is read (`_start_renders_once_read`).
 # 3. `_start_release_reads`, once the release is read: its history (when helm may prune it) and
 #    the live objects of its kinds, beside the renders.
 # 4. `_desired_renders`: the renders started ahead or once the release was read, or, for an
-#    install rendered ahead as an upgrade, both now, the second beside the first.
+#    install rendered ahead as an upgrade, all now, side by side.
 #
 # Values a chart makes anew on every render (randAlphaNum, genCA, checksums of those) are found
-# by rendering the desired state twice with the same inputs (core/regenerated.py). The second
-# render runs only for a chart whose templates call such a function (sources/chart.py `scan`),
-# alongside the first: one more helm process, and no wall time on a machine with a spare core,
-# for those charts alone; only the documents it changed are parsed (`_varying`). A value stamped
+# by rendering the desired state twice with the same inputs (core/regenerated.py), for a chart
+# whose templates call such a function (sources/chart.py `scan`) alone, beside the first: one
+# more helm process; only the documents it changed are parsed (`_varying`). A value stamped
 # with the render's time (`now`) is found without it, by the window the renders ran in. A
-# server render is a dry run: the second one only reads the cluster too.
+# server render is a dry run: the second one only reads the cluster too. Templates that read the
+# Kubernetes version, rendered offline for helm's default, are rendered for an older version too,
+# beside the first, and compared the same way (core/version_render.py).
 
 class _Reads(Struct, frozen=True):
     """Step 1's calls."""
@@ -405,6 +422,7 @@ class _Ahead(Struct, frozen=True):
 
     first: Call[_Render]
     again: Call[_Render] | None = None  # the second render, for templates that may make values anew
+    older: Call[_Render | None] | None = None  # the render for an older Kubernetes version
 
 
 def _start_render(pool: Workers, renderer: _Renderer) -> Call[_Render]:
@@ -452,51 +470,57 @@ class _Renders(Struct, frozen=True):
     first: _Render
     second: _Render | None
     notes: tuple[Warning, ...]
+    older: _Render | None = None  # for an older Kubernetes version (`_older`)
 
 
 def _renders_with(pool: Workers, renderer: _Renderer, state: ReleaseState, workdir: Workdir,
-                  may_regenerate: bool) -> _Renders:
-    """The first render with the values `helm upgrade` would use for `state`, and the second
-    beside it when the templates may make values anew."""
+                  may_regenerate: bool, older: str) -> _Renders:
+    """The first render with the values `helm upgrade` would use for `state`, and beside it the
+    second when the templates may make values anew, the one for the `older` version when given."""
     options = renderer.options
     fresh = state.current is None
     notes: list[Warning] = []
     values = _values_for_template(renderer.helm, options, state, renderer.namespace, workdir, notes)
+    updates = options.deploy.dependency_update
     again_call = (pool.submit(renderer.render, values, upgrade=not fresh, parse=False)
-                  if may_regenerate and not options.deploy.dependency_update else None)
+                  if may_regenerate and not updates else None)
+    older_call = _older(pool, renderer, values, not fresh, "" if updates else older)
     first = renderer.render(values, upgrade=not fresh)
     second = (again_call.result() if again_call is not None
               else renderer.again(values, upgrade=not fresh) if may_regenerate else None)
-    return _Renders(first, second, tuple(notes))
+    if updates:
+        older_call = _older(pool, renderer, values, not fresh, older)
+    return _Renders(first, second, tuple(notes), older_call.result() if older_call is not None else None)
 
 
 def _start_renders_once_read(pool: Workers, renderer: _Renderer, state_call: Call[ReleaseState], workdir: Workdir,
-                             may_regenerate: bool) -> Call[_Renders]:
+                             may_regenerate: bool, older: str) -> Call[_Renders]:
     """Step 2, for renders that need the release's values: started, in a worker thread, as soon
     as the release is read, not once this thread has imported the planner and read the previous
     release (a plan of a small chart then waited for those before helm rendered)."""
-    return pool.submit(lambda: _renders_with(pool, renderer, state_call.result(), workdir, may_regenerate))
+    return pool.submit(lambda: _renders_with(pool, renderer, state_call.result(), workdir, may_regenerate, older))
 
 
 def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, once_read: Call[_Renders] | None,
                      state: ReleaseState, workdir: Workdir, notes: list[Warning],
-                     may_regenerate: bool) -> tuple[_Render, _Render | None]:
-    """Step 4: the first render of the new release, and the second when the templates may make
-    values anew. Those started ahead are used when they rendered what the plan needs: always
-    on a server render, else when the release exists (they rendered an upgrade); those started
-    once the release was read, always. Otherwise both render now, with the values `helm
-    upgrade` would use, the second beside the first."""
+                     may_regenerate: bool, older: str) -> _Renders:
+    """Step 4: the first render of the new release, the second when the templates may make
+    values anew, the one for the `older` Kubernetes version when given. Those started ahead are
+    used when they rendered what the plan needs: always on a server render, else when the
+    release exists (they rendered an upgrade); those started once the release was read, always.
+    Otherwise all render now, with the values `helm upgrade` would use, side by side."""
     options = renderer.options
     fresh = state.current is None
     if ahead is not None and (renderer.mode == "server" or not fresh):
         first = ahead.first.result()
         second = (ahead.again.result() if ahead.again is not None
                   else renderer.again(_given(options.values), upgrade=True) if may_regenerate else None)
-        return first, second
+        older_call = ahead.older or _older(pool, renderer, _given(options.values), True, older)
+        return _Renders(first, second, (), older_call.result() if older_call is not None else None)
     renders = once_read.result() if once_read is not None else _renders_with(pool, renderer, state, workdir,
-                                                                              may_regenerate)
+                                                                              may_regenerate, older)
     notes += renders.notes
-    return renders.first, renders.second
+    return renders
 
 
 def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: HelmCalls | None = None) -> Planned:
@@ -543,9 +567,15 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         chart, templates = charts.read_local(renderer.chart, helm.calls.templates(renderer.chart))
         again_call = (pool.submit(renderer.render, _given(options.values), upgrade=True, parse=False)
                       if first_call is not None and templates.may_regenerate and not deploy.dependency_update else None)
-        ahead = _Ahead(first_call, again_call) if first_call is not None else None
-        once_read = (_start_renders_once_read(pool, renderer, reads.state, workdir, templates.may_regenerate)
+        # Templates that read the Kubernetes version: rendered for an older one too, beside the first.
+        older = (upgrade_flags.older_version(reads.kube_default.result())
+                 if reads.kube_default is not None and templates.reads_kube_version else "")
+        after = first_call if deploy.dependency_update else None  # the first updates the chart's dependencies
+        older_call = _older(pool, renderer, _given(options.values), True, older, after) if first_call else None
+        ahead = _Ahead(first_call, again_call, older_call) if first_call is not None else None
+        once_read = (_start_renders_once_read(pool, renderer, reads.state, workdir, templates.may_regenerate, older)
                      if first_call is None else None)
+        from deployah_plan.core import version_render
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
         from deployah_plan.planfile.inputs import ChartRead, Inputs, Planned, chart_tree_sha256
 
@@ -557,12 +587,15 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         chart_read = ChartRead(ref=hide_userinfo(options.chart), tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
         fresh = state.current is None
         # 4. The renders: those started ahead or once the release was read, or both now.
-        first, second = _desired_renders(pool, renderer, ahead, once_read, state, workdir, notes,
-                                         templates.may_regenerate)
+        renders = _desired_renders(pool, renderer, ahead, once_read, state, workdir, notes,
+                                   templates.may_regenerate, older)
+        first, second = renders.first, renders.second
         assert first.documents is not None  # the first render is always parsed
         desired = first.documents
         desired_again = _varying(first, second) if second is not None else None
         window = (started, time.time())
+        # Of the versions' renders, only the documents whose text the other lacks: for most charts, none.
+        moved = (_varying(renders.older, _Render(first.text)), _varying(first, renders.older)) if renders.older is not None else None
         if mode == "template" and templates.calls_lookup:
             notes.append(warn(LookupOffline(chart=chart.name)))
         if options.subcharts:
@@ -596,7 +629,10 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     if judge is not None and judge.requests and live is not None:
         live = structs.replace(live, requests=live.requests + judge.requests)  # every request is counted
     if mode == "template" and templates.reads_kube_version and not options.kube_version:
-        notes.append(warn(_kube_version_default(chart.name, kube_default, judge)))
+        read = judge is not None and judge.source in (VersionSource.CLUSTER_OPENAPI, VersionSource.CLUSTER_DISCOVERY)
+        notes.append(upgrade_flags.kube_version_note(
+            chart.name, kube_default, judge.kube_version if read and judge is not None else "", older if moved else "",
+            version_render.differing(*moved, desired_again, window, namespace) if moved else ()))
     exists = judge.namespace_exists if judge is not None else None
     desired, more_notes = upgrade_flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
     notes += more_notes
@@ -643,14 +679,6 @@ def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: 
         return targets.offline_target(kube_default, VersionSource.TEMPLATE_DEFAULT, **checks,
                                       render_defaults=True)
     return None
-
-
-def _kube_version_default(chart: str, kube_default: str, judge: targets.Target | None) -> KubeVersionDefault:
-    """An offline render of templates that read the cluster's version, without --kube-version:
-    for helm template's default version, and the cluster's when the plan read it (`judge`)."""
-    read = judge is not None and judge.source in (VersionSource.CLUSTER_OPENAPI, VersionSource.CLUSTER_DISCOVERY)
-    return KubeVersionDefault(chart=chart, kube_version=kube_default.lstrip("v"),
-                              cluster_version=judge.kube_version if read and judge is not None else "")
 
 
 def _apply_method(options: UpgradeOptions, helm_major: int, previous: ApplyMethod | None,

@@ -17,9 +17,10 @@ from deployah_plan.flags import Reach, helm_args
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.facts import (
     Atomic, CreateNamespace, CreateNamespaceIgnored, DeprecatedFlag, Description, ForceReplace, HistoryPruned,
-    InstallFlag, NamespaceExists, NamespaceTwice, NoHooks, ReleaseLabels, WaitForJobs,
+    InstallFlag, KubeVersionDefault, NamespaceExists, NamespaceTwice, NoHooks, ReleaseLabels, WaitForJobs,
 )
-from deployah_plan.model import Warning, warn
+from deployah_plan.codes import Severity
+from deployah_plan.model import ResourceRef, Warning, warn
 
 
 class ChartSource(Struct, frozen=True, kw_only=True):
@@ -239,3 +240,23 @@ def behaviour_notes(deploy: DeployFlags, helm_major: int, fresh: bool, previous_
     if not deploy.install and fresh:
         notes.append(warn(InstallFlag()))
     return notes
+
+
+def older_version(kube_default: str) -> str:
+    """The version three minors older than helm template's default (`v1.37.0`: `1.34.0`), the
+    oldest that Kubernetes' version skew keeps supported beside it; "" when it is not known."""
+    parts = kube_default.lstrip("v").split(".")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit() or int(parts[1]) < 3:
+        return ""
+    return f"{parts[0]}.{int(parts[1]) - 3}.0"
+
+
+def kube_version_note(chart: str, kube_default: str, cluster_version: str, older: str,
+                      differing: tuple[ResourceRef, ...]) -> Warning:
+    """No --kube-version, offline, for templates that read the cluster's version: rendered for
+    helm template's default (and the cluster runs `cluster_version`, when the plan read it). A
+    warning unless the render for the `older` version ("" when none was made) has the same
+    objects (`differing` lists those it has differently)."""
+    facts = KubeVersionDefault(chart=chart, kube_version=kube_default.lstrip("v"), cluster_version=cluster_version,
+                               compared_version=older, differing=differing[:3], differing_count=len(differing))
+    return warn(facts, severity=Severity.INFO if older and not differing else None)

@@ -1,9 +1,12 @@
 """The Kubernetes version a chart is rendered for (issue 45 point 3): offline, `helm template`
 renders for its own default version (Helm 3.19: 1.34, Helm 4.3: 1.37) unless given
 --kube-version, so a template that reads `.Capabilities.KubeVersion` renders what the real
-cluster would not. The plan says which version it rendered for and how to give the real one
-(`kube-version-default`), names the cluster's version when it read the cluster, and says
-nothing of it for templates that do not read the version."""
+cluster would not. The plan renders such a chart for a version three minors older too, and
+says which version it rendered for and how to give the real one (`kube-version-default`): a
+warning naming the objects the older version renders differently, an info note when it renders
+the same (most charts read the version only to pick an apiVersion every recent one serves). It
+names the cluster's version when it read the cluster, and says nothing of it for templates that
+do not read the version."""
 from __future__ import annotations
 
 import json
@@ -42,12 +45,46 @@ spec:
             - name: COLOUR
               value: {{ .Values.colour | quote }}
 """
+# Reads the version only to pick an apiVersion every supported version serves alike; with a
+# value made anew on every render beside it, which is no difference of the version, and a kind
+# asked of the API versions (which helm's defaults name by group only, and the plan's own for a
+# --kube-version by kind too: the render for the older version adds the version alone).
+SAME = """{{- if .Capabilities.APIVersions.Has "networking.k8s.io/v1/IngressClass" }}
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: tools
+spec:
+  controller: example.com/tools
+---
+{{- end }}
+apiVersion: {{ semverCompare ">=1.21-0" .Capabilities.KubeVersion.Version | ternary "policy/v1" "policy/v1beta1" }}
+kind: PodDisruptionBudget
+metadata:
+  name: tools
+spec:
+  maxUnavailable: 1
+  selector:
+    matchLabels: {app: tools}
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: tools
+data:
+  token: {{ randAlphaNum 16 | b64enc | quote }}
+  colour: {{ .Values.colour | b64enc | quote }}
+"""
 PLAIN = READS.replace("{{ .Capabilities.KubeVersion.Version }}", "1.0").replace(
     "kind: Deployment", "kind: Deployment\n# {{ .Chart.KubeVersion }} is the chart's constraint, not the cluster's")
 
 
 def _warned(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [w for w in doc["warnings"] if w["code"] == CODE]
+
+
+def _in_what_matters(doc: dict[str, Any]) -> bool:
+    return any(h["what"] == "warning" and "rendered for Kubernetes" in h["detail"][0] for h in doc["highlights"])
 
 
 def _images(doc: dict[str, Any]) -> list[tuple[Any, Any]]:
@@ -59,22 +96,53 @@ def _default(helm: Path) -> str:
     return "1.37.0" if helm.parent.name.startswith("4") else "1.34.0"
 
 
+def _older(helm: Path) -> str:
+    """The version the plan renders for too: three minors below helm template's default."""
+    return "1.34.0" if helm.parent.name.startswith("4") else "1.31.0"
+
+
+TOOLS = {"api_version": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "tools"}
+
+
+def _facts(helm: Path, cluster: str = "", differing: tuple[dict[str, str], ...] = (TOOLS,)) -> dict[str, Any]:
+    return {"chart": "tools", "kube_version": _default(helm), "cluster_version": cluster,
+            "compared_version": _older(helm), "differing": list(differing), "differing_count": len(differing)}
+
+
 def test_a_template_reading_the_version_is_warned_offline(helm: Path, store: Store, tmp_path: Path) -> None:
     chart = write_chart(tmp_path, "tools", {"deploy.yaml": READS}, values="colour: teal\n")
     store.add("tools", chart)  # installed by Helm 4.3 offline: for 1.37.0
     doc = run_plan("upgrade", "tools", str(chart), "--set", "colour=navy", "-o", "json", helm=helm, store=store).json()
     [warned] = _warned(doc)
     assert warned["severity"] == "warning" and warned["resource"] is None
-    assert warned["facts"] == {"chart": "tools", "kube_version": _default(helm), "cluster_version": ""}
-    assert warned["message"] == (f"rendered for Kubernetes {_default(helm)}, helm template's default: the templates of "
-                                 "chart tools read the cluster's version; pass --kube-version with your cluster's "
-                                 "version to render for it")
+    assert warned["facts"] == _facts(helm)
+    assert warned["message"] == (f"rendered for Kubernetes {_default(helm)}, helm template's default; for "
+                                 f"{_older(helm)} the templates of chart tools render Deployment default/tools "
+                                 "differently; pass --kube-version with your cluster's version to render for it")
+    assert _in_what_matters(doc)
     # Given the version, the render is for it, and nothing is assumed.
     given = run_plan("upgrade", "tools", str(chart), "--set", "colour=navy", "--kube-version", "1.37.0", "-o", "json",
                      helm=helm, store=store).json()
     assert _warned(given) == [] and _images(given) == []
     text = run_plan("upgrade", "tools", str(chart), "--set", "colour=navy", helm=helm, store=store).out
     assert f"! rendered for Kubernetes {_default(helm)}, helm template's default" in text
+
+
+def test_a_template_whose_render_the_version_does_not_change_is_only_noted(
+        helm: Path, store: Store, tmp_path: Path) -> None:
+    """Read to pick an apiVersion that both versions serve, beside a value made anew on every
+    render: an info note, not a warning in What matters."""
+    chart = write_chart(tmp_path, "tools", {"pdb.yaml": SAME}, values="colour: teal\n")
+    store.add("tools", chart)
+    doc = run_plan("upgrade", "tools", str(chart), "--set", "colour=navy", "-o", "json", helm=helm, store=store).json()
+    [noted] = _warned(doc)
+    assert noted["severity"] == "info" and noted["facts"] == _facts(helm, differing=()), noted["message"]
+    assert noted["message"] == (f"rendered for Kubernetes {_default(helm)}, helm template's default: the templates of "
+                                f"chart tools read the cluster's version, and render the same objects for "
+                                f"{_older(helm)}; pass --kube-version with your cluster's version to render for it")
+    assert not _in_what_matters(doc)
+    text = run_plan("upgrade", "tools", str(chart), "--set", "colour=navy", helm=helm, store=store).out
+    assert "! rendered for Kubernetes" not in text and "rendered for Kubernetes" in text
 
 
 def test_a_template_that_does_not_read_the_version_is_not_warned(helm: Path, store: Store, tmp_path: Path) -> None:
@@ -115,7 +183,7 @@ def test_with_the_cluster_read_the_warning_names_its_version(helm: Path, store: 
                        KUBECONFIG=str(config)).json()
         assert any(r.path == "/version" for r in kube.requests) and kube.writes() == []
     [warned] = _warned(doc)
-    assert warned["facts"] == {"chart": "tools", "kube_version": _default(helm), "cluster_version": "1.31"}
+    assert warned["facts"] == _facts(helm, "1.31")
     assert warned["message"].endswith("and the cluster runs 1.31; pass --kube-version 1.31 (or --render server) to "
                                       "render for it")
 
@@ -139,7 +207,7 @@ def test_rendered_by_the_cluster_the_version_is_the_clusters(helm: Path, store: 
     assert doc["header"]["rendered_by"] == "server" and _warned(doc) == []
     assert _images(doc) == [("kubectl:v1.37.0", "kubectl:v1.31.0")]
     [warned] = _warned(offline.json())
-    assert warned["facts"] == {"chart": "tools", "kube_version": _default(helm), "cluster_version": "1.31"}
+    assert warned["facts"] == _facts(helm, "1.31")
 
 
 # --- a real chart: zitadel, whose kubectl image is tagged with the cluster's version ---------------
@@ -190,7 +258,17 @@ def test_zitadel_offline_says_the_version_it_rendered_for(helm: Path, tmp_path: 
     # helm template's default version moves the kubectl image: said, with how to give the real one.
     assert _kubectl_images(offline) == {(f"docker.io/alpine/k8s:{CLUSTER}", f"docker.io/alpine/k8s:{_default(helm)}")}
     [warned] = _warned(offline)
-    assert warned["facts"] == {"chart": "zitadel", "kube_version": _default(helm), "cluster_version": ""}
+    # The kubectl image moves with the version: a warning in What matters, naming what moves.
+    assert warned["severity"] == "warning" and _in_what_matters(offline)
+    facts = warned["facts"]
+    assert (facts["chart"], facts["kube_version"], facts["compared_version"]) == ("zitadel", _default(helm), _older(helm))
+    # The hook Jobs that run kubectl: the one whose image the plan shows moving (it runs on the
+    # upgrade), and the one that runs on uninstall only.
+    moved = {r["name"] for h in offline["highlights"] if h["what"] == "image" and "alpine/k8s" in str(h["after"])
+             for r in h["resources"]}
+    assert moved == {"zitadel-setup"} and {r["name"] for r in facts["differing"]} == {"zitadel-setup", "zitadel-cleanup"}
+    assert facts["differing_count"] == 2
+    assert f"for {_older(helm)} the templates of chart zitadel render" in warned["message"]
     assert "pass --kube-version" in warned["message"]
     # For the cluster's version: no image change the real upgrade would not make, nothing assumed.
     given = plan("--kube-version", CLUSTER)

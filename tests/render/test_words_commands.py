@@ -11,7 +11,7 @@ from deployah_plan.facts import (
     Reinstall, ReleaseLabels, ReuseValuesOffline, SubchartsCarried, ValuesReused, WaitForJobs,
 )
 from deployah_plan.codes import Facts
-from deployah_plan.model import warn
+from deployah_plan.model import ResourceRef, warn
 from deployah_plan.render.words.warning import message
 
 CASES: list[tuple[Facts, str]] = [
@@ -78,6 +78,17 @@ CASES: list[tuple[Facts, str]] = [
     (KubeVersionDefault(chart="shop", kube_version="1.37.0", cluster_version="1.31"),
      "rendered for Kubernetes 1.37.0, helm template's default: the templates of chart shop read the cluster's "
      "version, and the cluster runs 1.31; pass --kube-version 1.31 (or --render server) to render for it"),
+    # Rendered for an older version too (issue 45 point 3): the objects that differ, or that none does.
+    (KubeVersionDefault(chart="shop", kube_version="1.37.0", compared_version="1.34.0",
+                        differing=(ResourceRef("apps/v1", "Deployment", "shop", "tools"),
+                                   ResourceRef("batch/v1", "Job", "shop", "migrate")), differing_count=4),
+     "rendered for Kubernetes 1.37.0, helm template's default; for 1.34.0 the templates of chart shop render "
+     "Deployment shop/tools, Job shop/migrate and 2 more differently; pass --kube-version with your cluster's "
+     "version to render for it"),
+    (KubeVersionDefault(chart="shop", kube_version="1.37.0", compared_version="1.34.0"),
+     "rendered for Kubernetes 1.37.0, helm template's default: the templates of chart shop read the cluster's "
+     "version, and render the same objects for 1.34.0; pass --kube-version with your cluster's version to render "
+     "for it"),
     (KubeVersionDefault(chart="shop", kube_version=""),
      "rendered for helm template's default Kubernetes version: the templates of chart shop read the cluster's "
      "version; pass --kube-version with your cluster's version to render for it"),

@@ -501,6 +501,13 @@ def kube_version_default(facts: KubeVersionDefault, warning: Warning) -> str:
     rendered = (f"rendered for Kubernetes {facts.kube_version}, helm template's default" if facts.kube_version
                 else "rendered for helm template's default Kubernetes version")
     said = f"{rendered}: the templates of chart {facts.chart} read the cluster's version"
+    if facts.compared_version and facts.differing_count:
+        named = ", ".join(str(ref) for ref in facts.differing)
+        more = facts.differing_count - len(facts.differing)
+        said = (f"{rendered}; for {facts.compared_version} the templates of chart {facts.chart} render "
+                f"{named}{f' and {more:,} more' if more > 0 else ''} differently")
+    elif facts.compared_version:
+        said += f", and render the same objects for {facts.compared_version}"
     if facts.cluster_version:
         return (f"{said}, and the cluster runs {facts.cluster_version}; pass --kube-version {facts.cluster_version} "
                 "(or --render server) to render for it")
