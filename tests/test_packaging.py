@@ -97,3 +97,13 @@ def test_the_version_is_written_in_one_place() -> None:
     assert "## [Unreleased]\n" in changelog
     released = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", changelog, re.MULTILINE)
     assert not released or released[0] == deployah_plan.__version__, "the newest release is the version the files carry"
+
+
+def test_the_plugin_description_says_both_paths_the_plan_shows() -> None:
+    """Issue 48 point 7: a field change is shown as a keyed path in text and markdown
+    (`containers[name=web].image`) and as a JSON Pointer in JSON: helm plugin list's text says both."""
+    import yaml
+
+    description = " ".join(yaml.safe_load((ROOT / "plugin.yaml").read_text())["description"].split())
+    assert "field-level changes as JSON Pointers and keyed paths" in description
+    assert "spec.template.spec.containers[name=web].image" in (ROOT / "README.md").read_text()
