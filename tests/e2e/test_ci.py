@@ -520,6 +520,17 @@ def test_no_comment_when_the_pull_request_moved_on_or_is_not_open(tmp_path: Path
         assert code == 0 and _writes(calls) == [] and "the plan is not posted" in out
 
 
+@pytest.mark.e2e
+@pytest.mark.parametrize("setting, value", [("PLAN_RELEASE", "shop -->"), ("PLAN_RELEASE", "Shop"), ("PLAN_NAMESPACE", "a.b")])
+def test_ci_plan_refuses_a_name_the_marker_cannot_hold(tmp_path: Path, setting: str, value: str) -> None:
+    """The marker holds a release and a namespace as Helm allows them, and nothing else."""
+    env = {"PATH": os.environ["PATH"], "PLAN_CHART": "charts/shop", "PLAN_RELEASE": "shop", "PLAN_BASE": "HEAD",
+           "PLAN_DIR": str(tmp_path / "plan"), setting: value}
+    done = subprocess.run([str(ROOT / "scripts" / "ci-plan")], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 1 and done.stderr.startswith(f"helm plan: error: {setting} is {value}, which is no ")
+    assert not (tmp_path / "plan" / "plan.md").exists()
+
+
 def test_the_comment_workflow_runs_the_action_in_comment_mode() -> None:
     """The example comment workflow posts through the action's comment mode (scripts/ci-comment),
     never with `gh pr comment --edit-last`, which edits whatever github-actions[bot] said last."""
