@@ -49,6 +49,7 @@ def test_figures_are_stated_on_the_page_their_scripts_write_only() -> None:
     for name, script in (("bench", "scripts/bench"), ("install", "scripts/measure-install")):
         assert f"<!-- {name} figures: written by {script} --write -->\n" in page
         assert f"<!-- end of {name} figures -->" in page
+    assert "Not measured" not in page, "a figure the page promises is measured (issue 48 point 7)"
     for path in [README, *(ROOT / "docs").rglob("*.md")]:
         if path.name in ("performance.md", "contributing.md"):  # contributing: scripts/mutation's table
             continue
