@@ -326,8 +326,8 @@ UNINSTALL: tuple[Flag, ...] = (
 )
 
 DIFF: tuple[Flag, ...] = (
-    Flag(names=("--release",), dest="release", default="release", show_default=True, help="Release name, for the header.",
-         into="diff"),
+    Flag(names=("--release",), dest="release", default="release-name", show_default=True,
+         help="Release name, for the header and ownership; the default is the name helm template gives.", into="diff"),
     Flag(names=("--namespace",), short="-n", dest="namespace", metavar="NS", into="diff",
          help="Release namespace: given to namespaced objects that declare none. [default: HELM_NAMESPACE or default]"),
     Flag(names=("--action",), dest="action", type=Choice(("auto", "install", "upgrade")), default="auto",

@@ -1,37 +1,21 @@
 """helm plan's own version, and `helm plan version`'s report.
 
-The version is the plugin's: `plugin.yaml` beside the package is what helm installed (a folder
-install, a git clone, an unpacked release), and the plugin's Python environment holds only the
-dependencies, not helm plan as a distribution. Installed with pip (the console script), there is
-no plugin.yaml, and the distribution's metadata says it.
+The version is the package's `__version__` (deployah_plan/__init__.py), the one place it is
+written: the plugin runs the package from the folder helm installed, and pip's metadata and
+plugin.yaml are made from the same line (pyproject.toml reads it; plugin.yaml repeats it, and
+tests/test_packaging.py holds the two equal).
 """
 from __future__ import annotations
 
 import os
-import re
 import sys
-from pathlib import Path
 
-from deployah_plan.startup import lazy
-
-_PLUGIN = Path(__file__).resolve().parent.parent / "plugin.yaml"
-_VERSION = lazy(r'^version:\s*"?([^"\s#]+)"?\s*(?:#.*)?$', re.MULTILINE)
+from deployah_plan import __version__
 
 
 def version() -> str:
-    """This helm plan's version: plugin.yaml's `version`, else the installed distribution's."""
-    try:
-        found = _VERSION.search(_PLUGIN.read_text(encoding="utf-8"))
-    except OSError:
-        found = None
-    if found:
-        return found.group(1)
-    from importlib import metadata
-
-    try:
-        return metadata.version("deployah-plan")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    """This helm plan's version."""
+    return __version__
 
 
 def report(helm_binary: str | None, helm_version: str | None) -> list[str]:

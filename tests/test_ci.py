@@ -89,3 +89,36 @@ def test_ci_plan_knows_every_flag_of_helm_plan_diff() -> None:
         homes = [name for name, flags in lists.items() if opt in flags]
         assert len(homes) == 1, (opt, homes)
         assert homes[0] == "reserved" or homes[0].endswith("valued") == valued, opt
+
+
+# -- pins: every action by commit SHA, this one by a SHA the user picks --------------------------------
+
+_USES = re.compile(r"uses:\s*([\w.-]+/[\w./-]+)@([^\s`]+)(.*)$", re.MULTILINE)
+_SNIPPETS = [ROOT / "action.yml", *WORKFLOWS, ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def test_every_action_is_pinned_by_commit_sha() -> None:
+    """GitHub's hardening guide: a third-party action pinned by its full commit SHA (a tag can be
+    moved), its version in a comment; one SHA per action and version everywhere. This action is
+    named as `deployah/helm-plan@COMMIT_SHA`, which docs/ci.md tells how to fill: no tag it names
+    exists before scripts/release makes it (issue 48 point 4)."""
+    pins: dict[tuple[str, str], str] = {}
+    for path in _SNIPPETS:
+        for action, ref, rest in _USES.findall(path.read_text()):
+            if action == "deployah/helm-plan":
+                assert ref in ("COMMIT_SHA", "vX.Y.Z"), (path.name, ref)
+                continue
+            assert re.fullmatch(r"[0-9a-f]{40}", ref), f"{path.name}: {action}@{ref} is not pinned by commit SHA"
+            version = re.match(r"\s*#\s*(v\d+\.\d+\.\d+)\b", rest)
+            assert version, f"{path.name}: {action}@{ref} has no `# vX.Y.Z` comment"
+            assert pins.setdefault((action, version[1]), ref) == ref, f"{action} {version[1]} pinned to two SHAs"
+    assert {action for action, _ in pins} >= {"actions/checkout", "actions/cache", "actions/download-artifact",
+                                             "actions/upload-artifact", "actions/setup-python", "azure/setup-helm"}
+    assert "Pin it." in (ROOT / "docs" / "ci.md").read_text() and "COMMIT_SHA" in (ROOT / "README.md").read_text()
+
+
+def test_the_plugin_install_names_no_release_that_does_not_exist() -> None:
+    for path in [GITLAB, ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for line in path.read_text().splitlines():
+            if "helm plugin install" in line and "--version" in line:
+                assert not re.search(r"--version\s+\"?v\d", line), (path.name, line)

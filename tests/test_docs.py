@@ -49,8 +49,28 @@ def test_figures_are_stated_on_the_page_their_scripts_write_only() -> None:
     for name, script in (("bench", "scripts/bench"), ("install", "scripts/measure-install")):
         assert f"<!-- {name} figures: written by {script} --write -->\n" in page
         assert f"<!-- end of {name} figures -->" in page
+    assert "Not measured" not in page, "a figure the page promises is measured (issue 48 point 7)"
     for path in [README, *(ROOT / "docs").rglob("*.md")]:
         if path.name in ("performance.md", "contributing.md"):  # contributing: scripts/mutation's table
             continue
         text = path.read_text()
         assert not re.search(r"\b\d+(\.\d+)? ?(ms|MB)\b(?! of)", text), (path.name, re.search(r".{40}\d+(\.\d+)? ?(ms|MB)\b.{0,20}", text))
+
+
+def _example(text: str) -> str:
+    return text.split("<!-- example: scripts/demo --no-color with Helm 4 (tests/e2e/test_docs.py checks it) -->\n", 1)[1].split(
+        "<!-- end of example -->", 1)[0]
+
+
+def test_the_site_home_page_starts_with_what_it_does_the_install_and_an_example() -> None:
+    """Issue 48 point 7: the site's home page was links only. It opens as the README does: what
+    helm plan does, an example plan (the README's, which tests/e2e/test_docs.py checks against
+    the demo), and the install, before the map of the site."""
+    index = (ROOT / "docs" / "index.md").read_text()
+    lines = index.splitlines()
+    readme = _readme()
+    assert readme.split("\n## ", 1)[0] == index.split("\n## ", 1)[0], "the same opening as the README"
+    assert lines.index("## What it looks like") < lines.index("## Install") < lines.index("## This site")
+    assert _example(index) == _example(readme)
+    assert "helm plugin install https://github.com/deployah/helm-plan" in lines[:100]
+    assert "helm plugin install https://github.com/deployah/helm-plan --verify=false" in lines

@@ -77,3 +77,33 @@ def test_the_schema_describes_each_codes_facts() -> None:
     conditions = SCHEMA["$defs"]["warning"]["allOf"]
     assert [c["if"]["properties"]["code"]["const"] for c in conditions] == list(by_code)
 
+
+
+def test_the_version_is_written_in_one_place() -> None:
+    """Issue 48 point 4: deployah_plan/__init__.py holds the version; pyproject.toml reads it
+    from there, `helm plan version` says it, and plugin.yaml (which helm reads as text) repeats
+    it. scripts/release moves it."""
+    import deployah_plan
+    from deployah_plan.version import version
+
+    assert re.fullmatch(r"\d+\.\d+\.\d+", deployah_plan.__version__)
+    plugin = re.findall(r'^version: "([^"]+)"$', (ROOT / "plugin.yaml").read_text(), re.MULTILINE)
+    assert plugin == [deployah_plan.__version__], "plugin.yaml's version is __version__ (scripts/release moves both)"
+    assert version() == deployah_plan.__version__
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert not re.search(r"^version\s*=", pyproject.split("[project]", 1)[1].split("\n[", 1)[0], re.MULTILINE)
+    assert 'dynamic = ["version"]' in pyproject and 'version = {attr = "deployah_plan.__version__"}' in pyproject
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert "## [Unreleased]\n" in changelog
+    released = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", changelog, re.MULTILINE)
+    assert not released or released[0] == deployah_plan.__version__, "the newest release is the version the files carry"
+
+
+def test_the_plugin_description_says_both_paths_the_plan_shows() -> None:
+    """Issue 48 point 7: a field change is shown as a keyed path in text and markdown
+    (`containers[name=web].image`) and as a JSON Pointer in JSON: helm plugin list's text says both."""
+    import yaml
+
+    description = " ".join(yaml.safe_load((ROOT / "plugin.yaml").read_text())["description"].split())
+    assert "field-level changes as JSON Pointers and keyed paths" in description
+    assert "spec.template.spec.containers[name=web].image" in (ROOT / "README.md").read_text()

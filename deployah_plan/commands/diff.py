@@ -29,7 +29,10 @@ from deployah_plan.sources.helm import Helm
 class DiffOptions(Struct, frozen=True, kw_only=True):
     previous: str
     desired: str
-    release: str = "release"
+    # Without --release: the name `helm template` gives a release it is not told (release-name,
+    # on Helm 3 and 4), which the rendered files then carry; never the word "release" itself,
+    # which made the header read "upgrade release release".
+    release: str = "release-name"
     namespace: str = "default"
     action: str = "auto"  # auto | install | upgrade
     kind_order: str = "auto"  # auto | helm3 | helm4

@@ -28,6 +28,8 @@ only what a saved JSON plan keeps, so `helm plan show --fail-on` gives the same 
 """
 from __future__ import annotations
 
+import difflib
+
 from deployah_plan.codes import GATES
 from deployah_plan.errors import UsageError
 from deployah_plan.kinds import kind_answers_to
@@ -51,8 +53,20 @@ def parse_gate(text: str) -> Gate:
         return Gate(text, "failure" if what == "failures" else what)
     if what in ("crd", "drift", "failure", *GATES):
         raise UsageError(f"--fail-on {text!r}: {what} takes no argument", f"write --fail-on {what}")
-    raise UsageError(f"unknown --fail-on gate {text!r}",
-                     f"use one of {', '.join(_NAMES)}, or ACTION:KIND such as delete:pvc or update:Deployment.apps")
+    every = f"use one of {', '.join(_NAMES)}, or ACTION:KIND such as delete:pvc or update:Deployment.apps"
+    near = _nearest(what)
+    if near:  # a typo gets what a mistyped command gets: the name it is closest to
+        suggestion = f"{near}:{argument.strip()}" if argument.strip() else "warning:CODE" if near == "warning" else near
+        raise UsageError(f"unknown --fail-on gate {text!r}", f"did you mean {suggestion}? ({every})")
+    raise UsageError(f"unknown --fail-on gate {text!r}", every)
+
+
+def _nearest(what: str) -> str | None:
+    """The gate name closest to a mistyped one (`restrat`: restart), as click finds the command
+    closest to a mistyped command; None when none is close."""
+    names = [name.partition(":")[0] for name in _NAMES]
+    found = difflib.get_close_matches(what, names, n=1, cutoff=0.75)
+    return found[0] if found else None
 
 
 def _kind_matches(ref: ResourceRef, argument: str) -> bool:

@@ -74,20 +74,34 @@ def test_parse_gate(text: str, what: str, argument: str) -> None:
     ("failure:x", "--fail-on 'failure:x': failure takes no argument", "write --fail-on failure"),
     ("ownership:x", "--fail-on 'ownership:x': ownership takes no argument", "write --fail-on ownership"),
     ("immutable:", "--fail-on 'immutable:': immutable takes no argument", "write --fail-on immutable"),
-    ("warning", "unknown --fail-on gate 'warning'", None),
-    ("warning: ", "unknown --fail-on gate 'warning: '", None),
-    ("deletes", "unknown --fail-on gate 'deletes'", None),
-    ("updated:Deployment", "unknown --fail-on gate 'updated:Deployment'", None),
+    ("warning", "unknown --fail-on gate 'warning'", "did you mean warning:CODE?"),
+    ("warning: ", "unknown --fail-on gate 'warning: '", "did you mean warning:CODE?"),
+    ("deletes", "unknown --fail-on gate 'deletes'", "did you mean delete?"),
+    ("updated:Deployment", "unknown --fail-on gate 'updated:Deployment'", "did you mean update:Deployment?"),
+    # Issue 48 point 7: a mistyped gate gets the nearest name, as a mistyped command does.
+    ("restrat", "unknown --fail-on gate 'restrat'", "did you mean restart?"),
+    ("Restrat:deploy", "unknown --fail-on gate 'Restrat:deploy'", "did you mean restart:deploy?"),
+    ("delte:pvc", "unknown --fail-on gate 'delte:pvc'", "did you mean delete:pvc?"),
+    ("drfit", "unknown --fail-on gate 'drfit'", "did you mean drift?"),
+    ("warnign:lookup-offline", "unknown --fail-on gate 'warnign:lookup-offline'", "did you mean warning:lookup-offline?"),
+    ("tarffic", "unknown --fail-on gate 'tarffic'", "did you mean traffic?"),
+    ("nonsense", "unknown --fail-on gate 'nonsense'", ""),
+    ("x:pvc", "unknown --fail-on gate 'x:pvc'", ""),
 ])
-def test_bad_gates_say_what_to_write(text: str, message: str, hint: str | None) -> None:
+def test_bad_gates_say_what_to_write(text: str, message: str, hint: str) -> None:
+    """A gate that takes no argument says how to write it; an unknown one lists every gate,
+    after the nearest name when one is close (`hint` is then what comes first)."""
+    every = ("use one of create, update, delete, retain, failure, crd, drift, immutable, ownership, warning:CODE, "
+             "restart, deferred-restart, no-restart, config-unreached, replicas-reset, traffic-unmatched, "
+             "traffic-moved, traffic-gap, traffic-port, traffic-route, data-crd, data-pvc-shrink, data-pvc-expand, data-pvc-left, "
+             "traffic, data, or ACTION:KIND such as delete:pvc or update:Deployment.apps")
     with pytest.raises(UsageError) as caught:
         parse_gate(text)
     assert caught.value.message == message
-    assert caught.value.hint == (hint if hint is not None else
-        "use one of create, update, delete, retain, failure, crd, drift, immutable, ownership, warning:CODE, "
-        "restart, deferred-restart, no-restart, config-unreached, replicas-reset, traffic-unmatched, "
-        "traffic-moved, traffic-gap, traffic-port, traffic-route, data-crd, data-pvc-shrink, data-pvc-expand, data-pvc-left, "
-        "traffic, data, or ACTION:KIND such as delete:pvc or update:Deployment.apps")
+    if hint.startswith("write "):
+        assert caught.value.hint == hint
+    else:
+        assert caught.value.hint == (f"{hint} ({every})" if hint else every)
 
 
 def test_action_gates_match_their_action_only() -> None:

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
 import urllib.parse
 from pathlib import Path
@@ -74,6 +75,7 @@ def test_changes_are_exit_2_and_not_an_error(installed: dict[str, str], tmp_path
     assert Path(outputs["plan-json"]).is_file()
     assert "Error: plugin" not in markdown and "```\n\n```" not in markdown and "Error: plugin" not in stderr
     assert "**Plan: 2 to create, 3 to update, 1 to delete." in markdown
+    assert markdown.startswith("<!-- helm-plan release=shop namespace=shop -->\n")  # scripts/ci-comment's marker
     worktrees = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
     assert len(worktrees.splitlines()) == 1  # the base checkout is gone
 
@@ -235,8 +237,9 @@ def test_gitlab_job() -> None:
     assert note["rules"][0]["if"].endswith("&& $HELM_PLAN_TOKEN") and note["needs"] == ["helm-plan"]
     assert note["variables"] == {"GIT_STRATEGY": "none"} and "helm " not in "\n".join(note["script"])
     install = "\n".join(job["before_script"])
-    assert "sha256sum -c -" in install and '--version "$HELM_PLAN_VERSION"' in install
-    assert re.fullmatch(r"v\d+\.\d+\.\d+", job["variables"]["HELM_PLAN_VERSION"])
+    assert "sha256sum -c -" in install and '${HELM_PLAN_REF:+--version "$HELM_PLAN_REF"}' in install
+    assert job["variables"]["HELM_PLAN_REF"] == ""  # no made-up release: the comment says how to pin
+    assert 'echo "<!-- helm-plan release=$RELEASE namespace=$NS -->" > plan.md' in job["script"][4]
     assert job["artifacts"]["reports"] == {"terraform": "tfplan.json", "codequality": "codequality.json"}
     assert job["artifacts"]["when"] == "always"
     script = "\n".join([*job["before_script"], *job["script"]])
@@ -394,63 +397,154 @@ def test_flags_reach_helm_plan_and_helm_template_in_diff_mode(installed: dict[st
     assert all(set(issue) == {"description", "check_name", "fingerprint", "severity", "location"} for issue in report)
 
 
-# -- the comment job: which pull request, asked of GitHub ----------------------------------------------
+# -- the comment: which pull request, asked of GitHub; which comment, found by its marker --------------
 
-FAKE_GH = """#!/usr/bin/env bash
-# GitHub's API as the comment step uses it: `gh api URL` answers from $FAKE_PULLS, and
-# `gh pr comment` is logged; every call is logged with its arguments.
-printf '%s\\n' "$*" >>"$FAKE_LOG"
-case "$1" in
-  api) cat "$FAKE_PULLS" ;;
-  pr) [ "$2" = comment ] ;;
-  *) exit 1 ;;
-esac
+FAKE_GH = """#!{python}
+# GitHub's REST API as scripts/ci-comment uses it through `gh api`: the open pull requests
+# (FAKE_PULLS), a pull request's comments (FAKE_COMMENTS, in pages), and creating or editing a
+# comment (answered with {{}}). Every call is logged as a JSON line: its arguments and the body
+# it sent on standard input.
+import json, os, sys
+args = sys.argv[1:]
+sent = sys.stdin.read() if "--input" in args else None
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write(json.dumps({{"args": args, "body": json.loads(sent) if sent else None}}) + "\\n")
+if args[0] != "api":
+    sys.exit("unknown gh command")
+path = [a for a in args[1:] if a.startswith("repos/")][0]
+if "/pulls?" in path:
+    print(open(os.environ["FAKE_PULLS"]).read())
+elif path.endswith("/comments?per_page=100") and "--method" not in args:
+    assert "--paginate" in args and "--slurp" in args
+    print(open(os.environ["FAKE_COMMENTS"]).read())
+else:
+    print("{{}}")
 """
 
+MARKER = "<!-- helm-plan release=shop namespace=shop -->"
 
-def _comment_step(tmp_path: Path, pulls: list[dict[str, Any]], head_sha: str,
-                  head: str = "someone:feature") -> list[str]:
-    """The comment workflow's script, run as the runner runs it, with a fake `gh` (GitHub's
-    API); returns the gh calls it made. The artifact holds a pr-number file naming another pull
-    request, as a hostile fork could write it."""
-    workflow = yaml.safe_load((ROOT / "examples" / "github" / "helm-plan-comment.yml").read_text())
-    (step,) = [s for s in workflow["jobs"]["comment"]["steps"] if s.get("name") == "Comment"]
-    assert "github.event.workflow_run.head_sha" in step["env"]["HEAD_SHA"]
-    assert "head_repository.owner.login" in step["env"]["HEAD"] and "head_branch" in step["env"]["HEAD"]
-    artifact = tmp_path / "artifact"
-    artifact.mkdir(parents=True)
-    (artifact / "plan.md").write_text("the plan\n")
-    (artifact / "pr-number").write_text("1\n")
+
+def _ci_comment(tmp_path: Path, *, pulls: list[dict[str, Any]] | None = None,
+                comments: list[list[dict[str, Any]]] | None = None, plan: str = f"{MARKER}\nthe plan\n",
+                **settings: str) -> tuple[int, list[dict[str, Any]], str]:
+    """scripts/ci-comment run with a fake `gh` on PATH (a program of this test's, answering
+    canned JSON); returns its exit code, the gh calls it made and its output."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "gh").write_text(FAKE_GH)
+    (bin_dir / "gh").write_text(FAKE_GH.format(python=sys.executable))
     (bin_dir / "gh").chmod(0o755)
-    (tmp_path / "pulls.json.in").write_text(json.dumps(pulls))
+    (tmp_path / "pulls.json").write_text(json.dumps(pulls or []))
+    (tmp_path / "comments.json").write_text(json.dumps(comments if comments is not None else [[]]))
+    (tmp_path / "plan.md").write_text(plan)
     log = tmp_path / "gh.log"
     log.write_text("")
-    done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, capture_output=True, text=True, env={
+    done = subprocess.run([str(ROOT / "scripts" / "ci-comment")], cwd=tmp_path, capture_output=True, text=True, env={
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "GH_TOKEN": "t", "GH_REPO": "owner/repo",
-        "HEAD_SHA": head_sha, "HEAD": head, "PLAN_MD": str(artifact / "plan.md"),
-        "FAKE_PULLS": str(tmp_path / "pulls.json.in"), "FAKE_LOG": str(log)})
-    assert done.returncode == 0, done.stdout + done.stderr
-    return log.read_text().splitlines()
+        "PLAN_MD": str(tmp_path / "plan.md"), "FAKE_PULLS": str(tmp_path / "pulls.json"),
+        "FAKE_COMMENTS": str(tmp_path / "comments.json"), "FAKE_LOG": str(log), **settings})
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    return done.returncode, calls, done.stdout + done.stderr
+
+
+def _writes(calls: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """The calls that wrote: (method, path, body text)."""
+    out = []
+    for call in calls:
+        args = call["args"]
+        if "--method" in args:
+            out.append((args[args.index("--method") + 1], args[-3], call["body"]["body"]))
+    return out
+
+
+def _comment(id_: int, login: str, body: str) -> dict[str, Any]:
+    return {"id": id_, "user": {"login": login, "type": "Bot"}, "body": body}
+
+
+@pytest.mark.e2e
+def test_the_comment_edits_only_our_own_comment_for_this_release(tmp_path: Path) -> None:
+    """Issue 48 point 3: every workflow on GITHUB_TOKEN posts as github-actions[bot]; a coverage
+    bot's comment (same author, no marker), another bot's copy of our marker, and our own
+    comment for another release are left alone: only ours, by marker and author, is edited."""
+    bot = "github-actions[bot]"
+    others = [
+        _comment(11, bot, "## Coverage report\n87%"),
+        _comment(12, "codecov[bot]", f"{MARKER}\nnot ours: another author"),
+        _comment(13, bot, "<!-- helm-plan release=shop namespace=staging -->\nthe staging release's plan"),
+        _comment(14, bot, "<!-- helm-plan release=shop-db namespace=shop -->\nanother release's plan"),
+        _comment(15, bot, f"quoted: {MARKER}\nnot on its first line"),
+    ]
+    mine = _comment(21, bot, f"{MARKER}\nan older plan")
+    code, calls, out = _ci_comment(tmp_path / "again", comments=[others[:3], [mine, *others[3:]]],
+                                   PLAN_PULL_REQUEST="7")
+    assert code == 0, out
+    assert calls[0]["args"] == ["api", "--paginate", "--slurp", "repos/owner/repo/issues/7/comments?per_page=100"]
+    assert _writes(calls) == [("PATCH", "repos/owner/repo/issues/comments/21", f"{MARKER}\nthe plan\n")]
+    code, calls, out = _ci_comment(tmp_path / "first", comments=[others], PLAN_PULL_REQUEST="7")
+    assert code == 0, out
+    assert _writes(calls) == [("POST", "repos/owner/repo/issues/7/comments", f"{MARKER}\nthe plan\n")]
+    code, calls, out = _ci_comment(tmp_path / "none", comments=[], PLAN_PULL_REQUEST="7")
+    assert code == 0 and _writes(calls) == [("POST", "repos/owner/repo/issues/7/comments", f"{MARKER}\nthe plan\n")]
+    # Posting with another identity (a GitHub App's token): its own comment, not github-actions[bot]'s.
+    app = _comment(31, "plan-app[bot]", f"{MARKER}\nthe app's older plan")
+    code, calls, out = _ci_comment(tmp_path / "app", comments=[[mine, app]], PLAN_PULL_REQUEST="7",
+                                   COMMENT_AUTHOR="plan-app[bot]")
+    assert code == 0 and [w[1] for w in _writes(calls)] == ["repos/owner/repo/issues/comments/31"]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("first_line", ["the plan", "<!-- helm-plan -->", "<!-- helm-plan release=shop --> namespace=x -->",
+                                        "<!-- helm-plan release=Shop namespace=shop -->"])
+def test_a_plan_without_our_marker_is_refused(tmp_path: Path, first_line: str) -> None:
+    code, calls, out = _ci_comment(tmp_path, plan=f"{first_line}\nthe plan\n", PLAN_PULL_REQUEST="7")
+    assert code == 1 and calls == []
+    (line,) = out.splitlines()
+    assert line.startswith("helm plan: error: ") and "<!-- helm-plan release=NAME namespace=NAME -->" in line
 
 
 @pytest.mark.e2e
 def test_the_comment_goes_to_the_pull_request_whose_head_was_planned(tmp_path: Path) -> None:
     sha = "a" * 40
-    calls = _comment_step(tmp_path, [{"number": 7, "head": {"sha": sha}}], sha, head="fork owner:feat&state=closed")
-    assert calls[0] == "api repos/owner/repo/pulls?state=open&head=fork%20owner%3Afeat%26state%3Dclosed"
-    assert calls[1:] == [f"pr comment 7 --body-file {tmp_path}/artifact/plan.md --edit-last --create-if-none"]
+    code, calls, out = _ci_comment(tmp_path, pulls=[{"number": 7, "head": {"sha": sha}}, {"number": 8, "head": {"sha": "c" * 40}}],
+                                   HEAD_SHA=sha, HEAD="fork owner:feat&state=closed")
+    assert code == 0, out
+    assert calls[0]["args"] == ["api", "repos/owner/repo/pulls?state=open&head=fork%20owner%3Afeat%26state%3Dclosed"]
+    assert _writes(calls) == [("POST", "repos/owner/repo/issues/7/comments", f"{MARKER}\nthe plan\n")]
 
 
 @pytest.mark.e2e
 def test_no_comment_when_the_pull_request_moved_on_or_is_not_open(tmp_path: Path) -> None:
     sha = "a" * 40
-    moved = _comment_step(tmp_path / "moved", [{"number": 7, "head": {"sha": "b" * 40}}], sha)
-    assert [call for call in moved if call.startswith("pr ")] == []
-    closed = _comment_step(tmp_path / "closed", [], sha)
-    assert [call for call in closed if call.startswith("pr ")] == []
+    for name, pulls in (("moved", [{"number": 7, "head": {"sha": "b" * 40}}]), ("closed", [])):
+        code, calls, out = _ci_comment(tmp_path / name, pulls=pulls, HEAD_SHA=sha, HEAD="someone:feature")
+        assert code == 0 and _writes(calls) == [] and "the plan is not posted" in out
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("setting, value", [("PLAN_RELEASE", "shop -->"), ("PLAN_RELEASE", "Shop"), ("PLAN_NAMESPACE", "a.b")])
+def test_ci_plan_refuses_a_name_the_marker_cannot_hold(tmp_path: Path, setting: str, value: str) -> None:
+    """The marker holds a release and a namespace as Helm allows them, and nothing else."""
+    env = {"PATH": os.environ["PATH"], "PLAN_CHART": "charts/shop", "PLAN_RELEASE": "shop", "PLAN_BASE": "HEAD",
+           "PLAN_DIR": str(tmp_path / "plan"), setting: value}
+    done = subprocess.run([str(ROOT / "scripts" / "ci-plan")], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 1 and done.stderr.startswith(f"helm plan: error: {setting} is {value}, which is no ")
+    assert not (tmp_path / "plan" / "plan.md").exists()
+
+
+def test_the_comment_workflow_runs_the_action_in_comment_mode() -> None:
+    """The example comment workflow posts through the action's comment mode (scripts/ci-comment),
+    never with `gh pr comment --edit-last`, which edits whatever github-actions[bot] said last."""
+    workflow = yaml.safe_load((ROOT / "examples" / "github" / "helm-plan-comment.yml").read_text())
+    (step,) = [s for s in workflow["jobs"]["comment"]["steps"] if s.get("uses", "").startswith("deployah/helm-plan@")]
+    assert step["with"] == {"mode": "comment", "plan": "${{ runner.temp }}/helm-plan/plan.md"}
+    (action,) = [s for s in ACTION["runs"]["steps"] if s.get("if") == "inputs.mode == 'comment'"]
+    assert action["run"].strip().endswith('"$GITHUB_ACTION_PATH/scripts/ci-comment"')
+    assert "github.event.workflow_run.head_sha" in action["env"]["HEAD_SHA"]
+    assert "head_repository.owner.login" in action["env"]["HEAD"] and "head_branch" in action["env"]["HEAD"]
+    for path in [*WORKFLOWS, ROOT / "action.yml", ROOT / "docs" / "ci.md", ROOT / "README.md"]:
+        assert "--edit-last" not in path.read_text(), path.name
+    skipped = [s for s in ACTION["runs"]["steps"] if "inputs.mode != 'comment'" in s.get("if", "")]
+    assert len(skipped) == 4, "comment mode needs no helm: the install and plan steps are skipped"
 
 
 # -- the GitLab job's merge-request note, against a loopback GitLab API -------------------------------
@@ -495,7 +589,7 @@ def _gitlab_note(tmp_path: Path, notes: list[dict[str, Any]]) -> list[tuple[str,
     thread.start()
     try:
         tmp_path.mkdir(parents=True, exist_ok=True)
-        (tmp_path / "plan.md").write_text("**the plan** & 100% of it\n")
+        (tmp_path / "plan.md").write_text(f"{MARKER}\n**the plan** & 100% of it\n")
         done = subprocess.run(["bash", "-e", "-c", step], cwd=tmp_path, capture_output=True, text=True, env={
             "PATH": os.environ["PATH"], "HELM_PLAN_TOKEN": "token", "CI_PROJECT_ID": "9", "CI_MERGE_REQUEST_IID": "4",
             "CI_API_V4_URL": f"http://127.0.0.1:{server.server_port}/api/v4"})
@@ -508,10 +602,12 @@ def _gitlab_note(tmp_path: Path, notes: list[dict[str, Any]]) -> list[tuple[str,
 
 @pytest.mark.e2e
 def test_the_gitlab_job_posts_the_plan_as_one_note(tmp_path: Path) -> None:
-    body = "<!-- helm-plan -->\n**the plan** & 100% of it\n"
+    body = f"{MARKER}\n**the plan** & 100% of it\n"
     assert _gitlab_note(tmp_path / "first", []) == [("POST", "/api/v4/projects/9/merge_requests/4/notes", body)]
-    mine = {"id": 31, "author": {"id": 5}, "body": "<!-- helm-plan -->\nan older plan"}
-    theirs = {"id": 32, "author": {"id": 6}, "body": "<!-- helm-plan -->\nsomeone else's"}
-    assert _gitlab_note(tmp_path / "again", [theirs, mine]) == [
+    mine = {"id": 31, "author": {"id": 5}, "body": f"{MARKER}\nan older plan"}
+    theirs = {"id": 32, "author": {"id": 6}, "body": f"{MARKER}\nsomeone else's"}
+    other_release = {"id": 33, "author": {"id": 5}, "body": "<!-- helm-plan release=shop-db namespace=shop -->\nx"}
+    assert _gitlab_note(tmp_path / "again", [theirs, other_release, mine]) == [
         ("PUT", "/api/v4/projects/9/merge_requests/4/notes/31", body)]
-    assert _gitlab_note(tmp_path / "not-mine", [theirs]) == [("POST", "/api/v4/projects/9/merge_requests/4/notes", body)]
+    assert _gitlab_note(tmp_path / "not-mine", [theirs, other_release]) == [
+        ("POST", "/api/v4/projects/9/merge_requests/4/notes", body)]

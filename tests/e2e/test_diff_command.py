@@ -112,6 +112,17 @@ def test_changes_and_order_from_files(tmp_path: Path) -> None:
     assert doc["changes"][0]["fields"] == [{"path": "/data/greeting", "op": "replace", "before": "hello", "after": "hi"}]
 
 
+def test_without_release_the_release_is_named_as_helm_template_names_it(tmp_path: Path) -> None:
+    """Issue 48 point 7: no --release used to print "upgrade release release"; the release is
+    called release-name, the name `helm template` gives one it is not told."""
+    previous = _write(tmp_path, "p.yaml", PREVIOUS)
+    for output in ("text", "markdown"):
+        result = run_plan("diff", previous, previous, "-o", output, "--kind-order", "helm3")
+        assert result.code == 0, result.err
+        assert "release release " not in result.out and "upgrade release release-name in namespace default" in result.out
+    assert run_plan("diff", previous, previous, "-o", "json", "--kind-order", "helm3").json()["header"]["release"] == "release-name"
+
+
 def test_helm3_and_helm4_kind_orders_differ_on_webhooks(tmp_path: Path) -> None:
     desired = """---
 apiVersion: admissionregistration.k8s.io/v1

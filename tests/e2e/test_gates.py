@@ -78,6 +78,13 @@ def test_unknown_gates_are_refused(gate: str) -> None:
                     "unknown --fail-on gate", "delete:pvc")
 
 
+@pytest.mark.e2e
+def test_a_mistyped_gate_gets_the_nearest_name() -> None:
+    """As a mistyped command gets "did you mean" (issue 48 point 7)."""
+    _one_line_error(run_plan("diff", "previous.yaml", "desired.yaml", "--fail-on", "restrat", cwd=CASE),
+                    "unknown --fail-on gate 'restrat'; did you mean restart? (use one of create,")
+
+
 # -- failure gates end to end: the planner's own warnings, through the command line ------------
 
 CASES = ROOT / "tests" / "cases"

@@ -125,7 +125,7 @@ def test_install_update_uninstall(helm: Path, tmp_path: Path) -> None:
 
     ran = _run(helm, "plan", "schema", env=env)
     assert ran.returncode == 0 and '"$id"' in ran.stdout and ran.stderr == ""
-    _assert_version(helm, env)  # the environment holds no helm plan distribution: plugin.yaml says it
+    _assert_version(helm, env)  # the environment holds no helm plan distribution: the package's __version__ says it
     assert _files(plugin) == _files(checkout)  # its bytecode is kept under the environment
     assert list((first / "pycache").rglob("cli*.pyc"))
 
