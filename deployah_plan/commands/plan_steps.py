@@ -100,12 +100,13 @@ def read_files(args: PlanArguments) -> dict[str, Sequence[str]]:
 
 def save(path: str, planned: Planned, args: PlanArguments, argv: Sequence[str]) -> None:
     """Step 2: the JSON plan with its inputs record, sealed."""
-    from deployah_plan.planfile.inputs import make_record
+    from deployah_plan.planfile.inputs import make_record, regenerated_fields
     from deployah_plan.planfile.seal import Digester
     from deployah_plan.planfile.write import write_saved_plan
 
     digester = Digester.new()
-    record = make_record(planned.inputs, planned.plan.header, args.command, read_files(args), argv, digester)
+    record = make_record(planned.inputs, planned.plan.header, args.command, read_files(args), argv, digester,
+                         regenerated=regenerated_fields(planned.plan))
     write_saved_plan(path, planned.plan, args.printing.show_secrets, record, digester)
 
 
