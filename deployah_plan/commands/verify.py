@@ -71,7 +71,7 @@ from deployah_plan.model import Plan
 from deployah_plan.pflag import helm_spelling
 from deployah_plan.planfile import inputs, write
 from deployah_plan.planfile.read import load
-from deployah_plan.planfile.seal import KEY_ENV, Digester, seal
+from deployah_plan.planfile.seal import KEY_ENV, Digester, Seal, check
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.escape import log_line
 from deployah_plan.render.options import WriteOptions
@@ -113,11 +113,12 @@ def read(path: str) -> SavedPlan:
         digester = Digester.of(str(record["digest"]["salt"]), bool(record["digest"]["keyed"]))
     except (KeyError, TypeError):
         raise UsageError(f"{path}: its inputs record is incomplete", _HINT) from None
-    if not digester.keyed and os.environ.get(KEY_ENV):
+    found = check(doc)  # as `helm plan show` checks it
+    if found is Seal.UNKEYED:
         # The file's own `keyed: false` is no evidence: whoever rewrites a plan can say so.
         raise UsageError(f"{path} was sealed without {KEY_ENV}, which is set here: whoever can write the "
                          "file could have written it", f"plan again with {KEY_ENV} set in the plan job")
-    if seal(digester, doc) != record.get("seal"):
+    if found is not Seal.HOLDS:
         raise UsageError(f"{path} was changed after it was written: its seal does not match its plan and inputs",
                          "verify the file the plan job wrote, or plan again")
     if command == "diff":
