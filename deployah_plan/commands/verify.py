@@ -307,8 +307,8 @@ def _names_put(value: Any, names: Sequence[str]) -> Any:
 def without_regenerated(doc: dict[str, Any]) -> dict[str, Any]:
     """The plan document with what the chart makes anew on every render (core/regenerated.py)
     put as `(regenerated)`: the new value of each field change marked `regenerated` (with its
-    line diff and parts), a common change one of them is said in, and a name the chart
-    generates wherever it appears. The mark and everything else stay: a value regenerated in
+    line diff and parts), a common change one of them is said in, the `regenerated_paths` of a
+    created object, and a name the chart generates wherever it appears. The mark and everything else stay: a value regenerated in
     the saved plan and fixed now (or the other way) still differs, and so does its old value."""
     doc = copy.deepcopy(doc)
     names: list[str] = []
@@ -326,12 +326,25 @@ def without_regenerated(doc: dict[str, Any]) -> dict[str, Any]:
             for key in ("line_diff", "parts", "parts_of"):
                 change.pop(key, None)
 
+    def settle_created(entry: dict[str, Any]) -> None:
+        desired = entry.get("desired")
+        for path in entry.get("regenerated_paths") or []:
+            if path == "/metadata/name" and isinstance(desired, dict):
+                name = (desired.get("metadata") or {}).get("name")
+                if isinstance(name, str) and name:
+                    names.append(name)
+            desired = inputs.settle(desired, str(path))
+        if "desired" in entry:
+            entry["desired"] = desired
+
     for change in [*(doc.get("changes") or []), *(doc.get("ignored") or [])]:
         settle(change.get("fields"))
         settle(change.get("ignored_fields"))
+        settle_created(change)
     for task in doc.get("tasks") or []:
         for definition in task.get("definitions") or []:
             settle(definition.get("fields"))
+            settle_created(definition)
     for n, common in enumerate(doc.get("common_changes") or []):
         if n in commons and isinstance(common, dict):
             common["after"] = inputs.REGENERATED

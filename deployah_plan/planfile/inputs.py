@@ -47,6 +47,7 @@ from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.model import FieldChange, Header, Plan, ResourceRef
 from deployah_plan.flags import BY_COMMAND, Flag
+from deployah_plan import pointer
 from deployah_plan.pflag import helm_spelling
 from deployah_plan.planfile.seal import ALGORITHM, Digester, canonical
 from deployah_plan.redact import hide_userinfo, value_keys
@@ -118,20 +119,19 @@ def regenerated_fields(plan: Plan) -> Regenerated:
     makes them anew on every render (core/regenerated.py)."""
     found: set[tuple[str, str, str, str]] = set()
 
-    def add(ref: ResourceRef, fields: Iterable[FieldChange]) -> None:
+    def add(ref: ResourceRef, fields: Iterable[FieldChange], created: Iterable[str]) -> None:
         found.update((ref.group, ref.kind, ref.name, f.path) for f in fields if f.regenerated)
+        found.update((ref.group, ref.kind, ref.name, path) for path in created)
 
     for change in (*plan.changes, *plan.ignored):
-        add(change.resource, (*change.fields, *change.ignored_fields))
+        add(change.resource, (*change.fields, *change.ignored_fields), change.regenerated_paths)
     for task in plan.tasks:
         for definition in task.definitions:
-            add(definition.resource, definition.fields)
+            add(definition.resource, definition.fields, definition.regenerated_paths)
     return frozenset(found)
 
 
 def _put(value: Any, tokens: Sequence[str]) -> Any:
-    """`value` with what the pointer's tokens name replaced by REGENERATED; as it was when they
-    name nothing in it."""
     if not tokens:
         return REGENERATED
     head, rest = tokens[0], tokens[1:]
@@ -142,11 +142,17 @@ def _put(value: Any, tokens: Sequence[str]) -> Any:
     return value
 
 
+def settle(value: Any, path: str) -> Any:
+    """A copy of `value` with the field the JSON Pointer names put as REGENERATED; `value` when
+    it names nothing in it."""
+    return _put(value, pointer.tokens(path))
+
+
 def _settled(doc: Document, regenerated: Regenerated) -> list[Any]:
     obj: Any = doc.obj
     group, kind, name = _identity(doc.obj)
     for path in sorted(p for g, k, n, p in regenerated if (g, k, n) == (group, kind, name)):
-        obj = _put(obj, [token.replace("~1", "/").replace("~0", "~") for token in path.split("/")[1:]])
+        obj = settle(obj, path)
     return [doc.source, obj]
 
 
@@ -314,5 +320,5 @@ def make_record(inputs: Inputs, header: Header, command: str, files: Mapping[str
 __all__ = [
     "ChartRead", "HIDDEN", "Inputs", "Planned", "REGENERATED", "Regenerated", "VALUE_PARAMS", "chart_digest",
     "chart_tree_sha256", "hidden_values", "is_credential", "live_record", "make_record", "redact_argv",
-    "regenerated_fields", "rendered_digest",
+    "regenerated_fields", "rendered_digest", "settle",
 ]

@@ -121,6 +121,7 @@ def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
         ignored_fields=tuple(field_change_of(ref, f) for f in doc.get("ignored_fields", ())),
         ignored_by=tuple(doc.get("ignored_by", ())),
         crd_schema=crd_summary_of(doc.get("crd_schema")),
+        regenerated_paths=tuple(doc.get("regenerated_paths", ())),
     )
 
 
@@ -130,7 +131,8 @@ def hook_definition_of(doc: dict[str, Any]) -> HookDefinition:
     return HookDefinition(ref, action, None if action is TaskAction.CREATE else _NO_SNAPSHOT,
                           None if action is TaskAction.DELETE else desired_of(ref, doc) if action is TaskAction.CREATE
                           else _NO_SNAPSHOT,
-                          tuple(field_change_of(ref, f) for f in doc["fields"]))
+                          tuple(field_change_of(ref, f) for f in doc["fields"]),
+                          tuple(doc.get("regenerated_paths", ())))
 
 
 def task_of(doc: dict[str, Any]) -> TaskPlan:

@@ -664,3 +664,30 @@ def test_verify_holds_right_after_the_plan_on_a_chart_that_regenerates_values(
     assert "Moved" not in held.out, held.out
     mine.write_text(ours.format(settings[1]))  # a real change
     _no_longer_holds(verify(), "values", "render")
+
+
+@pytest.mark.parametrize("name,prev,next_chart,values,ours,settings", _regenerating())
+def test_verify_holds_right_after_the_plan_of_an_install_that_regenerates_values(
+        helm: Path, store: Store, tmp_path: Path, name: str, prev: Path, next_chart: Path, values: list[Path],
+        ours: str, settings: tuple[int, int]) -> None:
+    """The same on a first install: every object is created, and a created object's values the
+    chart regenerates are the plan's `regenerated_paths`."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(ours.format(settings[0]))
+    given = [arg for path in (*values, mine) for arg in ("-f", str(path))]
+    made = run_plan("upgrade", "--install", "shop", str(next_chart), "-n", "shop", *given, "--out", "plan.json",
+                    helm=helm, store=store, cwd=tmp_path)
+    assert made.code == 0, made.err
+    doc = json.loads((tmp_path / "plan.json").read_text())
+    validate(doc)
+    assert doc["helm_action"] == "install"
+    assert [c for c in doc["changes"] if c.get("regenerated_paths")] or \
+        [d for t in doc["tasks"] for d in t["definitions"] if d.get("regenerated_paths")], name
+    time.sleep(1.1)
+
+    def verify() -> Result:
+        return run_plan("verify", "plan.json", helm=helm, store=store, cwd=tmp_path)
+
+    _holds(verify())
+    mine.write_text(ours.format(settings[1]))
+    _no_longer_holds(verify(), "values", "render")
