@@ -227,7 +227,11 @@ def show_command(**params: Any) -> int:
     """Print a plan saved with --out (or -o json) again, as text, markdown or JSON, with no helm and no cluster.
 
     The output is the one the original run printed, byte for byte. Gates and --detailed-exitcode
-    work as on the original run; ignore rules were applied when the plan was made."""
+    work as on the original run; ignore rules were applied when the plan was made.
+
+    A plan whose seal does not match (edited after it was written) is refused, as verify refuses
+    it; with --allow-edited it is shown under a warning, and no gate passes on it. A plan written
+    by -o json has no seal: it is shown with a note, and refused when HELM_PLAN_KEY is set."""
     from deployah_plan.commands.arguments import ShowArguments
     from deployah_plan.commands.plan_steps import run_show
 

@@ -380,7 +380,11 @@ KUBE_UPGRADE: tuple[Flag, ...] = (
     CONTEXT._replace(into="kube_upgrade"), IGNORE, IGNORE_FILE, *OUTPUT_FLAGS,
 )
 
-SHOW: tuple[Flag, ...] = OUTPUT_FLAGS
+ALLOW_EDITED = Flag(names=("--allow-edited",), dest="allow_edited", takes_value=False, group="Gates",
+                    help="Show a plan whose seal does not match (edited after it was written) or cannot be checked "
+                         "here, under a warning; no gate passes on it (exit 3).",
+                    verify=Verify.NOT_COMPARED, neutral=True)
+SHOW: tuple[Flag, ...] = (*OUTPUT_FLAGS, ALLOW_EDITED)
 
 BY_COMMAND: Mapping[str, tuple[Flag, ...]] = {"upgrade": UPGRADE, "rollback": ROLLBACK, "uninstall": UNINSTALL,
                                               "diff": DIFF, "revision": REVISION, "releases": RELEASES, "show": SHOW,

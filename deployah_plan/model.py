@@ -315,6 +315,9 @@ class ResourceChange(Struct, frozen=True):
     ownership: Ownership = Ownership.NOT_CHECKED
     owner_release: str = ""
     crd_schema: CRDSummary | None = None  # an updated CustomResourceDefinition's change by meaning
+    # A create's fields (JSON Pointers into `after`) the chart makes anew on every render
+    # (core/regenerated.py): an update says it on each field change instead.
+    regenerated_paths: tuple[str, ...] = ()
 
 
 class HookDefinition(Struct, frozen=True):
@@ -325,6 +328,7 @@ class HookDefinition(Struct, frozen=True):
     before: Mapping[str, Any] | None
     after: Mapping[str, Any] | None
     fields: tuple[FieldChange, ...] = ()
+    regenerated_paths: tuple[str, ...] = ()  # as ResourceChange's, of a hook the deploy creates
 
 
 class TaskPlan(Struct, frozen=True):

@@ -119,17 +119,20 @@ class PlanArguments(Struct, frozen=True, kw_only=True):
 
 
 class ShowArguments(Struct, frozen=True, kw_only=True):
-    """`helm plan show PLAN.json`: the saved plan's path, how it is printed, what the exit code says."""
+    """`helm plan show PLAN.json`: the saved plan's path, how it is printed, what the exit code
+    says, and whether a plan whose seal does not hold is shown (--allow-edited)."""
 
     saved: str
     printing: Printing
     gating: Gating
     debug: bool
+    allow_edited: bool = False
 
     @classmethod
     def of(cls, params: Mapping[str, Any], *, debug: bool) -> ShowArguments:
         gating = Gating.of(params)
-        return cls(saved=params["saved"], printing=Printing.of(params), gating=gating, debug=debug)
+        return cls(saved=params["saved"], printing=Printing.of(params), gating=gating, debug=debug,
+                   allow_edited=bool(params.get("allow_edited")))
 
 
 __all__ = ["Gating", "PlanArguments", "Printing", "ShowArguments"]

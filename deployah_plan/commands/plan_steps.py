@@ -100,12 +100,13 @@ def read_files(args: PlanArguments) -> dict[str, Sequence[str]]:
 
 def save(path: str, planned: Planned, args: PlanArguments, argv: Sequence[str]) -> None:
     """Step 2: the JSON plan with its inputs record, sealed."""
-    from deployah_plan.planfile.inputs import make_record
+    from deployah_plan.planfile.inputs import make_record, regenerated_fields
     from deployah_plan.planfile.seal import Digester
     from deployah_plan.planfile.write import write_saved_plan
 
     digester = Digester.new()
-    record = make_record(planned.inputs, planned.plan.header, args.command, read_files(args), argv, digester)
+    record = make_record(planned.inputs, planned.plan.header, args.command, read_files(args), argv, digester,
+                         regenerated=regenerated_fields(planned.plan))
     write_saved_plan(path, planned.plan, args.printing.show_secrets, record, digester)
 
 
@@ -161,15 +162,35 @@ def run_plan(args: PlanArguments, argv: Sequence[str], *, calls: HelmCalls | Non
 
 
 def run_show(args: ShowArguments) -> int:
-    """`helm plan show PLAN.json`: a saved plan printed again, gates checked."""
-    from deployah_plan.planfile.read import read_saved_plan
+    """`helm plan show PLAN.json`: a saved plan printed again, gates checked. A plan whose seal
+    does not hold (planfile/seal.py: edited, sealed without HELM_PLAN_KEY when it is set here,
+    or with it when it is not) is refused; with --allow-edited it is shown under a warning,
+    and no gate passes on it (GATE with any --fail-on or --detailed-exitcode). A plan with
+    no seal (-o json) is shown with a note saying so, refused when HELM_PLAN_KEY is set."""
+    from deployah_plan.errors import UsageError
+    from deployah_plan.planfile.read import read_sealed_plan
+    from deployah_plan.planfile.seal import Seal
     from deployah_plan.planfile.write import check_json_output
 
-    plan = read_saved_plan(args.saved)
+    saved = read_sealed_plan(args.saved)
+    where = describe(args.saved)
+    if saved.problem and not args.allow_edited:
+        raise UsageError(log_line(f"{where} {saved.problem}"),
+                         "show the file the plan job wrote, or plan again (--allow-edited shows it under a warning, "
+                         "and no gate passes on it)")
     if args.printing.output == "json":
-        check_json_output(plan, args.saved)
-    show(plan, args.printing)
-    return gate_exit(plan, args.gating)
+        check_json_output(saved.plan, args.saved)
+    if saved.problem:
+        say(log_line(f"helm plan: warning: {where} {saved.problem}; shown as it is, and no gate passes on it"))
+    elif saved.seal is Seal.NONE:
+        say(log_line(f"helm plan: note: {where} has no seal (it was written by -o json, or by a helm plan older than "
+                     "format 1.3), so nothing shows that it was not edited"))
+    show(saved.plan, args.printing)
+    code = gate_exit(saved.plan, args.gating)
+    if saved.problem and (args.gating.gates or args.gating.detailed_exitcode):
+        say(log_line(f"helm plan: no gate passes on {where}: it may have been edited after it was written"))
+        return Exit.GATE
+    return code
 
 
 __all__ = ["gate_exit", "ignore_rules", "make", "read_files", "run_plan", "run_show", "save", "show", "write_options"]

@@ -4,7 +4,11 @@ plan that would be deployed?
 The plan is made again with the inputs its record holds (planfile/inputs.py) and compared
 with the saved one. It holds when the two JSON documents are equal and the desired render's
 digest is too (the plan masks Secret values, so two renders whose secrets differ can print the
-same plan: the digest tells them apart). Then verify exits 0; otherwise 4, printing what
+same plan: the digest tells them apart). What the saved plan marks regenerated on every render
+(core/regenerated.py) may differ by being made anew, if the plan now marks it so too: both
+documents are compared with those values put as `(regenerated)` (`without_regenerated`), and
+the render's digest is the one without them (`render_stable`, inputs.py; a record without it
+is compared by `render`). Then verify exits 0; otherwise 4, printing what
 moved (release revision, chart, values, render, live state, helm, context, namespace) and how
 the plan differs. An input that moved while the plan stayed the same (a chart's README, a
 comment in a values file, a live field the plan does not read) is printed as a note, and fails
@@ -46,6 +50,7 @@ it was written (the seal does not match), and a command whose flags are not the 
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -66,7 +71,7 @@ from deployah_plan.model import Plan
 from deployah_plan.pflag import helm_spelling
 from deployah_plan.planfile import inputs, write
 from deployah_plan.planfile.read import load
-from deployah_plan.planfile.seal import KEY_ENV, Digester, seal
+from deployah_plan.planfile.seal import KEY_ENV, Digester, Seal, check
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.escape import log_line
 from deployah_plan.render.options import WriteOptions
@@ -108,11 +113,12 @@ def read(path: str) -> SavedPlan:
         digester = Digester.of(str(record["digest"]["salt"]), bool(record["digest"]["keyed"]))
     except (KeyError, TypeError):
         raise UsageError(f"{path}: its inputs record is incomplete", _HINT) from None
-    if not digester.keyed and os.environ.get(KEY_ENV):
+    found = check(doc)  # as `helm plan show` checks it
+    if found is Seal.UNKEYED:
         # The file's own `keyed: false` is no evidence: whoever rewrites a plan can say so.
         raise UsageError(f"{path} was sealed without {KEY_ENV}, which is set here: whoever can write the "
                          "file could have written it", f"plan again with {KEY_ENV} set in the plan job")
-    if seal(digester, doc) != record.get("seal"):
+    if found is not Seal.HOLDS:
         raise UsageError(f"{path} was changed after it was written: its seal does not match its plan and inputs",
                          "verify the file the plan job wrote, or plan again")
     if command == "diff":
@@ -223,7 +229,9 @@ def moved_inputs(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, st
             out.append((what, f"{flag} {path} cannot be read, so it cannot be checked"))
         elif then != now:
             out.append((what, f"{flag} {path}: its content changed"))
-    if old.get("render") != new.get("render"):
+    # A record made before `render_stable` has the digest of the whole render only.
+    render = "render_stable" if "render_stable" in old else "render"
+    if old.get(render) != new.get(render):
         out.append(("render", "the desired manifests (resources, hooks or chart CRDs) changed"))
     live_then, live_now = old.get("live") or {}, new.get("live") or {}
     if live_then.get("read") != live_now.get("read"):
@@ -279,6 +287,68 @@ def _section(title: str, old: list[dict[str, Any]], new: list[dict[str, Any]], k
             verb = f"{a} then, {b} now" if a != b else a
             lines.append(f"  ~ {title} {verb} {label(k)}: {_what_differs(then[k], now[k])} differ")
     return lines
+
+
+GENERATED_NAME = "(generated name)"
+
+
+def _names_put(value: Any, names: Sequence[str]) -> Any:
+    if isinstance(value, str):
+        for name in names:
+            value = value.replace(name, GENERATED_NAME)
+        return value
+    if isinstance(value, dict):
+        return {k: _names_put(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_names_put(v, names) for v in value]
+    return value
+
+
+def without_regenerated(doc: dict[str, Any]) -> dict[str, Any]:
+    """The plan document with what the chart makes anew on every render (core/regenerated.py)
+    put as `(regenerated)`: the new value of each field change marked `regenerated` (with its
+    line diff and parts), a common change one of them is said in, the `regenerated_paths` of a
+    created object, and a name the chart generates wherever it appears. The mark and everything else stay: a value regenerated in
+    the saved plan and fixed now (or the other way) still differs, and so does its old value."""
+    doc = copy.deepcopy(doc)
+    names: list[str] = []
+    commons: set[int] = set()
+
+    def settle(fields: list[dict[str, Any]] | None) -> None:
+        for change in fields or []:
+            if not change.get("regenerated"):
+                continue
+            if change.get("path") == "/metadata/name" and isinstance(change.get("after"), str) and change["after"]:
+                names.append(change["after"])
+            if isinstance(change.get("common"), int):
+                commons.add(change["common"])
+            change["after"] = inputs.REGENERATED
+            for key in ("line_diff", "parts", "parts_of"):
+                change.pop(key, None)
+
+    def settle_created(entry: dict[str, Any]) -> None:
+        desired = entry.get("desired")
+        for path in entry.get("regenerated_paths") or []:
+            if path == "/metadata/name" and isinstance(desired, dict):
+                name = (desired.get("metadata") or {}).get("name")
+                if isinstance(name, str) and name:
+                    names.append(name)
+            desired = inputs.settle(desired, str(path))
+        if "desired" in entry:
+            entry["desired"] = desired
+
+    for change in [*(doc.get("changes") or []), *(doc.get("ignored") or [])]:
+        settle(change.get("fields"))
+        settle(change.get("ignored_fields"))
+        settle_created(change)
+    for task in doc.get("tasks") or []:
+        for definition in task.get("definitions") or []:
+            settle(definition.get("fields"))
+            settle_created(definition)
+    for n, common in enumerate(doc.get("common_changes") or []):
+        if n in commons and isinstance(common, dict):
+            common["after"] = inputs.REGENERATED
+    return _names_put(doc, sorted(set(names), key=len, reverse=True)) if names else doc
 
 
 def plan_difference(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -348,7 +418,8 @@ def _remake(command: click.Command, argv: list[str], given: click.Context, recor
         params["chart"] = archive
     args = PlanArguments.of(name, params, debug=debug)
     planned = plan_steps.make(args, reader=FileReader(), digest_chart=True)
-    record = inputs.make_record(planned.inputs, planned.plan.header, name, plan_steps.read_files(args), argv, digester)
+    record = inputs.make_record(planned.inputs, planned.plan.header, name, plan_steps.read_files(args), argv, digester,
+                                regenerated=inputs.regenerated_fields(planned.plan))
     if archive is not None and record.get("chart"):
         record["chart"]["ref"] = hide_userinfo(str(given.params.get("chart")))
     return planned.plan, record
@@ -427,11 +498,12 @@ def _check(options: VerifyOptions, saved_plan: SavedPlan, command: click.Command
     show_secrets = bool(recorded.params.get("show_secrets"))
     document_now = json.loads(write.render(plan, WriteOptions(show_secrets=show_secrets)))
     moved = moved_inputs(record, record_now)
-    difference = plan_difference(saved_plan.document, document_now)
+    # What the chart makes anew on every render may differ by being made anew, and by nothing else.
+    difference = plan_difference(without_regenerated(saved_plan.document), without_regenerated(document_now))
+    same_render = not any(what == "render" for what, _ in moved)
     # A pulled chart is deployed as pulled: it must be the archive the plan was made from.
     other_archive = archive is not None and (record.get("chart") or {}).get("digest") != (record_now.get("chart") or {}).get("digest")
-    holds = (not difference and record.get("render") == record_now.get("render") and not other_archive
-             and not (options.strict and moved))
+    holds = not difference and same_render and not other_archive and not (options.strict and moved)
 
     out = sys.stdout
     header = saved_plan.document.get("header") or {}
@@ -442,7 +514,7 @@ def _check(options: VerifyOptions, saved_plan: SavedPlan, command: click.Command
             out.write("Moved, without changing the plan:\n")
             out.writelines(f"{log_line(f'  {what}: {how}')}\n" for what, how in moved)
     else:
-        same = not difference and record.get("render") == record_now.get("render")
+        same = not difference and same_render
         out.write(f"helm plan verify: {options.path} no longer holds: " + (
             f"the plan of {where} is the same now, but the chart pulled now is not the archive it was made from.\n"
             if same and other_archive
@@ -453,7 +525,7 @@ def _check(options: VerifyOptions, saved_plan: SavedPlan, command: click.Command
         if difference:
             out.write("Plan difference (the saved plan, then the plan now):\n")
             out.writelines(f"{log_line(line)}\n" for line in difference)  # names and messages from the chart
-        elif record.get("render") != record_now.get("render"):
+        elif not same_render:
             out.write("The plan prints the same, but the desired render differs (a Secret value, which the plan masks).\n")
     out.flush()
     if not holds:
@@ -494,4 +566,5 @@ def _run_helm(run: Sequence[str], name: str, debug: bool) -> int:
         raise HelmError(f"could not run {binary}: {err.strerror}", "check that HELM_BIN or PATH names a working helm") from None
 
 
-__all__ = ["VerifyOptions", "check_flags", "moved_inputs", "plan_difference", "read", "verify_plan"]
+__all__ = ["VerifyOptions", "check_flags", "moved_inputs", "plan_difference", "read", "verify_plan",
+           "without_regenerated"]

@@ -33,8 +33,8 @@ from msgspec.structs import replace
 from deployah_plan.startup import lazy
 from deployah_plan.core.diff import diff_objects
 from deployah_plan.manifests import Document
-from deployah_plan.model import FieldChange, FieldOp, ResourceChange, ResourceRef, TaskPlan
-from deployah_plan.pointer import tokens
+from deployah_plan.model import Action, FieldChange, FieldOp, ResourceChange, ResourceRef, TaskAction, TaskPlan
+from deployah_plan.pointer import escape, tokens
 
 # RFC 3339, and Go's own form of a time (what `{{ now }}` prints: "2025-01-02 15:04:05.999 +0000 UTC m=+0.01").
 _TIMESTAMP = lazy(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)? ?(Z|[+-]\d{2}:?\d{2})?"
@@ -141,17 +141,43 @@ def _marked(ref: ResourceRef, after: Mapping[str, Any] | None, fields: tuple[Fie
     return tuple(marked)
 
 
+def _leaves(value: Any, at: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, Mapping):
+        return [leaf for key, item in value.items() for leaf in _leaves(item, f"{at}/{escape(str(key))}")]
+    if isinstance(value, list):
+        return [leaf for n, item in enumerate(value) for leaf in _leaves(item, f"{at}/{n}")]
+    return [(at, value)]
+
+
+def _created(ref: ResourceRef, after: Mapping[str, Any] | None, renders: Renders) -> tuple[str, ...]:
+    """The fields of a created object that differ between the two renders, or hold the
+    render's time: what the chart makes anew on every render, by JSON Pointer."""
+    if after is None:
+        return ()
+    again = renders.again.get(ref.identity)
+    varies = {f.path for f in diff_objects(after, again)} if again is not None else set()
+    secret = ref.kind == "Secret" and ref.group == ""
+    timed = {path for path, value in _leaves(after)
+             if is_render_time(value, renders.window, secret and path.startswith("/data/"))}
+    return tuple(sorted(varies | timed))
+
+
 def mark(change: ResourceChange, renders: Renders) -> ResourceChange:
-    """The change with each field change the chart regenerates marked `regenerated`."""
+    """The change with each field change the chart regenerates marked `regenerated`; a
+    create, with the paths of its object the chart regenerates."""
+    if change.action is Action.CREATE:
+        return replace(change, regenerated_paths=_created(change.resource, change.after, renders))
     return replace(change, fields=_marked(change.resource, change.after, change.fields, renders))
 
 
 def mark_hooks(task: TaskPlan, renders: Renders) -> TaskPlan:
-    """The task with its hook definitions' regenerated field changes marked."""
+    """The task with its hook definitions' regenerated field changes marked (a created hook's
+    regenerated paths)."""
     if not task.definitions:
         return task
-    return replace(task, definitions=tuple(replace(d, fields=_marked(d.resource, d.after, d.fields, renders))
-                                           for d in task.definitions))
+    return replace(task, definitions=tuple(
+        replace(d, regenerated_paths=_created(d.resource, d.after, renders)) if d.action is TaskAction.CREATE
+        else replace(d, fields=_marked(d.resource, d.after, d.fields, renders)) for d in task.definitions))
 
 
 Identity = tuple[str, str, str, str]

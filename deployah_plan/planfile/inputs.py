@@ -15,7 +15,11 @@ A plan saved with `--out` carries an `inputs` object beside the plan (format 1.3
   `--ignore-file`), never its content;
 - `previous`: the revision planned against, the newest revision, and a digest of the previous
   manifest and hooks as stored; `render`: a digest of the desired documents (resources, hooks,
-  chart CRDs, after parsing: text that parses the same digests the same);
+  chart CRDs, after parsing: text that parses the same digests the same); `render_stable`: the
+  same digest with each value the plan marks `regenerated` (a random password, a certificate,
+  the render's time, a generated name: core/regenerated.py) put as `(regenerated)`, so that two
+  renders of the same inputs digest the same (absent from a record made before it: verify then
+  compares `render`);
 - `live`: whether the live state was read, and a digest of the live objects the plan used
   (those named by the previous or desired release, and those annotated as this release's),
   without what changes on its own: `metadata.resourceVersion`, `metadata.generation`,
@@ -41,8 +45,9 @@ from deployah_plan.startup import lazy
 from deployah_plan import __version__
 from deployah_plan.errors import UsageError
 from deployah_plan.manifests import Document, Rendered
-from deployah_plan.model import Header, Plan
+from deployah_plan.model import FieldChange, Header, Plan, ResourceRef
 from deployah_plan.flags import BY_COMMAND, Flag
+from deployah_plan import pointer
 from deployah_plan.pflag import helm_spelling
 from deployah_plan.planfile.seal import ALGORITHM, Digester, canonical
 from deployah_plan.redact import hide_userinfo, value_keys
@@ -104,11 +109,63 @@ def _documents(docs: Iterable[Document]) -> list[Any]:
     return [[d.source, d.obj] for d in docs]
 
 
-def rendered_digest(digester: Digester, rendered: Rendered | None) -> str:
+# A field of a rendered object, by the object's group, kind and name and the field's JSON Pointer.
+Regenerated = frozenset[tuple[str, str, str, str]]
+REGENERATED = "(regenerated)"
+
+
+def regenerated_fields(plan: Plan) -> Regenerated:
+    """The fields of the desired objects whose value the plan marks `regenerated`: the chart
+    makes them anew on every render (core/regenerated.py)."""
+    found: set[tuple[str, str, str, str]] = set()
+
+    def add(ref: ResourceRef, fields: Iterable[FieldChange], created: Iterable[str]) -> None:
+        found.update((ref.group, ref.kind, ref.name, f.path) for f in fields if f.regenerated)
+        found.update((ref.group, ref.kind, ref.name, path) for path in created)
+
+    for change in (*plan.changes, *plan.ignored):
+        add(change.resource, (*change.fields, *change.ignored_fields), change.regenerated_paths)
+    for task in plan.tasks:
+        for definition in task.definitions:
+            add(definition.resource, definition.fields, definition.regenerated_paths)
+    return frozenset(found)
+
+
+def _put(value: Any, tokens: Sequence[str]) -> Any:
+    if not tokens:
+        return REGENERATED
+    head, rest = tokens[0], tokens[1:]
+    if isinstance(value, dict) and head in value:
+        return {**value, head: _put(value[head], rest)}
+    if isinstance(value, list) and head.isdigit() and int(head) < len(value):
+        return [*value[:int(head)], _put(value[int(head)], rest), *value[int(head) + 1:]]
+    return value
+
+
+def settle(value: Any, path: str) -> Any:
+    """A copy of `value` with the field the JSON Pointer names put as REGENERATED; `value` when
+    it names nothing in it."""
+    return _put(value, pointer.tokens(path))
+
+
+def _settled(doc: Document, regenerated: Regenerated) -> list[Any]:
+    obj: Any = doc.obj
+    group, kind, name = _identity(doc.obj)
+    for path in sorted(p for g, k, n, p in regenerated if (g, k, n) == (group, kind, name)):
+        obj = settle(obj, path)
+    return [doc.source, obj]
+
+
+def rendered_digest(digester: Digester, rendered: Rendered | None, regenerated: Regenerated | None = None) -> str:
+    """The desired documents' digest; with `regenerated`, those fields' values left out."""
     if rendered is None:
         return ""
-    return digester.digest(canonical({"resources": _documents(rendered.resources), "hooks": _documents(rendered.hooks),
-                                      "crds": _documents(rendered.crds)}))
+
+    def documents(docs: Iterable[Document]) -> list[Any]:
+        return _documents(docs) if regenerated is None else [_settled(d, regenerated) for d in docs]
+
+    return digester.digest(canonical({"resources": documents(rendered.resources), "hooks": documents(rendered.hooks),
+                                      "crds": documents(rendered.crds)}))
 
 
 def _identity(obj: dict[str, Any]) -> tuple[str, str, str]:
@@ -231,9 +288,10 @@ def _files(given: Mapping[str, Sequence[str]], digester: Digester) -> list[dict[
 
 
 def make_record(inputs: Inputs, header: Header, command: str, files: Mapping[str, Sequence[str]],
-                argv: Sequence[str], digester: Digester) -> dict[str, Any]:
+                argv: Sequence[str], digester: Digester, *, regenerated: Regenerated | None = None) -> dict[str, Any]:
     """The inputs record, unsealed: what the command read, what its file flags were given (by
-    parameter name, FILE_PARAMS) and its argv (the command's name first)."""
+    parameter name, FILE_PARAMS) and its argv (the command's name first); with the fields the
+    plan marks regenerated (`regenerated_fields`), the render's digest without them too."""
     previous = None if inputs.previous is None else {
         "revision": inputs.previous.revision, "newest_revision": inputs.newest_revision,
         "digest": digester.digest(canonical([inputs.previous.manifest, inputs.previous.hooks_stream])),
@@ -253,12 +311,14 @@ def make_record(inputs: Inputs, header: Header, command: str, files: Mapping[str
         "files": _files(files, digester),
         "previous": previous,
         "render": rendered_digest(digester, inputs.desired),
+        **({} if regenerated is None else {"render_stable": rendered_digest(digester, inputs.desired, regenerated)}),
         "live": live,
         "digest": digester.describe(),
     }
 
 
 __all__ = [
-    "ChartRead", "HIDDEN", "Inputs", "Planned", "VALUE_PARAMS", "chart_digest", "chart_tree_sha256",
-    "hidden_values", "is_credential", "live_record", "make_record", "redact_argv", "rendered_digest",
+    "ChartRead", "HIDDEN", "Inputs", "Planned", "REGENERATED", "Regenerated", "VALUE_PARAMS", "chart_digest",
+    "chart_tree_sha256", "hidden_values", "is_credential", "live_record", "make_record", "redact_argv",
+    "regenerated_fields", "rendered_digest", "settle",
 ]

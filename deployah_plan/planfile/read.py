@@ -18,8 +18,10 @@ they stay masked in every output.
 from __future__ import annotations
 
 import json
+import os
 
 import msgspec
+from msgspec import Struct
 from typing import Any, Callable, TypeVar
 
 from deployah_plan.codes import Code
@@ -36,6 +38,7 @@ from deployah_plan.model import (
 )
 from deployah_plan.planfile import FORMAT_VERSION
 from deployah_plan.planfile.schema import first_error
+from deployah_plan.planfile.seal import KEY_ENV, Seal, check
 from deployah_plan.redact import LAST_APPLIED, Masked, is_secret, sensitive_path
 from deployah_plan.sources.files import FileReader, describe
 from deployah_plan.yamlkube import MAX_DEPTH, too_deep
@@ -118,6 +121,7 @@ def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
         ignored_fields=tuple(field_change_of(ref, f) for f in doc.get("ignored_fields", ())),
         ignored_by=tuple(doc.get("ignored_by", ())),
         crd_schema=crd_summary_of(doc.get("crd_schema")),
+        regenerated_paths=tuple(doc.get("regenerated_paths", ())),
     )
 
 
@@ -127,7 +131,8 @@ def hook_definition_of(doc: dict[str, Any]) -> HookDefinition:
     return HookDefinition(ref, action, None if action is TaskAction.CREATE else _NO_SNAPSHOT,
                           None if action is TaskAction.DELETE else desired_of(ref, doc) if action is TaskAction.CREATE
                           else _NO_SNAPSHOT,
-                          tuple(field_change_of(ref, f) for f in doc["fields"]))
+                          tuple(field_change_of(ref, f) for f in doc["fields"]),
+                          tuple(doc.get("regenerated_paths", ())))
 
 
 def task_of(doc: dict[str, Any]) -> TaskPlan:
@@ -270,6 +275,11 @@ def plan_of(doc: Any) -> Plan:
 
 def load(text: str, where: str) -> Plan:
     """A saved plan from its JSON text; a UsageError in one line when it cannot be read."""
+    return _loaded(text, where)[0]
+
+
+def _loaded(text: str, where: str) -> tuple[Plan, Any]:
+    """The plan and the document it was read from."""
     hint = "pass a file written by `helm plan ... --out FILE` (or -o json)"
     try:
         doc = json.loads(text)
@@ -299,7 +309,7 @@ def load(text: str, where: str) -> Plan:
     if problem:
         raise UsageError(f"{where} is not a valid helm plan document: {problem}", hint)
     try:
-        return plan_of(doc)
+        return plan_of(doc), doc
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         detail = f"missing key {err}" if isinstance(err, KeyError) else str(err)
         raise UsageError(f"{where} is not a valid helm plan document: {detail}", hint) from None
@@ -311,9 +321,39 @@ def read_saved_plan(path: str) -> Plan:
     return load(content, describe(path))
 
 
+class SealedPlan(Struct, frozen=True):
+    """A saved plan, what its seal shows (seal.py), and what is wrong with trusting it: a
+    clause that follows the file's name, "" when nothing is."""
+
+    plan: Plan
+    seal: Seal
+    problem: str
+
+
+def _problem(found: Seal) -> str:
+    if found is Seal.BROKEN:
+        return "was changed after it was written: its seal does not match its plan and inputs"
+    if found is Seal.UNKEYED:
+        return f"was sealed without {KEY_ENV}, which is set here: whoever can write the file could have written it"
+    if found is Seal.NO_KEY:
+        return f"was sealed with {KEY_ENV}, which is not set here, so its seal cannot be checked"
+    if found is Seal.NONE and os.environ.get(KEY_ENV):
+        return (f"has no seal (it was written by -o json, or by a helm plan older than format 1.3), and {KEY_ENV} is "
+                "set here: whoever can write the file could have written it")
+    return ""
+
+
+def read_sealed_plan(path: str) -> SealedPlan:
+    """A saved plan from its file (`-` is standard input), with what its seal shows."""
+    content = FileReader().read(path, "saved plan", "pass a file written by `helm plan ... --out FILE`")
+    plan, doc = _loaded(content, describe(path))
+    found = check(doc)
+    return SealedPlan(plan, found, _problem(found))
+
+
 def _number(text: str) -> int | None:
     """A version part as a number; None when it is not one (or absurdly long)."""
     return int(text) if text.isdigit() and len(text) < 6 else None
 
 
-__all__ = ["drift_reason_of", "drift_ssa_of", "load", "plan_of", "read_saved_plan"]
+__all__ = ["SealedPlan", "drift_reason_of", "drift_ssa_of", "load", "plan_of", "read_saved_plan", "read_sealed_plan"]

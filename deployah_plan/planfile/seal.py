@@ -11,10 +11,12 @@ program the file alone names, and refuses an unkeyed plan when HELM_PLAN_KEY is 
 
 The record's `digest` says how the digests were made (`Digester.describe`), and its `seal` is a
 digest of the whole document (the plan and the record, `seal` left out), so editing either is
-detected.
+detected. `check` says what a document's seal shows (`Seal`); `helm plan verify` and `helm plan
+show` both read a saved plan through it.
 """
 from __future__ import annotations
 
+import enum
 import json
 import os
 from typing import Any
@@ -86,4 +88,38 @@ def sealed(document: dict[str, Any], record: dict[str, Any], digester: Digester)
     return out
 
 
-__all__ = ["ALGORITHM", "Digester", "KEY_ENV", "canonical", "seal", "sealed"]
+class Seal(enum.Enum):
+    """What a saved plan's seal shows, here (with or without HELM_PLAN_KEY set)."""
+
+    HOLDS = "holds"  # the seal matches: keyed when HELM_PLAN_KEY is set
+    NONE = "none"  # no inputs record, so no seal: written by -o json, or before format 1.3
+    BROKEN = "broken"  # the seal does not match the document (or the record cannot say how it was made)
+    UNKEYED = "unkeyed"  # sealed without HELM_PLAN_KEY, which is set here: the file's word only
+    NO_KEY = "no-key"  # sealed with HELM_PLAN_KEY, which is not set here: it cannot be checked
+
+
+def check(document: Any) -> Seal:
+    """What the seal of a parsed plan document shows."""
+    record = document.get("inputs") if isinstance(document, dict) else None
+    if record is None:
+        return Seal.NONE
+    if not isinstance(record, dict):
+        return Seal.BROKEN
+    try:
+        salt, keyed = record["digest"]["salt"], record["digest"]["keyed"]
+    except (KeyError, TypeError):
+        return Seal.BROKEN
+    if not isinstance(salt, str) or not isinstance(keyed, bool):
+        return Seal.BROKEN
+    if not keyed and os.environ.get(KEY_ENV):
+        return Seal.UNKEYED
+    if keyed and not os.environ.get(KEY_ENV):
+        return Seal.NO_KEY
+    try:
+        digester = Digester.of(salt, keyed)
+    except UsageError:
+        return Seal.BROKEN
+    return Seal.HOLDS if seal(digester, document) == record.get("seal") else Seal.BROKEN
+
+
+__all__ = ["ALGORITHM", "Digester", "KEY_ENV", "Seal", "canonical", "check", "seal", "sealed"]

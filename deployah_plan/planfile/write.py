@@ -110,6 +110,7 @@ def resource_change_doc(item: ObjectReport, redactor: Redactor) -> dict[str, Any
         "warnings": [w.code.value for w in item.warnings],
         "predicted_failure": bool(item.failures),
         **_desired(change.resource, change.action is Action.CREATE, change.after, redactor),
+        **({"regenerated_paths": list(change.regenerated_paths)} if change.regenerated_paths else {}),
         **({"crd_schema": crd_summary_doc(change.crd_schema)} if change.crd_schema is not None else {}),
     }
 
@@ -124,7 +125,8 @@ def hook_definition_doc(item: DefinitionReport, redactor: Redactor) -> dict[str,
     definition = item.definition
     return {"resource": ref_doc(definition.resource), "action": definition.action.value,
             "fields": _fields(definition.resource, definition.fields, redactor, item.common),
-            **_desired(definition.resource, definition.action is TaskAction.CREATE, definition.after, redactor)}
+            **_desired(definition.resource, definition.action is TaskAction.CREATE, definition.after, redactor),
+            **({"regenerated_paths": list(definition.regenerated_paths)} if definition.regenerated_paths else {})}
 
 
 def task_doc(item: TaskReport, redactor: Redactor, positions: dict[tuple[int, str], int]) -> dict[str, Any]:

@@ -75,3 +75,24 @@ def test_pairing_a_generated_name_takes_only_the_objects_of_its_template() -> No
     assert set(previous_keyed) == {key, ("batch", "Job", "shop", "seed-static"), ("batch", "Job", "shop", "other-uvwxy")}
     # Without a second render that names it differently, nothing is paired.
     assert pair_names(previous, desired, {}) == ({}, previous)
+
+
+def test_a_created_object_says_which_of_its_values_the_chart_regenerates() -> None:
+    """What verify leaves out of a create (issue 48 point 1): the fields the two renders make
+    differently, and a value that is the render's time; never a value the inputs fixed."""
+    from deployah_plan.core.regenerated import Renders, mark, mark_hooks
+    from deployah_plan.model import Action, HookDefinition, ResourceChange, ResourceRef, TaskAction, TaskPhase, TaskPlan
+
+    ref = ResourceRef("v1", "Secret", "shop", "db")
+    after = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db", "annotations": {"a/b": "1"}},
+             "data": {"password": "b25l", "user": "YWRtaW4=", "at": "MTcwMDAwMDAwMA=="}}
+    again = {**after, "data": {**after["data"], "password": "dHdv"}}
+    renders = Renders({ref.identity: again}, (1_700_000_000.0, 1_700_000_001.0))
+    created = mark(ResourceChange(ref, Action.CREATE, None, after), renders)
+    assert created.regenerated_paths == ("/data/at", "/data/password")
+    updated = mark(ResourceChange(ref, Action.UPDATE, after, after), renders)
+    assert updated.regenerated_paths == ()
+    hook = HookDefinition(ref, TaskAction.CREATE, None, after)
+    task = mark_hooks(TaskPlan("Secret shop/db", TaskPhase.PRE_DEPLOY, TaskAction.CREATE, ("pre-install",), 0, (),
+                               definitions=(hook,)), renders)
+    assert task.definitions[0].regenerated_paths == ("/data/at", "/data/password")

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import ROOT, run_plan
 from deployah_plan.planfile import FORMAT_VERSION
+from deployah_plan.planfile.seal import Digester, seal
 from deployah_plan.render.writers import FORMATS
 from e2e.test_bad_input import _one_line_error
 from e2e.test_cases import validate
@@ -27,6 +28,12 @@ def _save(tmp_path: Path, *flags: str) -> Path:
     result = run_plan("diff", "previous.yaml", "desired.yaml", "--out", str(out), *flags, cwd=CASE)
     assert result.code == 0, result.err
     return out
+
+
+def _resealed(doc: dict[str, Any]) -> dict[str, Any]:
+    """A saved plan edited as a later helm plan would have written it: sealed again (no key)."""
+    doc["inputs"]["seal"] = seal(Digester.of(doc["inputs"]["digest"]["salt"], False), doc)
+    return doc
 
 
 def test_schema_command_prints_the_published_schema() -> None:
@@ -61,7 +68,7 @@ def test_show_reads_standard_input_and_newer_minor_versions(tmp_path: Path) -> N
     doc = json.loads(_save(tmp_path).read_text())
     doc["format_version"] = "1.99"
     doc["a_field_from_the_future"] = {"x": 1}
-    result = run_plan("show", "-", "-o", "json", stdin=json.dumps(doc))
+    result = run_plan("show", "-", "-o", "json", stdin=json.dumps(_resealed(doc)))
     assert result.code == 0, result.err
     validate(result.json())
     # This version's document of the plan, the newer fields not read: it says so by its version,
@@ -78,8 +85,8 @@ def _with_unknown_values(doc: dict[str, Any], version: str) -> str:
                "resource": None, "predicted_failure": False}
     impact = {"kind": "traffic-drained", "resource": doc["changes"][0]["resource"],
               "message": "connections are drained", "objects": [], "counts": {}, "details": ["over 30s"]}
-    return json.dumps({**doc, "format_version": version, "warnings": doc["warnings"] + [warning],
-                       "impact": doc.get("impact", []) + [impact]})
+    return json.dumps(_resealed({**doc, "format_version": version, "warnings": doc["warnings"] + [warning],
+                                 "impact": doc.get("impact", []) + [impact]}))
 
 
 def test_a_newer_minor_version_with_codes_this_one_does_not_know_is_shown_as_written(tmp_path: Path) -> None:
@@ -160,3 +167,60 @@ def test_a_plan_saved_with_secrets_is_readable_by_its_owner_only(tmp_path: Path)
     existing = tmp_path / "plan.json"
     existing.chmod(0o644)  # a file that was there before is narrowed too
     assert _save(tmp_path, "--show-secrets").stat().st_mode & 0o077 == 0
+
+
+def test_show_refuses_an_edited_plan_and_no_gate_passes_on_it(tmp_path: Path) -> None:
+    """Issue 48 point 2: five creates taken out of a saved plan and its count set to 0 are not
+    "Plan: 0 to create"; shown on purpose (--allow-edited), the plan passes no gate."""
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {}}}\ndata: {{a: b}}\n"
+    (tmp_path / "previous.yaml").write_text(config.format("kept"))
+    (tmp_path / "desired.yaml").write_text("---\n".join(config.format(n) for n in ("kept", "a", "b", "c", "d", "e")))
+    made = run_plan("diff", "previous.yaml", "desired.yaml", "--out", "plan.json", cwd=tmp_path)
+    assert made.code == 0, made.err
+    saved = tmp_path / "plan.json"
+    doc = json.loads(saved.read_text())
+    assert doc["summary"]["create"] == 5
+    unedited = run_plan("show", "plan.json", "--fail-on", "create", cwd=tmp_path)
+    assert unedited.code == 3 and "Plan: 5 to create" in unedited.out and "seal" not in unedited.err, unedited.err
+    assert run_plan("show", "plan.json", cwd=tmp_path).code == 0
+
+    doc["changes"] = [c for c in doc["changes"] if c["action"] != "create"]
+    doc["summary"]["create"] = 0
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc, indent=2))
+    for gates in ((), ("--fail-on", "create"), ("--detailed-exitcode",)):
+        _one_line_error(run_plan("show", "edited.json", *gates, cwd=tmp_path), "edited.json was changed after it was written",
+                        "its seal does not match", "--allow-edited")
+    shown = run_plan("show", "edited.json", "--allow-edited", cwd=tmp_path)
+    assert shown.code == 0 and "Plan: 0 to create" in shown.out
+    assert shown.err.startswith("helm plan: warning: edited.json was changed after it was written")
+    assert "no gate passes on it" in shown.err and shown.err.count("\n") == 1
+    for gates in (("--fail-on", "create"), ("--fail-on", "delete"), ("--detailed-exitcode",)):
+        gated = run_plan("show", "edited.json", "--allow-edited", *gates, cwd=tmp_path)
+        assert gated.code == 3, (gates, gated.err)
+        assert "no gate passes on edited.json" in gated.err
+
+    # With HELM_PLAN_KEY set, a plan sealed without it is the file's word only; a keyed plan
+    # needs the key to be checked.
+    keyed = run_plan("show", "plan.json", HELM_PLAN_KEY="ci-secret", cwd=tmp_path)
+    _one_line_error(keyed, "was sealed without HELM_PLAN_KEY, which is set here")
+    made = run_plan("diff", "previous.yaml", "desired.yaml", "--out", "keyed.json", cwd=tmp_path,
+                    HELM_PLAN_KEY="ci-secret")
+    assert run_plan("show", "keyed.json", HELM_PLAN_KEY="ci-secret", cwd=tmp_path).code == 0
+    _one_line_error(run_plan("show", "keyed.json", cwd=tmp_path), "was sealed with HELM_PLAN_KEY, which is not set")
+    assert run_plan("show", "keyed.json", HELM_PLAN_KEY="guess", cwd=tmp_path).code == 1
+
+
+def test_a_plan_without_a_seal_is_shown_with_a_note(tmp_path: Path) -> None:
+    """A plan written by -o json has no inputs record, so no seal: it is shown as before, with
+    one line saying nothing shows it unedited (taking the record out of a saved plan makes one
+    of these); with HELM_PLAN_KEY set it is refused."""
+    made = run_plan("diff", "previous.yaml", "desired.yaml", "-o", "json", cwd=CASE)
+    assert made.code == 0, made.err
+    bare = tmp_path / "bare.json"
+    bare.write_text(made.out)
+    shown = run_plan("show", "bare.json", "--fail-on", "update", cwd=tmp_path)
+    assert shown.code == 3 and "Plan:" in shown.out
+    assert shown.err.startswith("helm plan: note: bare.json has no seal (it was written by -o json")
+    _one_line_error(run_plan("show", "bare.json", HELM_PLAN_KEY="ci-secret", cwd=tmp_path), "bare.json has no seal",
+                    "HELM_PLAN_KEY is set here")

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -609,3 +610,84 @@ def test_verify_will_not_vouch_for_values_it_cannot_read(helm: Path, store: Stor
                             helm=deploy, store=store, cwd=tmp_path)
         _holds(accepted)
         assert json.loads(log.read_text())["argv"][-1].endswith("/values.yaml")
+
+
+# -- charts that regenerate values on every render ---------------------------------------------
+
+SHARED = ROOT.parent / "shared"
+
+
+def _regenerating() -> list[Any]:
+    """Real charts whose every render makes new values: argo-cd's `admin.passwordMtime` (the
+    render's time), grafana's random admin password and its checksum, jenkins' test Pod named
+    with a random suffix. Each: the older and newer chart, the values both get, and a value of
+    our own that renders in a plain field, then and after the reviewed plan was changed."""
+    charts, corpus = SHARED / "charts" / "argo-cd", SHARED / "corpus"
+    cases = [
+        ("argo-cd", charts / "prev", charts / "next", [charts / "values.yaml", charts / "values-next.yaml"],
+         "configs:\n  cm:\n    timeout.reconciliation: {}s\n", (180, 300)),
+        ("grafana", corpus / "grafana" / "10.4.3.tgz", corpus / "grafana" / "10.5.15.tgz", [], "replicas: {}\n", (1, 2)),
+        ("jenkins", corpus / "jenkins" / "5.8.142.tgz", corpus / "jenkins" / "5.9.53.tgz", [],
+         "controller:\n  numExecutors: {}\n", (0, 1)),
+    ]
+    return [pytest.param(*case, id=case[0], marks=pytest.mark.skipif(not case[2].exists(),
+                                                                     reason=f"{case[2]} is absent (../shared)"))
+            for case in cases]
+
+
+@pytest.mark.parametrize("name,prev,next_chart,values,ours,settings", _regenerating())
+def test_verify_holds_right_after_the_plan_on_a_chart_that_regenerates_values(
+        helm: Path, store: Store, tmp_path: Path, name: str, prev: Path, next_chart: Path, values: list[Path],
+        ours: str, settings: tuple[int, int]) -> None:
+    """Issue 48 point 1: a field the plan marks regenerated may differ by being made anew; the
+    rest of the plan and of the render may not."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(ours.format(settings[0]))
+    given = [arg for path in (*values, mine) for arg in ("-f", str(path))]
+    store.add("shop", prev, "shop", flags=tuple(given[:2 * len(values)]))
+    made = run_plan("upgrade", "shop", str(next_chart), "-n", "shop", *given, "--out", "plan.json", helm=helm,
+                    store=store, cwd=tmp_path)
+    assert made.code == 0, made.err
+    doc = json.loads((tmp_path / "plan.json").read_text())
+    validate(doc)
+    marked = [f for c in doc["changes"] for f in c["fields"] if f.get("regenerated")] + [
+        f for t in doc["tasks"] for d in t["definitions"] for f in d["fields"] if f.get("regenerated")]
+    assert marked, f"{name}: the plan marks no value regenerated"
+    assert "render_stable" in doc["inputs"]
+    time.sleep(1.1)  # a value of the render's time is another now
+
+    def verify() -> Result:
+        return run_plan("verify", "plan.json", helm=helm, store=store, cwd=tmp_path)
+
+    held = verify()
+    _holds(held)
+    assert "Moved" not in held.out, held.out
+    mine.write_text(ours.format(settings[1]))  # a real change
+    _no_longer_holds(verify(), "values", "render")
+
+
+@pytest.mark.parametrize("name,prev,next_chart,values,ours,settings", _regenerating())
+def test_verify_holds_right_after_the_plan_of_an_install_that_regenerates_values(
+        helm: Path, store: Store, tmp_path: Path, name: str, prev: Path, next_chart: Path, values: list[Path],
+        ours: str, settings: tuple[int, int]) -> None:
+    """The same on a first install: every object is created, and a created object's values the
+    chart regenerates are the plan's `regenerated_paths`."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(ours.format(settings[0]))
+    given = [arg for path in (*values, mine) for arg in ("-f", str(path))]
+    made = run_plan("upgrade", "--install", "shop", str(next_chart), "-n", "shop", *given, "--out", "plan.json",
+                    helm=helm, store=store, cwd=tmp_path)
+    assert made.code == 0, made.err
+    doc = json.loads((tmp_path / "plan.json").read_text())
+    validate(doc)
+    assert doc["helm_action"] == "install"
+    assert [c for c in doc["changes"] if c.get("regenerated_paths")] or \
+        [d for t in doc["tasks"] for d in t["definitions"] if d.get("regenerated_paths")], name
+    time.sleep(1.1)
+
+    def verify() -> Result:
+        return run_plan("verify", "plan.json", helm=helm, store=store, cwd=tmp_path)
+
+    _holds(verify())
+    mine.write_text(ours.format(settings[1]))
+    _no_longer_holds(verify(), "values", "render")

@@ -356,3 +356,28 @@ def test_a_record_of_nothing_read() -> None:
                    "namespace": "ns", "release": "r", "chart": None, "files": [], "previous": None, "render": "",
                    "live": {"read": False}, "digest": _digester().describe()}
     assert inputs.Planned(plan=None).inputs == inputs.Inputs()  # type: ignore[arg-type]
+
+
+def test_the_stable_render_digest_leaves_out_what_the_plan_marks_regenerated() -> None:
+    """Issue 48 point 1: the values a chart makes anew on every render do not move the digest;
+    every other value does, and so does the same value in another object."""
+    def secret(password: str, user: str = "admin", name: str = "db") -> Rendered:
+        obj = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name},
+               "data": {"password": password, "user": user}, "list": [{"a": password}]}
+        return Rendered(resources=(_doc(obj, "t/secret.yaml"),))
+
+    marked = frozenset({("", "Secret", "db", "/data/password"), ("", "Secret", "db", "/list/0/a")})
+    stable = inputs.rendered_digest(_digester(), secret("one"), marked)
+    assert stable == _hmac(_canonical({"resources": [["t/secret.yaml", {
+        "apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db"},
+        "data": {"password": "(regenerated)", "user": "admin"}, "list": [{"a": "(regenerated)"}]}]],
+        "hooks": [], "crds": []}))
+    assert inputs.rendered_digest(_digester(), secret("two"), marked) == stable
+    assert inputs.rendered_digest(_digester(), secret("one", user="root"), marked) != stable
+    assert inputs.rendered_digest(_digester(), secret("one", name="other"), marked) != \
+        inputs.rendered_digest(_digester(), secret("two", name="other"), marked)
+    assert inputs.rendered_digest(_digester(), secret("one"), frozenset()) == inputs.rendered_digest(_digester(), secret("one"))
+    # A pointer that names nothing in the object leaves it as it is.
+    assert inputs.rendered_digest(_digester(), secret("one"), frozenset({("", "Secret", "db", "/list/7/a"),
+                                                                       ("", "Secret", "db", "/data/x~1y")})) == \
+        inputs.rendered_digest(_digester(), secret("one"))

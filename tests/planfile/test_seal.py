@@ -95,3 +95,28 @@ def test_the_seal_covers_the_plan_and_the_record_but_not_itself() -> None:
     edited = {**out, "changes": [{"name": "db"}]}
     assert sealing.seal(_digester(), edited) != out["inputs"]["seal"]
     assert sealing.seal(_digester(), {"a": 1}) == _hmac(_canonical({"a": 1, "inputs": {}}))
+
+
+def test_check_says_what_a_seal_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What `helm plan show` and `verify` read a saved plan through (issue 48 point 2)."""
+    monkeypatch.delenv(sealing.KEY_ENV, raising=False)
+    record = {"command": "upgrade", "digest": _digester().describe()}
+    doc = sealing.sealed({"format_version": "1.6", "summary": {"create": 5}}, record, _digester())
+    assert sealing.check(doc) is sealing.Seal.HOLDS
+    assert sealing.check(json.loads(json.dumps(doc, indent=2))) is sealing.Seal.HOLDS  # spacing is no edit
+    assert sealing.check({**doc, "summary": {"create": 0}}) is sealing.Seal.BROKEN
+    assert sealing.check({**doc, "inputs": {**doc["inputs"], "seal": "x"}}) is sealing.Seal.BROKEN
+    assert sealing.check({**doc, "inputs": {"seal": doc["inputs"]["seal"]}}) is sealing.Seal.BROKEN
+    assert sealing.check({**doc, "inputs": "sealed"}) is sealing.Seal.BROKEN
+    assert sealing.check({**doc, "inputs": {**doc["inputs"], "digest": {"salt": "zz", "keyed": False}}}) \
+        is sealing.Seal.BROKEN
+    assert sealing.check({k: v for k, v in doc.items() if k != "inputs"}) is sealing.Seal.NONE
+    monkeypatch.setenv(sealing.KEY_ENV, "ci-secret")
+    assert sealing.check(doc) is sealing.Seal.UNKEYED  # its `keyed: false` is the file's word only
+    keyed = sealing.Digester.of(SALT, keyed=True)
+    keyed_doc = sealing.sealed({"format_version": "1.6"}, {"digest": keyed.describe()}, keyed)
+    assert sealing.check(keyed_doc) is sealing.Seal.HOLDS
+    monkeypatch.setenv(sealing.KEY_ENV, "guess")
+    assert sealing.check(keyed_doc) is sealing.Seal.BROKEN
+    monkeypatch.delenv(sealing.KEY_ENV)
+    assert sealing.check(keyed_doc) is sealing.Seal.NO_KEY
