@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 from msgspec.structs import replace
 
-from deployah_plan.core.diff import declared_surface, diff_objects
+from deployah_plan.core.diff import diff_objects
 from deployah_plan.core.drift import _MISSING, HELM_MANAGERS, _key_matches, resolve
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.pointer import escape, tokens
@@ -153,28 +153,22 @@ def _helm_owns(manager: _Manager, change: FieldChange) -> bool:
     return found is not None and (found[2] or not found[1] or "." in found[1])
 
 
-def _atomic_removals(managers: list[_Manager], live: Mapping[str, Any],
-                     desired: Mapping[str, Any], seen: set[Owned]) -> list[Conflict]:
-    """Conflicts on atomic values (a label selector, an atomic list) that the applied object
-    still sets but with fewer fields than live: a removal inside one is a change of the whole
-    value, which the declared surface (the live fields the applied object declares) leaves out."""
-    out = []
-    body = {k: v for k, v in live.items() if k != "metadata"}
-    body["metadata"] = {k: v for k, v in (live.get("metadata") or {}).items() if k != "managedFields"}
-    for change in diff_objects(body, desired):
-        if change.op is not FieldOp.REMOVE:
-            continue
-        owners = []
-        for name, _, fields in managers:
-            found = _walk(fields, change)
-            if found is None or not found[2] or Owned(name, found[0]) in seen:
-                continue
-            if _sets(desired, change, len(found[0])):
-                owners.append(Owned(name, found[0]))
-        seen.update(owners)
-        if owners:
-            out.append(Conflict(change, tuple(owners)))
+def _without_managed_fields(live: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(live)
+    out["metadata"] = {k: v for k, v in (live.get("metadata") or {}).items() if k != "managedFields"}
     return out
+
+
+def _atomic_owners(managers: Iterable[_Manager], desired: Mapping[str, Any], change: FieldChange) -> tuple[Owned, ...]:
+    """The managers that own an atomic value (a label selector, an atomic list) above a field
+    the applied object leaves out, when it still sets that value: it changes the whole value.
+    A field it leaves out elsewhere is no conflict: it is pruned, or kept (`_keepers`)."""
+    out = []
+    for name, _, fields in managers:
+        found = _walk(fields, change)
+        if found is not None and found[2] and _sets(desired, change, len(found[0])):
+            out.append(Owned(name, found[0]))
+    return tuple(out)
 
 
 def _sets(desired: Mapping[str, Any], change: FieldChange, depth: int) -> bool:
@@ -192,13 +186,15 @@ def apply(live: Mapping[str, Any], desired: Mapping[str, Any], fields: Iterable[
     if not managers:
         return Applied((), tuple(fields))
     conflicts = []
-    for change in diff_objects(declared_surface(desired, live), desired):
-        if change.equivalent or change.op is FieldOp.REMOVE:
+    seen: set[Owned] = set()
+    for change in diff_objects(_without_managed_fields(live), desired):
+        if change.equivalent or change.op in (FieldOp.REORDER, FieldOp.RENAME):
             continue
-        owners = _value_owners(managers, change)
+        owners = tuple(o for o in (_atomic_owners(managers, desired, change) if change.op is FieldOp.REMOVE
+                                   else _value_owners(managers, change)) if o not in seen)
+        seen.update(owners)
         if owners:
             conflicts.append(Conflict(change, owners))
-    conflicts += _atomic_removals(managers, live, desired, {o for c in conflicts for o in c.owners})
     taken = {c.change.path: c.managers for c in conflicts} if force_conflicts else {}
     out = []
     for change in fields:
