@@ -11,8 +11,10 @@ The API server's rules, as structured-merge-diff computes them:
   (`--force-conflicts`), which takes the field from that manager. A field the applied object
   sets to the live value is shared: no conflict. A manager owning an atomic value (an atomic
   list or map: a leaf in managedFields) owns every change inside it.
-- **Prune:** a field Helm set before and no longer sets is removed only when no other manager
-  owns it (or anything under it): otherwise it stays, with those managers.
+- **Prune:** a field Helm's last apply set and this one does not is removed, unless a manager
+  that *applied* owns it or anything under it (`Updater.prune` adds back only what Apply
+  managers own: an Update manager's field inside an entry Helm owns goes with the entry). A
+  field Helm no longer owns (an Update took it) is not Helm's to remove: it stays.
 
 Owning a node (`.` in managedFields: a map, a keyed list entry) is not owning its fields: a
 change under it conflicts only with a manager that owns the changed field itself.

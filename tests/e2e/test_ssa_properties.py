@@ -138,9 +138,8 @@ def _desired(rng: random.Random, previous: dict[str, Any]) -> dict[str, Any]:
     if rng.random() < 0.3:
         out["metadata"].setdefault("labels", {})["release-next"] = "yes"
     for container in _containers(out):
-        env = container.get("env")
-        if env and rng.random() < 0.4:
-            env.pop(rng.randrange(len(env)))
+        if container.get("env"):
+            container["env"] = [e for e in container["env"] if rng.random() >= 0.3]
         if rng.random() < 0.3:
             container.setdefault("env", []).append({"name": "NEXT", "value": "1"})
     return out
@@ -162,6 +161,13 @@ def _partial(rng: random.Random, previous: dict[str, Any], tag: str) -> tuple[di
         if rng.random() < 0.5:
             value, forced = _other(value, tag), True
         node[path[-1]] = value
+    containers = _containers(previous)
+    if containers and rng.random() < 0.5:  # an entry of a keyed list: one of Helm's, or its own
+        container = rng.choice(containers)
+        env = [e for e in container.get("env") or [] if "value" in e]
+        entry = dict(rng.choice(env)) if env and rng.random() < 0.7 else {"name": "OPS", "value": "1"}
+        template = out.setdefault("spec", {}).setdefault("template", {})
+        template.setdefault("spec", {})["containers"] = [{"name": container["name"], "env": [entry]}]
     return out, forced
 
 
