@@ -321,6 +321,7 @@ def test_helm_plan_upgrade_predicts_the_conflict_and_the_field_that_stays(helm4:
         args = ("upgrade", "shop", str(v2), "-n", "shop")
         text = run_plan(*args, "--no-color", "--fail-on", "failure", helm=helm4, store=store, KUBECONFIG=kubeconfig)
         doc = run_plan(*args, "-o", "json", helm=helm4, store=store, KUBECONFIG=kubeconfig)
+        markdown = run_plan(*args, "-o", "markdown", helm=helm4, store=store, KUBECONFIG=kubeconfig)
         forced = run_plan(*args, "-o", "json", "--force-conflicts", helm=helm4, store=store, KUBECONFIG=kubeconfig)
     assert (doc.code, text.code) == (0, 3), (doc.err, text.err)  # a predicted failure: --fail-on failure stops
     plan = doc.json()
@@ -335,6 +336,7 @@ def test_helm_plan_upgrade_predicts_the_conflict_and_the_field_that_stays(helm4:
     fields = {f["path"]: f for f in change["fields"]}
     assert fields["/metadata/labels/tier"]["kept_by"] == ["ops"]
     assert '= metadata.labels.tier: "front"  (stays: owned by ops)' in text.out, text.out
+    assert '\n  metadata.labels.tier: "front"  (stays: owned by ops)\n' in markdown.out, markdown.out  # not a `-` line
     # --force-conflicts: no conflict; the image is taken from kubectl-edit.
     assert forced.code == 0, forced.err
     forced_plan = forced.json()
