@@ -13,7 +13,7 @@ from msgspec.structs import replace
 from deployah_plan.codes import Fails, Severity
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    PHASE_ORDER, Action, ChartCRD, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, Header, HelmAction, Impact,
+    PHASE_ORDER, Action, ApplyMethod, ChartCRD, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, Header, HelmAction, Impact,
     LiveCheck, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Summary, TaskAction, TaskPhase, TaskPlan, Warning,
     helm_run_order,
 )
@@ -124,7 +124,9 @@ def _check_live(live: LiveCheck, drift: list[DriftChange]) -> None:
 def _not_checked(live: LiveCheck) -> tuple[str, ...]:
     """What the live check did not cover, in sentences a reader (or a bot) can act on."""
     if live.status in (LiveStatus.SKIPPED, LiveStatus.UNREACHABLE):
-        return (f"drift, ownership and resource-policy from the live objects: not checked ({live.reason})",)
+        what = ("drift, ownership, resource-policy and server-side apply conflicts" if live.apply_method is ApplyMethod.SSA
+                else "drift, ownership and resource-policy")
+        return (f"{what} from the live objects: not checked ({live.reason})",)
     return tuple(f"drift and ownership of {gap.kind} ({gap.api_version}) in "
                  f"{gap.namespace or 'every namespace / cluster scope'}: not read ({gap.reason})"
                  for gap in live.unreadable)

@@ -62,12 +62,19 @@ class DataLoss(Facts, frozen=True, kw_only=True):
     loses: Loss
 
 
+class OwnedField(Field, frozen=True):
+    """A field and the field managers other than Helm that own it (the live object's
+    managedFields), the field itself or an atomic value above it."""
+
+    managers: tuple[str, ...] = ()
+
+
 class SsaConflict(Facts, frozen=True, kw_only=True):
-    """Server-side apply conflicts on fields another field manager owns (the drift names the
-    managers)."""
+    """Server-side apply conflicts on fields other field managers own: fields the apply sets to
+    a value other than the live one (core/server_side.py)."""
 
     code = Code.SSA_CONFLICT
-    fields: tuple[Field, ...]
+    fields: tuple[OwnedField, ...]
 
 
 # -- what the API server refuses (core/validate.py, commands/diff.py, commands/uninstall.py) ------

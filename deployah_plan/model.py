@@ -244,6 +244,11 @@ class FieldChange(Struct, frozen=True):
     # certificate, `now`, a checksum of those): found by rendering twice (core/regenerated.py).
     # A real change Helm applies, but not one the inputs asked for.
     regenerated: bool = False
+    # Helm 4's server-side apply (core/server_side.py), from the live object's managedFields:
+    # a field the chart stops setting that these other field managers own stays (`kept_by`);
+    # a value --force-conflicts takes from these field managers (`taken_from`).
+    kept_by: tuple[str, ...] = ()
+    taken_from: tuple[str, ...] = ()
 
 
 class CRDSchemaChange(Struct, frozen=True):

@@ -10,7 +10,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from deployah_plan.startup import lazy
-from deployah_plan.core import crd, regenerated
+from deployah_plan.core import crd, regenerated, server_side
 from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
@@ -24,7 +24,7 @@ from deployah_plan.facts import Role
 from deployah_plan.errors import ManifestError
 from deployah_plan.facts import (
     Collision, CrdChangeUnknown, CrdLive, CrdNotCreated, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, EmptyRender, EquivalentOnly,
-    Field, KeepFromManifest, OwnershipCheck, Quantity, SsaConflict, StoredVersions,
+    Field, KeepFromManifest, OwnedField, OwnershipCheck, Quantity, SsaConflict, StoredVersions,
 )
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Rendered
@@ -344,11 +344,33 @@ def _drift(request: PlanRequest, live: _Live,
         live.index, live.covered, request.header.release, request.header.namespace, request.apply_method, hooks,
         request.force_conflicts,
     )
-    for item in drift:
-        conflicts = [f for f in item.fields if f.effect is DriftEffect.CONFLICT]
-        if conflicts:
-            notes.append(warn(SsaConflict(fields=tuple(Field.of(f.change) for f in conflicts)), item.resource))
     return drift
+
+
+def _server_side(changes: list[ResourceChange], live: _Live, request: PlanRequest,
+                 want_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+                 prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
+                 notes: list[Warning]) -> list[ResourceChange]:
+    """Helm 4's server-side apply of every object of the previous release the upgrade applies
+    again, as the API server computes it from the live managedFields (core/server_side.py):
+    conflicts with other field managers (drifted fields among them), and the fields the chart
+    stops setting that another manager keeps. A client-side release, or no live state: nothing."""
+    if request.apply_method is not ApplyMethod.SSA or not live.read or request.previous is None:
+        return changes
+    updates = {c.resource.identity: n for n, c in enumerate(changes) if c.action is Action.UPDATE}
+    out = list(changes)
+    for ident, (ref, doc) in want_resources.items():
+        found = find_live(live.index, ref) if ident in prev_resources and live.covered(ref) else None
+        if found is None:
+            continue
+        at = updates.get(ref.identity)
+        applied = server_side.apply(found, doc.obj, out[at].fields if at is not None else (), request.force_conflicts)
+        if at is not None:
+            out[at] = replace(out[at], fields=applied.fields)
+        if applied.conflicts and not request.force_conflicts:
+            fields = tuple(OwnedField(c.change.path, dict(c.change.keys), c.managers) for c in applied.conflicts)
+            notes.append(warn(SsaConflict(fields=fields), ref))
+    return out
 
 
 def _chart_crd_ref(doc: Document) -> ResourceRef:
@@ -567,6 +589,7 @@ def make_plan(request: PlanRequest) -> Plan:
         changes = _ownership(changes, live, request, warnings)
         warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
+        changes = _server_side(changes, live, request, want_resources, prev_resources, warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = hook_tasks(prev_hooks, want_hooks, provisional, rank, request.line_context)
         if hook_renders is not None:

@@ -79,6 +79,8 @@ def field_change_of(ref: ResourceRef | None, doc: dict[str, Any]) -> FieldChange
         equivalent=bool(doc.get("equivalent", False)),
         crd_description=bool(doc.get("crd_description", False)),
         regenerated=bool(doc.get("regenerated", False)),
+        kept_by=tuple(doc.get("kept_by", ())),
+        taken_from=tuple(doc.get("taken_from", ())),
     )
 
 

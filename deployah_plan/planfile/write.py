@@ -70,6 +70,10 @@ def field_change_doc(change: FieldChange) -> dict[str, Any]:
         out["crd_description"] = True
     if change.regenerated:
         out["regenerated"] = True
+    if change.kept_by:
+        out["kept_by"] = list(change.kept_by)
+    if change.taken_from:
+        out["taken_from"] = list(change.taken_from)
     if change.lines:
         out["line_diff"] = list(change.lines)
     if change.parts:

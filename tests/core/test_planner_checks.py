@@ -14,7 +14,7 @@ from deployah_plan.core.planner import PlanRequest, live_scope, make_plan, relea
 from deployah_plan.core.validate import Target
 from deployah_plan.facts import (
     ApiNotServed, Collision, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, DroppedDocument, Field, HookCollision,
-    HookCollisionRule, Judged, KeepFromManifest, Metadata, NamespaceMissing, NotServedRule, OwnershipCheck,
+    HookCollisionRule, Judged, KeepFromManifest, Metadata, OwnedField, NamespaceMissing, NotServedRule, OwnershipCheck,
     OwnershipProblem, ProblemKind, Role, SchemaInvalid, SchemaProblem, SchemaType, SsaConflict, StoredVersions,
     VersionSource,
 )
@@ -289,8 +289,9 @@ def test_server_side_apply_conflicts_name_each_conflicting_field() -> None:
         "/spec/template/spec/containers/0/image": DriftEffect.CONFLICT}
     (warning,) = by_code(p, Code.SSA_CONFLICT)
     assert (warning.facts, warning.resource) == (
-        SsaConflict(fields=(Field("/spec/replicas"),
-                            Field("/spec/template/spec/containers/0/image", {"/spec/template/spec/containers/0": {"name": "web"}}))),
+        SsaConflict(fields=(OwnedField("/spec/replicas", managers=("kubectl-edit",)),
+                            OwnedField("/spec/template/spec/containers/0/image",
+                                       {"/spec/template/spec/containers/0": {"name": "web"}}, ("kubectl-edit",)))),
         ref("apps/v1", "Deployment", "web"))
     assert warning.fails
 

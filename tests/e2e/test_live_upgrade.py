@@ -234,7 +234,7 @@ def test_offline_store_without_a_cluster_says_drift_was_not_checked(helm4: Path,
     result = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--no-color",
                       helm=helm4, store=store, KUBECONFIG=str(tmp_path / "none"))
     assert result.code == 0, result.err
-    assert ("? drift, ownership and resource-policy from the live objects: not checked "
+    assert ("? drift, ownership, resource-policy and server-side apply conflicts from the live objects: not checked "
             "(the release store is offline (HELM_DRIVER=memory)") in result.out
     skipped = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json", "--no-drift",
                        helm=helm4, store=store, KUBECONFIG=str(tmp_path / "none"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deployah_plan.facts import DataLoss, Field, Immutable, Loss, SsaConflict
+from deployah_plan.facts import DataLoss, Field, Immutable, Loss, OwnedField, SsaConflict
 from deployah_plan.model import ResourceRef, warn
 from deployah_plan.render.words.warning import message
 
@@ -44,9 +44,12 @@ def test_data_loss_says_what_goes_with_the_object(api_version: str, kind: str, n
     assert message(warn(DataLoss(loses=loss), ref)) == f"{ref} is deleted: {said}"
 
 
-def test_ssa_conflict_names_the_fields() -> None:
-    facts = SsaConflict(fields=(Field("/data/password"), Field("/spec/containers/0/image",
-                                                               {"/spec/containers/0": {"name": "web"}})))
+def test_ssa_conflict_names_the_fields_and_their_managers() -> None:
+    facts = SsaConflict(fields=(
+        OwnedField("/data/password", managers=("kubectl-edit",)),
+        OwnedField("/spec/containers/0/image", {"/spec/containers/0": {"name": "web"}}, ("kubectl-edit",)),
+        OwnedField("/spec/replicas", managers=("ops", "scaler"))))
     assert message(warn(facts, STS)) == (
         "StatefulSet shop/x: server-side apply conflicts on data.password, spec.containers[name=web].image (owned by "
-        "another field manager): the upgrade fails unless conflicts are forced")
+        "field manager kubectl-edit); spec.replicas (owned by field managers ops, scaler): the upgrade fails unless "
+        "conflicts are forced (--force-conflicts takes the fields from those managers)")

@@ -102,11 +102,26 @@ EQUIVALENT_NOTE = " (the same quantity: not a change)"
 REGENERATED_NOTE = "  (regenerated on every render)"
 
 
+def _managers(managers: tuple[str, ...]) -> str:
+    return ", ".join(managers)
+
+
+def server_side_note(change: FieldChange) -> str:
+    """What Helm 4's server-side apply does instead of the change, from the live managedFields
+    ("" when nothing): a removed field another manager owns stays; a forced value is taken."""
+    if change.kept_by:
+        return f"  (stays: owned by {_managers(change.kept_by)})"
+    if change.taken_from:
+        return f"  (--force-conflicts takes it from {_managers(change.taken_from)})"
+    return ""
+
+
 def _regenerated(change: FieldChange, rows: list[tuple[str, str]], at: int = 0) -> list[tuple[str, str]]:
-    """The rows, with the note on a value the chart makes anew on every render."""
-    if change.regenerated and rows:
+    """The rows, with the notes on a value the chart makes anew on every render, and on what
+    server-side apply does with it."""
+    if (change.regenerated or change.kept_by or change.taken_from) and rows:
         sign, text = rows[at]
-        rows[at] = (sign, text + REGENERATED_NOTE)
+        rows[at] = (sign, text + (REGENERATED_NOTE if change.regenerated else "") + server_side_note(change))
     return rows
 
 
@@ -127,7 +142,7 @@ def field_body(change: FieldChange, path: str, view: View = SHORT) -> str:
 
 
 def field_sign(change: FieldChange) -> str:
-    return EQUIVALENT_SIGN if change.equivalent else SIGN[change.op]
+    return EQUIVALENT_SIGN if change.equivalent or change.kept_by else SIGN[change.op]
 
 
 def _part_path(part: FieldChange) -> str:
@@ -170,7 +185,8 @@ def diff_rows(change: FieldChange, path: str | None = None, view: View = SHORT) 
         if change.equivalent:
             return [(" ", f"{where}: {before} -> {after}{EQUIVALENT_NOTE}")]
         return _regenerated(change, [("-", f"{where}: {before}"), ("+", f"{where}: {after}")], 1)
-    rows = _regenerated(change, [(field_sign(change), field_body(change, where, view))])
+    # A field that stays is a context line: the diff does not remove it.
+    rows = _regenerated(change, [(" " if change.kept_by else field_sign(change), field_body(change, where, view))])
     for part in change.parts:
         rows += [(sign, "    " + text) for sign, text in diff_rows(part, _part_path(part), view)]
     return rows + _line_rows(change)

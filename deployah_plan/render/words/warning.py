@@ -72,9 +72,18 @@ def data_loss(facts: DataLoss, warning: Warning) -> str:
 
 @says(Code.SSA_CONFLICT)
 def ssa_conflict(facts: SsaConflict, warning: Warning) -> str:
-    paths = ", ".join(readable_path(f.path, f.keys.items()) for f in facts.fields)
-    return (f"{warning.resource}: server-side apply conflicts on {paths} (owned by another field manager): the "
-            "upgrade fails unless conflicts are forced")
+    by: dict[tuple[str, ...], list[str]] = {}
+    for f in facts.fields:
+        by.setdefault(f.managers, []).append(readable_path(f.path, f.keys.items()))
+    owned = "; ".join(f"{', '.join(paths)} (owned by {_managers(managers)})" for managers, paths in by.items())
+    return (f"{warning.resource}: server-side apply conflicts on {owned}: the upgrade fails unless conflicts are "
+            "forced (--force-conflicts takes the fields from those managers)")
+
+
+def _managers(managers: tuple[str, ...]) -> str:
+    if not managers:
+        return "another field manager"
+    return ("field manager " if len(managers) == 1 else "field managers ") + ", ".join(managers)
 
 
 # -- what the API server refuses (core/validate.py, commands/diff.py, commands/uninstall.py) ------
