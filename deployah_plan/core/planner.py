@@ -30,7 +30,7 @@ from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_ra
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.build import HOOK_EVENTS, build_plan, disambiguate
 from deployah_plan.model import (
-    Action, ApplyMethod, CRDLifecycle, ChartCRD, DriftChange, DriftEffect, FieldChange, Header, HelmAction,
+    Action, ApplyMethod, CRDLifecycle, ChartCRD, DriftChange, FieldChange, Header, HelmAction,
     Identity, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef,
     TaskAction, TaskPhase, TaskPlan, Warning, warn,
 )

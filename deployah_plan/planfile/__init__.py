@@ -39,6 +39,14 @@ from __future__ import annotations
 # 1.6 added `facts` on each warning and each impact: what its check or rule found, as typed values
 # (deployah_plan/facts.py); the schema describes each code's and each impact kind's; `why` and
 # `managers` on a drift and a drifted field; the `crd-change-unknown` and `empty-render` codes.
-FORMAT_VERSION = "1.6"
+# 1.7 added the `traffic-gap` impact kind (a Service whose new selector meets none of the running
+# pods); on a restart and a deferred restart, what each checksum annotation hashes
+# (`other_checksums`, `hashed`, `hashed_metadata`, `hashed_unread`), and a workload at 0 replicas
+# as a deferred restart; `warning` and `risk` highlights; the `kube-version-default` warning
+# code, and `managers` on each field of `ssa-conflict`; `kept_by` and `taken_from` on a field change (what
+# server-side apply leaves to, or takes from, another field manager); `regenerated_paths` on a
+# create; and in the inputs record `render_stable`, the render's digest with the values the
+# chart regenerates left out, which verify compares when the record has it.
+FORMAT_VERSION = "1.7"
 
 __all__ = ["FORMAT_VERSION", "inputs", "read", "schema", "seal", "write"]
