@@ -206,13 +206,11 @@ def _conflicts(applied: Applied) -> set[tuple[str, str]]:
 
 
 def _taken(before: Outcome, forced: Outcome) -> set[tuple[str, str]]:
-    """The reference's conflicts, as the fields a forced apply took from each other manager.
-
-    Not its conflict messages' paths: the packaged structured-merge-diff builds them from a
-    path it reuses while iterating (`ConflictsFromManagers` keeps `p`, not `p.Copy()`), so with
-    several conflicts a path can read as another's. The fields a forced apply takes are the
-    conflict set itself (`merge.Updater.update` moves them from their managers to Helm's; a
-    field the apply removes leaves every manager's set, and Helm's too)."""
+    """The reference's conflicts, as the fields a forced apply took from each other manager
+    (`merge.Updater.update` moves them from their managers to Helm's; a field the apply removes
+    leaves every manager's set, and Helm's too). ssaref.go reports its conflicts so, since the
+    packaged library's own messages reuse one path buffer (`ConflictsFromManagers` keeps `p`,
+    not `p.Copy()`); the test counts them against its report."""
     return {(name, leaf) for name in before.managers if name != "helm"
             for leaf in (before.owned(name) - forced.owned(name)) & forced.owned("helm")}
 def _cases(objects: list[dict[str, Any]], seed: int) -> list[tuple[dict[str, Any], list[Step], dict[str, Any]]]:

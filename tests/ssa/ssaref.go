@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io/ioutil"
 	"os"
+	"sort"
 
 	openapi_v2 "github.com/googleapis/gnostic/OpenAPIv2"
 	"k8s.io/kube-openapi/pkg/schemaconv"
@@ -122,6 +123,46 @@ func parser(path string) *typed.Parser {
 	return &typed.Parser{Schema: *s}
 }
 
+func copied(managers fieldpath.ManagedFields) fieldpath.ManagedFields {
+	out := make(fieldpath.ManagedFields, len(managers))
+	for name, fields := range managers {
+		out[name] = fields
+	}
+	return out
+}
+
+// conflictsOf names the fields an apply conflicts on, by the manager that owns each: what the
+// same apply with force takes from each other manager and gives the applier. (The library's own Conflicts share one
+// path buffer between entries in this version, so with several conflicts their paths can read
+// as one another's; what force moves is exact.)
+func conflictsOf(updater merge.Updater, live, obj *typed.TypedValue, version fieldpath.APIVersion,
+	managers fieldpath.ManagedFields, applier string) []conflict {
+	out := []conflict{}
+	_, forced, err := updater.Apply(live, obj, version, copied(managers), applier, true)
+	if err != nil {
+		fail("the forced apply after a conflict failed: %v", err)
+	}
+	names := make([]string, 0, len(managers))
+	for name := range managers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if name == applier {
+			continue
+		}
+		// Taken by the applier: a field the apply removes leaves every set, the applier's too.
+		lost := managers[name].Set().Intersection(forced[applier].Set())
+		if after, ok := forced[name]; ok {
+			lost = lost.Difference(after.Set())
+		}
+		lost.Iterate(func(p fieldpath.Path) {
+			out = append(out, conflict{Manager: name, Field: p.String()})
+		})
+	}
+	return out
+}
+
 func run(p *typed.Parser, c testCase) caseResult {
 	out := caseResult{Managers: map[string]manager{}, Steps: []stepResult{}}
 	pt := p.Type(c.Type)
@@ -150,18 +191,18 @@ func run(p *typed.Parser, c testCase) caseResult {
 		}
 		var next *typed.TypedValue
 		var nextManagers fieldpath.ManagedFields
+		// The library writes into the map it is given, even when the write fails: each call
+		// gets a copy, so a failed step leaves the managers as they were.
 		switch st.Operation {
 		case "Apply":
-			next, nextManagers, err = updater.Apply(live, obj, version, managers, st.Manager, st.Force)
+			next, nextManagers, err = updater.Apply(live, obj, version, copied(managers), st.Manager, st.Force)
 		case "Update":
-			next, nextManagers, err = updater.Update(live, obj, version, managers, st.Manager)
+			next, nextManagers, err = updater.Update(live, obj, version, copied(managers), st.Manager)
 		default:
 			err = fmt.Errorf("operation %q: Apply or Update", st.Operation)
 		}
-		if conflicts, ok := err.(merge.Conflicts); ok {
-			for _, c := range conflicts {
-				res.Conflicts = append(res.Conflicts, conflict{Manager: c.Manager, Field: c.Path.String()})
-			}
+		if _, ok := err.(merge.Conflicts); ok {
+			res.Conflicts = conflictsOf(updater, live, obj, version, managers, st.Manager)
 		} else if err != nil {
 			res.Error = err.Error()
 		} else {
