@@ -28,7 +28,6 @@ only what a saved JSON plan keeps, so `helm plan show --fail-on` gives the same 
 """
 from __future__ import annotations
 
-import difflib
 
 from deployah_plan.codes import GATES
 from deployah_plan.errors import UsageError
@@ -64,6 +63,8 @@ def parse_gate(text: str) -> Gate:
 def _nearest(what: str) -> str | None:
     """The gate name closest to a mistyped one (`restrat`: restart), as click finds the command
     closest to a mistyped command; None when none is close."""
+    import difflib  # only for a gate that does not exist: a plan imports none of it otherwise
+
     names = [name.partition(":")[0] for name in _NAMES]
     found = difflib.get_close_matches(what, names, n=1, cutoff=0.75)
     return found[0] if found else None
