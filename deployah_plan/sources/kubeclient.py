@@ -364,7 +364,8 @@ class KubeClient:
                 finally:
                     answer.release_conn()
             except (urllib3.exceptions.HTTPError, OSError) as err:
-                if watch.expired:
+                # The read timeout is `seconds` too: it may fire a moment before the watch does.
+                if watch.expired or isinstance(_reason(err), urllib3.exceptions.ReadTimeoutError):
                     raise KubeUnreachable(late) from None
                 raise KubeUnreachable(f"cannot reach the cluster at {self.host}: {self._why(err)}") from None
             except AnswerTooLarge:
@@ -379,9 +380,7 @@ class KubeClient:
         return Response(answer.status, str(answer.reason or ""), body, str(answer.headers.get("Retry-After") or ""))
 
     def _why(self, err: BaseException) -> str:
-        reason: BaseException = err
-        if isinstance(err, urllib3.exceptions.MaxRetryError) and err.reason is not None:
-            reason = err.reason
+        reason = _reason(err)
         if isinstance(reason, urllib3.exceptions.ProxyError):
             return "the proxy failed: " + one_line(str(reason.original_error if hasattr(reason, "original_error") else reason))
         if isinstance(reason, urllib3.exceptions.NameResolutionError):
@@ -398,6 +397,13 @@ class KubeClient:
 
     def close(self) -> None:
         self.pool.clear()
+
+
+def _reason(err: BaseException) -> BaseException:
+    """What failed under urllib3's retry wrapper."""
+    if isinstance(err, urllib3.exceptions.MaxRetryError) and err.reason is not None:
+        return err.reason
+    return err
 
 
 def _retry_after(response: Response) -> float | None:
