@@ -129,7 +129,8 @@ def _merge_patch_touches(previous: Any, desired: Any, path: list[str]) -> bool:
 
 # -- server-side apply ownership ---------------------------------------------------------------------
 
-def _field_key(entry: str, key: Mapping[str, Any]) -> bool:
+def field_key(entry: str, key: Mapping[str, Any]) -> bool:
+    """Whether a FieldsV1 entry (`k:{...}`) names the list entry with this key."""
     if not entry.startswith("k:"):
         return False
     try:
@@ -150,7 +151,7 @@ def _owns(fields: Any, change: FieldChange) -> bool:
             return True  # the manager owns the whole value (atomic)
         prefix += "/" + escape(token)
         if prefix in keys:
-            node = next((v for k, v in node.items() if _field_key(k, keys[prefix])), None)
+            node = next((v for k, v in node.items() if field_key(k, keys[prefix])), None)
         elif f"f:{token}" in node:
             node = node[f"f:{token}"]
         elif token.isdigit() and f"i:{token}" in node:

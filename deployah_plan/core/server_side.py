@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 from msgspec.structs import replace
 
 from deployah_plan.core.diff import diff_objects
-from deployah_plan.core.drift import _MISSING, HELM_MANAGERS, _key_matches, resolve
+from deployah_plan.core.drift import _MISSING, HELM_MANAGERS, field_key, resolve
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.pointer import escape, tokens
 
@@ -60,16 +60,6 @@ class Applied(NamedTuple):
     fields: tuple[FieldChange, ...]
 
 
-def _entry_key(entry: str, key: Mapping[str, Any]) -> bool:
-    if not entry.startswith("k:"):
-        return False
-    try:
-        parsed = json.loads(entry[2:])
-    except ValueError:
-        return False
-    return isinstance(parsed, dict) and _key_matches(parsed, key)
-
-
 def _walk(fields: Any, change: FieldChange) -> tuple[tuple[str, ...], Any, bool] | None:
     """Where a FieldsV1 set meets the change's path: the managedFields path reached, its node,
     and whether it is an atomic value above the path (a leaf before the path ends). None: the
@@ -85,7 +75,7 @@ def _walk(fields: Any, change: FieldChange) -> tuple[tuple[str, ...], Any, bool]
         prefix += "/" + escape(token)
         name: str | None
         if prefix in keys:
-            name = next((k for k in node if _entry_key(k, keys[prefix])), None)
+            name = next((k for k in node if field_key(k, keys[prefix])), None)
         elif f"f:{token}" in node:
             name = f"f:{token}"
         elif token.isdigit() and f"i:{token}" in node:

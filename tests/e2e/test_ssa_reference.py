@@ -6,8 +6,7 @@ setting, keyed list entries, atomic lists), each as Kubernetes documents it
 from __future__ import annotations
 
 import copy
-import os
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -18,15 +17,8 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(autouse=True)
-def _reference() -> Iterator[None]:
-    """Outside CI a missing reference skips these tests; in CI (CI=true) it fails them, so CI
-    never passes without the reference."""
-    missing = ssa_reference.missing()
-    if missing is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{missing}; CI=true: a missing reference is a failure here")
-        pytest.skip(missing)
-    yield
+def _reference() -> None:
+    ssa_reference.required()
 
 
 def _deployment(image: str = "app:1", labels: dict[str, str] | None = None,
