@@ -25,8 +25,9 @@ from deployah_plan.startup import lazy
 from deployah_plan.model import Action, FieldChange, FieldOp, Plan, ResourceRef, TaskAction
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-# A chart default whose key names a credential (`auth.password`, `apiToken`, `tls.privateKey`).
-_SECRET_KEY = lazy(r"passw|secret|token|credential|private.?key|api.?key|auth.?key", re.I)
+# A chart default whose key's last part names a credential (`auth.password`, `apiToken`,
+# `tls.privateKey`; `tls.existingSecret.lookup` is not one).
+_SECRET_KEY = lazy(r"(?:^|\.)[^.]*(?:passw|secret|token|credential|private.?key|api.?key|auth.?key)[^.]*$", re.I)
 _LAST_APPLIED_POINTER = "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
 
 

@@ -527,9 +527,14 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         ahead = _Ahead(first_call, again_call, older_call) if first_call is not None else None
         once_read = (_start_renders_once_read(pool, renderer, reads.state, workdir, templates.may_regenerate, older)
                      if first_call is None else None)
-        between_call = causes.start(pool, reads.state, causes.Request(values_given=options.values.any(), reset_values=options.reset_values, stored_chart=options.stored_chart),
-                                    lambda state: helm.values(options.release, namespace, state.revision),
-                                    lambda values: renderer.between(values, workdir), (after or once_read) if deploy.dependency_update else None)
+        between_call = causes.start(pool, reads.state, causes.Request(
+            values_given=options.values.any(), reset_values=options.reset_values, stored_chart=options.stored_chart,
+            files=tuple(options.values.files), sets=(*options.values.set, *options.values.set_string, *options.values.set_json,
+                                                     *options.values.set_file, *options.values.set_literal)),
+            causes.Reads(lambda stored: helm.values(options.release, namespace, stored.revision),
+                         lambda values: renderer.between(values, workdir),
+                         lambda stored: helm.chart_defaults(options.release, namespace, stored.revision),
+                         lambda: helm.show_values(renderer.chart)), (after or once_read) if deploy.dependency_update else None)
         from deployah_plan.core import version_render
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
         from deployah_plan.planfile.inputs import ChartRead, Inputs, Planned, chart_tree_sha256
@@ -613,7 +618,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
         desired_again=desired_again, render_window=window,
         line_context=options.line_context, previous_dependency_crds=False,
-        attribution=between.attribution, between=between.render,
+        attribution=between.attribution, between=between.render, defaults=between.defaults,
     )), inputs)
 
 

@@ -13,6 +13,12 @@ the values insert does not shift the others; a field change whose pointer meets 
 unkeyed list whose entries shifted) has no cause rather than a guessed one, and so has a value
 the chart makes anew on every render (core/regenerated.py): two renders differ there anyway.
 
+The chart's defaults that changed under the user (`chart_defaults`): the previous chart's
+values.yaml (as the release stored it) against the new chart's, leaf by leaf (a map's keys,
+dotted; a list is one value), less every key the user's values set, or a key above or below one
+they set. The objects each moved are the chart's field changes (cause `chart` or `both`) from
+the old default to the new one, a value neither empty nor a bool (too common to tell apart).
+
 When the values did not change (`--reuse-values`, or no values flag, which reuses them),
 nothing is rendered again: every change is the chart's (`Attribution.CHART`).
 """
@@ -21,11 +27,12 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping
 
+from msgspec import Struct
 from msgspec.structs import replace
 
 from deployah_plan.core.diff import diff_objects
 from deployah_plan.manifests import Document
-from deployah_plan.model import Action, Attribution, Cause, FieldChange, ResourceChange, ResourceRef
+from deployah_plan.model import Action, Attribution, Cause, ChartDefault, FieldChange, FieldOp, ResourceChange, ResourceRef
 from deployah_plan.pointer import tokens
 
 Identity = tuple[str, str, str, str]
@@ -126,3 +133,54 @@ def attribute(changes: Iterable[ResourceChange], attribution: Attribution, previ
     if attribution is Attribution.RENDERED and between is not None:
         return [_attributed(c, previous, between, desired, regenerates) for c in changes]
     return list(changes)
+
+
+class Defaults(Struct, frozen=True):
+    """What the chart defaults are compared with: the previous chart's values.yaml, the new
+    chart's, and the keys the user's values set (each a tuple of map keys)."""
+
+    before: Mapping[str, Any]
+    after: Mapping[str, Any]
+    user_keys: tuple[tuple[str, ...], ...]
+
+
+def _leaves(values: Any, at: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
+    if isinstance(values, Mapping) and values:
+        out: dict[tuple[str, ...], Any] = {}
+        for key, value in values.items():
+            out.update(_leaves(value, (*at, str(key))))
+        return out
+    return {at: values} if at else {}
+
+
+def _telling(value: Any) -> bool:
+    """A value that tells its default's field apart: not empty, not a bool, not a container."""
+    return value is not None and not isinstance(value, (bool, dict, list)) and value != ""
+
+
+def _same(field: Any, default: Any) -> bool:
+    return field == default or (isinstance(field, str) and not isinstance(default, str) and field == str(default))
+
+
+_GONE = object()
+
+
+def chart_defaults(defaults: Defaults, changes: Iterable[ResourceChange]) -> tuple[ChartDefault, ...]:
+    """The chart's defaults that changed and the user does not set, each with the objects it
+    moved, as far as the chart's field changes tell (see the module's docstring)."""
+    before, after = _leaves(defaults.before), _leaves(defaults.after)
+    by_chart = [(c.resource, f) for c in changes for f in c.fields
+                if f.cause in (Cause.CHART, Cause.BOTH) and f.op is FieldOp.REPLACE]
+    out = []
+    for key in sorted(set(before) | set(after)):
+        old, new = before.get(key, _GONE), after.get(key, _GONE)
+        if old is not _GONE and new is not _GONE and old == new and type(old) is type(new):
+            continue
+        if any(key[:len(user)] == user[:len(key)] for user in defaults.user_keys):
+            continue
+        op = FieldOp.ADD if old is _GONE else FieldOp.REMOVE if new is _GONE else FieldOp.REPLACE
+        moved: tuple[ResourceRef, ...] = ()
+        if op is FieldOp.REPLACE and _telling(old) and _telling(new):
+            moved = tuple(dict.fromkeys(ref for ref, f in by_chart if _same(f.before, old) and _same(f.after, new)))
+        out.append(ChartDefault(".".join(key), op, None if old is _GONE else old, None if new is _GONE else new, moved))
+    return tuple(out)

@@ -130,7 +130,7 @@ def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
 
 
 def chart_default_of(doc: dict[str, Any]) -> ChartDefault:
-    return ChartDefault(doc["key"], FieldOp(doc["op"]), doc["before"], doc["after"],
+    return ChartDefault(doc["key"], FieldOp(doc["op"]), _unmask(doc["before"]), _unmask(doc["after"]),
                         tuple(ref_of(ref) for ref in doc.get("moved", ())))
 
 

@@ -25,7 +25,7 @@ from deployah_plan.sources import helm_versions
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.process import Timeout
 from deployah_plan.sources.helm_commands import (
-    chart_args, default_binary, dry_run_args, list_args, record_args, template_args,
+    chart_args, default_binary, defaults_args, dry_run_args, list_args, record_args, template_args,
 )
 
 _NOT_FOUND = lazy(r"release: not found|has no deployed releases")
@@ -258,6 +258,16 @@ class Helm(Struct):
             raise ReleaseError(f"release {name} revision {revision} has no stored chart",
                                "check the release with `helm get all`; a release without its chart cannot be rendered")
         return record
+
+    def chart_defaults(self, name: str, namespace: str, revision: int) -> dict[str, Any] | None:
+        """The default values of the chart stored with one revision (its values.yaml); None when
+        they cannot be printed faithfully."""
+        out = self.run(defaults_args(name, namespace, revision), what=f"reading the chart defaults of {name}")
+        return _decode_values(out.strip())
+
+    def show_values(self, chart: str) -> str:
+        """The chart's own values.yaml, as `helm show values` prints it."""
+        return self.run(["show", "values", chart], what="helm show values")
 
     def releases(self, namespace: str | None, selector: str | None) -> list[dict[str, Any]]:
         """`helm list -o json` of the releases in `namespace` (None: every namespace)."""

@@ -45,7 +45,7 @@ data:
   token: {{ randAlphaNum 16 | b64enc | quote }}
   user: {{ .Values.greeting | b64enc | quote }}
 """
-VALUES = 'replicas: {replicas}\ntag: "1.25"\nmode: a\ngreeting: hi\nextra: false\nlegacy: true\n'
+VALUES = 'replicas: {replicas}\ntag: "1.25"\nmode: a\ngreeting: hi\nextra: false\nlegacy: true\nauth: {{password: pw-{replicas}}}\n'
 
 
 def _chart(root: Path, version: str, *, replicas: int, new: bool, secret: bool = False) -> Path:
@@ -91,12 +91,22 @@ def test_each_change_is_the_charts_the_values_or_both(helm: Path, store: Store, 
     }
     web = next(c for c in doc["changes"] if c["resource"]["kind"] == "Deployment")
     assert web["cause"] == "both"  # its fields' causes differ
+    # The chart's defaults that changed under keys the user does not set (greeting, tag, mode,
+    # extra and legacy are set), a secret-looking one masked.
+    web_ref = {"api_version": "apps/v1", "kind": "Deployment", "namespace": "shop", "name": "web"}
+    assert doc["chart_defaults"] == [
+        {"key": "auth.password", "op": "replace", "before": {"sensitive": True, "length": 4, "token": 1},
+         "after": {"sensitive": True, "length": 4, "token": 2}, "moved": []},
+        {"key": "replicas", "op": "replace", "before": 1, "after": 2, "moved": [web_ref]},
+    ]
     text = _plan(store, v2, helm, "--set", "tag=1.27", "--set", "mode=b", "--set", "extra=true", "--set",
                  "legacy=false", "--set", "greeting=hello", "--no-color", output="text")
     # What matters: each object under each cause that moved one of its fields, in Helm's order.
     assert "  i from the chart upgrade: Service shop/web, Deployment shop/web, ConfigMap shop/old\n" in text, text
     assert "  i from your values: ConfigMap shop/extra, Deployment shop/web, ConfigMap shop/legacy\n" in text
     assert "  i from the chart upgrade and your values: ConfigMap shop/config\n" in text
+    assert "  i chart default replicas 1 -> 2 (you do not set it): Deployment shop/web\n" in text
+    assert "pw-" not in text
     image = next(line for line in text.splitlines() if "nginx:1.27" in line and "in Deployment" not in line)
     assert image.endswith("(from your values)")  # the Deployment's own cause is both: each field says its own
     markdown = _plan(store, v2, helm, "--set", "tag=1.27", "--set", "mode=b", "--set", "extra=true", "--set",
@@ -118,6 +128,22 @@ def test_values_unchanged_everything_is_the_charts_said_once(helm: Path, store: 
     text = _plan(store, v2, helm, "--reuse-values", "--no-color", output="text")
     assert text.count("from the chart upgrade") == 1, text  # said once, on no object
     assert "every change is from the chart upgrade" in text
+
+
+def test_the_same_values_file_again_is_no_values_change(helm: Path, store: Store, tmp_path: Path) -> None:
+    given = tmp_path / "values.yaml"
+    given.write_text("tag: '1.27'\nnested: {a: 1}\n")
+    store.add("app", _chart(tmp_path, "1.0.0", replicas=1, new=False), "shop", flags=("-f", str(given)))
+    v2 = _chart(tmp_path, "2.0.0", replicas=2, new=True)
+    doc = _plan(store, v2, helm, "-f", str(given))
+    assert doc["attribution"] == "chart"  # no render with the previous values: it would be this one
+    assert _causes(doc)[("update", "Deployment", "web")] == {"/metadata/labels/chart": "chart", "/spec/replicas": "chart"}
+    changed = tmp_path / "changed.yaml"
+    changed.write_text("tag: '1.28'\nnested: {a: 1}\n")
+    doc = _plan(store, v2, helm, "-f", str(changed))
+    assert doc["attribution"] == "rendered"
+    assert _causes(doc)[("update", "Deployment", "web")] == {
+        "/metadata/labels/chart": "chart", "/spec/replicas": "chart", "/spec/template/spec/containers/0/image": "values"}
 
 
 def test_the_same_chart_every_change_is_the_values(helm: Path, store: Store, tmp_path: Path) -> None:

@@ -57,12 +57,18 @@ def cause_lines(plan: Plan, groups: Sequence[tuple[Any, tuple[ResourceRef, ...]]
     every change is the chart's when the values did not change; else the objects each cause
     moved (`groups`: render/report.py `CauseGroup`s); then each chart default that changed under
     the user, its values seen through `default_value` (a secret-looking key's masked)."""
-    lines = []
+    lines: list[str] = []
     if plan.attribution is Attribution.CHART and plan.changes:
         lines.append("every change is from the chart upgrade: the values are the release's own, unchanged")
     lines += [f"{CAUSE[cause]}: {names(refs)}" for cause, refs in groups]
-    lines += [chart_default_text(d, view, default_value) for d in plan.chart_defaults]
+    lines += [chart_default_text(d, view, default_value) for d in plan.chart_defaults[:CHART_DEFAULTS]]
+    if len(plan.chart_defaults) > CHART_DEFAULTS:
+        lines.append(f"… and {len(plan.chart_defaults) - CHART_DEFAULTS:,} more chart defaults changed "
+                     "under keys you do not set (the JSON plan's chart_defaults)")
     return lines
+
+
+CHART_DEFAULTS = 10  # chart defaults said under "what matters" at most
 
 
 def chart_default_text(default: ChartDefault, view: View = SHORT,
