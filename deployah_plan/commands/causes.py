@@ -48,6 +48,7 @@ class Request(Struct, frozen=True, kw_only=True):
     stored_chart: bool
     files: tuple[str, ...] = ()  # the -f files
     sets: tuple[str, ...] = ()  # every --set, --set-string, --set-json, --set-file, --set-literal
+    chart: tuple[str, str] = ("", "")  # the new chart's name and version
 
 
 def _set_keys(item: str) -> list[tuple[str, ...]]:
@@ -125,7 +126,7 @@ def values_kept(request: Request, previous: dict[str, Any]) -> bool:
 class Reads(Struct, frozen=True):
     """The helm calls the attribution makes: the previous user values (when the release read
     could not print them), the render of the new chart with them, the previous chart's
-    defaults, the new chart's values.yaml."""
+    defaults, the new chart's values.yaml (read from the chart: sources/chart.py `default_values`)."""
 
     values: Callable[[StoredRelease], dict[str, Any]]
     render: Callable[[dict[str, Any]], Rendered | None]
@@ -133,13 +134,18 @@ class Reads(Struct, frozen=True):
     new_defaults: Callable[[], str]
 
 
-def _defaults(old: Call[dict[str, Any] | None], new: Call[str], keys: tuple[tuple[str, ...], ...] | None) -> Defaults | None:
+def _defaults(old: Call[dict[str, Any] | None] | None, new: Call[str] | None,
+              keys: tuple[tuple[str, ...], ...] | None) -> Defaults | None:
+    import tarfile
+
     import yaml
 
+    if old is None or new is None:
+        return None
     try:
         before, text = old.result(), new.result()
         after = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-    except (HelmError, yaml.YAMLError):
+    except (HelmError, yaml.YAMLError, OSError, tarfile.TarError):
         return None
     if before is None or keys is None or not isinstance(after, dict):
         return None
@@ -155,8 +161,10 @@ def start(pool: Workers, state_call: Call[ReleaseState], request: Request, reads
         current = state_call.result().current
         if current is None or request.stored_chart:
             return Between()
-        old = pool.submit(reads.old_defaults, current)
-        new = pool.submit(reads.new_defaults)
+        # A chart of the same name and version keeps its defaults (they are not read for it).
+        bumped = request.chart != (current.chart_name, current.chart_version)
+        old = pool.submit(reads.old_defaults, current) if bumped else None
+        new = pool.submit(reads.new_defaults) if bumped else None
         previous = current.values if current.values is not None else reads.values(current)
         keys = user_keys(request, previous)
         if values_kept(request, previous):

@@ -530,11 +530,12 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         between_call = causes.start(pool, reads.state, causes.Request(
             values_given=options.values.any(), reset_values=options.reset_values, stored_chart=options.stored_chart,
             files=tuple(options.values.files), sets=(*options.values.set, *options.values.set_string, *options.values.set_json,
-                                                     *options.values.set_file, *options.values.set_literal)),
+                                                     *options.values.set_file, *options.values.set_literal),
+            chart=(chart.name, chart.version)),
             causes.Reads(lambda stored: helm.values(options.release, namespace, stored.revision),
                          lambda values: renderer.between(values, workdir),
                          lambda stored: helm.chart_defaults(options.release, namespace, stored.revision),
-                         lambda: helm.show_values(renderer.chart)), (after or once_read) if deploy.dependency_update else None)
+                         lambda: charts.default_values(renderer.chart)), (after or once_read) if deploy.dependency_update else None)
         from deployah_plan.core import version_render
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
         from deployah_plan.planfile.inputs import ChartRead, Inputs, Planned, chart_tree_sha256

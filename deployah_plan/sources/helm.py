@@ -265,10 +265,6 @@ class Helm(Struct):
         out = self.run(defaults_args(name, namespace, revision), what=f"reading the chart defaults of {name}")
         return _decode_values(out.strip())
 
-    def show_values(self, chart: str) -> str:
-        """The chart's own values.yaml, as `helm show values` prints it."""
-        return self.run(["show", "values", chart], what="helm show values")
-
     def releases(self, namespace: str | None, selector: str | None) -> list[dict[str, Any]]:
         """`helm list -o json` of the releases in `namespace` (None: every namespace)."""
         out = self.run(list_args(namespace, selector), what="listing the releases")
