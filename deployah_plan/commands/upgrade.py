@@ -332,7 +332,8 @@ def _older(pool: Workers, renderer: _Renderer, values: _Values, upgrade: bool, o
 # 3. `_start_release_reads`, once the release is read: its history (when helm may prune it) and
 #    the live objects of its kinds, beside the renders.
 # 4. `_desired_renders`: the renders started ahead or once the release was read, or, for an
-#    install rendered ahead as an upgrade, all now, side by side.
+#    install rendered ahead as an upgrade, all now, side by side. Beside them since the release
+#    was read: the new chart with the previous values, and the charts' defaults (causes.py).
 #
 # Values a chart makes anew on every render (randAlphaNum, genCA, checksums of those) are found
 # by rendering the desired state twice with the same inputs (core/regenerated.py), for a chart
@@ -534,7 +535,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
             chart=(chart.name, chart.version)),
             causes.Reads(lambda stored: helm.values(options.release, namespace, stored.revision),
                          lambda values: renderer.between(values, workdir),
-                         lambda stored: helm.chart_defaults(options.release, namespace, stored.revision),
+                         lambda stored: stored.defaults(),
                          lambda: charts.default_values(renderer.chart)), (after or once_read) if deploy.dependency_update else None)
         from deployah_plan.core import version_render
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan

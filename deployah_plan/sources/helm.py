@@ -12,7 +12,7 @@ import re
 from decimal import Decimal
 from typing import Any, Iterable, Mapping, Sequence
 
-from msgspec import Struct, field
+from msgspec import Struct, field, structs
 
 from deployah_plan import deepjson, progress
 from deployah_plan.console import say
@@ -25,7 +25,7 @@ from deployah_plan.sources import helm_versions
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.process import Timeout
 from deployah_plan.sources.helm_commands import (
-    chart_args, default_binary, defaults_args, dry_run_args, list_args, record_args, template_args,
+    chart_args, default_binary, dry_run_args, list_args, record_args, template_args,
 )
 
 _NOT_FOUND = lazy(r"release: not found|has no deployed releases")
@@ -120,6 +120,13 @@ class StoredRelease(Struct, frozen=True):
     crds_stream: str = ""  # the chart's crds/ files as `helm template --include-crds` prints them
     # The user values (`helm get values`), when the read printed them faithfully; None otherwise.
     values: dict[str, Any] | None = None
+    # The chart's default values as the record printed them (helm_commands `_DEFAULTS_TEMPLATE`),
+    # undecoded: only why each change reads them (`defaults`).
+    chart_defaults: str = ""
+
+    def defaults(self) -> dict[str, Any] | None:
+        """The stored chart's default values; None when they were not printed faithfully."""
+        return _decode_values(self.chart_defaults) if self.chart_defaults else None
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], values: dict[str, Any] | None = None) -> "StoredRelease":
@@ -220,8 +227,10 @@ class Helm(Struct):
             if _NOT_FOUND.search(err.message):
                 return None
             raise
-        record, _, values = out.partition("\n")
-        return StoredRelease.from_record(_decode_go_json(record), _decode_values(values))
+        record, _, rest = out.partition("\n")
+        values, _, defaults = rest.partition("\n")
+        return structs.replace(StoredRelease.from_record(_decode_go_json(record), _decode_values(values)),
+                               chart_defaults=defaults.strip())
 
     def release_state(self, name: str, namespace: str, helm_major: int = 3) -> ReleaseState:
         """The revision `helm upgrade --install` diffs against (pkg/action/upgrade.go)."""
@@ -258,12 +267,6 @@ class Helm(Struct):
             raise ReleaseError(f"release {name} revision {revision} has no stored chart",
                                "check the release with `helm get all`; a release without its chart cannot be rendered")
         return record
-
-    def chart_defaults(self, name: str, namespace: str, revision: int) -> dict[str, Any] | None:
-        """The default values of the chart stored with one revision (its values.yaml); None when
-        they cannot be printed faithfully."""
-        out = self.run(defaults_args(name, namespace, revision), what=f"reading the chart defaults of {name}")
-        return _decode_values(out.strip())
 
     def releases(self, namespace: str | None, selector: str | None) -> list[dict[str, Any]]:
         """`helm list -o json` of the releases in `namespace` (None: every namespace)."""
