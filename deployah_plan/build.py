@@ -13,7 +13,7 @@ from msgspec.structs import replace
 from deployah_plan.codes import Fails, Severity
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    PHASE_ORDER, Action, ApplyMethod, ChartCRD, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, Header, HelmAction, Impact,
+    PHASE_ORDER, Action, ApplyMethod, Attribution, ChartCRD, ChartDefault, DriftChange, DriftEffect, DriftKind, FieldChange, FieldOp, Header, HelmAction, Impact,
     LiveCheck, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Summary, TaskAction, TaskPhase, TaskPlan, Warning,
     helm_run_order,
 )
@@ -165,6 +165,8 @@ def build_plan(
     drift: Iterable[DriftChange] = (),
     live: LiveCheck | None = None,
     impact: Iterable[Impact] = (),
+    attribution: Attribution = Attribution.NONE,
+    chart_defaults: Iterable[ChartDefault] = (),
 ) -> Plan:
     """The one constructor of a Plan; see the module docstring for what it checks."""
     if not isinstance(helm_action, HelmAction):
@@ -233,6 +235,8 @@ def build_plan(
         drift=tuple(drift_list),
         live=live,
         impact=impact_list,
+        attribution=attribution,
+        chart_defaults=tuple(chart_defaults),
     )
 
 
@@ -247,4 +251,5 @@ def rebuild(plan: Plan, changes: Iterable[ResourceChange] | None = None,
         plan.changes if changes is None else changes, plan.tasks, plan.chart_crds, plan.warnings, ignored,
         hooks_disabled=plan.hooks_disabled, drift=plan.drift, live=plan.live,
         impact=[i for i in plan.impact if i.resource.identity not in gone],
+        attribution=plan.attribution, chart_defaults=plan.chart_defaults,
     )

@@ -66,6 +66,27 @@ class Action(enum.Enum):
     RETAIN = "retain"  # leaves the release but stays in the cluster (helm.sh/resource-policy: keep)
 
 
+class Cause(enum.Enum):
+    """Which input of the upgrade moved a change (core/causes.py): the new chart (its templates
+    and defaults, with the release's previous values), the values given to this upgrade, or both
+    (the new chart moved it and the new values moved it again)."""
+
+    CHART = "chart"
+    VALUES = "values"
+    BOTH = "both"
+
+
+class Attribution(enum.Enum):
+    """How the plan's causes were found. `NONE`: not known (an install, a plan between two
+    files or stored revisions); `CHART`: the values did not change (reused), so every change is
+    the chart's; `RENDERED`: the new chart was also rendered with the previous values, and each
+    change is placed by where it moved (core/causes.py)."""
+
+    NONE = "none"
+    CHART = "chart"
+    RENDERED = "rendered"
+
+
 class FieldOp(enum.Enum):
     ADD = "add"  # present only after
     REMOVE = "remove"  # present only before
@@ -249,6 +270,8 @@ class FieldChange(Struct, frozen=True):
     # a value --force-conflicts takes from these field managers (`taken_from`).
     kept_by: tuple[str, ...] = ()
     taken_from: tuple[str, ...] = ()
+    # What moved it (core/causes.py); None where not known, and always on a regenerated value.
+    cause: Cause | None = None
 
 
 class CRDSchemaChange(Struct, frozen=True):
@@ -323,6 +346,9 @@ class ResourceChange(Struct, frozen=True):
     # A create's fields (JSON Pointers into `after`) the chart makes anew on every render
     # (core/regenerated.py): an update says it on each field change instead.
     regenerated_paths: tuple[str, ...] = ()
+    # What moved the object (core/causes.py): a create's or delete's own; an update's, that of
+    # its field changes when they share one, else BOTH. None where not known.
+    cause: Cause | None = None
 
 
 class HookDefinition(Struct, frozen=True):
@@ -487,6 +513,18 @@ class Impact(Struct, frozen=True):
         return bool(getattr(self.facts, "regenerated", False))
 
 
+class ChartDefault(Struct, frozen=True):
+    """A default value of the chart that the upgrade changes (`op` add, remove or replace) and the
+    user's values do not set: `key` dotted, as in values.yaml; the objects whose fields it
+    moved, as far as the plan can tell (the chart's changes to an equal value)."""
+
+    key: str
+    op: FieldOp
+    before: Any = None
+    after: Any = None
+    moved: tuple[ResourceRef, ...] = ()
+
+
 class Header(Struct, frozen=True):
     release: str
     namespace: str
@@ -534,6 +572,8 @@ class Plan(Struct, frozen=True):
     drift: tuple[DriftChange, ...] = ()
     live: LiveCheck = LiveCheck()
     impact: tuple[Impact, ...] = ()  # what the deploy does to running things (core/impact/)
+    attribution: Attribution = Attribution.NONE  # how the changes' causes were found
+    chart_defaults: tuple[ChartDefault, ...] = ()  # the chart's defaults that changed under the user
 
     @property
     def has_changes(self) -> bool:

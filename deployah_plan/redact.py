@@ -25,6 +25,9 @@ from deployah_plan.startup import lazy
 from deployah_plan.model import Action, FieldChange, FieldOp, Plan, ResourceRef, TaskAction
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+# A chart default whose key's last part names a credential (`auth.password`, `apiToken`,
+# `tls.privateKey`; `tls.existingSecret.lookup` is not one).
+_SECRET_KEY = lazy(r"(?:^|\.)[^.]*(?:passw|secret|token|credential|private.?key|api.?key|auth.?key)[^.]*$", re.I)
 _LAST_APPLIED_POINTER = "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"
 
 
@@ -129,6 +132,13 @@ class Redactor:
                 if key in out:
                     out[key] = self.mask(out[key], f"/{key}")
         return out
+
+    def default_value(self, key: str, value: Any) -> Any:
+        """A chart default's value (model.ChartDefault) as a reader may see it: masked when its
+        dotted key names a credential."""
+        if self.show_secrets or value is None or not _SECRET_KEY.search(key):
+            return value
+        return self.mask(value, "")
 
     def content(self, ref: ResourceRef, obj: Mapping[str, Any]) -> dict[str, Any]:
         """A whole object as a reader may see it (a created object's content): a Secret's

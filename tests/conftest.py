@@ -161,6 +161,8 @@ def assert_example_upgrade(doc: dict[str, Any], helm: Path) -> None:
     assert changes_of(doc) == EXAMPLE_UPGRADE
     assert [c["helm_order"] for c in doc["changes"]] == sorted(c["helm_order"] for c in doc["changes"])
     image = [f for f in doc["changes"][2]["fields"] if f["path"] == "/spec/template/spec/containers/0/image"]
+    # The example's values do not change: the chart's every change (core/causes.py).
+    assert doc["attribution"] == "chart" and all(f.pop("cause") == "chart" for f in image)
     assert image == [{"path": "/spec/template/spec/containers/0/image", "op": "replace",
                       "before": "nginx:1.25", "after": "nginx:1.27",
                       "keys": {"/spec/template/spec/containers/0": {"name": "web"}}}]

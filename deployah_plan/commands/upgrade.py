@@ -8,10 +8,7 @@ with --require-cluster).
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import os
-import re
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -19,12 +16,11 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from msgspec import Struct, structs, field
 
 from deployah_plan import deepjson
-from deployah_plan.startup import lazy
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
 from deployah_plan.release.revisions import connect, rendered
 from deployah_plan.sources.helm_commands import major, reads_standard_input
-from deployah_plan.commands import upgrade_flags
+from deployah_plan.commands import causes, upgrade_flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.errors import HelmError, ManifestError, UsageError
@@ -37,7 +33,8 @@ from deployah_plan.model import ApplyMethod, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.early import HelmCalls
-from deployah_plan.sources.helm import Helm, ReleaseState, crds_stream, hooks_stream
+from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
+from deployah_plan.sources.helm_text import after_progress, crds_as_sources, documents, record_crds_stream
 from deployah_plan.sources.kubeconfig import resolve_settings
 from deployah_plan.sources.workdir import Workdir
 from deployah_plan.sources.workers import Call, Workers, workers
@@ -185,68 +182,10 @@ def _with_release_values(values: dict[str, Any], user: ValueFlags, workdir: Work
     return _Values(("--values", path, *user.args()))
 
 
-def _crds_stream(record: dict[str, Any]) -> str:
-    """The chart's crds/ files of a `helm upgrade --dry-run=server -o json` record: its chart keeps
-    them in `files`, base64-encoded (Go []byte)."""
-    chart = record.get("chart") or {}
-    files = []
-    for entry in chart.get("files") or []:
-        try:
-            text = base64.b64decode(entry.get("data") or "").decode(errors="replace")
-        except (binascii.Error, ValueError):
-            continue
-        files.append((str(entry.get("name", "")), text))
-    return crds_stream(str((chart.get("metadata") or {}).get("name", "")), files)
-
-
-# What `helm template --dependency-update` prints on standard output before the manifests
-# (pkg/downloader: repository updates, "Saving 1 charts", "Downloading x from repo y", ...).
-_PROGRESS = lazy(r"(?:Hang tight while|\.\.\.Successfully got an update|\.\.\.Unable to get an update|"
-                       r"Update Complete\.|Saving \d+ charts?|Downloading \S+ from repo|Deleting outdated charts)")
-
-
-def _after_progress(text: str) -> str:
-    """The manifests without helm's progress lines in front. Only those lines go: a
-    post-renderer's output need not start with `---`."""
-    lines = text.split("\n")
-    start = 0
-    while start < len(lines) and _PROGRESS.match(lines[start]):
-        start += 1
-    return "\n".join(lines[start:])
-
-
-_SEPARATOR = lazy(r"^---[ \t]*(?:#.*)?$", re.M)
-
-
-def _documents(text: str) -> list[str]:
-    """`text` cut at its `---` lines (`_SEPARATOR.split`). Each `---` at a line's start is found
-    with str.find and the pattern tried there only: `re` tries a pattern that starts at a line's
-    start at every character, 27 ms for each of kube-prometheus-stack's renders."""
-    pieces: list[str] = []
-    last = position = 0
-    while True:
-        found = _SEPARATOR.match(text, position) if text.startswith("---", position) else None
-        if found is not None:
-            pieces.append(text[last:found.start()])
-            last = found.end()
-        position = text.find("\n---", position) + 1
-        if not position:
-            break
-    pieces.append(text[last:])
-    return pieces
-
-
-def _crds_as_sources(text: str, chart_name: str) -> str:
-    """`helm show crds` output as `helm template --include-crds` prints the CRDs: each document
-    under a `# Source: <chart>/crds/...` line, which is how chart CRDs are told apart."""
-    docs = [doc.strip("\n") for doc in _documents(text) if doc.strip()]
-    return "".join(f"---\n# Source: {chart_name}/crds/(helm show crds)\n{doc}\n" for doc in docs)
-
-
 def _from_record(record: dict[str, Any], known: Known | None = None) -> Rendered:
     manifest = split_stream(record.get("manifest") or "", "helm upgrade --dry-run=server", known)
     hooks = split_stream(hooks_stream(record.get("hooks") or []), "helm upgrade --dry-run=server hooks", known)
-    crds = split_stream(_crds_stream(record), "the chart's crds/", known)
+    crds = split_stream(record_crds_stream(record), "the chart's crds/", known)
     return Rendered(manifest.resources, hooks.hooks, manifest.crds + crds.crds,
                     manifest.dropped + hooks.dropped + crds.dropped)
 
@@ -298,11 +237,11 @@ def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespac
     if options.carried:
         text = text.rstrip("\n") + "\n" + options.carried
     if deploy.dependency_update:
-        text = _after_progress(text)
+        text = after_progress(text)
     if apart:
         # After the rest: documents that lost their `# Source:` line must not follow a
         # crds/ one, or they would be read as part of that file.
-        text = text.rstrip("\n") + "\n" + _crds_as_sources(helm.show_crds(chart), charts.inspect(chart).name)
+        text = text.rstrip("\n") + "\n" + crds_as_sources(helm.show_crds(chart), charts.inspect(chart).name)
     return _Render(text, split_stream(text, "helm template", known) if parse else None)
 
 
@@ -323,8 +262,8 @@ def _varying(first: _Render, again: _Render) -> Rendered:
     document."""
     if again.documents is not None:  # a server render: a record, not a stream
         return again.documents
-    seen = set(_documents(first.text))
-    kept = [document for document in _documents(again.text) if document not in seen]
+    seen = set(documents(first.text))
+    kept = [document for document in documents(again.text) if document not in seen]
     return split_stream("".join(f"---\n{document}" for document in kept), "helm template (the second render)")
 
 
@@ -345,6 +284,19 @@ class _Renderer(Struct, frozen=True):
                parse: bool = True) -> _Render:
         return _render(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
                        upgrade=upgrade, starting=starting, parse=parse, known=self.known)
+
+    def between(self, previous: dict[str, Any], workdir: Workdir) -> Rendered | None:
+        """The new chart with the release's previous user values (commands/causes.py): in a file of
+        the plan's folder; a server render with --reset-values, so that helm takes them alone."""
+        path = os.path.join(workdir.path, "previous-values-between.json") if previous else ""
+        if path:
+            with open(path, "w") as out:
+                out.write(deepjson.dumps(previous))
+        once = structs.replace(self.options, values=ValueFlags(files=(path,) if path else ()), reuse_values=False,
+                               reset_then_reuse_values=False, reset_values=self.mode == "server",
+                               deploy=structs.replace(self.options.deploy, dependency_update=False))
+        return _render(self.helm, once, self.mode, self.chart, self.namespace, _Values(("--values", path) if path else ()),
+                       self.helm_major, upgrade=True, known=self.known).documents
 
     def again(self, values: _Values, *, upgrade: bool) -> _Render:
         return _render_again(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
@@ -380,7 +332,8 @@ def _older(pool: Workers, renderer: _Renderer, values: _Values, upgrade: bool, o
 # 3. `_start_release_reads`, once the release is read: its history (when helm may prune it) and
 #    the live objects of its kinds, beside the renders.
 # 4. `_desired_renders`: the renders started ahead or once the release was read, or, for an
-#    install rendered ahead as an upgrade, all now, side by side.
+#    install rendered ahead as an upgrade, all now, side by side. Beside them since the release
+#    was read: the new chart with the previous values, and the charts' defaults (causes.py).
 #
 # Values a chart makes anew on every render (randAlphaNum, genCA, checksums of those) are found
 # by rendering the desired state twice with the same inputs (core/regenerated.py), for a chart
@@ -546,7 +499,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     if options.kube_version:
         targets.check_version(options.kube_version)
 
-    with Workdir("helm-plan-") as workdir, workers(4) as pool:
+    with Workdir("helm-plan-") as workdir, workers(5) as pool:
         # 1. The version, the release, the chart, helm template's default version: side by side.
         reads = _start_reads(pool, helm, options, namespace, mode, workdir)
         helm_version = reads.version.result()
@@ -575,6 +528,15 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         ahead = _Ahead(first_call, again_call, older_call) if first_call is not None else None
         once_read = (_start_renders_once_read(pool, renderer, reads.state, workdir, templates.may_regenerate, older)
                      if first_call is None else None)
+        between_call = causes.start(pool, reads.state, causes.Request(
+            values_given=options.values.any(), reset_values=options.reset_values, stored_chart=options.stored_chart,
+            files=tuple(options.values.files), sets=(*options.values.set, *options.values.set_string, *options.values.set_json,
+                                                     *options.values.set_file, *options.values.set_literal),
+            chart=(chart.name, chart.version)),
+            causes.Reads(lambda stored: helm.values(options.release, namespace, stored.revision),
+                         lambda values: renderer.between(values, workdir),
+                         lambda stored: stored.defaults(),
+                         lambda: charts.default_values(renderer.chart)), (after or once_read) if deploy.dependency_update else None)
         from deployah_plan.core import version_render
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
         from deployah_plan.planfile.inputs import ChartRead, Inputs, Planned, chart_tree_sha256
@@ -593,6 +555,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         assert first.documents is not None  # the first render is always parsed
         desired = first.documents
         desired_again = _varying(first, second) if second is not None else None
+        between = between_call.result()  # the new chart with the previous values (commands/causes.py)
         window = (started, time.time())
         # Of the versions' renders, only the documents whose text the other lacks: for most charts, none.
         moved = (_varying(renders.older, _Render(first.text)), _varying(first, renders.older)) if renders.older is not None else None
@@ -657,6 +620,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
         desired_again=desired_again, render_window=window,
         line_context=options.line_context, previous_dependency_crds=False,
+        attribution=between.attribution, between=between.render, defaults=between.defaults,
     )), inputs)
 
 

@@ -10,7 +10,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from deployah_plan.startup import lazy
-from deployah_plan.core import crd, regenerated, server_side
+from deployah_plan.core import causes, crd, regenerated, server_side
 from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
@@ -30,7 +30,7 @@ from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_ra
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.build import HOOK_EVENTS, build_plan, disambiguate
 from deployah_plan.model import (
-    Action, ApplyMethod, CRDLifecycle, ChartCRD, DriftChange, FieldChange, Header, HelmAction,
+    Action, ApplyMethod, Attribution, CRDLifecycle, ChartCRD, ChartDefault, DriftChange, FieldChange, Header, HelmAction,
     Identity, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef,
     TaskAction, TaskPhase, TaskPlan, Warning, warn,
 )
@@ -72,6 +72,11 @@ class PlanRequest(Struct, frozen=True):
     # --include-crds` walks the dependencies, as chart.CRDObjects does), a release record does
     # not (Helm's Chart serialises no dependencies, only the top chart's files).
     previous_dependency_crds: bool = True
+    # How the changes' causes are found (core/causes.py); `between`: the new chart rendered with
+    # the release's previous user values, for Attribution.RENDERED.
+    attribution: Attribution = Attribution.NONE
+    between: Rendered | None = None
+    defaults: causes.Defaults | None = None  # the two charts' defaults, where they were read
 
 
 def _cluster_scoped(streams: Iterable[Rendered], live: LiveSnapshot | None = None) -> set[tuple[str, str]]:
@@ -556,6 +561,7 @@ def make_plan(request: PlanRequest) -> Plan:
     live = _Live(request, _scope(identifier, [previous, request.desired]))
     crds: list[ChartCRD] = []
     drift: list[DriftChange] = []
+    chart_defaults: tuple[ChartDefault, ...] = ()
 
     if request.action is HelmAction.UNINSTALL:
         # The release's own hooks run (pre-delete, post-delete); nothing is created or updated;
@@ -590,6 +596,12 @@ def make_plan(request: PlanRequest) -> Plan:
         warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         changes = _server_side(changes, live, request, want_resources, prev_resources, warnings)
+        if request.attribution is not Attribution.NONE and not fresh:
+            between = identifier.index(request.between.resources, "desired") if request.between else None
+            changes = causes.attribute(changes, request.attribution, prev_resources, between, want_resources,
+                                       regenerates=request.desired_again is not None)
+            if request.defaults is not None:
+                chart_defaults = causes.chart_defaults(request.defaults, changes)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = hook_tasks(prev_hooks, want_hooks, provisional, rank, request.line_context)
         if hook_renders is not None:
@@ -627,7 +639,8 @@ def make_plan(request: PlanRequest) -> Plan:
     warnings += failures
     warnings += [warn(dropped) for dropped in (*previous.dropped, *request.desired.dropped)]
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
-                      drift=drift, live=live.check, impact=impact)
+                      drift=drift, live=live.check, impact=impact,
+                      attribution=request.attribution if not fresh else Attribution.NONE, chart_defaults=chart_defaults)
 
 
 def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChange],

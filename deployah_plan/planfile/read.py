@@ -31,7 +31,7 @@ from deployah_plan.impact_facts import impact_facts_class
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.build import build_plan
 from deployah_plan.model import (
-    Action, ApplyMethod, CRDLifecycle, CRDSchemaChange, CRDSummary, ChartCRD, DriftChange, DriftEffect, DriftField,
+    Action, ApplyMethod, Attribution, CRDLifecycle, CRDSchemaChange, CRDSummary, Cause, ChartCRD, ChartDefault, DriftChange, DriftEffect, DriftField,
     DriftKind, DriftReason, FieldChange, FieldOp, Header, HelmAction, HookDefinition, Impact, LiveCheck, LiveGap,
     LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, SsaReason, TaskAction, TaskPhase, TaskPlan,
     Warning,
@@ -81,6 +81,7 @@ def field_change_of(ref: ResourceRef | None, doc: dict[str, Any]) -> FieldChange
         regenerated=bool(doc.get("regenerated", False)),
         kept_by=tuple(doc.get("kept_by", ())),
         taken_from=tuple(doc.get("taken_from", ())),
+        cause=Cause(doc["cause"]) if doc.get("cause") else None,
     )
 
 
@@ -124,7 +125,13 @@ def resource_change_of(doc: dict[str, Any]) -> ResourceChange:
         ignored_by=tuple(doc.get("ignored_by", ())),
         crd_schema=crd_summary_of(doc.get("crd_schema")),
         regenerated_paths=tuple(doc.get("regenerated_paths", ())),
+        cause=Cause(doc["cause"]) if doc.get("cause") else None,
     )
+
+
+def chart_default_of(doc: dict[str, Any]) -> ChartDefault:
+    return ChartDefault(doc["key"], FieldOp(doc["op"]), _unmask(doc["before"]), _unmask(doc["after"]),
+                        tuple(ref_of(ref) for ref in doc.get("moved", ())))
 
 
 def hook_definition_of(doc: dict[str, Any]) -> HookDefinition:
@@ -272,6 +279,8 @@ def plan_of(doc: Any) -> Plan:
         hooks_disabled=bool(doc.get("hooks_disabled", False)),
         drift=_each(doc, "drift", drift_of), live=live_of(doc["live"]) if "live" in doc else None,
         impact=_each(doc, "impact", impact_of),
+        attribution=Attribution(doc.get("attribution", Attribution.NONE.value)),
+        chart_defaults=_each(doc, "chart_defaults", chart_default_of),
     )
 
 

@@ -24,7 +24,7 @@ from msgspec import Struct
 from deployah_plan.errors import UsageError
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    Action, ChartCRD, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary,
+    Action, ChartCRD, ChartDefault, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary,
     TaskAction, Warning,
 )
 from deployah_plan.planfile import FORMAT_VERSION
@@ -74,6 +74,8 @@ def field_change_doc(change: FieldChange) -> dict[str, Any]:
         out["kept_by"] = list(change.kept_by)
     if change.taken_from:
         out["taken_from"] = list(change.taken_from)
+    if change.cause is not None:
+        out["cause"] = change.cause.value
     if change.lines:
         out["line_diff"] = list(change.lines)
     if change.parts:
@@ -116,6 +118,7 @@ def resource_change_doc(item: ObjectReport, redactor: Redactor) -> dict[str, Any
         **_desired(change.resource, change.action is Action.CREATE, change.after, redactor),
         **({"regenerated_paths": list(change.regenerated_paths)} if change.regenerated_paths else {}),
         **({"crd_schema": crd_summary_doc(change.crd_schema)} if change.crd_schema is not None else {}),
+        **({"cause": change.cause.value} if change.cause is not None else {}),
     }
 
 
@@ -174,6 +177,13 @@ def highlight_docs(report: Report) -> list[dict[str, Any]]:
     return [{"what": h.what.value, "sign": h.sign, "resources": [ref_doc(r) for r in h.resources],
              "before": _plain(h.before), "after": _plain(h.after), "detail": list(h.detail)}
             for h in report.highlights]
+
+
+def chart_default_doc(default: ChartDefault, redactor: Redactor) -> dict[str, Any]:
+    """A chart default that changed under the user; a secret-looking value masked (redact.py)."""
+    before, after = redactor.default_value(default.key, default.before), redactor.default_value(default.key, default.after)
+    return {"key": default.key, "op": default.op.value, "before": _plain(before), "after": _plain(after),
+            "moved": [ref_doc(ref) for ref in default.moved]}
 
 
 def chart_crd_doc(crd: ChartCRD) -> dict[str, Any]:
@@ -273,6 +283,8 @@ def document(plan: Plan, show_secrets: bool = False) -> dict[str, Any]:
         "impact": [impact_doc(i) for i in plan.impact],
         "ignored": [resource_change_doc(item, redactor) for item in report.ignored],
         "not_checked": list(plan.not_checked),
+        "attribution": plan.attribution.value,
+        "chart_defaults": [chart_default_doc(d, redactor) for d in plan.chart_defaults],
         "summary": summary_doc(plan.summary, plan),
     }
 

@@ -168,7 +168,7 @@ def _change_item(item: ObjectReport, redactor: Redactor, view: View, said: set[i
     change = item.change
     sign = SIGN[change.action]
     alert = change_words.failure_label(item.failures) + change_words.data_loss_label(item.warnings)
-    ref = str(change.resource) + change_words.change_note(change) + change_words.ownership_label(change) + alert
+    ref = str(change.resource) + change_words.change_note(change, item.cause) + change_words.ownership_label(change) + alert
     what = _plural(len(item.own), 'field change') if item.own else "CRD schema changes"
     count = f" ({plan_words.action_text(what, len(item.own) + len(item.notes), item.common_count)})" \
         if item.own or item.notes else f" (only {_plural(item.common_count, 'common change')})" if item.common_count else ""
@@ -458,16 +458,19 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
         _summary_table(report),
         f"**{md(plan_words.summary_text(plan))}**" + (f"<br>\n**{md(report.impact_line)}**" if report.impact_line else ""),
     ])
-    if report.highlights:
+    redactor = Redactor.for_plan(plan, options.show_secrets)
+    why = plan_words.cause_lines(plan, [(g.cause, g.resources) for g in report.causes], view, redactor.default_value)
+    if report.highlights or why:
         shown = report.highlights[:plan_words.HIGHLIGHTS]
         notes = [f"- {_sign(note.sign)} {md(plan_words.highlight_text(note, view))}" for note in shown]
         more = len(report.highlights) - plan_words.HIGHLIGHTS
         if more > 0:
             notes.append(f"- {md(plan_words.more_highlights(more))}")
-        signs = plan_words.legend({note.sign: {""} for note in shown})
+        notes += [f"- {_sign('i')} {md(line)}" for line in why]
+        signs = plan_words.legend({note.sign: {""} for note in shown} | ({"i": {""}} if why else {}))
         legend = "*" + md("Signs:") + "* " + ", ".join(f"{_sign(sign)} {md(meaning)}" for sign, meaning in signs)
         head += "\n\n" + "\n".join([_title(plan_words.HIGHLIGHTS_TITLE), "", *notes, "", legend])
-    sections = _sections(report, Redactor.for_plan(plan, options.show_secrets), view)
+    sections = _sections(report, redactor, view)
     full = sum(s.size() for s in sections.values()) + len(head)
     cut = _fit(sections, CAP - len(head) - _RESERVE) if full > CAP - _RESERVE else []
     parts = [head]

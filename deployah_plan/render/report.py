@@ -22,11 +22,12 @@ import json
 from typing import Any, Mapping
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from deployah_plan.startup import lazy
 from deployah_plan.codes import Code
 from deployah_plan.model import (
-    Action, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
+    Action, Attribution, Cause, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.crd_paths import said_by_summary
@@ -98,6 +99,10 @@ class ObjectReport(Struct, frozen=True):
     notes: tuple[str, ...] = ()
     hidden: int = 0  # field changes not shown: the kind is suppressed (--suppress)
     hidden_content: bool = False  # a created object's content not shown: the kind is suppressed
+    # What moved the object, as its line says it (None where not known, or where the plan says
+    # once that every change is the chart's); `own` then keeps a field change's cause only where
+    # it differs from this.
+    cause: Cause | None = None
 
     @property
     def common_count(self) -> int:
@@ -156,6 +161,13 @@ class TaskRow(Struct, frozen=True):
     policy_for: int = 1
 
 
+class CauseGroup(Struct, frozen=True):
+    """The objects one cause moved (core/causes.py), in the plan's order."""
+
+    cause: Cause
+    resources: tuple[ResourceRef, ...]
+
+
 class Report(Struct, frozen=True):
     plan: Plan
     objects: tuple[ObjectReport, ...]
@@ -164,6 +176,7 @@ class Report(Struct, frozen=True):
     common: tuple[CommonChange, ...]
     groups: tuple[CommonGroup, ...]
     highlights: tuple[Highlight, ...]
+    causes: tuple["CauseGroup", ...] = ()  # the changes by what moved them, under "what matters"
     # Each task's report by the identity of the plan's task object (the report holds the plan,
     # so those objects live as long as it does).
     by_task: Mapping[int, TaskReport] = {}
@@ -257,8 +270,12 @@ class Report(Struct, frozen=True):
             if w.resource is not None:
                 about.setdefault(w.resource.identity, []).append(w)
 
+        shown = plan.attribution is Attribution.RENDERED
+
         def object_report(change: ResourceChange, folded: bool) -> ObjectReport:
             own, marks = split(change.resource, change.fields) if folded else (change.fields, (-1,) * len(change.fields))
+            cause = change.cause if shown else None
+            own = tuple(f if f.cause is None or (shown and f.cause is not cause) else replace(f, cause=None) for f in own)
             warnings = tuple(about.get(change.resource.identity, ()))
             failures = tuple(w for w in warnings if w.fails)
             notes: tuple[str, ...] = ()
@@ -270,7 +287,7 @@ class Report(Struct, frozen=True):
                                     _weight(change, own, warnings), notes, hidden=len(own),
                                     hidden_content=change.action is Action.CREATE and bool(change.after))
             return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan),
-                                _weight(change, own, warnings), notes)
+                                _weight(change, own, warnings), notes, cause=cause)
 
         tasks = []
         for task in plan.tasks:
@@ -293,8 +310,23 @@ class Report(Struct, frozen=True):
             common=common,
             groups=tuple(CommonGroup(r, h, tuple(ns)) for (r, h), ns in groups.items()),
             highlights=_highlights(plan, suppress),
+            causes=_cause_groups(plan) if shown else (),
             by_task={id(item.task): item for item in tasks},
         )
+
+
+def _cause_groups(plan: Plan) -> tuple[CauseGroup, ...]:
+    """The changed objects by cause: an update under each cause of its field changes (one that
+    the chart moved in one field and the values in another is under both), a create or delete
+    under its own."""
+    by: dict[Cause, list[ResourceRef]] = {cause: [] for cause in Cause}
+    for change in plan.changes:
+        found = ({f.cause for f in change.fields if f.cause is not None} if change.action is Action.UPDATE
+                 else {change.cause} if change.cause is not None else set())
+        for cause in Cause:
+            if cause in found:
+                by[cause].append(change.resource)
+    return tuple(CauseGroup(cause, tuple(refs)) for cause, refs in by.items() if refs)
 
 
 def _shows_content(definition: HookDefinition) -> bool:

@@ -116,7 +116,7 @@ def _object_lines(item: ObjectReport, redactor: Redactor, style: _Style, view: V
     sign = SIGN[change.action]
     action = plan_words.action_text(change.action.value, len(item.own) + len(item.notes), item.common_count)
     alert = change_words.failure_label(item.failures) + change_words.data_loss_label(item.warnings)
-    out = [f"  {style.sign(sign)} {change.resource}  ({action}){change_words.change_note(change)}"
+    out = [f"  {style.sign(sign)} {change.resource}  ({action}){change_words.change_note(change, item.cause)}"
            f"{change_words.ownership_label(change)}{style(alert, 'alert')}"]
     out += [f"      {style.sign('*', '=')} {note}" for note in item.notes]
     out += _field_lines(change.resource, item.own, redactor, style, "      ", view)
@@ -229,13 +229,15 @@ def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     redactor = Redactor.for_plan(plan, options.show_secrets)
     out = _header(plan, style)
     head = len(out)  # the legend goes under the header, once every sign is known
-    if report.highlights:
+    why = plan_words.cause_lines(plan, [(g.cause, g.resources) for g in report.causes], view, redactor.default_value)
+    if report.highlights or why:
         out += ["", style(plan_words.HIGHLIGHTS_TITLE, "bold")]
         for note in report.highlights[:plan_words.HIGHLIGHTS]:
             text = plan_words.highlight_text(note, view)
             out.append(f"  {style.sign(note.sign)} {style(text, 'alert') if note.sign == 'X' else text}")
         if len(report.highlights) > plan_words.HIGHLIGHTS:
             out.append(f"  {plan_words.more_highlights(len(report.highlights) - plan_words.HIGHLIGHTS)}")
+        out += [f"  {style.sign('i')} {line}" for line in why]
     out += _common_lines(report, redactor, style, view)
     if plan.changes:
         out += ["", style(plan_words.resources_title(plan), "bold")]

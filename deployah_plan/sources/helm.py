@@ -12,7 +12,7 @@ import re
 from decimal import Decimal
 from typing import Any, Iterable, Mapping, Sequence
 
-from msgspec import Struct, field
+from msgspec import Struct, field, structs
 
 from deployah_plan import deepjson, progress
 from deployah_plan.console import say
@@ -120,6 +120,13 @@ class StoredRelease(Struct, frozen=True):
     crds_stream: str = ""  # the chart's crds/ files as `helm template --include-crds` prints them
     # The user values (`helm get values`), when the read printed them faithfully; None otherwise.
     values: dict[str, Any] | None = None
+    # The chart's default values as the record printed them (helm_commands `_DEFAULTS_TEMPLATE`),
+    # undecoded: only why each change reads them (`defaults`).
+    chart_defaults: str = ""
+
+    def defaults(self) -> dict[str, Any] | None:
+        """The stored chart's default values; None when they were not printed faithfully."""
+        return _decode_values(self.chart_defaults) if self.chart_defaults else None
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], values: dict[str, Any] | None = None) -> "StoredRelease":
@@ -220,8 +227,10 @@ class Helm(Struct):
             if _NOT_FOUND.search(err.message):
                 return None
             raise
-        record, _, values = out.partition("\n")
-        return StoredRelease.from_record(_decode_go_json(record), _decode_values(values))
+        record, _, rest = out.partition("\n")
+        values, _, defaults = rest.partition("\n")
+        return structs.replace(StoredRelease.from_record(_decode_go_json(record), _decode_values(values)),
+                               chart_defaults=defaults.strip())
 
     def release_state(self, name: str, namespace: str, helm_major: int = 3) -> ReleaseState:
         """The revision `helm upgrade --install` diffs against (pkg/action/upgrade.go)."""

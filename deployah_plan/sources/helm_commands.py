@@ -123,8 +123,18 @@ _VALUES_TEMPLATE = (
 )
 
 
+# On a third line, the chart's own default values (`.Release.Chart.Values`, its values.yaml as
+# the release stored it: why each change, core/causes.py), walked as the user values are; the top
+# map is a named type (chartutil.Values), so its keys are walked here. Decoded only when used.
+_DEFAULTS_TEMPLATE = (
+    '\n{{with .Release.Chart}}{ {{- range $k, $v := .Values}}{{printf "%q" $k}}:{{template "helm-plan-value" $v}},'
+    '{{end}}"":null}{{else}}null{{end}}'
+)
+
+
 def record_template(helm_major: int) -> str:
-    return _RECORD_TEMPLATE.replace("__APPLY_METHOD__", _APPLY_METHOD if helm_major >= 4 else "") + _VALUES_TEMPLATE
+    return (_RECORD_TEMPLATE.replace("__APPLY_METHOD__", _APPLY_METHOD if helm_major >= 4 else "") + _VALUES_TEMPLATE
+            + _DEFAULTS_TEMPLATE)
 
 
 def record_args(name: str, namespace: str, revision: int | None, helm_major: int) -> list[str]:

@@ -90,9 +90,9 @@ def test_lookup_is_real_with_the_server(helm: Path, store: Store, kube: FakeKube
     (change,) = doc["changes"]
     # The value comes from the ConfigMap in the fake cluster; a missing object looks up as {}.
     assert change["action"] == "update" and change["fields"] == [
-        {"path": "/data/colour", "op": "replace", "before": "none", "after": "teal"},
-        {"path": "/data/missing", "op": "replace", "before": "unknown", "after": "0"},
-    ]
+        {"path": "/data/colour", "op": "replace", "before": "none", "after": "teal", "cause": "chart"},
+        {"path": "/data/missing", "op": "replace", "before": "unknown", "after": "0", "cause": "chart"},
+    ]  # no values flag: the release's values again, every change the chart's
     assert not any(w["code"] == "lookup-offline" for w in doc["warnings"])
     paths = [r.path for r in kube.requests]
     assert "/api/v1/namespaces/shop/configmaps/settings" in paths
@@ -125,4 +125,23 @@ def test_forbidden_release_secrets_are_reported(helm: Path, store: Store, kube: 
     assert result.code == 1
     (line,) = result.err.strip().splitlines()
     assert 'secrets is forbidden: User "fake" cannot list resource "secrets"' in line, line
+    _assert_read_only(kube)
+
+
+def test_causes_with_the_server_render(helm: Path, store: Store, kube: FakeKube, tmp_path: Path) -> None:
+    """The new chart with the previous values is rendered by the server too (`helm upgrade
+    --dry-run=server --reset-values -f previous`): the chart's change and the values' told apart."""
+    configmap = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  size: {{ .Values.size | quote }}\n"
+    before = write_chart(tmp_path / "v1", "app", {"cm.yaml": configmap + "  tier: one\n"}, values="size: s\n")
+    after = write_chart(tmp_path / "v2", "app", {"cm.yaml": configmap + "  tier: two\n"}, values="size: s\n",
+                        version="0.2.0")
+    store.add("app", before, "shop", flags=("--set", "size=m"))
+    kube.load_releases(store.path)
+    result = run_plan("upgrade", "app", str(after), "-n", "shop", "-o", "json", "--render", "server", "--set", "size=l",
+                      helm=helm, KUBECONFIG=_kubeconfig(kube, tmp_path))
+    assert result.code == 0, result.err
+    doc = result.json()
+    assert doc["attribution"] == "rendered"
+    (change,) = doc["changes"]
+    assert [(f["path"], f["cause"]) for f in change["fields"]] == [("/data/size", "values"), ("/data/tier", "chart")]
     _assert_read_only(kube)

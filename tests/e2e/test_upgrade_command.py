@@ -97,7 +97,8 @@ def test_values_of_the_previous_release_are_reused_when_none_are_given(helm: Pat
     assert same["helm_action"] == "none"
     # Any values flag replaces them: size falls back to the chart default.
     other = run_plan("upgrade", "app", str(chart), "--set", "unrelated=1", "-o", "json", helm=helm, store=store).json()
-    assert other["changes"][0]["fields"] == [{"path": "/data/size", "op": "replace", "before": "large", "after": "small"}]
+    assert other["changes"][0]["fields"] == [{"path": "/data/size", "op": "replace", "before": "large", "after": "small",
+                                              "cause": "values"}]  # the same chart: the values moved it
     reuse = run_plan("upgrade", "app", str(chart), "--reuse-values", "--set", "unrelated=1", "-o", "json",
                      helm=helm, store=store).json()
     assert reuse["helm_action"] == "none"

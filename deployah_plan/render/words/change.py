@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from deployah_plan.codes import Code
-from deployah_plan.model import Action, Ownership, ResourceChange, Warning
+from deployah_plan.model import Action, Cause, Ownership, ResourceChange, Warning
 
 
 _OWNERSHIP_LABEL = {
@@ -21,14 +21,22 @@ def ownership_label(change: ResourceChange) -> str:
     return f"  [{label.format(owner=change.owner_release)}]" if label else ""
 
 
-def change_note(change: ResourceChange) -> str:
-    """What the line of a changed object adds after its action: a likely rename, why it is kept."""
+def change_note(change: ResourceChange, cause: Cause | None = None) -> str:
+    """What the line of a changed object adds after its action: a likely rename, why it is kept,
+    what moved it (`cause`: render/report.py `ObjectReport.cause`, None where the plan says it once)."""
     note = ""
     if change.likely_rename is not None:
         note = f"  likely renamed {'from' if change.action is Action.CREATE else 'to'} {change.likely_rename}"
     if change.action is Action.RETAIN:
         note += "  kept in the cluster by helm.sh/resource-policy: keep, no longer managed by the release"
+    if cause is not None:
+        note += f"  [{CAUSE[cause]}]"
     return note
+
+
+# Why an object changes (core/causes.py), on its line and as the titles of "what matters".
+CAUSE = {Cause.CHART: "from the chart upgrade", Cause.VALUES: "from your values",
+         Cause.BOTH: "from the chart upgrade and your values"}
 
 
 def failure_label(failures: Iterable[Warning]) -> str:

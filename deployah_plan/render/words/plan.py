@@ -2,12 +2,13 @@
 "what matters" (the highlights above the details)."""
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping, cast
+from typing import Any, Callable, Collection, Mapping, Sequence, cast
 
 from deployah_plan.impacts import ImpactKind
-from deployah_plan.model import HelmAction, Plan
+from deployah_plan.model import Attribution, ChartDefault, FieldOp, HelmAction, Plan, ResourceRef
 from deployah_plan.render.highlight import Highlight
 from deployah_plan.render.words import names, plural
+from deployah_plan.render.words.change import CAUSE
 from deployah_plan.render.words.crd import crd_is_new
 from deployah_plan.render.words.value import SHORT, View, shorten, shorten_pair, value_text
 
@@ -48,6 +49,41 @@ def highlight_text(item: Highlight, view: View = SHORT) -> str:
     if item.sign == "+":
         return f"new {label}{'s' if what == 'webhook' and len(item.resources) > 1 else ''}: {names(item.resources)}"
     return f"{label}: {item.resources[0]}: {', '.join(item.detail)}{'' if what == 'secret' else ' changed'}"
+
+
+def cause_lines(plan: Plan, groups: Sequence[tuple[Any, tuple[ResourceRef, ...]]],
+                view: View = SHORT, default_value: Callable[[str, Any], Any] = lambda _, value: value) -> list[str]:
+    """The lines of "what matters" that say why the changes happen (core/causes.py): once, that
+    every change is the chart's when the values did not change; else the objects each cause
+    moved (`groups`: render/report.py `CauseGroup`s); then each chart default that changed under
+    the user, its values seen through `default_value` (a secret-looking key's masked)."""
+    lines: list[str] = []
+    if plan.attribution is Attribution.CHART and plan.changes:
+        lines.append("every change is from the chart upgrade: the values are the release's own, unchanged")
+    lines += [f"{CAUSE[cause]}: {names(refs)}" for cause, refs in groups]
+    lines += [chart_default_text(d, view, default_value) for d in plan.chart_defaults[:CHART_DEFAULTS]]
+    if len(plan.chart_defaults) > CHART_DEFAULTS:
+        lines.append(f"… and {len(plan.chart_defaults) - CHART_DEFAULTS:,} more chart defaults changed "
+                     "under keys you do not set (the JSON plan's chart_defaults)")
+    return lines
+
+
+CHART_DEFAULTS = 10  # chart defaults said under "what matters" at most
+
+
+def chart_default_text(default: ChartDefault, view: View = SHORT,
+                       default_value: Callable[[str, Any], Any] = lambda _, value: value) -> str:
+    """"chart default `server.replicas` 1 -> 2 (you do not set it): Deployment x"."""
+    before, after = (value_text(default_value(default.key, v)) for v in (default.before, default.after))
+    if default.op is FieldOp.ADD:
+        change = f"new: {shorten(after, view.limit)}"
+    elif default.op is FieldOp.REMOVE:
+        change = f"gone (was {shorten(before, view.limit)})"
+    else:
+        old, new = shorten_pair(before, after, view.limit)
+        change = f"{old} -> {new}"
+    moved = f": {names(default.moved)}" if default.moved else ""
+    return f"chart default {default.key} {change} (you do not set it){moved}"
 
 
 # What each sign means, by where it is used ("impact": what the deploy does to running things;

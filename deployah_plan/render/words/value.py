@@ -10,7 +10,7 @@ from typing import Any, Iterable, Mapping
 from msgspec import Struct
 
 from deployah_plan.startup import lazy
-from deployah_plan.model import FieldChange, FieldOp
+from deployah_plan.model import Cause, FieldChange, FieldOp
 from deployah_plan.redact import Masked
 from deployah_plan.render.words import SIGN, key_label, plural, readable_path
 
@@ -116,12 +116,19 @@ def server_side_note(change: FieldChange) -> str:
     return ""
 
 
+# What moved a field change whose cause differs from its object's (render/report.py leaves the
+# others' unset): core/causes.py.
+CAUSE_NOTE = {Cause.CHART: "  (from the chart upgrade)", Cause.VALUES: "  (from your values)",
+              Cause.BOTH: "  (from the chart upgrade and your values)"}
+
+
 def _regenerated(change: FieldChange, rows: list[tuple[str, str]], at: int = 0) -> list[tuple[str, str]]:
-    """The rows, with the notes on a value the chart makes anew on every render, and on what
-    server-side apply does with it."""
-    if (change.regenerated or change.kept_by or change.taken_from) and rows:
+    """The rows, with the notes on a value the chart makes anew on every render, on what
+    server-side apply does with it, and on what moved it."""
+    if (change.regenerated or change.kept_by or change.taken_from or change.cause is not None) and rows:
         sign, text = rows[at]
-        rows[at] = (sign, text + (REGENERATED_NOTE if change.regenerated else "") + server_side_note(change))
+        rows[at] = (sign, text + (REGENERATED_NOTE if change.regenerated else "") + server_side_note(change)
+                    + (CAUSE_NOTE[change.cause] if change.cause is not None else ""))
     return rows
 
 

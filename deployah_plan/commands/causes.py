@@ -1,0 +1,181 @@
+"""The render that tells the chart's changes from the values' (core/causes.py): the new chart
+with the release's previous user values, started beside the plan's other renders.
+
+Which attribution a plan of `helm plan upgrade` gets:
+- an install, none: there is nothing previous to move from; so too `helm plan kube-upgrade`,
+  whose chart is the release's own;
+- values that do not change (`--reuse-values`, or no values flag, which reuses them as
+  `helm upgrade` does; `--reset-values` of a release that had none; values files alone that
+  merge to exactly the release's values), every change is the chart's, with no more render;
+- otherwise one more render, of the new chart with the previous user values (`helm get
+  values`), in the mode of the first (`helm template`, or `helm upgrade --dry-run=server` with
+  `--reset-values` and those values in a file of the plan's private folder:
+  commands/upgrade.py `_Renderer.between`). A new chart that refuses the old values (a
+  values schema, a `required`) leaves the plan without causes, not without a plan.
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Callable
+
+from msgspec import Struct
+
+from deployah_plan.core.causes import Defaults
+from deployah_plan.errors import HelmError, ManifestError
+from deployah_plan.model import Attribution
+from deployah_plan.sources.helm import ReleaseState, StoredRelease
+from deployah_plan.sources.workers import Call, Workers
+
+if TYPE_CHECKING:
+    from deployah_plan.manifests import Rendered
+
+
+class Between(Struct, frozen=True):
+    """How the plan's causes are found, the render that finds them (RENDERED only), and the two
+    charts' defaults (None where they were not read)."""
+
+    attribution: Attribution = Attribution.NONE
+    render: Rendered | None = None
+    defaults: Defaults | None = None
+
+
+class Request(Struct, frozen=True, kw_only=True):
+    """What of the upgrade's request decides the attribution: whether values flags were given,
+    --reset-values, and whether the chart is the release's own (`helm plan kube-upgrade`)."""
+
+    values_given: bool
+    reset_values: bool
+    stored_chart: bool
+    files: tuple[str, ...] = ()  # the -f files
+    sets: tuple[str, ...] = ()  # every --set, --set-string, --set-json, --set-file, --set-literal
+    chart: tuple[str, str] = ("", "")  # the new chart's name and version
+
+
+def _set_keys(item: str) -> list[tuple[str, ...]]:
+    """The keys one --set names (`a.b=1,c[0]=2`: a.b and c), read loosely: a comma or dot that
+    is not a separator makes a key that matches nothing of the chart's, or more of it, so it
+    leaves a default out rather than claims one the user sets."""
+    keys = []
+    for part in re.split(r"(?<!\\),", item):
+        name = part.split("=", 1)[0]
+        path = tuple(re.sub(r"\[\d*\]$", "", token).replace("\\.", ".") for token in re.split(r"(?<!\\)\.", name))
+        if path and path[0]:
+            keys.append(path)
+    return keys
+
+
+def user_keys(request: Request, previous: dict[str, Any]) -> tuple[tuple[str, ...], ...] | None:
+    """The keys the user's values set, the release's previous ones with them (a key set once is
+    not called a default); None when a values file cannot be read here."""
+    merged = _merged(request.files)
+    if merged is None:
+        return None
+    found = [*leaf_keys(previous), *leaf_keys(merged)]
+    for item in request.sets:
+        found += _set_keys(item)
+    return tuple(dict.fromkeys(found))
+
+
+def leaf_keys(values: Any, at: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    if isinstance(values, dict) and values:
+        return [key for name, value in values.items() for key in leaf_keys(value, (*at, str(name)))]
+    return [at] if at else []
+
+
+def _merged(files: tuple[str, ...]) -> dict[str, Any] | None:
+    """The -f files merged as helm merges them (pkg/cli/values/options.go mergeMaps: a map into
+    a map key by key, anything else replaced); None when one is not a local YAML map."""
+    import yaml
+
+    merged: dict[str, Any] = {}
+    for path in files:
+        if path == "-" or "://" in path:
+            return None
+        try:
+            with open(path, encoding="utf-8") as text:
+                loaded = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+            return None
+        if loaded is None:
+            continue
+        if not isinstance(loaded, dict):
+            return None
+        merged = _merge(merged, loaded)
+    return merged
+
+
+def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in top.items():
+        below = out.get(key)
+        out[key] = _merge(below, value) if isinstance(value, dict) and isinstance(below, dict) else value
+    return out
+
+
+def values_kept(request: Request, previous: dict[str, Any]) -> bool:
+    """Whether `helm upgrade` renders with the release's own user values unchanged: no values
+    flag (Helm reuses them, or --reuse-values, --reset-then-reuse-values), and not
+    `--reset-values` of a release that had some."""
+    if request.values_given:
+        # Only values files that say exactly what the release has (a pipeline that gives the
+        # same file each time): the values do not change, whatever the flag.
+        return bool(request.files) and not request.sets and _merged(request.files) == previous
+    return not (request.reset_values and previous)
+
+
+class Reads(Struct, frozen=True):
+    """The helm calls the attribution makes: the previous user values (when the release read
+    could not print them), the render of the new chart with them, the previous chart's
+    defaults, the new chart's values.yaml (read from the chart: sources/chart.py `default_values`)."""
+
+    values: Callable[[StoredRelease], dict[str, Any]]
+    render: Callable[[dict[str, Any]], Rendered | None]
+    old_defaults: Callable[[StoredRelease], dict[str, Any] | None]
+    new_defaults: Callable[[], str]
+
+
+def _defaults(old: Call[dict[str, Any] | None] | None, new: Call[str] | None,
+              keys: tuple[tuple[str, ...], ...] | None) -> Defaults | None:
+    import tarfile
+
+    import yaml
+
+    if old is None or new is None:
+        return None
+    try:
+        before, text = old.result(), new.result()
+        after = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    except (HelmError, yaml.YAMLError, OSError, tarfile.TarError):
+        return None
+    if before is None or keys is None or not isinstance(after, dict):
+        return None
+    return Defaults(before, after, keys)
+
+
+def start(pool: Workers, state_call: Call[ReleaseState], request: Request, reads: Reads,
+          after: Call[Any] | None = None) -> Call[Between]:
+    """In a worker thread, once the release is read (and `after`, the first render when it
+    updates the chart's dependencies): the attribution, the render it needs, and beside it the
+    two charts' defaults."""
+    def between() -> Between:
+        current = state_call.result().current
+        if current is None or request.stored_chart:
+            return Between()
+        # A chart of the same name and version keeps its defaults (they are not read for it).
+        bumped = request.chart != (current.chart_name, current.chart_version)
+        old = pool.submit(reads.old_defaults, current) if bumped else None
+        new = pool.submit(reads.new_defaults) if bumped else None
+        previous = current.values if current.values is not None else reads.values(current)
+        keys = user_keys(request, previous)
+        if values_kept(request, previous):
+            return Between(Attribution.CHART, defaults=_defaults(old, new, keys))
+        if after is not None:
+            after.result()
+        try:
+            documents = reads.render(previous)
+        except (HelmError, ManifestError):
+            return Between()  # the new chart refuses the old values: no cause rather than a guess
+        if documents is None:
+            return Between()
+        return Between(Attribution.RENDERED, documents, _defaults(old, new, keys))
+    return pool.submit(between)
