@@ -79,11 +79,13 @@ class Cause(enum.Enum):
 class Attribution(enum.Enum):
     """How the plan's causes were found. `NONE`: not known (an install, a plan between two
     files or stored revisions); `CHART`: the values did not change (reused), so every change is
-    the chart's; `RENDERED`: the new chart was also rendered with the previous values, and each
-    change is placed by where it moved (core/causes.py)."""
+    the chart's; `VALUES`: the chart is the release's own (its version and files), so every
+    change is the values'; `RENDERED`: the new chart was also rendered with the previous values,
+    and each change is placed by where it moved (core/causes.py)."""
 
     NONE = "none"
     CHART = "chart"
+    VALUES = "values"
     RENDERED = "rendered"
 
 
@@ -360,6 +362,7 @@ class HookDefinition(Struct, frozen=True):
     after: Mapping[str, Any] | None
     fields: tuple[FieldChange, ...] = ()
     regenerated_paths: tuple[str, ...] = ()  # as ResourceChange's, of a hook the deploy creates
+    cause: Cause | None = None  # as ResourceChange's (core/causes.py `attribute_hooks`)
 
 
 class TaskPlan(Struct, frozen=True):

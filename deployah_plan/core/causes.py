@@ -16,11 +16,15 @@ the chart makes anew on every render (core/regenerated.py): two renders differ t
 The chart's defaults that changed under the user (`chart_defaults`): the previous chart's
 values.yaml (as the release stored it) against the new chart's, leaf by leaf (a map's keys,
 dotted; a list is one value), less every key the user's values set, or a key above or below one
-they set. The objects each moved are the chart's field changes (cause `chart` or `both`) from
-the old default to the new one, a value neither empty nor a bool (too common to tell apart).
+they set. The objects each moved are those of the field changes the chart alone moved (cause
+`chart`) from the old default to the new one, when no other default changed so (`chart_defaults`).
 
 When the values did not change (`--reuse-values`, or no values flag, which reuses them),
-nothing is rendered again: every change is the chart's (`Attribution.CHART`).
+nothing is rendered again: every change is the chart's (`Attribution.CHART`); nor when the chart
+is the release's own, word for word: every change is the values' (`Attribution.VALUES`). Hooks
+are placed as objects are (`attribute_hooks`). B may be read only where its text differs from D's
+(`between_index`): an object B has word for word is D's own, and its fields are the chart's
+without a diff, so the work grows with what the values change, not with the chart.
 """
 from __future__ import annotations
 
@@ -32,7 +36,8 @@ from msgspec.structs import replace
 
 from deployah_plan.core.diff import diff_objects
 from deployah_plan.manifests import Document
-from deployah_plan.model import Action, Attribution, Cause, ChartDefault, FieldChange, FieldOp, ResourceChange, ResourceRef
+from deployah_plan.model import (Action, Attribution, Cause, ChartDefault, FieldChange, FieldOp, HookDefinition,
+                                 ResourceChange, ResourceRef, TaskAction, TaskPlan)
 from deployah_plan.pointer import tokens
 
 Identity = tuple[str, str, str, str]
@@ -53,9 +58,12 @@ def _keyed(change: FieldChange) -> Path:
 def _moves(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None,
            leave: Iterable[str] = ()) -> list[Path]:
     """Where an object moved between two renders (the whole object when one side lacks it),
-    but for the paths `leave` names (a created object's regenerated values)."""
+    but for the paths `leave` names (a created object's regenerated values). The same object
+    (a render's document the other has word for word) or an equal one moved nowhere: no diff."""
     if before is None or after is None:
         return [()] if before is not after else []
+    if before is after or before == after:
+        return []
     skipped = [tuple(tokens(path)) for path in leave]
     moved = [_keyed(f) for f in diff_objects(before, after) if not f.equivalent]
     return [path for path in moved if not any(path[:len(s)] == s for s in skipped)]
@@ -84,42 +92,60 @@ def _obj(index: Indexed, ref: ResourceRef) -> Mapping[str, Any] | None:
     return found[1].obj if found is not None else None
 
 
-def _unmatched_sibling(change: ResourceChange, between: Indexed, desired: Indexed) -> bool:
+def _unmatched_sibling(ref: ResourceRef, source: str, between: Indexed, desired: Indexed) -> bool:
     """Whether B has an object of the change's kind, namespace and template that D lacks."""
-    ref, source = change.resource, change.source
     return any(other.kind == ref.kind and other.group == ref.group and other.namespace == ref.namespace
                and doc.source == source and ident not in desired for ident, (other, doc) in between.items())
 
 
-def _attributed(change: ResourceChange, previous: Indexed, between: Indexed, desired: Indexed,
-                regenerates: bool) -> ResourceChange:
-    ref = change.resource
-    old, mid, new = _obj(previous, ref), _obj(between, ref), _obj(desired, ref)
-    if change.action is Action.CREATE:
+class _Renders(Struct, frozen=True):
+    previous: Indexed
+    between: Indexed
+    desired: Indexed
+    regenerates: bool
+
+
+def _placed(action: Action, ref: ResourceRef, fields: tuple[FieldChange, ...], regenerated_paths: tuple[str, ...],
+            renders: _Renders) -> tuple[tuple[FieldChange, ...], Cause | None] | None:
+    """An object's field changes with their causes, and its own cause (see the module's
+    docstring); None when it cannot be placed (left as it is)."""
+    old, mid, new = _obj(renders.previous, ref), _obj(renders.between, ref), _obj(renders.desired, ref)
+    if action is Action.CREATE:
         if mid is None:
             # A chart that makes values anew may name an object anew too (core/regenerated.py
             # `pair_names`): another name from the same template in B may be this object.
-            if regenerates and _unmatched_sibling(change, between, desired):
-                return change
-            return replace(change, cause=Cause.VALUES)
-        moved = _moves(mid, new, change.regenerated_paths)
-        return replace(change, cause=Cause.BOTH if moved else Cause.CHART)
-    if change.action in (Action.DELETE, Action.RETAIN):
-        return replace(change, cause=Cause.CHART if mid is None else Cause.VALUES)
+            found = renders.desired.get(ref.identity)
+            if renders.regenerates and found is not None and _unmatched_sibling(ref, found[1].source, renders.between,
+                                                                                renders.desired):
+                return None
+            return fields, Cause.VALUES
+        return fields, Cause.BOTH if _moves(mid, new, regenerated_paths) else Cause.CHART
+    if action in (Action.DELETE, Action.RETAIN):
+        return fields, Cause.CHART if mid is None else Cause.VALUES
     if old is None or new is None:
-        return change
-    by_chart, by_values = _moves(old, mid), _moves(mid, new)
-    fields = tuple(f if f.regenerated else replace(f, cause=_of(_meets(_keyed(f), by_chart),
-                                                                 _meets(_keyed(f), by_values)))
-                   for f in change.fields)
-    return replace(change, fields=fields, cause=_joined(f.cause for f in fields))
+        return None
+    if mid is new or mid is old:
+        # B is D (or P) word for word: every field moved by the chart (or by the values) alone, no diff needed.
+        only = Cause.CHART if mid is new else Cause.VALUES
+        placed = tuple(f if f.regenerated else replace(f, cause=only) for f in fields)
+    else:
+        by_chart, by_values = _moves(old, mid), _moves(mid, new)
+        placed = tuple(f if f.regenerated else replace(f, cause=_of(_meets(_keyed(f), by_chart),
+                                                                     _meets(_keyed(f), by_values)))
+                       for f in fields)
+    return placed, _joined(f.cause for f in placed)
 
 
-def _the_charts(change: ResourceChange) -> ResourceChange:
-    fields = tuple(f if f.regenerated else replace(f, cause=Cause.CHART) for f in change.fields)
+def _attributed(change: ResourceChange, renders: _Renders) -> ResourceChange:
+    found = _placed(change.action, change.resource, change.fields, change.regenerated_paths, renders)
+    return change if found is None else replace(change, fields=found[0], cause=found[1])
+
+
+def _each(change: ResourceChange, cause: Cause) -> ResourceChange:
+    fields = tuple(f if f.regenerated else replace(f, cause=cause) for f in change.fields)
     if change.action is Action.UPDATE:
         return replace(change, fields=fields, cause=_joined(f.cause for f in fields))
-    return replace(change, fields=fields, cause=Cause.CHART)
+    return replace(change, fields=fields, cause=cause)
 
 
 def attribute(changes: Iterable[ResourceChange], attribution: Attribution, previous: Indexed,
@@ -128,11 +154,48 @@ def attribute(changes: Iterable[ResourceChange], attribution: Attribution, previ
     `attribution` says they were found; `between`: the new chart rendered with the previous
     values (needed for `Attribution.RENDERED`); `regenerates`: the chart may make values (and
     names) anew on every render (core/regenerated.py)."""
-    if attribution is Attribution.CHART:
-        return [_the_charts(c) for c in changes]
+    if attribution in (Attribution.CHART, Attribution.VALUES):
+        only = Cause.CHART if attribution is Attribution.CHART else Cause.VALUES
+        return [_each(c, only) for c in changes]
     if attribution is Attribution.RENDERED and between is not None:
-        return [_attributed(c, previous, between, desired, regenerates) for c in changes]
+        renders = _Renders(previous, between, desired, regenerates)
+        return [_attributed(c, renders) for c in changes]
     return list(changes)
+
+
+_HOOK_ACTION = {TaskAction.CREATE: Action.CREATE, TaskAction.DELETE: Action.DELETE, TaskAction.UPDATE: Action.UPDATE}
+
+
+def _hook(definition: HookDefinition, attribution: Attribution, renders: _Renders | None) -> HookDefinition:
+    action = _HOOK_ACTION.get(definition.action)
+    if action is None:  # unchanged: nothing moved it
+        return definition
+    if attribution in (Attribution.CHART, Attribution.VALUES):
+        only = Cause.CHART if attribution is Attribution.CHART else Cause.VALUES
+        fields = tuple(f if f.regenerated else replace(f, cause=only) for f in definition.fields)
+        return replace(definition, fields=fields, cause=_joined(f.cause for f in fields) if fields else only)
+    if renders is None:
+        return definition
+    found = _placed(action, definition.resource, definition.fields, definition.regenerated_paths, renders)
+    return definition if found is None else replace(definition, fields=found[0], cause=found[1])
+
+
+def attribute_hooks(tasks: Iterable[TaskPlan], attribution: Attribution, previous: Indexed, between: Indexed | None,
+                    desired: Indexed, regenerates: bool = False) -> list[TaskPlan]:
+    """The hooks' definitions with their causes, as `attribute` places the changes (the hooks'
+    own indexes: a hook of B is matched to the hooks of P and D)."""
+    renders = _Renders(previous, between, desired, regenerates) if between is not None else None
+    if attribution is Attribution.NONE or (attribution is Attribution.RENDERED and renders is None):
+        return list(tasks)
+    return [replace(t, definitions=tuple(_hook(d, attribution, renders) for d in t.definitions)) for t in tasks]
+
+
+def between_index(desired: Indexed, differing: Indexed, unlike: Iterable[Identity]) -> Indexed:
+    """B's objects when only its documents that D lacks word for word were read (`differing`):
+    every object of D but those whose documents B lacks (`unlike`, D's documents read again to
+    name them) is B's as it is (the same object, so attributed without a diff)."""
+    gone = set(unlike)
+    return {**{i: found for i, found in desired.items() if i not in gone}, **differing}
 
 
 class Defaults(Struct, frozen=True):
@@ -158,8 +221,8 @@ def _telling(value: Any) -> bool:
     return value is not None and not isinstance(value, (bool, dict, list)) and value != ""
 
 
-def _same(field: Any, default: Any) -> bool:
-    return field == default or (isinstance(field, str) and not isinstance(default, str) and field == str(default))
+def _same(a: Any, b: Any) -> bool:
+    return a == b and type(a) is type(b)
 
 
 _GONE = object()
@@ -167,20 +230,38 @@ _GONE = object()
 
 def chart_defaults(defaults: Defaults, changes: Iterable[ResourceChange]) -> tuple[ChartDefault, ...]:
     """The chart's defaults that changed and the user does not set, each with the objects it
-    moved, as far as the chart's field changes tell (see the module's docstring)."""
+    moved, as far as the attribution tells: a field change the chart alone moved (cause
+    `chart`), from the old default to the new one, both telling values of the same type, and
+    no other default of the chart (set by the user or not) changed from that value to that
+    one, so that the field is this default's and no other's. When it cannot be told (a field
+    the values moved too, two defaults of one change, a change of the templates alone that
+    looks like a default's), fewer objects are named, never more."""
     before, after = _leaves(defaults.before), _leaves(defaults.after)
-    by_chart = [(c.resource, f) for c in changes for f in c.fields
-                if f.cause in (Cause.CHART, Cause.BOTH) and f.op is FieldOp.REPLACE]
-    out = []
-    for key in sorted(set(before) | set(after)):
+    changed: dict[tuple[str, ...], tuple[Any, Any]] = {}
+    for key in set(before) | set(after):
         old, new = before.get(key, _GONE), after.get(key, _GONE)
-        if old is not _GONE and new is not _GONE and old == new and type(old) is type(new):
+        if old is not _GONE and new is not _GONE and _same(old, new):
             continue
+        changed[key] = (old, new)
+    # Each (old, new) pair a single changed default makes; a pair two make names no object.
+    pairs: dict[tuple[str, str], list[tuple[str, ...]]] = {}
+    for key, (old, new) in changed.items():
+        if _telling(old) and _telling(new):
+            pairs.setdefault((repr(old), repr(new)), []).append(key)
+    moved_by: dict[tuple[str, ...], list[ResourceRef]] = {}
+    for change in changes:
+        for f in change.fields:
+            if f.cause is not Cause.CHART or f.op is not FieldOp.REPLACE or not (_telling(f.before) and _telling(f.after)):
+                continue
+            keys = pairs.get((repr(f.before), repr(f.after)), [])
+            if len(keys) == 1 and _same(f.before, changed[keys[0]][0]) and _same(f.after, changed[keys[0]][1]):
+                moved_by.setdefault(keys[0], []).append(change.resource)
+    out = []
+    for key in sorted(changed):
         if any(key[:len(user)] == user[:len(key)] for user in defaults.user_keys):
             continue
+        old, new = changed[key]
         op = FieldOp.ADD if old is _GONE else FieldOp.REMOVE if new is _GONE else FieldOp.REPLACE
-        moved: tuple[ResourceRef, ...] = ()
-        if op is FieldOp.REPLACE and _telling(old) and _telling(new):
-            moved = tuple(dict.fromkeys(ref for ref, f in by_chart if _same(f.before, old) and _same(f.after, new)))
+        moved = tuple(dict.fromkeys(moved_by.get(key, ())))
         out.append(ChartDefault(".".join(key), op, None if old is _GONE else old, None if new is _GONE else new, moved))
     return tuple(out)

@@ -76,6 +76,10 @@ class PlanRequest(Struct, frozen=True):
     # the release's previous user values, for Attribution.RENDERED.
     attribution: Attribution = Attribution.NONE
     between: Rendered | None = None
+    # When given, `between` holds only that render's documents the desired render lacks word
+    # for word, and this the desired render's documents it lacks: every other desired object
+    # is the same in both (core/causes.py `between_index`).
+    between_unlike: Rendered | None = None
     defaults: causes.Defaults | None = None  # the two charts' defaults, where they were read
 
 
@@ -546,6 +550,21 @@ def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes
     return out
 
 
+def _between(identifier: _Identifier, request: PlanRequest, want_resources: causes.Indexed,
+             want_hooks: causes.Indexed) -> tuple[causes.Indexed | None, causes.Indexed | None]:
+    """The objects and hooks of the new chart rendered with the previous values (core/causes.py),
+    indexed as the desired ones; whole, or from the documents that differ from the desired render's."""
+    if request.between is None:
+        return None, None
+    resources = identifier.index(request.between.resources, "desired")
+    hooks = identifier.index(request.between.hooks, "desired hook")
+    unlike = request.between_unlike
+    if unlike is None:
+        return resources, hooks
+    return (causes.between_index(want_resources, resources, identifier.index(unlike.resources, "desired")),
+            causes.between_index(want_hooks, hooks, identifier.index(unlike.hooks, "desired hook")))
+
+
 def make_plan(request: PlanRequest) -> Plan:
     header = request.header
     streams = [request.desired] + ([request.previous] if request.previous else [])
@@ -596,8 +615,9 @@ def make_plan(request: PlanRequest) -> Plan:
         warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         changes = _server_side(changes, live, request, want_resources, prev_resources, warnings)
-        if request.attribution is not Attribution.NONE and not fresh:
-            between = identifier.index(request.between.resources, "desired") if request.between else None
+        attributed = request.attribution is not Attribution.NONE and not fresh
+        between, between_hooks = _between(identifier, request, want_resources, want_hooks) if attributed else (None, None)
+        if attributed:
             changes = causes.attribute(changes, request.attribution, prev_resources, between, want_resources,
                                        regenerates=request.desired_again is not None)
             if request.defaults is not None:
@@ -606,6 +626,9 @@ def make_plan(request: PlanRequest) -> Plan:
         tasks = hook_tasks(prev_hooks, want_hooks, provisional, rank, request.line_context)
         if hook_renders is not None:
             tasks = [regenerated.mark_hooks(t, hook_renders) for t in tasks]
+        if attributed:
+            tasks = causes.attribute_hooks(tasks, request.attribution, prev_hooks, between_hooks, want_hooks,
+                                           regenerates=request.desired_again is not None)
         # Drift this deploy sets back is a change of the cluster: `helm upgrade` does real work.
         if (provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks)
                 and not any(d.reverts for d in drift)):

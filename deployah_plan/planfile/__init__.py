@@ -47,9 +47,10 @@ from __future__ import annotations
 # server-side apply leaves to, or takes from, another field manager); `regenerated_paths` on a
 # create; and in the inputs record `render_stable`, the render's digest with the values the
 # chart regenerates left out, which verify compares when the record has it.
-# 1.8 added why each change: `cause` (chart, values, both) on each field change and each change,
-# `attribution` (how the causes were found: none, chart, rendered), and `chart_defaults`, the
-# new chart's defaults that changed under values the user does not set (core/causes.py).
+# 1.8 added why each change: `cause` (chart, values, both) on each field change, each change
+# and each hook definition, `attribution` (how the causes were found: none, chart, values,
+# rendered), and `chart_defaults`, the new chart's defaults that changed under values the user
+# does not set (core/causes.py).
 FORMAT_VERSION = "1.8"
 
 __all__ = ["FORMAT_VERSION", "inputs", "read", "schema", "seal", "write"]

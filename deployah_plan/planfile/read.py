@@ -141,7 +141,8 @@ def hook_definition_of(doc: dict[str, Any]) -> HookDefinition:
                           None if action is TaskAction.DELETE else desired_of(ref, doc) if action is TaskAction.CREATE
                           else _NO_SNAPSHOT,
                           tuple(field_change_of(ref, f) for f in doc["fields"]),
-                          tuple(doc.get("regenerated_paths", ())))
+                          tuple(doc.get("regenerated_paths", ())),
+                          Cause(doc["cause"]) if doc.get("cause") else None)
 
 
 def task_of(doc: dict[str, Any]) -> TaskPlan:

@@ -133,7 +133,8 @@ def hook_definition_doc(item: DefinitionReport, redactor: Redactor) -> dict[str,
     return {"resource": ref_doc(definition.resource), "action": definition.action.value,
             "fields": _fields(definition.resource, definition.fields, redactor, item.common),
             **_desired(definition.resource, definition.action is TaskAction.CREATE, definition.after, redactor),
-            **({"regenerated_paths": list(definition.regenerated_paths)} if definition.regenerated_paths else {})}
+            **({"regenerated_paths": list(definition.regenerated_paths)} if definition.regenerated_paths else {}),
+            **({"cause": definition.cause.value} if definition.cause is not None else {})}
 
 
 def task_doc(item: TaskReport, redactor: Redactor, positions: dict[tuple[int, str], int]) -> dict[str, Any]:

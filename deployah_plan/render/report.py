@@ -294,6 +294,9 @@ class Report(Struct, frozen=True):
             defs = []
             for d in task.definitions:
                 own, marks = split(d.resource, d.fields)
+                # A hook's field says its cause where it differs from the hook's (core/causes.py).
+                own = tuple(f if f.cause is None or (shown and f.cause is not d.cause) else replace(f, cause=None)
+                            for f in own)
                 if d.resource.kind in suppress:
                     defs.append(DefinitionReport(d, (), marks, hidden=len(own), hidden_content=_shows_content(d)))
                 else:

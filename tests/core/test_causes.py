@@ -74,3 +74,48 @@ def test_chart_defaults_leave_out_what_the_user_sets_and_name_what_they_moved() 
         ("new", FieldOp.ADD, None, "n", []),
         ("replicas", FieldOp.REPLACE, 1, 2, ["web"]),
     ]
+
+
+def test_a_default_names_only_the_objects_it_alone_can_have_moved() -> None:
+    # Issue 49 point 2: two defaults that changed from 1 to 2 (one of them set by the user) both
+    # could have moved replicas: neither names the Deployment; a field the values moved too is
+    # not the default's; a label "1" -> "2" is not the number 1 -> 2.
+    made = _planned([_web("a:1", 1, []), _cm("x")], [_web("a:1", 2, [], label="2"), _cm("x")],
+                    [_web("a:1", 2, [], label="2"), _cm("x")])
+    ambiguous = chart_defaults(Defaults(before={"replicas": 1, "workers": 1}, after={"replicas": 2, "workers": 2},
+                                        user_keys=(("workers",),)), made.changes)
+    assert [(d.key, d.moved) for d in ambiguous] == [("replicas", ())]
+    alone = chart_defaults(Defaults(before={"replicas": 1, "version": 1}, after={"replicas": 2, "version": 3},
+                                    user_keys=()), made.changes)
+    assert [(d.key, [r.name for r in d.moved]) for d in alone] == [("replicas", ["web"]), ("version", [])]
+    both = _planned([_web("a:1", 1, [])], [_web("a:2", 1, [])], [_web("a:3", 1, [])])
+    moved = chart_defaults(Defaults(before={"image": "a:1"}, after={"image": "a:3"}, user_keys=()), both.changes)
+    assert [(d.key, d.moved) for d in moved] == [("image", ())]  # a:1 -> a:3 is both's, not the default's
+
+
+def test_a_render_read_only_where_it_differs_places_by_the_same_rules_without_a_diff() -> None:
+    # Issue 49 (d): the render with the previous values read only where its text differs from
+    # the desired render's; an object it has word for word is the desired one, placed as the
+    # chart's without diffing it.
+    previous = [_web("a:1", 1, ["B"]), _cm("old"), _cm("legacy")]
+    between = [_web("a:1", 2, ["B"], label="2"), _cm("svc"), _cm("legacy")]
+    desired = [_web("a:2", 2, ["A", "B"], label="2"), _cm("svc"), _cm("extra")]
+    whole = _causes(_planned(previous, between, desired))
+    differing = [doc for doc in between if doc not in desired]
+    unlike = [doc for doc in desired if doc not in between]
+    partial = plan(previous, desired, attribution=Attribution.RENDERED,
+                   between=split_stream("---\n".join(differing), "between"),
+                   between_unlike=split_stream("---\n".join(unlike), "unlike"))
+    assert _causes(partial) == whole
+
+    import deployah_plan.core.causes as module
+
+    diffed: list[Any] = []
+    real = module.diff_objects
+    module.diff_objects = lambda *args, **kwargs: diffed.append(args) or real(*args, **kwargs)  # type: ignore[assignment]
+    try:
+        made = plan([_web("a:1", 1, [])], [_web("a:1", 2, [])], attribution=Attribution.RENDERED,
+                    between=split_stream("", "between"), between_unlike=split_stream("", "unlike"))
+    finally:
+        module.diff_objects = real
+    assert _causes(made) == {"web": {"/spec/replicas": Cause.CHART}} and diffed == []

@@ -60,6 +60,8 @@ def cause_lines(plan: Plan, groups: Sequence[tuple[Any, tuple[ResourceRef, ...]]
     lines: list[str] = []
     if plan.attribution is Attribution.CHART and plan.changes:
         lines.append("every change is from the chart upgrade: the values are the release's own, unchanged")
+    if plan.attribution is Attribution.VALUES and plan.changes:
+        lines.append("every change is from your values: the chart is the release's own, unchanged")
     lines += [f"{CAUSE[cause]}: {names(refs)}" for cause, refs in groups]
     lines += [chart_default_text(d, view, default_value) for d in plan.chart_defaults[:CHART_DEFAULTS]]
     if len(plan.chart_defaults) > CHART_DEFAULTS:
