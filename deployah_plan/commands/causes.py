@@ -31,10 +31,11 @@ if TYPE_CHECKING:
 
 
 class Between(Struct, frozen=True):
-    """How the plan's causes are found, the render that finds them (RENDERED only), and the two
-    charts' defaults (None where they were not read)."""
+    """How the plan's causes are found, the render that finds them (RENDERED only: its text, or
+    for a server render its documents), and the two charts' defaults (None where they were not read)."""
 
     attribution: Attribution = Attribution.NONE
+    text: str = ""
     render: Rendered | None = None
     defaults: Defaults | None = None
 
@@ -123,15 +124,71 @@ def values_kept(request: Request, previous: dict[str, Any]) -> bool:
     return not (request.reset_values and previous)
 
 
+# A chart's files that are not templates or files of the stored chart (pkg/chart/loader: its
+# metadata, values, schema, lock and ignore rules; charts/ holds subcharts, never stored).
+_OWN = ("Chart.yaml", "values.yaml", "values.schema.json", "Chart.lock", "requirements.yaml", "requirements.lock",
+        ".helmignore")
+_METADATA = ("apiVersion", "name", "version", "appVersion", "kubeVersion", "description", "type", "home", "icon")
+
+
+def _listed(value: Any) -> list[Any]:
+    """A list printed by the chart template (sources/helm_commands.py), without its closing null."""
+    return [item for item in value if item is not None] if isinstance(value, list) else []
+
+
+def _same_metadata(stored: dict[str, Any], local: dict[str, Any]) -> bool:
+    if local.get("dependencies") or any(str(stored.get(k) or "") != str(local.get(k) or "") for k in _METADATA):
+        return False
+    pairs = {str(k): str(v) for k, v in (p for p in _listed(stored.get("annotations")) if isinstance(p, list) and len(p) == 2)}
+    people = [{k: str(m.get(k) or "") for k in ("name", "email", "url")} for m in _listed(stored.get("maintainers"))]
+    theirs = [{k: str(m.get(k) or "") for k in ("name", "email", "url")} for m in local.get("maintainers") or []
+              if isinstance(m, dict)]
+    return (bool(stored.get("deprecated")) == bool(local.get("deprecated"))
+            and _listed(stored.get("keywords")) == list(local.get("keywords") or [])
+            and _listed(stored.get("sources")) == list(local.get("sources") or [])
+            and pairs == {str(k): str(v) for k, v in (local.get("annotations") or {}).items()} and people == theirs)
+
+
+def same_chart(record: dict[str, Any], local: dict[str, bytes], defaults: dict[str, Any] | None) -> bool:
+    """Whether the chart the release stored (`record`: `Helm.stored_chart`, `defaults`: its
+    values) is the local chart's files (`local`: sources/chart.py `chart_files`) word for word:
+    its templates, files, schema, Chart.yaml's metadata and values.yaml's values. A chart with
+    subcharts is never known to be the same (Helm does not store them), nor one a file of which
+    helm's loader left out (.helmignore): the render then finds the causes."""
+    import yaml
+
+    chart = record.get("chart")
+    if not isinstance(chart, dict) or defaults is None or any(name.startswith("charts/") for name in local):
+        return False
+    stored: dict[str, bytes] = {}
+    for entry in [*_listed(chart.get("templates")), *_listed(chart.get("files"))]:
+        if not isinstance(entry, dict) or entry.get("size") is not None:
+            return False
+        stored[str(entry.get("name"))] = bytes.fromhex(str(entry.get("data") or ""))
+    if stored != {name: data for name, data in local.items() if name not in _OWN}:
+        return False
+    if bytes.fromhex(str(chart.get("schema") or "")) != local.get("values.schema.json", b""):
+        return False
+    try:
+        metadata = yaml.safe_load(local.get("Chart.yaml", b"")) or {}
+        values = yaml.safe_load(local.get("values.yaml", b"")) or {}
+    except yaml.YAMLError:
+        return False
+    return (isinstance(metadata, dict) and isinstance(chart.get("metadata"), dict)
+            and _same_metadata(chart["metadata"], metadata) and values == defaults)
+
+
 class Reads(Struct, frozen=True):
     """The helm calls the attribution makes: the previous user values (when the release read
-    could not print them), the render of the new chart with them, the previous chart's
-    defaults, the new chart's values.yaml (read from the chart: sources/chart.py `default_values`)."""
+    could not print them), the render of the new chart with them (its text, or its documents),
+    the previous chart's defaults, the new chart's values.yaml (read from the chart:
+    sources/chart.py `default_values`), and whether the new chart is the stored one word for word."""
 
     values: Callable[[StoredRelease], dict[str, Any]]
-    render: Callable[[dict[str, Any]], Rendered | None]
+    render: Callable[[dict[str, Any]], tuple[str, Rendered | None]]
     old_defaults: Callable[[StoredRelease], dict[str, Any] | None]
     new_defaults: Callable[[], str]
+    same_chart: Callable[[StoredRelease], bool]
 
 
 def _defaults(old: Call[dict[str, Any] | None] | None, new: Call[str] | None,
@@ -155,27 +212,29 @@ def _defaults(old: Call[dict[str, Any] | None] | None, new: Call[str] | None,
 def start(pool: Workers, state_call: Call[ReleaseState], request: Request, reads: Reads,
           after: Call[Any] | None = None) -> Call[Between]:
     """In a worker thread, once the release is read (and `after`, the first render when it
-    updates the chart's dependencies): the attribution, the render it needs, and beside it the
-    two charts' defaults."""
+    updates the chart's dependencies): the attribution and the render it needs, and beside the
+    render the two charts' defaults. Values that do not change read nothing more (every change
+    is the chart's, said once); a chart of the same name and version whose files are the stored
+    chart's, word for word, renders nothing more either (every change is the values')."""
     def between() -> Between:
         current = state_call.result().current
         if current is None or request.stored_chart:
             return Between()
-        # A chart of the same name and version keeps its defaults (they are not read for it).
-        bumped = request.chart != (current.chart_name, current.chart_version)
-        old = pool.submit(reads.old_defaults, current) if bumped else None
-        new = pool.submit(reads.new_defaults) if bumped else None
         previous = current.values if current.values is not None else reads.values(current)
-        keys = user_keys(request, previous)
         if values_kept(request, previous):
-            return Between(Attribution.CHART, defaults=_defaults(old, new, keys))
+            return Between(Attribution.CHART)
+        if request.chart == (current.chart_name, current.chart_version):
+            # A chart of the same name and version keeps its defaults (they are not read for it).
+            if reads.same_chart(current):
+                return Between(Attribution.VALUES)
+            old = new = None
+        else:
+            old, new = pool.submit(reads.old_defaults, current), pool.submit(reads.new_defaults)
         if after is not None:
             after.result()
         try:
-            documents = reads.render(previous)
+            text, documents = reads.render(previous)
         except (HelmError, ManifestError):
             return Between()  # the new chart refuses the old values: no cause rather than a guess
-        if documents is None:
-            return Between()
-        return Between(Attribution.RENDERED, documents, _defaults(old, new, keys))
+        return Between(Attribution.RENDERED, text, documents, _defaults(old, new, user_keys(request, previous)))
     return pool.submit(between)

@@ -23,13 +23,13 @@ from deployah_plan.sources.helm_commands import major, reads_standard_input
 from deployah_plan.commands import causes, upgrade_flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.diff import LINE_CONTEXT
-from deployah_plan.errors import HelmError, ManifestError, UsageError
+from deployah_plan.errors import HelmError, ManifestError, ReleaseError, UsageError
 from deployah_plan.flags import UPGRADE, Reach, helm_args, request_fields
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.facts import (
     LookupOffline, PreviousNotDeployed, Reinstall, ReuseValuesOffline, SubchartsCarried, ValuesReused, VersionSource,
 )
-from deployah_plan.model import ApplyMethod, Header, Warning, warn
+from deployah_plan.model import ApplyMethod, Attribution, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
 from deployah_plan.sources import chart as charts
 from deployah_plan.sources.early import HelmCalls
@@ -285,9 +285,11 @@ class _Renderer(Struct, frozen=True):
         return _render(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
                        upgrade=upgrade, starting=starting, parse=parse, known=self.known)
 
-    def between(self, previous: dict[str, Any], workdir: Workdir) -> Rendered | None:
+    def between(self, previous: dict[str, Any], workdir: Workdir) -> tuple[str, Rendered | None]:
         """The new chart with the release's previous user values (commands/causes.py): in a file of
-        the plan's folder; a server render with --reset-values, so that helm takes them alone."""
+        the plan's folder; a server render with --reset-values, so that helm takes them alone.
+        `helm template`'s text is not parsed here: only the documents that differ from the
+        desired render's are, once it is done (`_between_documents`)."""
         path = os.path.join(workdir.path, "previous-values-between.json") if previous else ""
         if path:
             with open(path, "w") as out:
@@ -295,12 +297,24 @@ class _Renderer(Struct, frozen=True):
         once = structs.replace(self.options, values=ValueFlags(files=(path,) if path else ()), reuse_values=False,
                                reset_then_reuse_values=False, reset_values=self.mode == "server",
                                deploy=structs.replace(self.options.deploy, dependency_update=False))
-        return _render(self.helm, once, self.mode, self.chart, self.namespace, _Values(("--values", path) if path else ()),
-                       self.helm_major, upgrade=True, known=self.known).documents
+        made = _render(self.helm, once, self.mode, self.chart, self.namespace, _Values(("--values", path) if path else ()),
+                       self.helm_major, upgrade=True, parse=False, known=self.known)
+        return made.text, made.documents
 
     def again(self, values: _Values, *, upgrade: bool) -> _Render:
         return _render_again(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
                              upgrade=upgrade)
+
+
+def _between_documents(between: causes.Between, first: _Render) -> tuple[Rendered | None, Rendered | None]:
+    """The render of the new chart with the previous values, for the planner (core/planner.py
+    `PlanRequest.between`, `between_unlike`): a server render's documents whole; of `helm
+    template`'s text, only the documents the desired render lacks word for word, and the desired
+    render's documents it lacks (read again to be named): for a values change of a few objects,
+    a few documents, whatever the chart's size."""
+    if between.attribution is not Attribution.RENDERED or between.render is not None:
+        return between.render, None
+    return _varying(first, _Render(between.text)), _varying(_Render(between.text), _Render(first.text))
 
 
 def _older(pool: Workers, renderer: _Renderer, values: _Values, upgrade: bool, older: str,
@@ -454,6 +468,18 @@ def _start_renders_once_read(pool: Workers, renderer: _Renderer, state_call: Cal
     return pool.submit(lambda: _renders_with(pool, renderer, state_call.result(), workdir, may_regenerate, older))
 
 
+def _same_chart(helm: Helm, release: str, namespace: str, stored: Any, chart: str) -> bool:
+    """Whether the chart at `chart` is the one `stored` (the release's revision) keeps, word for
+    word (commands/causes.py `same_chart`): one `helm get all` of its chart, no render."""
+    import tarfile
+
+    try:
+        return causes.same_chart(helm.stored_chart(release, namespace, stored.revision), charts.chart_files(chart),
+                                 stored.defaults())
+    except (HelmError, ReleaseError, OSError, ValueError, EOFError, tarfile.TarError):
+        return False
+
+
 def _desired_renders(pool: Workers, renderer: _Renderer, ahead: _Ahead | None, once_read: Call[_Renders] | None,
                      state: ReleaseState, workdir: Workdir, notes: list[Warning],
                      may_regenerate: bool, older: str) -> _Renders:
@@ -499,7 +525,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     if options.kube_version:
         targets.check_version(options.kube_version)
 
-    with Workdir("helm-plan-") as workdir, workers(5) as pool:
+    with Workdir("helm-plan-") as workdir, workers(7) as pool:
         # 1. The version, the release, the chart, helm template's default version: side by side.
         reads = _start_reads(pool, helm, options, namespace, mode, workdir)
         helm_version = reads.version.result()
@@ -536,7 +562,9 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
             causes.Reads(lambda stored: helm.values(options.release, namespace, stored.revision),
                          lambda values: renderer.between(values, workdir),
                          lambda stored: stored.defaults(),
-                         lambda: charts.default_values(renderer.chart)), (after or once_read) if deploy.dependency_update else None)
+                         lambda: charts.default_values(renderer.chart),
+                         lambda stored: _same_chart(helm, options.release, namespace, stored, renderer.chart)),
+            (after or once_read) if deploy.dependency_update else None)
         from deployah_plan.core import version_render
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
         from deployah_plan.planfile.inputs import ChartRead, Inputs, Planned, chart_tree_sha256
@@ -556,6 +584,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         desired = first.documents
         desired_again = _varying(first, second) if second is not None else None
         between = between_call.result()  # the new chart with the previous values (commands/causes.py)
+        between_documents, between_unlike = _between_documents(between, first)
         window = (started, time.time())
         # Of the versions' renders, only the documents whose text the other lacks: for most charts, none.
         moved = (_varying(renders.older, _Render(first.text)), _varying(first, renders.older)) if renders.older is not None else None
@@ -620,7 +649,8 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
         desired_again=desired_again, render_window=window,
         line_context=options.line_context, previous_dependency_crds=False,
-        attribution=between.attribution, between=between.render, defaults=between.defaults,
+        attribution=between.attribution, between=between_documents, between_unlike=between_unlike,
+        defaults=between.defaults,
     )), inputs)
 
 

@@ -129,6 +129,29 @@ def default_values(path: str) -> str:
     return ""
 
 
+def chart_files(path: str) -> dict[str, bytes]:
+    """Every file of the chart at `path` (a folder or a package), by its name within the chart
+    (`templates/x.yaml`), as read from disk: nothing is left out (helm's loader leaves out what
+    .helmignore names; a chart that has such files then differs from its stored self)."""
+    target = folder(path)
+    out: dict[str, bytes] = {}
+    if os.path.isdir(target):
+        for root, _, names in os.walk(target):
+            for name in names:
+                full = os.path.join(root, name)
+                with open(full, "rb") as data:
+                    out[os.path.relpath(full, target).replace(os.sep, "/")] = data.read()
+        return out
+    import tarfile  # only for a packaged chart
+
+    with tarfile.open(target) as archive:
+        for member in archive:
+            handle = archive.extractfile(member) if member.isfile() and "/" in member.name else None
+            if handle is not None:
+                out[member.name.split("/", 1)[1]] = handle.read()
+    return out
+
+
 def scan(path: str, read: tuple[bool, bool, bool] | None = None) -> Templates:
     """Whether the templates of the chart at `path` call `lookup`, or a function that makes a
     new value on every render, or read the cluster's Kubernetes version. Read apart from

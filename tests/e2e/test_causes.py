@@ -169,3 +169,55 @@ def test_a_value_the_chart_makes_anew_takes_no_cause(helm: Path, store: Store, t
 def test_an_install_has_no_cause(helm: Path, store: Store, tmp_path: Path) -> None:
     doc = _plan(store, _chart(tmp_path, "1.0.0", replicas=1, new=False), helm, "--set", "tag=1.27")
     assert doc["attribution"] == "none" and all("cause" not in c for c in doc["changes"])
+
+
+def test_the_same_chart_word_for_word_is_not_rendered_again(helm: Path, store: Store, tmp_path: Path) -> None:
+    # Issue 49 point 4: the chart's version and files unchanged, every cause is the values' and
+    # no render with the previous values is made; the same version with a template edited is rendered.
+    v1 = _chart(tmp_path, "1.0.0", replicas=1, new=False, secret=True)
+    store.add("app", v1, "shop")
+    doc = _plan(store, v1, helm, "--set", "tag=1.27", "--set", "extra=true")
+    assert doc["attribution"] == "values"
+    assert _causes(doc)[("update", "Deployment", "web")] == {"/spec/template/spec/containers/0/image": "values"}
+    assert _causes(doc)[("create", "ConfigMap", "extra")] == "values"
+    text = _plan(store, v1, helm, "--set", "tag=1.27", "--no-color", output="text")
+    assert text.count("from your values") == 1 and "every change is from your values" in text, text
+    (v1 / "templates" / "config.yaml").write_text(CONFIG.replace("greeting:", "hello: there\n  greeting:"))
+    doc = _plan(store, v1, helm, "--set", "tag=1.27")
+    assert doc["attribution"] == "rendered"
+    assert _causes(doc)[("update", "ConfigMap", "config")] == {"/data/hello": "chart"}
+
+
+HOOK = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  labels: {chart: "{{ .Chart.Version }}"}
+  annotations: {"helm.sh/hook": pre-upgrade}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: migrate
+        image: "tool:{{ .Values.tag }}"
+"""
+NEW_HOOK = HOOK.replace("name: migrate\n  labels", "name: seed\n  labels")
+
+
+def test_hooks_take_their_cause_as_objects_do(helm: Path, store: Store, tmp_path: Path) -> None:
+    # Issue 49 point 1: a hook's fields moved by the chart or the values, a hook the new chart adds.
+    store.add("app", write_chart(tmp_path / "1", "app", {"hook.yaml": HOOK}, values='tag: "1"\n', version="1.0.0"),
+              "shop")
+    v2 = write_chart(tmp_path / "2", "app", {"hook.yaml": HOOK, "seed.yaml": NEW_HOOK}, values='tag: "1"\n', version="2.0.0")
+    doc = _plan(store, v2, helm, "--set", "tag=2")
+    hooks = {d["resource"]["name"]: (d.get("cause"), {f["path"]: f.get("cause") for f in d["fields"]})
+             for t in doc["tasks"] for d in t["definitions"]}
+    assert hooks == {
+        "migrate": ("both", {"/metadata/labels/chart": "chart", "/spec/template/spec/containers/0/image": "values"}),
+        "seed": ("both", {}),  # the new chart adds it with the old values, and the values change its image
+    }
+    doc = _plan(store, v2, helm)  # the values reused: every hook change is the chart's
+    assert {d["resource"]["name"]: d.get("cause") for t in doc["tasks"] for d in t["definitions"]} == {
+        "migrate": "chart", "seed": "chart"}
