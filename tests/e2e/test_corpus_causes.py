@@ -103,6 +103,11 @@ def test_a_corpus_chart_upgrade_with_a_values_change_on_top(helm4: Path, tmp_pat
         for side, value, hidden in zip((old, new), (item["before"], item["after"]), masked):
             assert hidden or _dotted(side, key) == value, item
         assert item["before"] != item["after"] or item["op"] != "replace"
+        # An object named is one the chart alone moved from the old default to the new (point 2).
+        for moved in item["moved"]:
+            change = next(c for c in doc["changes"] if c["resource"] == moved)
+            assert any(f.get("cause") == "chart" and f.get("before") == item["before"] and f.get("after") == item["after"]
+                       for f in change["fields"]), (key, moved)
 
 
 def _keys(values: Any, at: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
