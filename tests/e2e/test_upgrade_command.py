@@ -84,7 +84,8 @@ def test_hook_only_change_is_an_upgrade(helm: Path, store: Store, tmp_path: Path
     assert task["definitions"][0]["fields"] == [{
         "path": "/spec/template/spec/containers/0/image", "op": "replace",
         "before": "migrate:1", "after": "migrate:2",
-        "keys": {"/spec/template/spec/containers/0": {"name": "m"}}}]
+        "keys": {"/spec/template/spec/containers/0": {"name": "m"}}, "cause": "values"}]  # the same chart: the values'
+    assert task["definitions"][0]["cause"] == "values"
 
 
 def test_values_of_the_previous_release_are_reused_when_none_are_given(helm: Path, store: Store, tmp_path: Path) -> None:
