@@ -6,12 +6,19 @@ Which attribution a plan of `helm plan upgrade` gets:
   whose chart is the release's own;
 - values that do not change (`--reuse-values`, or no values flag, which reuses them as
   `helm upgrade` does; `--reset-values` of a release that had none; values files alone that
-  merge to exactly the release's values), every change is the chart's, with no more render;
+  merge to exactly the release's values), every change is the chart's, with no more render
+  and no defaults read (the plan says it once);
+- a chart of the release's own name and version whose files are the stored chart's word for
+  word (`same_chart`: one `helm get all` of the stored chart, beside the desired render), every
+  change is the values', with no more render;
 - otherwise one more render, of the new chart with the previous user values (`helm get
   values`), in the mode of the first (`helm template`, or `helm upgrade --dry-run=server` with
   `--reset-values` and those values in a file of the plan's private folder:
   commands/upgrade.py `_Renderer.between`). A new chart that refuses the old values (a
-  values schema, a `required`) leaves the plan without causes, not without a plan.
+  values schema, a `required`) leaves the plan without causes, not without a plan. It starts
+  as soon as the release is read (its values are the release's), beside the desired render;
+  its text is read only where it differs from the desired render's (commands/upgrade.py
+  `_between_documents`), and the two charts' defaults are read beside it.
 """
 from __future__ import annotations
 
