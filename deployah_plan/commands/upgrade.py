@@ -314,6 +314,10 @@ def _between_documents(between: causes.Between, first: _Render) -> tuple[Rendere
     a few documents, whatever the chart's size."""
     if between.attribution is not Attribution.RENDERED or between.render is not None:
         return between.render, None
+    if "generateName" in between.text:
+        # An object named by generateName is known by its place in its stream (core/planner.py
+        # `_Identifier.index`), which a part of the stream does not keep: the render read whole.
+        return split_stream(between.text, "helm template (with the previous values)"), None
     return _varying(first, _Render(between.text)), _varying(_Render(between.text), _Render(first.text))
 
 

@@ -48,3 +48,23 @@ def test_the_same_chart_renders_nothing_and_a_new_one_renders_beside_its_default
                                            chart=("app", "2.0.0")))
     assert found.attribution is Attribution.RENDERED and asked == ["new defaults", "old defaults", "render"]
     assert found.defaults is not None and found.defaults.after == {"a": 2}
+
+
+def _stream(*docs: str) -> str:
+    return "".join(f"---\n# Source: app/templates/{n}.yaml\n{d}\n" for n, d in enumerate(docs))
+
+
+def test_the_render_with_the_previous_values_is_read_only_where_it_differs() -> None:
+    from deployah_plan.commands.upgrade import _between_documents, _Render
+    from deployah_plan.manifests import split_stream
+
+    a, b = "{apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {x: '1'}}", "{apiVersion: v1, kind: ConfigMap, metadata: {name: b}}"
+    desired = _stream(a, b)
+    first = _Render(desired, split_stream(desired, "desired"))
+    differing, unlike = _between_documents(causes.Between(Attribution.RENDERED, _stream(a.replace("'1'", "'0'"), b)), first)
+    assert differing is not None and unlike is not None
+    assert [d.obj["data"] for d in differing.resources] == [{"x": "0"}] and [d.obj["data"] for d in unlike.resources] == [{"x": "1"}]
+    # A generateName object is known by its place in the stream: the render is read whole.
+    named = _stream(a, "{apiVersion: batch/v1, kind: Job, metadata: {generateName: j-}}")
+    whole, unlike = _between_documents(causes.Between(Attribution.RENDERED, named), first)
+    assert whole is not None and len(whole.resources) == 2 and unlike is None
