@@ -208,6 +208,8 @@ def _task_item(row: TaskRow, report: Report, redactor: Redactor, view: View) -> 
     item = report.task(task)
     sign = TASK_SIGN[task.action].strip() or "="
     line = f"- `{sign}` {md(' · '.join(task_words.task_parts(task, plan, item.own_count, item.common_count)))}"
+    if item.cause is not None:
+        line += f" {md('[' + change_words.CAUSE[item.cause] + ']')}"
     if row.policy:
         line += f"<br>{md(task_words.policy_text(row.policy, row.policy_for))}"
     blocks = []

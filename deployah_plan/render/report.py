@@ -139,6 +139,9 @@ class DefinitionReport(Struct, frozen=True):
 class TaskReport(Struct, frozen=True):
     task: TaskPlan
     definitions: tuple[DefinitionReport, ...]
+    # What moved the hook (core/causes.py), said on its line when the plan places each change;
+    # its fields then say theirs where it differs.
+    cause: Cause | None = None
 
     @property
     def common_count(self) -> int:
@@ -301,7 +304,9 @@ class Report(Struct, frozen=True):
                     defs.append(DefinitionReport(d, (), marks, hidden=len(own), hidden_content=_shows_content(d)))
                 else:
                     defs.append(DefinitionReport(d, own, marks))
-            tasks.append(TaskReport(task, tuple(defs)))
+            causes = {d.cause for d in task.definitions if d.cause is not None}
+            tasks.append(TaskReport(task, tuple(defs), (causes.pop() if len(causes) == 1 else Cause.BOTH)
+                                    if shown and causes else None))
         groups: dict[tuple[tuple[ResourceRef, ...], tuple[ResourceRef, ...]], list[int]] = {}
         for n, item in enumerate(common):
             groups.setdefault((item.resources, item.hooks), []).append(n)

@@ -140,7 +140,8 @@ def _task_lines(report: Report, redactor: Redactor, style: _Style, view: View) -
             sign = TASK_SIGN[task.action]
             item = report.task(task)
             out.append(f"    {style.sign(sign)} "
-                       + "  ".join(task_words.task_parts(task, plan, item.own_count, item.common_count)))
+                       + "  ".join(task_words.task_parts(task, plan, item.own_count, item.common_count))
+                       + (f"  [{change_words.CAUSE[item.cause]}]" if item.cause is not None else ""))
             if row.policy:
                 out.append(f"        {task_words.policy_text(row.policy, row.policy_for)}")
             for definition in item.definitions:

@@ -218,6 +218,11 @@ def test_hooks_take_their_cause_as_objects_do(helm: Path, store: Store, tmp_path
         "migrate": ("both", {"/metadata/labels/chart": "chart", "/spec/template/spec/containers/0/image": "values"}),
         "seed": ("both", {}),  # the new chart adds it with the old values, and the values change its image
     }
+    text = _plan(store, v2, helm, "--set", "tag=2", "--no-color", output="text")
+    line = next(line for line in text.splitlines() if "Job shop/migrate" in line and "will run" in line)
+    assert line.endswith("[from the chart upgrade and your values]"), text
+    image = next(line for line in text.splitlines() if "tool:2" in line and "containers" in line)
+    assert image.endswith("(from your values)")  # its own, where it differs from the hook's
     doc = _plan(store, v2, helm)  # the values reused: every hook change is the chart's
     assert {d["resource"]["name"]: d.get("cause") for t in doc["tasks"] for d in t["definitions"]} == {
         "migrate": "chart", "seed": "chart"}
