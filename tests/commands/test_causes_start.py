@@ -68,3 +68,39 @@ def test_the_render_with_the_previous_values_is_read_only_where_it_differs() -> 
     named = _stream(a, "{apiVersion: batch/v1, kind: Job, metadata: {generateName: j-}}")
     whole, unlike = _between_documents(causes.Between(Attribution.RENDERED, named), first)
     assert whole is not None and len(whole.resources) == 2 and unlike is None
+
+
+def _record(templates: dict[str, bytes], app_version: str = "1.0") -> dict[str, Any]:
+    metadata = {"apiVersion": "v2", "name": "app", "version": "1.0.0", "appVersion": app_version, "deprecated": False,
+                "keywords": [None], "sources": [None], "annotations": [None], "maintainers": [None],
+                "dependencies": [None]}
+    return {"chart": {"metadata": metadata, "schema": "",
+                      "templates": [*({"name": n, "data": d.hex()} for n, d in templates.items()), None],
+                      "files": [{"name": "README.md", "data": b"hi".hex()}, None]}}
+
+
+def test_a_chart_is_the_stored_one_only_word_for_word(tmp_path: Any) -> None:
+    import tarfile
+
+    from deployah_plan.sources.chart import chart_files
+
+    chart = tmp_path / "app"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: app\nversion: 1.0.0\nappVersion: '1.0'\n")
+    (chart / "values.yaml").write_text("replicas: 1\n")
+    (chart / "README.md").write_text("hi")
+    (chart / "templates" / "cm.yaml").write_text("kind: ConfigMap\n")
+    stored = _record({"templates/cm.yaml": b"kind: ConfigMap\n"})
+    assert causes.same_chart(stored, chart_files(str(chart)), {"replicas": 1})
+    package = tmp_path / "app-1.0.0.tgz"
+    with tarfile.open(package, "w:gz") as archive:
+        archive.add(chart, arcname="app")
+    assert causes.same_chart(stored, chart_files(str(package)), {"replicas": 1})
+    assert not causes.same_chart(stored, chart_files(str(chart)), {"replicas": 2})  # its values.yaml
+    assert not causes.same_chart(_record({"templates/cm.yaml": b"kind: Secret\n"}), chart_files(str(chart)),
+                                 {"replicas": 1})  # a template
+    assert not causes.same_chart(_record({"templates/cm.yaml": b"kind: ConfigMap\n"}, app_version="2.0"),
+                                 chart_files(str(chart)), {"replicas": 1})  # Chart.yaml
+    (chart / "charts").mkdir()
+    (chart / "charts" / "sub-1.0.0.tgz").write_bytes(b"")
+    assert not causes.same_chart(stored, chart_files(str(chart)), {"replicas": 1})  # subcharts are not stored
