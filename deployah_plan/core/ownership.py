@@ -82,6 +82,24 @@ def _require(values: Mapping[str, Any], metadata: Metadata, key: str, want: str)
     return []
 
 
+def skipped_on_uninstall(live: Mapping[str, Any] | None, release: str, namespace: str) -> Verdict | None:
+    """Whether Helm 4.3's uninstall skips deleting an object of the release, from its live
+    state (None: not found, which Helm skips too, as already deleted): skipped when Helm's
+    ownership check fails on it (pkg/action/validate.go verifyOwnershipBeforeDelete:
+
+        if err := checkOwnership(existing, releaseName, releaseNamespace); err != nil {
+            // Resource not owned by this release, cannot delete
+            unowned.Append(&infoCopy)
+
+    the same labels and annotations as adoption's check; a deletionTimestamp does not count).
+    The verdict names the problems (UNOWNED, or OTHER_RELEASE with its owner); None: deleted."""
+    if live is None:
+        return None
+    verdict = check_ownership({**live, "metadata": {k: v for k, v in (live.get("metadata") or {}).items()
+                                                    if k != "deletionTimestamp"}}, release, namespace)
+    return verdict if verdict.problems else None
+
+
 def check_ownership(live: Mapping[str, Any] | None, release: str, namespace: str,
                     take_ownership: bool = False) -> Verdict:
     """What Helm's ownership check says about creating an object whose live state is `live`

@@ -16,7 +16,7 @@ from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
 from deployah_plan.core.impact.common import LiveOf
 from deployah_plan.core.lifecycle import consequences
-from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
+from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete, skipped_on_uninstall
 from deployah_plan.core.renames import link_renames
 from deployah_plan.core.tasks import hook_tasks, schedule_tasks
 from deployah_plan.core.validate import Applied, Target, hook_collisions, namespace_warning, predict, schema_type
@@ -24,7 +24,7 @@ from deployah_plan.facts import Role
 from deployah_plan.errors import ManifestError
 from deployah_plan.facts import (
     Collision, CrdChangeUnknown, CrdLive, CrdNotCreated, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, EmptyRender, EquivalentOnly,
-    Field, KeepFromManifest, OwnedField, OwnershipCheck, Quantity, SsaConflict, StoredVersions,
+    Field, KeepFromManifest, OwnedField, OwnershipCheck, Quantity, SsaConflict, StoredVersions, UninstallNotOwned,
 )
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Rendered
@@ -209,12 +209,25 @@ def _resource_changes(
     return link_renames(changes)
 
 
-def _uninstall_changes(previous: Mapping[Identity, tuple[ResourceRef, Document]],
-                       rank: Mapping[str, int]) -> list[ResourceChange]:
+def _uninstall_changes(previous: Mapping[Identity, tuple[ResourceRef, Document]], rank: Mapping[str, int],
+                       request: PlanRequest, live: _Live, notes: list[Warning]) -> list[ResourceChange]:
     """Everything in the release manifest goes, in Helm's uninstall kind order; keep is read
-    from the manifest, as `helm uninstall` reads it."""
+    from the manifest, as `helm uninstall` reads it. Helm 4.3 then deletes only what the release
+    owns (core/ownership.py skipped_on_uninstall): with the live objects read, an object whose
+    labels and annotations are not this release's stays, said by its ownership."""
     ordered = sorted(previous.values(), key=lambda item: (sort_key(item[0].kind, rank), item[1].position))
-    return [_leaving(ref, doc, order) for order, (ref, doc) in enumerate(ordered) if not ref.generate_name]
+    out = []
+    for order, (ref, doc) in enumerate(item for item in ordered if not item[0].generate_name):
+        change = _leaving(ref, doc, order)
+        verdict = (skipped_on_uninstall(find_live(live.index, ref), request.header.release, request.header.namespace)
+                   if request.helm_major >= 4 and change.action is Action.DELETE and live.covered(ref) else None)
+        if verdict is not None:
+            notes.append(warn(UninstallNotOwned(release=request.header.release, owner_release=verdict.owner_release,
+                                                problems=verdict.problems), ref))
+            change = replace(change, action=Action.RETAIN, ownership=verdict.ownership,
+                             owner_release=verdict.owner_release)
+        out.append(change)
+    return out
 
 
 def _quantities(fields: Iterable[FieldChange]) -> list[Quantity]:
@@ -561,7 +574,8 @@ def make_plan(request: PlanRequest) -> Plan:
         # The release's own hooks run (pre-delete, post-delete); nothing is created or updated;
         # keep is read from the manifest, as `helm uninstall` reads it.
         action = HelmAction.UNINSTALL
-        changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)))
+        changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)), request, live,
+                                     warnings)
         tasks = hook_tasks(prev_hooks, prev_hooks, action, kind_rank(install_order(request.helm_major)))
         warnings.append(warn(CrdsUntouched()))
     else:

@@ -26,7 +26,7 @@ from msgspec import Struct
 from deployah_plan.startup import lazy
 from deployah_plan.codes import Code
 from deployah_plan.model import (
-    Action, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
+    Action, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.crd_paths import said_by_summary
@@ -552,7 +552,10 @@ def _reasons(change: ResourceChange, plan: Plan) -> tuple[str, ...]:
     if change.action is Action.CREATE:
         return ("a new release" if plan.helm_action is HelmAction.INSTALL else "not in the previous release",)
     if change.action in (Action.DELETE, Action.RETAIN) and plan.helm_action is HelmAction.UNINSTALL:
-        return ("the release is uninstalled",) + (("helm.sh/resource-policy: keep",) if change.action is Action.RETAIN else ())
+        if change.action is Action.DELETE:
+            return ("the release is uninstalled",)
+        unowned = change.ownership in (Ownership.UNOWNED, Ownership.OTHER_RELEASE)
+        return ("the release is uninstalled", "not owned by this release" if unowned else "helm.sh/resource-policy: keep")
     if change.action is Action.DELETE:
         return ("not in the desired release",)
     if change.action is Action.RETAIN:

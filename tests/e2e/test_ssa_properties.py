@@ -252,7 +252,7 @@ def test_the_plans_conflicts_and_kept_fields_are_the_api_servers(corpus_objects:
     assert conflicted >= 5 and checked - conflicted >= 5 and kept_seen >= 3, (checked, conflicted, kept_seen)
 
 
-# -- end to end: real Helm 4, the loopback API server serving the reference's managedFields ----------
+# -- end to end: real Helm 4, the loopback API server computing managedFields with the reference -------
 
 _TEMPLATE = """apiVersion: apps/v1
 kind: Deployment
@@ -303,11 +303,11 @@ def test_helm_plan_upgrade_predicts_the_conflict_and_the_field_that_stays(helm4:
     ops = {"apiVersion": "apps/v1", "kind": "Deployment",
            "metadata": {"name": "web", "namespace": "shop", "labels": {"tier": "front"}}}
     history = [Step("helm", "Apply", first), Step("kubectl-edit", "Update", edited), Step("ops", "Apply", ops)]
-    before, upgrade = ssa_reference.run([history, [*history, Step("helm", "Apply", _web("app:2", None))]])
+    upgrade, = ssa_reference.run([[*history, Step("helm", "Apply", _web("app:2", None))]])
     image = '.spec.template.spec.containers[name="app"].image'
     assert [(c.manager, c.field) for c in upgrade.conflicts[-1]] == [("kubectl-edit", image)]  # what Helm 4 meets
     with FakeKube(namespace="shop") as kube:
-        kube.put(_live(before))
+        kube.write(history)  # the object and its managedFields as the API server computes them
         kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
         args = ("upgrade", "shop", str(v2), "-n", "shop")
         text = run_plan(*args, "--no-color", "--fail-on", "failure", helm=helm4, store=store, KUBECONFIG=kubeconfig)
