@@ -10,7 +10,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from deployah_plan.startup import lazy
-from deployah_plan.core import crd, regenerated, server_side
+from deployah_plan.core import adoption, crd, regenerated, server_side
 from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
@@ -367,9 +367,33 @@ def _server_side(changes: list[ResourceChange], live: _Live, request: PlanReques
         applied = server_side.apply(found, doc.obj, out[at].fields if at is not None else (), request.force_conflicts)
         if at is not None:
             out[at] = replace(out[at], fields=applied.fields)
-        if applied.conflicts and not request.force_conflicts:
-            fields = tuple(OwnedField(c.change.path, dict(c.change.keys), c.managers) for c in applied.conflicts)
-            notes.append(warn(SsaConflict(fields=fields), ref))
+        _ssa_conflicts(applied, ref, request, notes)
+    return out
+
+
+def _ssa_conflicts(applied: server_side.Applied, ref: ResourceRef, request: PlanRequest, notes: list[Warning]) -> None:
+    if applied.conflicts and not request.force_conflicts:
+        fields = tuple(OwnedField(c.change.path, dict(c.change.keys), c.managers) for c in applied.conflicts)
+        notes.append(warn(SsaConflict(fields=fields), ref))
+
+
+def _adoptions(changes: list[ResourceChange], live: _Live, request: PlanRequest,
+               want_resources: Mapping[Identity, tuple[ResourceRef, Document]], notes: list[Warning]) -> list[ResourceChange]:
+    """Each object Helm adopts (a create whose live object passed the ownership check), as the
+    change Helm's apply makes to the live object (core/adoption.py), with its server-side
+    apply conflicts."""
+    out = []
+    ssa = request.apply_method is ApplyMethod.SSA
+    three_way = request.previous is None and request.take_ownership and not ssa
+    for change in changes:
+        found = find_live(live.index, change.resource) if change.ownership is Ownership.ADOPT else None
+        wanted = want_resources.get(change.resource.identity)
+        if found is not None and wanted is not None:
+            applied = adoption.adopt(found, wanted[1].obj, request.header.release, request.header.namespace, ssa,
+                                     three_way, request.force_conflicts)
+            change = replace(change, fields=applied.fields)
+            _ssa_conflicts(applied, change.resource, request, notes)
+        out.append(change)
     return out
 
 
@@ -590,6 +614,7 @@ def make_plan(request: PlanRequest) -> Plan:
         warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         changes = _server_side(changes, live, request, want_resources, prev_resources, warnings)
+        changes = _adoptions(changes, live, request, want_resources, warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = hook_tasks(prev_hooks, want_hooks, provisional, rank, request.line_context)
         if hook_renders is not None:

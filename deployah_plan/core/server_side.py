@@ -60,14 +60,31 @@ class Applied(NamedTuple):
     fields: tuple[FieldChange, ...]
 
 
-def _value_owners(managers: Iterable[Manager], change: FieldChange) -> tuple[Owned, ...]:
-    """The managers that own the value the change sets: the field itself, or an atomic value above it."""
+def _value_owners(managers: Iterable[Manager], everyone: list[Manager], live: Mapping[str, Any],
+                  change: FieldChange) -> tuple[Owned, ...]:
+    """The managers that own the value the change sets: the field itself, or an atomic value
+    above it (`_whole`)."""
     out = []
     for name, _, fields in managers:
         found = walk(fields, change)
-        if found is not None and (found.above or not found.node):
+        if found is not None and (not found.node if not found.above else _whole(everyone, live, change, found.at)):
             out.append(Owned(name, found.at))
     return tuple(out)
+
+
+def _whole(everyone: list[Manager], live: Mapping[str, Any], change: FieldChange, at: tuple[str, ...]) -> bool:
+    """Whether a leaf in a manager's set above the change's field owns the whole value there (an
+    atomic list or map). A leaf is also a map or list node whose fields were all taken by other
+    managers, or that holds none live (an empty map): owning such a node is not owning what is
+    put into it. So a leaf with fields under it in any manager's set, or an empty map live, is
+    a node, not a value."""
+    for manager in everyone:
+        node: Any = manager.fields
+        for key in at:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and set(node) - {"."}:
+            return False
+    return bool(_at(live, change, len(at)) != {})
 
 
 def _under(manager: Manager, change: FieldChange) -> bool:
@@ -85,41 +102,48 @@ def _keepers(others: list[Manager], helm: list[Manager], change: FieldChange) ->
     appliers = {m.name for m in others if m.applies and _under(m, change)}
     if appliers:
         return tuple(sorted(appliers))
-    if any(_helm_owns(m, change) for m in helm):
+    if any(helm_owns(m, change) for m in helm):
         return ()
     return tuple(sorted({m.name for m in others if _under(m, change)}))
 
 
-def _helm_owns(manager: Manager, change: FieldChange) -> bool:
+def helm_owns(manager: Manager, change: FieldChange) -> bool:
     """Whether Helm's last apply holds the field itself (so its prune removes it whole)."""
     found = walk(manager.fields, change)
     return found is not None and (found.above or not found.node or "." in found.node)
 
 
-def _without_managed_fields(live: Mapping[str, Any]) -> dict[str, Any]:
+def without_managed_fields(live: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(live)
     out["metadata"] = {k: v for k, v in (live.get("metadata") or {}).items() if k != "managedFields"}
     return out
 
 
-def _atomic_owners(managers: Iterable[Manager], desired: Mapping[str, Any], change: FieldChange) -> tuple[Owned, ...]:
+def _atomic_owners(managers: Iterable[Manager], everyone: list[Manager], live: Mapping[str, Any],
+                   desired: Mapping[str, Any], change: FieldChange) -> tuple[Owned, ...]:
     """The managers that own an atomic value (a label selector, an atomic list) above a field
     the applied object leaves out, when it still sets that value: it changes the whole value.
     A field it leaves out elsewhere is no conflict: it is pruned, or kept (`_keepers`)."""
     out = []
     for name, _, fields in managers:
         found = walk(fields, change)
-        if found is not None and found.above and _sets(desired, change, len(found.at)):
+        if found is not None and found.above and _sets(desired, change, len(found.at)) \
+                and _whole(everyone, live, change, found.at):
             out.append(Owned(name, found.at))
     return tuple(out)
 
 
 def _sets(desired: Mapping[str, Any], change: FieldChange, depth: int) -> bool:
     """Whether the applied object sets the value `depth` tokens down the change's path."""
+    return not _missing(_at(desired, change, depth))
+
+
+def _at(obj: Mapping[str, Any], change: FieldChange, depth: int) -> Any:
+    """The value `depth` tokens down the change's path in `obj` (`_MISSING`: none)."""
     path = tokens(change.path)[:depth]
     pointer = "".join("/" + escape(t) for t in path)
     keys = tuple((p, k) for p, k in change.keys if len(tokens(p)) <= depth)
-    return not _missing(resolve(desired, FieldChange(pointer, FieldOp.REPLACE, keys=keys)))
+    return resolve(obj, FieldChange(pointer, FieldOp.REPLACE, keys=keys))
 
 
 def apply(live: Mapping[str, Any], desired: Mapping[str, Any], fields: Iterable[FieldChange],
@@ -128,13 +152,14 @@ def apply(live: Mapping[str, Any], desired: Mapping[str, Any], fields: Iterable[
     managers, helm = read_managers(live)
     if not managers:
         return Applied((), tuple(fields))
+    everyone = [*managers, *helm]
     conflicts = []
     seen: set[Owned] = set()
-    for change in diff_objects(_without_managed_fields(live), desired):
+    for change in diff_objects(without_managed_fields(live), desired):
         if change.equivalent or change.op in (FieldOp.REORDER, FieldOp.RENAME):
             continue
-        owners = tuple(o for o in (_atomic_owners(managers, desired, change) if change.op is FieldOp.REMOVE
-                                   else _value_owners(managers, change)) if o not in seen)
+        owners = tuple(o for o in (_atomic_owners(managers, everyone, live, desired, change) if change.op is FieldOp.REMOVE
+                                   else _value_owners(managers, everyone, live, change)) if o not in seen)
         seen.update(owners)
         if owners:
             conflicts.append(Conflict(change, owners))

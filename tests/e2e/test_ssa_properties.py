@@ -9,7 +9,10 @@ object: the previous one with values changed, fields removed, labels and keyed l
 added and removed. The plan reads the live object with the managedFields the reference wrote,
 and its predicted conflicts (manager and field) and kept fields must be the reference's.
 
-Issue 46 points 1 and 2. The corpus is read through `helm template` of the fetched Helm 4; a
+Adoption (issue 46 point 3): an object another manager made, which Helm applies for the first
+time, predicted by core/adoption.py the same way.
+
+Issue 46 points 1, 2 and 3. The corpus is read through `helm template` of the fetched Helm 4; a
 missing corpus skips these tests (CI has it), a missing reference as tests/e2e/test_ssa_reference.py.
 """
 from __future__ import annotations
@@ -27,9 +30,11 @@ import ssa_reference
 from conftest import Store, run_plan, write_chart
 from kubeapi import FakeKube
 from ssa_reference import Outcome, Step
-from deployah_plan.core.diff import diff_objects
+from deployah_plan.core.adoption import adopt
+from deployah_plan.core.diff import diff_objects, same
 from deployah_plan.core.drift import resolve
-from deployah_plan.core.server_side import Applied, apply
+from deployah_plan.core.ownership import stamped
+from deployah_plan.core.server_side import Applied, apply, without_managed_fields
 from deployah_plan.model import FieldOp
 from e2e.test_corpus import CORPUS, _no_nulls
 
@@ -334,3 +339,68 @@ def test_helm_plan_upgrade_predicts_the_conflict_and_the_field_that_stays(helm4:
     assert not [w for w in forced_plan["warnings"] if w["code"] == "ssa-conflict"]
     image_change = next(f for f in forced_plan["changes"][0]["fields"] if f["path"].endswith("/image"))
     assert image_change["taken_from"] == ["kubectl-edit"]
+
+
+# -- adoption: an object made outside Helm, which the chart now renders (issue 46 point 3) ------------
+
+CREATORS = ("kubectl-client-side-apply", "kubectl-create", "before-first-apply")
+
+
+def _adoption_history(rng: random.Random, made: dict[str, Any]) -> list[Step]:
+    """An object someone else made (a creator's Update), then edited, updated by a controller,
+    or partly applied by another applier; Helm never applied it."""
+    steps = [Step(rng.choice(CREATORS), "Update", made)]
+    current = made
+    if rng.random() < 0.5:
+        current = _change(rng, current, "edit", rng.randint(1, 3))
+        steps.append(Step("kubectl-edit", "Update", current))
+    if rng.random() < 0.3:
+        current = _change(rng, current, "ctl", 1)
+        steps.append(Step("some-controller", "Update", current))
+    if rng.random() < 0.4:
+        partial, forced = _partial(rng, made, "ops")
+        steps.append(Step("ops", "Apply", partial, force=forced))
+    return steps
+
+
+def test_the_plans_adoption_is_the_api_servers(corpus_objects: list[dict[str, Any]]) -> None:
+    """Helm's server-side apply of an object it adopts (core/adoption.py): the conflicts with
+    the fields other managers own are the reference's, every field the plan shows set is set so
+    by the reference, and everything the reference changes in the live object is a field the
+    chart declares (nothing is pruned: Helm owned nothing)."""
+    rng = random.Random(4603)
+    cases = []
+    for _ in range(CASES):
+        made = rng.choice(corpus_objects)
+        cases.append((_adoption_history(rng, made), _desired(rng, made)))
+    batch = []
+    for history, desired in cases:
+        applied = stamped(desired, "ssa", "props")
+        batch += [history, [*history, Step("helm", "Apply", applied)],
+                  [*history, Step("helm", "Apply", applied, force=True)]]
+    outcomes = ssa_reference.run(batch)
+    checked = conflicted = 0
+    for n, (history, desired) in enumerate(cases):
+        before, plain, forced = outcomes[3 * n: 3 * n + 3]
+        if any(before.errors) or plain.errors[-1] or forced.errors[-1]:
+            continue
+        checked += 1
+        live = _live(before)
+        adopted = adopt(live, desired, "ssa", "props", ssa=True, three_way_custom=False, force_conflicts=False)
+        expected = _taken(before, forced)
+        assert _conflicts(adopted) == expected, (n, sorted(_conflicts(adopted) ^ expected), history, desired)
+        conflicted += bool(expected)
+        assert forced.obj is not None
+        applied = stamped(desired, "ssa", "props")
+        for change in adopted.fields:
+            assert change.op is not FieldOp.REMOVE and not change.kept_by, (n, change)
+            assert same(resolve(forced.obj, change), change.after), (n, change)
+        for change in diff_objects(without_managed_fields(live), forced.obj):
+            if change.equivalent or change.op in (FieldOp.REORDER, FieldOp.RENAME):
+                continue
+            if change.op is FieldOp.REMOVE:  # only inside a value the chart sets whole (an atomic list)
+                assert resolve(applied, change) is resolve({}, change), (n, change)
+            else:
+                assert same(resolve(applied, change), change.after), (n, change)
+    assert checked >= CASES * 3 // 4, f"only {checked} of {CASES} generated cases ran"
+    assert conflicted >= 5 and checked - conflicted >= 5, (checked, conflicted)

@@ -37,10 +37,15 @@ others, which are applied, but once every object was tried it returns the errors
 deletions, so no object leaving the release is deleted. So such an object's change and every
 deletion have no impact; only the failure is said (and an HPA's replicas conflict, which is the
 failure itself).
+
+An object Helm adopts (an existing object the chart now renders) is an update of the live
+object: its field changes are from the live object to what Helm applies (core/adoption.py).
 """
 from __future__ import annotations
 
 from typing import Iterable
+
+from msgspec.structs import replace
 
 from deployah_plan.core.impact.common import Found, ImpactInput
 from deployah_plan.core.impact.config import consumers
@@ -49,17 +54,19 @@ from deployah_plan.core.impact.storage import data
 from deployah_plan.core.impact.traffic import traffic
 from deployah_plan.impact_facts import ReplicasReset, ResetRule
 from deployah_plan.impacts import ImpactKind
-from deployah_plan.model import Action, HelmAction, Impact, ResourceChange, Warning
+from deployah_plan.model import Action, HelmAction, Impact, Ownership, ResourceChange, Warning
 
 
 def find_impact(changes: Iterable[ResourceChange], given: ImpactInput) -> tuple[list[Impact], list[Warning]]:
     """The impacts of a plan's changes, in a fixed order (rollouts, config, replicas, traffic,
     data; each in the plan's order), and the failures they predict."""
-    changes = [c for c in changes if not _refused(c, given)]
+    changes = [_adopted(c, given) for c in changes if not _refused(c, given)]
     found = Found()
-    if given.action is not HelmAction.UNINSTALL and given.action is not HelmAction.INSTALL:
-        workloads(changes, given, found)
-        traffic(changes, given, found)
+    if given.action is not HelmAction.UNINSTALL:
+        # An install changes no running thing but the live objects it adopts.
+        updates = [c for c in changes if c.action is Action.UPDATE or given.action is not HelmAction.INSTALL]
+        workloads(updates, given, found)
+        traffic(updates, given, found)
     data(changes, given, found)
     found.impacts = [i for i in found.impacts if i.resource.identity not in given.failing
                      or (isinstance(i.facts, ReplicasReset) and i.facts.rule is ResetRule.SSA_CONFLICT)]
@@ -69,6 +76,12 @@ def find_impact(changes: Iterable[ResourceChange], given: ImpactInput) -> tuple[
     position = {c.resource.identity: n for n, c in enumerate(changes)}
     found.impacts.sort(key=lambda item: (order[item.kind], position.get(item.resource.identity, len(changes))))
     return found.impacts, found.warnings
+
+
+def _adopted(change: ResourceChange, given: ImpactInput) -> ResourceChange:
+    """An object Helm adopts is an update of the live object (its fields: live -> applied)."""
+    live = given.live_of(change.resource) if given.live_of and change.ownership is Ownership.ADOPT else None
+    return change if live is None else replace(change, action=Action.UPDATE, before=live)
 
 
 def _refused(change: ResourceChange, given: ImpactInput) -> bool:
