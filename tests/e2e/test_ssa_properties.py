@@ -404,3 +404,53 @@ def test_the_plans_adoption_is_the_api_servers(corpus_objects: list[dict[str, An
                 assert same(resolve(applied, change), change.after), (n, change)
     assert checked >= CASES * 3 // 4, f"only {checked} of {CASES} generated cases ran"
     assert conflicted >= 5 and checked - conflicted >= 5, (checked, conflicted)
+
+
+_CONFIG = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n"
+
+
+@pytest.mark.parametrize("method", ["ssa", "csa"])
+def test_helm_plan_upgrade_shows_an_adoption_as_the_change_to_the_live_object(helm4: Path, store: Store,
+                                                                              tmp_path: Path, method: str) -> None:
+    """Issue 46 point 3 through real Helm 4: a Deployment made by `kubectl apply` (client-side:
+    an Update by kubectl-client-side-apply), which the chart now renders, adopted with
+    --take-ownership. Server-side, the chart's new image conflicts with kubectl's; client-side
+    (a release stored so), the three-way merge sets the image and leaves kubectl's label."""
+    v1 = write_chart(tmp_path / "v1", "shop", {"settings.yaml": _CONFIG})
+    v2 = write_chart(tmp_path / "v2", "shop", {"settings.yaml": _CONFIG, "web.yaml": _TEMPLATE},
+                     values="image: app:2\n")
+    store.add("shop", v1, "shop", flags=("--server-side=false",) if method == "csa" else ())
+    made = _web("app:1", None)
+    del made["metadata"]["annotations"]
+    made["metadata"]["labels"] = {"app": "web", "team": "a"}
+    history = [Step("kubectl-client-side-apply", "Update", made)]
+    before, adopted = ssa_reference.run([history, [*history, Step("helm", "Apply", _web("app:2", None))]])
+    image = '.spec.template.spec.containers[name="app"].image'
+    assert [(c.manager, c.field) for c in adopted.conflicts[-1]] == [("kubectl-client-side-apply", image)]
+    with FakeKube(namespace="shop") as kube:
+        kube.put(_live(before))
+        kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        args = ("upgrade", "shop", str(v2), "-n", "shop", "--take-ownership")
+        text = run_plan(*args, "--no-color", helm=helm4, store=store, KUBECONFIG=kubeconfig)
+        doc = run_plan(*args, "-o", "json", helm=helm4, store=store, KUBECONFIG=kubeconfig)
+    assert doc.code == 0, doc.err
+    plan = doc.json()
+    assert plan["live"]["apply_method"] == method
+    (change,) = [c for c in plan["changes"] if c["resource"]["kind"] == "Deployment"]
+    assert (change["action"], change["ownership"]) == ("create", "adopt")
+    fields = {f["path"]: (f["op"], f["before"], f["after"]) for f in change["fields"]}
+    assert fields["/spec/template/spec/containers/0/image"] == ("replace", "app:1", "app:2")
+    assert fields["/metadata/labels/app.kubernetes.io~1managed-by"] == ("add", None, "Helm")
+    assert not [p for p in fields if "team" in p]  # kubectl's label stays: nothing is deleted
+    assert ('~ spec.template.spec.containers[name=app].image: "app:1" -> "app:2"') in text.out, text.out
+    assert "replicas: 2" not in text.out  # no content of its own: the live object is changed, not created
+    conflicts = [w for w in plan["warnings"] if w["code"] == "ssa-conflict"]
+    if method == "csa":
+        assert conflicts == []
+        assert [i["kind"] for i in plan["impact"]] == ["restart"]
+        return
+    (conflict,) = conflicts
+    assert conflict["resource"]["name"] == "web" and conflict["facts"]["fields"] == [
+        {"path": "/spec/template/spec/containers/0/image",
+         "keys": {"/spec/template/spec/containers/0": {"name": "app"}}, "managers": ["kubectl-client-side-apply"]}]
+    assert plan["impact"] == []  # the apply fails: nothing rolls out
