@@ -381,7 +381,10 @@ def _adoptions(changes: list[ResourceChange], live: _Live, request: PlanRequest,
                want_resources: Mapping[Identity, tuple[ResourceRef, Document]], notes: list[Warning]) -> list[ResourceChange]:
     """Each object Helm adopts (a create whose live object passed the ownership check), as the
     change Helm's apply makes to the live object (core/adoption.py), with its server-side
-    apply conflicts."""
+    apply conflicts. A rollback checks no ownership: Helm 4 patches an object its current
+    release lacks from the live state (pkg/kube/client.go `update`), Helm 3 fails on it."""
+    if request.action not in (None, HelmAction.UPGRADE):
+        return changes
     out = []
     ssa = request.apply_method is ApplyMethod.SSA
     three_way = request.previous is None and request.take_ownership and not ssa
