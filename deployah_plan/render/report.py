@@ -269,7 +269,7 @@ class Report(Struct, frozen=True):
             if change.resource.kind in suppress:
                 return ObjectReport(change, (), marks, warnings, failures, _reasons(change, plan),
                                     _weight(change, own, warnings), notes, hidden=len(own),
-                                    hidden_content=change.action is Action.CREATE and bool(change.after))
+                                    hidden_content=change.action is Action.CREATE and bool(change.after) and not _adopts(change))
             return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan),
                                 _weight(change, own, warnings), notes)
 
