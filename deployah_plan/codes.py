@@ -78,7 +78,7 @@ class Code(str, enum.Enum):
         gate="ownership", label="collides with a deletion")
     SSA_CONFLICT = _Entry(
         "ssa-conflict", "Server-side apply conflicts on fields another field manager owns: the upgrade fails unless "
-        "conflicts are forced.", severity=_WARN, fails=Fails.ALWAYS, check=f"{_PLANNER}._server_side", gate="ownership",
+        "conflicts are forced.", severity=_WARN, fails=Fails.ALWAYS, check=f"{_PLANNER}._ssa_conflicts", gate="ownership",
         label="server-side apply conflict")
     EQUIVALENT_ONLY = _Entry(
         "equivalent-only", "An object differs only by equal quantities written differently (1000m and 1): not a "

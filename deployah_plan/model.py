@@ -340,7 +340,8 @@ class ResourceChange(Struct, frozen=True):
     ignored_fields: tuple[FieldChange, ...] = ()  # matched by an ignore rule: shown as ignored, never counted
     ignored_by: tuple[str, ...] = ()  # the labels of the ignore rules that matched this change
     # Helm's ownership check against the live object (creates only); `owner_release` is
-    # "namespace/name" of the release that owns it, when it is not this one.
+    # "namespace/name" of the release that owns it, when it is not this one. A create Helm
+    # adopts holds in `fields` the changes its apply makes to the live object (core/adoption.py).
     ownership: Ownership = Ownership.NOT_CHECKED
     owner_release: str = ""
     crd_schema: CRDSummary | None = None  # an updated CustomResourceDefinition's change by meaning

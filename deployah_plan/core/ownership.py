@@ -58,6 +58,18 @@ def release_of(obj: Mapping[str, Any]) -> tuple[str, str] | None:
     return (namespace if isinstance(namespace, str) else "", name)
 
 
+def stamped(obj: Mapping[str, Any], release: str, namespace: str) -> dict[str, Any]:
+    """The object as Helm applies it: with its ownership label and annotations set, whatever
+    the chart says (pkg/action `setMetadataVisitor`, forced on every object it renders)."""
+    out = dict(obj)
+    metadata = dict(obj.get("metadata") or {})
+    metadata["labels"] = {**_metadata_map(obj, "labels"), MANAGED_BY_LABEL: MANAGED_BY_HELM}
+    metadata["annotations"] = {**_metadata_map(obj, "annotations"), RELEASE_NAME_ANNOTATION: release,
+                               RELEASE_NAMESPACE_ANNOTATION: namespace}
+    out["metadata"] = metadata
+    return out
+
+
 def terminating(obj: Mapping[str, Any]) -> bool:
     metadata = obj.get("metadata")
     return isinstance(metadata, dict) and bool(metadata.get("deletionTimestamp"))

@@ -10,7 +10,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from deployah_plan.startup import lazy
-from deployah_plan.core import crd, regenerated, server_side
+from deployah_plan.core import adoption, crd, regenerated, server_side
 from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
@@ -380,9 +380,36 @@ def _server_side(changes: list[ResourceChange], live: _Live, request: PlanReques
         applied = server_side.apply(found, doc.obj, out[at].fields if at is not None else (), request.force_conflicts)
         if at is not None:
             out[at] = replace(out[at], fields=applied.fields)
-        if applied.conflicts and not request.force_conflicts:
-            fields = tuple(OwnedField(c.change.path, dict(c.change.keys), c.managers) for c in applied.conflicts)
-            notes.append(warn(SsaConflict(fields=fields), ref))
+        _ssa_conflicts(applied, ref, request, notes)
+    return out
+
+
+def _ssa_conflicts(applied: server_side.Applied, ref: ResourceRef, request: PlanRequest, notes: list[Warning]) -> None:
+    if applied.conflicts and not request.force_conflicts:
+        fields = tuple(OwnedField(c.change.path, dict(c.change.keys), c.managers) for c in applied.conflicts)
+        notes.append(warn(SsaConflict(fields=fields), ref))
+
+
+def _adoptions(changes: list[ResourceChange], live: _Live, request: PlanRequest,
+               want_resources: Mapping[Identity, tuple[ResourceRef, Document]], notes: list[Warning]) -> list[ResourceChange]:
+    """Each object Helm adopts (a create whose live object passed the ownership check), as the
+    change Helm's apply makes to the live object (core/adoption.py), with its server-side
+    apply conflicts. A rollback checks no ownership: Helm 4 patches an object its current
+    release lacks from the live state (pkg/kube/client.go `update`), Helm 3 fails on it."""
+    if request.action not in (None, HelmAction.UPGRADE):
+        return changes
+    out = []
+    ssa = request.apply_method is ApplyMethod.SSA
+    three_way = request.previous is None and request.take_ownership and not ssa
+    for change in changes:
+        found = find_live(live.index, change.resource) if change.ownership is Ownership.ADOPT else None
+        wanted = want_resources.get(change.resource.identity)
+        if found is not None and wanted is not None:
+            applied = adoption.adopt(found, wanted[1].obj, request.header.release, request.header.namespace, ssa,
+                                     three_way, request.force_conflicts)
+            change = replace(change, fields=applied.fields)
+            _ssa_conflicts(applied, change.resource, request, notes)
+        out.append(change)
     return out
 
 
@@ -604,6 +631,7 @@ def make_plan(request: PlanRequest) -> Plan:
         warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         changes = _server_side(changes, live, request, want_resources, prev_resources, warnings)
+        changes = _adoptions(changes, live, request, want_resources, warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = hook_tasks(prev_hooks, want_hooks, provisional, rank, request.line_context)
         if hook_renders is not None:
@@ -637,7 +665,8 @@ def make_plan(request: PlanRequest) -> Plan:
             warnings += _predicted(request, request.target, action, changes, tasks, prev_resources,
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
-    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift)
+    refused = frozenset(w.resource.identity for w in warnings if isinstance(w.facts, SsaConflict) and w.resource)
+    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift, refused)
     warnings += failures
     warnings += [warn(dropped) for dropped in (*previous.dropped, *request.desired.dropped)]
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
@@ -647,7 +676,7 @@ def make_plan(request: PlanRequest) -> Plan:
 def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChange],
             prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
             want_resources: Mapping[Identity, tuple[ResourceRef, Document]], live: _Live,
-            drift: list[DriftChange]) -> tuple[list[Impact], list[Warning]]:
+            drift: list[DriftChange], failing: frozenset[Identity]) -> tuple[list[Impact], list[Warning]]:
     """What the deploy does to running things (core/impact.py), from this plan's changes."""
     def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
         return find_live(live.index, ref) if live.covered(ref) else None
@@ -657,6 +686,6 @@ def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChan
         action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()},
         {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()},
         live_of, tuple(live.index.values()), request.apply_method, request.force_conflicts,
-        tuple(drift), {i: doc.source for i, (_, doc) in want_resources.items()},
+        tuple(drift), {i: doc.source for i, (_, doc) in want_resources.items()}, failing,
     )
     return find_impact(changes, given)

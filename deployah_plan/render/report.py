@@ -106,8 +106,9 @@ class ObjectReport(Struct, frozen=True):
 
     @property
     def content(self) -> Mapping[str, Any] | None:
-        """What a created object contains, shown under its line (None: nothing to show)."""
-        created = self.change.action is Action.CREATE and not self.hidden_content
+        """What a created object contains, shown under its line (None: nothing to show). An
+        adopted one shows its field changes from the live object instead."""
+        created = self.change.action is Action.CREATE and not _adopts(self.change) and not self.hidden_content
         return self.change.after if created else None
 
 
@@ -268,7 +269,7 @@ class Report(Struct, frozen=True):
             if change.resource.kind in suppress:
                 return ObjectReport(change, (), marks, warnings, failures, _reasons(change, plan),
                                     _weight(change, own, warnings), notes, hidden=len(own),
-                                    hidden_content=change.action is Action.CREATE and bool(change.after))
+                                    hidden_content=change.action is Action.CREATE and bool(change.after) and not _adopts(change))
             return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan),
                                 _weight(change, own, warnings), notes)
 
@@ -295,6 +296,11 @@ class Report(Struct, frozen=True):
             highlights=_highlights(plan, suppress),
             by_task={id(item.task): item for item in tasks},
         )
+
+
+def _adopts(change: ResourceChange) -> bool:
+    """A create Helm adopts: its field changes are from the live object (core/adoption.py)."""
+    return change.action is Action.CREATE and change.ownership is Ownership.ADOPT
 
 
 def _shows_content(definition: HookDefinition) -> bool:
@@ -458,7 +464,7 @@ def _weight(change: ResourceChange, own: tuple[FieldChange, ...], warnings: tupl
         return Weight.NOTABLE
     if _is_crd(ref):
         return Weight.SCHEMA
-    if change.action is Action.CREATE:
+    if change.action is Action.CREATE and not _adopts(change):
         return Weight.NOTABLE if _is_rbac(ref) or _is_webhook(ref) else Weight.OWN
     if _image_changes(_meant(change.fields)):
         return Weight.NOTABLE
@@ -485,8 +491,8 @@ def _highlights(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[Hig
             out.append(Highlight(Notable.DELETE, words.SIGN[action], gone))
     # One line per image bump, naming every object and container it is in.
     images: dict[tuple[Any, Any], tuple[Any, Any, list[tuple[ResourceRef, str]]]] = {}
-    objects = [(c.resource, c.action is Action.CREATE, c.action is Action.UPDATE, c.after, c.fields)
-               for c in plan.changes if c.resource.kind not in suppress]
+    objects = [(c.resource, c.action is Action.CREATE and not _adopts(c), c.action is Action.UPDATE or _adopts(c),
+                c.after, c.fields) for c in plan.changes if c.resource.kind not in suppress]
     objects += [(d.resource, d.action is TaskAction.CREATE, d.action is TaskAction.UPDATE, d.after, d.fields)
                 for t in plan.tasks if t.will_run for d in t.definitions if d.resource.kind not in suppress]
     for ref, new, updated, after_obj, fields in objects:

@@ -77,7 +77,9 @@ def ssa_conflict(facts: SsaConflict, warning: Warning) -> str:
         by.setdefault(f.managers, []).append(readable_path(f.path, f.keys.items()))
     owned = "; ".join(f"{', '.join(paths)} (owned by {_managers(managers)})" for managers, paths in by.items())
     return (f"{warning.resource}: server-side apply conflicts on {owned}: the upgrade fails unless conflicts are "
-            "forced (--force-conflicts takes the fields from those managers)")
+            "forced (--force-conflicts takes the fields from those managers); the object is left as it is live, "
+            "Helm still applies the release's other objects, then stops before deleting any object that leaves "
+            "the release")
 
 
 def _managers(managers: tuple[str, ...]) -> str:
