@@ -85,13 +85,17 @@ def _check_change(change: ResourceChange, ignored: bool = False) -> None:
 
 
 _CREATE_ONLY = frozenset(set(Ownership) - {Ownership.NOT_CHECKED})
+# An object Helm 4.3's uninstall leaves because the release does not own it (core/planner.py).
+_NOT_OWNED = frozenset({Ownership.UNOWNED, Ownership.OTHER_RELEASE})
 
 
 def _check_ownership(change: ResourceChange) -> None:
     if not isinstance(change.ownership, Ownership):
         raise ValueError(f"{change.resource}: ownership {change.ownership!r} is not an Ownership")
-    if change.ownership in _CREATE_ONLY and change.action is not Action.CREATE:
-        raise ValueError(f"{change.resource}: only a create has an ownership verdict")
+    if change.ownership in _CREATE_ONLY and change.action is not Action.CREATE and \
+            not (change.action is Action.RETAIN and change.ownership in _NOT_OWNED):
+        raise ValueError(f"{change.resource}: only a create, or an object an uninstall leaves as not the "
+                         "release's, has an ownership verdict")
     if change.ownership is Ownership.OTHER_RELEASE and not change.owner_release:
         raise ValueError(f"{change.resource}: an object owned by another release names that release")
     if change.owner_release and change.ownership not in (Ownership.OTHER_RELEASE, Ownership.ADOPT):

@@ -78,7 +78,7 @@ class Code(str, enum.Enum):
         gate="ownership", label="collides with a deletion")
     SSA_CONFLICT = _Entry(
         "ssa-conflict", "Server-side apply conflicts on fields another field manager owns: the upgrade fails unless "
-        "conflicts are forced.", severity=_WARN, fails=Fails.ALWAYS, check=f"{_PLANNER}._server_side", gate="ownership",
+        "conflicts are forced.", severity=_WARN, fails=Fails.ALWAYS, check=f"{_PLANNER}._ssa_conflicts", gate="ownership",
         label="server-side apply conflict")
     EQUIVALENT_ONLY = _Entry(
         "equivalent-only", "An object differs only by equal quantities written differently (1000m and 1): not a "
@@ -135,6 +135,12 @@ class Code(str, enum.Enum):
     KEEP_HISTORY = _Entry(
         "keep-history", "helm uninstall --keep-history: the release's revisions are kept, marked uninstalled.")
     HISTORY_DELETED = _Entry("history-deleted", "helm uninstall deletes the release's history with it.")
+    UNINSTALL_NOT_OWNED = _Entry(
+        "uninstall-not-owned", "Helm 4.3's uninstall skips an object of the release whose live labels and annotations "
+        "do not name this release (another release's, or none): it stays in the cluster.", severity=_WARN)
+    CASCADE = _Entry(
+        "cascade", "helm uninstall --cascade orphan or foreground: how the deleted objects' dependents (a "
+        "Deployment's ReplicaSets and pods, a Job's pods) go.")
     API_NOT_SERVED = _Entry(
         "api-not-served", "The target Kubernetes version does not serve this kind in this apiVersion: Helm fails "
         "before applying anything.", severity=_WARN, fails=Fails.SOMETIMES, check=f"{_VALIDATE}._Predictor.kind")
@@ -181,7 +187,10 @@ class Code(str, enum.Enum):
         "installs.")
     NO_HOOKS = _Entry("no-hooks", "--no-hooks: no hook runs on this action.")
     FORCE_REPLACE = _Entry(
-        "force-replace", "--force (Helm 3) or --force-replace (Helm 4): updated objects are replaced, not patched.")
+        "force-replace", "--force (Helm 3) or --force-replace (Helm 4): updated objects are replaced, not patched; "
+        "on an upgrade or rollback Helm 4 applies server-side, a predicted failure (Helm 4 refuses server-side apply "
+        "and force replace together).", fails=Fails.SOMETIMES,
+        check="deployah_plan.commands.upgrade_flags.force_replace_note")
     RELEASE_LABELS = _Entry("release-labels", "--labels: the release labels the new revision records.")
     DESCRIPTION = _Entry("description", "--description: the description the new revision records.")
     HISTORY_PRUNED = _Entry(

@@ -323,6 +323,25 @@ class OwnershipCheck(Facts, frozen=True, kw_only=True):
     problems: tuple[OwnershipProblem, ...] = ()
 
 
+class UninstallNotOwned(Facts, frozen=True, kw_only=True):
+    """Helm 4.3's uninstall leaves an object of the release in the cluster: its live labels and
+    annotations fail Helm's ownership check on `problems` (`owner_release`: the release they
+    name instead, as namespace/name; "" when they name none)."""
+
+    code = Code.UNINSTALL_NOT_OWNED
+    release: str
+    owner_release: str = ""
+    problems: tuple[OwnershipProblem, ...] = ()
+
+
+class Cascade(Facts, frozen=True, kw_only=True):
+    """helm uninstall --cascade: the deletion propagation of every deleted object (orphan or
+    foreground; background, the default, is not said)."""
+
+    code = Code.CASCADE
+    mode: str
+
+
 class Collision(Facts, frozen=True, kw_only=True):
     """An object the plan creates is being deleted in the cluster (deletionTimestamp set)."""
 
@@ -477,10 +496,12 @@ class NoHooks(Facts, frozen=True, kw_only=True):
 
 
 class ForceReplace(Facts, frozen=True, kw_only=True):
-    """--force or --force-replace: each updated object is replaced, not patched."""
+    """--force or --force-replace: each updated object is replaced, not patched. `server_side`:
+    the action applies server-side, and Helm 4 refuses both together (a predicted failure)."""
 
     code = Code.FORCE_REPLACE
     flag: str  # as given: --force, --force-replace
+    server_side: bool = False
 
 
 class ReleaseLabels(Facts, frozen=True, kw_only=True):
@@ -628,7 +649,7 @@ def _classes(base: type[Facts]) -> list[type[Facts]]:
 _BY_CODE: dict[Code, type[Facts]] = {cls.code: cls for cls in _classes(Facts)}
 
 
-__all__ = ["ApiDeprecated", "SubchartsCarried", "ApiKind", "ApiNotServed", "Atomic", "Collision", "CrdMissing",
+__all__ = ["ApiDeprecated", "SubchartsCarried", "ApiKind", "ApiNotServed", "Atomic", "Cascade", "Collision", "CrdMissing",
            "CrdNotUpgraded", "CrdVersionRemoved", "CrdsUntouched", "CreateNamespace", "CreateNamespaceIgnored",
            "DataLoss", "DeprecatedFlag", "Description", "DroppedDocument", "EquivalentOnly", "Field",
            "ForceReplace", "HistoryDeleted", "HistoryPruned", "HookCollision", "HookCollisionRule", "Immutable",
@@ -638,4 +659,4 @@ __all__ = ["ApiDeprecated", "SubchartsCarried", "ApiKind", "ApiNotServed", "Atom
            "NotServedRule", "OwnershipCheck", "OwnershipProblem", "PreviousNotDeployed", "ProblemKind",
            "PvcExpandRefused", "Quantity", "Reinstall", "ReleaseLabels", "ReuseValuesOffline", "Role",
            "SchemaInvalid", "SchemaProblem", "SchemaType", "SsaConflict", "StoredVersions", "UnknownField",
-           "UnknownFieldRule", "ValuesReused", "VersionSource", "WaitForJobs", "facts_class"]
+           "UninstallNotOwned", "UnknownFieldRule", "ValuesReused", "VersionSource", "WaitForJobs", "facts_class"]

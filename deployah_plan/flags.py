@@ -214,6 +214,11 @@ def _text(name: str, metavar: str, help: str, group: str, into: str, reach: Reac
 
 
 _ACCEPTED = "Accepted, no effect on the plan"
+# Helm 4's apply method (pkg/cmd/upgrade.go and rollback.go: a string flag, default "auto"); it
+# changes neither the release read nor the render (neutral).
+SERVER_SIDE = Flag(names=("--server-side",), dest="server_side", type=Choice(("auto", "true", "false")), default="auto",
+                   show_default=True, group="What helm does", into="upgrade", neutral=True,
+                   help="Helm 4: server-side (true) or client-side (false) apply; auto follows the newest revision.")
 
 # `helm upgrade`'s flags (Helm 3.19's and Helm 4.3's; pkg/cmd/upgrade.go, pkg/cmd/flags.go), in
 # the order `--help` lists them. `into`: "upgrade" UpgradeOptions itself, "values" ValueFlags,
@@ -280,11 +285,9 @@ UPGRADE: tuple[Flag, ...] = (
             "deploy", neutral=True),
     _switch("--force-replace", "Helm 4: replace updated objects instead of patching them.", "What helm does", "deploy",
             neutral=True),
-    Flag(names=("--server-side",), dest="server_side", type=Choice(("auto", "true", "false")), default="auto",
-         show_default=True, group="What helm does", into="upgrade",
-         help="Helm 4: server-side (true) or client-side (false) apply; auto follows the previous release."),
+    SERVER_SIDE,
     _switch("--force-conflicts", "Helm 4: take fields other managers own (server-side apply).", "What helm does",
-            "upgrade"),
+            "upgrade", neutral=True),
     Flag(names=("--history-max",), dest="history_max", type=int, metavar="N", group="What helm does", into="deploy",
          help="Revisions to keep; the plan names those helm deletes. [default: 10; 0: no limit]", neutral=True),
     Flag(names=("--labels",), short="-l", dest="labels", repeatable=True, metavar="K=V,...", group="What helm does",
@@ -311,8 +314,17 @@ UPGRADE: tuple[Flag, ...] = (
 )
 UPGRADE_GROUPS = ("Values", "Chart source", "Rendering", "What helm does", "Cluster", "Output", "Gates", _ACCEPTED)
 
+# `helm rollback`'s flags that change what it does (Helm 3.19's: --force; Helm 4.3's: --force
+# deprecated for --force-replace, and --server-side and --force-conflicts; pkg/cmd/rollback.go).
 ROLLBACK: tuple[Flag, ...] = (
     _switch("--no-hooks", "As helm rollback --no-hooks: no hook runs.", "", "rollback"),
+    _switch("--force", "As helm rollback --force: updated objects are replaced (Helm 4: deprecated).", "",
+            "rollback"),
+    _switch("--force-replace", "Helm 4: as helm rollback --force-replace.", "", "rollback"),
+    SERVER_SIDE._replace(group="", into="rollback",
+                         help="Helm 4: server-side (true) or client-side (false) apply; auto: as the target "
+                              "revision was applied."),
+    _switch("--force-conflicts", "Helm 4: as helm rollback --force-conflicts.", "", "rollback"),
     NO_DRIFT._replace(into="rollback"), REQUIRE_CLUSTER._replace(into="rollback"),
     *(flag._replace(into="rollback") for flag in CLUSTER_FLAGS),
     CONTEXT._replace(into="rollback"), *PLAN_FLAGS, *OUTPUT_FLAGS,
@@ -321,6 +333,11 @@ ROLLBACK: tuple[Flag, ...] = (
 UNINSTALL: tuple[Flag, ...] = (
     _switch("--no-hooks", "As helm uninstall --no-hooks: no hook runs.", "", "uninstall"),
     _switch("--keep-history", "As helm uninstall --keep-history.", "", "uninstall"),
+    # pkg/cmd/uninstall.go: a string, checked by validateCascadeFlag (not a choice: helm's own words).
+    Flag(names=("--cascade",), dest="cascade", default="background", show_default=True, metavar="MODE",
+         into="uninstall", help="As helm uninstall --cascade: background, orphan or foreground deletion of "
+                                "the dependents (a Deployment's ReplicaSets and pods)."),
+    NO_DRIFT._replace(into="uninstall"), REQUIRE_CLUSTER._replace(into="uninstall"),
     *(flag._replace(into="uninstall") for flag in CLUSTER_FLAGS),
     *PLAN_FLAGS, *OUTPUT_FLAGS,
 )

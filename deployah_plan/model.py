@@ -160,6 +160,30 @@ class ApplyMethod(str, enum.Enum):
         return cls(text) if text in cls._value2member_map_ else None
 
 
+class ApplyReason(str, enum.Enum):
+    """Why a plan assumes its apply method (`AppliedWith`): Helm 4 decides it per action
+    (pkg/action/upgrade.go and rollback.go getUpgradeServerSideValue; pkg/cmd/upgrade.go for an
+    install); Helm 3 always merges client-side."""
+
+    HELM3 = "helm3"  # Helm 3: a client-side three-way merge, always
+    INSTALL = "install"  # an install: server-side unless --server-side=false (pkg/cmd/upgrade.go)
+    FLAG = "flag"  # --server-side=true or false: the flag decides
+    NEWEST = "newest"  # --server-side=auto: as the newest revision (of any status) was applied
+    TARGET = "target"  # --server-side=auto on a rollback: as the target revision was applied
+    STORED = "stored"  # a plan between stored revisions: as the later one was applied
+    GIVEN = "given"  # helm plan diff --apply-method
+
+
+class AppliedWith(Struct, frozen=True):
+    """How the planned action applies objects, and why. `revision` is the stored revision the
+    method comes from (NEWEST, TARGET, STORED; 0 otherwise); under NEWEST and TARGET a revision
+    that records no method (made by Helm 3) counts as client-side, as Helm 4 reads it."""
+
+    method: ApplyMethod
+    reason: ApplyReason
+    revision: int = 0
+
+
 class LiveStatus(enum.Enum):
     """How much of the live state the plan saw."""
 
@@ -341,7 +365,8 @@ class ResourceChange(Struct, frozen=True):
     ignored_fields: tuple[FieldChange, ...] = ()  # matched by an ignore rule: shown as ignored, never counted
     ignored_by: tuple[str, ...] = ()  # the labels of the ignore rules that matched this change
     # Helm's ownership check against the live object (creates only); `owner_release` is
-    # "namespace/name" of the release that owns it, when it is not this one.
+    # "namespace/name" of the release that owns it, when it is not this one. A create Helm
+    # adopts holds in `fields` the changes its apply makes to the live object (core/adoption.py).
     ownership: Ownership = Ownership.NOT_CHECKED
     owner_release: str = ""
     crd_schema: CRDSummary | None = None  # an updated CustomResourceDefinition's change by meaning
@@ -541,6 +566,7 @@ class Header(Struct, frozen=True):
     rollback_to: int = 0  # for a rollback: the stored revision whose manifest and hooks come back
     helm_version: str = ""
     rendered_by: str = ""  # "template", "server" or "files"
+    applied_with: AppliedWith | None = None  # how the action applies objects; None: it applies none (uninstall)
 
 
 class Summary(Struct, frozen=True):

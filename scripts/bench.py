@@ -154,7 +154,8 @@ def measure(objects: int, work: Path, repeat: int, deep: bool) -> dict[str, floa
                 sys.exit("bench: helm-plan diff --kube-version failed")
 
     def markdown() -> None:
-        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
+        """The plan was written by -o json, so it has no seal: show's note about that is dropped."""
+        with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             if main_command(["show", str(out), "-o", "markdown"]) != 0:
                 sys.exit("bench: helm-plan show -o markdown failed")
 

@@ -34,6 +34,9 @@ default Secret storage driver, with nothing patched. What it serves, and why:
   request)` writes the raw answer itself (slowly, endlessly, compressed, ...); the request is
   recorded as any other. `openapi_urls` replaces the v3 index's `serverRelativeURL` of a
   group version path.
+- `write(*histories)`: objects as a real API server leaves them after a history of field
+  managers' applies and updates, managedFields and all, computed by the real server-side apply
+  library (tests/ssa_reference.py), not written by the test.
 - writes: none. POST, PUT, PATCH and DELETE answer 405; a plan must never write, and every
   request is kept in `requests` so a test can assert that (`writes()`).
 
@@ -60,7 +63,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 from urllib.parse import parse_qs, urlsplit
 
 from tlsfiles import CertAuthority
@@ -174,6 +177,34 @@ class FakeKube:
             meta.setdefault("namespace", self.namespace)
         with self._lock:
             self.objects[(gv, plural, meta.get("namespace", "") if namespaced else "", meta["name"])] = obj
+
+    def write(self, *histories: Sequence[Any]) -> list[Any]:
+        """Store the object each history of writes leaves, as a real API server computes it: each
+        step (`ssa_reference.Step`: a field manager's Apply, forced or not, or an Update: a create,
+        update or patch) is run through Kubernetes' own structured-merge-diff by the reference
+        program (tests/ssa_reference.py, one run for every history), and the object is stored
+        with the managedFields that library wrote, in the API server's entry shape and order
+        (k8s.io/apiserver managedfields: Apply entries before Update ones, then by time, then by
+        manager). A step that conflicts or fails changes nothing, as on a real server. Returns
+        each history's `ssa_reference.Outcome` (the conflicts of each step among it)."""
+        import ssa_reference
+
+        outcomes = ssa_reference.run([list(steps) for steps in histories])
+        for steps, outcome in zip(histories, outcomes):
+            assert outcome.obj is not None, "no write of the history succeeded"
+            written = {}  # manager -> the second of its last write that succeeded
+            for second, (step, conflicts, error) in enumerate(zip(steps, outcome.conflicts, outcome.errors)):
+                if not conflicts and not error:
+                    written[step.manager] = second
+            entries = [{"manager": name, "operation": operation, "apiVersion": outcome.obj["apiVersion"],
+                        "time": f"2025-01-01T00:{written.get(name, 0) // 60:02d}:{written.get(name, 0) % 60:02d}Z",
+                        "fieldsType": "FieldsV1", "fieldsV1": fields}
+                       for name, (operation, fields) in outcome.managers.items()]
+            entries.sort(key=lambda e: (e["operation"], written.get(e["manager"], 0), e["manager"]))
+            obj = json.loads(json.dumps(outcome.obj))
+            obj.setdefault("metadata", {})["managedFields"] = entries
+            self.put(obj)
+        return outcomes
 
     def add_release(self, record: dict[str, Any]) -> str:
         """Store a release record (as `helm install -o json` prints it) the way Helm's secret

@@ -20,7 +20,7 @@ from deployah_plan.flags import DIFF, request_fields
 from deployah_plan.manifests import split_stream
 from deployah_plan.yamlkube import Known
 from deployah_plan.facts import KubeVersionAssumed, VersionSource
-from deployah_plan.model import ApplyMethod, Header, warn
+from deployah_plan.model import AppliedWith, ApplyMethod, ApplyReason, Header, warn
 from deployah_plan.sources.cluster import load_live_file
 from deployah_plan.sources.files import FileReader, describe
 from deployah_plan.sources.helm import Helm
@@ -98,7 +98,8 @@ def plan_diff(options: DiffOptions, reader: FileReader | None = None) -> Planned
     live = load_live_file(options.live, reader) if options.live else None
     major, version = _helm_major(options.kind_order, options.debug)
     header = Header(release=options.release, namespace=options.namespace, revision=1 if fresh else 0,
-                    fresh_install=fresh, helm_version=version, rendered_by="files")
+                    fresh_install=fresh, helm_version=version, rendered_by="files",
+                    applied_with=AppliedWith(options.apply_method, ApplyReason.GIVEN))
     return Planned(make_plan(PlanRequest(
         header, None if fresh else previous, desired, major, options.skip_crds, notes,
         live=live, live_source=options.live or "", live_reason="no live state given (--live FILE)",

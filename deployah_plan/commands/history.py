@@ -20,7 +20,7 @@ from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.planner import PlanRequest, make_plan
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.flags import RELEASES, REVISION, request_fields
-from deployah_plan.model import Header
+from deployah_plan.model import AppliedWith, ApplyMethod, ApplyReason, Header
 from deployah_plan.planfile.inputs import Inputs, Planned
 from deployah_plan.release.revisions import connect, newest, rendered
 from deployah_plan.sources.helm_commands import major
@@ -74,7 +74,9 @@ def _plan(before: StoredRelease, after: StoredRelease, context: str, helm_versio
         release=after.name, namespace=after.namespace, kube_context=context, revision=after.revision,
         chart_name=after.chart_name, chart_version=after.chart_version, previous_revision=before.revision,
         previous_chart=f"{before.chart_name}-{before.chart_version}", helm_version=helm_version,
-        rendered_by="release",
+        rendered_by="release", applied_with=(AppliedWith(after.apply_method or ApplyMethod.CSA, ApplyReason.STORED,
+                                                         after.revision) if major(helm_version) >= 4
+                                             else AppliedWith(ApplyMethod.CSA, ApplyReason.HELM3)),
     )
     known = Known()  # the documents the two revisions share are read once
     plan = make_plan(PlanRequest(header, rendered(before, known=known), rendered(after, known=known),

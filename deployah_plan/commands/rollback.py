@@ -22,7 +22,10 @@ from deployah_plan.core.diff import LINE_CONTEXT
 from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.flags import ROLLBACK, request_fields
-from deployah_plan.model import ApplyMethod, Header, HelmAction
+from deployah_plan.commands import upgrade_flags
+from deployah_plan.facts import DeprecatedFlag
+from deployah_plan.model import AppliedWith, ApplyMethod, ApplyReason, Header, HelmAction, Warning, warn
+from deployah_plan.sources.helm import StoredRelease
 from deployah_plan.sources.kubeconfig import resolve_settings
 from deployah_plan.yamlkube import Known
 
@@ -31,6 +34,10 @@ class RollbackOptions(Struct, frozen=True, kw_only=True):
     release: str
     revision: int = 0  # 0: the revision before the current one
     no_hooks: bool = False
+    force: bool = False  # Helm 3's --force; Helm 4 keeps it as a deprecated --force-replace
+    force_replace: bool = False  # Helm 4
+    server_side: str = "auto"  # Helm 4: auto (as the target revision was applied), true, false
+    force_conflicts: bool = False  # Helm 4
     no_drift: bool = False
     require_cluster: bool = False
     namespace: str | None = None
@@ -50,6 +57,7 @@ def plan_rollback(options: RollbackOptions) -> Planned:
         raise UsageError(f"revision {options.revision} is negative", "give a revision from `helm history`, or none")
     helm, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
                                                        options.kubeconfig, options.debug)
+    notes = _flag_notes(options, major(helm_version), helm_version)
     namespace = target.namespace
     wanted = options.revision or current.revision - 1
     back = helm.record(options.release, namespace, wanted, major(helm_version)) if wanted > 0 else None
@@ -62,18 +70,51 @@ def plan_rollback(options: RollbackOptions) -> Planned:
     previous, desired = rendered(current, known=known), rendered(back, known=known)
     live = None if skipped else live_state.read(settings, live_scope([previous, desired], namespace))
     live = live_state.required(live, options.require_cluster)
+    applied = _applied(options.server_side, major(helm_version), back)
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=current.revision + 1, chart_name=back.chart_name, chart_version=back.chart_version,
         previous_revision=current.revision, previous_chart=f"{current.chart_name}-{current.chart_version}",
         rollback_to=back.revision, helm_version=helm_version, rendered_by="release",
+        applied_with=applied,
     )
-    # Helm 4's rollback applies as the target revision was applied (--server-side auto:
-    # pkg/action/rollback.go, getUpgradeServerSideValue with the target's ApplyMethod).
-    apply_method = (back.apply_method or ApplyMethod.CSA) if major(helm_version) >= 4 else None
+    apply_method = applied.method if major(helm_version) >= 4 else None
+    if options.force or options.force_replace:
+        flag = "--force-replace" if options.force_replace else "--force"
+        notes.append(upgrade_flags.force_replace_note(flag, apply_method is ApplyMethod.SSA))
     inputs = Inputs(previous=current, newest_revision=current.revision, desired=desired, live=live,
                     release=options.release, live_streams=(previous, desired))
-    return Planned(make_plan(PlanRequest(header, previous, desired, major(helm_version), action=HelmAction.ROLLBACK,
-                                         hooks_disabled=options.no_hooks, live=live, live_source="cluster",
-                                         live_reason=skipped, apply_method=apply_method,
+    return Planned(make_plan(PlanRequest(header, previous, desired, major(helm_version), warnings=tuple(notes),
+                                         action=HelmAction.ROLLBACK, hooks_disabled=options.no_hooks, live=live,
+                                         live_source="cluster", live_reason=skipped, apply_method=apply_method,
+                                         force_conflicts=options.force_conflicts,
                                          line_context=options.line_context)), inputs)
+
+
+def _flag_notes(options: RollbackOptions, helm_major: int, helm_version: str) -> list[Warning]:
+    """Refuse what the helm at hand does not take, as it would: Helm 3's `helm rollback` has
+    --force only (unknown flag: ...); Helm 4 refuses --force or --force-replace with
+    --force-conflicts (pkg/cmd/rollback.go MarkFlagsMutuallyExclusive), and deprecates --force."""
+    if helm_major < 4:
+        for flag, on in (("--force-replace", options.force_replace), ("--server-side", options.server_side != "auto"),
+                         ("--force-conflicts", options.force_conflicts)):
+            if on:
+                hint = "Helm 3 spells it --force" if flag == "--force-replace" else "drop it, or plan with Helm 4 (HELM_BIN)"
+                raise UsageError(f"{flag} is a Helm 4 flag, and helm {helm_version} does not have it", hint)
+        return []
+    upgrade_flags.refuse_forced_both(options.force, options.force_replace, options.force_conflicts)
+    return [warn(DeprecatedFlag(flag="--force", replacement="--force-replace"))] if options.force else []
+
+
+def _applied(server_side: str, helm_major: int, back: StoredRelease) -> AppliedWith:
+    """How the rollback applies objects, and why: Helm 3 client-side; Helm 4 as
+    pkg/action/rollback.go prepareRollback decides it, from the TARGET revision:
+
+        serverSideApply, err := getUpgradeServerSideValue(r.ServerSideApply, previousRelease.ApplyMethod)
+
+    (`previousRelease` is the revision rolled back to; auto: server-side when it records "ssa")."""
+    if helm_major < 4:
+        return AppliedWith(ApplyMethod.CSA, ApplyReason.HELM3)
+    if server_side != "auto":
+        return AppliedWith(ApplyMethod.SSA if server_side == "true" else ApplyMethod.CSA, ApplyReason.FLAG)
+    return AppliedWith(back.apply_method or ApplyMethod.CSA, ApplyReason.TARGET, back.revision)

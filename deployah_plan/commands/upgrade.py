@@ -569,7 +569,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
                          lambda: charts.default_values(renderer.chart),
                          lambda stored: _same_chart(helm, options.release, namespace, stored, renderer.chart)),
             (after or once_read) if deploy.dependency_update else None)
-        from deployah_plan.core import version_render
+        from deployah_plan.core import causes as core_causes, version_render
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan
         from deployah_plan.planfile.inputs import ChartRead, Inputs, Planned, chart_tree_sha256
 
@@ -617,7 +617,9 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     current = state.current
     inputs = Inputs(chart=chart_read, previous=current, newest_revision=state.newest_revision, desired=rendered_desired,
                     live=live, release=options.release, live_streams=(previous, desired))
-    apply_method = _apply_method(options, helm_major, current.apply_method if current else None, fresh=current is None)
+    applied_with = upgrade_flags.applied(options.server_side, helm_major, state.current is None,
+                                         state.newest_apply_method, state.newest_revision)
+    apply_method = applied_with.method if helm_major >= 4 else None
     # A cluster the live read could not reach is not asked again (another connect timeout).
     ask = mode == "server" or (not skipped and (live is None or live.reachable))
     judge = _target(options, settings, ask, [previous, rendered_desired], namespace, helm_major,
@@ -633,14 +635,15 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     desired, more_notes = upgrade_flags.namespace_notes(deploy, fresh, namespace, exists, rendered_desired)
     notes += more_notes
     notes += upgrade_flags.behaviour_notes(deploy, helm_major, fresh, current.revision if current else 0, desired,
-                                           labels, upgrade_flags.pruned_revisions(history, history_max), history_max)
+                                           labels, upgrade_flags.pruned_revisions(history, history_max), history_max,
+                                           server_side=apply_method is ApplyMethod.SSA)
     header = Header(
         release=options.release, namespace=namespace, kube_context=target.context,
         revision=state.newest_revision + 1, fresh_install=fresh,
         chart_name=chart.name, chart_version=chart.version,
         previous_revision=current.revision if current else 0,
         previous_chart=f"{current.chart_name}-{current.chart_version}" if current else "",
-        helm_version=helm_version, rendered_by=mode,
+        helm_version=helm_version, rendered_by=mode, applied_with=applied_with,
     )
     if current is not None and current.status != "deployed":
         notes.append(warn(PreviousNotDeployed(revision=current.revision, status=current.status)))
@@ -653,8 +656,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         apply_method=apply_method, force_conflicts=options.force_conflicts, target=judge,
         desired_again=desired_again, render_window=window,
         line_context=options.line_context, previous_dependency_crds=False,
-        attribution=between.attribution, between=between_documents, between_unlike=between_unlike,
-        defaults=between.defaults,
+        causes=core_causes.Given(between.attribution, between_documents, between_unlike, between.defaults),
     )), inputs)
 
 
@@ -677,18 +679,3 @@ def _target(options: UpgradeOptions, settings: Any, ask_cluster: bool, streams: 
         return targets.offline_target(kube_default, VersionSource.TEMPLATE_DEFAULT, **checks,
                                       render_defaults=True)
     return None
-
-
-def _apply_method(options: UpgradeOptions, helm_major: int, previous: ApplyMethod | None,
-                  fresh: bool = False) -> ApplyMethod | None:
-    """How this upgrade applies objects: Helm 3 client-side (None); Helm 4 as --server-side says,
-    "auto" following the previous release (pkg/action getUpgradeServerSideValue). A fresh
-    install (`upgrade --install` of a release that does not exist) is server-side unless
-    --server-side=false (pkg/cmd/upgrade.go: instClient.ServerSideApply = ... != "false")."""
-    if helm_major < 4:  # Helm 3 has neither flag: upgrade_flags.check_for_helm refused them
-        return None
-    if fresh:
-        return ApplyMethod.CSA if options.server_side == "false" else ApplyMethod.SSA
-    if options.server_side == "auto":
-        return previous or ApplyMethod.CSA
-    return ApplyMethod.SSA if options.server_side == "true" else ApplyMethod.CSA

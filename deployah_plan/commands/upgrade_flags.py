@@ -20,7 +20,7 @@ from deployah_plan.facts import (
     InstallFlag, KubeVersionDefault, NamespaceExists, NamespaceTwice, NoHooks, ReleaseLabels, WaitForJobs,
 )
 from deployah_plan.codes import Severity
-from deployah_plan.model import ResourceRef, Warning, warn
+from deployah_plan.model import AppliedWith, ApplyMethod, ApplyReason, ResourceRef, Warning, warn
 
 
 class ChartSource(Struct, frozen=True, kw_only=True):
@@ -104,6 +104,24 @@ def _helm4_only(deploy: DeployFlags, server_side: str, force_conflicts: bool) ->
     return named
 
 
+def refuse_forced_both(force: bool, force_replace: bool, force_conflicts: bool) -> None:
+    """Helm 4 refuses replacing and forcing conflicts together, with cobra's words, before it
+    does anything (pkg/cmd/upgrade.go and rollback.go:
+
+        cmd.MarkFlagsMutuallyExclusive("force-replace", "force-conflicts")
+        cmd.MarkFlagsMutuallyExclusive("force", "force-conflicts")
+
+    cobra checks the groups in the order of their sorted names: `force ...` first)."""
+    if not force_conflicts:
+        return
+    for name, on in (("force", force), ("force-replace", force_replace)):
+        if on:
+            group = f"[{name} force-conflicts]"
+            given = " ".join(sorted((name, "force-conflicts")))
+            raise UsageError(f"if any flags in the group {group} are set none of the others can be; [{given}] were "
+                             "all set")
+
+
 def check_for_helm(deploy: DeployFlags, server_side: str, force_conflicts: bool, helm_major: int,
                    helm_version: str) -> list[Warning]:
     """Refuse what the helm at hand does not take, as it would; the notes its deprecations give."""
@@ -116,6 +134,7 @@ def check_for_helm(deploy: DeployFlags, server_side: str, force_conflicts: bool,
         if deploy.wait and deploy.wait.lower() not in _BOOLS:
             raise UsageError(f"--wait={deploy.wait}: Helm 3's --wait takes no strategy", "use --wait alone")
         return []
+    refuse_forced_both(deploy.force, deploy.force_replace, force_conflicts)
     notes: list[Warning] = []
     if deploy.wait and deploy.wait not in WAIT_STRATEGIES and deploy.wait.lower() not in _BOOLS:
         raise UsageError(f"--wait={deploy.wait} is not a wait strategy",
@@ -124,6 +143,27 @@ def check_for_helm(deploy: DeployFlags, server_side: str, force_conflicts: bool,
         if on:
             notes.append(warn(DeprecatedFlag(flag=old, replacement=new)))
     return notes
+
+
+def applied(server_side: str, helm_major: int, fresh: bool, newest: ApplyMethod | None,
+            newest_revision: int) -> AppliedWith:
+    """How this upgrade applies objects, and why. Helm 3: client-side, always. Helm 4, as
+    pkg/action/upgrade.go decides it:
+
+        serverSideApply, err := getUpgradeServerSideValue(u.ServerSideApply, lastRelease.ApplyMethod)
+        // case "auto": return releaseApplyMethod == "ssa", nil
+
+    where `lastRelease` is `Releases.Last(name)`, the newest revision of any status (`newest`,
+    `newest_revision`), not the deployed one the upgrade diffs against. A fresh install
+    (`upgrade --install` of a release that does not exist, or was uninstalled with its history
+    kept) is server-side unless --server-side=false (pkg/cmd/upgrade.go: instClient.ServerSideApply = ... != "false")."""
+    if helm_major < 4:  # Helm 3 has neither flag: check_for_helm refused them
+        return AppliedWith(ApplyMethod.CSA, ApplyReason.HELM3)
+    if server_side != "auto":
+        return AppliedWith(ApplyMethod.SSA if server_side == "true" else ApplyMethod.CSA, ApplyReason.FLAG)
+    if fresh:
+        return AppliedWith(ApplyMethod.SSA, ApplyReason.INSTALL)
+    return AppliedWith(newest or ApplyMethod.CSA, ApplyReason.NEWEST, newest_revision)
 
 
 def check_dry_run(value: str) -> None:
@@ -207,20 +247,32 @@ def namespace_notes(deploy: DeployFlags, fresh: bool, namespace: str, exists: bo
     return desired, []
 
 
+def force_replace_note(flag: str, server_side: bool) -> Warning:
+    """--force/--force-replace: each updated object is replaced (pkg/kube/client.go
+    updateResource: helper.Replace instead of a patch). On an upgrade or rollback that applies
+    server-side, Helm 4's Update refuses the pair before it applies anything (pkg/kube/client.go):
+
+        if updateOptions.serverSideApply && updateOptions.forceReplace {
+            return &Result{}, fmt.Errorf("invalid operation: cannot use server-side apply and force replace together")
+
+    An install creates its objects (Create, no replace) and is not refused."""
+    return warn(ForceReplace(flag=flag, server_side=server_side), fails=server_side)
+
+
 def _jobs(desired: Rendered) -> list[str]:
     return [str((d.obj.get("metadata") or {}).get("name", "")) for d in desired.resources if d.obj.get("kind") == "Job"]
 
 
 def behaviour_notes(deploy: DeployFlags, helm_major: int, fresh: bool, previous_revision: int, desired: Rendered,
-                    labels: Mapping[str, str], pruned: Sequence[int], history_max: int) -> list[Warning]:
+                    labels: Mapping[str, str], pruned: Sequence[int], history_max: int,
+                    server_side: bool = False) -> list[Warning]:
     """Notes for the flags that change how Helm applies and records, not what it renders."""
     notes: list[Warning] = []
     if deploy.no_hooks:
         notes.append(warn(NoHooks(install=fresh)))
     if deploy.force or deploy.force_replace:
         flag = "--force" if helm_major < 4 or not deploy.force_replace else "--force-replace"
-        # pkg/kube/client.go updateResource: with force, helper.Replace instead of a patch.
-        notes.append(warn(ForceReplace(flag=flag)))
+        notes.append(force_replace_note(flag, server_side and not fresh))
     if labels:
         given = {k: None if v == "null" else v for k, v in labels.items()}
         notes.append(warn(ReleaseLabels(labels=given, install=fresh,

@@ -29,13 +29,13 @@ without a diff, so the work grows with what the values change, not with the char
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from deployah_plan.core.diff import diff_objects
-from deployah_plan.manifests import Document
+from deployah_plan.manifests import Document, Rendered
 from deployah_plan.model import (Action, Attribution, Cause, ChartDefault, FieldChange, FieldOp, HookDefinition,
                                  ResourceChange, ResourceRef, TaskAction, TaskPlan)
 from deployah_plan.pointer import tokens
@@ -188,6 +188,39 @@ def attribute_hooks(tasks: Iterable[TaskPlan], attribution: Attribution, previou
     if attribution is Attribution.NONE or (attribution is Attribution.RENDERED and renders is None):
         return list(tasks)
     return [replace(t, definitions=tuple(_hook(d, attribution, renders) for d in t.definitions)) for t in tasks]
+
+
+class Given(Struct, frozen=True):
+    """How the causes are found (`attribution`), and what with: `between`, the new chart
+    rendered with the release's previous user values (Attribution.RENDERED), whole, or, with
+    `unlike`, only its documents the desired render lacks word for word, `unlike` being the
+    desired render's documents it lacks (`between_index`); the two charts' defaults, where they
+    were read."""
+
+    attribution: Attribution
+    between: Rendered | None = None
+    unlike: Rendered | None = None
+    defaults: Defaults | None = None
+
+
+def place(index: Callable[[Iterable[Document], str], Indexed], given: Given, regenerates: bool,
+          changes: list[ResourceChange], tasks: list[TaskPlan], previous: tuple[Indexed, Indexed],
+          desired: tuple[Indexed, Indexed]) -> tuple[list[ResourceChange], list[TaskPlan], tuple[ChartDefault, ...]]:
+    """The changes and hooks with their causes, and the chart defaults that changed under the
+    user; `previous` and `desired`: the objects and hooks of each side, indexed by `index`
+    (core/planner.py `_Identifier.index`), which indexes `between` too; `regenerates`: the chart
+    may make values and names anew on every render (core/regenerated.py)."""
+    objects: Indexed | None = None
+    hooks: Indexed | None = None
+    if given.between is not None:
+        objects, hooks = index(given.between.resources, "desired"), index(given.between.hooks, "desired hook")
+        if given.unlike is not None:
+            objects = between_index(desired[0], objects, index(given.unlike.resources, "desired"))
+            hooks = between_index(desired[1], hooks, index(given.unlike.hooks, "desired hook"))
+    changes = attribute(changes, given.attribution, previous[0], objects, desired[0], regenerates)
+    tasks = attribute_hooks(tasks, given.attribution, previous[1], hooks, desired[1], regenerates)
+    found = chart_defaults(given.defaults, changes) if given.defaults is not None else ()
+    return changes, tasks, found
 
 
 def between_index(desired: Indexed, differing: Indexed, unlike: Iterable[Identity]) -> Indexed:

@@ -28,13 +28,13 @@ What this deploy does to each drift, by apply method (helm-facts.md, field-level
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, Iterable, Mapping
 
 from deployah_plan.core.diff import declared_surface, diff_objects, same
 from deployah_plan.pointer import escape, tokens
 from deployah_plan.core.ownership import kept_by_policy, release_of
-from deployah_plan.core.list_keys import KEY_DEFAULTS, root
+from deployah_plan.core.list_keys import root
+from deployah_plan.core.managed_fields import key_matches, managers, walk
 from deployah_plan.kinds import group_of
 from deployah_plan.model import (
     ApplyMethod, DriftChange, DriftEffect, DriftField, DriftKind, DriftReason, FieldChange, FieldOp, ResourceRef,
@@ -42,7 +42,6 @@ from deployah_plan.model import (
 )
 
 Identity = tuple[str, str, str, str]
-HELM_MANAGERS = frozenset({"helm"})  # the field manager Helm applies and patches with
 _MISSING = object()
 
 
@@ -72,14 +71,6 @@ def is_custom(obj: Mapping[str, Any]) -> bool:
 
 # -- walking a pointer ------------------------------------------------------------------------------
 
-def _key_matches(entry: Any, key: Mapping[str, Any]) -> bool:
-    """Whether a list entry has the key a change names. A key field with a default that the
-    key leaves out is at its default (a port declared without a protocol is the TCP one);
-    only lists keyed by such a field have entries that hold it."""
-    return isinstance(entry, dict) and all(
-        same(entry.get(f, KEY_DEFAULTS.get(f)), key.get(f, KEY_DEFAULTS.get(f))) for f in {*key, *KEY_DEFAULTS})
-
-
 def resolve(obj: Any, change: FieldChange) -> Any:
     """The value at the change's path in another version of the object (keyed list entries
     found by key, set members by value), or `_MISSING`."""
@@ -95,7 +86,7 @@ def resolve(obj: Any, change: FieldChange) -> Any:
             node = node[token]
         elif isinstance(node, list):
             if prefix in keys:
-                node = next((e for e in node if _key_matches(e, keys[prefix])), _MISSING)
+                node = next((e for e in node if key_matches(e, keys[prefix])), _MISSING)
             elif last and change.op in (FieldOp.ADD, FieldOp.REMOVE) and not isinstance(
                     change.before if change.op is FieldOp.REMOVE else change.after, (dict, list)):
                 value = change.before if change.op is FieldOp.REMOVE else change.after
@@ -129,52 +120,10 @@ def _merge_patch_touches(previous: Any, desired: Any, path: list[str]) -> bool:
 
 # -- server-side apply ownership ---------------------------------------------------------------------
 
-def field_key(entry: str, key: Mapping[str, Any]) -> bool:
-    """Whether a FieldsV1 entry (`k:{...}`) names the list entry with this key."""
-    if not entry.startswith("k:"):
-        return False
-    try:
-        parsed = json.loads(entry[2:])
-    except ValueError:
-        return False
-    return isinstance(parsed, dict) and _key_matches(parsed, key)
-
-
-def _owns(fields: Any, change: FieldChange) -> bool:
-    """Whether a managedFields `fieldsV1` set holds the change's path (or an atomic value above it)."""
-    keys = dict(change.keys)
-    node, prefix = fields, ""
-    for token in tokens(change.path):
-        if not isinstance(node, dict):
-            return False
-        if not node or set(node) == {"."}:
-            return True  # the manager owns the whole value (atomic)
-        prefix += "/" + escape(token)
-        if prefix in keys:
-            node = next((v for k, v in node.items() if field_key(k, keys[prefix])), None)
-        elif f"f:{token}" in node:
-            node = node[f"f:{token}"]
-        elif token.isdigit() and f"i:{token}" in node:
-            node = node[f"i:{token}"]
-        else:
-            # a set member, by its value (sets hold scalars: their JSON is the same however spaced)
-            node = node.get("v:" + json.dumps(change.before if change.op is FieldOp.REMOVE else change.after))
-        if node is None:
-            return False
-    return True
-
-
 def field_owners(live: Mapping[str, Any], change: FieldChange) -> list[str]:
-    """Field managers other than Helm that own the change's path in the live object."""
-    entries = (live.get("metadata") or {}).get("managedFields") or []
-    owners = []
-    for entry in entries:
-        fields = entry.get("fieldsV1") if isinstance(entry, dict) else None
-        if not isinstance(fields, dict) or not fields or entry.get("manager") in HELM_MANAGERS:
-            continue  # an entry with no fields owns none
-        if _owns(fields, change):
-            owners.append(str(entry.get("manager") or "(unnamed manager)"))
-    return sorted(set(owners))
+    """Field managers other than Helm that own the change's path in the live object (or a
+    whole value above it: a leaf, or a node that holds only itself)."""
+    return sorted({m.name for m in managers(live)[0] if walk(m.fields, change, node_owns_all=True) is not None})
 
 
 # -- effects --------------------------------------------------------------------------------------------

@@ -58,6 +58,18 @@ def release_of(obj: Mapping[str, Any]) -> tuple[str, str] | None:
     return (namespace if isinstance(namespace, str) else "", name)
 
 
+def stamped(obj: Mapping[str, Any], release: str, namespace: str) -> dict[str, Any]:
+    """The object as Helm applies it: with its ownership label and annotations set, whatever
+    the chart says (pkg/action `setMetadataVisitor`, forced on every object it renders)."""
+    out = dict(obj)
+    metadata = dict(obj.get("metadata") or {})
+    metadata["labels"] = {**_metadata_map(obj, "labels"), MANAGED_BY_LABEL: MANAGED_BY_HELM}
+    metadata["annotations"] = {**_metadata_map(obj, "annotations"), RELEASE_NAME_ANNOTATION: release,
+                               RELEASE_NAMESPACE_ANNOTATION: namespace}
+    out["metadata"] = metadata
+    return out
+
+
 def terminating(obj: Mapping[str, Any]) -> bool:
     metadata = obj.get("metadata")
     return isinstance(metadata, dict) and bool(metadata.get("deletionTimestamp"))
@@ -80,6 +92,24 @@ def _require(values: Mapping[str, Any], metadata: Metadata, key: str, want: str)
     if values[key] != want:
         return [OwnershipProblem(metadata, key, want, str(values[key]))]
     return []
+
+
+def skipped_on_uninstall(live: Mapping[str, Any] | None, release: str, namespace: str) -> Verdict | None:
+    """Whether Helm 4.3's uninstall skips deleting an object of the release, from its live
+    state (None: not found, which Helm skips too, as already deleted): skipped when Helm's
+    ownership check fails on it (pkg/action/validate.go verifyOwnershipBeforeDelete:
+
+        if err := checkOwnership(existing, releaseName, releaseNamespace); err != nil {
+            // Resource not owned by this release, cannot delete
+            unowned.Append(&infoCopy)
+
+    the same labels and annotations as adoption's check; a deletionTimestamp does not count).
+    The verdict names the problems (UNOWNED, or OTHER_RELEASE with its owner); None: deleted."""
+    if live is None:
+        return None
+    verdict = check_ownership({**live, "metadata": {k: v for k, v in (live.get("metadata") or {}).items()
+                                                    if k != "deletionTimestamp"}}, release, namespace)
+    return verdict if verdict.problems else None
 
 
 def check_ownership(live: Mapping[str, Any] | None, release: str, namespace: str,

@@ -10,13 +10,13 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from deployah_plan.startup import lazy
-from deployah_plan.core import causes, crd, regenerated, server_side
+from deployah_plan.core import adoption, causes, crd, regenerated, server_side
 from deployah_plan.core.diff import LINE_CONTEXT, declared_surface, diff_objects
 from deployah_plan.core.drift import find_drift, find_live, index_live
 from deployah_plan.core.impact import ImpactInput, find_impact
 from deployah_plan.core.impact.common import LiveOf
 from deployah_plan.core.lifecycle import consequences
-from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete
+from deployah_plan.core.ownership import Verdict, check_ownership, kept_on_delete, skipped_on_uninstall
 from deployah_plan.core.renames import link_renames
 from deployah_plan.core.tasks import hook_tasks, schedule_tasks
 from deployah_plan.core.validate import Applied, Target, hook_collisions, namespace_warning, predict, schema_type
@@ -24,7 +24,7 @@ from deployah_plan.facts import Role
 from deployah_plan.errors import ManifestError
 from deployah_plan.facts import (
     Collision, CrdChangeUnknown, CrdLive, CrdNotCreated, CrdNotUpgraded, CrdsUntouched, CrdVersionRemoved, EmptyRender, EquivalentOnly,
-    Field, KeepFromManifest, OwnedField, OwnershipCheck, Quantity, SsaConflict, StoredVersions,
+    Field, KeepFromManifest, OwnedField, OwnershipCheck, Quantity, SsaConflict, StoredVersions, UninstallNotOwned,
 )
 from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_rank, sort_key, uninstall_order
 from deployah_plan.manifests import Document, Rendered
@@ -72,15 +72,7 @@ class PlanRequest(Struct, frozen=True):
     # --include-crds` walks the dependencies, as chart.CRDObjects does), a release record does
     # not (Helm's Chart serialises no dependencies, only the top chart's files).
     previous_dependency_crds: bool = True
-    # How the changes' causes are found (core/causes.py); `between`: the new chart rendered with
-    # the release's previous user values, for Attribution.RENDERED.
-    attribution: Attribution = Attribution.NONE
-    between: Rendered | None = None
-    # When given, `between` holds only that render's documents the desired render lacks word
-    # for word, and this the desired render's documents it lacks: every other desired object
-    # is the same in both (core/causes.py `between_index`).
-    between_unlike: Rendered | None = None
-    defaults: causes.Defaults | None = None  # the two charts' defaults, where they were read
+    causes: causes.Given | None = None  # how the changes' causes are found, and what with (core/causes.py)
 
 
 def _cluster_scoped(streams: Iterable[Rendered], live: LiveSnapshot | None = None) -> set[tuple[str, str]]:
@@ -218,12 +210,25 @@ def _resource_changes(
     return link_renames(changes)
 
 
-def _uninstall_changes(previous: Mapping[Identity, tuple[ResourceRef, Document]],
-                       rank: Mapping[str, int]) -> list[ResourceChange]:
+def _uninstall_changes(previous: Mapping[Identity, tuple[ResourceRef, Document]], rank: Mapping[str, int],
+                       request: PlanRequest, live: _Live, notes: list[Warning]) -> list[ResourceChange]:
     """Everything in the release manifest goes, in Helm's uninstall kind order; keep is read
-    from the manifest, as `helm uninstall` reads it."""
+    from the manifest, as `helm uninstall` reads it. Helm 4.3 then deletes only what the release
+    owns (core/ownership.py skipped_on_uninstall): with the live objects read, an object whose
+    labels and annotations are not this release's stays, said by its ownership."""
     ordered = sorted(previous.values(), key=lambda item: (sort_key(item[0].kind, rank), item[1].position))
-    return [_leaving(ref, doc, order) for order, (ref, doc) in enumerate(ordered) if not ref.generate_name]
+    out = []
+    for order, (ref, doc) in enumerate(item for item in ordered if not item[0].generate_name):
+        change = _leaving(ref, doc, order)
+        verdict = (skipped_on_uninstall(find_live(live.index, ref), request.header.release, request.header.namespace)
+                   if request.helm_major >= 4 and change.action is Action.DELETE and live.covered(ref) else None)
+        if verdict is not None:
+            notes.append(warn(UninstallNotOwned(release=request.header.release, owner_release=verdict.owner_release,
+                                                problems=verdict.problems), ref))
+            change = replace(change, action=Action.RETAIN, ownership=verdict.ownership,
+                             owner_release=verdict.owner_release)
+        out.append(change)
+    return out
 
 
 def _quantities(fields: Iterable[FieldChange]) -> list[Quantity]:
@@ -376,9 +381,36 @@ def _server_side(changes: list[ResourceChange], live: _Live, request: PlanReques
         applied = server_side.apply(found, doc.obj, out[at].fields if at is not None else (), request.force_conflicts)
         if at is not None:
             out[at] = replace(out[at], fields=applied.fields)
-        if applied.conflicts and not request.force_conflicts:
-            fields = tuple(OwnedField(c.change.path, dict(c.change.keys), c.managers) for c in applied.conflicts)
-            notes.append(warn(SsaConflict(fields=fields), ref))
+        _ssa_conflicts(applied, ref, request, notes)
+    return out
+
+
+def _ssa_conflicts(applied: server_side.Applied, ref: ResourceRef, request: PlanRequest, notes: list[Warning]) -> None:
+    if applied.conflicts and not request.force_conflicts:
+        fields = tuple(OwnedField(c.change.path, dict(c.change.keys), c.managers) for c in applied.conflicts)
+        notes.append(warn(SsaConflict(fields=fields), ref))
+
+
+def _adoptions(changes: list[ResourceChange], live: _Live, request: PlanRequest,
+               want_resources: Mapping[Identity, tuple[ResourceRef, Document]], notes: list[Warning]) -> list[ResourceChange]:
+    """Each object Helm adopts (a create whose live object passed the ownership check), as the
+    change Helm's apply makes to the live object (core/adoption.py), with its server-side
+    apply conflicts. A rollback checks no ownership: Helm 4 patches an object its current
+    release lacks from the live state (pkg/kube/client.go `update`), Helm 3 fails on it."""
+    if request.action not in (None, HelmAction.UPGRADE):
+        return changes
+    out = []
+    ssa = request.apply_method is ApplyMethod.SSA
+    three_way = request.previous is None and request.take_ownership and not ssa
+    for change in changes:
+        found = find_live(live.index, change.resource) if change.ownership is Ownership.ADOPT else None
+        wanted = want_resources.get(change.resource.identity)
+        if found is not None and wanted is not None:
+            applied = adoption.adopt(found, wanted[1].obj, request.header.release, request.header.namespace, ssa,
+                                     three_way, request.force_conflicts)
+            change = replace(change, fields=applied.fields)
+            _ssa_conflicts(applied, change.resource, request, notes)
+        out.append(change)
     return out
 
 
@@ -550,21 +582,6 @@ def _predicted(request: PlanRequest, target: Target, action: HelmAction, changes
     return out
 
 
-def _between(identifier: _Identifier, request: PlanRequest, want_resources: causes.Indexed,
-             want_hooks: causes.Indexed) -> tuple[causes.Indexed | None, causes.Indexed | None]:
-    """The objects and hooks of the new chart rendered with the previous values (core/causes.py),
-    indexed as the desired ones; whole, or from the documents that differ from the desired render's."""
-    if request.between is None:
-        return None, None
-    resources = identifier.index(request.between.resources, "desired")
-    hooks = identifier.index(request.between.hooks, "desired hook")
-    unlike = request.between_unlike
-    if unlike is None:
-        return resources, hooks
-    return (causes.between_index(want_resources, resources, identifier.index(unlike.resources, "desired")),
-            causes.between_index(want_hooks, hooks, identifier.index(unlike.hooks, "desired hook")))
-
-
 def make_plan(request: PlanRequest) -> Plan:
     header = request.header
     streams = [request.desired] + ([request.previous] if request.previous else [])
@@ -586,7 +603,8 @@ def make_plan(request: PlanRequest) -> Plan:
         # The release's own hooks run (pre-delete, post-delete); nothing is created or updated;
         # keep is read from the manifest, as `helm uninstall` reads it.
         action = HelmAction.UNINSTALL
-        changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)))
+        changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)), request, live,
+                                     warnings)
         tasks = hook_tasks(prev_hooks, prev_hooks, action, kind_rank(install_order(request.helm_major)))
         warnings.append(warn(CrdsUntouched()))
     else:
@@ -615,20 +633,14 @@ def make_plan(request: PlanRequest) -> Plan:
         warnings += _crd_versions(changes, live_of)
         drift = _drift(request, live, prev_resources, want_resources, [*prev_hooks, *want_hooks], warnings)
         changes = _server_side(changes, live, request, want_resources, prev_resources, warnings)
-        attributed = request.attribution is not Attribution.NONE and not fresh
-        between, between_hooks = _between(identifier, request, want_resources, want_hooks) if attributed else (None, None)
-        if attributed:
-            changes = causes.attribute(changes, request.attribution, prev_resources, between, want_resources,
-                                       regenerates=request.desired_again is not None)
-            if request.defaults is not None:
-                chart_defaults = causes.chart_defaults(request.defaults, changes)
+        changes = _adoptions(changes, live, request, want_resources, warnings)
         provisional = HelmAction.INSTALL if fresh else request.action or HelmAction.UPGRADE
         tasks = hook_tasks(prev_hooks, want_hooks, provisional, rank, request.line_context)
         if hook_renders is not None:
             tasks = [regenerated.mark_hooks(t, hook_renders) for t in tasks]
-        if attributed:
-            tasks = causes.attribute_hooks(tasks, request.attribution, prev_hooks, between_hooks, want_hooks,
-                                           regenerates=request.desired_again is not None)
+        if request.causes is not None and not fresh:  # why each change
+            changes, tasks, chart_defaults = causes.place(identifier.index, request.causes, request.desired_again is not None,
+                                                          changes, tasks, (prev_resources, prev_hooks), (want_resources, want_hooks))
         # Drift this deploy sets back is a change of the cluster: `helm upgrade` does real work.
         if (provisional is HelmAction.UPGRADE and not changes and all(t.action is TaskAction.UNCHANGED for t in tasks)
                 and not any(d.reverts for d in drift)):
@@ -658,18 +670,19 @@ def make_plan(request: PlanRequest) -> Plan:
             warnings += _predicted(request, request.target, action, changes, tasks, prev_resources,
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
-    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift)
+    refused = frozenset(w.resource.identity for w in warnings if isinstance(w.facts, SsaConflict) and w.resource)
+    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift, refused)
     warnings += failures
     warnings += [warn(dropped) for dropped in (*previous.dropped, *request.desired.dropped)]
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
                       drift=drift, live=live.check, impact=impact,
-                      attribution=request.attribution if not fresh else Attribution.NONE, chart_defaults=chart_defaults)
+                      attribution=request.causes.attribution if request.causes and not fresh else Attribution.NONE, chart_defaults=chart_defaults)
 
 
 def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChange],
             prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
             want_resources: Mapping[Identity, tuple[ResourceRef, Document]], live: _Live,
-            drift: list[DriftChange]) -> tuple[list[Impact], list[Warning]]:
+            drift: list[DriftChange], failing: frozenset[Identity]) -> tuple[list[Impact], list[Warning]]:
     """What the deploy does to running things (core/impact.py), from this plan's changes."""
     def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
         return find_live(live.index, ref) if live.covered(ref) else None
@@ -679,6 +692,6 @@ def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChan
         action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()},
         {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()},
         live_of, tuple(live.index.values()), request.apply_method, request.force_conflicts,
-        tuple(drift), {i: doc.source for i, (_, doc) in want_resources.items()},
+        tuple(drift), {i: doc.source for i, (_, doc) in want_resources.items()}, failing,
     )
     return find_impact(changes, given)

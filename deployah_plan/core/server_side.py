@@ -21,13 +21,13 @@ change under it conflicts only with a manager that owns the changed field itself
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from msgspec.structs import replace
 
 from deployah_plan.core.diff import diff_objects
-from deployah_plan.core.drift import _MISSING, HELM_MANAGERS, field_key, resolve
+from deployah_plan.core.drift import _MISSING, resolve
+from deployah_plan.core.managed_fields import Manager, managers as read_managers, walk
 from deployah_plan.model import FieldChange, FieldOp
 from deployah_plan.pointer import escape, tokens
 
@@ -60,72 +60,40 @@ class Applied(NamedTuple):
     fields: tuple[FieldChange, ...]
 
 
-def _walk(fields: Any, change: FieldChange) -> tuple[tuple[str, ...], Any, bool] | None:
-    """Where a FieldsV1 set meets the change's path: the managedFields path reached, its node,
-    and whether it is an atomic value above the path (a leaf before the path ends). None: the
-    set holds nothing at or above the path."""
-    keys = dict(change.keys)
-    node, prefix = fields, ""
-    at: list[str] = []
-    for token in tokens(change.path):
-        if not isinstance(node, dict):
-            return None
-        if not node:
-            return tuple(at), node, True  # a leaf: the manager owns the whole value
-        prefix += "/" + escape(token)
-        name: str | None
-        if prefix in keys:
-            name = next((k for k in node if field_key(k, keys[prefix])), None)
-        elif f"f:{token}" in node:
-            name = f"f:{token}"
-        elif token.isdigit() and f"i:{token}" in node:
-            name = f"i:{token}"
-        else:  # a set member, by its value (sets hold scalars, in compact JSON)
-            member = "v:" + json.dumps(change.before if change.op is FieldOp.REMOVE else change.after,
-                                       separators=(",", ":"))
-            name = member if member in node else None
-        if name is None:
-            return None
-        node = node[name]
-        at.append(name)
-    return tuple(at), node, False
-
-
-class _Manager(NamedTuple):
-    name: str
-    applies: bool  # its operation is Apply (else Update)
-    fields: dict[str, Any]
-
-
-def _managers(live: Mapping[str, Any]) -> tuple[list[_Manager], list[_Manager]]:
-    """Each manager other than Helm with the fields it owns; and Helm's entries."""
-    others: list[_Manager] = []
-    helm: list[_Manager] = []
-    for entry in (live.get("metadata") or {}).get("managedFields") or []:
-        fields = entry.get("fieldsV1") if isinstance(entry, dict) else None
-        if isinstance(fields, dict) and fields:
-            name = str(entry.get("manager") or "(unnamed manager)")
-            (helm if name in HELM_MANAGERS else others).append(_Manager(name, entry.get("operation") == "Apply", fields))
-    return others, helm
-
-
-def _value_owners(managers: Iterable[_Manager], change: FieldChange) -> tuple[Owned, ...]:
-    """The managers that own the value the change sets: the field itself, or an atomic value above it."""
+def _value_owners(managers: Iterable[Manager], everyone: list[Manager], live: Mapping[str, Any],
+                  change: FieldChange) -> tuple[Owned, ...]:
+    """The managers that own the value the change sets: the field itself, or an atomic value
+    above it (`_whole`)."""
     out = []
     for name, _, fields in managers:
-        found = _walk(fields, change)
-        if found is not None and (found[2] or not found[1]):
-            out.append(Owned(name, found[0]))
+        found = walk(fields, change)
+        if found is not None and (not found.node if not found.above else _whole(everyone, live, change, found.at)):
+            out.append(Owned(name, found.at))
     return tuple(out)
 
 
-def _under(manager: _Manager, change: FieldChange) -> bool:
+def _whole(everyone: list[Manager], live: Mapping[str, Any], change: FieldChange, at: tuple[str, ...]) -> bool:
+    """Whether a leaf in a manager's set above the change's field owns the whole value there (an
+    atomic list or map). A leaf is also a map or list node whose fields were all taken by other
+    managers, or that holds none live (an empty map): owning such a node is not owning what is
+    put into it. So a leaf with fields under it in any manager's set, or an empty map live, is
+    a node, not a value."""
+    for manager in everyone:
+        node: Any = manager.fields
+        for key in at:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict) and set(node) - {"."}:
+            return False
+    return bool(_at(live, change, len(at)) != {})
+
+
+def _under(manager: Manager, change: FieldChange) -> bool:
     """Whether the manager owns the change's field or anything under it."""
-    found = _walk(manager.fields, change)
-    return found is not None and not found[2]
+    found = walk(manager.fields, change)
+    return found is not None and not found.above
 
 
-def _keepers(others: list[_Manager], helm: list[_Manager], change: FieldChange) -> tuple[str, ...]:
+def _keepers(others: list[Manager], helm: list[Manager], change: FieldChange) -> tuple[str, ...]:
     """The managers that keep a field the applied object no longer sets (structured-merge-diff's
     prune, `Updater.prune`): Helm's apply removes the fields of its last apply that it no longer
     sets, and then adds back what managers that *applied* own; an Update manager's fields keep
@@ -134,56 +102,64 @@ def _keepers(others: list[_Manager], helm: list[_Manager], change: FieldChange) 
     appliers = {m.name for m in others if m.applies and _under(m, change)}
     if appliers:
         return tuple(sorted(appliers))
-    if any(_helm_owns(m, change) for m in helm):
+    if any(helm_owns(m, change) for m in helm):
         return ()
     return tuple(sorted({m.name for m in others if _under(m, change)}))
 
 
-def _helm_owns(manager: _Manager, change: FieldChange) -> bool:
+def helm_owns(manager: Manager, change: FieldChange) -> bool:
     """Whether Helm's last apply holds the field itself (so its prune removes it whole)."""
-    found = _walk(manager.fields, change)
-    return found is not None and (found[2] or not found[1] or "." in found[1])
+    found = walk(manager.fields, change)
+    return found is not None and (found.above or not found.node or "." in found.node)
 
 
-def _without_managed_fields(live: Mapping[str, Any]) -> dict[str, Any]:
+def without_managed_fields(live: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(live)
     out["metadata"] = {k: v for k, v in (live.get("metadata") or {}).items() if k != "managedFields"}
     return out
 
 
-def _atomic_owners(managers: Iterable[_Manager], desired: Mapping[str, Any], change: FieldChange) -> tuple[Owned, ...]:
+def _atomic_owners(managers: Iterable[Manager], everyone: list[Manager], live: Mapping[str, Any],
+                   desired: Mapping[str, Any], change: FieldChange) -> tuple[Owned, ...]:
     """The managers that own an atomic value (a label selector, an atomic list) above a field
     the applied object leaves out, when it still sets that value: it changes the whole value.
     A field it leaves out elsewhere is no conflict: it is pruned, or kept (`_keepers`)."""
     out = []
     for name, _, fields in managers:
-        found = _walk(fields, change)
-        if found is not None and found[2] and _sets(desired, change, len(found[0])):
-            out.append(Owned(name, found[0]))
+        found = walk(fields, change)
+        if found is not None and found.above and _sets(desired, change, len(found.at)) \
+                and _whole(everyone, live, change, found.at):
+            out.append(Owned(name, found.at))
     return tuple(out)
 
 
 def _sets(desired: Mapping[str, Any], change: FieldChange, depth: int) -> bool:
     """Whether the applied object sets the value `depth` tokens down the change's path."""
+    return not _missing(_at(desired, change, depth))
+
+
+def _at(obj: Mapping[str, Any], change: FieldChange, depth: int) -> Any:
+    """The value `depth` tokens down the change's path in `obj` (`_MISSING`: none)."""
     path = tokens(change.path)[:depth]
     pointer = "".join("/" + escape(t) for t in path)
     keys = tuple((p, k) for p, k in change.keys if len(tokens(p)) <= depth)
-    return not _missing(resolve(desired, FieldChange(pointer, FieldOp.REPLACE, keys=keys)))
+    return resolve(obj, FieldChange(pointer, FieldOp.REPLACE, keys=keys))
 
 
 def apply(live: Mapping[str, Any], desired: Mapping[str, Any], fields: Iterable[FieldChange],
           force_conflicts: bool) -> Applied:
     """Helm's server-side apply of `desired` over `live`; `fields`: the chart's changes to the object."""
-    managers, helm = _managers(live)
+    managers, helm = read_managers(live)
     if not managers:
         return Applied((), tuple(fields))
+    everyone = [*managers, *helm]
     conflicts = []
     seen: set[Owned] = set()
-    for change in diff_objects(_without_managed_fields(live), desired):
+    for change in diff_objects(without_managed_fields(live), desired):
         if change.equivalent or change.op in (FieldOp.REORDER, FieldOp.RENAME):
             continue
-        owners = tuple(o for o in (_atomic_owners(managers, desired, change) if change.op is FieldOp.REMOVE
-                                   else _value_owners(managers, change)) if o not in seen)
+        owners = tuple(o for o in (_atomic_owners(managers, everyone, live, desired, change) if change.op is FieldOp.REMOVE
+                                   else _value_owners(managers, everyone, live, change)) if o not in seen)
         seen.update(owners)
         if owners:
             conflicts.append(Conflict(change, owners))

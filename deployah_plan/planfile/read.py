@@ -31,7 +31,8 @@ from deployah_plan.impact_facts import impact_facts_class
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.build import build_plan
 from deployah_plan.model import (
-    Action, ApplyMethod, Attribution, CRDLifecycle, CRDSchemaChange, CRDSummary, Cause, ChartCRD, ChartDefault, DriftChange, DriftEffect, DriftField,
+    Action, AppliedWith, ApplyMethod, ApplyReason, Attribution, CRDLifecycle, CRDSchemaChange, CRDSummary, Cause, ChartCRD,
+    ChartDefault, DriftChange, DriftEffect, DriftField,
     DriftKind, DriftReason, FieldChange, FieldOp, Header, HelmAction, HookDefinition, Impact, LiveCheck, LiveGap,
     LiveStatus, Ownership, Plan, ResourceChange, ResourceRef, Severity, SsaReason, TaskAction, TaskPhase, TaskPlan,
     Warning,
@@ -263,7 +264,19 @@ def header_of(doc: dict[str, Any]) -> Header:
         previous_revision=doc["previous_revision"], previous_chart=doc["previous_chart"],
         rollback_to=doc.get("rollback_to", 0),
         helm_version=doc["helm_version"], rendered_by=doc["rendered_by"],
+        applied_with=_applied_of(doc.get("apply_method")),
     )
+
+
+def _applied_of(doc: Any) -> AppliedWith | None:
+    """The apply method a plan assumed (since 1.8); None before, for an uninstall, or when a
+    newer writer names a method or a reason this version does not know."""
+    if not isinstance(doc, dict):
+        return None
+    method, reason = ApplyMethod.recorded(str(doc.get("method", ""))), str(doc.get("reason", ""))
+    if method is None or reason not in ApplyReason._value2member_map_:
+        return None
+    return AppliedWith(method, ApplyReason(reason), int(doc.get("revision") or 0))
 
 
 def _each(doc: dict[str, Any], key: str, read: Callable[[dict[str, Any]], _T]) -> list[_T]:

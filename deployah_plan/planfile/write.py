@@ -24,7 +24,8 @@ from msgspec import Struct
 from deployah_plan.errors import UsageError
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import (
-    Action, ChartCRD, ChartDefault, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan, ResourceRef, Summary,
+    Action, AppliedWith, ChartCRD, ChartDefault, CRDSummary, DriftChange, FieldChange, Header, Impact, LiveCheck, Plan,
+    ResourceRef, Summary,
     TaskAction, Warning,
 )
 from deployah_plan.planfile import FORMAT_VERSION
@@ -233,7 +234,12 @@ def header_doc(h: Header) -> dict[str, Any]:
         "previous_revision": h.previous_revision, "previous_chart": h.previous_chart, "rollback_to": h.rollback_to,
         "chart": {"name": h.chart_name, "version": h.chart_version},
         "helm_version": h.helm_version, "rendered_by": h.rendered_by,
+        "apply_method": applied_doc(h.applied_with) if h.applied_with is not None else None,
     }
+
+
+def applied_doc(applied: AppliedWith) -> dict[str, Any]:
+    return {"method": applied.method.value, "reason": applied.reason.value, "revision": applied.revision}
 
 
 def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:

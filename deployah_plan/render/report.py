@@ -27,7 +27,8 @@ from msgspec.structs import replace
 from deployah_plan.startup import lazy
 from deployah_plan.codes import Code
 from deployah_plan.model import (
-    Action, Attribution, Cause, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Plan, ResourceChange, ResourceRef, Severity,
+    Action, Attribution, Cause, FieldChange, FieldOp, HelmAction, HookDefinition, LiveStatus, Ownership, Plan, ResourceChange,
+    ResourceRef, Severity,
     TaskAction, TaskPhase, TaskPlan, Warning,
 )
 from deployah_plan.crd_paths import said_by_summary
@@ -111,8 +112,9 @@ class ObjectReport(Struct, frozen=True):
 
     @property
     def content(self) -> Mapping[str, Any] | None:
-        """What a created object contains, shown under its line (None: nothing to show)."""
-        created = self.change.action is Action.CREATE and not self.hidden_content
+        """What a created object contains, shown under its line (None: nothing to show). An
+        adopted one shows its field changes from the live object instead."""
+        created = self.change.action is Action.CREATE and not _adopts(self.change) and not self.hidden_content
         return self.change.after if created else None
 
 
@@ -288,7 +290,7 @@ class Report(Struct, frozen=True):
             if change.resource.kind in suppress:
                 return ObjectReport(change, (), marks, warnings, failures, _reasons(change, plan),
                                     _weight(change, own, warnings), notes, hidden=len(own),
-                                    hidden_content=change.action is Action.CREATE and bool(change.after))
+                                    hidden_content=change.action is Action.CREATE and bool(change.after) and not _adopts(change))
             return ObjectReport(change, own, marks, warnings, failures, _reasons(change, plan),
                                 _weight(change, own, warnings), notes, cause=cause)
 
@@ -335,6 +337,11 @@ def _cause_groups(plan: Plan) -> tuple[CauseGroup, ...]:
             if cause in found:
                 by[cause].append(change.resource)
     return tuple(CauseGroup(cause, tuple(refs)) for cause, refs in by.items() if refs)
+
+
+def _adopts(change: ResourceChange) -> bool:
+    """A create Helm adopts: its field changes are from the live object (core/adoption.py)."""
+    return change.action is Action.CREATE and change.ownership is Ownership.ADOPT
 
 
 def _shows_content(definition: HookDefinition) -> bool:
@@ -498,7 +505,7 @@ def _weight(change: ResourceChange, own: tuple[FieldChange, ...], warnings: tupl
         return Weight.NOTABLE
     if _is_crd(ref):
         return Weight.SCHEMA
-    if change.action is Action.CREATE:
+    if change.action is Action.CREATE and not _adopts(change):
         return Weight.NOTABLE if _is_rbac(ref) or _is_webhook(ref) else Weight.OWN
     if _image_changes(_meant(change.fields)):
         return Weight.NOTABLE
@@ -525,8 +532,8 @@ def _highlights(plan: Plan, suppress: frozenset[str] = frozenset()) -> tuple[Hig
             out.append(Highlight(Notable.DELETE, words.SIGN[action], gone))
     # One line per image bump, naming every object and container it is in.
     images: dict[tuple[Any, Any], tuple[Any, Any, list[tuple[ResourceRef, str]]]] = {}
-    objects = [(c.resource, c.action is Action.CREATE, c.action is Action.UPDATE, c.after, c.fields)
-               for c in plan.changes if c.resource.kind not in suppress]
+    objects = [(c.resource, c.action is Action.CREATE and not _adopts(c), c.action is Action.UPDATE or _adopts(c),
+                c.after, c.fields) for c in plan.changes if c.resource.kind not in suppress]
     objects += [(d.resource, d.action is TaskAction.CREATE, d.action is TaskAction.UPDATE, d.after, d.fields)
                 for t in plan.tasks if t.will_run for d in t.definitions if d.resource.kind not in suppress]
     for ref, new, updated, after_obj, fields in objects:
@@ -592,7 +599,10 @@ def _reasons(change: ResourceChange, plan: Plan) -> tuple[str, ...]:
     if change.action is Action.CREATE:
         return ("a new release" if plan.helm_action is HelmAction.INSTALL else "not in the previous release",)
     if change.action in (Action.DELETE, Action.RETAIN) and plan.helm_action is HelmAction.UNINSTALL:
-        return ("the release is uninstalled",) + (("helm.sh/resource-policy: keep",) if change.action is Action.RETAIN else ())
+        if change.action is Action.DELETE:
+            return ("the release is uninstalled",)
+        unowned = change.ownership in (Ownership.UNOWNED, Ownership.OTHER_RELEASE)
+        return ("the release is uninstalled", "not owned by this release" if unowned else "helm.sh/resource-policy: keep")
     if change.action is Action.DELETE:
         return ("not in the desired release",)
     if change.action is Action.RETAIN:

@@ -149,6 +149,9 @@ class ReleaseState(Struct, frozen=True):
     current: StoredRelease | None  # None: no release, the upgrade installs
     newest_revision: int = 0  # the new revision is this + 1
     replaces_uninstalled: bool = False
+    # How the newest revision (of any status) was applied: Helm 4's --server-side=auto follows
+    # it, not the deployed revision the upgrade diffs against (pkg/action/upgrade.go prepareUpgrade).
+    newest_apply_method: ApplyMethod | None = None
 
 
 class Helm(Struct):
@@ -248,15 +251,15 @@ class Helm(Struct):
                 "wait for helm uninstall to finish, then plan again",
             )
         if newest.status == "deployed":
-            return ReleaseState(newest, newest.revision)
+            return ReleaseState(newest, newest.revision, newest_apply_method=newest.apply_method)
         if newest.status == "uninstalled":
             # `upgrade --install` installs again over a release uninstalled with --keep-history.
             return ReleaseState(None, newest.revision, replaces_uninstalled=True)
         deployed = [h["revision"] for h in self.history(name, namespace) if h.get("status") == "deployed"]
         if not deployed:
-            return ReleaseState(newest, newest.revision)
+            return ReleaseState(newest, newest.revision, newest_apply_method=newest.apply_method)
         current = self.record(name, namespace, max(deployed), helm_major)
-        return ReleaseState(current or newest, newest.revision)
+        return ReleaseState(current or newest, newest.revision, newest_apply_method=newest.apply_method)
 
     def stored_chart(self, name: str, namespace: str, revision: int) -> dict[str, Any]:
         """The chart stored with one revision (sources/helm_commands.py `_CHART_TEMPLATE`): its

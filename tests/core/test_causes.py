@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from builders import plan
-from deployah_plan.core.causes import Defaults, chart_defaults
+from deployah_plan.core.causes import Defaults, Given, chart_defaults
 from deployah_plan.manifests import split_stream
 from deployah_plan.model import Attribution, Cause, FieldOp, Plan
 
@@ -23,8 +23,7 @@ def _cm(name: str) -> str:
 
 
 def _planned(previous: list[str], between: list[str], desired: list[str]) -> Plan:
-    return plan(previous, desired, attribution=Attribution.RENDERED,
-                between=split_stream("---\n".join(between), "between"))
+    return plan(previous, desired, causes=Given(Attribution.RENDERED, split_stream("---\n".join(between), "between")))
 
 
 def _causes(made: Plan) -> dict[str, Any]:
@@ -51,14 +50,14 @@ def test_a_field_both_moved_is_both_and_a_create_the_values_changed_further_too(
 
 
 def test_values_unchanged_every_change_is_the_charts() -> None:
-    made = plan([_web("a:1", 1, [])], [_web("a:2", 1, []), _cm("svc")], attribution=Attribution.CHART)
+    made = plan([_web("a:1", 1, [])], [_web("a:2", 1, []), _cm("svc")], causes=Given(Attribution.CHART))
     assert _causes(made) == {"web": {"/spec/template/spec/containers/0/image": Cause.CHART}, "svc": Cause.CHART}
     assert made.attribution is Attribution.CHART
 
 
 def test_an_install_and_no_attribution_have_no_cause() -> None:
-    assert plan(None, [_cm("a")], attribution=Attribution.CHART).attribution is Attribution.NONE
-    assert _causes(plan(None, [_cm("a")], attribution=Attribution.CHART)) == {"a": None}
+    assert plan(None, [_cm("a")], causes=Given(Attribution.CHART)).attribution is Attribution.NONE
+    assert _causes(plan(None, [_cm("a")], causes=Given(Attribution.CHART))) == {"a": None}
     assert _causes(plan([_cm("a")], [_cm("a"), _cm("b")])) == {"b": None}
 
 
@@ -103,9 +102,8 @@ def test_a_render_read_only_where_it_differs_places_by_the_same_rules_without_a_
     whole = _causes(_planned(previous, between, desired))
     differing = [doc for doc in between if doc not in desired]
     unlike = [doc for doc in desired if doc not in between]
-    partial = plan(previous, desired, attribution=Attribution.RENDERED,
-                   between=split_stream("---\n".join(differing), "between"),
-                   between_unlike=split_stream("---\n".join(unlike), "unlike"))
+    partial = plan(previous, desired, causes=Given(Attribution.RENDERED, split_stream("---\n".join(differing), "between"),
+                                                   split_stream("---\n".join(unlike), "unlike")))
     assert _causes(partial) == whole
 
     import deployah_plan.core.causes as module
@@ -114,8 +112,8 @@ def test_a_render_read_only_where_it_differs_places_by_the_same_rules_without_a_
     real = module.diff_objects
     module.diff_objects = lambda *args, **kwargs: diffed.append(args) or real(*args, **kwargs)  # type: ignore[assignment]
     try:
-        made = plan([_web("a:1", 1, [])], [_web("a:1", 2, [])], attribution=Attribution.RENDERED,
-                    between=split_stream("", "between"), between_unlike=split_stream("", "unlike"))
+        made = plan([_web("a:1", 1, [])], [_web("a:1", 2, [])],
+                    causes=Given(Attribution.RENDERED, split_stream("", "between"), split_stream("", "unlike")))
     finally:
         module.diff_objects = real
     assert _causes(made) == {"web": {"/spec/replicas": Cause.CHART}} and diffed == []

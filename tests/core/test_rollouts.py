@@ -352,3 +352,21 @@ def test_an_hpa_scaled_workload_of_unknown_count_is_not_said_per_node() -> None:
     assert words.message(item) == (
         "Deployment shop/istiod: pod template changes: its pods restart (scaled by HorizontalPodAutoscaler "
         "shop/istiod (1 to 5))")
+
+
+def _in(namespace: str, doc: str) -> str:
+    return doc.replace("metadata:\n", f"metadata:\n  namespace: {namespace}\n", 1)
+
+
+def test_a_workload_is_judged_by_the_config_of_its_own_namespace() -> None:
+    """The changed ConfigMaps and Secrets are found by namespace once for every workload judged
+    (a scan of all of them per workload grew with their product): a ConfigMap of the same name
+    in another namespace is not what the pod reads."""
+    def objects(mode: str, tag: str) -> list[str]:
+        return [_in("a", CONFIGMAP.format(mode=mode, level="1", extra="x")),
+                _in("b", CONFIGMAP.format(mode="same", level="1", extra="x")),
+                *(_in(ns, READER.replace("reader:1", f"reader:{tag}")) for ns in ("a", "b"))]
+
+    p = plan(objects("old", "1"), objects("new", "2"))
+    reads = {str(i.resource): [str(r) for r in facts_of(i, Restart).reads] for i in p.impact if i.kind is ImpactKind.RESTART}
+    assert reads == {"Deployment a/reader": ["ConfigMap a/settings"], "Deployment b/reader": []}

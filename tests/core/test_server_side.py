@@ -81,3 +81,19 @@ def test_an_update_managers_field_keeps_nothing_helm_owns() -> None:
     helm_app = ("helm", "Apply", {"f:metadata": {"f:labels": {"f:app": {}}}})
     kept = apply(_live(_web(labels=both), helm_app, took), _web(), diff_objects(_web(labels=both), _web()), False)
     assert [f.kept_by for f in kept.fields] == [("kubectl-edit",)]
+
+
+def test_a_map_node_whose_fields_others_took_is_not_an_atomic_value() -> None:
+    # The creator's `f:labels: {}` is the labels map itself once another manager took its only
+    # field: a change of that field conflicts with the field's owner alone (as the reference
+    # finds on adoption histories); an empty map live is a node too.
+    labels = {"app": "web", "tier": "front"}
+    live = _live(_web(labels=labels), ("kubectl-create", "Update", {"f:metadata": {"f:labels": {}}}),
+                 ("ops", "Update", {"f:metadata": {"f:labels": {"f:app": {}, "f:tier": {}}}}))
+    new = _web(labels={"app": "web", "tier": "back"})
+    (conflict,) = apply(live, new, diff_objects(_web(labels=labels), new), False).conflicts
+    assert conflict.managers == ("ops",)
+    bare = _web()
+    bare["metadata"]["labels"] = {}
+    empty = _live(bare, ("kubectl-create", "Update", {"f:metadata": {"f:labels": {}}}))
+    assert apply(empty, new, diff_objects(bare, new), False).conflicts == ()

@@ -1,6 +1,7 @@
-"""scripts/fetch-charts over HTTP, on a loopback server of the test's own: a package is kept
-only with its pinned sha256, a redirect to another scheme is not followed, and the command
-line says what it refused. The rules without a server: tests/test_fetch_charts.py."""
+"""scripts/fetch-charts over HTTP, on a loopback server of the test's own laid out as GitHub's
+source archives (OWNER/REPO/tar.gz/SHA): a chart tree is kept only with its pinned digest and
+then read from the cache, a redirect to another scheme is not followed, and the command line
+names an unknown chart. The rules without a server: tests/test_fetch_charts.py."""
 from __future__ import annotations
 
 import subprocess
@@ -8,13 +9,13 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
 from conftest import ROOT
 from realcharts import fetch_charts
-from test_fetch_charts import _package
+from test_fetch_charts import SHAS, _chart, _served
 
 pytestmark = pytest.mark.e2e
 
@@ -46,43 +47,39 @@ class Served:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Served, str]]:
-    package = tmp_path / "p.tgz"
-    sha256 = _package(package, "shop", "0.1.0")
-    server = Served({"/p.tgz": package.read_bytes()})
+def served(tmp_path: Path) -> Iterator[tuple[Served, Any]]:
+    folder, chart = _served(tmp_path)
+    server = Served({f"/{p.relative_to(folder).as_posix()}": p.read_bytes() for p in folder.rglob("*") if p.is_file()})
     thread = threading.Thread(target=server.server.serve_forever, daemon=True)
     thread.start()
-    yield server, sha256
+    yield server, chart
     server.server.shutdown()
     server.server.server_close()
 
 
-def test_a_package_over_http_is_kept_with_its_sha256_and_then_read_from_the_cache(
-        served: tuple[Served, str], tmp_path: Path) -> None:
-    server, sha256 = served
-    target = tmp_path / "cache" / "p.tgz"
+def test_a_chart_over_http_is_kept_with_its_digest_and_then_read_from_the_cache(
+        served: tuple[Served, Any], tmp_path: Path) -> None:
+    server, chart = served
+    cache = tmp_path / "cache"
     with pytest.raises(fetch_charts.Refused, match="not the pinned"):
-        fetch_charts.download(f"{server.url}/p.tgz", "f" * 64, target, schemes=("http",))
-    assert not target.exists()
-    fetch_charts.download(f"{server.url}/p.tgz", sha256, target, schemes=("http",))
-    fetch_charts.download(f"{server.url}/p.tgz", sha256, target, schemes=("http",))
-    assert server.requests == ["/p.tgz", "/p.tgz"]  # the third is a cache hit
+        fetch_charts.fetch(_chart(["f" * 64, chart.next.tree]), cache, host=server.url, schemes=("http",))
+    assert not (cache / "shop" / "prev").exists()
+    fetch_charts.fetch(chart, cache, host=server.url, schemes=("http",))
+    fetch_charts.fetch(chart, cache, host=server.url, schemes=("http",))
+    archives = [f"/owner/shop-charts/tar.gz/{sha}" for sha in SHAS]
+    assert server.requests == [archives[0], *archives]  # the third fetch is read from the cache
 
 
-def test_a_redirect_to_another_scheme_is_not_followed(served: tuple[Served, str], tmp_path: Path) -> None:
-    server, sha256 = served
-    with pytest.raises(fetch_charts.Refused, match="redirects to ftp://127.0.0.1/p.tgz: only http is fetched"):
-        fetch_charts.download(f"{server.url}/moved.tgz", sha256, tmp_path / "cache" / "p.tgz", schemes=("http",))
-    assert list((tmp_path / "cache").iterdir()) == []  # not even the partial file
+def test_a_redirect_to_another_scheme_is_not_followed(served: tuple[Served, Any], tmp_path: Path) -> None:
+    server, _ = served
+    with (tmp_path / "part").open("wb") as part, \
+            pytest.raises(fetch_charts.Refused, match="redirects to ftp://127.0.0.1/p.tgz: only http is fetched"):
+        fetch_charts.download(f"{server.url}/moved.tgz", part, schemes=("http",))
+    assert (tmp_path / "part").read_bytes() == b""
 
 
-def test_the_command_line_names_an_unknown_chart_and_what_it_refused(tmp_path: Path) -> None:
+def test_the_command_line_names_an_unknown_chart() -> None:
     unknown = subprocess.run([sys.executable, str(ROOT / "scripts" / "fetch-charts"), "nginx"],
                              capture_output=True, text=True)
     assert (unknown.returncode, unknown.stderr) == (
         2, "fetch-charts: no chart nginx: choose among traefik, argo-cd, kube-state-metrics\n")
-    unpinned = [c.name for c in fetch_charts.CHARTS if not (c.prev.sha256 and c.next.sha256)]
-    if unpinned:  # nothing is fetched for a chart with no pinned sha256, so no network is needed
-        done = subprocess.run([sys.executable, str(ROOT / "scripts" / "fetch-charts"), unpinned[0]],
-                              capture_output=True, text=True)
-        assert done.returncode == 1 and f"fetch-charts: {unpinned[0]}: no sha256 is pinned for" in done.stderr

@@ -9,7 +9,10 @@ object: the previous one with values changed, fields removed, labels and keyed l
 added and removed. The plan reads the live object with the managedFields the reference wrote,
 and its predicted conflicts (manager and field) and kept fields must be the reference's.
 
-Issue 46 points 1 and 2. The corpus is read through `helm template` of the fetched Helm 4; a
+Adoption (issue 46 point 3): an object another manager made, which Helm applies for the first
+time, predicted by core/adoption.py the same way.
+
+Issue 46 points 1, 2 and 3. The corpus is read through `helm template` of the fetched Helm 4; a
 missing corpus skips these tests (CI has it), a missing reference as tests/e2e/test_ssa_reference.py.
 """
 from __future__ import annotations
@@ -27,9 +30,11 @@ import ssa_reference
 from conftest import Store, run_plan, write_chart
 from kubeapi import FakeKube
 from ssa_reference import Outcome, Step
-from deployah_plan.core.diff import diff_objects
+from deployah_plan.core.adoption import adopt
+from deployah_plan.core.diff import diff_objects, same
 from deployah_plan.core.drift import resolve
-from deployah_plan.core.server_side import Applied, apply
+from deployah_plan.core.ownership import stamped
+from deployah_plan.core.server_side import Applied, apply, without_managed_fields
 from deployah_plan.model import FieldOp
 from e2e.test_corpus import CORPUS, _no_nulls
 
@@ -252,7 +257,7 @@ def test_the_plans_conflicts_and_kept_fields_are_the_api_servers(corpus_objects:
     assert conflicted >= 5 and checked - conflicted >= 5 and kept_seen >= 3, (checked, conflicted, kept_seen)
 
 
-# -- end to end: real Helm 4, the loopback API server serving the reference's managedFields ----------
+# -- end to end: real Helm 4, the loopback API server computing managedFields with the reference -------
 
 _TEMPLATE = """apiVersion: apps/v1
 kind: Deployment
@@ -303,11 +308,11 @@ def test_helm_plan_upgrade_predicts_the_conflict_and_the_field_that_stays(helm4:
     ops = {"apiVersion": "apps/v1", "kind": "Deployment",
            "metadata": {"name": "web", "namespace": "shop", "labels": {"tier": "front"}}}
     history = [Step("helm", "Apply", first), Step("kubectl-edit", "Update", edited), Step("ops", "Apply", ops)]
-    before, upgrade = ssa_reference.run([history, [*history, Step("helm", "Apply", _web("app:2", None))]])
+    upgrade, = ssa_reference.run([[*history, Step("helm", "Apply", _web("app:2", None))]])
     image = '.spec.template.spec.containers[name="app"].image'
     assert [(c.manager, c.field) for c in upgrade.conflicts[-1]] == [("kubectl-edit", image)]  # what Helm 4 meets
     with FakeKube(namespace="shop") as kube:
-        kube.put(_live(before))
+        kube.write(history)  # the object and its managedFields as the API server computes them
         kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
         args = ("upgrade", "shop", str(v2), "-n", "shop")
         text = run_plan(*args, "--no-color", "--fail-on", "failure", helm=helm4, store=store, KUBECONFIG=kubeconfig)
@@ -334,3 +339,118 @@ def test_helm_plan_upgrade_predicts_the_conflict_and_the_field_that_stays(helm4:
     assert not [w for w in forced_plan["warnings"] if w["code"] == "ssa-conflict"]
     image_change = next(f for f in forced_plan["changes"][0]["fields"] if f["path"].endswith("/image"))
     assert image_change["taken_from"] == ["kubectl-edit"]
+
+
+# -- adoption: an object made outside Helm, which the chart now renders (issue 46 point 3) ------------
+
+CREATORS = ("kubectl-client-side-apply", "kubectl-create", "before-first-apply")
+
+
+def _adoption_history(rng: random.Random, made: dict[str, Any]) -> list[Step]:
+    """An object someone else made (a creator's Update), then edited, updated by a controller,
+    or partly applied by another applier; Helm never applied it."""
+    steps = [Step(rng.choice(CREATORS), "Update", made)]
+    current = made
+    if rng.random() < 0.5:
+        current = _change(rng, current, "edit", rng.randint(1, 3))
+        steps.append(Step("kubectl-edit", "Update", current))
+    if rng.random() < 0.3:
+        current = _change(rng, current, "ctl", 1)
+        steps.append(Step("some-controller", "Update", current))
+    if rng.random() < 0.4:
+        partial, forced = _partial(rng, made, "ops")
+        steps.append(Step("ops", "Apply", partial, force=forced))
+    return steps
+
+
+def test_the_plans_adoption_is_the_api_servers(corpus_objects: list[dict[str, Any]]) -> None:
+    """Helm's server-side apply of an object it adopts (core/adoption.py): the conflicts with
+    the fields other managers own are the reference's, every field the plan shows set is set so
+    by the reference, and everything the reference changes in the live object is a field the
+    chart declares (nothing is pruned: Helm owned nothing)."""
+    rng = random.Random(4603)
+    cases = []
+    for _ in range(CASES):
+        made = rng.choice(corpus_objects)
+        cases.append((_adoption_history(rng, made), _desired(rng, made)))
+    batch = []
+    for history, desired in cases:
+        applied = stamped(desired, "ssa", "props")
+        batch += [history, [*history, Step("helm", "Apply", applied)],
+                  [*history, Step("helm", "Apply", applied, force=True)]]
+    outcomes = ssa_reference.run(batch)
+    checked = conflicted = 0
+    for n, (history, desired) in enumerate(cases):
+        before, plain, forced = outcomes[3 * n: 3 * n + 3]
+        if any(before.errors) or plain.errors[-1] or forced.errors[-1]:
+            continue
+        checked += 1
+        live = _live(before)
+        adopted = adopt(live, desired, "ssa", "props", ssa=True, three_way_custom=False, force_conflicts=False)
+        expected = _taken(before, forced)
+        assert _conflicts(adopted) == expected, (n, sorted(_conflicts(adopted) ^ expected), history, desired)
+        conflicted += bool(expected)
+        assert forced.obj is not None
+        applied = stamped(desired, "ssa", "props")
+        for change in adopted.fields:
+            assert change.op is not FieldOp.REMOVE and not change.kept_by, (n, change)
+            assert same(resolve(forced.obj, change), change.after), (n, change)
+        for change in diff_objects(without_managed_fields(live), forced.obj):
+            if change.equivalent or change.op in (FieldOp.REORDER, FieldOp.RENAME):
+                continue
+            if change.op is FieldOp.REMOVE:  # only inside a value the chart sets whole (an atomic list)
+                assert resolve(applied, change) is resolve({}, change), (n, change)
+            else:
+                assert same(resolve(applied, change), change.after), (n, change)
+    assert checked >= CASES * 3 // 4, f"only {checked} of {CASES} generated cases ran"
+    assert conflicted >= 5 and checked - conflicted >= 5, (checked, conflicted)
+
+
+_CONFIG = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n"
+
+
+@pytest.mark.parametrize("method", ["ssa", "csa"])
+def test_helm_plan_upgrade_shows_an_adoption_as_the_change_to_the_live_object(helm4: Path, store: Store,
+                                                                              tmp_path: Path, method: str) -> None:
+    """Issue 46 point 3 through real Helm 4: a Deployment made by `kubectl apply` (client-side:
+    an Update by kubectl-client-side-apply), which the chart now renders, adopted with
+    --take-ownership. Server-side, the chart's new image conflicts with kubectl's; client-side
+    (a release stored so), the three-way merge sets the image and leaves kubectl's label."""
+    v1 = write_chart(tmp_path / "v1", "shop", {"settings.yaml": _CONFIG})
+    v2 = write_chart(tmp_path / "v2", "shop", {"settings.yaml": _CONFIG, "web.yaml": _TEMPLATE},
+                     values="image: app:2\n")
+    store.add("shop", v1, "shop", flags=("--server-side=false",) if method == "csa" else ())
+    made = _web("app:1", None)
+    del made["metadata"]["annotations"]
+    made["metadata"]["labels"] = {"app": "web", "team": "a"}
+    history = [Step("kubectl-client-side-apply", "Update", made)]
+    before, adopted = ssa_reference.run([history, [*history, Step("helm", "Apply", _web("app:2", None))]])
+    image = '.spec.template.spec.containers[name="app"].image'
+    assert [(c.manager, c.field) for c in adopted.conflicts[-1]] == [("kubectl-client-side-apply", image)]
+    with FakeKube(namespace="shop") as kube:
+        kube.put(_live(before))
+        kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        args = ("upgrade", "shop", str(v2), "-n", "shop", "--take-ownership")
+        text = run_plan(*args, "--no-color", helm=helm4, store=store, KUBECONFIG=kubeconfig)
+        doc = run_plan(*args, "-o", "json", helm=helm4, store=store, KUBECONFIG=kubeconfig)
+    assert doc.code == 0, doc.err
+    plan = doc.json()
+    assert plan["live"]["apply_method"] == method
+    (change,) = [c for c in plan["changes"] if c["resource"]["kind"] == "Deployment"]
+    assert (change["action"], change["ownership"]) == ("create", "adopt")
+    fields = {f["path"]: (f["op"], f["before"], f["after"]) for f in change["fields"]}
+    assert fields["/spec/template/spec/containers/0/image"] == ("replace", "app:1", "app:2")
+    assert fields["/metadata/labels/app.kubernetes.io~1managed-by"] == ("add", None, "Helm")
+    assert not [p for p in fields if "team" in p]  # kubectl's label stays: nothing is deleted
+    assert ('~ spec.template.spec.containers[name=app].image: "app:1" -> "app:2"') in text.out, text.out
+    assert "replicas: 2" not in text.out  # no content of its own: the live object is changed, not created
+    conflicts = [w for w in plan["warnings"] if w["code"] == "ssa-conflict"]
+    if method == "csa":
+        assert conflicts == []
+        assert [i["kind"] for i in plan["impact"]] == ["restart"]
+        return
+    (conflict,) = conflicts
+    assert conflict["resource"]["name"] == "web" and conflict["facts"]["fields"] == [
+        {"path": "/spec/template/spec/containers/0/image",
+         "keys": {"/spec/template/spec/containers/0": {"name": "app"}}, "managers": ["kubectl-client-side-apply"]}]
+    assert plan["impact"] == []  # the apply fails: nothing rolls out

@@ -52,4 +52,6 @@ def test_ssa_conflict_names_the_fields_and_their_managers() -> None:
     assert message(warn(facts, STS)) == (
         "StatefulSet shop/x: server-side apply conflicts on data.password, spec.containers[name=web].image (owned by "
         "field manager kubectl-edit); spec.replicas (owned by field managers ops, scaler): the upgrade fails unless "
-        "conflicts are forced (--force-conflicts takes the fields from those managers)")
+        "conflicts are forced (--force-conflicts takes the fields from those managers); the object is left as it is "
+        "live, Helm still applies the release's other objects, then stops before deleting any object that leaves the "
+        "release")

@@ -23,7 +23,9 @@ class ImpactInput(Struct, frozen=True):
     live object read (HPAs and StorageClasses outside the release count too). `apply_method`
     is this deploy's (None: Helm 3, client-side). `sources` names the template of each desired
     object (its `# Source:` path) where the render gave one: a checksum annotation may hash the
-    ConfigMaps and Secrets of its own chart or subchart (core/impact/config.py).
+    ConfigMaps and Secrets of its own chart or subchart (core/impact/config.py). `failing` are
+    the objects whose apply is predicted to fail (a server-side apply conflict, not forced):
+    nothing of their change rolls out, and Helm deletes nothing (core/impact/__init__.py).
     """
 
     action: HelmAction
@@ -35,6 +37,7 @@ class ImpactInput(Struct, frozen=True):
     force_conflicts: bool = False
     drift: tuple[DriftChange, ...] = ()
     sources: Mapping[Identity, str] = {}
+    failing: frozenset[Identity] = frozenset()
 
 
 class Found(Struct):

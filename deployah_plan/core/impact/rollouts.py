@@ -218,10 +218,20 @@ class _Judged(Struct, frozen=True):
 _Configs = Mapping[tuple[str, str, str], KeyChanges]  # (kind, namespace, name) -> how its data changes
 
 
-def _judge(change: ResourceChange, configs: _Configs, own: Mapping[tuple[str, str], list[Source]]) -> _Judged:
+def _by_namespace(configs: _Configs) -> dict[str, dict[Source, KeyChanges]]:
+    """The changed ConfigMaps and Secrets of each namespace, by (kind, name): found once, not
+    by each workload judged (a scan of all of them per workload grew with their product)."""
+    out: dict[str, dict[Source, KeyChanges]] = {}
+    for (kind, namespace, name), keys in configs.items():
+        out.setdefault(namespace, {})[(kind, name)] = keys
+    return out
+
+
+def _judge(change: ResourceChange, changes: Mapping[Source, KeyChanges],
+           own: Mapping[tuple[str, str], list[Source]]) -> _Judged:
+    """`changes`: how the ConfigMaps and Secrets of the workload's namespace change."""
     ref = change.resource
     read = uses(_pod_spec(ref, change.after or {}) or {})
-    changes = {(kind, name): c for (kind, ns, name), c in configs.items() if ns == ref.namespace}
     moved: dict[Moved, list[str]] = {m: [] for m in Moved}
     other_inputs: dict[Source, Keys] = {}
     annotations = changed_annotations(change)
@@ -310,7 +320,8 @@ def workloads(changes: list[ResourceChange], given: ImpactInput, found: Found) -
     configs = {(c.resource.kind, c.resource.namespace, c.resource.name): key_changes(c) for c in changes
                if c.action is Action.UPDATE and group_kind(c.resource) in CONFIG}
     own = _own_configs(given) if configs or any(group_kind(c.resource) in WORKLOADS for c in changes) else {}
-    judged = {c.resource.identity: _judge(c, configs, own) for c in changes
+    in_namespace = _by_namespace(configs)
+    judged = {c.resource.identity: _judge(c, in_namespace.get(c.resource.namespace, {}), own) for c in changes
               if c.action is Action.UPDATE and group_kind(c.resource) in WORKLOADS and template_changed(c)}
     changed = {name: keys for name, keys in configs.items() if keys.real or keys.regenerated}
     readers = _readers(given, changed) if changed else {}

@@ -15,7 +15,8 @@ _OWNERSHIP_LABEL = {
 
 
 def ownership_label(change: ResourceChange) -> str:
-    label = _OWNERSHIP_LABEL.get(change.ownership, "")
+    """A create's ownership verdict (a kept object's is said by `change_note`)."""
+    label = _OWNERSHIP_LABEL.get(change.ownership, "") if change.action is Action.CREATE else ""
     if change.ownership is Ownership.ADOPT and change.owner_release:
         label = f"takes the live object over from release {change.owner_release}"
     return f"  [{label.format(owner=change.owner_release)}]" if label else ""
@@ -27,7 +28,10 @@ def change_note(change: ResourceChange, cause: Cause | None = None) -> str:
     note = ""
     if change.likely_rename is not None:
         note = f"  likely renamed {'from' if change.action is Action.CREATE else 'to'} {change.likely_rename}"
-    if change.action is Action.RETAIN:
+    if change.action is Action.RETAIN and change.ownership in (Ownership.UNOWNED, Ownership.OTHER_RELEASE):
+        whose = f"release {change.owner_release}'s" if change.owner_release else "without Helm ownership metadata"
+        note += f"  left in the cluster: live, it is {whose}, and Helm 4 deletes only what the release owns"
+    elif change.action is Action.RETAIN:
         note += "  kept in the cluster by helm.sh/resource-policy: keep, no longer managed by the release"
     if cause is not None:
         note += f"  [{CAUSE[cause]}]"

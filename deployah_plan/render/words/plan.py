@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Collection, Mapping, Sequence, cast
 
 from deployah_plan.impacts import ImpactKind
-from deployah_plan.model import Attribution, ChartDefault, FieldOp, HelmAction, Plan, ResourceRef
+from deployah_plan.model import AppliedWith, ApplyMethod, ApplyReason, Attribution, ChartDefault, FieldOp, HelmAction, Plan, ResourceRef
 from deployah_plan.render.highlight import Highlight
 from deployah_plan.render.words import names, plural
 from deployah_plan.render.words.change import CAUSE
@@ -177,8 +177,34 @@ def summary_text(plan: Plan) -> str:
     return text
 
 
+_METHOD = {ApplyMethod.SSA: "server-side", ApplyMethod.CSA: "client-side, a three-way merge"}
+
+
+def applied_line(applied: AppliedWith) -> str:
+    """Which apply method the plan assumed, and why: "apply: server-side (as revision 7, the
+    newest, was applied; --server-side=auto)"."""
+    method = _METHOD[applied.method]
+    was = "server-side" if applied.method is ApplyMethod.SSA else "client-side"
+    why = {
+        ApplyReason.HELM3: "Helm 3",
+        ApplyReason.INSTALL: "an install: Helm 4's default",
+        ApplyReason.FLAG: f"--server-side={'true' if applied.method is ApplyMethod.SSA else 'false'}",
+        ApplyReason.NEWEST: f"revision {applied.revision}, the newest, was applied {was}; --server-side=auto",
+        ApplyReason.TARGET: f"revision {applied.revision}, the target, was applied {was}; --server-side=auto",
+        ApplyReason.STORED: f"as revision {applied.revision} was applied",
+        ApplyReason.GIVEN: f"--apply-method {applied.method.value}",
+    }[applied.reason]
+    return f"apply: {method} ({why})"
+
+
 def header_lines(plan: Plan) -> list[str]:
-    """The title, then what the plan is planned from and how it was rendered."""
+    """The title, then what the plan is planned from, how it was rendered and how it applies."""
+    lines = _header_lines(plan)
+    applied = plan.header.applied_with
+    return lines + [applied_line(applied)] if applied is not None else lines
+
+
+def _header_lines(plan: Plan) -> list[str]:
     h = plan.header
     context = f" (context {h.kube_context})" if h.kube_context else ""
     lines = [f"helm plan: {VERB[plan.helm_action]} release {h.release} in namespace {h.namespace}{context}"]

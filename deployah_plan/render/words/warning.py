@@ -12,15 +12,15 @@ from typing import Any, Callable, Iterable, Mapping, cast
 import msgspec
 
 from deployah_plan.facts import (
-    ApiDeprecated, ApiNotServed, Atomic, Collision, CrdChangeUnknown, CrdLive, CrdMissing, CrdNotCreated,
+    ApiDeprecated, ApiNotServed, Atomic, Cascade, Collision, CrdChangeUnknown, CrdLive, CrdMissing, CrdNotCreated,
     CrdNotUpgraded, CrdVersionRemoved, CrdsUntouched, CreateNamespace, CreateNamespaceIgnored, DataLoss,
     DeprecatedFlag, Description, DroppedDocument, EmptyRender, EquivalentOnly, Field, ForceReplace, HistoryDeleted,
     HistoryPruned, HookCollision, HookCollisionRule, Immutable, InstallFlag, Judged, KeepFromManifest, KeepHistory,
     KindsNotChecked, KubeVersionAssumed, KubeVersionDefault, LookupOffline, Loss, NamespaceExists, NamespaceMissing,
     NamespaceTwice, NoHooks, NotServedRule, OwnershipCheck, OwnershipProblem, PreviousNotDeployed, ProblemKind,
     PvcExpandRefused, Quantity, Reinstall, ReleaseLabels, ReuseValuesOffline, Role, SchemaInvalid, SchemaProblem,
-    SchemaType, SsaConflict, StoredVersions, SubchartsCarried, UnknownField, UnknownFieldRule, ValuesReused,
-    VersionSource, WaitForJobs,
+    SchemaType, SsaConflict, StoredVersions, SubchartsCarried, UninstallNotOwned, UnknownField, UnknownFieldRule,
+    ValuesReused, VersionSource, WaitForJobs,
 )
 from deployah_plan.codes import Code, Severity
 from deployah_plan.model import HelmAction, Ownership, ResourceRef, Warning
@@ -77,7 +77,9 @@ def ssa_conflict(facts: SsaConflict, warning: Warning) -> str:
         by.setdefault(f.managers, []).append(readable_path(f.path, f.keys.items()))
     owned = "; ".join(f"{', '.join(paths)} (owned by {_managers(managers)})" for managers, paths in by.items())
     return (f"{warning.resource}: server-side apply conflicts on {owned}: the upgrade fails unless conflicts are "
-            "forced (--force-conflicts takes the fields from those managers)")
+            "forced (--force-conflicts takes the fields from those managers); the object is left as it is live, "
+            "Helm still applies the release's other objects, then stops before deleting any object that leaves "
+            "the release")
 
 
 def _managers(managers: tuple[str, ...]) -> str:
@@ -248,6 +250,22 @@ def kube_version_assumed(facts: KubeVersionAssumed, warning: Warning) -> str:
 @says(Code.KEEP_HISTORY)
 def keep_history(facts: KeepHistory, warning: Warning) -> str:
     return f"--keep-history: revision {facts.revision} is kept, marked uninstalled"
+
+
+@says(Code.UNINSTALL_NOT_OWNED)
+def uninstall_not_owned(facts: UninstallNotOwned, warning: Warning) -> str:
+    whose = f"belongs to release {facts.owner_release}" if facts.owner_release else "has no Helm ownership metadata"
+    return (f"{warning.resource} {whose} ({ownership_reason(facts.problems)}): Helm 4 skips it, as not owned by "
+            f"release {facts.release}, and it stays in the cluster")
+
+
+@says(Code.CASCADE)
+def cascade(facts: Cascade, warning: Warning) -> str:
+    if facts.mode == "orphan":
+        return ("--cascade orphan: the deleted objects' dependents (a Deployment's ReplicaSets and pods, a Job's "
+                "pods) are left running, owned by nothing")
+    return (f"--cascade {facts.mode}: each object is deleted only after the API server has deleted its dependents "
+            "(a Deployment's ReplicaSets and pods, a Job's pods)")
 
 
 @says(Code.HISTORY_DELETED)
@@ -435,6 +453,10 @@ def no_hooks(facts: NoHooks, warning: Warning) -> str:
 
 @says(Code.FORCE_REPLACE)
 def force_replace(facts: ForceReplace, warning: Warning) -> str:
+    if facts.server_side:
+        return (f"{facts.flag} on a server-side apply: Helm 4 fails with \"invalid operation: cannot use server-side "
+                "apply and force replace together\" (after the pre-hooks run); add --server-side=false to replace "
+                f"client-side, or drop {facts.flag}")
     return (f"{facts.flag}: each updated object is replaced (the whole rendered object is PUT) instead of patched, "
             "so fields only the live object has are dropped")
 

@@ -1,0 +1,157 @@
+"""The planner under Helm 4's server-side apply and on adoption: what an apply predicted to fail
+leaves undone, and an existing object the chart now renders, shown as the change Helm makes to
+it. Pure: parsed manifests and an in-memory live snapshot, no helm, no API server."""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from builders import live_of, obj, plan
+
+from deployah_plan.codes import Code
+from deployah_plan.impacts import ImpactKind
+from deployah_plan.facts import SsaConflict
+from deployah_plan.model import Action, ApplyMethod, Ownership, Plan, Warning
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.25
+"""
+
+INGRESS = """\
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+spec:
+  rules:
+  - host: shop.example.com
+    http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+"""
+EDITED = [{"manager": "kubectl-edit", "operation": "Update", "fieldsV1": {"f:spec": {"f:template": {"f:spec": {
+    "f:containers": {'k:{"name":"web"}': {"f:image": {}}}}}}}}]
+
+
+def by_code(p: Plan, code: Code) -> list[Warning]:
+    return [w for w in p.warnings if w.code is code]
+
+
+def _hand_edited(text: str = DEPLOYMENT) -> dict[str, Any]:
+    live = live_of(text)
+    live["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:hotfix"
+    live["metadata"]["managedFields"] = copy.deepcopy(EDITED)
+    return live
+
+
+def test_an_object_whose_apply_fails_rolls_nothing_out_and_nothing_is_deleted() -> None:
+    # Issue 46 point 2: the image the chart changes was edited by hand; without --force-conflicts
+    # the apply fails, so no pod restarts, and Helm stops before deleting the Ingress that leaves
+    # the release: the route it served is not lost by this upgrade.
+    new = DEPLOYMENT.replace("nginx:1.25", "nginx:1.26")
+    live = [_hand_edited(), live_of(INGRESS)]
+    failed = plan([DEPLOYMENT, INGRESS], [new], live, apply_method=ApplyMethod.SSA)
+    assert [w.resource.name for w in by_code(failed, Code.SSA_CONFLICT) if w.resource] == ["web"]
+    assert [i.kind for i in failed.impact] == []
+    # Forced, the same upgrade restarts the pods and drops the route.
+    forced = plan([DEPLOYMENT, INGRESS], [new], live, apply_method=ApplyMethod.SSA, force_conflicts=True)
+    assert by_code(forced, Code.SSA_CONFLICT) == []
+    assert {(i.kind, i.resource.kind) for i in forced.impact} >= {(ImpactKind.RESTART, "Deployment")}
+    assert any(i.resource.kind == "Ingress" for i in forced.impact)
+
+
+def test_an_apply_that_fails_leaves_the_other_objects_rolling_out() -> None:
+    # Helm 4 applies every object (a failed update does not stop the others): another
+    # Deployment's pod-template change still rolls out.
+    other_text = DEPLOYMENT.replace("name: web\n", "name: api\n", 1)
+    new = DEPLOYMENT.replace("nginx:1.25", "nginx:1.26")
+    p = plan([DEPLOYMENT, other_text], [new, other_text.replace("nginx:1.25", "nginx:1.26")],
+             [_hand_edited(), live_of(other_text)], apply_method=ApplyMethod.SSA)
+    assert [(i.kind, i.resource.name) for i in p.impact] == [(ImpactKind.RESTART, "api")]
+
+
+# -- adoption (issue 46 point 3) ----------------------------------------------------------------------
+
+CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  colour: teal\n"
+WIDGET = "apiVersion: shop.example.com/v1\nkind: Widget\nmetadata:\n  name: blue\nspec:\n  size: 2\n"
+
+
+def _unowned(text: str, **managed: Any) -> dict[str, Any]:
+    """A live object made outside Helm: no ownership metadata, a team label, an older image."""
+    live = obj(text.replace("nginx:1.25", "nginx:1.24"))
+    live["metadata"].update(namespace="shop", labels={"team": "a"}, uid="u-2", resourceVersion="7")
+    if managed:
+        live["metadata"]["managedFields"] = [{"manager": name, "operation": "Update", "fieldsV1": fields}
+                                             for name, fields in managed.items()]
+    return live
+
+
+def _fields(p: Plan, name: str) -> dict[str, tuple[str, Any, Any]]:
+    (change,) = [c for c in p.changes if c.resource.name == name]
+    assert change.action is Action.CREATE and change.ownership is Ownership.ADOPT
+    return {f.path: (f.op.value, f.before, f.after) for f in change.fields}
+
+
+OWNERSHIP = {
+    "/metadata/labels/app.kubernetes.io~1managed-by": ("add", None, "Helm"),
+    "/metadata/annotations": ("add", None, {"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "shop"}),
+}
+
+
+def test_an_adopted_object_client_side_shows_what_the_merge_sets_and_deletes_nothing() -> None:
+    # Helm 3 (and a client-side Helm 4 release): a three-way merge whose original is the chart's
+    # own object: every declared field set, nothing deleted (the team label stays).
+    p = plan([CONFIGMAP], [CONFIGMAP, DEPLOYMENT], [live_of(CONFIGMAP), _unowned(DEPLOYMENT)], take_ownership=True)
+    assert _fields(p, "web") == {**OWNERSHIP,
+                                 "/spec/template/spec/containers/0/image": ("replace", "nginx:1.24", "nginx:1.25")}
+
+
+def test_an_adopted_custom_resource_client_side_is_left_as_it_is_on_upgrade() -> None:
+    # A JSON merge patch from the chart's object to itself is empty; only an install with
+    # --take-ownership merges it three ways.
+    live = _unowned(WIDGET.replace("size: 2", "size: 5"))
+    upgrade = plan([CONFIGMAP], [CONFIGMAP, WIDGET], [live_of(CONFIGMAP), live], take_ownership=True)
+    assert _fields(upgrade, "blue") == {}
+    install = plan(None, [WIDGET], [live], take_ownership=True)
+    assert _fields(install, "blue") == {**OWNERSHIP, "/spec/size": ("replace", 5, 2)}
+
+
+KUBECTL_APPLIED = {"f:metadata": {"f:labels": {"f:team": {}}}, "f:spec": {"f:replicas": {}, "f:template": {"f:spec": {
+    "f:containers": {'k:{"name":"web"}': {".": {}, "f:image": {}, "f:name": {}}}}}}}
+
+
+def test_an_adopted_object_server_side_conflicts_with_the_fields_other_managers_own() -> None:
+    live = [live_of(CONFIGMAP), _unowned(DEPLOYMENT, **{"kubectl-client-side-apply": KUBECTL_APPLIED})]
+    p = plan([CONFIGMAP], [CONFIGMAP, DEPLOYMENT], live, take_ownership=True, apply_method=ApplyMethod.SSA)
+    assert _fields(p, "web") == {**OWNERSHIP,
+                                 "/spec/template/spec/containers/0/image": ("replace", "nginx:1.24", "nginx:1.25")}
+    (warning,) = by_code(p, Code.SSA_CONFLICT)
+    assert warning.fails and warning.resource is not None and warning.resource.name == "web"
+    assert isinstance(warning.facts, SsaConflict)
+    assert [(f.path, f.managers) for f in warning.facts.fields] == [
+        ("/spec/template/spec/containers/0/image", ("kubectl-client-side-apply",))]
+    # The apply fails: nothing of the adoption rolls out.
+    assert p.impact == ()
+    forced = plan([CONFIGMAP], [CONFIGMAP, DEPLOYMENT], live, take_ownership=True, apply_method=ApplyMethod.SSA,
+                  force_conflicts=True)
+    (change,) = [c for c in forced.changes if c.resource.name == "web"]
+    assert [f.taken_from for f in change.fields if f.path.endswith("/image")] == [("kubectl-client-side-apply",)]
+    assert [i.kind for i in forced.impact] == [ImpactKind.RESTART]
+
+
+def test_an_install_that_adopts_a_running_deployment_restarts_its_pods() -> None:
+    p = plan(None, [DEPLOYMENT], [_unowned(DEPLOYMENT)], take_ownership=True)
+    assert [(i.kind, i.resource.name) for i in p.impact] == [(ImpactKind.RESTART, "web")]
+    assert plan(None, [DEPLOYMENT], [], take_ownership=True).impact == ()
