@@ -50,7 +50,9 @@ from __future__ import annotations
 # 1.8 added why each change: `cause` (chart, values, both) on each field change, each change
 # and each hook definition, `attribution` (how the causes were found: none, chart, values,
 # rendered), and `chart_defaults`, the new chart's defaults that changed under values the user
-# does not set (core/causes.py).
+# does not set (core/causes.py). 1.8 also added `header.apply_method` (the apply method the plan
+# assumed and why: method, reason, revision; null for an uninstall), `fields` on a create that
+# adopts a live object (live -> applied), and the `uninstall-not-owned` and `cascade` codes.
 FORMAT_VERSION = "1.8"
 
 __all__ = ["FORMAT_VERSION", "inputs", "read", "schema", "seal", "write"]
