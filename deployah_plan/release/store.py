@@ -106,10 +106,12 @@ class Releases:
         when helm is to be asked instead (said with --debug)."""
         key = (name, namespace)
         with self._lock:
-            if self._why_not:
-                return None
             if key in self._records:
                 return self._records[key]
+            if self._why_not:
+                self._debug(f"release {name} is read by helm ({self._why_not})")
+                self._records[key] = None
+                return None
             refused: list[str] = []
             try:
                 found: list[Record] | None = self._read(name, namespace, refused)
