@@ -193,3 +193,29 @@ def test_the_revision_upgrade_starts_from_is_helms(helm: Path, store: Store, kub
     else:
         assert planned["config"]["rev"] == state.current.revision, planned["config"]
         assert planned["version"] == state.newest_revision + 1
+
+
+@pytest.mark.parametrize("values", [(), ("--set", "extra=1")], ids=["reused", "values-flags"])
+def test_a_plan_starts_one_helm_process_after_one_api_request(helm: Path, store: Store, kube: FakeKube,
+                                                              tmp_path: Path, values: tuple[str, ...]) -> None:
+    """Issue 50 point 2: the render is the plan's one helm process; without values flags it
+    renders with the release's values, read in one GET of its Secrets, not by `helm get`."""
+    from conftest import run_plan
+
+    store.add("shop", EXAMPLE / "chart-v1", "shop", flags=("--set", "extra=0"))
+    kube.load_releases(store.path)
+    kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+    args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--render", "template", "--no-drift",
+            "-o", "json", "--debug", *values]
+    cache = str(tmp_path / "cache")
+    run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)  # helm's version, remembered
+    before = len(kube.requests)
+    result = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)
+    assert result.code == 0, result.err
+    calls = [line.split()[4] for line in result.err.splitlines() if line.startswith("helm plan: running ")]
+    assert calls == ["template"], result.err
+    ours = [r for r in kube.requests[before:] if "helm-plan" in " ".join(r.header("User-Agent"))]
+    assert [(r.path, r.query) for r in ours] == [("/api/v1/namespaces/shop/secrets",
+                                                 {"labelSelector": ["owner=helm,name=shop"]})]
+    rendered = [w for w in result.json()["warnings"] if w["code"] == "values-reused"]
+    assert bool(rendered) == (not values)  # without values flags, the release's are reused
