@@ -53,8 +53,8 @@ CASCADES = ("background", "orphan", "foreground")
 def plan_uninstall(options: UninstallOptions) -> Planned:
     if options.cascade not in CASCADES:  # helm's words (pkg/cmd/uninstall.go validateCascadeFlag)
         raise UsageError(f'invalid cascade value ({options.cascade}). Must be "background", "foreground", or "orphan"')
-    helm, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
-                                                       options.kubeconfig, options.debug)
+    _, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
+                                                    options.kubeconfig, options.debug)
     namespace = target.namespace
     if current.status == "uninstalled":
         raise ReleaseError(f"release {options.release} is already uninstalled (revision {current.revision}, "

@@ -45,15 +45,16 @@ def _plan(wrapper: Path, store: Store, cache: Path, *extra: str) -> dict[str, ob
     return doc
 
 
-def test_a_plan_starts_two_helm_processes_once_helm_is_known(helm: Path, store: Store, tmp_path: Path) -> None:
+def test_a_plan_starts_one_helm_process_once_helm_is_known(helm: Path, store: Store, tmp_path: Path) -> None:
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     wrapper, log = _logging_helm(tmp_path, helm)
     cache = tmp_path / "cache"
     first = _plan(wrapper, store, cache)
-    assert sorted(_calls(log)) == ["get all", "template probe", "template shop", "version --template"]
+    assert sorted(_calls(log)) == ["template probe", "template shop", "version --template"]
     second = _plan(wrapper, store, cache)
-    # The release read and the render; helm's version and default Kubernetes version are remembered.
-    assert sorted(_calls(log)) == ["get all", "template shop"]
+    # The render; the release is read from the memory driver's file by helm plan (issue 50
+    # point 2), helm's version and default Kubernetes version are remembered.
+    assert sorted(_calls(log)) == ["template shop"]
     assert second == first
     assert first["header"]["helm_version"] == helm.parent.name  # type: ignore[index]
 
@@ -86,9 +87,9 @@ def test_a_corrupt_or_forged_cache_file_is_ignored(helm: Path, store: Store, tmp
     facts.write_bytes(content)
     doc = _plan(wrapper, store, cache)
     assert doc["header"]["helm_version"] == helm.parent.name  # type: ignore[index]
-    assert sorted(_calls(log)) == ["get all", "template probe", "template shop", "version --template"]
+    assert sorted(_calls(log)) == ["template probe", "template shop", "version --template"]
     _plan(wrapper, store, cache)  # the file was rewritten whole
-    assert sorted(_calls(log)) == ["get all", "template shop"]
+    assert sorted(_calls(log)) == ["template shop"]
 
 
 def test_a_fifo_in_place_of_the_cache_file_does_not_hang(helm: Path, store: Store, tmp_path: Path) -> None:
@@ -112,19 +113,16 @@ def test_an_unwritable_cache_is_not_an_error(helm: Path, store: Store, tmp_path:
     assert doc["header"]["helm_version"] == helm.parent.name  # type: ignore[index]
 
 
-def test_the_release_read_and_the_render_run_side_by_side(helm: Path, store: Store, tmp_path: Path) -> None:
-    """Each helm call takes at least a second here: run one after the other, the second would
-    start after the first ended."""
+def test_the_release_is_read_while_the_render_runs(helm: Path, store: Store, tmp_path: Path) -> None:
+    """The render takes at least a second here; the release is read by helm plan meanwhile, and
+    no helm process reads it."""
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     wrapper, log = _logging_helm(tmp_path, helm, pause=1.0)
     cache = tmp_path / "cache"
     _plan(wrapper, store, cache)
     log.write_text("")
     _plan(wrapper, store, cache)
-    events = log.read_text().splitlines()
-    assert sorted(e for e in events if e.startswith("start")) == ["start get all", "start template shop"]
-    # Both started before either ended.
-    assert [e.split()[0] for e in events][:2] == ["start", "start"], events
+    assert log.read_text().splitlines() == ["start template shop", "end template shop"]
 
 
 def test_an_install_is_rendered_as_an_install_though_the_render_started_as_an_upgrade(
