@@ -1,14 +1,21 @@
 """`helm plan kube-upgrade --kube-version V [RELEASE] [-n NS | -A] [-l SELECTOR]`: what a
 Kubernetes upgrade does to every release.
 
-Each deployed release in scope (release/inventory.py) is planned as `helm plan upgrade
---reuse-values --render template --kube-version V` would plan it with the release's own chart:
-its stored chart is written to a private folder (release/stored_chart.py; 0700, removed after),
-rendered with its computed values and V's capabilities (`helm template --kube-version V
---api-versions ...`), and that render is planned against the stored manifest by the same
-`plan_upgrade` (commands/upgrade.py), judged against V's APIs and schemas. The stored
-manifest's objects are judged too: one whose API V no longer serves makes the next upgrade fail
-until the manifest is rewritten. Each plan gets a verdict (core/kube_upgrade.py).
+Each deployed release in scope is planned as `helm plan upgrade --reuse-values --render
+template --kube-version V` would plan it with the release's own chart: its stored chart is
+written to a private folder (release/stored_chart.py; 0700, removed after), rendered with its
+values and V's capabilities (`helm template --kube-version V --api-versions ...`), and that
+render is planned against the stored manifest by the same `plan_upgrade` (commands/upgrade.py),
+judged against V's APIs and schemas. The stored manifest's objects are judged too: one whose
+API V no longer serves makes the next upgrade fail until the manifest is rewritten. Each plan
+gets a verdict (core/kube_upgrade.py).
+
+With the `secret` and `configmap` drivers (HELM_DRIVER, helm's default), the scope's release
+objects are read with one list request (release/stored_scope.py), and each release's revision,
+chart and values are taken from the records it returned: the render is the only helm process
+of a release (two for a chart that makes values anew). With the memory driver the scope is read
+from its files and, with the sql driver and any other, listed by `helm list`
+(release/inventory.py); each release is then read with `helm get`.
 
 Releases are planned `--parallel` at a time (default: the CPUs), each helm call bounded by
 `--timeout`. A release that cannot be planned is reported with what stopped it, and the others
@@ -24,7 +31,7 @@ import sys
 import threading
 from typing import Any, Callable, Mapping, Sequence
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from deployah_plan.startup import lazy
 from deployah_plan.commands.arguments import Gating, Printing
@@ -38,8 +45,11 @@ from deployah_plan.errors import PlanError, ReleaseError, UsageError
 from deployah_plan.flags import KUBE_UPGRADE, request_fields
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import inventory
+from deployah_plan.release import stored_scope
 from deployah_plan.release.inventory import Listed
+from deployah_plan.release.stored_scope import Held
 from deployah_plan.release.revisions import connect
+from deployah_plan.sources.kubeconfig import resolve_settings
 from deployah_plan.release.stored_chart import subchart_documents, write_chart
 from deployah_plan.render import kube_upgrade as report_writer
 from deployah_plan.escape import log_line
@@ -150,11 +160,19 @@ class _Refused(ReleaseError):
     """What `helm upgrade` of the release refuses before it renders."""
 
 
-def _plan_one(run: _Run, listed: Listed) -> Outcome:
+def _plan_one(run: _Run, held: Held) -> Outcome:
     """The release's outcome: whatever stops its plan (a record its writer chose, a bug) is its
     own error row, and the other releases are planned."""
+    listed = held.listed
     try:
-        return _planned(run, listed)
+        newest = stored_scope.newest(held) if held.records else None
+        if newest is not None:  # the chart's name, as `helm list` prints it, for an error row too
+            listed = structs.replace(listed, chart=stored_scope.chart_of(newest))
+        from_storage = stored_scope.read(held, newest) if newest is not None else None
+        if held.records and from_storage is None and run.options.debug:
+            say(log_line(f"helm plan: release {listed.namespace}/{listed.name} is read by helm: a record of it "
+                         "disagrees with its labels or cannot be read here"))
+        return _planned(run, listed, from_storage)
     except PlanError as err:
         # The chart's own kubeVersion refuses the target, or helm refuses the release's name:
         # `helm upgrade` fails the same way.
@@ -178,7 +196,7 @@ def _failed(listed: Listed, error: str, hint: str, judged: Verdict = Verdict.ERR
         failures=int(judged is Verdict.WILL_FAIL), error=error, hint=hint))
 
 
-def _planned(run: _Run, listed: Listed) -> Outcome:
+def _planned(run: _Run, listed: Listed, from_storage: stored_scope.FromStorage | None) -> Outcome:
     from deployah_plan.commands.upgrade import UpgradeOptions, plan_upgrade
 
     if not inventory.valid_release_name(listed.name):
@@ -186,23 +204,32 @@ def _planned(run: _Run, listed: Listed) -> Outcome:
                        f"helm accepts lowercase letters, digits, '-' and '.', at most {inventory.RELEASE_NAME_MAX} "
                        "characters; the record was not written by helm install")
     options = run.options
-    helm, _ = connect(listed.namespace, options.kube_context, options.kubeconfig, options.debug, run.calls)
-    helm.timeout = run.timeout
-    state = helm.release_state(listed.name, listed.namespace, major(helm.version()))
+    if from_storage is not None:
+        state, record = from_storage.state, from_storage.chart
+    else:
+        helm, _ = connect(listed.namespace, options.kube_context, options.kubeconfig, options.debug, run.calls)
+        helm.timeout = run.timeout
+        state = helm.release_state(listed.name, listed.namespace, major(helm.version()))
     current = state.current
     if current is None:
         raise ReleaseError(f"release {listed.name} has no revision to plan from",
                            f"`helm history {listed.name} -n {listed.namespace}` lists its revisions")
-    record = helm.stored_chart(listed.name, listed.namespace, current.revision)
+    if from_storage is None:
+        record = helm.stored_chart(listed.name, listed.namespace, current.revision)
     with private_folder("helm-plan-chart-") as folder:  # 0700, this user's alone; removed on a signal too
         stored = write_chart(record, listed.name, folder)
+        if from_storage is not None:
+            # The stored chart's values with the chart, the release's own given over them: helm
+            # template coalesces the two as `helm get values --all` does (chartutil.CoalesceValues).
+            stored_scope.write_values(stored.path, from_storage.chart_values)
         carried = subchart_documents(current.manifest, current.hooks_stream, stored.name) if stored.subcharts else ""
         planned = plan_upgrade(UpgradeOptions(
             release=listed.name, chart=stored.path, namespace=listed.namespace, kube_context=options.kube_context,
             kubeconfig=options.kubeconfig, debug=options.debug, reuse_values=True, render="template",
             kube_version=options.kube_version, no_drift=True, line_context=options.line_context,
             stored_chart=True, carried=carried, subcharts=stored.subcharts, helm_timeout=run.timeout,
-            release_state=state,
+            release_state=state, reused_values=from_storage.values if from_storage else None,
+            release_history=from_storage.history if from_storage else None,
         ), calls=run.calls)
     # One read of the release: the plan's previous state and the chart (read by that revision)
     # are of one revision, whatever a deploy does meanwhile.
@@ -220,23 +247,37 @@ def _planned(run: _Run, listed: Listed) -> Outcome:
     )
 
 
-def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[Listed], str | None]:
-    """The releases to plan, and the namespace they were listed in (None: every namespace)."""
+def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[Held], str | None]:
+    """The releases to plan, and the namespace they were listed in (None: every namespace):
+    from Helm's storage with its records (release/stored_scope.py), or listed by helm."""
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug, calls)
     helm.timeout = seconds(options.timeout)  # the list too: a server may answer it as slowly as it likes
     if options.all_namespaces and options.namespace:
         raise UsageError("-A and -n name different scopes", "give one of them")
     namespace = None if options.all_namespaces else target.namespace
-    if options.release:
-        if options.selector:
-            raise UsageError("a RELEASE and -l name different scopes", "give one of them")
-        found = [item for item in inventory.releases(helm, namespace, None) if item.name == options.release]
-        if not found:
-            where = "any namespace" if namespace is None else f"namespace {namespace}"
-            raise ReleaseError(f"release {options.release} not found in {where}",
-                               "check the name and the namespace; `helm list -A` lists the releases")
-        return found, namespace
-    return inventory.releases(helm, namespace, options.selector), namespace
+    if options.release and options.selector:
+        raise UsageError("a RELEASE and -l name different scopes", "give one of them")
+    driver = stored_scope.driver(os.environ)
+    found: list[Held] | None = None
+    if stored_scope.reads_storage(driver):
+        settings = resolve_settings(namespace=target.namespace, context=options.kube_context, kubeconfig=options.kubeconfig)
+        refused: list[str] = []
+        found = stored_scope.releases(settings, driver, namespace, options.selector, options.release, refused)
+        for line in refused if options.debug else ():
+            say(log_line(f"helm plan: {line}"))
+        if found:
+            helm.version()  # asked once (then remembered), not by each worker at once
+    if found is None:
+        if options.debug and not inventory.memory_driver():
+            why = "a selector naming the releases' own labels" if stored_scope.reads_storage(driver) else f"the {driver} driver"
+            say(log_line(f"helm plan: with {why}, the releases are listed and read by helm"))
+        listed = inventory.releases(helm, namespace, None if options.release else options.selector)
+        found = [Held(item, ()) for item in listed if not options.release or item.name == options.release]
+    if options.release and not found:
+        where = "any namespace" if namespace is None else f"namespace {namespace}"
+        raise ReleaseError(f"release {options.release} not found in {where}",
+                           "check the name and the namespace; `helm list -A` lists the releases")
+    return found, namespace
 
 
 class _Progress:
@@ -262,16 +303,16 @@ class _Progress:
             sys.stderr.flush()
 
 
-def plan_releases(run: _Run, scope: Sequence[Listed], progress: Callable[[Listed], None]) -> list[Outcome]:
+def plan_releases(run: _Run, scope: Sequence[Held], progress: Callable[[Listed], None]) -> list[Outcome]:
     """Every release's outcome, in the order of `scope`, planned `parallel` at a time."""
     parallel = run.options.parallel or os.cpu_count() or 1
     outcomes: dict[int, Outcome] = {}
     with workers(max(1, min(parallel, len(scope) or 1)), "release") as pool:
-        futures = {pool.submit(_plan_one, run, listed): index for index, listed in enumerate(scope)}
+        futures = {pool.submit(_plan_one, run, held): index for index, held in enumerate(scope)}
         for future in completed(futures):
             index = futures[future]
             outcomes[index] = future.result()
-            progress(scope[index])
+            progress(scope[index].listed)
     return [outcomes[index] for index in range(len(scope))]
 
 

@@ -106,11 +106,13 @@ class UpgradeOptions(Struct, frozen=True, kw_only=True):
     # chart (release/stored_chart.py), so the --reuse-values note on a newer chart's defaults
     # does not apply; `carried`: the objects its subcharts made, taken from the stored manifest
     # into every render (Helm does not store a subchart), `subcharts` their names;
-    # `release_state`: the release as kube-upgrade already read it, not read again.
+    # `release_state`, `reused_values`, `release_history`: as kube-upgrade read them, not read again.
     stored_chart: bool = False
     carried: str = ""
     subcharts: tuple[str, ...] = ()
     release_state: ReleaseState | None = None
+    reused_values: dict[str, Any] | None = None
+    release_history: tuple[dict[str, Any], ...] | None = None
     helm_timeout: float | None = None  # seconds each helm call may take (None: no limit)
 
 
@@ -154,7 +156,8 @@ def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseStat
     if current is None or options.reset_values:
         return user
     if options.reuse_values:
-        computed = helm.values(options.release, namespace, current.revision, computed=True)
+        computed = options.reused_values
+        computed = helm.values(options.release, namespace, current.revision, True) if computed is None else computed
         if not options.stored_chart:
             notes.append(warn(ReuseValuesOffline()))
         return _with_release_values(computed, options.values, workdir)
@@ -455,8 +458,9 @@ def _start_release_reads(pool: Workers, helm: Helm, options: UpgradeOptions, nam
     chart's crds/, so a chart CRD that changed is reported (Helm leaves it)."""
     from deployah_plan.core.planner import live_scope  # imported by now (plan_upgrade)
 
-    history_call = (pool.submit(helm.history, options.release, namespace, state.newest_revision)
-                    if history_max > 0 and state.newest_revision >= history_max - 1 else None)
+    held = options.release_history
+    history_call = ((pool.submit(list, held) if held is not None else pool.submit(helm.history, options.release,
+                    namespace, state.newest_revision)) if history_max > 0 and state.newest_revision >= history_max - 1 else None)
     previous = rendered(state.current, with_crds=True, known=known) if state.current is not None else None
     read_scope = live_scope([previous], namespace) if previous and not skipped else []
     live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
