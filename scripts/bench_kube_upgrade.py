@@ -40,18 +40,20 @@ from deployah_plan.startup import collector_off
 collector_off()  # as the entry point runs a command (entry.run)
 from deployah_plan.cli import main
 code = main(sys.argv[1:])
-sys.stderr.write(f"peak-kib {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss} "
-                 f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\\n")
+me, helm = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stderr.write(f"peak-kib {me.ru_maxrss} {helm.ru_maxrss} {me.ru_utime + me.ru_stime} {helm.ru_utime + helm.ru_stime}\\n")
 sys.exit(code)
 """
 
 
 class Figures:
-    def __init__(self, elapsed: float, peak_kib: int, child_kib: int, code: int, requests: int) -> None:
+    def __init__(self, elapsed: float, peak_kib: int, child_kib: int, code: int, requests: int, cpu: float,
+                 helm_cpu: float) -> None:
         self.elapsed, self.peak_kib, self.child_kib, self.code, self.requests = elapsed, peak_kib, child_kib, code, requests
+        self.cpu, self.helm_cpu = cpu, helm_cpu  # seconds of CPU: the Python process's own, its helm processes'
 
 
-def _run(code_root: Path, helm: str, env: dict[str, str], parallel: int, out: Path) -> tuple[float, int, int, int]:
+def _run(code_root: Path, helm: str, env: dict[str, str], parallel: int, out: Path) -> tuple[float, int, int, int, float, float]:
     env = {**os.environ, **env, "HELM_BIN": helm, "PYTHONPATH": str(code_root)}
     start = time.monotonic()
     with out.open("w") as stdout:
@@ -62,23 +64,23 @@ def _run(code_root: Path, helm: str, env: dict[str, str], parallel: int, out: Pa
     peak = [line.split()[1:] for line in done.stderr.splitlines() if line.startswith("peak-kib ")]
     if not peak:
         sys.exit(f"bench_kube_upgrade: the run failed ({done.returncode}): {done.stderr.strip()[-400:]}")
-    return elapsed, int(peak[0][0]), int(peak[0][1]), done.returncode
+    return elapsed, int(peak[0][0]), int(peak[0][1]), done.returncode, float(peak[0][2]), float(peak[0][3])
 
 
 def measure(code_root: Path, helm: str, records: list[dict[str, Any]], store: str, parallel: int,
             work: Path) -> Figures:
     if store == "memory":
         path = write_memory_file(records, work / "releases.json")
-        elapsed, peak, child, code = _run(code_root, helm, {"HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(path)},
-                                          parallel, work / "report.json")
-        return Figures(elapsed, peak, child, code, 0)
+        elapsed, peak, child, code, cpu, helm_cpu = _run(
+            code_root, helm, {"HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": str(path)}, parallel, work / "report.json")
+        return Figures(elapsed, peak, child, code, 0, cpu, helm_cpu)
     with FakeKube(namespace="ns-00") as kube:
         for record in records:
             kube.add_release(record)
         config = kube.write_kubeconfig(work / "kubeconfig")
         env = {"KUBECONFIG": str(config), "HELM_DRIVER": "", "HELM_MEMORY_DRIVER_DATA": ""}
-        elapsed, peak, child, code = _run(code_root, helm, env, parallel, work / "report.json")
-        return Figures(elapsed, peak, child, code, len(kube.requests))
+        elapsed, peak, child, code, cpu, helm_cpu = _run(code_root, helm, env, parallel, work / "report.json")
+        return Figures(elapsed, peak, child, code, len(kube.requests), cpu, helm_cpu)
 
 
 def line(label: str, count: int, parallel: int, figures: Figures, report: Path) -> str:
@@ -87,7 +89,8 @@ def line(label: str, count: int, parallel: int, figures: Figures, report: Path) 
     for row in doc["releases"]:
         verdicts[row["verdict"]] = verdicts.get(row["verdict"], 0) + 1
     requests = f", {figures.requests} API requests" if figures.requests else ""
-    return (f"{label}{count} release(s), --parallel {parallel}: {figures.elapsed:.1f} s wall, peak "
+    return (f"{label}{count} release(s), --parallel {parallel}: {figures.elapsed:.1f} s wall, CPU {figures.cpu:.1f} s "
+            f"(Python) + {figures.helm_cpu:.1f} s (helm), peak "
             f"{figures.peak_kib / 1024:.0f} MiB (Python process), largest helm process {figures.child_kib / 1024:.0f} MiB"
             f"{requests}, exit {figures.code}, report {report.stat().st_size / 1e6:.1f} MB, verdicts {verdicts}")
 
