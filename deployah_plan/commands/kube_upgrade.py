@@ -165,13 +165,11 @@ def _plan_one(run: _Run, held: Held) -> Outcome:
     own error row, and the other releases are planned."""
     listed = held.listed
     try:
-        newest = stored_scope.newest(held) if held.records else None
-        if newest is not None:  # the chart's name, as `helm list` prints it, for an error row too
-            listed = structs.replace(listed, chart=stored_scope.chart_of(newest))
-        from_storage = stored_scope.read(held, newest) if newest is not None else None
-        if held.records and from_storage is None and run.options.debug:
-            say(log_line(f"helm plan: release {listed.namespace}/{listed.name} is read by helm: a record of it "
-                         "disagrees with its labels or cannot be read here"))
+        from_storage = None
+        if held.records:
+            newest = stored_scope.newest(held)
+            listed = structs.replace(listed, chart=stored_scope.chart_of(newest))  # for an error row too
+            from_storage = stored_scope.read(held, newest)
         return _planned(run, listed, from_storage)
     except PlanError as err:
         # The chart's own kubeVersion refuses the target, or helm refuses the release's name:
@@ -262,7 +260,8 @@ def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[H
     if stored_scope.reads_storage(driver):
         settings = resolve_settings(namespace=target.namespace, context=options.kube_context, kubeconfig=options.kubeconfig)
         refused: list[str] = []
-        found = stored_scope.releases(settings, driver, namespace, options.selector, options.release, refused)
+        found = stored_scope.releases(settings, driver, namespace, options.selector, options.release, refused,
+                                      seconds(options.timeout))
         for line in refused if options.debug else ():
             say(log_line(f"helm plan: {line}"))
         if found:

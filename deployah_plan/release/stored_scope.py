@@ -13,19 +13,20 @@ release; the render is the only one.
 Only the newest revision (for its chart's name) and the one chosen are decoded, in that worker,
 so memory holds the listed objects' text and a decoded release or two per worker.
 
-Where this read could differ from helm's, helm reads: a selector naming a label other than
-Helm's own four (a release's own labels, which only the storage object holds: `releases`
-returns None, and helm lists the scope), and a record whose content disagrees with its labels
-(`newest` or `read` returns None, and helm reads that release).
+A selector naming a label other than Helm's own four (a release's own labels, which only the
+storage object holds) is left to helm: `releases` returns None, and helm lists the scope. A
+record whose content disagrees with its labels, which Helm never writes, is that release's
+error (helm_storage.checked), naming what the record says.
 """
 from __future__ import annotations
 
 import base64
 import binascii
 import os
+import time
 from typing import Any, Mapping
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from deployah_plan import deepjson
 from deployah_plan.errors import ReleaseError
@@ -35,7 +36,7 @@ from deployah_plan.release.helm_storage import Record, StorageError
 from deployah_plan.release.inventory import LISTED, Listed, parse_selector, selector_keys
 from deployah_plan.sources.helm import ReleaseState, StoredRelease, crds_stream, hooks_stream
 from deployah_plan.sources.helm_commands import MAX_CHART_FILE
-from deployah_plan.sources.kubeconfig import ClusterSettings
+from deployah_plan.sources.kubeconfig import ClusterSettings, ReadBudget
 
 DRIVERS = ("secret", "configmap")  # the drivers read here; any other is read by helm
 _STORAGE_LABELS = {"name", "owner", "status", "version"}  # what Helm labels every record with
@@ -67,24 +68,35 @@ def reads_storage(driver: str) -> bool:
 
 
 def releases(settings: ClusterSettings, driver: str, namespace: str | None, selector: str | None,
-             name: str | None = None, refused: list[str] | None = None, connect_timeout: float = 10.0
-             ) -> list[Held] | None:
+             name: str | None = None, refused: list[str] | None = None, timeout: float | None = None,
+             connect_timeout: float = 10.0) -> list[Held] | None:
     """The releases in `namespace` (None: every namespace) whose newest revision is deployed,
     failed or pending and whose storage labels `selector` matches (`name`: that release only),
-    sorted by namespace, then name: one list request. None when the selector names a label
-    other than Helm's own (see the module docstring). `refused`: the records left out, why."""
+    sorted by namespace, then name: one list request, within `timeout` seconds (kube-upgrade's
+    --timeout, as for helm's list) as well as the settings' own budget. None when the selector
+    names a label other than Helm's own (see the module docstring). `refused`: the records left
+    out, and why."""
     from deployah_plan.sources.kube_auth import KubeUnreachable
     from deployah_plan.sources.kubeclient import KubeClient
 
     match = parse_selector(selector or "")  # a selector it cannot read is refused first
     if selector_keys(selector or "") - _STORAGE_LABELS:
         return None
+    if timeout is not None:
+        budget = settings.budget
+        settings = structs.replace(settings, budget=ReadBudget(min(budget.request, timeout), min(budget.total, timeout)))
+    started = time.monotonic()
     try:
         client = KubeClient(settings, connect_timeout)
     except KubeUnreachable as err:
         raise StorageError(str(err), "check your kube context and that the cluster is reachable") from None
     try:
         records = helm_storage.list_records(client, namespace, driver, name, refused)
+    except StorageError:
+        if timeout is not None and time.monotonic() - started >= timeout - 0.05:  # cut by --timeout
+            raise ReleaseError(f"listing the releases took longer than {timeout:g}s and was stopped",
+                               "give it more time with --timeout, or check the cluster (run with --debug)") from None
+        raise
     finally:
         client.close()
     revisions: dict[tuple[str, str], list[Record]] = {}
@@ -105,28 +117,24 @@ def chart_of(release: Mapping[str, Any]) -> str:
     return f"{metadata.get('name', '')}-{metadata.get('version', '')}"
 
 
-def newest(held: Held) -> dict[str, Any] | None:
-    """The newest revision decoded; None when helm must read it (see the module docstring)."""
+def newest(held: Held) -> dict[str, Any]:
+    """The newest revision, decoded; a StorageError when it cannot be (see the module docstring)."""
     last = helm_storage.newest(held.records)
-    try:
-        return helm_storage.checked(last) if last is not None else None
-    except StorageError:
-        return None
+    if last is None:
+        raise ReleaseError(f"release {held.listed.name} has no revision", "check it with `helm history`")
+    return helm_storage.checked(last)
 
 
-def read(held: Held, newest_release: Mapping[str, Any]) -> FromStorage | None:
+def read(held: Held, newest_release: Mapping[str, Any]) -> FromStorage:
     """What the release's plan takes from its records (see the module docstring), given its
     newest revision decoded; a StorageError in helm's words where `helm upgrade` refuses (a
-    pending newest revision); None when helm must read it."""
+    pending newest revision), or where the record chosen cannot be decoded."""
     chosen = helm_storage.choose_for_upgrade(held.records)
     if chosen is None:
         raise ReleaseError(f"release {held.listed.name} has no revision to plan from",
                            f"`helm history {held.listed.name} -n {held.listed.namespace}` lists its revisions")
     newest_revision = max(record.version for record in held.records)
-    try:
-        release = newest_release if chosen.version == newest_revision else helm_storage.checked(chosen)
-    except StorageError:
-        return None
+    release = newest_release if chosen.version == newest_revision else helm_storage.checked(chosen)
     chart = release.get("chart")
     if not isinstance(chart, dict):
         raise ReleaseError(f"release {held.listed.name} revision {chosen.version} has no stored chart",
