@@ -43,7 +43,10 @@ application/json`); JSON answers are always accepted.
 A Helm release is stored as Helm's secret driver stores it (`add_release`): Secret
 `sh.helm.release.v1.<name>.v<rev>`, type `helm.sh/release.v1`, labels name, owner=helm, status
 and version, and `data.release` = base64(gzip(json(record))) as Helm writes it, which the JSON
-API serves base64-encoded once more, as it serves every Secret data value.
+API serves base64-encoded once more, as it serves every Secret data value; or as its configmap
+driver stores it (`add_release(record, "configmap")`): a ConfigMap of the same name and labels
+whose `data.release` is Helm's value itself. A LIST answers in the order of the objects' keys
+(namespace, then name), as etcd does, so `sh.helm.release.v1.web.v10` comes before `...v9`.
 """
 from __future__ import annotations
 
@@ -175,23 +178,26 @@ class FakeKube:
         with self._lock:
             self.objects[(gv, plural, meta.get("namespace", "") if namespaced else "", meta["name"])] = obj
 
-    def add_release(self, record: dict[str, Any]) -> str:
+    def add_release(self, record: dict[str, Any], driver: str = "secret") -> str:
         """Store a release record (as `helm install -o json` prints it) the way Helm's secret
-        driver does; returns the Secret's name."""
+        driver (or, `driver="configmap"`, its configmap driver) does; returns the object's name.
+        (pkg/storage/driver secrets.go, cfgmaps.go: the same name, labels and value; a Secret
+        typed helm.sh/release.v1, whose data the JSON API serves base64-encoded once more.)"""
         name, revision, info = record["name"], int(record["version"]), record["info"]
         secret_name = f"sh.helm.release.v1.{name}.v{revision}"
         helm_value = base64.b64encode(gzip.compress(json.dumps(record).encode()))  # what Helm writes
-        self.put({
-            "apiVersion": "v1", "kind": "Secret", "type": "helm.sh/release.v1",
-            "metadata": {"name": secret_name, "namespace": record["namespace"], "labels": {
-                "name": name, "owner": "helm", "status": info["status"], "version": str(revision)}},
-            "data": {"release": base64.b64encode(helm_value).decode()},  # what the JSON API serves
-        })
+        meta = {"name": secret_name, "namespace": record["namespace"], "labels": {
+            "name": name, "owner": "helm", "status": info["status"], "version": str(revision)}}
+        if driver == "configmap":
+            self.put({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"release": helm_value.decode()}})
+        else:
+            self.put({"apiVersion": "v1", "kind": "Secret", "type": "helm.sh/release.v1", "metadata": meta,
+                      "data": {"release": base64.b64encode(helm_value).decode()}})  # what the JSON API serves
         return secret_name
 
-    def load_releases(self, path: Path) -> list[str]:
+    def load_releases(self, path: Path, driver: str = "secret") -> list[str]:
         """Store every record of a JSON list written by scripts/release-fixture."""
-        return [self.add_release(record) for record in json.loads(path.read_text())]
+        return [self.add_release(record, driver) for record in json.loads(path.read_text())]
 
     def forbid(self, plural: str, namespace: str | None = None) -> None:
         """Answer 403 Forbidden to every GET and LIST of this resource (e.g. "secrets"), or only

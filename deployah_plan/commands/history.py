@@ -22,9 +22,10 @@ from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.flags import RELEASES, REVISION, request_fields
 from deployah_plan.model import Header
 from deployah_plan.planfile.inputs import Inputs, Planned
-from deployah_plan.release.revisions import connect, newest, rendered
+from deployah_plan.release.revisions import connect, newest, reader, rendered
+from deployah_plan.release.store import Releases
 from deployah_plan.sources.helm_commands import major
-from deployah_plan.sources.helm import Helm, StoredRelease
+from deployah_plan.sources.helm import StoredRelease
 from deployah_plan.yamlkube import Known
 
 _NOT_LIVE = "not read: a plan between stored revisions is about the history, not the cluster now"
@@ -61,8 +62,8 @@ def releases_options(params: Mapping[str, Any], *, debug: bool) -> ReleasesOptio
                            **request_fields(RELEASES, params, "releases"))
 
 
-def _revision(helm: Helm, release: str, namespace: str, revision: int, helm_major: int) -> StoredRelease:
-    found = helm.record(release, namespace, revision, helm_major) if revision > 0 else None
+def _revision(releases: Releases, release: str, namespace: str, revision: int, helm_major: int) -> StoredRelease:
+    found = releases.record(release, namespace, revision, helm_major) if revision > 0 else None
     if found is None:
         raise ReleaseError(f"release {release} has no revision {revision}",
                            f"`helm history {release} -n {namespace}` lists its revisions")
@@ -90,10 +91,11 @@ def plan_revision(options: RevisionOptions) -> Planned:
     helm_version = helm.version()
     helm_major = major(helm_version)
     namespace = target.namespace
-    current = newest(helm, options.release, namespace, helm_major)
+    releases = reader(helm, options.kube_context, options.kubeconfig)
+    current = newest(releases, options.release, namespace, helm_major)
     low, high = sorted((options.first, options.second or current.revision))
-    before = _revision(helm, options.release, namespace, low, helm_major)
-    after = current if high == current.revision else _revision(helm, options.release, namespace, high, helm_major)
+    before = _revision(releases, options.release, namespace, low, helm_major)
+    after = current if high == current.revision else _revision(releases, options.release, namespace, high, helm_major)
     return _plan(before, after, target.context, helm_version, options.line_context)
 
 
@@ -109,8 +111,9 @@ def plan_releases(options: ReleasesOptions) -> Planned:
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug)
     helm_version = helm.version()
     helm_major = major(helm_version)
-    before = newest(helm, *_where(options.first, target.namespace), helm_major)
-    after = newest(helm, *_where(options.second, target.namespace), helm_major)
+    releases = reader(helm, options.kube_context, options.kubeconfig)
+    before = newest(releases, *_where(options.first, target.namespace), helm_major)
+    after = newest(releases, *_where(options.second, target.namespace), helm_major)
     return _plan(before, after, target.context, helm_version, options.line_context)
 
 

@@ -12,8 +12,9 @@ gets a verdict (core/kube_upgrade.py).
 
 With the `secret` and `configmap` drivers (HELM_DRIVER, helm's default), the scope's release
 objects are read with one list request (release/stored_scope.py), and each release's revision,
-chart and values are taken from the records it returned: the render is the only helm process
-of a release (two for a chart that makes values anew). With the memory driver the scope is read
+chart, values and history are taken from the records it returned (`HeldReleases`, the plan's
+release reads): the render is the only helm process of a release (two for a chart that makes
+values anew). With the memory driver the scope is read
 from its files and, with the sql driver and any other, listed by `helm list`
 (release/inventory.py); each release is then read with `helm get`.
 
@@ -47,7 +48,7 @@ from deployah_plan.release import api_target as targets
 from deployah_plan.release import inventory
 from deployah_plan.release import stored_scope
 from deployah_plan.release.inventory import Listed
-from deployah_plan.release.stored_scope import Held
+from deployah_plan.release.stored_scope import Held, HeldReleases
 from deployah_plan.release.revisions import connect
 from deployah_plan.sources.kubeconfig import resolve_settings
 from deployah_plan.release.stored_chart import subchart_documents, write_chart
@@ -151,6 +152,7 @@ class _Run(Struct, frozen=True):
     write: WriteOptions
     timeout: float
     calls: HelmCalls | None
+    releases: HeldReleases | None = None  # the records the scope's list returned (release/stored_scope.py)
 
 
 _KUBE_VERSION_REFUSED = lazy(r"incompatible with Kubernetes")
@@ -165,12 +167,10 @@ def _plan_one(run: _Run, held: Held) -> Outcome:
     own error row, and the other releases are planned."""
     listed = held.listed
     try:
-        from_storage = None
-        if held.records:
-            newest = stored_scope.newest(held)
-            listed = structs.replace(listed, chart=stored_scope.chart_of(newest))  # for an error row too
-            from_storage = stored_scope.read(held, newest)
-        return _planned(run, listed, from_storage)
+        if held.records and run.releases is not None:  # the chart, as `helm list` prints it, for an error row too
+            newest = run.releases.decoded(max(held.records, key=lambda record: record.version))
+            listed = structs.replace(listed, chart=stored_scope.chart_of(newest))
+        return _planned(run, listed, held)
     except PlanError as err:
         # The chart's own kubeVersion refuses the target, or helm refuses the release's name:
         # `helm upgrade` fails the same way.
@@ -186,6 +186,9 @@ def _plan_one(run: _Run, held: Held) -> Outcome:
             say(log_line(traceback.format_exc().rstrip("\n")))
         return _failed(listed, f"internal error: {type(err).__name__}: {err}",
                        "run with --debug for the traceback, and please report it")
+    finally:
+        if run.releases is not None:
+            run.releases.forget(held)
 
 
 def _failed(listed: Listed, error: str, hint: str, judged: Verdict = Verdict.ERROR) -> Outcome:
@@ -194,7 +197,7 @@ def _failed(listed: Listed, error: str, hint: str, judged: Verdict = Verdict.ERR
         failures=int(judged is Verdict.WILL_FAIL), error=error, hint=hint))
 
 
-def _planned(run: _Run, listed: Listed, from_storage: stored_scope.FromStorage | None) -> Outcome:
+def _planned(run: _Run, listed: Listed, held: Held) -> Outcome:
     from deployah_plan.commands.upgrade import UpgradeOptions, plan_upgrade
 
     if not inventory.valid_release_name(listed.name):
@@ -202,32 +205,25 @@ def _planned(run: _Run, listed: Listed, from_storage: stored_scope.FromStorage |
                        f"helm accepts lowercase letters, digits, '-' and '.', at most {inventory.RELEASE_NAME_MAX} "
                        "characters; the record was not written by helm install")
     options = run.options
-    if from_storage is not None:
-        state, record = from_storage.state, from_storage.chart
-    else:
-        helm, _ = connect(listed.namespace, options.kube_context, options.kubeconfig, options.debug, run.calls)
-        helm.timeout = run.timeout
-        state = helm.release_state(listed.name, listed.namespace, major(helm.version()))
+    helm, _ = connect(listed.namespace, options.kube_context, options.kubeconfig, options.debug, run.calls)
+    helm.timeout = run.timeout
+    held_reads = run.releases if held.records else None  # the records the scope's list returned
+    state = (held_reads or helm).release_state(listed.name, listed.namespace, major(helm.version()))
     current = state.current
     if current is None:
         raise ReleaseError(f"release {listed.name} has no revision to plan from",
                            f"`helm history {listed.name} -n {listed.namespace}` lists its revisions")
-    if from_storage is None:
-        record = helm.stored_chart(listed.name, listed.namespace, current.revision)
+    record = (stored_scope.stored_chart(held_reads, held, current.revision) if held_reads is not None
+              else helm.stored_chart(listed.name, listed.namespace, current.revision))
     with private_folder("helm-plan-chart-") as folder:  # 0700, this user's alone; removed on a signal too
         stored = write_chart(record, listed.name, folder)
-        if from_storage is not None:
-            # The stored chart's values with the chart, the release's own given over them: helm
-            # template coalesces the two as `helm get values --all` does (chartutil.CoalesceValues).
-            stored_scope.write_values(stored.path, from_storage.chart_values)
         carried = subchart_documents(current.manifest, current.hooks_stream, stored.name) if stored.subcharts else ""
         planned = plan_upgrade(UpgradeOptions(
             release=listed.name, chart=stored.path, namespace=listed.namespace, kube_context=options.kube_context,
             kubeconfig=options.kubeconfig, debug=options.debug, reuse_values=True, render="template",
             kube_version=options.kube_version, no_drift=True, line_context=options.line_context,
             stored_chart=True, carried=carried, subcharts=stored.subcharts, helm_timeout=run.timeout,
-            release_state=state, reused_values=from_storage.values if from_storage else None,
-            release_history=from_storage.history if from_storage else None,
+            release_state=state, releases=held_reads,
         ), calls=run.calls)
     # One read of the release: the plan's previous state and the chart (read by that revision)
     # are of one revision, whatever a deploy does meanwhile.
@@ -245,9 +241,10 @@ def _planned(run: _Run, listed: Listed, from_storage: stored_scope.FromStorage |
     )
 
 
-def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[Held], str | None]:
-    """The releases to plan, and the namespace they were listed in (None: every namespace):
-    from Helm's storage with its records (release/stored_scope.py), or listed by helm."""
+def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[Held], str | None, HeldReleases | None]:
+    """The releases to plan, the namespace they were listed in (None: every namespace) and, when
+    they were listed from Helm's storage, the reads their records answer (release/stored_scope.py);
+    else listed by helm."""
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug, calls)
     helm.timeout = seconds(options.timeout)  # the list too: a server may answer it as slowly as it likes
     if options.all_namespaces and options.namespace:
@@ -257,6 +254,7 @@ def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[H
         raise UsageError("a RELEASE and -l name different scopes", "give one of them")
     driver = stored_scope.driver(os.environ)
     found: list[Held] | None = None
+    held: HeldReleases | None = None
     if stored_scope.reads_storage(driver):
         settings = resolve_settings(namespace=target.namespace, context=options.kube_context, kubeconfig=options.kubeconfig)
         refused: list[str] = []
@@ -266,6 +264,7 @@ def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[H
             say(log_line(f"helm plan: {line}"))
         if found:
             helm.version()  # asked once (then remembered), not by each worker at once
+            held = HeldReleases(helm, settings, found)
     if found is None:
         if options.debug and not inventory.memory_driver():
             why = "a selector naming the releases' own labels" if stored_scope.reads_storage(driver) else f"the {driver} driver"
@@ -276,7 +275,7 @@ def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[H
         where = "any namespace" if namespace is None else f"namespace {namespace}"
         raise ReleaseError(f"release {options.release} not found in {where}",
                            "check the name and the namespace; `helm list -A` lists the releases")
-    return found, namespace
+    return found, namespace, held
 
 
 class _Progress:
@@ -321,7 +320,8 @@ def run_kube_upgrade(args: KubeUpgradeArguments, *, calls: HelmCalls | None = No
     options, printing = args.request, args.printing
     run = _Run(options, printing, args.gating, tuple(ignore_rules(args.ignore, args.ignore_files, FileReader())),
                write_options(printing), seconds(options.timeout), calls)
-    scope, namespace = _scope(options, calls)
+    scope, namespace, held = _scope(options, calls)
+    run = structs.replace(run, releases=held)
     progress = _Progress(len(scope))
     try:
         outcomes = plan_releases(run, scope, progress.step)

@@ -48,11 +48,11 @@ def rollback_options(params: Mapping[str, Any], *, debug: bool) -> RollbackOptio
 def plan_rollback(options: RollbackOptions) -> Planned:
     if options.revision < 0:
         raise UsageError(f"revision {options.revision} is negative", "give a revision from `helm history`, or none")
-    helm, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
+    releases, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
                                                        options.kubeconfig, options.debug)
     namespace = target.namespace
     wanted = options.revision or current.revision - 1
-    back = helm.record(options.release, namespace, wanted, major(helm_version)) if wanted > 0 else None
+    back = releases.record(options.release, namespace, wanted, major(helm_version)) if wanted > 0 else None
     if back is None:
         raise ReleaseError(f"release {options.release} has no revision {wanted} to roll back to",
                            f"`helm history {options.release} -n {namespace}` lists its revisions")

@@ -38,7 +38,7 @@ def uninstall_options(params: Mapping[str, Any], *, debug: bool) -> UninstallOpt
 
 
 def plan_uninstall(options: UninstallOptions) -> Planned:
-    helm, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
+    _, target, current, helm_version = open_release(options.release, options.namespace, options.kube_context,
                                                        options.kubeconfig, options.debug)
     namespace = target.namespace
     if current.status == "uninstalled":

@@ -23,6 +23,7 @@ from deployah_plan.startup import lazy
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
 from deployah_plan.release.revisions import connect, rendered
+from deployah_plan.release.store import Releases
 from deployah_plan.sources.helm_commands import major, reads_standard_input
 from deployah_plan.commands import upgrade_flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
@@ -105,14 +106,12 @@ class UpgradeOptions(Struct, frozen=True, kw_only=True):
     # `helm plan kube-upgrade` (commands/kube_upgrade.py): the chart is the release's own stored
     # chart (release/stored_chart.py), so the --reuse-values note on a newer chart's defaults
     # does not apply; `carried`: the objects its subcharts made, taken from the stored manifest
-    # into every render (Helm does not store a subchart), `subcharts` their names;
-    # `release_state`, `reused_values`, `release_history`: as kube-upgrade read them, not read again.
+    # into every render, `subcharts` their names; `release_state`, `releases`: as it read them.
     stored_chart: bool = False
     carried: str = ""
     subcharts: tuple[str, ...] = ()
     release_state: ReleaseState | None = None
-    reused_values: dict[str, Any] | None = None
-    release_history: tuple[dict[str, Any], ...] | None = None
+    releases: Releases | None = None  # the release reads kube-upgrade holds (release/stored_scope.py)
     helm_timeout: float | None = None  # seconds each helm call may take (None: no limit)
 
 
@@ -147,24 +146,23 @@ def _given(values: ValueFlags) -> _Values:
     return _Values(tuple(values.args()))
 
 
-def _values_for_template(helm: Helm, options: UpgradeOptions, state: ReleaseState, namespace: str,
-                         workdir: Workdir, notes: list[Warning]) -> _Values:
+def _values_for_template(releases: Releases, options: UpgradeOptions, state: ReleaseState, namespace: str,
+                         workdir: Workdir, notes: list[Warning], helm_major: int) -> _Values:
     """The values flags that make `helm template` see the values `helm upgrade` would use
-    (pkg/action/upgrade.go reuseValues)."""
+    (pkg/action/upgrade.go reuseValues), read from the release's storage (release/store.py)."""
     user = _given(options.values)
     current = state.current
     if current is None or options.reset_values:
         return user
     if options.reuse_values:
-        computed = options.reused_values
-        computed = helm.values(options.release, namespace, current.revision, True) if computed is None else computed
+        computed = releases.values(options.release, namespace, current.revision, True, helm_major)
         if not options.stored_chart:
             notes.append(warn(ReuseValuesOffline()))
         return _with_release_values(computed, options.values, workdir)
     if options.reset_then_reuse_values or not options.values.any():
         # Read with the release (sources/helm.py), unless it could not be printed faithfully.
-        previous = current.values if current.values is not None else helm.values(options.release, namespace,
-                                                                                  current.revision)
+        previous = current.values if current.values is not None else releases.values(options.release, namespace,
+                                                                                      current.revision)
         if not previous:
             return user
         if not options.values.any():
@@ -342,6 +340,7 @@ class _Renderer(Struct, frozen=True):
     chart: str
     namespace: str
     helm_major: int
+    releases: Releases
     known: Known = field(default_factory=Known)
 
     def render(self, values: _Values, *, upgrade: bool, starting: threading.Event | None = None,
@@ -403,7 +402,7 @@ class _Reads(Struct, frozen=True):
     kube_default: Call[str] | None  # offline without --kube-version only
 
 
-def _start_reads(pool: Workers, helm: Helm, options: UpgradeOptions, namespace: str, mode: str,
+def _start_reads(pool: Workers, helm: Helm, releases: Releases, options: UpgradeOptions, namespace: str, mode: str,
                  workdir: Workdir) -> _Reads:
     """Step 1: side by side, helm's version; the release as stored, once the version is known
     (a Helm 4 record carries the apply method); the chart made local (one `helm pull` for a
@@ -412,7 +411,7 @@ def _start_reads(pool: Workers, helm: Helm, options: UpgradeOptions, namespace: 
     version_call = pool.submit(helm.version)
     known = options.release_state
     state_call = pool.submit(lambda: known if known is not None else
-                             helm.release_state(options.release, namespace, major(version_call.result())))
+                             releases.release_state(options.release, namespace, major(version_call.result())))
     chart_call = pool.submit(charts.resolve, helm, options.chart, options.version, workdir,
                              options.repo, options.devel, options.source.pull_args())
     default_call = (pool.submit(targets.helm_default_version, helm)
@@ -449,7 +448,7 @@ class _ReleaseReads(Struct, frozen=True):
     live: Call[LiveSnapshot] | None
 
 
-def _start_release_reads(pool: Workers, helm: Helm, options: UpgradeOptions, namespace: str,
+def _start_release_reads(pool: Workers, releases: Releases, options: UpgradeOptions, namespace: str,
                          state: ReleaseState, history_max: int, skipped: str, settings: Any,
                          known: Known) -> _ReleaseReads:
     """Step 3, beside the renders: the history, which helm prunes when it writes the new record
@@ -458,9 +457,8 @@ def _start_release_reads(pool: Workers, helm: Helm, options: UpgradeOptions, nam
     chart's crds/, so a chart CRD that changed is reported (Helm leaves it)."""
     from deployah_plan.core.planner import live_scope  # imported by now (plan_upgrade)
 
-    held = options.release_history
-    history_call = ((pool.submit(list, held) if held is not None else pool.submit(helm.history, options.release,
-                    namespace, state.newest_revision)) if history_max > 0 and state.newest_revision >= history_max - 1 else None)
+    history_call = (pool.submit(releases.history, options.release, namespace, state.newest_revision)
+                    if history_max > 0 and state.newest_revision >= history_max - 1 else None)
     previous = rendered(state.current, with_crds=True, known=known) if state.current is not None else None
     read_scope = live_scope([previous], namespace) if previous and not skipped else []
     live_call = pool.submit(live_state.read, settings, read_scope) if read_scope else None
@@ -484,7 +482,8 @@ def _renders_with(pool: Workers, renderer: _Renderer, state: ReleaseState, workd
     options = renderer.options
     fresh = state.current is None
     notes: list[Warning] = []
-    values = _values_for_template(renderer.helm, options, state, renderer.namespace, workdir, notes)
+    values = _values_for_template(renderer.releases, options, state, renderer.namespace, workdir, notes,
+                                  renderer.helm_major)
     updates = options.deploy.dependency_update
     again_call = (pool.submit(renderer.render, values, upgrade=not fresh, parse=False)
                   if may_regenerate and not updates else None)
@@ -552,12 +551,13 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
 
     with Workdir("helm-plan-") as workdir, workers(4) as pool:
         # 1. The version, the release, the chart, helm template's default version: side by side.
-        reads = _start_reads(pool, helm, options, namespace, mode, workdir)
+        releases = options.releases or Releases(helm, settings)  # Helm's storage read here, or by helm
+        reads = _start_reads(pool, helm, releases, options, namespace, mode, workdir)
         helm_version = reads.version.result()
         helm_major = major(helm_version)
         notes: list[Warning] = upgrade_flags.check_for_helm(deploy, options.server_side, options.force_conflicts,
                                                             helm_major, helm_version)
-        renderer = _Renderer(helm, options, mode, reads.chart.result(), namespace, helm_major)
+        renderer = _Renderer(helm, options, mode, reads.chart.result(), namespace, helm_major, releases)
         # The window the renders run in opens when the first one was started: before the imports,
         # when it was started then (sources/early.py).
         started = helm.calls.started_at or time.time()
@@ -585,7 +585,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
 
         # 3. Once the release is read: its history and the live objects, beside the renders.
         state = reads.state.result()
-        release_reads = _start_release_reads(pool, helm, options, namespace, state, history_max, skipped, settings,
+        release_reads = _start_release_reads(pool, releases, options, namespace, state, history_max, skipped, settings,
                                              renderer.known)
         previous, read_scope = release_reads.previous, release_reads.scope
         chart_read = ChartRead(ref=hide_userinfo(options.chart), tree_sha256=chart_tree_sha256(chart.path)) if digest_chart else None
@@ -630,8 +630,8 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
     ask = mode == "server" or (not skipped and (live is None or live.reachable))
     judge = _target(options, settings, ask, [previous, rendered_desired], namespace, helm_major,
                     apply_method, fresh, kube_default)
-    if judge is not None and judge.requests and live is not None:
-        live = structs.replace(live, requests=live.requests + judge.requests)  # every request is counted
+    spent = (judge.requests if judge is not None else 0) + releases.requests  # every request is counted
+    live = structs.replace(live, requests=live.requests + spent) if spent and live is not None else live
     if mode == "template" and templates.reads_kube_version and not options.kube_version:
         read = judge is not None and judge.source in (VersionSource.CLUSTER_OPENAPI, VersionSource.CLUSTER_DISCOVERY)
         notes.append(upgrade_flags.kube_version_note(

@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 from msgspec import Struct, field
 
-from deployah_plan.release.revisions import connect
+from deployah_plan.release.revisions import connect, reader
 from deployah_plan.sources.helm_commands import major
 from deployah_plan.errors import ReleaseError, UsageError
 
@@ -337,7 +337,8 @@ def require_release(argv: Sequence[str]) -> None:
     release = argv[1]
     helm, target = connect(_value(argv, "--namespace", "-n"), _value(argv, "--kube-context"),
                            _value(argv, "--kubeconfig"), debug=False)
-    if helm.record(release, target.namespace, None, major(helm.version())) is None:
+    releases = reader(helm, _value(argv, "--kube-context"), _value(argv, "--kubeconfig"))
+    if releases.record(release, target.namespace, None, major(helm.version())) is None:
         raise ReleaseError(f"release {release} not found in namespace {target.namespace}",
                            "add --allow-unreleased to plan its install (helmfile gives it)")
 

@@ -33,17 +33,20 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import os
 import zlib
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from deployah_plan import deepjson
 from deployah_plan.errors import ReleaseError
-from deployah_plan.sources.kube_auth import KubeUnreachable, one_line
-from deployah_plan.sources.kubeclient import AnswerTooLarge, KubeClient
+from deployah_plan.sources.helm_commands import driver_from_env
+
+if TYPE_CHECKING:  # the client is imported when a cluster is read, not for the memory driver's files
+    from deployah_plan.sources.kubeclient import KubeClient
 
 __all__ = [
     "DRIVERS", "MAX_ENCODED", "MAX_INFLATED", "MAX_RATIO", "MAX_RECORDS", "Record", "StorageError", "Upgrade",
-    "checked", "choose_for_upgrade", "driver_from_env", "history", "list_records", "newest", "parse_records", "release",
+    "checked", "choose_for_upgrade", "driver_from_env", "history", "list_records", "memory_records", "memory_releases", "newest", "parse_records", "release",
     "upgrade_state",
 ]
 
@@ -57,6 +60,10 @@ _GZIP_MAGIC = b"\x1f\x8b\x08"  # pkg/storage/driver/util.go magicGzip
 _PENDING = ("pending-install", "pending-upgrade", "pending-rollback")  # release.Status.IsPending
 _PLURAL = {"secret": "secrets", "configmap": "configmaps"}
 DRIVERS = ("secret", "configmap", "memory", "sql")
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 class StorageError(ReleaseError):
@@ -76,21 +83,6 @@ class Record(NamedTuple):
     status: str  # the `status` label
     driver: str  # "secret", "configmap" or "memory"
     data: str  # the `release` value as served (a Secret's: base64 once more; memory: the JSON itself)
-
-
-# -- HELM_DRIVER ------------------------------------------------------------------------------------
-
-def driver_from_env(env: Mapping[str, str]) -> str:
-    """The storage driver helm uses (pkg/action/action.go `Init`): "secret" when HELM_DRIVER is
-    unset, empty, "secret" or "secrets"; "configmap" for "configmap"/"configmaps"; "memory";
-    "sql". The name is matched as written (helm does not lower it). Anything else is returned as
-    it is: helm refuses it ("unknown driver"), and the caller leaves that to helm."""
-    value = env.get("HELM_DRIVER", "")
-    if value in ("", "secret", "secrets"):
-        return "secret"
-    if value in ("configmap", "configmaps"):
-        return "configmap"
-    return value
 
 
 # -- listing ----------------------------------------------------------------------------------------
@@ -117,6 +109,9 @@ def list_records(client: KubeClient, namespace: str | None, driver: str, name: s
                            "unset HELM_DRIVER or set it to secret or configmap")
     if name is not None and not name:
         raise StorageError("no release name to read", "give the release's name")
+    from deployah_plan.sources.kube_auth import KubeUnreachable
+    from deployah_plan.sources.kubeclient import AnswerTooLarge
+
     path = _path(namespace, driver)
     try:
         response = client.get(path, {"labelSelector": _selector(name)})
@@ -199,11 +194,52 @@ def _record(item: Any, driver: str, namespace: str | None, name: str | None) -> 
 
 # -- the memory driver --------------------------------------------------------------------------------
 
-def parse_records(releases: Iterable[Any], refused: list[str] | None = None) -> list[Record]:
-    """The memory driver's records (the release JSON objects of HELM_MEMORY_DRIVER_DATA, in
-    file order) as Records, their labels as the memory driver makes them (pkg/storage/driver
-    memory.go `newRecord`: name, owner, status and version from the release itself; a release
-    without a namespace is in "default")."""
+def memory_records(environ: Mapping[str, str], refused: list[str] | None = None) -> list[Record]:
+    """The memory driver's releases, from the files HELM_MEMORY_DRIVER_DATA names (a path list),
+    as helm loads them (pkg/cmd/helm.go `loadReleasesInMemory`: each file a YAML or JSON list of
+    releases), sorted by version within each release, as its records are kept. A file helm could
+    not load, or two records of one revision (which helm refuses: "already exists"), raise."""
+    return parse_records(memory_releases(environ), refused)
+
+
+def memory_releases(environ: Mapping[str, str]) -> list[Any]:
+    """The releases of the memory driver's files, as loaded (`memory_records`)."""
+    releases: list[Any] = []
+    for path in (environ.get("HELM_MEMORY_DRIVER_DATA") or "").split(os.pathsep):
+        if path:
+            releases += _memory_file(path)
+    return releases
+
+
+def _memory_file(path: str) -> list[Any]:
+    hint = "fix HELM_MEMORY_DRIVER_DATA, or unset it"
+    try:
+        with open(path, encoding="utf-8") as source:
+            text = source.read()
+    except (OSError, UnicodeDecodeError) as err:
+        raise StorageError(f"cannot read the memory driver's releases in {path}: "
+                           f"{getattr(err, 'strerror', None) or err}", hint) from None
+    try:
+        loaded = deepjson.loads(text)  # as deep as helm reads it
+    except ValueError:
+        from deployah_plan import yamlkube  # helm reads the file as YAML; JSON is the usual case
+
+        try:
+            documents = list(yamlkube.load_all(text))
+        except yamlkube.YAMLError as err:
+            raise StorageError(f"{path} (HELM_MEMORY_DRIVER_DATA) cannot be read as releases: {err}", hint) from None
+        loaded = documents[0].value if documents else None
+    if not isinstance(loaded, list):
+        raise StorageError(f"{path} (HELM_MEMORY_DRIVER_DATA) is not a list of releases", hint)
+    return loaded
+
+
+def parse_records(releases: Iterable[Any], refused: list[str] | None = None, encode: bool = True) -> list[Record]:
+    """The memory driver's records (the release JSON objects of HELM_MEMORY_DRIVER_DATA) as
+    Records, their labels as the memory driver makes them (pkg/storage/driver memory.go
+    `newRecord`: name, owner, status and version from the release itself; a release without a
+    namespace is in "default"), sorted by version within each release as it keeps them.
+    `encode=False`: `data` left empty, for a caller that keeps the releases themselves."""
     records = []
     for n, rel in enumerate(releases):
         if not isinstance(rel, dict) or not isinstance(rel.get("name"), str) or not rel.get("name"):
@@ -219,8 +255,12 @@ def parse_records(releases: Iterable[Any], refused: list[str] | None = None) -> 
                                "it has no whole version or no status")
             continue
         records.append(Record(rel["name"], str(rel.get("namespace") or "default"), version, status, "memory",
-                              deepjson.dumps(rel)))
-    return records
+                              deepjson.dumps(rel) if encode else ""))
+    keys = [(r.namespace, r.name, r.version) for r in records]
+    if len(set(keys)) != len(keys):
+        raise StorageError("HELM_MEMORY_DRIVER_DATA holds one revision of a release twice, which helm refuses",
+                           "remove the duplicate record")
+    return sorted(records, key=lambda r: (r.namespace, r.name, r.version))
 
 
 # -- one record decoded -----------------------------------------------------------------------------
@@ -322,8 +362,8 @@ def choose_for_upgrade(records: Sequence[Record]) -> Record | None:
     if last is None:
         return None
     if last.status in _PENDING:
-        raise StorageError(f"release {last.name}: another operation (install/upgrade/rollback) is in progress "
-                           f"({last.status} at revision {last.version})",
+        raise StorageError(f"release {last.name} has an operation in progress ({last.status} at revision "
+                           f"{last.version}): helm upgrade says another operation (install/upgrade/rollback) is in progress",
                            "wait for it to finish, or roll back with `helm rollback`, then plan again")
     if last.status == "deployed":
         return last
@@ -332,7 +372,10 @@ def choose_for_upgrade(records: Sequence[Record]) -> Record | None:
         return deployed
     if last.status in ("failed", "superseded"):
         return last
-    raise StorageError(f'"{last.name}" has no deployed releases (revision {last.version} is {last.status})',
+    doing = "is being uninstalled" if last.status == "uninstalling" else f"is {last.status}"
+    raise StorageError(f'release {last.name} {doing} (revision {last.version}): helm upgrade says "{last.name}" has no '
+                       "deployed releases", "wait for helm uninstall to finish, or install it again with "
+                       "`helm upgrade --install`" if last.status == "uninstalling" else
                        "install it again with `helm upgrade --install`, or roll back to a revision that was deployed")
 
 

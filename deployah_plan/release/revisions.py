@@ -7,7 +7,8 @@ from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm import Helm, StoredRelease
 from deployah_plan.sources.helm_commands import major
-from deployah_plan.sources.kubeconfig import KubeTarget, resolve_target
+from deployah_plan.sources.kubeconfig import KubeTarget, resolve_settings, resolve_target
+from deployah_plan.release.store import Releases
 from deployah_plan.yamlkube import Known
 
 
@@ -36,10 +37,16 @@ def rendered(release: StoredRelease, with_crds: bool = False, known: Known | Non
                     manifest.dropped + hooks.dropped + (crds.dropped if with_crds else ()))
 
 
-def newest(helm: Helm, release: str, namespace: str, helm_major: int) -> StoredRelease:
+def reader(helm: Helm, kube_context: str | None, kubeconfig: str | None) -> Releases:
+    """The release reads of a command (release/store.py): Helm's storage in the cluster the same
+    flags name, or helm."""
+    return Releases(helm, resolve_settings(context=kube_context, kubeconfig=kubeconfig))
+
+
+def newest(releases: Releases, release: str, namespace: str, helm_major: int) -> StoredRelease:
     """The newest revision, whatever its status (what `helm rollback` and `helm uninstall`
     start from); a one-line error when there is none. `helm_major` 4 reads the apply method."""
-    current = helm.record(release, namespace, None, helm_major)
+    current = releases.record(release, namespace, None, helm_major)
     if current is None:
         raise ReleaseError(f"release {release} not found in namespace {namespace}",
                            f"check the name and the namespace; `helm list -n {namespace}` lists the releases")
@@ -47,9 +54,11 @@ def newest(helm: Helm, release: str, namespace: str, helm_major: int) -> StoredR
 
 
 def open_release(release: str, namespace: str | None, kube_context: str | None, kubeconfig: str | None,
-                 debug: bool) -> tuple[Helm, KubeTarget, StoredRelease, str]:
-    """helm, where the release is, its newest revision and helm's version. The version comes
-    first: a Helm 4 record carries the apply method, which a Helm 3 template cannot read."""
+                 debug: bool) -> tuple[Releases, KubeTarget, StoredRelease, str]:
+    """The release reads, where the release is, its newest revision and helm's version. The
+    version comes first: a Helm 4 record carries the apply method, which a Helm 3 template cannot
+    read."""
     helm, target = connect(namespace, kube_context, kubeconfig, debug)
     helm_version = helm.version()
-    return helm, target, newest(helm, release, target.namespace, major(helm_version)), helm_version
+    releases = reader(helm, kube_context, kubeconfig)
+    return releases, target, newest(releases, release, target.namespace, major(helm_version)), helm_version

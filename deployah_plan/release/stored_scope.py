@@ -5,13 +5,15 @@ request per namespace, or one for every namespace (release/helm_storage.py, the 
 GET-only client and the kubeconfig helm uses), and each release's revisions are kept as they
 came. A release is in scope as `helm list --deployed --failed --pending -l SELECTOR` finds it
 (pkg/action/list.go): its newest revision, by that revision's status, matched by the selector
-against its storage labels. What its plan needs is then taken from the records already held,
-in the worker that plans it: the revision `helm upgrade` diffs against (`choose_for_upgrade`),
-its stored chart and values, and the revisions helm would prune. No helm process reads a
-release; the render is the only one.
+against its storage labels. Its plan then reads it through `HeldReleases`, the command's
+`Releases` (release/store.py) answered from the records already held: the revision `helm
+upgrade` diffs against, its values (`helm get values --all`, as each helm computes them), the
+revisions helm would prune; and its stored chart is taken from the same record. No helm process
+and no other request reads a release; the render is its only helm process.
 
-Only the newest revision (for its chart's name) and the one chosen are decoded, in that worker,
-so memory holds the listed objects' text and a decoded release or two per worker.
+Only the revisions a plan asks for are decoded, by the worker that plans the release, and
+forgotten once it is planned: memory holds the listed objects' text and a decoded release or
+two per worker.
 
 A selector naming a label other than Helm's own four (a release's own labels, which only the
 storage object holds) is left to helm: `releases` returns None, and helm lists the scope. A
@@ -22,23 +24,22 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
+import threading
 import time
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from msgspec import Struct, structs
 
-from deployah_plan import deepjson
 from deployah_plan.errors import ReleaseError
-from deployah_plan.model import ApplyMethod
 from deployah_plan.release import helm_storage
 from deployah_plan.release.helm_storage import Record, StorageError
 from deployah_plan.release.inventory import LISTED, Listed, parse_selector, selector_keys
-from deployah_plan.sources.helm import ReleaseState, StoredRelease, crds_stream, hooks_stream
-from deployah_plan.sources.helm_commands import MAX_CHART_FILE
+from deployah_plan.release.store import Releases
+from deployah_plan.sources.helm import Helm
+from deployah_plan.sources.helm_commands import MAX_CHART_FILE, driver_from_env
 from deployah_plan.sources.kubeconfig import ClusterSettings, ReadBudget
 
-DRIVERS = ("secret", "configmap")  # the drivers read here; any other is read by helm
+DRIVERS = ("secret", "configmap")  # the drivers listed here; any other is read by helm
 _STORAGE_LABELS = {"name", "owner", "status", "version"}  # what Helm labels every record with
 
 
@@ -50,21 +51,12 @@ class Held(Struct, frozen=True):
     records: tuple[Record, ...]
 
 
-class FromStorage(Struct, frozen=True):
-    """What a release's plan takes from its records: what `helm upgrade` would find, the stored
-    chart of the revision it diffs against (as release/stored_chart.py writes it: file contents
-    as hex), that chart's values and the release's own, and the revisions helm keeps (revision,
-    status), which decide what it prunes."""
-
-    state: ReleaseState
-    chart: dict[str, Any]
-    chart_values: dict[str, Any]
-    values: dict[str, Any]
-    history: tuple[dict[str, Any], ...]
-
-
 def reads_storage(driver: str) -> bool:
     return driver in DRIVERS
+
+
+def driver(env: Mapping[str, str]) -> str:
+    return driver_from_env(env)
 
 
 def releases(settings: ClusterSettings, driver: str, namespace: str | None, selector: str | None,
@@ -111,59 +103,56 @@ def releases(settings: ClusterSettings, driver: str, namespace: str | None, sele
     return sorted(held, key=lambda item: (item.listed.namespace, item.listed.name))
 
 
+class HeldReleases(Releases):
+    """The command's release reads, answered from the records the scope's list returned: never
+    asked of the cluster or of helm again. A revision is decoded once while its release is
+    planned (`forget` drops it after), and a record that disagrees with its labels is refused
+    (StorageError: the release's error row), not asked of helm."""
+
+    def __init__(self, helm: Helm, settings: ClusterSettings | None, scope: Iterable[Held]) -> None:
+        super().__init__(helm, settings)
+        self._records.update({(held.listed.name, held.listed.namespace): list(held.records) for held in scope})
+        self._held: dict[Record, dict[str, Any]] = {}
+        self._held_lock = threading.Lock()
+
+    def _release(self, record: Record) -> dict[str, Any] | None:
+        with self._held_lock:
+            known = self._held.get(record)
+        if known is None:
+            known = helm_storage.checked(record)
+            with self._held_lock:
+                self._held[record] = known
+        return known
+
+    def decoded(self, record: Record) -> dict[str, Any]:
+        found = self._release(record)
+        assert found is not None
+        return found
+
+    def forget(self, held: Held) -> None:
+        with self._held_lock:
+            for record in held.records:
+                self._held.pop(record, None)
+
+
 def chart_of(release: Mapping[str, Any]) -> str:
     """NAME-VERSION of a decoded release's chart, as `helm list` prints it."""
-    metadata = (release.get("chart") or {}).get("metadata") or {}
+    chart = release.get("chart")
+    metadata = chart.get("metadata") if isinstance(chart, dict) else None
+    metadata = metadata if isinstance(metadata, dict) else {}
     return f"{metadata.get('name', '')}-{metadata.get('version', '')}"
 
 
-def newest(held: Held) -> dict[str, Any]:
-    """The newest revision, decoded; a StorageError when it cannot be (see the module docstring)."""
-    last = helm_storage.newest(held.records)
-    if last is None:
-        raise ReleaseError(f"release {held.listed.name} has no revision", "check it with `helm history`")
-    return helm_storage.checked(last)
-
-
-def read(held: Held, newest_release: Mapping[str, Any]) -> FromStorage:
-    """What the release's plan takes from its records (see the module docstring), given its
-    newest revision decoded; a StorageError in helm's words where `helm upgrade` refuses (a
-    pending newest revision), or where the record chosen cannot be decoded."""
-    chosen = helm_storage.choose_for_upgrade(held.records)
-    if chosen is None:
-        raise ReleaseError(f"release {held.listed.name} has no revision to plan from",
-                           f"`helm history {held.listed.name} -n {held.listed.namespace}` lists its revisions")
-    newest_revision = max(record.version for record in held.records)
-    release = newest_release if chosen.version == newest_revision else helm_storage.checked(chosen)
-    chart = release.get("chart")
+def stored_chart(releases: HeldReleases, held: Held, revision: int) -> dict[str, Any]:
+    """The chart stored with one revision, as `Helm.stored_chart` reads it."""
+    record = next((r for r in held.records if r.version == revision), None)
+    if record is None:
+        raise ReleaseError(f"release {held.listed.name} has no revision {revision}", "check it with `helm history`")
+    chart = releases.decoded(record).get("chart")
     if not isinstance(chart, dict):
-        raise ReleaseError(f"release {held.listed.name} revision {chosen.version} has no stored chart",
+        raise ReleaseError(f"release {held.listed.name} revision {revision} has no stored chart",
                            "check the release with `helm get all`; a release without its chart cannot be rendered")
-    values = release.get("config")
-    chart_values = chart.get("values")
-    return FromStorage(
-        ReleaseState(stored_release(release), newest_revision), chart_record(chart, held.listed.name),
-        chart_values if isinstance(chart_values, dict) else {}, values if isinstance(values, dict) else {},
-        tuple({"revision": record.version, "status": record.status} for record in held.records),
-    )
-
-
-def stored_release(release: Mapping[str, Any]) -> StoredRelease:
-    """A decoded release as `Helm.record` reads it with `helm get all`."""
-    chart = release.get("chart") or {}
-    metadata = chart.get("metadata") or {}
-    name = str(metadata.get("name", ""))
-    crds = [(str(entry.get("name", "")), _bytes(entry.get("data")).decode(errors="replace"))
-            for entry in chart.get("files") or () if isinstance(entry, dict)]
-    hooks = [hook for hook in release.get("hooks") or () if isinstance(hook, dict)]
-    values = release.get("config")
-    return StoredRelease(
-        name=str(release.get("name", "")), namespace=str(release.get("namespace", "")),
-        revision=int(release.get("version") or 0), status=str((release.get("info") or {}).get("status", "")),
-        chart_name=name, chart_version=str(metadata.get("version", "")), manifest=str(release.get("manifest") or ""),
-        hooks_stream=hooks_stream(hooks), apply_method=ApplyMethod.recorded(str(release.get("apply_method") or "")),
-        crds_stream=crds_stream(name, crds), values=values if isinstance(values, dict) else {},
-    )
+    return chart_record(chart)
 
 
 def _bytes(data: Any) -> bytes:
@@ -174,9 +163,9 @@ def _bytes(data: Any) -> bytes:
         return b""
 
 
-def _entries(entries: Any, release: str) -> list[dict[str, Any]]:
+def _entries(entries: Any) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for entry in entries or ():
+    for entry in entries if isinstance(entries, list) else ():
         if not isinstance(entry, dict):
             continue
         data = _bytes(entry.get("data"))
@@ -185,32 +174,19 @@ def _entries(entries: Any, release: str) -> list[dict[str, Any]]:
     return out
 
 
-def chart_record(chart: Mapping[str, Any], release: str) -> dict[str, Any]:
-    """A decoded release's chart in the shape `Helm.stored_chart` reads it (release/stored_chart.py
-    `write_chart`): file contents as hex (a file larger than helm loads as its size alone),
-    annotations as pairs, the values schema as hex."""
+def chart_record(chart: Mapping[str, Any]) -> dict[str, Any]:
+    """A decoded release's chart in the shape `Helm.stored_chart` reads it (sources/helm_commands.py
+    `_CHART_TEMPLATE`, for release/stored_chart.py `write_chart`): file contents as hex (a file
+    larger than helm loads as its size alone), annotations as pairs, the values schema as hex."""
     metadata = chart.get("metadata")
     if isinstance(metadata, dict):
         annotations = metadata.get("annotations")
         metadata = {**metadata, "annotations": [[str(k), str(v)] for k, v in annotations.items()]
                     if isinstance(annotations, dict) else []}
     return {"chart": {"metadata": metadata if isinstance(metadata, dict) else None,
-                      "templates": _entries(chart.get("templates"), release),
-                      "files": _entries(chart.get("files"), release),
+                      "templates": _entries(chart.get("templates")), "files": _entries(chart.get("files")),
                       "schema": _bytes(chart.get("schema")).hex()}}
 
 
-def write_values(chart_path: str, values: Mapping[str, Any]) -> None:
-    """The stored chart's values as the values.yaml of the chart written at `chart_path` (JSON
-    is YAML), as deep as helm wrote them."""
-    with open(os.path.join(chart_path, "values.yaml"), "w", encoding="utf-8") as out:
-        out.write(deepjson.dumps(values) + "\n")
-
-
-def driver(env: Mapping[str, str]) -> str:
-    return helm_storage.driver_from_env(env)
-
-
-__all__ = ["DRIVERS", "FromStorage", "Held", "StorageError", "chart_of", "chart_record", "driver", "newest", "read",
-           "reads_storage", "releases", "stored_release", "write_values"]
-
+__all__ = ["DRIVERS", "Held", "HeldReleases", "StorageError", "chart_of", "chart_record", "driver", "reads_storage",
+           "releases", "stored_chart"]

@@ -1,19 +1,19 @@
 """A plan's first helm calls, started before helm plan imports the rest of itself.
 
-`helm plan upgrade` waits on two helm processes: `helm get all` (the release as stored) and the
-render (`helm template`, or `helm upgrade --dry-run=server` when a cluster is used). Started the
-usual way, they wait for click, the planner and PyYAML to be imported first: for a small chart,
-that is as long as helm itself takes. So the entry point (entry.py) reads the command line here
-first, by the flag table and helm's pflag rules, and in the common case starts both, the render
-first (it takes longer):
+`helm plan upgrade` waits on the render (`helm template`, or `helm upgrade --dry-run=server` when
+a cluster is used), and reads the release as stored itself (release/store.py), or, from a store
+it does not read (HELM_DRIVER=sql), with `helm get all`. Started the usual way, helm waits for
+click, the planner and PyYAML to be imported first: for a small chart, that is as long as helm
+itself takes. So the entry point (entry.py) reads the command line here first, by the flag table
+and helm's pflag rules, and in the common case starts them, the render first (it takes longer):
 
 - `helm plan upgrade RELEASE CHART`, the chart a folder or an archive on disk;
 - with values flags, and any flags that change neither call (marked `neutral` in the flag
   table, flags.py: how the plan is printed, the gates, what helm does after the render);
 - the namespace from -n or HELM_NAMESPACE (helm sets it for every plugin);
-- the release read once helm's version is remembered (sources/helm_versions.py): Helm 4's record
-  is read with the apply method. Without a values flag, offline, the render needs the release's
-  values, and the read alone is started.
+- `helm get all`, for a store helm plan does not read, once helm's version is remembered
+  (sources/helm_versions.py): Helm 4's record is read with the apply method. Without a values
+  flag, offline, the render needs the release's values, and the read alone is started.
 
 When the chart is a folder whose templates may make a value anew on every render (randAlphaNum,
 genCA: sources/chart_scan.py), the plan renders it twice, the second beside the first, and the
@@ -115,7 +115,9 @@ def _first_calls(args: Sequence[str]) -> tuple[Iterator[list[str]], str]:
         from deployah_plan.sources import helm_versions
 
         version = helm_versions.known(binary, "version")
-        if version:
+        # The release is read by helm only from a store helm plan does not read itself
+        # (release/store.py): the sql driver, a name helm does not know.
+        if version and helm.driver_from_env(os.environ) not in helm.DIRECT_DRIVERS:
             yield [binary, *helm.record_args(release, namespace, None, helm.major(version))]
     return named(), (chart if render is not None else "")
 

@@ -11,7 +11,7 @@ from deployah_plan.errors import HelmError
 
 TYPE_CHECKING = False  # typing's own is not imported before the first helm call (sources/early.py)
 if TYPE_CHECKING:
-    from typing import Iterable, Sequence
+    from typing import Iterable, Mapping, Sequence
 
 
 def default_binary() -> str | None:
@@ -29,6 +29,24 @@ def reads_standard_input(files: Iterable[str], set_file: Iterable[str]) -> bool:
     """Whether helm reads its standard input for these values flags: `-f -`, `--set-file key=-`
     (pkg/cli/values/options.go readFile)."""
     return "-" in files or any(item.endswith("=-") for item in set_file)
+
+
+def driver_from_env(env: Mapping[str, str]) -> str:
+    """The release storage driver helm uses (pkg/action/action.go `Init`): "secret" when
+    HELM_DRIVER is unset, empty, "secret" or "secrets"; "configmap" for "configmap" or
+    "configmaps"; "memory"; "sql". Matched as written (helm does not lower it); anything else is
+    returned as it is, and helm refuses it ("unknown driver")."""
+    value = env.get("HELM_DRIVER", "")
+    if value in ("", "secret", "secrets"):
+        return "secret"
+    if value in ("configmap", "configmaps"):
+        return "configmap"
+    return value
+
+
+# The drivers whose releases helm plan reads itself (release/helm_storage.py): the others (sql,
+# an unknown name) are read by helm.
+DIRECT_DRIVERS = ("secret", "configmap", "memory")
 
 
 def major(helm_version: str) -> int:
@@ -146,5 +164,5 @@ def dry_run_args(name: str, chart: str, namespace: str, args: Sequence[str]) -> 
     return ["upgrade", "--install", name, chart, "-n", namespace, "--dry-run=server", "-o", "json", *args]
 
 
-__all__ = ["chart_args", "default_binary", "dry_run_args", "list_args", "major", "record_args", "record_template",
+__all__ = ["DIRECT_DRIVERS", "chart_args", "default_binary", "driver_from_env", "dry_run_args", "list_args", "major", "record_args", "record_template",
            "template_args"]

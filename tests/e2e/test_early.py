@@ -38,13 +38,14 @@ def test_the_second_plan_takes_the_calls_started_early(helm: Path, store: Store,
     values.write_text("extra: 2\n")
     args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), *(f.format(values=values) for f in flags), "--debug"]
     cache = str(tmp_path / "cache")
-    # The first plan asks helm its version (remembered): the read, whose arguments depend on it,
-    # is not started before it; the render is. (`template probe`: the Kubernetes version helm assumes.)
+    # The first plan asks helm its version (remembered); the render is started before it.
+    # (`template probe`: the Kubernetes version helm assumes.) The release is read by helm plan
+    # from the memory driver's file: the render is the plan's one helm process (issue 50 point 2).
     first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache, HELM_NAMESPACE="shop")
     second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache, HELM_NAMESPACE="shop")
     assert (first.code, second.code) == ((2, 2) if "--detailed-exitcode" in flags else (0, 0)), first.err
-    assert _calls(first.err) == ["get all", "template probe", "template shop" + EARLY, "version --template"]
-    assert _calls(second.err) == ["get all" + EARLY, "template shop" + EARLY]
+    assert _calls(first.err) == ["template probe", "template shop" + EARLY, "version --template"]
+    assert _calls(second.err) == ["template shop" + EARLY]
     assert second.out == first.out
 
 
@@ -63,7 +64,7 @@ def test_a_chart_that_makes_values_anew_has_both_renders_started_early(helm: Pat
     first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
     second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
     assert (first.code, second.code) == (0, 0), second.err
-    assert _calls(second.err) == ["get all" + EARLY, "template web" + EARLY, "template web" + EARLY]
+    assert _calls(second.err) == ["template web" + EARLY, "template web" + EARLY]
     assert second.out == first.out
 
 
@@ -74,7 +75,7 @@ def test_a_release_to_install_takes_the_render_started_early(helm: Path, store: 
     second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
     assert second.code == 0, second.err
     # The release does not exist: the install is rendered again, without --is-upgrade.
-    assert _calls(second.err) == ["get all" + EARLY, "template new", "template new" + EARLY]
+    assert _calls(second.err) == ["template new", "template new" + EARLY]
     assert second.out == first.out
 
 
@@ -93,9 +94,9 @@ def test_the_server_render_is_started_early(helm: Path, store: Store, kube: Fake
     first = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)
     second = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)
     assert second.code == 0, second.err
-    calls = _calls(second.err)
-    assert "get all" + EARLY in calls and "upgrade --install" + EARLY in calls
-    assert len([call for call in calls if call.endswith(EARLY)]) == 2
+    # The release is read from its Secret by helm plan: the dry run is the plan's one helm process.
+    assert _calls(second.err) == ["upgrade --install" + EARLY]
+    assert "read release shop from its secret storage (1 revisions)" in second.err
     assert second.out == first.out
 
 
@@ -106,7 +107,7 @@ def test_the_render_is_started_twice_for_a_folder_whose_templates_make_values_an
     assert early.may_regenerate(str(chart))
     calls = HelmCalls()
     calls.start(["upgrade", "shop", str(chart), "--set", "a=1"])
-    template, get = early.commands(["upgrade", "shop", str(chart), "--set", "a=1"])
+    template, = early.commands(["upgrade", "shop", str(chart), "--set", "a=1"])
     assert [calls.take(template) is not None for _ in range(3)] == [True, True, False]  # two renders, in turn
     calls.end()
     # Packaged, it is not opened here; nor is a folder whose templates make nothing anew.
@@ -141,7 +142,9 @@ def test_the_templates_read_before_the_imports_are_not_read_again(remembered: Pa
 
 
 @pytest.mark.e2e
-def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remembered: Path, chart: str) -> None:
+def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remembered: Path, chart: str,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HELM_DRIVER", "sql")  # a store helm reads: `helm get all` is started too
     args = ["upgrade", "shop", chart, "--set", "a=1"]
     template, get = early.commands(args)
     calls = HelmCalls()
@@ -149,7 +152,7 @@ def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remem
     assert calls.started_at is not None
     taken = calls.take(template)
     assert taken is not None and calls.take(template) is None  # taken once
-    assert taken.communicate() == ("template out\n", "template err\n")  # both outputs, as text
+    assert taken.communicate() == ("upgrade out\n", "upgrade err\n")  # both outputs, as text (the server render)
     calls.done(taken)
     waiting = calls.take(get)
     assert waiting is not None and waiting.poll() is None  # still running
@@ -160,7 +163,8 @@ def test_what_is_taken_is_read_as_the_plans_own_call_and_the_rest_is_ended(remem
 
 
 @pytest.mark.e2e
-def test_what_nobody_took_is_ended(remembered: Path, chart: str) -> None:
+def test_what_nobody_took_is_ended(remembered: Path, chart: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HELM_DRIVER", "sql")  # a store helm reads: `helm get all` is started too
     calls = HelmCalls()
     calls.start(["upgrade", "shop", chart, "--set", "a=1"])
     running = list(calls._running)
@@ -188,7 +192,7 @@ def test_the_first_calls_are_named_without_the_heavy_imports(remembered: Path, c
     done = subprocess.run([sys.executable, "-S", "-c", probe, "upgrade", "shop", chart, "-f", "x.yaml", "-o", "json"],
                           capture_output=True, text=True, cwd=ROOT, check=True)
     started, loaded = done.stdout.splitlines()
-    assert started == "2"
+    assert started == "1"  # the render: the memory driver's release is read by helm plan
     assert sorted(set(loaded.split()) & set(_NOT_BEFORE_HELM)) == []
 
 

@@ -149,11 +149,14 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
     assert "invalid ownership metadata" in failure["message"] and failure["severity"] == "warning"
 
     # One discovery per group version, one LIST per kind and namespace (the hooks' kinds too, for
-    # hook collisions), one GET of the release namespace: GET only, no dry run.
+    # hook collisions), one GET of the release namespace, and one LIST of the release's own
+    # Secrets (Helm's storage, read by helm plan): GET only, no dry run.
     _reads_only(kube)
     lists = sorted(p for p in _ours(kube) if "/namespaces/" in p)
+    assert [r.query for r in kube.requests if r.path.endswith("/secrets") and "labelSelector" in r.query] == [
+        {"labelSelector": ["owner=helm,name=shop"]}]
     assert lists == ["/api/v1/namespaces/shop", "/api/v1/namespaces/shop/configmaps", "/api/v1/namespaces/shop/pods",
-                     "/api/v1/namespaces/shop/secrets", "/api/v1/namespaces/shop/services",
+                     "/api/v1/namespaces/shop/secrets", "/api/v1/namespaces/shop/secrets", "/api/v1/namespaces/shop/services",
                      "/apis/apps/v1/namespaces/shop/deployments",
                      "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers",
                      "/apis/batch/v1/namespaces/shop/cronjobs", "/apis/batch/v1/namespaces/shop/jobs"]

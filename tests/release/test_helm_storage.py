@@ -218,3 +218,55 @@ def test_memory_records_take_their_labels_from_the_release() -> None:
         ("web", "default", 1, "deployed", "memory")]
     assert release(records[0])["config"] == {"replicas": 2}
     assert len(refused) == 2
+
+
+# -- where the release is read (release/store.py) ----------------------------------------------------
+
+def test_a_store_helm_plan_does_not_read_is_left_to_helm_and_said(capsys: pytest.CaptureFixture[str]) -> None:
+    from deployah_plan.release.store import Releases
+    from deployah_plan.sources.helm import Helm
+    from deployah_plan.sources.kubeconfig import ClusterSettings
+
+    helm = Helm("helm", debug=True)
+    cluster = ClusterSettings(kubeconfig=("kc",), context="c", namespace="shop")
+    for environ, why in (({"HELM_DRIVER": "sql"}, "HELM_DRIVER=sql: helm reads that store"),
+                         ({"HELM_DRIVER": "etcd"}, "HELM_DRIVER=etcd"),
+                         ({}, "no kubeconfig or API server")):
+        releases = Releases(helm, cluster if environ else ClusterSettings(kubeconfig=(), context="", namespace="shop"),
+                            environ)
+        assert not releases.direct and releases.records("web", "shop") is None
+        assert why in capsys.readouterr().err
+    assert Releases(helm, cluster, {"HELM_DRIVER": "configmaps"}).direct
+    assert Releases(helm, None, {"HELM_DRIVER": "memory"}).direct  # its files, no cluster
+
+
+def test_the_memory_drivers_files_are_read_as_helm_loads_them(tmp_path: Any) -> None:
+    from deployah_plan.release.store import Releases
+    from deployah_plan.sources.helm import Helm
+
+    first, second = tmp_path / "a.json", tmp_path / "b.yaml"
+    first.write_text(json.dumps([_release(version=2, status="failed"), _release(name="other")]))
+    second.write_text("- name: web\n  namespace: shop\n  version: 1\n  info: {status: deployed}\n  config: {x: 1}\n")
+    releases = Releases(Helm("helm"), None, {"HELM_DRIVER": "memory", "HELM_MEMORY_DRIVER_DATA": f"{first}:{second}"})
+    assert [(r.version, r.status) for r in releases.records("web", "shop") or []] == [(1, "deployed"), (2, "failed")]
+    state = releases.release_state("web", "shop")
+    assert state.current is not None and (state.current.revision, state.newest_revision) == (1, 2)
+    assert releases.values("web", "shop", 1) == {"x": 1}
+    second.write_text(json.dumps([_release(version=2)]))
+    with pytest.raises(StorageError, match="one revision of a release twice"):
+        helm_storage.memory_records({"HELM_MEMORY_DRIVER_DATA": f"{first}:{second}"})
+
+
+def test_computed_values_follow_each_helms_rules() -> None:
+    """What `helm get values --all -o json` printed for this record, Helm 3.19.0 and 4.3.1."""
+    from deployah_plan.release.stored_values import computed_values, user_values
+
+    record = {"chart": {"values": {"a": {"x": 1, "z": None, "w": {"q": 1}}, "top": None, "keep": 2, "t": {"k": 1},
+                                   "s": "str"}},
+              "config": {"a": {"x": None, "y": None, "z": None, "w": None}, "b": None, "keep": None, "t": 5,
+                         "s": {"m": 1}, "big": 12345678901234567890, "f": 1e21, "i": 1000000}}
+    common = {"b": None, "big": 12345678901234567000, "f": 1e21, "i": 1000000, "s": {"m": 1}, "t": 5}
+    assert computed_values(record, 3) == {**common, "a": {"y": None}, "top": None}
+    assert computed_values(record, 4) == {**common, "a": {"y": None, "z": None}}
+    assert user_values(record) == {**common, "a": {"x": None, "y": None, "z": None, "w": None}, "keep": None}
+    assert record["config"]["big"] == 12345678901234567890  # the record itself is left as it was

@@ -42,13 +42,23 @@ def chart(tmp_path: Path) -> str:
     return str(write_chart(tmp_path / "charts", "shop", {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\n"}))
 
 
-def test_the_common_command_line_starts_both_calls(remembered: Path, chart: str) -> None:
-    found = early.commands(["upgrade", "shop", chart, "--set", "a=1", "-f", "x.yaml", "-o", "json", "--atomic"])
-    # The render first: it takes longer than the read.
-    assert [command[:3] for command in found] == [[str(remembered), "template", "shop"], [str(remembered), "get", "all"]]
-    assert found[1][3:6] == ["shop", "-n", "shop"] and '"apply_method"' in found[1][-1]  # Helm 4's record
+def test_the_common_command_line_starts_the_render(remembered: Path, chart: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The release is read by helm plan itself from the memory, secret and configmap drivers
+    (release/store.py); `helm get all` only from a store it does not read (issue 50 point 2)."""
+    args = ["upgrade", "shop", chart, "--set", "a=1", "-f", "x.yaml", "-o", "json", "--atomic"]
+    found = early.commands(args)
+    assert [command[:3] for command in found] == [[str(remembered), "template", "shop"]]
     # Helm's order for values whatever the command line's: files first, then --set.
     assert found[0][3:] == [chart, "-n", "shop", "--include-crds", "--values", "x.yaml", "--set", "a=1", "--is-upgrade"]
+    for driver in ("", "secrets", "configmap"):
+        monkeypatch.setenv("HELM_DRIVER", driver)
+        assert [command[1:3] for command in early.commands(args)] == [["upgrade", "--install"]]
+    monkeypatch.setenv("HELM_DRIVER", "sql")
+    found = early.commands(args)
+    # The render first: it takes longer than the read.
+    assert [command[1:3] for command in found] == [["upgrade", "--install"], ["get", "all"]]
+    assert found[1][3:6] == ["shop", "-n", "shop"] and '"apply_method"' in found[1][-1]  # Helm 4's record
 
 
 def test_with_a_cluster_the_render_is_the_server_dry_run(remembered: Path, chart: str,
@@ -59,21 +69,21 @@ def test_with_a_cluster_the_render_is_the_server_dry_run(remembered: Path, chart
     assert found[0] == [str(remembered), "upgrade", "--install", "shop", chart, "-n", "prod", "--dry-run=server", "-o",
                         "json", "--values", "x.yaml", "--values", "y.yaml", "--values", "z.yaml",
                         "--set-json", "a=1", "--set-json", "b=2"]
-    assert found[1][3:6] == ["shop", "-n", "prod"]
+    assert len(found) == 1  # the release is read by helm plan
     # Without values of the user's own, the server render is still the plan's first call.
-    assert len(early.commands(["upgrade", "shop", chart])) == 2
+    assert len(early.commands(["upgrade", "shop", chart])) == 1
 
 
-def test_offline_without_values_only_the_release_is_read_first(remembered: Path, chart: str) -> None:
+def test_offline_without_values_nothing_starts_first(remembered: Path, chart: str) -> None:
     """The render then uses the values of the release (helm upgrade reuses them): it waits for
-    the read."""
-    found = early.commands(["upgrade", "shop", chart, "-o", "json"])
-    assert [command[1:3] for command in found] == [["get", "all"]]
+    the read, which helm plan makes itself from the memory driver's files."""
+    assert early.commands(["upgrade", "shop", chart, "-o", "json"]) == []
 
 
 def test_helm_3_reads_the_record_without_the_apply_method(remembered: Path, chart: str, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "helm3"))
+    monkeypatch.setenv("HELM_DRIVER", "sql")  # a store helm reads
     helm_versions.remembered(str(remembered), "version", lambda: "3.19.0")
     (_, command) = early.commands(["upgrade", "shop", chart, "--set", "a=1"])
     assert '"apply_method"' not in command[-1]
