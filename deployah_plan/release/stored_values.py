@@ -16,9 +16,10 @@ no globals. The rules differ by helm's major version, each as its source says:
 """
 from __future__ import annotations
 
-import copy
 from decimal import Decimal
 from typing import Any
+
+from deployah_plan import deepjson
 
 __all__ = ["computed_values", "go_numbers", "user_values"]
 
@@ -54,10 +55,15 @@ def go_numbers(value: Any) -> Any:
     return value
 
 
+def _copy(value: Any) -> Any:
+    """A copy of decoded JSON, as deep as Go writes it (copy.deepcopy recurses)."""
+    return deepjson.loads(deepjson.dumps(value))
+
+
 def user_values(release: dict[str, Any]) -> dict[str, Any]:
     """`helm get values -o json` of a decoded release (its `config`; {} for none)."""
     config = release.get("config")
-    return go_numbers(copy.deepcopy(config)) if isinstance(config, dict) else {}
+    return go_numbers(_copy(config)) if isinstance(config, dict) else {}
 
 
 def computed_values(release: dict[str, Any], helm_major: int) -> dict[str, Any]:
@@ -67,7 +73,7 @@ def computed_values(release: dict[str, Any], helm_major: int) -> dict[str, Any]:
     defaults = chart.get("values") if isinstance(chart, dict) else None
     if not isinstance(defaults, dict):
         return values
-    defaults = go_numbers(copy.deepcopy(defaults))
+    defaults = go_numbers(_copy(defaults))
     if helm_major >= 4:
         _coalesce_values_4(values, defaults)
     else:
