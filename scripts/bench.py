@@ -280,7 +280,8 @@ def kube_upgrade_rows(work: Path, releases: int, baseline: Path | None,
         folder.mkdir()
         figures = bench_kube_upgrade.measure(code_root, helm, bench_kube_upgrade.fleet(helm, count), "secrets", 2, folder)
         rows.append((f"{label}kube-upgrade -A, {count} releases (loopback API), --parallel 2", f"{figures.elapsed:.1f} s",
-                     f"target ≤ 60 s at 500; peak {figures.peak_kib / 1024:.0f} MiB (Python), largest helm process "
+                     f"target ≤ 60 s at 500; CPU {figures.cpu:.1f} s (Python) + {figures.helm_cpu:.1f} s (helm); "
+                     f"peak {figures.peak_kib / 1024:.0f} MiB (Python), largest helm process "
                      f"{figures.child_kib / 1024:.0f} MiB, target ≤ 200 MB; {figures.requests} API requests, "
                      f"exit {figures.code}"))
     return rows
