@@ -134,3 +134,23 @@ def test_what_helm_would_find_is_taken_from_the_records(helm: Path, helm4: Path,
     assert through_helm.code == 1
     assert {k: v for k, v in through_helm.json().items()} == {**doc, "releases": through_helm.json()["releases"]}
     assert [r["verdict"] for r in through_helm.json()["releases"]] == [r["verdict"] for r in doc["releases"]]
+
+
+def test_the_configmap_driver_is_listed_the_same_way(helm: Path, helm4: Path, tmp_path: Path) -> None:
+    """HELM_DRIVER=configmap: the ConfigMaps listed once, and the report the Secrets' one."""
+    records = fleet(str(helm4), 9, namespaces=2)
+    reports = {}
+    for driver in ("secret", "configmap"):
+        (tmp_path / driver).mkdir()
+        wrapper, log = _logging_helm(tmp_path / driver, helm)
+        with FakeKube(namespace="ns-00") as kube:
+            for record in records:
+                kube.add_release(record, driver=driver)
+            config = kube.write_kubeconfig(tmp_path / driver / "kubeconfig")
+            result = run_plan("kube-upgrade", "--kube-version", "1.32", "-A", "-o", "json", helm=wrapper,
+                              KUBECONFIG=str(config), HELM_DRIVER=driver)
+            assert result.code == 0, result.err
+            assert _lists(kube) == [f"/api/v1/{driver}s?owner=helm"]
+            assert {call[0] for call in _calls(log)} <= {"template", "version"}
+        reports[driver] = result.json()
+    assert reports["configmap"] == reports["secret"] and len(reports["secret"]["releases"]) == 9
