@@ -18,6 +18,7 @@ import os
 import threading
 from typing import Any, Mapping
 
+from deployah_plan import progress
 from deployah_plan.console import say
 from deployah_plan.errors import ReleaseError
 from deployah_plan.escape import log_line
@@ -114,7 +115,8 @@ class Releases:
                 return None
             refused: list[str] = []
             try:
-                found: list[Record] | None = self._read(name, namespace, refused)
+                with progress.step(f"reading release {name}"):
+                    found: list[Record] | None = self._read(name, namespace, refused)
             except StorageError as err:
                 self._debug(f"reading release {name} from its {self.driver} storage: {err}; asking helm")
                 found = None
@@ -215,4 +217,10 @@ class Releases:
             if records is not None and record is None:
                 raise ReleaseError(f"release {name} has no revision {revision}", "check it with `helm history`")
             return self.helm.values(name, namespace, revision, computed)
-        return computed_values(decoded, helm_major) if computed else user_values(decoded)
+        if not computed:
+            return user_values(decoded)
+        try:
+            return computed_values(decoded, helm_major)
+        except RecursionError:  # defaults and values both nested thousands of levels deep
+            self._debug(f"release {name}: its values are nested too deep to coalesce here; asking helm")
+            return self.helm.values(name, namespace, revision, computed)

@@ -19,8 +19,6 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from deployah_plan import deepjson
-
 __all__ = ["computed_values", "go_numbers", "user_values"]
 
 _EXACT = 2**53  # a float64 holds every integer below this
@@ -34,46 +32,48 @@ def _go_int(value: int) -> int | float:
     return int(Decimal(repr(number))) if abs(number) < 1e21 else number
 
 
+def _scalar(value: Any) -> Any:
+    return _go_int(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 def go_numbers(value: Any) -> Any:
-    """`value` (parsed JSON) with each integer as Go's float64 would print it; without recursion
-    (values nest as deep as Go writes them)."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return _go_int(value)
+    """A copy of `value` (parsed JSON) with each integer as Go's float64 would print it; without
+    recursion (values nest as deep as Go writes them)."""
     if not isinstance(value, (dict, list)):
-        return value
-    stack: list[Any] = [value]
+        return _scalar(value)
+    root: Any = {} if isinstance(value, dict) else []
+    stack: list[tuple[Any, Any]] = [(value, root)]
     while stack:
-        node = stack.pop()
-        items = node.items() if isinstance(node, dict) else enumerate(node)
-        for key, item in list(items):
+        source, copied = stack.pop()
+        for key, item in (source.items() if isinstance(source, dict) else enumerate(source)):
             if isinstance(item, (dict, list)):
-                stack.append(item)
-            elif isinstance(item, int) and not isinstance(item, bool) and not -_EXACT <= item <= _EXACT:
-                node[key] = _go_int(item)
-    return value
-
-
-def _copy(value: Any) -> Any:
-    """A copy of decoded JSON, as deep as Go writes it (copy.deepcopy recurses)."""
-    return deepjson.loads(deepjson.dumps(value))
+                new: Any = {} if isinstance(item, dict) else []
+                stack.append((item, new))
+            else:
+                new = _scalar(item)
+            if isinstance(copied, dict):
+                copied[key] = new
+            else:
+                copied.append(new)
+    return root
 
 
 def user_values(release: dict[str, Any]) -> dict[str, Any]:
     """`helm get values -o json` of a decoded release (its `config`; {} for none)."""
     config = release.get("config")
-    return go_numbers(_copy(config)) if isinstance(config, dict) else {}
+    return go_numbers(config) if isinstance(config, dict) else {}
 
 
 def computed_values(release: dict[str, Any], helm_major: int) -> dict[str, Any]:
-    """`helm get values --all -o json` of a decoded release, by the rules of helm `helm_major`."""
+    """`helm get values --all -o json` of a decoded release, by the rules of helm `helm_major`.
+    RecursionError where the chart's defaults and the user's values are both tables thousands of
+    levels deep (the caller asks helm then)."""
     values = user_values(release)
     chart = release.get("chart")
     defaults = chart.get("values") if isinstance(chart, dict) else None
     if not isinstance(defaults, dict):
         return values
-    defaults = go_numbers(_copy(defaults))
+    defaults = go_numbers(defaults)
     if helm_major >= 4:
         _coalesce_values_4(values, defaults)
     else:

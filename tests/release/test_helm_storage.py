@@ -270,3 +270,15 @@ def test_computed_values_follow_each_helms_rules() -> None:
     assert computed_values(record, 4) == {**common, "a": {"y": None, "z": None}}
     assert user_values(record) == {**common, "a": {"x": None, "y": None, "z": None, "w": None}, "keep": None}
     assert record["config"]["big"] == 12345678901234567890  # the record itself is left as it was
+
+
+def test_values_as_deep_as_go_writes_them_are_read() -> None:
+    from deployah_plan.release.stored_values import computed_values, user_values
+
+    deep: Any = {"bottom": 12345678901234567890}
+    for _ in range(3_000):
+        deep = {"a": deep}
+    record = {"config": {"deep": deep}, "chart": {"values": {"deep": {"a": {"b": 1}}, "other": 2}}}
+    assert user_values(record)["deep"]["a"]["a"] is not None
+    computed = computed_values(record, 4)
+    assert computed["other"] == 2 and computed["deep"]["a"]["b"] == 1
