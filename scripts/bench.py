@@ -34,6 +34,11 @@ shared with other work measures faithfully); whole processes are timed on the wa
   scripts/fetch-charts fetched), and those of the chart corpus when its folder exists (`--corpus DIR`, or `HELM_PLAN_CORPUS`, `.cache/corpus` by default; `--corpus ''`:
   none), their rows marked "corpus"; `--charts NAME,NAME` times only those. A row of the
   output names each chart's versions and where it came from.
+- kube-upgrade (`--kube-upgrade N`, default 500; 0 leaves it out): `helm plan kube-upgrade -A`
+  over N releases served by the loopback API server as Helm's secret driver stores them, with
+  `--parallel 2` (scripts/bench_kube_upgrade.py): its wall time, the peak memory of its Python
+  process and of its largest helm process, its API requests; with `--baseline DIR`, the other
+  checkout's figures beside (`--kube-upgrade-baseline M` releases: a slow one on fewer);
 - tricks (`--tricks`, alone): each start-up trick of deployah_plan/startup.py undone in turn,
   against all kept, on the kube-state-metrics plan (Helm 4, values flags) run as the launcher
   runs it, the ways alternating for `--runs` rounds, and all kept once more (the noise): each
@@ -261,6 +266,28 @@ def tricks(runs: int) -> int:
     return 0
 
 
+def kube_upgrade_rows(work: Path, releases: int, baseline: Path | None,
+                      baseline_releases: int | None) -> list[tuple[str, str, str]]:
+    """`helm plan kube-upgrade -A` over `releases` releases on the loopback API server, --parallel 2."""
+    if releases <= 0:
+        return []
+    import bench_kube_upgrade
+
+    helm = str(ROOT / ".cache" / "helm" / "4.3.1" / "helm")
+    rows = []
+    for label, code_root, count in [("", ROOT, releases)] + (
+            [("baseline ", baseline.resolve(), baseline_releases or releases)] if baseline is not None else []):
+        folder = work / f"kube-upgrade-{label.strip() or 'this'}"
+        folder.mkdir()
+        figures = bench_kube_upgrade.measure(code_root, helm, bench_kube_upgrade.fleet(helm, count), "secrets", 2, folder)
+        rows.append((f"{label}kube-upgrade -A, {count} releases (loopback API), --parallel 2", f"{figures.elapsed:.1f} s",
+                     f"target ≤ 60 s at 500; CPU {figures.cpu:.1f} s (Python) + {figures.helm_cpu:.1f} s (helm); "
+                     f"peak {figures.peak_kib / 1024:.0f} MiB (Python), largest helm process "
+                     f"{figures.child_kib / 1024:.0f} MiB, target ≤ 200 MB; {figures.requests} API requests, "
+                     f"exit {figures.code}"))
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
@@ -272,6 +299,10 @@ def main() -> int:
                         help="a chart corpus folder (tests/corpus/README.md) whose charts are timed too "
                              "(default: HELM_PLAN_CORPUS, or .cache/corpus when it exists; '': none)")
     parser.add_argument("--charts", default=None, help="time only these charts (NAME,NAME: real or corpus)")
+    parser.add_argument("--kube-upgrade", type=int, default=500,
+                        help="releases for the kube-upgrade row (0: none)")
+    parser.add_argument("--kube-upgrade-baseline", type=int, default=None,
+                        help="releases for the baseline's kube-upgrade row (default --kube-upgrade)")
     parser.add_argument("--tricks", action="store_true",
                         help="only the start-up tricks, each undone against all kept (--runs rounds)")
     args = parser.parse_args()
@@ -294,6 +325,7 @@ def main() -> int:
             ryml = rapidyaml(work, 6000, args.repeat)
         plugin = bench_plugin.plugin_ratios(work, args.runs, args.baseline, charts) if args.runs > 0 else []
         imports = bench_plugin.import_ms(work) if args.runs > 0 else None
+        fleet_rows = kube_upgrade_rows(work, args.kube_upgrade, args.baseline, args.kube_upgrade_baseline)
     rows: list[tuple[str, str, str]] = [] if args.no_core else [
         ("objects 6,000: updates, deletes", f"{large['updates']:.0f}, {large['deletes']:.0f}", ""),
         ("parse (PyYAML CSafeLoader), 6,000", f"{large['parse']:.3f} s", ""),
@@ -362,6 +394,7 @@ def main() -> int:
             wall, cpu = imports[what]
             said = f"target {target} " if target != "-" else ""
             rows.append((f"imports, {label}", f"{wall:.0f} ms", f"{said}({how}; {cpu:.0f} ms of CPU)"))
+    rows += fleet_rows
     width = max(len(r[0]) for r in rows)
     for name, value, note in rows:
         print(f"{name:<{width}}  {value:>10}  {note}")

@@ -27,7 +27,7 @@ REQUESTS = {"upgrade": UpgradeOptions, "values": ValueFlags, "source": ChartSour
 NOT_FLAGS = {"release", "chart", "revision", "previous", "desired", "debug", "values", "source", "deploy", "first",
              "second",
              # set by helm plan kube-upgrade on the upgrade it plans for each release (commands/kube_upgrade.py)
-             "stored_chart", "carried", "subcharts", "helm_timeout", "release_state"}
+             "stored_chart", "carried", "subcharts", "helm_timeout", "release_state", "releases"}
 
 
 def test_every_request_field_is_filled_by_exactly_one_flag() -> None:

@@ -1,14 +1,22 @@
 """`helm plan kube-upgrade --kube-version V [RELEASE] [-n NS | -A] [-l SELECTOR]`: what a
 Kubernetes upgrade does to every release.
 
-Each deployed release in scope (release/inventory.py) is planned as `helm plan upgrade
---reuse-values --render template --kube-version V` would plan it with the release's own chart:
-its stored chart is written to a private folder (release/stored_chart.py; 0700, removed after),
-rendered with its computed values and V's capabilities (`helm template --kube-version V
---api-versions ...`), and that render is planned against the stored manifest by the same
-`plan_upgrade` (commands/upgrade.py), judged against V's APIs and schemas. The stored
-manifest's objects are judged too: one whose API V no longer serves makes the next upgrade fail
-until the manifest is rewritten. Each plan gets a verdict (core/kube_upgrade.py).
+Each deployed release in scope is planned as `helm plan upgrade --reuse-values --render
+template --kube-version V` would plan it with the release's own chart: its stored chart is
+written to a private folder (release/stored_chart.py; 0700, removed after), rendered with its
+values and V's capabilities (`helm template --kube-version V --api-versions ...`), and that
+render is planned against the stored manifest by the same `plan_upgrade` (commands/upgrade.py),
+judged against V's APIs and schemas. The stored manifest's objects are judged too: one whose
+API V no longer serves makes the next upgrade fail until the manifest is rewritten. Each plan
+gets a verdict (core/kube_upgrade.py).
+
+With the `secret` and `configmap` drivers (HELM_DRIVER, helm's default), the scope's release
+objects are read with one list request (release/stored_scope.py), and each release's revision,
+chart, values and history are taken from the records it returned (`HeldReleases`, the plan's
+release reads): the render is the only helm process of a release (two for a chart that makes
+values anew). With the memory driver the scope is read
+from its files and, with the sql driver and any other, listed by `helm list`
+(release/inventory.py); each release is then read with `helm get`.
 
 Releases are planned `--parallel` at a time (default: the CPUs), each helm call bounded by
 `--timeout`. A release that cannot be planned is reported with what stopped it, and the others
@@ -24,7 +32,7 @@ import sys
 import threading
 from typing import Any, Callable, Mapping, Sequence
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from deployah_plan.startup import lazy
 from deployah_plan.commands.arguments import Gating, Printing
@@ -38,8 +46,11 @@ from deployah_plan.errors import PlanError, ReleaseError, UsageError
 from deployah_plan.flags import KUBE_UPGRADE, request_fields
 from deployah_plan.release import api_target as targets
 from deployah_plan.release import inventory
+from deployah_plan.release import stored_scope
 from deployah_plan.release.inventory import Listed
+from deployah_plan.release.stored_scope import Held, HeldReleases
 from deployah_plan.release.revisions import connect
+from deployah_plan.sources.kubeconfig import resolve_settings
 from deployah_plan.release.stored_chart import subchart_documents, write_chart
 from deployah_plan.render import kube_upgrade as report_writer
 from deployah_plan.escape import log_line
@@ -141,6 +152,7 @@ class _Run(Struct, frozen=True):
     write: WriteOptions
     timeout: float
     calls: HelmCalls | None
+    releases: HeldReleases | None = None  # the records the scope's list returned (release/stored_scope.py)
 
 
 _KUBE_VERSION_REFUSED = lazy(r"incompatible with Kubernetes")
@@ -150,11 +162,15 @@ class _Refused(ReleaseError):
     """What `helm upgrade` of the release refuses before it renders."""
 
 
-def _plan_one(run: _Run, listed: Listed) -> Outcome:
+def _plan_one(run: _Run, held: Held) -> Outcome:
     """The release's outcome: whatever stops its plan (a record its writer chose, a bug) is its
     own error row, and the other releases are planned."""
+    listed = held.listed
     try:
-        return _planned(run, listed)
+        if held.records and run.releases is not None:  # the chart, as `helm list` prints it, for an error row too
+            newest = run.releases.decoded(max(held.records, key=lambda record: record.version))
+            listed = structs.replace(listed, chart=stored_scope.chart_of(newest))
+        return _planned(run, listed, held)
     except PlanError as err:
         # The chart's own kubeVersion refuses the target, or helm refuses the release's name:
         # `helm upgrade` fails the same way.
@@ -170,6 +186,9 @@ def _plan_one(run: _Run, listed: Listed) -> Outcome:
             say(log_line(traceback.format_exc().rstrip("\n")))
         return _failed(listed, f"internal error: {type(err).__name__}: {err}",
                        "run with --debug for the traceback, and please report it")
+    finally:
+        if run.releases is not None:
+            run.releases.forget(held)
 
 
 def _failed(listed: Listed, error: str, hint: str, judged: Verdict = Verdict.ERROR) -> Outcome:
@@ -178,7 +197,7 @@ def _failed(listed: Listed, error: str, hint: str, judged: Verdict = Verdict.ERR
         failures=int(judged is Verdict.WILL_FAIL), error=error, hint=hint))
 
 
-def _planned(run: _Run, listed: Listed) -> Outcome:
+def _planned(run: _Run, listed: Listed, held: Held) -> Outcome:
     from deployah_plan.commands.upgrade import UpgradeOptions, plan_upgrade
 
     if not inventory.valid_release_name(listed.name):
@@ -188,12 +207,14 @@ def _planned(run: _Run, listed: Listed) -> Outcome:
     options = run.options
     helm, _ = connect(listed.namespace, options.kube_context, options.kubeconfig, options.debug, run.calls)
     helm.timeout = run.timeout
-    state = helm.release_state(listed.name, listed.namespace, major(helm.version()))
+    held_reads = run.releases if held.records else None  # the records the scope's list returned
+    state = (held_reads or helm).release_state(listed.name, listed.namespace, major(helm.version()))
     current = state.current
     if current is None:
         raise ReleaseError(f"release {listed.name} has no revision to plan from",
                            f"`helm history {listed.name} -n {listed.namespace}` lists its revisions")
-    record = helm.stored_chart(listed.name, listed.namespace, current.revision)
+    record = (stored_scope.stored_chart(held_reads, held, current.revision) if held_reads is not None
+              else helm.stored_chart(listed.name, listed.namespace, current.revision))
     with private_folder("helm-plan-chart-") as folder:  # 0700, this user's alone; removed on a signal too
         stored = write_chart(record, listed.name, folder)
         carried = subchart_documents(current.manifest, current.hooks_stream, stored.name) if stored.subcharts else ""
@@ -202,7 +223,7 @@ def _planned(run: _Run, listed: Listed) -> Outcome:
             kubeconfig=options.kubeconfig, debug=options.debug, reuse_values=True, render="template",
             kube_version=options.kube_version, no_drift=True, line_context=options.line_context,
             stored_chart=True, carried=carried, subcharts=stored.subcharts, helm_timeout=run.timeout,
-            release_state=state,
+            release_state=state, releases=held_reads,
         ), calls=run.calls)
     # One read of the release: the plan's previous state and the chart (read by that revision)
     # are of one revision, whatever a deploy does meanwhile.
@@ -220,23 +241,41 @@ def _planned(run: _Run, listed: Listed) -> Outcome:
     )
 
 
-def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[Listed], str | None]:
-    """The releases to plan, and the namespace they were listed in (None: every namespace)."""
+def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[Held], str | None, HeldReleases | None]:
+    """The releases to plan, the namespace they were listed in (None: every namespace) and, when
+    they were listed from Helm's storage, the reads their records answer (release/stored_scope.py);
+    else listed by helm."""
     helm, target = connect(options.namespace, options.kube_context, options.kubeconfig, options.debug, calls)
     helm.timeout = seconds(options.timeout)  # the list too: a server may answer it as slowly as it likes
     if options.all_namespaces and options.namespace:
         raise UsageError("-A and -n name different scopes", "give one of them")
     namespace = None if options.all_namespaces else target.namespace
-    if options.release:
-        if options.selector:
-            raise UsageError("a RELEASE and -l name different scopes", "give one of them")
-        found = [item for item in inventory.releases(helm, namespace, None) if item.name == options.release]
-        if not found:
-            where = "any namespace" if namespace is None else f"namespace {namespace}"
-            raise ReleaseError(f"release {options.release} not found in {where}",
-                               "check the name and the namespace; `helm list -A` lists the releases")
-        return found, namespace
-    return inventory.releases(helm, namespace, options.selector), namespace
+    if options.release and options.selector:
+        raise UsageError("a RELEASE and -l name different scopes", "give one of them")
+    driver = stored_scope.driver(os.environ)
+    found: list[Held] | None = None
+    held: HeldReleases | None = None
+    if stored_scope.reads_storage(driver):
+        settings = resolve_settings(namespace=target.namespace, context=options.kube_context, kubeconfig=options.kubeconfig)
+        refused: list[str] = []
+        found = stored_scope.releases(settings, driver, namespace, options.selector, options.release, refused,
+                                      seconds(options.timeout))
+        for line in refused if options.debug else ():
+            say(log_line(f"helm plan: {line}"))
+        if found:
+            helm.version()  # asked once (then remembered), not by each worker at once
+            held = HeldReleases(helm, settings, found)
+    if found is None:
+        if options.debug and not inventory.memory_driver():
+            why = "a selector naming the releases' own labels" if stored_scope.reads_storage(driver) else f"the {driver} driver"
+            say(log_line(f"helm plan: with {why}, the releases are listed and read by helm"))
+        listed = inventory.releases(helm, namespace, None if options.release else options.selector)
+        found = [Held(item, ()) for item in listed if not options.release or item.name == options.release]
+    if options.release and not found:
+        where = "any namespace" if namespace is None else f"namespace {namespace}"
+        raise ReleaseError(f"release {options.release} not found in {where}",
+                           "check the name and the namespace; `helm list -A` lists the releases")
+    return found, namespace, held
 
 
 class _Progress:
@@ -262,16 +301,16 @@ class _Progress:
             sys.stderr.flush()
 
 
-def plan_releases(run: _Run, scope: Sequence[Listed], progress: Callable[[Listed], None]) -> list[Outcome]:
+def plan_releases(run: _Run, scope: Sequence[Held], progress: Callable[[Listed], None]) -> list[Outcome]:
     """Every release's outcome, in the order of `scope`, planned `parallel` at a time."""
     parallel = run.options.parallel or os.cpu_count() or 1
     outcomes: dict[int, Outcome] = {}
     with workers(max(1, min(parallel, len(scope) or 1)), "release") as pool:
-        futures = {pool.submit(_plan_one, run, listed): index for index, listed in enumerate(scope)}
+        futures = {pool.submit(_plan_one, run, held): index for index, held in enumerate(scope)}
         for future in completed(futures):
             index = futures[future]
             outcomes[index] = future.result()
-            progress(scope[index])
+            progress(scope[index].listed)
     return [outcomes[index] for index in range(len(scope))]
 
 
@@ -281,7 +320,8 @@ def run_kube_upgrade(args: KubeUpgradeArguments, *, calls: HelmCalls | None = No
     options, printing = args.request, args.printing
     run = _Run(options, printing, args.gating, tuple(ignore_rules(args.ignore, args.ignore_files, FileReader())),
                write_options(printing), seconds(options.timeout), calls)
-    scope, namespace = _scope(options, calls)
+    scope, namespace, held = _scope(options, calls)
+    run = structs.replace(run, releases=held)
     progress = _Progress(len(scope))
     try:
         outcomes = plan_releases(run, scope, progress.step)

@@ -103,12 +103,12 @@ class UpgradeOptions(Struct, frozen=True, kw_only=True):
     # `helm plan kube-upgrade` (commands/kube_upgrade.py): the chart is the release's own stored
     # chart (release/stored_chart.py), so the --reuse-values note on a newer chart's defaults
     # does not apply; `carried`: the objects its subcharts made, taken from the stored manifest
-    # into every render (Helm does not store a subchart), `subcharts` their names;
-    # `release_state`: the release as kube-upgrade already read it, not read again.
+    # into every render, `subcharts` their names; `release_state`, `releases`: as it read them.
     stored_chart: bool = False
     carried: str = ""
     subcharts: tuple[str, ...] = ()
     release_state: ReleaseState | None = None
+    releases: Releases | None = None  # the release reads kube-upgrade holds (release/stored_scope.py)
     helm_timeout: float | None = None  # seconds each helm call may take (None: no limit)
 
 
@@ -534,7 +534,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
 
     with Workdir("helm-plan-") as workdir, workers(7) as pool:
         # 1. The version, the release, the chart, helm template's default version: side by side.
-        releases = Releases(helm, settings)  # Helm's storage read here, or by helm
+        releases = options.releases or Releases(helm, settings)  # Helm's storage read here, or by helm
         reads = _start_reads(pool, helm, releases, options, namespace, mode, workdir)
         helm_version = reads.version.result()
         helm_major = major(helm_version)

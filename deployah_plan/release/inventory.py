@@ -22,7 +22,7 @@ from deployah_plan.startup import lazy
 from deployah_plan.errors import ReleaseError, UsageError
 from deployah_plan.sources.helm import Helm
 
-_LISTED = ("deployed", "failed", "pending-install", "pending-upgrade", "pending-rollback")
+LISTED = ("deployed", "failed", "pending-install", "pending-upgrade", "pending-rollback")
 # The names `helm upgrade` accepts (pkg/chartutil ValidateReleaseName): a stored record may hold
 # any other, but an upgrade of it fails before anything is rendered.
 _RELEASE_NAME = lazy(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -101,7 +101,7 @@ def _memory(namespace: str | None, selector: str | None) -> list[Listed]:
         chart = (record.get("chart") or {}).get("metadata") or {}
         labels = {**{str(k): str(v) for k, v in (record.get("labels") or {}).items()},
                   "name": name, "owner": "helm", "status": status, "version": str(record.get("version") or 0)}
-        if (namespace is None or ns == namespace) and status in _LISTED and match(labels):
+        if (namespace is None or ns == namespace) and status in LISTED and match(labels):
             out.append(Listed(name, ns, int(record.get("version") or 0), status,
                               f"{chart.get('name', '')}-{chart.get('version', '')}"))
     return out
@@ -158,4 +158,10 @@ def parse_selector(selector: str) -> Any:
     return matches
 
 
-__all__ = ["Listed", "RELEASE_NAME_MAX", "memory_driver", "parse_selector", "releases", "valid_release_name"]
+def selector_keys(selector: str) -> set[str]:
+    """The label keys a selector (parse_selector's syntax) names."""
+    found = (_TERM.match(term) for term in _terms(selector))
+    return {str(term.group("absent") or term.group("key")) for term in found if term is not None}
+
+
+__all__ = ["LISTED", "Listed", "RELEASE_NAME_MAX", "memory_driver", "parse_selector", "releases", "selector_keys", "valid_release_name"]

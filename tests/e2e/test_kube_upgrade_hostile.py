@@ -10,6 +10,7 @@ import gzip
 import json
 import re
 import time
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Callable
 
@@ -17,7 +18,7 @@ import pytest
 
 from tests.conftest import ROOT, Store, run_plan
 from tests.e2e.test_kube_upgrade import _edit
-from tests.kubeapi import FakeKube
+from tests.kubeapi import FakeKube, Request
 
 pytestmark = pytest.mark.e2e
 
@@ -146,9 +147,22 @@ def test_one_bad_release_is_its_own_row(helm: Path, store: Store, hostile: Calla
         assert upgrade.code == 0, upgrade.err
 
 
-def test_the_release_list_is_bounded_by_the_timeout(helm: Path, store: Store, tmp_path: Path) -> None:
-    """A server that answers the list as slowly as it likes (here: a helm whose list never ends)
-    stops the run after --timeout, with one line."""
+def _never_answers(handler: BaseHTTPRequestHandler, request: Request) -> None:
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+    for _ in range(200):
+        try:
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+        except OSError:
+            return
+        time.sleep(0.3)
+
+
+@pytest.mark.parametrize("lister", ["server", "helm"])
+def test_the_release_list_is_bounded_by_the_timeout(helm: Path, store: Store, tmp_path: Path, lister: str) -> None:
+    """A server that answers the list as slowly as it likes stops the run after --timeout, with
+    one line: the release Secrets' list (`server`), or helm's list (`helm`: a helm whose list
+    never ends, which lists the releases for a selector naming a release's own label)."""
     store.add("plain", CHARTS / "plain", namespace="web")
     wrapper = tmp_path / "helm"
     wrapper.write_text(f"""#!/bin/sh
@@ -158,10 +172,12 @@ exec "{helm}" "$@"
     wrapper.chmod(0o755)
     with FakeKube(namespace="web") as kube:
         kube.load_releases(store.path)
+        if lister == "server":
+            kube.script("/api/v1/secrets", _never_answers)
         config = kube.write_kubeconfig(tmp_path / "kubeconfig")
         started = time.monotonic()
-        result = run_plan("kube-upgrade", "--kube-version", "1.32", "-A", "--timeout", "2s", helm=wrapper,
-                          KUBECONFIG=str(config))
+        result = run_plan("kube-upgrade", "--kube-version", "1.32", "-A", "--timeout", "2s",
+                          *(["-l", "team=blue"] if lister == "helm" else []), helm=wrapper, KUBECONFIG=str(config))
         assert time.monotonic() - started < 20
     assert result.code == 1 and result.err.count("\n") == 1, result.err
     assert "listing the releases took longer than 2s" in result.err
