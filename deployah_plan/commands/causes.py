@@ -23,6 +23,7 @@ Which attribution a plan of `helm plan upgrade` gets:
 from __future__ import annotations
 
 import re
+import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 from msgspec import Struct
@@ -57,6 +58,15 @@ class Request(Struct, frozen=True, kw_only=True):
     files: tuple[str, ...] = ()  # the -f files
     sets: tuple[str, ...] = ()  # every --set, --set-string, --set-json, --set-file, --set-literal
     chart: tuple[str, str] = ("", "")  # the new chart's name and version
+
+
+
+def tar_errors() -> tuple[type[Exception], ...]:
+    """tarfile's error, when a packaged chart was opened (sources/chart.py imports tarfile only
+    then): a plan of a chart folder does not import it (nor shutil, which it imports) to catch
+    what it cannot raise."""
+    tarfile = sys.modules.get("tarfile")
+    return (tarfile.TarError,) if tarfile is not None else ()
 
 
 def _set_keys(item: str) -> list[tuple[str, ...]]:
@@ -200,8 +210,6 @@ class Reads(Struct, frozen=True):
 
 def _defaults(old: Call[dict[str, Any] | None] | None, new: Call[str] | None,
               keys: tuple[tuple[str, ...], ...] | None) -> Defaults | None:
-    import tarfile
-
     import yaml
 
     if old is None or new is None:
@@ -209,7 +217,7 @@ def _defaults(old: Call[dict[str, Any] | None] | None, new: Call[str] | None,
     try:
         before, text = old.result(), new.result()
         after = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-    except (HelmError, yaml.YAMLError, OSError, tarfile.TarError):
+    except (HelmError, yaml.YAMLError, OSError, *tar_errors()):
         return None
     if before is None or keys is None or not isinstance(after, dict):
         return None

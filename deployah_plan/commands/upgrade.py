@@ -215,10 +215,13 @@ def _render(helm: Helm, options: UpgradeOptions, mode: str, chart: str, namespac
     release as stored, taken where the render repeats them (yamlkube.py `Known`)."""
     deploy = options.deploy
     if mode == "server":
-        args = options.values.args() + helm_args(options, Reach.SERVER_RENDER) + deploy.render_args()
+        # The user's own values; the previous values on standard input (`between`), when given.
+        given = list(values.args) if values.stdin is not None else options.values.args()
+        args = given + helm_args(options, Reach.SERVER_RENDER) + deploy.render_args()
         if starting is not None:
             starting.set()
-        return _Render("", _from_record(helm.dry_run_upgrade(options.release, chart, namespace, args), known))
+        return _Render("", _from_record(helm.dry_run_upgrade(options.release, chart, namespace, args, values.stdin),
+                                        known))
     args = list(values.args)
     if options.kube_version:
         args += ["--kube-version", options.kube_version]
@@ -287,19 +290,17 @@ class _Renderer(Struct, frozen=True):
         return _render(self.helm, self.options, self.mode, self.chart, self.namespace, values, self.helm_major,
                        upgrade=upgrade, starting=starting, parse=parse, known=self.known)
 
-    def between(self, previous: dict[str, Any], workdir: Workdir) -> tuple[str, Rendered | None]:
-        """The new chart with the release's previous user values (commands/causes.py): in a file of
-        the plan's folder; a server render with --reset-values, so that helm takes them alone.
-        `helm template`'s text is not parsed here: only the documents that differ from the
-        desired render's are, once it is done (`_between_documents`)."""
-        path = os.path.join(workdir.path, "previous-values-between.json") if previous else ""
-        if path:
-            with open(path, "w") as out:
-                out.write(deepjson.dumps(previous))
-        once = structs.replace(self.options, values=ValueFlags(files=(path,) if path else ()), reuse_values=False,
+    def between(self, previous: dict[str, Any]) -> tuple[str, Rendered | None]:
+        """The new chart with the release's previous user values (commands/causes.py): given on
+        standard input (`--values -`), never written to a file; a server render with
+        --reset-values, so that helm takes them alone. `helm template`'s text is not parsed
+        here: only the documents that differ from the desired render's are, once it is done
+        (`_between_documents`)."""
+        once = structs.replace(self.options, values=ValueFlags(), reuse_values=False,
                                reset_then_reuse_values=False, reset_values=self.mode == "server",
                                deploy=structs.replace(self.options.deploy, dependency_update=False))
-        made = _render(self.helm, once, self.mode, self.chart, self.namespace, _Values(("--values", path) if path else ()),
+        values = _Values(("--values", "-"), deepjson.dumps(previous)) if previous else _Values()
+        made = _render(self.helm, once, self.mode, self.chart, self.namespace, values,
                        self.helm_major, upgrade=True, parse=False, known=self.known)
         return made.text, made.documents
 
@@ -475,15 +476,15 @@ def _start_renders_once_read(pool: Workers, renderer: _Renderer, state_call: Cal
     return pool.submit(lambda: _renders_with(pool, renderer, state_call.result(), workdir, may_regenerate, older))
 
 
-def _same_chart(helm: Helm, release: str, namespace: str, stored: Any, chart: str) -> bool:
+def _same_chart(releases: Releases, release: str, namespace: str, stored: Any, chart: str) -> bool:
     """Whether the chart at `chart` is the one `stored` (the release's revision) keeps, word for
-    word (commands/causes.py `same_chart`): one `helm get all` of its chart, no render."""
-    import tarfile
-
+    word (commands/causes.py `same_chart`): its stored chart, from the record already read (or
+    one `helm get all` where helm reads the store), no render."""
+    errors: tuple[type[Exception], ...] = (HelmError, ReleaseError, OSError, ValueError, EOFError, *causes.tar_errors())
     try:
-        return causes.same_chart(helm.stored_chart(release, namespace, stored.revision), charts.chart_files(chart),
+        return causes.same_chart(releases.stored_chart(release, namespace, stored.revision), charts.chart_files(chart),
                                  stored.defaults())
-    except (HelmError, ReleaseError, OSError, ValueError, EOFError, tarfile.TarError):
+    except errors:
         return False
 
 
@@ -567,11 +568,11 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
             files=tuple(options.values.files), sets=(*options.values.set, *options.values.set_string, *options.values.set_json,
                                                      *options.values.set_file, *options.values.set_literal),
             chart=(chart.name, chart.version)),
-            causes.Reads(lambda stored: helm.values(options.release, namespace, stored.revision),
-                         lambda values: renderer.between(values, workdir),
+            causes.Reads(lambda stored: releases.values(options.release, namespace, stored.revision),
+                         lambda values: renderer.between(values),
                          lambda stored: stored.defaults(),
                          lambda: charts.default_values(renderer.chart),
-                         lambda stored: _same_chart(helm, options.release, namespace, stored, renderer.chart)),
+                         lambda stored: _same_chart(releases, options.release, namespace, stored, renderer.chart)),
             (after or once_read) if deploy.dependency_update else None)
         from deployah_plan.core import causes as core_causes, version_render
         from deployah_plan.core.planner import PlanRequest, live_scope, make_plan

@@ -18,10 +18,13 @@ import os
 import threading
 from typing import Any, Mapping
 
+from msgspec import structs
+
 from deployah_plan import progress
 from deployah_plan.console import say
 from deployah_plan.errors import ReleaseError
 from deployah_plan.escape import log_line
+from deployah_plan.model import ApplyMethod
 from deployah_plan.release import helm_storage
 from deployah_plan.release.helm_storage import Record, StorageError
 from deployah_plan.release.stored_values import computed_values, user_values
@@ -56,7 +59,8 @@ def stored_release(release: Mapping[str, Any], helm_major: int) -> StoredRelease
     crd_files = [{"name": str(f.get("name", "")), "data": _file_text(f.get("data"))}
                  for f in files or () if isinstance(f, dict) and str(f.get("name", "")).startswith("crds/")]
     hooks = [h for h in release.get("hooks") or () if isinstance(h, dict)]
-    return StoredRelease.from_record({
+    defaults = chart.get("values") if isinstance(chart, dict) else None
+    stored = StoredRelease.from_record({
         "name": str(release.get("name", "")), "namespace": str(release.get("namespace", "")),
         "version": int(release.get("version") or 0),
         "status": str(info.get("status", "")) if isinstance(info, dict) else "",
@@ -67,6 +71,9 @@ def stored_release(release: Mapping[str, Any], helm_major: int) -> StoredRelease
         "crd_files": crd_files,
         "apply_method": str(release.get("apply_method") or "") if helm_major >= 4 else "",
     }, user_values(dict(release)))
+    if not isinstance(chart, dict):
+        return stored
+    return structs.replace(stored, chart_values=defaults if isinstance(defaults, dict) else {})
 
 
 class Releases:
@@ -196,7 +203,21 @@ class Releases:
         decoded = self._release(state.current)
         if decoded is None:
             return self.helm.release_state(name, namespace, helm_major)
-        return ReleaseState(stored_release(decoded, helm_major), state.newest_version)
+        current = stored_release(decoded, helm_major)
+        return ReleaseState(current, state.newest_version, newest_apply_method=self._apply_method(
+            records, state.newest_version, current, helm_major))
+
+    def _apply_method(self, records: list[Record], version: int, current: StoredRelease,
+                      helm_major: int) -> ApplyMethod | None:
+        """How the newest revision of any status was applied (Helm 4's --server-side=auto follows
+        it, pkg/action/upgrade.go): read from its record; the current one's when it is that one."""
+        if helm_major < 4 or version == current.revision:
+            return current.apply_method
+        newest = next((r for r in records if r.version == version), None)
+        decoded = self._release(newest) if newest is not None else None
+        if decoded is None:
+            return current.apply_method
+        return ApplyMethod.recorded(str(decoded.get("apply_method") or ""))
 
     def history(self, name: str, namespace: str, limit: int = 256) -> list[dict[str, Any]]:
         """`Helm.history`'s revision and status of each stored revision (what the plan reads of
@@ -206,6 +227,19 @@ class Releases:
             return self.helm.history(name, namespace, limit)
         ordered = sorted(records, key=lambda r: r.version)[-max(limit, 256):]
         return [{"revision": r.version, "status": r.status} for r in ordered]
+
+    def stored_chart(self, name: str, namespace: str, revision: int) -> dict[str, Any]:
+        """`Helm.stored_chart`: the chart stored with one revision (release/stored_chart.py's
+        shape), from its record when it is read here."""
+        from deployah_plan.release.stored_chart import chart_record  # pathlib: only when asked
+
+        records = self.records(name, namespace)
+        record = next((r for r in records if r.version == revision), None) if records is not None else None
+        decoded = self._release(record) if record is not None else None
+        chart = decoded.get("chart") if decoded is not None else None
+        if not isinstance(chart, dict):
+            return self.helm.stored_chart(name, namespace, revision)
+        return chart_record(chart)
 
     def values(self, name: str, namespace: str, revision: int, computed: bool = False,
                helm_major: int = 3) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from the stored manifest (`subchart_documents`).
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from pathlib import Path, PurePosixPath
@@ -136,4 +138,37 @@ def subchart_documents(manifest: str, hooks: str, chart_name: str) -> str:
     return "".join(f"---\n{document}\n" for document in kept)
 
 
-__all__ = ["StoredChart", "chart_yaml", "subchart_documents", "write_chart"]
+def _bytes(data: Any) -> bytes:
+    """A Go []byte as encoding/json writes it (base64)."""
+    try:
+        return base64.b64decode(str(data or ""), validate=True)
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def _entries(entries: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, dict):
+            continue
+        data = _bytes(entry.get("data"))
+        name = str(entry.get("name", ""))
+        out.append({"name": name, "size": len(data)} if len(data) > MAX_CHART_FILE else {"name": name, "data": data.hex()})
+    return out
+
+
+def chart_record(chart: Mapping[str, Any]) -> dict[str, Any]:
+    """A decoded release's chart in the shape `Helm.stored_chart` reads it (sources/helm_commands.py
+    `_CHART_TEMPLATE`, for release/stored_chart.py `write_chart`): file contents as hex (a file
+    larger than helm loads as its size alone), annotations as pairs, the values schema as hex."""
+    metadata = chart.get("metadata")
+    if isinstance(metadata, dict):
+        annotations = metadata.get("annotations")
+        metadata = {**metadata, "annotations": [[str(k), str(v)] for k, v in annotations.items()]
+                    if isinstance(annotations, dict) else []}
+    return {"chart": {"metadata": metadata if isinstance(metadata, dict) else None,
+                      "templates": _entries(chart.get("templates")), "files": _entries(chart.get("files")),
+                      "schema": _bytes(chart.get("schema")).hex()}}
+
+
+__all__ = ["StoredChart", "chart_record", "chart_yaml", "subchart_documents", "write_chart"]

@@ -22,8 +22,6 @@ error (helm_storage.checked), naming what the record says.
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import threading
 import time
 from typing import Any, Iterable, Mapping
@@ -35,8 +33,9 @@ from deployah_plan.release import helm_storage
 from deployah_plan.release.helm_storage import Record, StorageError
 from deployah_plan.release.inventory import LISTED, Listed, parse_selector, selector_keys
 from deployah_plan.release.store import Releases
+from deployah_plan.release.stored_chart import chart_record
 from deployah_plan.sources.helm import Helm
-from deployah_plan.sources.helm_commands import MAX_CHART_FILE, driver_from_env
+from deployah_plan.sources.helm_commands import driver_from_env
 from deployah_plan.sources.kubeconfig import ClusterSettings, ReadBudget
 
 DRIVERS = ("secret", "configmap")  # the drivers listed here; any other is read by helm
@@ -155,38 +154,5 @@ def stored_chart(releases: HeldReleases, held: Held, revision: int) -> dict[str,
     return chart_record(chart)
 
 
-def _bytes(data: Any) -> bytes:
-    """A Go []byte as encoding/json writes it (base64)."""
-    try:
-        return base64.b64decode(str(data or ""), validate=True)
-    except (binascii.Error, ValueError):
-        return b""
-
-
-def _entries(entries: Any) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for entry in entries if isinstance(entries, list) else ():
-        if not isinstance(entry, dict):
-            continue
-        data = _bytes(entry.get("data"))
-        name = str(entry.get("name", ""))
-        out.append({"name": name, "size": len(data)} if len(data) > MAX_CHART_FILE else {"name": name, "data": data.hex()})
-    return out
-
-
-def chart_record(chart: Mapping[str, Any]) -> dict[str, Any]:
-    """A decoded release's chart in the shape `Helm.stored_chart` reads it (sources/helm_commands.py
-    `_CHART_TEMPLATE`, for release/stored_chart.py `write_chart`): file contents as hex (a file
-    larger than helm loads as its size alone), annotations as pairs, the values schema as hex."""
-    metadata = chart.get("metadata")
-    if isinstance(metadata, dict):
-        annotations = metadata.get("annotations")
-        metadata = {**metadata, "annotations": [[str(k), str(v)] for k, v in annotations.items()]
-                    if isinstance(annotations, dict) else []}
-    return {"chart": {"metadata": metadata if isinstance(metadata, dict) else None,
-                      "templates": _entries(chart.get("templates")), "files": _entries(chart.get("files")),
-                      "schema": _bytes(chart.get("schema")).hex()}}
-
-
-__all__ = ["DRIVERS", "Held", "HeldReleases", "StorageError", "chart_of", "chart_record", "driver", "reads_storage",
+__all__ = ["DRIVERS", "Held", "HeldReleases", "StorageError", "chart_of", "driver", "reads_storage",
            "releases", "stored_chart"]

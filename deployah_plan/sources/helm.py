@@ -123,9 +123,14 @@ class StoredRelease(Struct, frozen=True):
     # The chart's default values as the record printed them (helm_commands `_DEFAULTS_TEMPLATE`),
     # undecoded: only why each change reads them (`defaults`).
     chart_defaults: str = ""
+    # The same defaults, decoded, when the release was read from Helm's storage directly
+    # (release/store.py); then `chart_defaults` is empty.
+    chart_values: dict[str, Any] | None = None
 
     def defaults(self) -> dict[str, Any] | None:
         """The stored chart's default values; None when they were not printed faithfully."""
+        if self.chart_values is not None:
+            return self.chart_values
         return _decode_values(self.chart_defaults) if self.chart_defaults else None
 
     @classmethod
@@ -297,8 +302,10 @@ class Helm(Struct):
         return self.run(template_args(name, chart, namespace, args, upgrade, include_crds), what="helm template",
                         stdin=stdin)
 
-    def dry_run_upgrade(self, name: str, chart: str, namespace: str, args: Sequence[str]) -> dict[str, Any]:
-        out = self.run(dry_run_args(name, chart, namespace, args), what="helm upgrade --dry-run=server")
+    def dry_run_upgrade(self, name: str, chart: str, namespace: str, args: Sequence[str],
+                        stdin: str | None = None) -> dict[str, Any]:
+        """`stdin`: what helm reads for `--values -` among `args`."""
+        out = self.run(dry_run_args(name, chart, namespace, args), what="helm upgrade --dry-run=server", stdin=stdin)
         if not out.startswith("{") and "\n{" in out:
             out = out[out.index("\n{") + 1:]  # after --dependency-update's progress lines
         try:

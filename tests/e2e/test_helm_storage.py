@@ -126,7 +126,9 @@ def test_every_release_fixture_reads_as_helm_reads_it(helm: Path, store: Store, 
         for revision in [None, *(r.version for r in records)]:
             mine, helms = ours.record(name, "shop", revision, major), real.record(name, "shop", revision, major)
             assert mine is not None and helms is not None
-            assert structs.replace(mine, values=None) == structs.replace(helms, values=None), (name, revision)
+            assert mine.defaults() == helms.defaults(), (name, revision)
+            assert (structs.replace(mine, values=None, chart_values=None, chart_defaults="")
+                    == structs.replace(helms, values=None, chart_values=None, chart_defaults="")), (name, revision)
             number = mine.revision
             assert mine.values == real.values(name, "shop", number), (name, number)
             assert ours.values(name, "shop", number) == real.values(name, "shop", number)
@@ -195,17 +197,25 @@ def test_the_revision_upgrade_starts_from_is_helms(helm: Path, store: Store, kub
         assert planned["version"] == state.newest_revision + 1
 
 
-@pytest.mark.parametrize("values", [(), ("--set", "extra=1")], ids=["reused", "values-flags"])
+@pytest.mark.parametrize("values, chart, renders", [
+    ((), "chart-v2", 1),
+    (("--set", "extra=1"), "chart-v1", 1),
+    (("--set", "extra=1"), "chart-v2", 2),
+], ids=["reused", "values-flags-same-chart", "values-flags-new-chart"])
 def test_a_plan_starts_one_helm_process_after_one_api_request(helm: Path, store: Store, kube: FakeKube,
-                                                              tmp_path: Path, values: tuple[str, ...]) -> None:
+                                                              tmp_path: Path, values: tuple[str, ...], chart: str,
+                                                              renders: int) -> None:
     """Issue 50 point 2: the render is the plan's one helm process; without values flags it
-    renders with the release's values, read in one GET of its Secrets, not by `helm get`."""
+    renders with the release's values, read in one GET of its Secrets, not by `helm get`. With
+    values flags and a new chart, a second render, the new chart with the release's previous
+    values, tells the chart's changes from the values' (commands/causes.py); with the stored
+    chart itself (compared with the record already read), there is none."""
     from conftest import run_plan
 
     store.add("shop", EXAMPLE / "chart-v1", "shop", flags=("--set", "extra=0"))
     kube.load_releases(store.path)
     kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
-    args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--render", "template", "--no-drift",
+    args = ["upgrade", "shop", str(EXAMPLE / chart), "-n", "shop", "--render", "template", "--no-drift",
             "-o", "json", "--debug", *values]
     cache = str(tmp_path / "cache")
     run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)  # helm's version, remembered
@@ -213,7 +223,8 @@ def test_a_plan_starts_one_helm_process_after_one_api_request(helm: Path, store:
     result = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)
     assert result.code == 0, result.err
     calls = [line.split()[4] for line in result.err.splitlines() if line.startswith("helm plan: running ")]
-    assert calls == ["template"], result.err
+    assert calls == ["template"] * renders, result.err
+    assert result.json()["attribution"] == ("chart" if not values else "values" if renders == 1 else "rendered")
     ours = [r for r in kube.requests[before:] if "helm-plan" in " ".join(r.header("User-Agent"))]
     assert [(r.path, r.query) for r in ours] == [("/api/v1/namespaces/shop/secrets",
                                                  {"labelSelector": ["owner=helm,name=shop"]})]

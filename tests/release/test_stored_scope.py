@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import base64
 
-from deployah_plan.release.stored_scope import chart_of, chart_record
+from deployah_plan.release.stored_chart import chart_record
+from deployah_plan.release.stored_scope import chart_of
 from deployah_plan.sources.helm_commands import MAX_CHART_FILE
 
 
