@@ -10,16 +10,14 @@ release's own.
 """
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
 from typing import Any, Mapping
 
 from msgspec import Struct
 
-from deployah_plan import deepjson
 from deployah_plan.startup import lazy
-from deployah_plan.errors import ReleaseError, UsageError
+from deployah_plan.errors import UsageError
+from deployah_plan.release import helm_storage
 from deployah_plan.sources.helm import Helm
 
 LISTED = ("deployed", "failed", "pending-install", "pending-upgrade", "pending-rollback")
@@ -58,40 +56,10 @@ def releases(helm: Helm, namespace: str | None, selector: str | None) -> list[Li
     return sorted(found, key=lambda item: (item.namespace, item.name))
 
 
-def _memory_records() -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = []
-    for name in (os.environ.get("HELM_MEMORY_DRIVER_DATA") or "").split(os.pathsep):
-        if not name:
-            continue
-        try:
-            text = Path(name).read_text(encoding="utf-8")
-        except OSError as err:
-            raise ReleaseError(f"cannot read the memory driver's releases in {name}: {err.strerror or err}",
-                               "fix HELM_MEMORY_DRIVER_DATA, or unset it") from None
-        try:
-            loaded = deepjson.loads(text)  # as deep as helm reads it
-        except json.JSONDecodeError:
-            # helm reads the file as YAML (JSON is the usual case), and refuses what go-yaml
-            # refuses: an alias bomb among them ("excessive aliasing"), before it is expanded.
-            from deployah_plan import yamlkube
-
-            try:
-                documents = list(yamlkube.load_all(text))
-            except yamlkube.YAMLError as err:
-                raise ReleaseError(f"{name} (HELM_MEMORY_DRIVER_DATA) cannot be read as releases: {err}",
-                                   "fix HELM_MEMORY_DRIVER_DATA, or unset it") from None
-            loaded = documents[0].value if documents else None
-        if not isinstance(loaded, list):
-            raise ReleaseError(f"{name} (HELM_MEMORY_DRIVER_DATA) is not a list of releases",
-                               "fix HELM_MEMORY_DRIVER_DATA, or unset it")
-        records += [item for item in loaded if isinstance(item, dict)]
-    return records
-
-
 def _memory(namespace: str | None, selector: str | None) -> list[Listed]:
     match = parse_selector(selector or "")
     newest: dict[tuple[str, str], dict[str, Any]] = {}
-    for record in _memory_records():
+    for record in (r for r in helm_storage.memory_releases(os.environ) if isinstance(r, dict)):
         key = (str(record.get("namespace") or "default"), str(record.get("name", "")))
         if key[1] and (key not in newest or int(record.get("version") or 0) > int(newest[key].get("version") or 0)):
             newest[key] = record

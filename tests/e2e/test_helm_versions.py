@@ -46,7 +46,7 @@ def _plan(wrapper: Path, store: Store, cache: Path, *extra: str) -> dict[str, ob
 
 
 def test_a_plan_starts_one_helm_process_once_helm_is_known(helm: Path, store: Store, tmp_path: Path) -> None:
-    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    store.add("shop", EXAMPLE / "chart-v1", "shop", flags=("-f", VALUES))  # the same values: no render for causes
     wrapper, log = _logging_helm(tmp_path, helm)
     cache = tmp_path / "cache"
     first = _plan(wrapper, store, cache)
@@ -60,7 +60,7 @@ def test_a_plan_starts_one_helm_process_once_helm_is_known(helm: Path, store: St
 
 
 def test_a_changed_binary_is_asked_again(helm: Path, store: Store, tmp_path: Path) -> None:
-    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    store.add("shop", EXAMPLE / "chart-v1", "shop", flags=("-f", VALUES))  # the same values: no render for causes
     wrapper, log = _logging_helm(tmp_path, helm)
     cache = tmp_path / "cache"
     _plan(wrapper, store, cache)
@@ -75,7 +75,7 @@ def test_a_changed_binary_is_asked_again(helm: Path, store: Store, tmp_path: Pat
     b'{"version": "$(touch /tmp/x)", "kube_version": "1.2.3\\n# injected"}',
 ])
 def test_a_corrupt_or_forged_cache_file_is_ignored(helm: Path, store: Store, tmp_path: Path, content: bytes) -> None:
-    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    store.add("shop", EXAMPLE / "chart-v1", "shop", flags=("-f", VALUES))  # the same values: no render for causes
     wrapper, log = _logging_helm(tmp_path, helm)
     cache = tmp_path / "cache"
     _plan(wrapper, store, cache)
@@ -93,7 +93,7 @@ def test_a_corrupt_or_forged_cache_file_is_ignored(helm: Path, store: Store, tmp
 
 
 def test_a_fifo_in_place_of_the_cache_file_does_not_hang(helm: Path, store: Store, tmp_path: Path) -> None:
-    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    store.add("shop", EXAMPLE / "chart-v1", "shop", flags=("-f", VALUES))  # the same values: no render for causes
     wrapper, log = _logging_helm(tmp_path, helm)
     cache = tmp_path / "cache"
     _plan(wrapper, store, cache)
@@ -105,7 +105,7 @@ def test_a_fifo_in_place_of_the_cache_file_does_not_hang(helm: Path, store: Stor
 
 
 def test_an_unwritable_cache_is_not_an_error(helm: Path, store: Store, tmp_path: Path) -> None:
-    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    store.add("shop", EXAMPLE / "chart-v1", "shop", flags=("-f", VALUES))  # the same values: no render for causes
     wrapper, log = _logging_helm(tmp_path, helm)
     cache = tmp_path / "cache"
     cache.write_text("a file where helm's cache folder should be")
@@ -116,7 +116,7 @@ def test_an_unwritable_cache_is_not_an_error(helm: Path, store: Store, tmp_path:
 def test_the_release_is_read_while_the_render_runs(helm: Path, store: Store, tmp_path: Path) -> None:
     """The render takes at least a second here; the release is read by helm plan meanwhile, and
     no helm process reads it."""
-    store.add("shop", EXAMPLE / "chart-v1", "shop")
+    store.add("shop", EXAMPLE / "chart-v1", "shop", flags=("-f", VALUES))  # the same values: no render for causes
     wrapper, log = _logging_helm(tmp_path, helm, pause=1.0)
     cache = tmp_path / "cache"
     _plan(wrapper, store, cache)

@@ -440,7 +440,9 @@ def test_a_created_object_shows_what_it_contains(helm: Path, plugin: dict[str, s
     assert created and {i[1] for i in created} == {"NetworkPolicy"}
     text = _plan(helm, plugin, _store(tmp_path, [before]), case, "next", "next", "-o", "text").stdout
     for ident in created:
-        block = re.split(r"\n {2}(?! )", text.split(f"  + NetworkPolicy {ident[2]}/{ident[3]}  (create)\n", 1)[1])[0]
+        # The line may end with the change's cause ("[from the chart upgrade]"): the block starts after it.
+        after_line = text.split(f"  + NetworkPolicy {ident[2]}/{ident[3]}  (create)", 1)[1].split("\n", 1)[1]
+        block = re.split(r"\n {2}(?! )", after_line)[0]
         policy_types = desired[ident]["spec"]["policyTypes"]
         assert f"+   policyTypes: {json.dumps(policy_types)}" in block, ident
         selector = desired[ident]["spec"]["podSelector"]["matchLabels"]["app.kubernetes.io/name"]
