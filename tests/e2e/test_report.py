@@ -53,8 +53,10 @@ def _out(output: str) -> str:
 
 
 def _without_head(plan: str) -> str:
-    """The plan without its "what matters" head (added after these were measured): the same
-    facts, said again before the details."""
+    """The plan without its "what matters" head and the apply method's line (both added after
+    these were measured): the same facts, said again before the details, and what the head says
+    of how Helm applies."""
+    plan = re.sub(r"\n  apply: [^\n]*\n", "\n", plan, count=1)
     return re.sub(r"\n(#### )?What matters \(the details follow\):?\n.*?\n\n", "\n", plan, count=1, flags=re.S)
 
 
