@@ -23,7 +23,6 @@ Which attribution a plan of `helm plan upgrade` gets:
 from __future__ import annotations
 
 import re
-import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 from msgspec import Struct
@@ -31,6 +30,7 @@ from msgspec import Struct
 from deployah_plan.core.causes import Defaults
 from deployah_plan.errors import HelmError, ManifestError
 from deployah_plan.model import Attribution
+from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import ReleaseState, StoredRelease
 from deployah_plan.sources.workers import Call, Workers
 
@@ -59,14 +59,6 @@ class Request(Struct, frozen=True, kw_only=True):
     sets: tuple[str, ...] = ()  # every --set, --set-string, --set-json, --set-file, --set-literal
     chart: tuple[str, str] = ("", "")  # the new chart's name and version
 
-
-
-def tar_errors() -> tuple[type[Exception], ...]:
-    """tarfile's error, when a packaged chart was opened (sources/chart.py imports tarfile only
-    then): a plan of a chart folder does not import it (nor shutil, which it imports) to catch
-    what it cannot raise."""
-    tarfile = sys.modules.get("tarfile")
-    return (tarfile.TarError,) if tarfile is not None else ()
 
 
 def _set_keys(item: str) -> list[tuple[str, ...]]:
@@ -217,7 +209,7 @@ def _defaults(old: Call[dict[str, Any] | None] | None, new: Call[str] | None,
     try:
         before, text = old.result(), new.result()
         after = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-    except (HelmError, yaml.YAMLError, OSError, *tar_errors()):
+    except (HelmError, yaml.YAMLError, OSError, *charts.tar_errors()):
         return None
     if before is None or keys is None or not isinstance(after, dict):
         return None

@@ -59,7 +59,7 @@ from deployah_plan.render.words import gate as gate_words
 from deployah_plan.render.writers import WRITERS
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.files import FileReader
-from deployah_plan.sources.helm_commands import major
+from deployah_plan.sources.helm_commands import driver_from_env, major
 from deployah_plan.sources.workers import completed, workers
 from deployah_plan.sources.workdir import private_folder
 
@@ -213,8 +213,7 @@ def _planned(run: _Run, listed: Listed, held: Held) -> Outcome:
     if current is None:
         raise ReleaseError(f"release {listed.name} has no revision to plan from",
                            f"`helm history {listed.name} -n {listed.namespace}` lists its revisions")
-    record = (stored_scope.stored_chart(held_reads, held, current.revision) if held_reads is not None
-              else helm.stored_chart(listed.name, listed.namespace, current.revision))
+    record = (held_reads or helm).stored_chart(listed.name, listed.namespace, current.revision)
     with private_folder("helm-plan-chart-") as folder:  # 0700, this user's alone; removed on a signal too
         stored = write_chart(record, listed.name, folder)
         carried = subchart_documents(current.manifest, current.hooks_stream, stored.name) if stored.subcharts else ""
@@ -252,7 +251,7 @@ def _scope(options: KubeUpgradeOptions, calls: HelmCalls | None) -> tuple[list[H
     namespace = None if options.all_namespaces else target.namespace
     if options.release and options.selector:
         raise UsageError("a RELEASE and -l name different scopes", "give one of them")
-    driver = stored_scope.driver(os.environ)
+    driver = driver_from_env(os.environ)
     found: list[Held] | None = None
     held: HeldReleases | None = None
     if stored_scope.reads_storage(driver):

@@ -480,7 +480,7 @@ def _same_chart(releases: Releases, release: str, namespace: str, stored: Any, c
     """Whether the chart at `chart` is the one `stored` (the release's revision) keeps, word for
     word (commands/causes.py `same_chart`): its stored chart, from the record already read (or
     one `helm get all` where helm reads the store), no render."""
-    errors: tuple[type[Exception], ...] = (HelmError, ReleaseError, OSError, ValueError, EOFError, *causes.tar_errors())
+    errors: tuple[type[Exception], ...] = (HelmError, ReleaseError, OSError, ValueError, EOFError, *charts.tar_errors())
     try:
         return causes.same_chart(releases.stored_chart(release, namespace, stored.revision), charts.chart_files(chart),
                                  stored.defaults())

@@ -230,15 +230,23 @@ class Releases:
 
     def stored_chart(self, name: str, namespace: str, revision: int) -> dict[str, Any]:
         """`Helm.stored_chart`: the chart stored with one revision (release/stored_chart.py's
-        shape), from its record when it is read here."""
+        shape), from its record when the store is read here; a revision it lacks, or a record
+        without a chart, is refused as helm's answer would be unusable."""
         from deployah_plan.release.stored_chart import chart_record  # pathlib: only when asked
 
         records = self.records(name, namespace)
-        record = next((r for r in records if r.version == revision), None) if records is not None else None
-        decoded = self._release(record) if record is not None else None
-        chart = decoded.get("chart") if decoded is not None else None
-        if not isinstance(chart, dict):
+        if records is None:
             return self.helm.stored_chart(name, namespace, revision)
+        record = next((r for r in records if r.version == revision), None)
+        if record is None:
+            raise ReleaseError(f"release {name} has no revision {revision}", "check it with `helm history`")
+        decoded = self._release(record)
+        if decoded is None:
+            return self.helm.stored_chart(name, namespace, revision)
+        chart = decoded.get("chart")
+        if not isinstance(chart, dict):
+            raise ReleaseError(f"release {name} revision {revision} has no stored chart",
+                               "check the release with `helm get all`; a release without its chart cannot be rendered")
         return chart_record(chart)
 
     def values(self, name: str, namespace: str, revision: int, computed: bool = False,

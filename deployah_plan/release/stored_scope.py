@@ -33,9 +33,7 @@ from deployah_plan.release import helm_storage
 from deployah_plan.release.helm_storage import Record, StorageError
 from deployah_plan.release.inventory import LISTED, Listed, parse_selector, selector_keys
 from deployah_plan.release.store import Releases
-from deployah_plan.release.stored_chart import chart_record
 from deployah_plan.sources.helm import Helm
-from deployah_plan.sources.helm_commands import driver_from_env
 from deployah_plan.sources.kubeconfig import ClusterSettings, ReadBudget
 
 DRIVERS = ("secret", "configmap")  # the drivers listed here; any other is read by helm
@@ -52,10 +50,6 @@ class Held(Struct, frozen=True):
 
 def reads_storage(driver: str) -> bool:
     return driver in DRIVERS
-
-
-def driver(env: Mapping[str, str]) -> str:
-    return driver_from_env(env)
 
 
 def releases(settings: ClusterSettings, driver: str, namespace: str | None, selector: str | None,
@@ -142,17 +136,4 @@ def chart_of(release: Mapping[str, Any]) -> str:
     return f"{metadata.get('name', '')}-{metadata.get('version', '')}"
 
 
-def stored_chart(releases: HeldReleases, held: Held, revision: int) -> dict[str, Any]:
-    """The chart stored with one revision, as `Helm.stored_chart` reads it."""
-    record = next((r for r in held.records if r.version == revision), None)
-    if record is None:
-        raise ReleaseError(f"release {held.listed.name} has no revision {revision}", "check it with `helm history`")
-    chart = releases.decoded(record).get("chart")
-    if not isinstance(chart, dict):
-        raise ReleaseError(f"release {held.listed.name} revision {revision} has no stored chart",
-                           "check the release with `helm get all`; a release without its chart cannot be rendered")
-    return chart_record(chart)
-
-
-__all__ = ["DRIVERS", "Held", "HeldReleases", "StorageError", "chart_of", "driver", "reads_storage",
-           "releases", "stored_chart"]
+__all__ = ["DRIVERS", "Held", "HeldReleases", "StorageError", "chart_of", "reads_storage", "releases"]

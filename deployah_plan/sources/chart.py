@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING, Iterator, Sequence
 
 from msgspec import Struct
@@ -107,6 +108,14 @@ def read_local(path: str, read: tuple[bool, bool, bool] | None = None) -> tuple[
     if os.path.isdir(target):
         return inspect(path), scan(path, read)
     return _package(path, target, read)
+
+
+def tar_errors() -> tuple[type[Exception], ...]:
+    """tarfile's error, when a packaged chart was opened (this module imports tarfile only
+    then): a plan of a chart folder does not import it (nor shutil, which it imports) to catch
+    what it cannot raise."""
+    tarfile = sys.modules.get("tarfile")
+    return (tarfile.TarError,) if tarfile is not None else ()
 
 
 def default_values(path: str) -> str:
