@@ -40,6 +40,11 @@ def escape_controls(text: str) -> str:
     return UNPRINTABLE.sub(_escaped, text) if UNPRINTABLE.search(text) else text
 
 
+def one_line(text: str) -> str:
+    """Text on one line, runs of white space as one space."""
+    return " ".join(text.split())
+
+
 def log_line(text: str) -> str:
     """One line fit for a terminal or a CI log: controls escaped, and a leading `::` that is
     no workflow command."""
@@ -81,4 +86,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 if __name__ == "__main__":
     sys.exit(main())
 
-__all__ = ["UNPRINTABLE", "code_block", "escape_controls", "log_line", "main", "workflow_data", "workflow_property"]
+__all__ = ["UNPRINTABLE", "code_block", "escape_controls", "log_line", "main", "one_line", "workflow_data", "workflow_property"]

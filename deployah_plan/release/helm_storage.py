@@ -39,14 +39,15 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from deployah_plan import deepjson
 from deployah_plan.errors import ReleaseError
+from deployah_plan.escape import one_line
 from deployah_plan.sources.helm_commands import driver_from_env
 
 if TYPE_CHECKING:  # the client is imported when a cluster is read, not for the memory driver's files
     from deployah_plan.sources.kubeclient import KubeClient
 
 __all__ = [
-    "DRIVERS", "MAX_ENCODED", "MAX_INFLATED", "MAX_RATIO", "MAX_RECORDS", "Record", "StorageError", "Upgrade",
-    "checked", "choose_for_upgrade", "driver_from_env", "history", "list_records", "memory_records", "memory_releases", "newest", "parse_records", "release",
+    "MAX_ENCODED", "MAX_INFLATED", "MAX_RATIO", "MAX_RECORDS", "Record", "StorageError", "Upgrade",
+    "checked", "choose_for_upgrade", "driver_from_env", "list_records", "memory_pairs", "memory_records", "memory_releases", "newest", "parse_records", "release",
     "upgrade_state",
 ]
 
@@ -59,11 +60,6 @@ _RATIO_FLOOR = 2**20  # below this many inflated bytes the ratio is not checked
 _GZIP_MAGIC = b"\x1f\x8b\x08"  # pkg/storage/driver/util.go magicGzip
 _PENDING = ("pending-install", "pending-upgrade", "pending-rollback")  # release.Status.IsPending
 _PLURAL = {"secret": "secrets", "configmap": "configmaps"}
-DRIVERS = ("secret", "configmap", "memory", "sql")
-
-
-def one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 class StorageError(ReleaseError):
@@ -239,8 +235,15 @@ def parse_records(releases: Iterable[Any], refused: list[str] | None = None, enc
     Records, their labels as the memory driver makes them (pkg/storage/driver memory.go
     `newRecord`: name, owner, status and version from the release itself; a release without a
     namespace is in "default"), sorted by version within each release as it keeps them.
-    `encode=False`: `data` left empty, for a caller that keeps the releases themselves."""
-    records = []
+    `encode=False`: `data` left empty, for a caller that keeps the releases themselves
+    (`memory_pairs`)."""
+    return [record for record, _ in memory_pairs(releases, refused, encode)]
+
+
+def memory_pairs(releases: Iterable[Any], refused: list[str] | None = None,
+                 encode: bool = False) -> list[tuple[Record, dict[str, Any]]]:
+    """`parse_records`, each Record with the release it was read from."""
+    pairs = []
     for n, rel in enumerate(releases):
         if not isinstance(rel, dict) or not isinstance(rel.get("name"), str) or not rel.get("name"):
             if refused is not None:
@@ -254,13 +257,13 @@ def parse_records(releases: Iterable[Any], refused: list[str] | None = None, enc
                 refused.append(f"memory driver release {n} ({str(rel['name'])[:60]}) is left out: "
                                "it has no whole version or no status")
             continue
-        records.append(Record(rel["name"], str(rel.get("namespace") or "default"), version, status, "memory",
-                              deepjson.dumps(rel) if encode else ""))
-    keys = [(r.namespace, r.name, r.version) for r in records]
+        pairs.append((Record(rel["name"], str(rel.get("namespace") or "default"), version, status, "memory",
+                             deepjson.dumps(rel) if encode else ""), rel))
+    keys = [(r.namespace, r.name, r.version) for r, _ in pairs]
     if len(set(keys)) != len(keys):
         raise StorageError("HELM_MEMORY_DRIVER_DATA holds one revision of a release twice, which helm refuses",
                            "remove the duplicate record")
-    return sorted(records, key=lambda r: (r.namespace, r.name, r.version))
+    return sorted(pairs, key=lambda pair: (pair[0].namespace, pair[0].name, pair[0].version))
 
 
 # -- one record decoded -----------------------------------------------------------------------------
@@ -318,11 +321,6 @@ def release(record: Record) -> dict[str, Any]:
 
 def _newest_first(records: Iterable[Record]) -> list[Record]:
     return sorted(records, key=lambda r: r.version, reverse=True)
-
-
-def history(records: Sequence[Record], name: str) -> list[Record]:
-    """The release's revisions (storage.History), in the store's order."""
-    return [r for r in records if r.name == name]
 
 
 def newest(records: Iterable[Record]) -> Record | None:

@@ -139,10 +139,7 @@ class Releases:
     def _read(self, name: str, namespace: str, refused: list[str]) -> list[Record]:
         if self.driver == "memory":
             if self._memory is None:
-                pairs = [(record, release) for release in helm_storage.memory_releases(self.environ)
-                         for record in helm_storage.parse_records([release], refused, encode=False)]
-                helm_storage.parse_records([release for _, release in pairs], encode=False)  # one revision twice: refused
-                self._memory = dict(sorted(pairs, key=lambda pair: (pair[0].name, pair[0].version)))
+                self._memory = dict(helm_storage.memory_pairs(helm_storage.memory_releases(self.environ), refused))
             return [r for r in self._memory if r.name == name and r.namespace == namespace]
         from deployah_plan.sources.kube_auth import KubeUnreachable
         from deployah_plan.sources.kubeclient import KubeClient

@@ -11,7 +11,8 @@ from urllib.parse import quote
 from msgspec import Struct
 
 from deployah_plan.model import LiveGap
-from deployah_plan.sources.kube_auth import KubeUnreachable, one_line
+from deployah_plan.escape import one_line
+from deployah_plan.sources.kube_auth import KubeUnreachable
 from deployah_plan.sources.kubeclient import AnswerTooLarge, KubeClient
 from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.live_snapshot import KindRef, LiveSnapshot

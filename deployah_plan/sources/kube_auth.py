@@ -47,12 +47,13 @@ from typing import Any
 
 from msgspec import Struct, field
 
+from deployah_plan.escape import one_line
 from deployah_plan.sources.kubeconfig import ClusterSettings, ReadBudget
 from deployah_plan.sources.live import json_type
 from deployah_plan.yamlkube import pyyaml
 
 __all__ = ["KubeUnreachable", "Credential", "Entry", "Kubeconfig", "MAX_PLUGIN_OUTPUT", "READ_CHUNK", "user_credential",
-           "decode_b64", "load_config", "one_line", "read_file"]
+           "decode_b64", "load_config", "read_file"]
 
 _EXEC_API_VERSIONS = ("client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1")
 MAX_PLUGIN_OUTPUT = 4 * 2**20  # an ExecCredential is a few kB, a certificate chain included
@@ -62,11 +63,6 @@ READ_CHUNK = 64 * 1024  # bytes read at once from a plugin's output or an answer
 class KubeUnreachable(Exception):
     """The cluster cannot be asked: no usable kubeconfig, a credential that cannot be had, or a
     connection that fails. The message is one line."""
-
-
-def one_line(text: str) -> str:
-    """Text on one line, runs of white space as one space."""
-    return " ".join(text.split())
 
 
 # -- the kubeconfig, merged --------------------------------------------------------------------

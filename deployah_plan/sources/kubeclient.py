@@ -38,9 +38,10 @@ from urllib.request import getproxies, proxy_bypass
 from msgspec import Struct
 import urllib3
 
+from deployah_plan.escape import one_line
 from deployah_plan.redact import without_userinfo
 from deployah_plan.sources.kube_auth import (
-    READ_CHUNK, Credential, Entry, Kubeconfig, KubeUnreachable, decode_b64, load_config, one_line, read_file, user_credential,
+    READ_CHUNK, Credential, Entry, Kubeconfig, KubeUnreachable, decode_b64, load_config, read_file, user_credential,
 )
 from deployah_plan.sources.kubeconfig import ClusterSettings
 from deployah_plan.sources.workdir import private_folder
