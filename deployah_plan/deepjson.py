@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import json
 import json.decoder
-from typing import Any, Callable
 
 from deployah_plan.startup import lazy
+
+TYPE_CHECKING = False  # typing is not imported before the first helm call (sources/early.py)
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    PairsHook = Callable[[list[tuple[str, Any]]], Any]
 
 # JSON's number grammar (json.scanner's NUMBER_RE) and white space.
 _NUMBER = lazy(r"(-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)?")
@@ -23,7 +28,6 @@ MAX_DEPTH = 10_000
 
 # json's own string scanner (C when built), which typeshed does not declare.
 scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")
-PairsHook = Callable[[list[tuple[str, Any]]], Any]
 
 
 def loads(text: str, object_pairs_hook: PairsHook | None = None,

@@ -13,7 +13,7 @@ import sys
 
 TYPE_CHECKING = False  # typing is not imported before the first helm call (startup.py `NamedTuple`)
 if TYPE_CHECKING:
-    from typing import NoReturn, Sequence
+    from typing import Any, Mapping, NoReturn, Sequence
 
     from deployah_plan.sources.early import HelmCalls
 
@@ -53,7 +53,7 @@ def command(args: Sequence[str], calls: HelmCalls) -> int:
     the plan's first helm calls started, then a plan command line run without click
     (command_line.py), anything else (help, a refused command line, completion, the other
     commands) by click (cli.py)."""
-    calls.start(args)
+    calls.start(args, reuse=reused_values)
     from deployah_plan.startup import msgspec_extras
 
     msgspec_extras()  # before anything imports msgspec: its modules a plan does not use run later
@@ -65,3 +65,10 @@ def command(args: Sequence[str], calls: HelmCalls) -> int:
 
         code = main(list(args), calls=calls)
     return code
+
+
+def reused_values(environ: Mapping[str, str], name: str, namespace: str) -> tuple[list[Any], dict[str, Any] | None] | None:
+    """release/helm_storage.py `reused_values`, imported when a render needs it (sources/early.py)."""
+    from deployah_plan.release.helm_storage import reused_values
+
+    return reused_values(environ, name, namespace)

@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Iterable, Sequence
+
 from deployah_plan.startup import lazy
+
+TYPE_CHECKING = False  # typing is not imported before the first helm call (sources/early.py)
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
 
 # What a terminal would act on rather than show: C0 controls but tab, DEL, C1 controls, and
 # the bidirectional overrides that reorder what is shown. A name from a manifest could

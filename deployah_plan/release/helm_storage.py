@@ -30,24 +30,27 @@ record is checked against them: a record whose `version` or `status` disagrees w
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import os
-import zlib
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 from deployah_plan import deepjson
 from deployah_plan.errors import ReleaseError
 from deployah_plan.escape import one_line
 from deployah_plan.sources.helm_commands import driver_from_env
 
-if TYPE_CHECKING:  # the client is imported when a cluster is read, not for the memory driver's files
+# Neither typing nor base64 and zlib is imported for the memory driver's files, which the plan
+# reads before its first helm call (sources/early.py); the client is imported when a cluster is read.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+
     from deployah_plan.sources.kubeclient import KubeClient
+else:
+    from deployah_plan.startup import NamedTuple
 
 __all__ = [
     "MAX_ENCODED", "MAX_INFLATED", "MAX_RATIO", "MAX_RECORDS", "Record", "StorageError", "Upgrade",
-    "checked", "choose_for_upgrade", "driver_from_env", "list_records", "memory_pairs", "memory_records", "memory_releases", "newest", "parse_records", "release",
+    "checked", "choose_for_upgrade", "driver_from_env", "list_records", "memory_pairs", "memory_records", "memory_releases", "newest", "parse_records", "release", "reused_values",
     "upgrade_state",
 ]
 
@@ -266,10 +269,35 @@ def memory_pairs(releases: Iterable[Any], refused: list[str] | None = None,
     return sorted(pairs, key=lambda pair: (pair[0].namespace, pair[0].name, pair[0].version))
 
 
+def reused_values(environ: Mapping[str, str], name: str, namespace: str
+                  ) -> tuple[list[Any], dict[str, Any] | None] | None:
+    """For the render of an upgrade without values flags, started before the imports
+    (sources/early.py): the memory driver's releases (`memory_releases`) and the user values of
+    the revision `helm upgrade` starts from (`upgrade_state`; None: it installs). None when the
+    plan asks helm about the files (a record it leaves out) or helm refuses (a pending revision):
+    the plan reads them again, and says so."""
+    from deployah_plan.release.stored_values import user_values
+
+    refused: list[str] = []
+    try:
+        loaded = memory_releases(environ)
+        pairs = [(record, rel) for record, rel in memory_pairs(loaded, refused)
+                 if record.name == name and record.namespace == namespace]
+        state = upgrade_state([record for record, _ in pairs])
+    except StorageError:
+        return None
+    if refused:
+        return None
+    return loaded, None if state.current is None else user_values(dict(pairs)[state.current])
+
+
 # -- one record decoded -----------------------------------------------------------------------------
 
 def _b64(text: str | bytes, what: str) -> bytes:
     """Go's base64.StdEncoding.DecodeString: padded, the standard alphabet; CR and LF are skipped."""
+    import base64
+    import binascii
+
     if isinstance(text, str):
         text = text.encode("ascii", "replace")
     try:
@@ -281,6 +309,8 @@ def _b64(text: str | bytes, what: str) -> bytes:
 
 def _inflate(data: bytes, what: str) -> bytes:
     """gzip, inflated up to MAX_INFLATED bytes and MAX_RATIO times its size."""
+    import zlib
+
     limit = min(MAX_INFLATED, max(_RATIO_FLOOR, MAX_RATIO * len(data)))
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:

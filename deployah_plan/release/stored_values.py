@@ -16,8 +16,9 @@ no globals. The rules differ by helm's major version, each as its source says:
 """
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported before the first helm call (sources/early.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["computed_values", "go_numbers", "user_values"]
 
@@ -28,6 +29,8 @@ def _go_int(value: int) -> int | float:
     """An integer read as a float64 and printed as encoding/json prints one, read back by Python."""
     if -_EXACT <= value <= _EXACT:
         return value
+    from decimal import Decimal  # rarely needed: not imported before the first helm call
+
     number = float(value)
     return int(Decimal(repr(number))) if abs(number) < 1e21 else number
 

@@ -12,8 +12,12 @@ and helm's pflag rules, and in the common case starts them, the render first (it
   table, flags.py: how the plan is printed, the gates, what helm does after the render);
 - the namespace from -n or HELM_NAMESPACE (helm sets it for every plugin);
 - `helm get all`, for a store helm plan does not read, once helm's version is remembered
-  (sources/helm_versions.py): Helm 4's record is read with the apply method. Without a values
-  flag, offline, the render needs the release's values, and the read alone is started.
+  (sources/helm_versions.py): Helm 4's record is read with the apply method.
+- without a values flag, offline (the memory driver), the render takes the release's values,
+  which helm upgrade reuses: the entry point hands in the release reader (`Reuse`), which reads
+  the driver's files (what the plan then takes rather than read them again), and the render is
+  given the values on standard input as the plan gives them; no revision to upgrade: the
+  install's render, without values.
 
 When the chart is a folder whose templates may make a value anew on every render (randAlphaNum,
 genCA: sources/chart_scan.py), the plan renders it twice, the second beside the first, and the
@@ -44,23 +48,36 @@ from deployah_plan.sources.process import Process, Timeout
 
 TYPE_CHECKING = False  # typing's own is not imported before the first helm call
 if TYPE_CHECKING:
-    from typing import Callable, Iterator, Sequence
+    from typing import Any, Callable, Iterator, Mapping, Sequence
+
+    # The release's reader for a render without values flags (release/helm_storage.py
+    # `reused_values`), handed in by the entry point: the sources import no release reader.
+    Reuse = Callable[[Mapping[str, str], str, str], "tuple[list[Any], dict[str, Any] | None] | None"]
 
 
 def commands(args: Sequence[str]) -> list[list[str]]:
     """The helm commands the plan of command line `args` starts first, in the order they are
     started, when this module can tell them from the command line and the environment alone
     (read as the plan reads them); [] otherwise."""
-    return list(_first_calls(args)[0])
+    return [command for command, _ in calls(args)]
 
 
-def _first_calls(args: Sequence[str]) -> tuple[Iterator[list[str]], str]:
-    """`commands`, named one by one as they are started, and the chart folder or archive they
+def calls(args: Sequence[str], reuse: Reuse | None = None) -> list[tuple[list[str], str | None]]:
+    """`commands`, each with what it is given on standard input (None: nothing; it inherits
+    helm plan's own). `reuse`: how the release's values are read for a render without values
+    flags (release/helm_storage.py `reused_values`); None: such a render starts nothing."""
+    return list(_first_calls(args, {}, reuse)[0])
+
+
+def _first_calls(args: Sequence[str], memory: dict[str, list[Any]], reuse: Reuse | None
+                 ) -> tuple[Iterator[tuple[list[str], str | None]], str]:
+    """`calls`, named one by one as they are started, and the chart folder or archive they
     render ("" when they render none). The render comes first: it takes longer than the release
     read, and it needs nothing of helm's version, which the read does (Helm 4's record has the
     apply method), so the render starts before the remembered version is read (json, and the re
     it imports: 3-4 ms). A helm not yet asked its version has its render started alone; the plan
-    asks the version, then runs the same render."""
+    asks the version, then runs the same render. The memory driver's releases read for the render
+    are put in `memory`, by the HELM_MEMORY_DRIVER_DATA they were read from."""
     if args[:1] != ["upgrade"]:
         return iter(()), ""
     from deployah_plan import pflag
@@ -103,13 +120,15 @@ def _first_calls(args: Sequence[str]) -> tuple[Iterator[list[str]], str]:
 
     value_args = helm_args(SimpleNamespace(**values), Reach.VALUES)
     release = given[0]
-    render = None
+    render: tuple[list[str], str | None] | None = None
     if os.environ.get("HELM_DRIVER", "").lower() != "memory":  # rendered by the cluster
-        render = [binary, *helm.dry_run_args(release, chart, namespace, value_args)]
+        render = [binary, *helm.dry_run_args(release, chart, namespace, value_args)], None
     elif value_args:  # rendered offline, with values of the user's own (not the release's)
-        render = [binary, *helm.template_args(release, chart, namespace, value_args, upgrade=True)]
+        render = [binary, *helm.template_args(release, chart, namespace, value_args, upgrade=True)], None
+    elif reuse is not None:  # rendered offline, with the release's values (helm upgrade reuses them)
+        render = _reusing(binary, release, chart, namespace, memory, reuse)
 
-    def named() -> Iterator[list[str]]:
+    def named() -> Iterator[tuple[list[str], str | None]]:
         if render is not None:
             yield render
         from deployah_plan.sources import helm_versions
@@ -118,8 +137,31 @@ def _first_calls(args: Sequence[str]) -> tuple[Iterator[list[str]], str]:
         # The release is read by helm only from a store helm plan does not read itself
         # (release/store.py): the sql driver, a name helm does not know.
         if version and helm.driver_from_env(os.environ) not in helm.DIRECT_DRIVERS:
-            yield [binary, *helm.record_args(release, namespace, None, helm.major(version))]
+            yield [binary, *helm.record_args(release, namespace, None, helm.major(version))], None
     return named(), (chart if render is not None else "")
+
+
+def _reusing(binary: str, release: str, chart: str, namespace: str, memory: dict[str, list[Any]],
+             reuse: Reuse) -> tuple[list[str], str | None] | None:
+    """The render of an upgrade without values flags, offline: the release's values, which
+    helm upgrade reuses, read from the memory driver's files by `reuse` and given on standard
+    input, as the plan gives them (commands/upgrade.py `_values_for_template`); an install,
+    when there is no revision to upgrade, with no values. None when `reuse` finds what the plan
+    asks helm about, or what helm refuses: the plan reads the files again, and says so. The
+    releases read are put in `memory` for the plan (`HelmCalls.memory_releases`)."""
+    from deployah_plan.sources import helm_commands as helm
+
+    found = reuse(os.environ, release, namespace)
+    if found is None:
+        return None
+    memory[os.environ.get("HELM_MEMORY_DRIVER_DATA") or ""], values = found
+    if values is None:
+        return [binary, *helm.template_args(release, chart, namespace, [], upgrade=False)], None
+    from deployah_plan import deepjson
+
+    if not values:
+        return [binary, *helm.template_args(release, chart, namespace, [], upgrade=True)], None
+    return [binary, *helm.template_args(release, chart, namespace, ["--values", "-"], upgrade=True)], deepjson.dumps(values)
 
 
 def template_calls(chart: str) -> tuple[bool, bool, bool] | None:
@@ -173,7 +215,7 @@ class HelmCalls:
 
     def __init__(self) -> None:
         # Started early, not taken: by command, in the order started (a render may be started twice).
-        self._waiting: dict[tuple[str, ...], list[Process]] = {}
+        self._waiting: dict[tuple[tuple[str, ...], str | None], list[Process]] = {}
         self._running: set[Process] = set()
         self._lock = _thread.RLock()
         self._since: float | None = None  # when the early processes were started (`time.time`)
@@ -181,20 +223,21 @@ class HelmCalls:
         self._starting = 0  # the main thread is between starting a process and knowing it
         self._interrupted = False  # a signal came meanwhile: `popen` raises it after
         self._templates: tuple[str, tuple[bool, bool, bool]] | None = None  # a chart folder, `template_calls`
+        self._memory: dict[str, list[Any]] = {}  # the memory driver's releases, read by `start`
 
-    def start(self, args: Sequence[str]) -> None:
-        """Start the helm commands of `commands`, if any, in its order. Nothing it meets stops
-        helm plan: a command line it cannot read, a helm it cannot start, are the plan's own to
-        report."""
-        started: list[list[str]] = []
+    def start(self, args: Sequence[str], reuse: Reuse | None = None) -> None:
+        """Start the helm commands of `calls` (with `reuse`), if any, in its order. Nothing it
+        meets stops helm plan: a command line it cannot read, a helm it cannot start, are the
+        plan's own to report."""
+        started: list[tuple[list[str], str | None]] = []
         chart = ""
         try:
-            found, chart = _first_calls(args)
-            for command in found:
+            found, chart = _first_calls(args, self._memory, reuse)
+            for command, stdin in found:
                 if self._since is None:
                     self._since = time.time()
-                self._start_early(command)
-                started.append(command)
+                self._start_early(command, stdin)
+                started.append((command, stdin))
         except Exception:  # the plan reads the command line and helm's version again, and says what is wrong
             pass
         if not chart or not started:  # chart: the render is the first started
@@ -206,7 +249,7 @@ class HelmCalls:
         if scanned is not None:
             self._templates = (chart, scanned)
             if scanned[1]:  # the second render, beside the first
-                self._start_early(started[0])
+                self._start_early(*started[0])
 
     def templates(self, chart: str) -> tuple[bool, bool, bool] | None:
         """What the templates of the chart folder `chart` call (`template_calls`), when `start`
@@ -215,25 +258,33 @@ class HelmCalls:
             return self._templates[1]
         return None
 
-    def _start_early(self, command: list[str]) -> None:
+    def memory_releases(self, data: str) -> list[Any] | None:
+        """The memory driver's releases as `start` read them from the files `data` names
+        (HELM_MEMORY_DRIVER_DATA), once; None when it did not read them."""
+        with self._lock:
+            return self._memory.pop(data, None)
+
+    def _start_early(self, command: list[str], stdin: str | None) -> None:
         try:
-            # Standard input is passed on, as the plan's own call passes it.
-            process = self.popen(command, stdin=False)
+            # Standard input is passed on, as the plan's own call passes it, unless it is given.
+            process = self.popen(command, stdin=stdin is not None)
         except OSError:
             return
+        if stdin is not None:
+            process.feed(stdin)
         with self._lock:
-            self._waiting.setdefault(tuple(command), []).append(process)
+            self._waiting.setdefault((tuple(command), stdin), []).append(process)
 
     @property
     def started_at(self) -> float | None:
         """When the early processes were started (`time.time`); None when none was."""
         return self._since
 
-    def take(self, command: Sequence[str]) -> Process | None:
-        """A process started early for exactly `command`, the first started of those not yet
-        taken; None when there is none."""
+    def take(self, command: Sequence[str], stdin: str | None = None) -> Process | None:
+        """A process started early for exactly `command`, given exactly `stdin` on standard
+        input (None: none), the first started of those not yet taken; None when there is none."""
         with self._lock:
-            waiting = self._waiting.get(tuple(command))
+            waiting = self._waiting.get((tuple(command), stdin))
             return waiting.pop(0) if waiting else None
 
     def popen(self, command: Sequence[str], *, stdin: bool) -> Process:
@@ -325,4 +376,4 @@ class HelmCalls:
         return restore
 
 
-__all__ = ["HelmCalls", "commands", "may_regenerate", "template_calls"]
+__all__ = ["HelmCalls", "calls", "commands", "may_regenerate", "template_calls"]

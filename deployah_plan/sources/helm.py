@@ -190,7 +190,7 @@ class Helm(Struct):
     def run(self, args: Sequence[str], *, what: str, stdin: str | None = None) -> str:
         command = self.command(args)
         # The same command started before the imports (sources/early.py) is taken as it is.
-        started = self.calls.take(command) if stdin is None else None
+        started = self.calls.take(command, stdin)
         if self.debug:
             say(log_line("helm plan: running " + " ".join(_shown(command))
                          + (" (started before the imports)" if started is not None else "")))
@@ -200,7 +200,7 @@ class Helm(Struct):
             raise HelmError(f"could not run {self.binary}: {err.strerror}", "check that HELM_BIN or PATH names a working helm") from None
         try:
             with progress.step(what if not what.startswith("helm ") else f"running {what}"):
-                out, stderr = process.communicate(stdin, timeout=self.timeout)
+                out, stderr = process.communicate(stdin if started is None else None, timeout=self.timeout)
         except Timeout:
             process.kill()
             process.wait()

@@ -92,6 +92,27 @@ class Process:
                 if fd >= 0:
                     os.close(fd)
         self._stdout, self._stderr, self._stdin = out_r, err_r, in_w
+        self._pending = b""  # standard input given to `feed` that the pipe did not yet take
+
+    def feed(self, input: str) -> None:
+        """Give the process its standard input now (piped: `stdin`), as much as the pipe takes
+        without waiting; `communicate` writes the rest. So a process started ahead of its
+        reader (sources/early.py) reads its input as soon as it starts."""
+        data = input.encode(self._encoding)
+        written = 0
+        if self._stdin >= 0:
+            os.set_blocking(self._stdin, False)
+            try:
+                while written < len(data):
+                    written += os.write(self._stdin, data[written:written + _CHUNK])
+            except BlockingIOError:
+                pass
+            except BrokenPipeError:  # it ended already: `communicate` says how
+                written = len(data)
+            os.set_blocking(self._stdin, True)
+        self._pending = data[written:]
+        if not self._pending:
+            self._close_stdin()
 
     def communicate(self, input: str | None = None, timeout: float | None = None) -> tuple[str, str]:
         """Write `input` (when standard input is piped; then it is closed), read both outputs to
@@ -100,7 +121,7 @@ class Process:
         deadline = None if timeout is None else time.monotonic() + timeout
         out_fd, err_fd = self._stdout, self._stderr
         outputs: dict[int, list[bytes]] = {fd: [] for fd in (out_fd, err_fd) if fd >= 0}
-        data = memoryview((input or "").encode(self._encoding))
+        data = memoryview(self._pending if input is None else input.encode(self._encoding))
         written = 0
         poller = _Poller()
         for fd in outputs:

@@ -82,6 +82,38 @@ def test_a_release_to_install_takes_the_render_started_early(helm: Path, store: 
     assert second.out == first.out
 
 
+def test_a_plan_without_values_flags_takes_the_render_started_early(helm: Path, store: Store, tmp_path: Path) -> None:
+    """Offline without a values flag, the render needs the release's values (helm upgrade
+    reuses them): they are read from the memory driver's file before the imports and given to
+    the render on standard input, as the plan gives them; the same plan as one whose render
+    starts after the imports (--reset-then-reuse-values renders with the same values, and is
+    not a flag the early start takes)."""
+    store.add("shop", EXAMPLE / "chart-v1", "shop", flags=("--set", "replicas=3", "--set", "extra=kept"))
+    args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json", "--debug"]
+    cache = str(tmp_path / "cache")
+    early_plan = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    late_plan = run_plan(*args, "--reset-then-reuse-values", helm=helm, store=store, HELM_CACHE_HOME=cache)
+    assert (early_plan.code, late_plan.code) == (0, 0), early_plan.err
+    assert _calls(early_plan.err) == ["template probe", "template shop" + EARLY, "version --template"]
+    assert "template shop /" in early_plan.err and "--values - --is-upgrade (started before" in early_plan.err
+    assert _calls(late_plan.err) == ["template shop"]
+    assert early_plan.out == late_plan.out
+    assert '"replicas"' not in early_plan.err  # the values go on standard input, not on the command line
+
+
+def test_an_install_without_values_flags_takes_the_render_started_early(helm: Path, store: Store,
+                                                                       tmp_path: Path) -> None:
+    args = ["upgrade", "new", str(EXAMPLE / "chart-v1"), "-n", "shop", "-o", "json", "--debug"]
+    cache = str(tmp_path / "cache")
+    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    assert second.code == 0, second.err
+    # No release: rendered as an install (no --is-upgrade, no values) before the imports.
+    assert _calls(second.err) == ["template new" + EARLY]
+    assert "--is-upgrade" not in second.err
+    assert second.out == first.out
+
+
 @pytest.fixture
 def kube() -> Iterator[FakeKube]:
     with FakeKube(namespace="default", context="fake-ctx") as server:
@@ -197,6 +229,25 @@ def test_the_first_calls_are_named_without_the_heavy_imports(remembered: Path, c
     started, loaded = done.stdout.splitlines()
     assert started == "1"  # the render: the memory driver's release is read by helm plan
     assert sorted(set(loaded.split()) & set(_NOT_BEFORE_HELM)) == []
+
+
+@pytest.mark.e2e
+def test_the_release_for_the_first_render_is_read_without_the_heavy_imports(remembered: Path, chart: str,
+                                                                            tmp_path: Path) -> None:
+    """Without a values flag the render takes the release's values, read from the memory driver's
+    file before it starts: by json alone (no typing, base64 or decimal on the way)."""
+    store = tmp_path / "releases.json"
+    store.write_text('[{"name": "shop", "namespace": "shop", "version": 1, "info": {"status": "deployed"}, '
+                     '"config": {"a": 1}}]')
+    probe = ("import sys; import deployah_plan.entry; from deployah_plan.sources import early; "
+             "found = early.calls(sys.argv[1:], deployah_plan.entry.reused_values); "
+             "print(found[0][1]); print(' '.join(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-S", "-c", probe, "upgrade", "shop", chart],
+                          capture_output=True, text=True, cwd=ROOT, check=True,
+                          env={**os.environ, "HELM_MEMORY_DRIVER_DATA": str(store)})
+    given, loaded = done.stdout.splitlines()
+    assert given == '{"a": 1}'  # the release's values, for the render's standard input
+    assert sorted(set(loaded.split()) & {*_NOT_BEFORE_HELM, "base64", "decimal", "gzip"}) == []
 
 
 # What a plan of a chart on disk with values flags does without: each was measured on a small

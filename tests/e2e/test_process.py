@@ -55,6 +55,26 @@ def test_standard_input_is_written_whole_while_the_outputs_are_read() -> None:
     assert out == data and err == str(len(data)) and process.returncode == 0
 
 
+@pytest.mark.usefixtures("waiting")
+@pytest.mark.parametrize("size", [10, 1_000_000])
+def test_input_fed_at_the_start_is_read_whole_once_taken(size: int) -> None:
+    """A render started before the imports is given the release's values at once (sources/early.py):
+    what the pipe takes is written then, without waiting for the program; the rest once it is read."""
+    data = "v" * size
+    process = _python("import sys\ndata = sys.stdin.read()\nsys.stdout.write(str(len(data)))", stdin=True)
+    started = time.monotonic()
+    process.feed(data)
+    assert time.monotonic() - started < 5  # never waits for the program to read
+    assert process.communicate(timeout=60) == (str(size), "") and process.returncode == 0
+
+
+def test_input_fed_to_a_program_that_ended_is_not_an_error() -> None:
+    process = _python("pass", stdin=True)
+    process.wait(30)
+    process.feed("x" * 1_000_000)
+    assert process.communicate(timeout=30) == ("", "")
+
+
 def test_standard_input_is_closed_at_once_when_there_is_nothing_to_write() -> None:
     process = _python("import sys; print(repr(sys.stdin.read()))", stdin=True)
     assert process.communicate("", timeout=30) == ("''\n", "")

@@ -3,6 +3,7 @@ the plan's own calls, the same plan either way, and ended when nobody takes them
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 from pathlib import Path, PurePosixPath
@@ -14,6 +15,7 @@ from conftest import ROOT, write_chart
 from deployah_plan.flags import DIFF, UPGRADE, Flag, Reach
 from deployah_plan.model import ApplyMethod
 from deployah_plan.sources import chart_path, chart_scan, early, helm_versions
+from deployah_plan.release.helm_storage import reused_values
 from deployah_plan.sources.early import HelmCalls
 from realcharts import CHARTS as REAL_CHARTS
 
@@ -74,10 +76,78 @@ def test_with_a_cluster_the_render_is_the_server_dry_run(remembered: Path, chart
     assert len(early.commands(["upgrade", "shop", chart])) == 1
 
 
-def test_offline_without_values_nothing_starts_first(remembered: Path, chart: str) -> None:
-    """The render then uses the values of the release (helm upgrade reuses them): it waits for
-    the read, which helm plan makes itself from the memory driver's files."""
-    assert early.commands(["upgrade", "shop", chart, "-o", "json"]) == []
+def _memory_store(path: Path, *releases: dict[str, object]) -> Path:
+    """A memory driver's file (HELM_MEMORY_DRIVER_DATA) of these releases, each with a name,
+    a namespace, a version, a status and its user values (`config`)."""
+    path.write_text(json.dumps([{"name": r["name"], "namespace": r.get("namespace", "shop"), "version": r["version"],
+                                 "info": {"status": r["status"]}, "config": r.get("config")} for r in releases]))
+    return path
+
+
+def test_offline_without_values_the_render_takes_the_releases_values(remembered: Path, chart: str, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The render uses the values of the release (helm upgrade reuses them), which helm plan reads
+    from the memory driver's files itself before the imports: given on standard input, as the
+    plan gives them (commands/upgrade.py `_values_for_template`), so the plan takes the process."""
+    store = _memory_store(tmp_path / "releases.json",
+                          {"name": "shop", "version": 1, "status": "superseded", "config": {"a": 1}},
+                          {"name": "shop", "version": 2, "status": "deployed", "config": {"a": 2, "big": 2**60}},
+                          {"name": "shop", "version": 3, "status": "failed", "config": {"a": 3}},
+                          {"name": "shop", "namespace": "other", "version": 1, "status": "deployed", "config": {}})
+    monkeypatch.setenv("HELM_MEMORY_DRIVER_DATA", str(store))
+    args = ["upgrade", "shop", chart, "-o", "json"]
+    (command, stdin), = early.calls(args, reused_values)
+    assert command == [str(remembered), "template", "shop", chart, "-n", "shop", "--include-crds", "--values", "-",
+                       "--is-upgrade"]
+    # The newest deployed revision's values (upgrade.go), integers as Go's float64 prints them.
+    assert json.loads(stdin or "") == {"a": 2, "big": 1152921504606847000}
+
+
+@pytest.mark.e2e
+def test_the_render_given_the_releases_values_is_taken_with_them(remembered: Path, chart: str, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    store = _memory_store(tmp_path / "releases.json", {"name": "shop", "version": 1, "status": "deployed",
+                                                       "config": {"a": 1}})
+    monkeypatch.setenv("HELM_MEMORY_DRIVER_DATA", str(store))
+    args = ["upgrade", "shop", chart]
+    (command, stdin), = early.calls(args, reused_values)
+    calls = HelmCalls()
+    calls.start(args, reused_values)
+    assert calls.take(command) is None  # not for a call given other input
+    taken = calls.take(command, stdin)
+    assert taken is not None and taken.communicate() == ("template out\n", "template err\n")
+    calls.done(taken)
+    # The releases read for it are the plan's, once (release/store.py reads them no more).
+    assert calls.memory_releases(str(store)) is not None and calls.memory_releases(str(store)) is None
+    calls.end()
+
+
+@pytest.mark.parametrize(("releases", "rendered"), [
+    ([], ["--include-crds"]),  # no release: an install, without values
+    ([{"name": "shop", "version": 1, "status": "uninstalled"}], ["--include-crds"]),  # installed again
+    ([{"name": "shop", "version": 1, "status": "deployed", "config": {}}], ["--include-crds", "--is-upgrade"]),
+    ([{"name": "shop", "version": 1, "status": "deployed"}], ["--include-crds", "--is-upgrade"]),  # null config
+])
+def test_offline_without_values_an_install_or_a_release_without_values_renders_without(
+        remembered: Path, chart: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        releases: list[dict[str, object]], rendered: list[str]) -> None:
+    monkeypatch.setenv("HELM_MEMORY_DRIVER_DATA", str(_memory_store(tmp_path / "releases.json", *releases)))
+    (command, stdin), = early.calls(["upgrade", "shop", chart], reused_values)
+    assert command[4:] == ["-n", "shop", *rendered] and stdin is None
+
+
+@pytest.mark.parametrize("releases", [
+    [{"name": "shop", "version": 1, "status": "deployed"}, {"name": "shop", "version": 2, "status": "pending-upgrade"}],
+    [{"name": "shop", "version": 1, "status": "uninstalling"}],  # helm upgrade refuses both
+    [{"name": "shop", "version": "one", "status": "deployed"}],  # a record the plan leaves to helm
+])
+def test_offline_without_values_a_release_helm_refuses_or_reads_itself_starts_nothing(
+        remembered: Path, chart: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        releases: list[dict[str, object]]) -> None:
+    monkeypatch.setenv("HELM_MEMORY_DRIVER_DATA", str(_memory_store(tmp_path / "releases.json", *releases)))
+    assert early.calls(["upgrade", "shop", chart], reused_values) == []
+    (tmp_path / "releases.json").write_text("{not json")  # nor a file helm cannot load
+    assert early.calls(["upgrade", "shop", chart], reused_values) == []
 
 
 def test_helm_3_reads_the_record_without_the_apply_method(remembered: Path, chart: str, tmp_path: Path,
@@ -152,7 +222,7 @@ def test_a_helm_not_yet_asked_has_its_render_started_alone(remembered: Path, cha
     both = early.commands(["upgrade", "shop", chart, "--set", "a=1"])
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "empty"))
     assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == both[:1]
-    assert early.commands(["upgrade", "shop", chart]) == []  # offline without values: the read alone, which waits
+    assert early.commands(["upgrade", "shop", chart]) == []  # offline without values: it waits for the read
     monkeypatch.setenv("HELM_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("HELM_NAMESPACE")  # the namespace would come from the kubeconfig
     assert early.commands(["upgrade", "shop", chart, "--set", "a=1"]) == []
