@@ -411,6 +411,8 @@ def _adoptions(changes: list[ResourceChange], live: _Live, request: PlanRequest,
             change = replace(change, fields=applied.fields)
             _ssa_conflicts(applied, change.resource, request, notes)
         out.append(change)
+    if request.previous is None and ssa:  # an install updates what it adopts: --force-replace fails there
+        notes[:] = adoption.force_replace_on_install(notes, out)
     return out
 
 

@@ -155,3 +155,30 @@ def test_an_install_that_adopts_a_running_deployment_restarts_its_pods() -> None
     p = plan(None, [DEPLOYMENT], [_unowned(DEPLOYMENT)], take_ownership=True)
     assert [(i.kind, i.resource.name) for i in p.impact] == [(ImpactKind.RESTART, "web")]
     assert plan(None, [DEPLOYMENT], [], take_ownership=True).impact == ()
+
+
+def test_force_replace_fails_a_server_side_install_only_when_it_adopts() -> None:
+    """An install updates only what it adopts, with --force-replace and server-side apply both
+    passed to Update, which refuses them together (pkg/action/install.go performInstall,
+    pkg/kube/client.go Update); with nothing to adopt it creates, and nothing is refused.
+    End to end, against real Helm 4's own failure: tests/e2e/test_apply_method.py."""
+    from deployah_plan.core.adoption import force_replace_note
+    from deployah_plan.facts import ForceReplace
+    from deployah_plan.render.words.warning import message
+
+    note = force_replace_note("--force-replace", False)
+    assert not note.fails
+    ssa = dict(apply_method=ApplyMethod.SSA, warnings=(note,))
+    adopting = plan(None, [CONFIGMAP, DEPLOYMENT], [_unowned(DEPLOYMENT)], take_ownership=True, **ssa)
+    (failing,) = by_code(adopting, Code.FORCE_REPLACE)
+    assert failing.fails and failing.facts == ForceReplace(flag="--force-replace", server_side=True, adopted=1)
+    assert message(failing).startswith(
+        '--force-replace on an install that adopts 1 existing object (updated, server-side): Helm 4 fails with '
+        '"invalid operation: cannot use server-side apply and force replace together"')
+    assert adopting.summary.failures == 1
+    # Nothing to adopt (or no cluster read), or client-side: no failure.
+    for quiet in (plan(None, [CONFIGMAP, DEPLOYMENT], [], take_ownership=True, **ssa),
+                  plan(None, [CONFIGMAP, DEPLOYMENT], None, take_ownership=True, **ssa),
+                  plan(None, [CONFIGMAP, DEPLOYMENT], [_unowned(DEPLOYMENT)], take_ownership=True,
+                       apply_method=ApplyMethod.CSA, warnings=(note,))):
+        assert [w.fails for w in by_code(quiet, Code.FORCE_REPLACE)] == [False]
