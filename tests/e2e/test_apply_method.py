@@ -237,9 +237,13 @@ def test_force_replace_fails_a_server_side_install_exactly_when_it_adopts(helm4:
             assert helm_says.startswith("Error: server-side apply failed for object shop/settings"), helm_says
             assert not note["predicted_failure"] and note["facts"]["adopted"] == 0
             assert doc["summary"]["predicted_failures"] == 0
+            assert doc["summary"]["adopted"] == 0 and "Plan: 1 to create, 0 to update" in text.out
             continue
         assert helm_says == f"Error: {refusal}", helm_says
         assert note["predicted_failure"] and note["facts"] == {"flag": "--force-replace", "server_side": True,
                                                                "adopted": 1}
         assert f'"{refusal}"' in note["message"]
         assert "--force-replace on an install that adopts 1 existing object (updated, server-side)" in text.out
+        # The adopted object is applied over the live one: not counted as created.
+        assert (doc["summary"]["create"], doc["summary"]["adopted"]) == (1, 1)
+        assert "Plan: 0 to create, 1 to adopt, 0 to update, 0 to delete." in text.out
