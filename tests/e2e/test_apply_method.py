@@ -173,6 +173,42 @@ def test_uninstall_skips_what_the_release_does_not_own_on_helm_4(helm: Path, sto
     assert "= ConfigMap shop/shop-config" in text.out and "Helm 4 deletes only what the release owns" in text.out
 
 
+def test_uninstall_shows_an_object_already_gone_as_gone_not_deleted(helm: Path, store: Store, tmp_path: Path) -> None:
+    """An object of the release that the cluster no longer has: Helm 4.3 finds it missing and
+    skips it ("Resource already deleted; nothing to do": real helm sends it no DELETE), and the
+    plan, having read the cluster, shows it missing live, not as a delete. Helm 3's uninstall
+    reads no live object: the plan lists it as a delete, as before."""
+    with FakeKube(namespace="shop") as kube:
+        for obj in _installed(kube, store):
+            if (obj["kind"], obj["metadata"]["name"]) != ("Service", "shop-legacy"):  # deleted by hand since
+                kube.put(obj)
+        kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        result = run_plan("uninstall", "shop", "-n", "shop", "-o", "json", helm=helm, KUBECONFIG=kubeconfig)
+        text = run_plan("uninstall", "shop", "-n", "shop", "--no-color", helm=helm, KUBECONFIG=kubeconfig)
+        assert kube.writes() == []
+        if not helm.parent.name.startswith("3."):
+            # What Helm 4 itself deletes (the read-only server refuses each DELETE, so none happens).
+            subprocess.run([str(helm), "uninstall", "shop", "-n", "shop"], capture_output=True, text=True,
+                           env=clean_env(KUBECONFIG=kubeconfig))
+            deleted = sorted(r.path.rpartition("/")[2] for r in kube.writes()
+                             if r.method == "DELETE" and "/secrets/sh.helm.release" not in r.path)
+    assert result.code == 0, result.err
+    doc = result.json()
+    validate(doc)
+    actions = {(c["resource"]["kind"], c["resource"]["name"]): c["action"] for c in doc["changes"]}
+    legacy = ("Service", "shop-legacy")
+    if helm.parent.name.startswith("3."):
+        assert actions[legacy] == "delete" and doc["live"]["status"] == "skipped"
+        return
+    assert legacy not in actions and set(actions.values()) == {"delete"}
+    assert "shop-legacy" not in deleted and sorted(name for _, name in actions) == deleted
+    assert doc["summary"]["delete"] == len(actions)
+    assert [(d["resource"]["name"], d["kind"], d["effect"]) for d in doc["drift"]] == [("shop-legacy", "missing", "left")]
+    assert "- Service shop/shop-legacy  (missing live: it leaves the release, nothing to do)" in text.out
+    assert "(delete)" not in text.out.split("Service shop/shop-legacy")[1].split("\n")[0]
+    assert f"Plan: 0 to create, 0 to update, {len(actions)} to delete." in text.out
+
+
 def test_uninstall_cascade_is_helms(helm: Path, store: Store) -> None:
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     bad = run_plan("uninstall", "shop", "-n", "shop", "--cascade", "later", helm=helm, store=store)
