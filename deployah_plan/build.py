@@ -59,6 +59,7 @@ def summarize(changes: Iterable[ResourceChange], ignored: int = 0, warnings: Ite
         hooks_stored=sum(1 for t in hooks if not t.will_run and t.action is not TaskAction.UNCHANGED),
         drift_reverted=sum(1 for d in drift if d.reverts),
         regenerated=sum(1 for c in changes if c.action is Action.UPDATE and _only_regenerated(c.fields)),
+        adopted=sum(1 for c in changes if c.action is Action.CREATE and c.ownership is Ownership.ADOPT),
     )
 
 

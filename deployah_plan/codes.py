@@ -188,9 +188,10 @@ class Code(str, enum.Enum):
     NO_HOOKS = _Entry("no-hooks", "--no-hooks: no hook runs on this action.")
     FORCE_REPLACE = _Entry(
         "force-replace", "--force (Helm 3) or --force-replace (Helm 4): updated objects are replaced, not patched; "
-        "on an upgrade or rollback Helm 4 applies server-side, a predicted failure (Helm 4 refuses server-side apply "
-        "and force replace together).", fails=Fails.SOMETIMES,
-        check="deployah_plan.commands.upgrade_flags.force_replace_note")
+        "a predicted failure where Helm 4 updates server-side (an upgrade or rollback applied so, or a server-side "
+        "install that adopts existing objects): Helm 4 refuses server-side apply and force replace together.",
+        fails=Fails.SOMETIMES,
+        check="deployah_plan.core.adoption.force_replace_note")
     RELEASE_LABELS = _Entry("release-labels", "--labels: the release labels the new revision records.")
     DESCRIPTION = _Entry("description", "--description: the description the new revision records.")
     HISTORY_PRUNED = _Entry(

@@ -497,11 +497,14 @@ class NoHooks(Facts, frozen=True, kw_only=True):
 
 class ForceReplace(Facts, frozen=True, kw_only=True):
     """--force or --force-replace: each updated object is replaced, not patched. `server_side`:
-    the action applies server-side, and Helm 4 refuses both together (a predicted failure)."""
+    the action updates objects server-side, and Helm 4 refuses both together (a predicted
+    failure). `adopted`: on an install, the existing objects it adopts, which Helm updates
+    (the only objects an install updates; 0 on an upgrade or a rollback)."""
 
     code = Code.FORCE_REPLACE
     flag: str  # as given: --force, --force-replace
     server_side: bool = False
+    adopted: int = 0
 
 
 class ReleaseLabels(Facts, frozen=True, kw_only=True):

@@ -581,6 +581,9 @@ class Summary(Struct, frozen=True):
     hooks_stored: int = 0  # hook definitions that change but do not run on this action (only stored)
     drift_reverted: int = 0  # drifted objects this deploy sets back (DriftChange.reverts): changes too
     regenerated: int = 0  # of the updates, those whose every change is a value the chart regenerates
+    # Of the creates, those Helm adopts: a live object it applies the chart over, an update of it
+    # (ResourceChange.ownership ADOPT), not a creation.
+    adopted: int = 0
 
     @property
     def total(self) -> int:

@@ -169,7 +169,7 @@ def assert_example_upgrade(doc: dict[str, Any], helm: Path) -> None:
     # The live state decides predicted failures and the drift a deploy sets back.
     summary = {k: v for k, v in doc["summary"].items() if k not in ("predicted_failures", "drift_reverted")}
     assert summary == {"create": 2, "update": 3, "delete": 1, "retain": 0, "ignored": 0, "has_changes": True,
-                       "hooks_run": 1, "hooks_changed": 1, "hooks_stored": 0, "regenerated": 0}
+                       "hooks_run": 1, "hooks_changed": 1, "hooks_stored": 0, "regenerated": 0, "adopted": 0}
     tasks = {t["name"]: t for t in doc["tasks"]}
     assert tasks["Job shop/shop-migrate"]["action"] == "update" and tasks["Job shop/shop-migrate"]["will_run"] is True
     assert tasks["Job shop/shop-seed"]["will_run"] is False  # post-install only: not on an upgrade

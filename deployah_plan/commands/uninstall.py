@@ -8,7 +8,8 @@ post-delete hooks run. Hooks themselves and the chart's crds/ are not deleted.
 
 Helm 4.3 deletes only what the release owns (pkg/action/uninstall.go deleteRelease, through
 verifyOwnershipBeforeDelete): with a cluster, the live objects are read, and one whose labels and
-annotations are not this release's stays (core/planner.py). Helm 3 deletes them all, unread.
+annotations are not this release's stays (core/planner.py); one not found is gone already, which
+Helm skips (missing-live drift, not a delete). Helm 3 deletes them all, unread.
 `--cascade` is checked as helm checks it (pkg/cmd/uninstall.go validateCascadeFlag).
 """
 from __future__ import annotations

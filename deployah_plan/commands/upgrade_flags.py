@@ -16,10 +16,11 @@ from deployah_plan.errors import UsageError
 from deployah_plan.flags import Reach, helm_args
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.facts import (
-    Atomic, CreateNamespace, CreateNamespaceIgnored, DeprecatedFlag, Description, ForceReplace, HistoryPruned,
+    Atomic, CreateNamespace, CreateNamespaceIgnored, DeprecatedFlag, Description, HistoryPruned,
     InstallFlag, KubeVersionDefault, NamespaceExists, NamespaceTwice, NoHooks, ReleaseLabels, WaitForJobs,
 )
 from deployah_plan.codes import Severity
+from deployah_plan.core.adoption import force_replace_note as force_replace_note  # its one maker (rollback uses it)
 from deployah_plan.model import AppliedWith, ApplyMethod, ApplyReason, ResourceRef, Warning, warn
 
 
@@ -247,18 +248,6 @@ def namespace_notes(deploy: DeployFlags, fresh: bool, namespace: str, exists: bo
     return desired, []
 
 
-def force_replace_note(flag: str, server_side: bool) -> Warning:
-    """--force/--force-replace: each updated object is replaced (pkg/kube/client.go
-    updateResource: helper.Replace instead of a patch). On an upgrade or rollback that applies
-    server-side, Helm 4's Update refuses the pair before it applies anything (pkg/kube/client.go):
-
-        if updateOptions.serverSideApply && updateOptions.forceReplace {
-            return &Result{}, fmt.Errorf("invalid operation: cannot use server-side apply and force replace together")
-
-    An install creates its objects (Create, no replace) and is not refused."""
-    return warn(ForceReplace(flag=flag, server_side=server_side), fails=server_side)
-
-
 def _jobs(desired: Rendered) -> list[str]:
     return [str((d.obj.get("metadata") or {}).get("name", "")) for d in desired.resources if d.obj.get("kind") == "Job"]
 
@@ -271,6 +260,7 @@ def behaviour_notes(deploy: DeployFlags, helm_major: int, fresh: bool, previous_
     if deploy.no_hooks:
         notes.append(warn(NoHooks(install=fresh)))
     if deploy.force or deploy.force_replace:
+        # An install fails only if it adopts live objects: the planner says so (core/adoption.py).
         flag = "--force" if helm_major < 4 or not deploy.force_replace else "--force-replace"
         notes.append(force_replace_note(flag, server_side and not fresh))
     if labels:

@@ -34,7 +34,8 @@ from deployah_plan.core.diff import declared_surface, diff_objects
 from deployah_plan.core.drift import is_custom
 from deployah_plan.core.managed_fields import managers
 from deployah_plan.core.ownership import stamped
-from deployah_plan.model import FieldChange, FieldOp
+from deployah_plan.facts import ForceReplace
+from deployah_plan.model import Action, FieldChange, FieldOp, Ownership, ResourceChange, Warning, warn
 
 
 def _merge_surface(declared: Any, live: Any) -> Any:
@@ -72,3 +73,37 @@ def adopt(live: Mapping[str, Any], desired: Mapping[str, Any], release: str, nam
     if not ssa:
         return server_side.Applied((), tuple(fields))
     return server_side.apply(live, applied, [*fields, *_helm_prunes(live, applied)], force_conflicts)
+
+
+def force_replace_note(flag: str, server_side: bool, adopted: int = 0) -> Warning:
+    """--force/--force-replace: each updated object is replaced (pkg/kube/client.go
+    updateResource: helper.Replace instead of a patch). When the action updates objects
+    server-side, Helm 4's Update refuses the pair before it applies anything (pkg/kube/client.go):
+
+        if updateOptions.serverSideApply && updateOptions.forceReplace {
+            return &Result{}, errors.New("invalid operation: cannot use server-side apply and force replace together")
+
+    An upgrade or a rollback updates through it (`server_side`). An install creates its objects
+    (Create, no replace) and is refused only when it adopts existing ones (`adopted`): those it
+    updates, with both options (pkg/action/install.go performInstall):
+
+        if len(toBeAdopted) == 0 && len(resources) > 0 {
+            _, err = i.cfg.KubeClient.Create(resources, ...)
+        } else if len(resources) > 0 {
+            _, err = i.cfg.KubeClient.Update(toBeAdopted, resources,
+                kube.ClientUpdateOptionForceReplace(i.ForceReplace),
+                kube.ClientUpdateOptionServerSideApply(i.ServerSideApply, i.ForceConflicts), ...)
+
+    where toBeAdopted is what `requireAdoption` (--take-ownership) or `existingResourceConflict`
+    (objects already labelled for this release) found live."""
+    fails = server_side or adopted > 0
+    return warn(ForceReplace(flag=flag, server_side=fails, adopted=adopted), fails=fails)
+
+
+def force_replace_on_install(notes: list[Warning], changes: list[ResourceChange]) -> list[Warning]:
+    """The notes of a server-side install, with --force-replace's made a predicted failure when
+    the install adopts live objects (force_replace_note says why); unchanged otherwise."""
+    adopted = sum(1 for c in changes if c.action is Action.CREATE and c.ownership is Ownership.ADOPT)
+    if not adopted:
+        return notes
+    return [force_replace_note(w.facts.flag, True, adopted) if isinstance(w.facts, ForceReplace) else w for w in notes]

@@ -95,18 +95,20 @@ def _require(values: Mapping[str, Any], metadata: Metadata, key: str, want: str)
 
 
 def skipped_on_uninstall(live: Mapping[str, Any] | None, release: str, namespace: str) -> Verdict | None:
-    """Whether Helm 4.3's uninstall skips deleting an object of the release, from its live
-    state (None: not found, which Helm skips too, as already deleted): skipped when Helm's
-    ownership check fails on it (pkg/action/validate.go verifyOwnershipBeforeDelete:
+    """Whether Helm's uninstall skips deleting an object of the release, from its live state
+    (None: not found). Not found, it is gone already: ABSENT (Helm 4.3's ownership check passes
+    it by, `// Resource already deleted; nothing to do.`, and every Helm's kube client Delete
+    ignores a NotFound). Helm 4.3 also skips it when its ownership check fails on it
+    (pkg/action/validate.go verifyOwnershipBeforeDelete:
 
         if err := checkOwnership(existing, releaseName, releaseNamespace); err != nil {
             // Resource not owned by this release, cannot delete
             unowned.Append(&infoCopy)
 
-    the same labels and annotations as adoption's check; a deletionTimestamp does not count).
-    The verdict names the problems (UNOWNED, or OTHER_RELEASE with its owner); None: deleted."""
+    the same labels and annotations as adoption's check; a deletionTimestamp does not count):
+    the verdict names the problems (UNOWNED, or OTHER_RELEASE with its owner). None: deleted."""
     if live is None:
-        return None
+        return Verdict(Ownership.ABSENT)
     verdict = check_ownership({**live, "metadata": {k: v for k, v in (live.get("metadata") or {}).items()
                                                     if k != "deletionTimestamp"}}, release, namespace)
     return verdict if verdict.problems else None

@@ -30,9 +30,9 @@ from deployah_plan.kinds import CLUSTER_SCOPED, group_of, install_order, kind_ra
 from deployah_plan.manifests import Document, Rendered
 from deployah_plan.build import HOOK_EVENTS, build_plan, disambiguate
 from deployah_plan.model import (
-    Action, ApplyMethod, Attribution, CRDLifecycle, ChartCRD, ChartDefault, DriftChange, FieldChange, Header, HelmAction,
-    Identity, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan, ResourceChange, ResourceRef,
-    TaskAction, TaskPhase, TaskPlan, Warning, warn,
+    Action, ApplyMethod, Attribution, CRDLifecycle, ChartCRD, ChartDefault, DriftChange, DriftEffect, DriftKind,
+    DriftReason, FieldChange, Header, HelmAction, Identity, Impact, LiveCheck, LiveGap, LiveStatus, Ownership, Plan,
+    ResourceChange, ResourceRef, TaskAction, TaskPhase, TaskPlan, Warning, warn,
 )
 from deployah_plan.redact import fold_string_data
 
@@ -211,18 +211,20 @@ def _resource_changes(
 
 
 def _uninstall_changes(previous: Mapping[Identity, tuple[ResourceRef, Document]], rank: Mapping[str, int],
-                       request: PlanRequest, live: _Live, notes: list[Warning]) -> list[ResourceChange]:
-    """Everything in the release manifest goes, in Helm's uninstall kind order; keep is read
-    from the manifest, as `helm uninstall` reads it. Helm 4.3 then deletes only what the release
-    owns (core/ownership.py skipped_on_uninstall): with the live objects read, an object whose
-    labels and annotations are not this release's stays, said by its ownership."""
+                       request: PlanRequest, live: _Live, notes: list[Warning], drift: list[DriftChange]) -> list[ResourceChange]:
+    """Everything in the release manifest goes, in Helm's uninstall kind order, keep read from the
+    manifest as `helm uninstall` reads it; with the live objects read, less what Helm skips: what is
+    gone already (missing-live drift) and, Helm 4.3, what the release does not own (core/ownership.py)."""
     ordered = sorted(previous.values(), key=lambda item: (sort_key(item[0].kind, rank), item[1].position))
     out = []
     for order, (ref, doc) in enumerate(item for item in ordered if not item[0].generate_name):
         change = _leaving(ref, doc, order)
         verdict = (skipped_on_uninstall(find_live(live.index, ref), request.header.release, request.header.namespace)
-                   if request.helm_major >= 4 and change.action is Action.DELETE and live.covered(ref) else None)
-        if verdict is not None:
+                   if change.action is Action.DELETE and live.covered(ref) else None)
+        if verdict is not None and verdict.ownership is Ownership.ABSENT:
+            drift.append(DriftChange(ref, DriftKind.MISSING, DriftEffect.LEFT, why=DriftReason.LEAVES_RELEASE))
+            continue
+        if verdict is not None and request.helm_major >= 4:
             notes.append(warn(UninstallNotOwned(release=request.header.release, owner_release=verdict.owner_release,
                                                 problems=verdict.problems), ref))
             change = replace(change, action=Action.RETAIN, ownership=verdict.ownership,
@@ -411,6 +413,8 @@ def _adoptions(changes: list[ResourceChange], live: _Live, request: PlanRequest,
             change = replace(change, fields=applied.fields)
             _ssa_conflicts(applied, change.resource, request, notes)
         out.append(change)
+    if request.previous is None and ssa:  # an install updates what it adopts: --force-replace fails there
+        notes[:] = adoption.force_replace_on_install(notes, out)
     return out
 
 
@@ -600,11 +604,10 @@ def make_plan(request: PlanRequest) -> Plan:
     chart_defaults: tuple[ChartDefault, ...] = ()
 
     if request.action is HelmAction.UNINSTALL:
-        # The release's own hooks run (pre-delete, post-delete); nothing is created or updated;
-        # keep is read from the manifest, as `helm uninstall` reads it.
+        # The release's own hooks run (pre-delete, post-delete); nothing is created or updated.
         action = HelmAction.UNINSTALL
         changes = _uninstall_changes(prev_resources, kind_rank(uninstall_order(request.helm_major)), request, live,
-                                     warnings)
+                                     warnings, drift)
         tasks = hook_tasks(prev_hooks, prev_hooks, action, kind_rank(install_order(request.helm_major)))
         warnings.append(warn(CrdsUntouched()))
     else:

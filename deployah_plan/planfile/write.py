@@ -247,7 +247,7 @@ def summary_doc(summary: Summary, plan: Plan) -> dict[str, Any]:
             "ignored": summary.ignored, "has_changes": plan.has_changes,
             "predicted_failures": summary.failures, "hooks_run": summary.hooks_run,
             "hooks_changed": summary.hooks_changed, "hooks_stored": summary.hooks_stored,
-            "drift_reverted": summary.drift_reverted, "regenerated": summary.regenerated}
+            "drift_reverted": summary.drift_reverted, "regenerated": summary.regenerated, "adopted": summary.adopted}
 
 
 def live_doc(live: LiveCheck) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 GitLab reads this shape from a job artifact declared as `artifacts: reports: terraform:` and
 shows the three counts in the merge-request widget (GitLab's "Terraform integration in merge
 requests"; it reads only these keys). The counts are the plan's summary: `delete` counts what
-Helm deletes, not what it retains (left in the cluster), and ignored changes count nowhere.
+Helm deletes, not what it retains (left in the cluster), an object Helm adopts counts as an
+update of the live one (it is not created), and ignored changes count nowhere.
 GitLab requires the three keys and ignores others, so the artifact also carries `impact`: how
 many of each kind of impact on running things the plan has (core/impact/), and its one line.
 """
@@ -19,7 +20,8 @@ from deployah_plan.render.report import Report
 def render(plan: Plan, options: WriteOptions = WriteOptions()) -> str:
     report = Report.of(plan, fold=False)
     summary = plan.summary
-    out: dict[str, object] = {"create": summary.create, "update": summary.update, "delete": summary.delete}
+    out: dict[str, object] = {"create": summary.create - summary.adopted, "update": summary.update + summary.adopted,
+                              "delete": summary.delete}
     if plan.impact:
         counts: dict[str, int] = {}
         for item in plan.impact:

@@ -272,8 +272,11 @@ def _summary_table(report: Report) -> str:
     heads = ["Create", "Update", "Delete", "Keep", "Hooks run", "Predicted failures", "Ignored", "Drift", "Warnings"]
     drift = "not checked" if report.drift_count is None else f"{report.drift_count:,}"
     failures = f"**{s.failures:,}**" if s.failures else "0"
-    values = [f"{v:,}" for v in (s.create, s.update, s.delete, s.retain, s.hooks_run)]
+    values = [f"{v:,}" for v in (s.create - s.adopted, s.update, s.delete, s.retain, s.hooks_run)]
     values += [failures, f"{s.ignored:,}", drift, f"{report.warning_count:,}"]
+    if s.adopted:  # an adopted object is not created: Helm applies the chart over the live one
+        heads.insert(1, "Adopt")
+        values.insert(1, f"{s.adopted:,}")
     return "\n".join([
         "| " + " | ".join(heads) + " |",
         "|" + "---:|" * len(heads),

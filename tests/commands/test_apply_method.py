@@ -80,7 +80,8 @@ HELM = {"app.kubernetes.io/managed-by": "Helm"}
 
 
 def test_helm_4s_uninstall_skips_what_the_release_does_not_own() -> None:
-    assert skipped_on_uninstall(None, "shop", "shop") is None  # not found: already deleted
+    gone = skipped_on_uninstall(None, "shop", "shop")  # not found: already deleted, nothing to do
+    assert gone is not None and gone.ownership is Ownership.ABSENT
     assert skipped_on_uninstall(_live(OURS, HELM), "shop", "shop") is None
     assert skipped_on_uninstall(_live(OURS, HELM, deletionTimestamp="2025-01-01T00:00:00Z"), "shop", "shop") is None
     other = skipped_on_uninstall(_live({**OURS, "meta.helm.sh/release-name": "blog"}, HELM), "shop", "shop")

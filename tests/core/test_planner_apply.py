@@ -155,3 +155,53 @@ def test_an_install_that_adopts_a_running_deployment_restarts_its_pods() -> None
     p = plan(None, [DEPLOYMENT], [_unowned(DEPLOYMENT)], take_ownership=True)
     assert [(i.kind, i.resource.name) for i in p.impact] == [(ImpactKind.RESTART, "web")]
     assert plan(None, [DEPLOYMENT], [], take_ownership=True).impact == ()
+
+
+def test_force_replace_fails_a_server_side_install_only_when_it_adopts() -> None:
+    """An install updates only what it adopts, with --force-replace and server-side apply both
+    passed to Update, which refuses them together (pkg/action/install.go performInstall,
+    pkg/kube/client.go Update); with nothing to adopt it creates, and nothing is refused.
+    End to end, against real Helm 4's own failure: tests/e2e/test_apply_method.py."""
+    from deployah_plan.core.adoption import force_replace_note
+    from deployah_plan.facts import ForceReplace
+    from deployah_plan.render.words.warning import message
+
+    note = force_replace_note("--force-replace", False)
+    assert not note.fails
+    ssa = dict(apply_method=ApplyMethod.SSA, warnings=(note,))
+    adopting = plan(None, [CONFIGMAP, DEPLOYMENT], [_unowned(DEPLOYMENT)], take_ownership=True, **ssa)
+    (failing,) = by_code(adopting, Code.FORCE_REPLACE)
+    assert failing.fails and failing.facts == ForceReplace(flag="--force-replace", server_side=True, adopted=1)
+    assert message(failing).startswith(
+        '--force-replace on an install that adopts 1 existing object (updated, server-side): Helm 4 fails with '
+        '"invalid operation: cannot use server-side apply and force replace together"')
+    assert adopting.summary.failures == 1
+    # Nothing to adopt (or no cluster read), or client-side: no failure.
+    for quiet in (plan(None, [CONFIGMAP, DEPLOYMENT], [], take_ownership=True, **ssa),
+                  plan(None, [CONFIGMAP, DEPLOYMENT], None, take_ownership=True, **ssa),
+                  plan(None, [CONFIGMAP, DEPLOYMENT], [_unowned(DEPLOYMENT)], take_ownership=True,
+                       apply_method=ApplyMethod.CSA, warnings=(note,))):
+        assert [w.fails for w in by_code(quiet, Code.FORCE_REPLACE)] == [False]
+
+
+def test_the_summary_counts_an_adopted_object_apart_from_what_is_created() -> None:
+    """An adopted object is applied over the live one, an update of it (core/adoption.py): every
+    summary says so, and JSON's `create` still counts every create, as before."""
+    import json
+
+    from deployah_plan.planfile.write import summary_doc
+    from deployah_plan.render import gitlab, markdown
+    from deployah_plan.render.words.plan import summary_text
+
+    p = plan(None, [CONFIGMAP, DEPLOYMENT], [_unowned(DEPLOYMENT)], take_ownership=True)
+    assert (p.summary.create, p.summary.adopted) == (2, 1)
+    assert {k: summary_doc(p.summary, p)[k] for k in ("create", "adopted", "update")} == {
+        "create": 2, "adopted": 1, "update": 0}
+    assert summary_text(p) == "Plan: 1 to create, 1 to adopt, 0 to update, 0 to delete."
+    table = markdown.render(p)
+    assert "| Create | Adopt | Update | Delete |" in table and "| 1 | 1 | 0 | 0 |" in table
+    counts = json.loads(gitlab.render(p))
+    assert {k: counts[k] for k in ("create", "update", "delete")} == {"create": 1, "update": 1, "delete": 0}
+    nothing_live = plan(None, [CONFIGMAP, DEPLOYMENT], [], take_ownership=True)
+    assert nothing_live.summary.adopted == 0 and summary_text(nothing_live).startswith("Plan: 2 to create, 0 to update")
+    assert "| Create | Update |" in markdown.render(nothing_live)

@@ -24,7 +24,7 @@ from deployah_plan.facts import CrdsUntouched, DroppedDocument, EquivalentOnly, 
 from deployah_plan.manifests import Rendered, split_stream
 from deployah_plan.model import (
     Action, CRDLifecycle, FieldOp, Header, HelmAction, Ownership, Plan, ResourceChange, ResourceRef, TaskAction, TaskPhase,
-    TaskPlan,
+    TaskPlan, DriftEffect, DriftKind, DriftReason,
 )
 from deployah_plan.live_snapshot import LiveSnapshot
 from deployah_plan.yamlkube import load_all
@@ -502,6 +502,22 @@ def test_uninstall_reads_keep_from_the_manifest_even_with_a_live_object() -> Non
     on_live = live(cm("cfg"), cm("plain", meta=KEEP))
     p = uninstall([cm("cfg", meta=KEEP), cm("plain")], live=on_live, live_source="cluster")
     assert [(c.resource.name, c.action) for c in p.changes] == [("cfg", Action.RETAIN), ("plain", Action.DELETE)]
+
+
+def test_uninstall_skips_an_object_already_gone_from_the_cluster() -> None:
+    """Helm skips an object it does not find (Helm 4.3's ownership check before deleting:
+    "Resource already deleted; nothing to do"; any Helm's Delete ignores a NotFound): read and
+    missing, it is drift, not a delete. Unread (offline, or a kind not read), it is a delete."""
+    for major in (3, 4):
+        p = uninstall([cm("cfg"), cm("gone"), cm("kept", meta=KEEP)], live=live(cm("cfg")), live_source="cluster",
+                      helm_major=major)
+        assert [(c.resource.name, c.action) for c in p.changes] == [("cfg", Action.DELETE), ("kept", Action.RETAIN)]
+        assert [(d.resource.name, d.kind, d.effect, d.why) for d in p.drift] == [
+            ("gone", DriftKind.MISSING, DriftEffect.LEFT, DriftReason.LEAVES_RELEASE)]
+        assert (p.summary.delete, p.summary.retain, p.summary.drift_reverted) == (1, 1, 0)
+    offline = uninstall([cm("cfg"), cm("gone")])
+    assert [(c.resource.name, c.action) for c in offline.changes] == [("cfg", Action.DELETE), ("gone", Action.DELETE)]
+    assert offline.drift == ()
 
 
 def test_uninstall_deletes_every_named_object_and_skips_generate_name_ones() -> None:

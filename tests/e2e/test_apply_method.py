@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from conftest import EXAMPLE, Store, run_plan
+from conftest import EXAMPLE, Store, clean_env, run_plan, write_chart
 from deployah_plan.yamlkube import load_all
 from e2e.test_cases import validate
 from kubeapi import FakeKube
@@ -69,7 +69,7 @@ def test_force_replace_on_a_server_side_upgrade_is_a_predicted_failure(helm: Pat
     if helm.parent.name.startswith("3."):  # Helm 3 replaces, client-side: no failure
         assert not note["predicted_failure"]
         return
-    assert note["predicted_failure"] and note["facts"] == {"flag": "--force-replace", "server_side": True}
+    assert note["predicted_failure"] and note["facts"] == {"flag": "--force-replace", "server_side": True, "adopted": 0}
     assert "cannot use server-side apply and force replace together" in note["message"]
     client = _upgrade(store, helm, "-o", "json", flag, "--server-side=false").json()
     (note,) = [w for w in client["warnings"] if w["code"] == "force-replace"]
@@ -173,6 +173,42 @@ def test_uninstall_skips_what_the_release_does_not_own_on_helm_4(helm: Path, sto
     assert "= ConfigMap shop/shop-config" in text.out and "Helm 4 deletes only what the release owns" in text.out
 
 
+def test_uninstall_shows_an_object_already_gone_as_gone_not_deleted(helm: Path, store: Store, tmp_path: Path) -> None:
+    """An object of the release that the cluster no longer has: Helm 4.3 finds it missing and
+    skips it ("Resource already deleted; nothing to do": real helm sends it no DELETE), and the
+    plan, having read the cluster, shows it missing live, not as a delete. Helm 3's uninstall
+    reads no live object: the plan lists it as a delete, as before."""
+    with FakeKube(namespace="shop") as kube:
+        for obj in _installed(kube, store):
+            if (obj["kind"], obj["metadata"]["name"]) != ("Service", "shop-legacy"):  # deleted by hand since
+                kube.put(obj)
+        kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        result = run_plan("uninstall", "shop", "-n", "shop", "-o", "json", helm=helm, KUBECONFIG=kubeconfig)
+        text = run_plan("uninstall", "shop", "-n", "shop", "--no-color", helm=helm, KUBECONFIG=kubeconfig)
+        assert kube.writes() == []
+        if not helm.parent.name.startswith("3."):
+            # What Helm 4 itself deletes (the read-only server refuses each DELETE, so none happens).
+            subprocess.run([str(helm), "uninstall", "shop", "-n", "shop"], capture_output=True, text=True,
+                           env=clean_env(KUBECONFIG=kubeconfig))
+            deleted = sorted(r.path.rpartition("/")[2] for r in kube.writes()
+                             if r.method == "DELETE" and "/secrets/sh.helm.release" not in r.path)
+    assert result.code == 0, result.err
+    doc = result.json()
+    validate(doc)
+    actions = {(c["resource"]["kind"], c["resource"]["name"]): c["action"] for c in doc["changes"]}
+    legacy = ("Service", "shop-legacy")
+    if helm.parent.name.startswith("3."):
+        assert actions[legacy] == "delete" and doc["live"]["status"] == "skipped"
+        return
+    assert legacy not in actions and set(actions.values()) == {"delete"}
+    assert "shop-legacy" not in deleted and sorted(name for _, name in actions) == deleted
+    assert doc["summary"]["delete"] == len(actions)
+    assert [(d["resource"]["name"], d["kind"], d["effect"]) for d in doc["drift"]] == [("shop-legacy", "missing", "left")]
+    assert "- Service shop/shop-legacy  (missing live: it leaves the release, nothing to do)" in text.out
+    assert "(delete)" not in text.out.split("Service shop/shop-legacy")[1].split("\n")[0]
+    assert f"Plan: 0 to create, 0 to update, {len(actions)} to delete." in text.out
+
+
 def test_uninstall_cascade_is_helms(helm: Path, store: Store) -> None:
     store.add("shop", EXAMPLE / "chart-v1", "shop")
     bad = run_plan("uninstall", "shop", "-n", "shop", "--cascade", "later", helm=helm, store=store)
@@ -185,3 +221,65 @@ def test_uninstall_cascade_is_helms(helm: Path, store: Store) -> None:
     assert note["facts"] == {"mode": "orphan"} and "left running" in note["message"]
     plain = run_plan("uninstall", "shop", "-n", "shop", "-o", "json", helm=helm, store=store).json()
     assert not [w for w in plain["warnings"] if w["code"] == "cascade"]  # background, helm's default
+
+
+_SETTINGS = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n"
+
+
+def _records_releases(kube: FakeKube) -> None:
+    """Helm's secret driver may create the release record (POST answered as created, nothing
+    kept); everything else on that path is the read-only server's, so real helm gets as far
+    as applying the chart's objects, which the server refuses (405)."""
+    def respond(handler: Any, request: Any) -> None:
+        code, body = ((201, {"kind": "Secret", "apiVersion": "v1", "metadata": {"name": "record", "namespace": "shop"}})
+                      if request.method == "POST" else kube.answer(request.method, request.path, request.query))
+        data = json.dumps(body).encode()
+        handler.send_response(code)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+    kube.script("/api/v1/namespaces/shop/secrets", respond)
+
+
+def test_force_replace_fails_a_server_side_install_exactly_when_it_adopts(helm4: Path, tmp_path: Path) -> None:
+    """Helm 4's install updates only the live objects it adopts (--take-ownership, or already
+    this release's), passing --force-replace and server-side apply to Update, which refuses them
+    together; with nothing to adopt it creates. The plan predicts Helm's own failure, in its
+    words, exactly then (the rule: tests/core/test_planner_apply.py)."""
+    chart = write_chart(tmp_path / "chart", "shop", {"settings.yaml": _SETTINGS})
+    existing = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings", "namespace": "shop"},
+                "data": {"mode": "slow"}}
+    labelled = copy.deepcopy(existing)
+    labelled["metadata"].update(labels={"app.kubernetes.io/managed-by": "Helm"},
+                                annotations={"meta.helm.sh/release-name": "shop", "meta.helm.sh/release-namespace": "shop"})
+    refusal = "invalid operation: cannot use server-side apply and force replace together"
+    for live, flags in (([existing], ("--take-ownership",)), ([labelled], ()), ([], ("--take-ownership",))):
+        with FakeKube(namespace="shop") as kube:
+            _records_releases(kube)
+            for obj in [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}}, *live]:
+                kube.put(obj)
+            kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+            args = ("upgrade", "--install", "shop", str(chart), "-n", "shop", "--force-replace", *flags)
+            planned = run_plan(*args, "--render", "template", "-o", "json", helm=helm4, KUBECONFIG=kubeconfig)
+            text = run_plan(*args, "--render", "template", "--no-color", helm=helm4, KUBECONFIG=kubeconfig)
+            helm_says = subprocess.run([str(helm4), *args], capture_output=True, text=True,
+                                       env=clean_env(KUBECONFIG=kubeconfig)).stderr.strip().splitlines()[-1]
+        assert planned.code == 0, planned.err
+        doc = planned.json()
+        validate(doc)
+        (note,) = [w for w in doc["warnings"] if w["code"] == "force-replace"]
+        if not live:  # created, not updated: helm gets past Update to its first write
+            assert helm_says.startswith("Error: server-side apply failed for object shop/settings"), helm_says
+            assert not note["predicted_failure"] and note["facts"]["adopted"] == 0
+            assert doc["summary"]["predicted_failures"] == 0
+            assert doc["summary"]["adopted"] == 0 and "Plan: 1 to create, 0 to update" in text.out
+            continue
+        assert helm_says == f"Error: {refusal}", helm_says
+        assert note["predicted_failure"] and note["facts"] == {"flag": "--force-replace", "server_side": True,
+                                                               "adopted": 1}
+        assert f'"{refusal}"' in note["message"]
+        assert "--force-replace on an install that adopts 1 existing object (updated, server-side)" in text.out
+        # The adopted object is applied over the live one: not counted as created.
+        assert (doc["summary"]["create"], doc["summary"]["adopted"]) == (1, 1)
+        assert "Plan: 0 to create, 1 to adopt, 0 to update, 0 to delete." in text.out

@@ -40,6 +40,14 @@ CASES: list[tuple[Facts, str]] = [
     (ForceReplace(flag="--force-replace"),
      "--force-replace: each updated object is replaced (the whole rendered object is PUT) instead of patched, so "
      "fields only the live object has are dropped"),
+    (ForceReplace(flag="--force-replace", server_side=True),
+     '--force-replace on a server-side apply: Helm 4 fails with "invalid operation: cannot use server-side apply and '
+     'force replace together" (after the pre-hooks run); add --server-side=false to replace client-side, or drop '
+     "--force-replace"),
+    (ForceReplace(flag="--force-replace", server_side=True, adopted=2),
+     "--force-replace on an install that adopts 2 existing objects (updated, server-side): Helm 4 fails with "
+     '"invalid operation: cannot use server-side apply and force replace together" (after the pre-hooks run); add '
+     "--server-side=false to replace client-side, or drop --force-replace"),
     (ReleaseLabels(labels={"team": "shop", "old": None}, install=True, previous_revision=0),
      "--labels: the new revision's release labels: old removed, team=shop"),
     (ReleaseLabels(labels={"team": "shop"}, install=False, previous_revision=3),
@@ -115,8 +123,9 @@ def test_every_commands_code_has_a_case() -> None:
     import re
 
     from deployah_plan.commands import upgrade, upgrade_flags
+    from deployah_plan.core import adoption  # --force-replace's note, made where an install's adoptions are known
     facts = importlib.import_module("deployah_plan.facts")
-    made = {name for module in (upgrade, upgrade_flags) for name in dir(facts)
+    made = {name for module in (upgrade, upgrade_flags, adoption) for name in dir(facts)
             if re.search(rf"\b{name}\(", inspect.getsource(module)) and isinstance(getattr(facts, name), type)
             and issubclass(getattr(facts, name), Facts) and getattr(facts, name) is not Facts}
     assert made == {type(f).__name__ for f, _ in CASES}

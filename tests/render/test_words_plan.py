@@ -55,6 +55,9 @@ def test_the_plan_line_counts_what_changes() -> None:
     assert plan_words.summary_text(_plan(update=3, regenerated=2)).endswith(
         " 2 updates only change values the chart generates anew on every render (random values, certificates, "
         "timestamps).")
+    # An adopted object is a create in the model, an update of the live object in Helm: not created.
+    assert plan_words.summary_text(_plan(HelmAction.INSTALL, create=3, adopted=1)) == (
+        "Plan: 2 to create, 1 to adopt, 0 to update, 0 to delete.")
 
 
 def test_the_plan_line_says_what_the_hooks_do() -> None:

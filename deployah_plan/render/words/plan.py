@@ -159,7 +159,9 @@ def summary_text(plan: Plan) -> str:
             extra = f" and run {run_hooks}" if runs else ""
             text = f"No changes. helm upgrade would still record revision {plan.header.revision}{extra}."
         return f"{text} {fails}" if fails else text
-    text = f"Plan: {s.create} to create, {s.update} to update, {s.delete} to delete."
+    # An adopted object is not created: Helm applies the chart over the live one (core/adoption.py).
+    adopted = f" {s.adopted} to adopt," if s.adopted else ""
+    text = f"Plan: {s.create - s.adopted} to create,{adopted} {s.update} to update, {s.delete} to delete."
     if s.retain:
         text = text[:-1] + f", {s.retain} to keep."
     hooks = hooks_text(plan)  # starts with a count: "2 hooks run."

@@ -454,7 +454,9 @@ def no_hooks(facts: NoHooks, warning: Warning) -> str:
 @says(Code.FORCE_REPLACE)
 def force_replace(facts: ForceReplace, warning: Warning) -> str:
     if facts.server_side:
-        return (f"{facts.flag} on a server-side apply: Helm 4 fails with \"invalid operation: cannot use server-side "
+        what = (f"on an install that adopts {plural(facts.adopted, 'existing object')} (updated, server-side)"
+                if facts.adopted else "on a server-side apply")
+        return (f"{facts.flag} {what}: Helm 4 fails with \"invalid operation: cannot use server-side "
                 "apply and force replace together\" (after the pre-hooks run); add --server-side=false to replace "
                 f"client-side, or drop {facts.flag}")
     return (f"{facts.flag}: each updated object is replaced (the whole rendered object is PUT) instead of patched, "
