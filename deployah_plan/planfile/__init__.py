@@ -53,6 +53,8 @@ from __future__ import annotations
 # does not set (core/causes.py). 1.8 also added `header.apply_method` (the apply method the plan
 # assumed and why: method, reason, revision; null for an uninstall), `fields` on a create that
 # adopts a live object (live -> applied), and the `uninstall-not-owned` and `cascade` codes.
-FORMAT_VERSION = "1.8"
+# 1.9 added `adopted` in the summary (of the creates, those Helm adopts) and in the
+# `force-replace` facts (the objects a server-side install adopts, which makes it fail).
+FORMAT_VERSION = "1.9"
 
 __all__ = ["FORMAT_VERSION", "inputs", "read", "schema", "seal", "write"]
