@@ -27,7 +27,10 @@ shared with other work measures faithfully); whole processes are timed on the wa
   a plugin that starts Python and ends, plus `helm get` and `helm template`, side by side with
   values flags, one after the other without: the render then needs the release's values) ÷
   template, and plan ÷ that floor in a row of its own (target ≤ 0.85: the plan reads the release
-  itself, so its one helm process is the render), and with `--baseline DIR` the same ratio of another checkout timed in the same
+  itself, so its one helm process is the render), beside the least any plan that renders once
+  can take ÷ the same floor (the plugin's Python started, then `helm template` alone: with
+  values flags the floor's `helm get` runs beside its render, so that ratio is near 1 and no
+  such plan meets the target there), and with `--baseline DIR` the same ratio of another checkout timed in the same
   alternation (before and after a change, under the same load); and the imports of
   `helm plan --help` and of a whole plan. `--no-core` leaves the synthetic releases out.
   The charts: the real public ones (tests/charts/README.md: ../shared/charts, or what
@@ -378,9 +381,14 @@ def main() -> int:
                      + " / ".join(f.version.split(".")[0] for f in figures), shown, f"target ≤ 3 ({notes})"))
         # Against what any plan made by helm and Python costs (the floor: Python's start, `helm get`
         # and `helm template`), timed in the same alternation.
+        # Beside it, the least any plan that renders once can take (Python's start and `helm
+        # template` alone) ÷ the same floor: with values flags the floor runs `helm get` beside
+        # the render, so no such plan comes under it.
         rows.append((f"plan upgrade ÷ floor (helm get + template), {chart} ({how}), helm "
                      + " / ".join(f.version.split(".")[0] for f in figures),
-                     " / ".join(f"{f.plan / f.floor:.2f}" for f in figures), "target ≤ 0.85"))
+                     " / ".join(f"{f.plan / f.floor:.2f}" for f in figures),
+                     "target ≤ 0.85 (one render and nothing else ÷ floor: "
+                     + " / ".join(f"{f.one_render / f.floor:.2f}" for f in figures) + ")"))
     if imports is not None:
         # The targets are of CPU time: a plan's imports alone ≤ 60 ms, before the first helm call ≤ 30 ms.
         for what, label, how, target in (

@@ -250,6 +250,9 @@ class Figures(NamedTuple):
     plan_cpu: float  # CPU seconds, the plan's helm processes included
     template_cpu: float
     floor: float
+    # The least a plan that renders once can take, in the same runs: the floor's plugin start and
+    # `helm template` alone (no `helm get`, no work of the plan's own).
+    one_render: float
     baseline: float | None  # the baseline checkout's plan (--baseline), wall-clock seconds
 
 
@@ -306,7 +309,7 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None,
                 _timed(floor, run_env)
                 if run_base is not None:
                     _timed(plan, run_base)
-                plans, templates, floors, bases = [], [], [], []
+                plans, templates, floors, bases, one_renders = [], [], [], [], []
                 for _ in range(runs):
                     templates.append(_timed(template, run_env))
                     plans.append(_timed(plan, run_env))
@@ -314,12 +317,14 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None,
                         bases.append(_timed(plan, run_base)[0])
                     helm_calls = (_side_by_side([get, template], run_env) if values == "flags"
                                   else _timed(get, run_env)[0] + _timed(template, run_env)[0])
-                    floors.append(_timed(floor, run_env)[0] + helm_calls)
+                    started = _timed(floor, run_env)[0]
+                    floors.append(started + helm_calls)
+                    one_renders.append(started + templates[-1][0])
                 figures.append(Figures(version, case.name, case.source, values, statistics.median(t for t, _ in plans),
                                        statistics.median(t for t, _ in templates),
                                        statistics.median(c for _, c in plans),
                                        statistics.median(c for _, c in templates), statistics.median(floors),
-                                       statistics.median(bases) if bases else None))
+                                       statistics.median(one_renders), statistics.median(bases) if bases else None))
     return figures
 
 

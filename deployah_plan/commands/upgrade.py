@@ -32,7 +32,7 @@ from deployah_plan.facts import (
 )
 from deployah_plan.model import ApplyMethod, Attribution, Header, Warning, warn
 from deployah_plan.redact import hide_userinfo
-from deployah_plan.sources import chart as charts
+from deployah_plan.sources import chart as charts, helm_versions
 from deployah_plan.sources.early import HelmCalls
 from deployah_plan.sources.helm import Helm, ReleaseState, hooks_stream
 from deployah_plan.sources.helm_text import after_progress, crds_as_sources, documents, record_crds_stream
@@ -556,7 +556,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         again_call = (pool.submit(renderer.render, _given(options.values), upgrade=True, parse=False)
                       if first_call is not None and templates.may_regenerate and not deploy.dependency_update else None)
         # Templates that read the Kubernetes version: rendered for an older one too, beside the first.
-        older = (upgrade_flags.older_version(reads.kube_default.result())
+        older = (helm_versions.older_version(reads.kube_default.result())
                  if reads.kube_default is not None and templates.reads_kube_version else "")
         after = first_call if deploy.dependency_update else None  # the first updates the chart's dependencies
         older_call = _older(pool, renderer, _given(options.values), True, older, after) if first_call else None

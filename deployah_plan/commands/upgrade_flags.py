@@ -284,15 +284,6 @@ def behaviour_notes(deploy: DeployFlags, helm_major: int, fresh: bool, previous_
     return notes
 
 
-def older_version(kube_default: str) -> str:
-    """The version three minors older than helm template's default (`v1.37.0`: `1.34.0`), the
-    oldest that Kubernetes' version skew keeps supported beside it; "" when it is not known."""
-    parts = kube_default.lstrip("v").split(".")
-    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit() or int(parts[1]) < 3:
-        return ""
-    return f"{parts[0]}.{int(parts[1]) - 3}.0"
-
-
 def kube_version_note(chart: str, kube_default: str, cluster_version: str, older: str,
                       differing: tuple[ResourceRef, ...]) -> Warning:
     """No --kube-version, offline, for templates that read the cluster's version: rendered for

@@ -21,7 +21,9 @@ and helm's pflag rules, and in the common case starts them, the render first (it
 
 When the chart is a folder whose templates may make a value anew on every render (randAlphaNum,
 genCA: sources/chart_scan.py), the plan renders it twice, the second beside the first, and the
-second render is started here too, after the first two.
+second render is started here too, after the first two. When they read the cluster's Kubernetes
+version and the render is helm template's, the render for an older version (three minors below
+helm template's default, once that is remembered: commands/upgrade.py `_older`) is started too.
 
 Anything else starts nothing here, and the plan starts its calls as usual. A process started here
 is used only when `Helm.run` is about to run that very command (`HelmCalls.take`), so the plan is
@@ -69,17 +71,23 @@ def calls(args: Sequence[str], reuse: Reuse | None = None) -> list[tuple[list[st
     return list(_first_calls(args, {}, reuse)[0])
 
 
+_NOTHING: tuple[Iterator[tuple[list[str], str | None]], str, None] = (iter(()), "", None)
+
+
 def _first_calls(args: Sequence[str], memory: dict[str, list[Any]], reuse: Reuse | None
-                 ) -> tuple[Iterator[tuple[list[str], str | None]], str]:
-    """`calls`, named one by one as they are started, and the chart folder or archive they
-    render ("" when they render none). The render comes first: it takes longer than the release
+                 ) -> tuple[Iterator[tuple[list[str], str | None]], str,
+                            Callable[[str], tuple[list[str], str | None]] | None]:
+    """`calls`, named one by one as they are started; the chart folder or archive they render
+    ("" when they render none); for a `helm template` render, the same render for another
+    Kubernetes version (`--kube-version` after its values, as commands/upgrade.py `_older`
+    adds it), else None. The render comes first: it takes longer than the release
     read, and it needs nothing of helm's version, which the read does (Helm 4's record has the
     apply method), so the render starts before the remembered version is read (json, and the re
     it imports: 3-4 ms). A helm not yet asked its version has its render started alone; the plan
     asks the version, then runs the same render. The memory driver's releases read for the render
     are put in `memory`, by the HELM_MEMORY_DRIVER_DATA they were read from."""
     if args[:1] != ["upgrade"]:
-        return iter(()), ""
+        return _NOTHING
     from deployah_plan import pflag
     from deployah_plan.errors import PlanError
     from deployah_plan.flags import UPGRADE, Reach, helm_args
@@ -89,7 +97,7 @@ def _first_calls(args: Sequence[str], memory: dict[str, list[Any]], reuse: Reuse
     try:
         words = pflag.read(UPGRADE, args[1:])
     except PlanError:
-        return iter(()), ""
+        return _NOTHING
     values: dict[str, list[str]] = {flag.field: [] for flag in UPGRADE if flag.reach is Reach.VALUES}
     namespace = ""
     for word in words:
@@ -100,33 +108,42 @@ def _first_calls(args: Sequence[str], memory: dict[str, list[Any]], reuse: Reuse
         elif word.flag.dest == "namespace":
             namespace = word.value
         elif not word.flag.neutral:  # it may change either call
-            return iter(()), ""
+            return _NOTHING
     given = [word for word in words if isinstance(word, str)]  # `--` and --help among them
     if len(given) != 2:
-        return iter(()), ""
+        return _NOTHING
     # Standard input, which helm reads for `-f -` or `--set-file key=-`, is the plan's to pass
     # on: a process started here and then not taken must not have read it.
     if helm.reads_standard_input(values["files"], values["set_file"]):
-        return iter(()), ""
+        return _NOTHING
     binary = helm.default_binary()
     namespace = namespace or os.environ.get("HELM_NAMESPACE", "")
     try:
         chart = on_disk(given[1])
     except PlanError:  # not a chart: the plan says so
-        return iter(()), ""
+        return _NOTHING
     if not binary or not namespace or chart is None:
-        return iter(()), ""
+        return _NOTHING
     from types import SimpleNamespace
 
     value_args = helm_args(SimpleNamespace(**values), Reach.VALUES)
     release = given[0]
     render: tuple[list[str], str | None] | None = None
+    offline: tuple[list[str], bool, str | None] | None = None  # helm template's values, --is-upgrade, input
     if os.environ.get("HELM_DRIVER", "").lower() != "memory":  # rendered by the cluster
         render = [binary, *helm.dry_run_args(release, chart, namespace, value_args)], None
     elif value_args:  # rendered offline, with values of the user's own (not the release's)
-        render = [binary, *helm.template_args(release, chart, namespace, value_args, upgrade=True)], None
+        offline = value_args, True, None
     elif reuse is not None:  # rendered offline, with the release's values (helm upgrade reuses them)
-        render = _reusing(binary, release, chart, namespace, memory, reuse)
+        offline = _reusing(release, namespace, memory, reuse)
+    for_version = None
+    if offline is not None:
+        template, upgrade, stdin = offline
+
+        def for_version(version: str) -> tuple[list[str], str | None]:
+            return ([binary, *helm.template_args(release, chart, namespace, [*template, "--kube-version", version],
+                                                 upgrade)], stdin)
+        render = [binary, *helm.template_args(release, chart, namespace, template, upgrade)], stdin
 
     def named() -> Iterator[tuple[list[str], str | None]]:
         if render is not None:
@@ -138,30 +155,29 @@ def _first_calls(args: Sequence[str], memory: dict[str, list[Any]], reuse: Reuse
         # (release/store.py): the sql driver, a name helm does not know.
         if version and helm.driver_from_env(os.environ) not in helm.DIRECT_DRIVERS:
             yield [binary, *helm.record_args(release, namespace, None, helm.major(version))], None
-    return named(), (chart if render is not None else "")
+    return named(), (chart if render is not None else ""), for_version
 
 
-def _reusing(binary: str, release: str, chart: str, namespace: str, memory: dict[str, list[Any]],
-             reuse: Reuse) -> tuple[list[str], str | None] | None:
-    """The render of an upgrade without values flags, offline: the release's values, which
-    helm upgrade reuses, read from the memory driver's files by `reuse` and given on standard
-    input, as the plan gives them (commands/upgrade.py `_values_for_template`); an install,
-    when there is no revision to upgrade, with no values. None when `reuse` finds what the plan
-    asks helm about, or what helm refuses: the plan reads the files again, and says so. The
-    releases read are put in `memory` for the plan (`HelmCalls.memory_releases`)."""
-    from deployah_plan.sources import helm_commands as helm
-
+def _reusing(release: str, namespace: str, memory: dict[str, list[Any]],
+             reuse: Reuse) -> tuple[list[str], bool, str | None] | None:
+    """The values of an upgrade's render without values flags, offline, whether it renders an
+    upgrade, and its standard input: the release's values, which helm upgrade reuses, read from
+    the memory driver's files by `reuse` and given on standard input, as the plan gives them
+    (commands/upgrade.py `_values_for_template`); an install, when there is no revision to
+    upgrade, with no values. None when `reuse` finds what the plan asks helm about, or what helm
+    refuses: the plan reads the files again, and says so. The releases read are put in `memory`
+    for the plan (`HelmCalls.memory_releases`)."""
     found = reuse(os.environ, release, namespace)
     if found is None:
         return None
     memory[os.environ.get("HELM_MEMORY_DRIVER_DATA") or ""], values = found
     if values is None:
-        return [binary, *helm.template_args(release, chart, namespace, [], upgrade=False)], None
+        return [], False, None
+    if not values:
+        return [], True, None
     from deployah_plan import deepjson
 
-    if not values:
-        return [binary, *helm.template_args(release, chart, namespace, [], upgrade=True)], None
-    return [binary, *helm.template_args(release, chart, namespace, ["--values", "-"], upgrade=True)], deepjson.dumps(values)
+    return ["--values", "-"], True, deepjson.dumps(values)
 
 
 def template_calls(chart: str) -> tuple[bool, bool, bool] | None:
@@ -231,8 +247,9 @@ class HelmCalls:
         plan's own to report."""
         started: list[tuple[list[str], str | None]] = []
         chart = ""
+        for_version = None
         try:
-            found, chart = _first_calls(args, self._memory, reuse)
+            found, chart, for_version = _first_calls(args, self._memory, reuse)
             for command, stdin in found:
                 if self._since is None:
                     self._since = time.time()
@@ -250,6 +267,15 @@ class HelmCalls:
             self._templates = (chart, scanned)
             if scanned[1]:  # the second render, beside the first
                 self._start_early(*started[0])
+            if scanned[2] and for_version is not None:
+                # Templates that read the Kubernetes version, rendered offline: the render for an
+                # older version too, beside the first (commands/upgrade.py `_older`), once helm
+                # template's own default is remembered.
+                from deployah_plan.sources import helm_versions
+
+                older = helm_versions.older_version(helm_versions.known(started[0][0][0], "kube_version") or "")
+                if older:
+                    self._start_early(*for_version(older))
 
     def templates(self, chart: str) -> tuple[bool, bool, bool] | None:
         """What the templates of the chart folder `chart` call (`template_calls`), when `start`

@@ -154,6 +154,15 @@ def known(binary: str, which: str) -> str | None:
     return _valid(_read(path), identity).get(which)
 
 
+def older_version(kube_default: str) -> str:
+    """The version three minors older than helm template's default (`v1.37.0`: `1.34.0`), the
+    oldest that Kubernetes' version skew keeps supported beside it; "" when it is not known."""
+    parts = kube_default.lstrip("v").split(".")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit() or int(parts[1]) < 3:
+        return ""
+    return f"{parts[0]}.{int(parts[1]) - 3}.0"
+
+
 def remembered(binary: str, which: str, ask: Callable[[], str]) -> str:
     """`binary`'s version `which` from the cache, else `ask()` (which runs helm), remembered when
     it answers a version. `ask` raising (helm failed) leaves the cache as it was."""

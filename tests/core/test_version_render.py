@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from deployah_plan.codes import Severity
-from deployah_plan.commands.upgrade_flags import kube_version_note, older_version
+from deployah_plan.commands.upgrade_flags import kube_version_note
+from deployah_plan.sources.helm_versions import older_version
 from deployah_plan.core.version_render import differing
 from deployah_plan.facts import KubeVersionDefault
 from deployah_plan.manifests import Document, Rendered

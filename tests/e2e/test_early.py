@@ -71,6 +71,31 @@ def test_a_chart_that_makes_values_anew_has_both_renders_started_early(helm: Pat
     assert second.out == first.out
 
 
+@pytest.mark.parametrize("values", [("--set", "a=three"), ()], ids=["values-flags", "release-values"])
+def test_templates_that_read_the_kubernetes_version_have_the_older_render_started_early(
+        helm: Path, store: Store, tmp_path: Path, values: tuple[str, ...]) -> None:
+    """Offline, templates that read the cluster's version are rendered for an older version too
+    (commands/upgrade.py `_older`): once helm template's default version is remembered, that
+    render starts before the imports beside the first, with the same values and input."""
+    templates = {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: {{ .Values.a | quote }}\n"
+                            "  minor: {{ .Capabilities.KubeVersion.Minor | quote }}\n"}
+    v1 = write_chart(tmp_path / "v1", "web", templates, values="a: one\n")
+    v2 = write_chart(tmp_path / "v2", "web", templates, values="a: two\n", version="0.2.0")
+    store.add("web", v1, "shop", flags=("--set", "a=kept"))
+    args = ["upgrade", "web", str(v2), "-n", "shop", *values, "--debug"]
+    cache = str(tmp_path / "cache")
+    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    assert (first.code, second.code) == (0, 0), second.err
+    older = [line for line in second.err.splitlines() if "--kube-version" in line]
+    assert len(older) == 1 and older[0].endswith(EARLY), second.err
+    # The first plan asked helm its default version: its older render started after the imports.
+    assert not any(line.endswith(EARLY) for line in first.err.splitlines() if "--kube-version" in line)
+    assert second.out == first.out
+    # With values flags, also the new chart with the previous values (commands/causes.py).
+    assert _calls(second.err) == ["template web"] * bool(values) + ["template web" + EARLY] * 2
+
+
 def test_a_release_to_install_takes_the_render_started_early(helm: Path, store: Store, tmp_path: Path) -> None:
     args = ["upgrade", "new", str(EXAMPLE / "chart-v1"), "-n", "shop", "--set", "extra=1", "--debug", "-o", "json"]
     cache = str(tmp_path / "cache")
