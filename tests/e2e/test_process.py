@@ -213,6 +213,20 @@ def test_concurrent_waits_all_see_the_one_exit_code() -> None:
     process.close()
 
 
+def test_a_helm_command_that_reads_no_release_loads_no_memory_driver_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every helm process loads the memory driver's files as it starts: `helm template` (and the
+    other commands that read no release) is given the null device instead, which helm reads as
+    no release; a command that reads the store keeps them, and so does any other driver."""
+    monkeypatch.setenv("HELM_DRIVER", "memory")
+    monkeypatch.setenv("HELM_MEMORY_DRIVER_DATA", "/data/releases.json")
+    for command in (["helm", "template", "web", "./chart"], ["helm", "version"], ["helm", "show", "crds", "x"]):
+        assert helm_environment(command)["HELM_MEMORY_DRIVER_DATA"] == os.devnull
+    for command in (["helm", "get", "all", "web"], ["helm", "upgrade", "--install", "web", "./chart"], ["helm"], []):
+        assert helm_environment(command)["HELM_MEMORY_DRIVER_DATA"] == "/data/releases.json"
+    monkeypatch.setenv("HELM_DRIVER", "secret")
+    assert helm_environment(["helm", "template", "web", "./chart"])["HELM_MEMORY_DRIVER_DATA"] == "/data/releases.json"
+
+
 def test_helm_runs_with_fewer_collections_unless_the_user_tuned_go(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GOGC", raising=False)
     monkeypatch.delenv("GOMEMLIMIT", raising=False)
