@@ -359,6 +359,27 @@ def test_server_render_stops_where_helm_would_on_an_unowned_object(helm: Path, s
     _reads_only(kube)
 
 
+def test_server_render_with_take_ownership_adopts_the_unowned_object(helm: Path, store: Store, kube: FakeKube,
+                                                                     tmp_path: Path) -> None:
+    """--take-ownership reaches helm upgrade --dry-run=server (both helms take it there, and check
+    ownership before a dry run returns): the render adopts the unowned HorizontalPodAutoscaler
+    instead of failing with a hint to add the flag the user gave."""
+    _setup(store, kube)
+    kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+    args = ("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--render", "server", "--take-ownership")
+    result = run_plan(*args, "-o", "json", helm=helm, KUBECONFIG=kubeconfig)
+    assert result.code == 0, result.err
+    doc = result.json()
+    assert doc["header"]["rendered_by"] == "server"
+    (hpa,) = [c for c in doc["changes"] if c["resource"]["kind"] == "HorizontalPodAutoscaler"]
+    assert hpa["action"] == "create" and hpa["ownership"] == "adopt"
+    assert doc["summary"]["adopted"] == 1
+    assert not [w for w in doc["warnings"] if w["code"] == "ownership" and w["predicted_failure"]]
+    text = run_plan(*args, "--no-color", helm=helm, KUBECONFIG=kubeconfig)
+    assert "+ HorizontalPodAutoscaler shop/shop-web  (create)  [adopts the live object]" in text.out
+    _reads_only(kube)
+
+
 def test_a_custom_kind_the_cluster_serves_cluster_scoped_is_no_namespace_drift(helm: Path, store: Store,
                                                                                 tmp_path: Path) -> None:
     """The chart writes a Widget without a namespace, and no CRD: the plan cannot know its scope
