@@ -672,7 +672,8 @@ def make_plan(request: PlanRequest) -> Plan:
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
     refused = frozenset(w.resource.identity for w in warnings if isinstance(w.facts, SsaConflict) and w.resource)
-    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift, refused)
+    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift, refused,
+                               any(w.fails and w.code.stops for w in warnings))
     warnings += failures
     warnings += [warn(dropped) for dropped in (*previous.dropped, *request.desired.dropped)]
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
@@ -683,8 +684,8 @@ def make_plan(request: PlanRequest) -> Plan:
 def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChange],
             prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
             want_resources: Mapping[Identity, tuple[ResourceRef, Document]], live: _Live,
-            drift: list[DriftChange], failing: frozenset[Identity]) -> tuple[list[Impact], list[Warning]]:
-    """What the deploy does to running things (core/impact.py), from this plan's changes."""
+            drift: list[DriftChange], failing: frozenset[Identity], stopped: bool) -> tuple[list[Impact], list[Warning]]:
+    """What the deploy does to running things (core/impact/), from this plan's changes (`stopped`: codes.Code.stops)."""
     def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
         return find_live(live.index, ref) if live.covered(ref) else None
 
@@ -693,6 +694,6 @@ def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChan
         action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()},
         {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()},
         live_of, tuple(live.index.values()), request.apply_method, request.force_conflicts,
-        tuple(drift), {i: doc.source for i, (_, doc) in want_resources.items()}, failing,
+        tuple(drift), {i: doc.source for i, (_, doc) in want_resources.items()}, failing, stopped,
     )
     return find_impact(changes, given)

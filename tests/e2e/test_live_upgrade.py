@@ -124,30 +124,8 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
         f["effect"] == "reverted" for f in d["fields"])]
     assert doc["summary"]["drift_reverted"] == len(reverted) > 0
 
-    # What the deploy does to running things: the chart's replicas (2) on the Deployment its new
-    # HPA scales, 5 live. Client-side apply (Helm 3) resets the count; under server-side apply
-    # (Helm 4) another field manager (kubectl-scale) owns it, so the apply conflicts.
-    impact = {i["kind"]: i for i in doc["impact"]}
-    reset = impact["replicas-reset"]
-    assert reset["resource"]["name"] == "shop-web" and reset["counts"] == {"replicas": 2, "live_replicas": 5}
-    assert [o["kind"] for o in reset["objects"]] == ["HorizontalPodAutoscaler"]
-    if helm4:
-        assert "server-side apply conflicts and the upgrade fails" in reset["message"]
-        assert any("kubectl-scale" in d for d in reset["details"])
-    else:
-        assert "the count jumps from 5 to 2" in reset["message"]
-    # The image changes: the pods roll, and the Secret they read as env rides along. Under
-    # server-side apply the Deployment's apply fails on the conflict: nothing of it rolls out.
-    # The Secret's own apply succeeds, so its new data reaches no running pod then.
-    if helm4:
-        assert "restart" not in impact
-        assert impact["config-unreached"]["resource"]["name"] == "shop-db"
-    else:
-        restart = impact["restart"]
-        assert restart["resource"]["name"] == "shop-web" and restart["counts"]["live_replicas"] == 5
-        assert restart["counts"]["pods"] == 2
-        assert "it reads Secret shop/shop-db, whose data changes: the new pods see it" in restart["details"]
-        assert "config-unreached" not in impact
+    # The unowned HPA fails Helm's ownership check before it applies anything: nothing rolls out.
+    assert doc["impact"] == []
     assert "typed-by-hand" not in result.out and base64.b64encode(b"typed-by-hand").decode() not in result.out
 
     ownership = {c["resource"]["name"] + "/" + c["resource"]["kind"]: c["ownership"] for c in doc["changes"]
@@ -168,6 +146,35 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
                      "/apis/apps/v1/namespaces/shop/deployments",
                      "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers",
                      "/apis/batch/v1/namespaces/shop/cronjobs", "/apis/batch/v1/namespaces/shop/jobs"]
+
+    # What the deploy does to running things: the chart's replicas (2) on the Deployment its new
+    # HPA scales, 5 live. Client-side apply (Helm 3) resets the count; under server-side apply
+    # (Helm 4) another field manager (kubectl-scale) owns it, so the apply conflicts.
+    # With --take-ownership the HPA is adopted and the upgrade goes ahead.
+    adopted = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json", "--render", "template",
+                       "--take-ownership", helm=helm, KUBECONFIG=kubeconfig)
+    assert adopted.code == 0, adopted.err
+    impact = {i["kind"]: i for i in adopted.json()["impact"]}
+    reset = impact["replicas-reset"]
+    assert reset["resource"]["name"] == "shop-web" and reset["counts"] == {"replicas": 2, "live_replicas": 5}
+    assert [o["kind"] for o in reset["objects"]] == ["HorizontalPodAutoscaler"]
+    if helm4:
+        assert "server-side apply conflicts and the upgrade fails" in reset["message"]
+        assert any("kubectl-scale" in d for d in reset["details"])
+    else:
+        assert "the count jumps from 5 to 2" in reset["message"]
+    # The image changes: the pods roll, and the Secret they read as env rides along. Under
+    # server-side apply the Deployment's apply fails on the conflict: nothing of it rolls out.
+    # The Secret's own apply succeeds, so its new data reaches no running pod then.
+    if helm4:
+        assert "restart" not in impact
+        assert impact["config-unreached"]["resource"]["name"] == "shop-db"
+    else:
+        restart = impact["restart"]
+        assert restart["resource"]["name"] == "shop-web" and restart["counts"]["live_replicas"] == 5
+        assert restart["counts"]["pods"] == 2
+        assert "it reads Secret shop/shop-db, whose data changes: the new pods see it" in restart["details"]
+        assert "config-unreached" not in impact
 
 
 def test_take_ownership_and_the_text_output(helm4: Path, store: Store, kube: FakeKube, tmp_path: Path) -> None:
