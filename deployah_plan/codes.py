@@ -2,7 +2,9 @@
 
 A `Code` member carries its wire value (what the JSON plan and `--fail-on warning:CODE` name),
 the severity it is shown with, whether it predicts a failure (`Fails`) and which check makes
-that prediction, the `--fail-on` gate family that also matches it (`gate`), how an object's line
+that prediction, whether that failure stops Helm before it applies any of the release's objects
+(`stops`: then nothing rolls out, and the plan predicts no impact), the `--fail-on` gate family
+that also matches it (`gate`), how an object's line
 labels it (`label`), whether it is shown loud when it does not fail (`loud`), and the text the
 published schema gives it (`description`). Gates, renderers and the schema's `warning_code`
 list derive from this table (`scripts/gen-schema-codes` writes the list, from
@@ -49,6 +51,7 @@ class _Entry(Struct, frozen=True):
     gate: str = ""  # a --fail-on family besides the code's own name and its CODE-... variants
     label: str | None = None  # on the object's line when it fails (None: the code itself; "": none)
     loud: bool = False  # shown like a failure although it is not one
+    stops: bool = False  # its failure stops Helm before it applies any object of the release
 
 
 _WARN = Severity.WARNING
@@ -71,7 +74,8 @@ class Code(str, enum.Enum):
         "ownership", "An object the plan creates already exists in the cluster: adopted (info), or Helm's "
         "ownership check fails (warning: no Helm ownership metadata, or another release's).",
         fails=Fails.SOMETIMES, check=f"{_PLANNER}._ownership_warning", gate="ownership",
-        label="")  # the line says "ownership" itself
+        label="",  # the line says "ownership" itself
+        stops=True)  # pkg/action/upgrade.go and install.go: "Unable to continue", before any hook or apply
     COLLISION = _Entry(
         "collision", "An object the plan creates is being deleted in the cluster (deletionTimestamp set): creating "
         "it collides with the deletion.", severity=_WARN, fails=Fails.ALWAYS, check=f"{_PLANNER}._ownership_warning",
@@ -143,12 +147,13 @@ class Code(str, enum.Enum):
         "Deployment's ReplicaSets and pods, a Job's pods) go.")
     API_NOT_SERVED = _Entry(
         "api-not-served", "The target Kubernetes version does not serve this kind in this apiVersion: Helm fails "
-        "before applying anything.", severity=_WARN, fails=Fails.SOMETIMES, check=f"{_VALIDATE}._Predictor.kind")
+        "before applying anything.", severity=_WARN, fails=Fails.SOMETIMES, check=f"{_VALIDATE}._Predictor.kind",
+        stops=True)  # KubeClient.Build of the new manifest fails (pkg/action/upgrade.go, install.go)
     API_DEPRECATED = _Entry(
         "api-deprecated", "This apiVersion is served now and removed in a later Kubernetes version.", severity=_WARN)
     CRD_MISSING = _Entry(
         "crd-missing", "A custom resource whose CRD is neither in the cluster nor in the chart: Helm fails.",
-        severity=_WARN, fails=Fails.ALWAYS, check=f"{_VALIDATE}._Predictor.kind")
+        severity=_WARN, fails=Fails.ALWAYS, check=f"{_VALIDATE}._Predictor.kind", stops=True)  # as api-not-served
     KINDS_NOT_CHECKED = _Entry(
         "kinds-not-checked", "Custom kinds whose CRD is not in the chart, rendered offline: not checked.")
     KUBE_VERSION_ASSUMED = _Entry(
@@ -190,8 +195,8 @@ class Code(str, enum.Enum):
         "force-replace", "--force (Helm 3) or --force-replace (Helm 4): updated objects are replaced, not patched; "
         "a predicted failure where Helm 4 updates server-side (an upgrade or rollback applied so, or a server-side "
         "install that adopts existing objects): Helm 4 refuses server-side apply and force replace together.",
-        fails=Fails.SOMETIMES,
-        check="deployah_plan.core.adoption.force_replace_note")
+        fails=Fails.SOMETIMES, check="deployah_plan.core.adoption.force_replace_note",
+        stops=True)  # pkg/kube/client.go Update refuses the pair before it applies anything
     RELEASE_LABELS = _Entry("release-labels", "--labels: the release labels the new revision records.")
     DESCRIPTION = _Entry("description", "--description: the description the new revision records.")
     HISTORY_PRUNED = _Entry(
@@ -224,13 +229,14 @@ class Code(str, enum.Enum):
     gate: str
     label: str
     loud: bool
+    stops: bool
     known: bool
 
     def __new__(cls, entry: _Entry) -> Code:
         member = str.__new__(cls, entry.value)
         member._value_ = entry.value
         member.description, member.severity, member.fails = entry.description, entry.severity, entry.fails
-        member.check, member.gate, member.loud = entry.check, entry.gate, entry.loud
+        member.check, member.gate, member.loud, member.stops = entry.check, entry.gate, entry.loud, entry.stops
         member.label = entry.value if entry.label is None else entry.label
         member.known = True
         return member
@@ -253,7 +259,7 @@ class Code(str, enum.Enum):
         member = str.__new__(cls, value)
         member._name_, member._value_ = "UNKNOWN", value
         member.description, member.severity, member.fails, member.check = "", _WARN, Fails.SOMETIMES, ""
-        member.gate, member.label, member.loud, member.known = "", value, False, False
+        member.gate, member.label, member.loud, member.stops, member.known = "", value, False, False, False
         return member
 
     def in_family(self, family: str) -> bool:

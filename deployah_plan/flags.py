@@ -280,7 +280,10 @@ UPGRADE: tuple[Flag, ...] = (
     _switch("--no-hooks", "Run no hooks.", "What helm does", "deploy", neutral=True),
     _switch("--create-namespace", "On an install, create the release namespace if missing.", "What helm does",
             "deploy", neutral=True),
-    _switch("--take-ownership", "Adopt existing objects whoever owns them.", "What helm does", "upgrade", neutral=True),
+    # Helm's ownership check runs before a dry run returns (pkg/action/upgrade.go and install.go,
+    # Helm 3.19 and 4.3), so the server render adopts only when told to: not neutral.
+    _switch("--take-ownership", "Adopt existing objects whoever owns them.", "What helm does", "upgrade",
+            Reach.SERVER_RENDER),
     _switch("--force", "Replace updated objects instead of patching them (Helm 4: deprecated).", "What helm does",
             "deploy", neutral=True),
     _switch("--force-replace", "Helm 4: replace updated objects instead of patching them.", "What helm does", "deploy",

@@ -610,8 +610,9 @@ class Plan(Struct, frozen=True):
     @property
     def has_changes(self) -> bool:
         """True when Helm would change something that no ignore rule matched: a resource, a
-        hook, a new release, or drift it sets back. Ignored changes never count (for
-        --detailed-exitcode)."""
+        hook, a new release, a release it uninstalls (its record goes, or is marked uninstalled,
+        though every object be gone already), or drift it sets back. Ignored changes never count
+        (for --detailed-exitcode)."""
         if self.helm_action in (HelmAction.INSTALL, HelmAction.UNINSTALL):
             return True
         hooks = any(t.action is not TaskAction.UNCHANGED and t.phase is not TaskPhase.SCHEDULE for t in self.tasks)

@@ -96,7 +96,9 @@ def _json_schema(info: Any) -> dict[str, Any]:
             doc = inspect.getdoc(info.cls)
             if doc and info.cls.__doc__:
                 out["description"] = " ".join(doc.split())
-            out["required"] = [f.encode_name for f in info.fields]
+            # A field with a default may be absent: a plan of an older minor version was written
+            # before it was added, and the reader gives it its default.
+            out["required"] = [f.encode_name for f in info.fields if f.required]
             out["properties"] = {f.encode_name: of(f.type) for f in info.fields}
             return out
         if isinstance(info, types.AnyType):
@@ -108,7 +110,9 @@ def _json_schema(info: Any) -> dict[str, Any]:
 
 def facts_schemas() -> dict[str, Any]:
     """Each code's facts as a JSON Schema, by code (the plan schema's `$defs.facts-CODE`, which
-    scripts/gen-schema-codes writes): every field required, as the JSON plan always writes it."""
+    scripts/gen-schema-codes writes): a field without a default is required; one with a default
+    is not, so that a plan written before the field was added is valid (the JSON plan of this
+    version always writes every field)."""
     return {code.value: _json_schema(types.type_info(cls)) for code in Code if (cls := facts_class(code)) is not None}
 
 

@@ -72,8 +72,9 @@ def test_helm_arguments_come_from_the_table() -> None:
         ["--username", "ci", "--password", "p", "--verify"]
     values = ValueFlags(files=("a.yaml", "b.yaml"), set=("x=1",), set_literal=("y=a,b",))
     assert values.args() == ["--values", "a.yaml", "--values", "b.yaml", "--set", "x=1", "--set-literal", "y=a,b"]
-    options = UpgradeOptions(release="r", chart="c", reuse_values=True, skip_crds=True)
-    assert sorted(helm_args(options, Reach.SERVER_RENDER)) == ["--reuse-values", "--skip-crds"]
+    options = UpgradeOptions(release="r", chart="c", reuse_values=True, skip_crds=True, take_ownership=True)
+    # --take-ownership too: Helm 3.19's and 4.3's upgrade take it, and check ownership before a dry run returns.
+    assert sorted(helm_args(options, Reach.SERVER_RENDER)) == ["--reuse-values", "--skip-crds", "--take-ownership"]
     assert helm_args(UpgradeOptions(release="r", chart="c"), Reach.SERVER_RENDER) == []
 
 

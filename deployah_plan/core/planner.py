@@ -4,7 +4,7 @@ Pure: no subprocess, no network, no printing. Sources hand it parsed streams.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from msgspec import Struct, field
 from msgspec.structs import replace
@@ -165,7 +165,6 @@ class _Identifier:
         return Document({**doc.obj, "metadata": metadata}, doc.source, doc.position, doc.hook)
 
 
-
 def _leaving(ref: ResourceRef, doc: Document, order: int, live_of: LiveOf | None = None) -> ResourceChange:
     """An object that leaves the release: deleted, or retained by helm.sh/resource-policy: keep,
     read from the live object when it was read (as Helm reads it on upgrade), else from the
@@ -178,10 +177,9 @@ def _leaving(ref: ResourceRef, doc: Document, order: int, live_of: LiveOf | None
 def _resource_changes(
     previous: Mapping[Identity, tuple[ResourceRef, Document]],
     desired: Mapping[Identity, tuple[ResourceRef, Document]],
-    rank: Mapping[str, int],
-    notes: list[Warning],
-    live_of: LiveOf | None = None,
+    rank: Mapping[str, int], notes: list[Warning], live_of: LiveOf | None = None,
     context: int = LINE_CONTEXT,
+    gone: Callable[[ResourceRef], bool] = lambda ref: False,  # looked for live and not found
 ) -> list[ResourceChange]:
     changes: list[ResourceChange] = []
     # Helm applies the target in install kind order, keeping manifest order within a kind.
@@ -201,9 +199,9 @@ def _resource_changes(
                                           crd_schema=schema))
         elif fields:
             notes.append(warn(EquivalentOnly(fields=tuple(_quantities(fields))), ref))
-    # Then it deletes what left the release, in previous-release order.
+    # Then it deletes what left the release, in previous-release order, less what is gone (drift).
     start = len(ordered)
-    leaving = [(ref, doc) for ident, (ref, doc) in previous.items() if ident not in desired and not ref.generate_name]
+    leaving = [(ref, doc) for i, (ref, doc) in previous.items() if i not in desired and not ref.generate_name and not gone(ref)]
     leaving.sort(key=lambda item: item[1].position)
     for offset, (ref, doc) in enumerate(leaving):
         changes.append(_leaving(ref, doc, start + offset, live_of))
@@ -628,8 +626,8 @@ def make_plan(request: PlanRequest) -> Plan:
             renders, hook_renders = (regenerated.Renders({i: doc.obj for i, (_, doc) in index.items()},
                                                          request.render_window)
                                      for index in (again_resources, again_hooks))
-        changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of,
-                                                 request.line_context))
+        changes = disambiguate(_resource_changes(prev_resources, want_resources, rank, warnings, live_of, request.line_context,
+                                                 lambda ref: live.covered(ref) and find_live(live.index, ref) is None))
         if renders is not None:
             changes = [regenerated.mark(c, renders) for c in changes]
         changes = _ownership(changes, live, request, warnings)
@@ -674,7 +672,8 @@ def make_plan(request: PlanRequest) -> Plan:
                                    want_resources, want_hooks, prev_hooks, live)
     warnings += consequences(changes)
     refused = frozenset(w.resource.identity for w in warnings if isinstance(w.facts, SsaConflict) and w.resource)
-    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift, refused)
+    impact, failures = _impact(request, action, changes, prev_resources, want_resources, live, drift, refused,
+                               any(w.fails and w.code.stops for w in warnings))
     warnings += failures
     warnings += [warn(dropped) for dropped in (*previous.dropped, *request.desired.dropped)]
     return build_plan(header, action, changes, tasks, crds, warnings, hooks_disabled=request.hooks_disabled,
@@ -685,8 +684,8 @@ def make_plan(request: PlanRequest) -> Plan:
 def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChange],
             prev_resources: Mapping[Identity, tuple[ResourceRef, Document]],
             want_resources: Mapping[Identity, tuple[ResourceRef, Document]], live: _Live,
-            drift: list[DriftChange], failing: frozenset[Identity]) -> tuple[list[Impact], list[Warning]]:
-    """What the deploy does to running things (core/impact.py), from this plan's changes."""
+            drift: list[DriftChange], failing: frozenset[Identity], stopped: bool) -> tuple[list[Impact], list[Warning]]:
+    """What the deploy does to running things (core/impact/), from this plan's changes (`stopped`: codes.Code.stops)."""
     def live_of(ref: ResourceRef) -> Mapping[str, Any] | None:
         return find_live(live.index, ref) if live.covered(ref) else None
 
@@ -695,6 +694,6 @@ def _impact(request: PlanRequest, action: HelmAction, changes: list[ResourceChan
         action, {i: (ref, doc.obj) for i, (ref, doc) in prev_resources.items()},
         {i: (ref, doc.obj) for i, (ref, doc) in want_resources.items()},
         live_of, tuple(live.index.values()), request.apply_method, request.force_conflicts,
-        tuple(drift), {i: doc.source for i, (_, doc) in want_resources.items()}, failing,
+        tuple(drift), {i: doc.source for i, (_, doc) in want_resources.items()}, failing, stopped,
     )
     return find_impact(changes, given)

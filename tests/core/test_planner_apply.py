@@ -82,6 +82,30 @@ def test_an_apply_that_fails_leaves_the_other_objects_rolling_out() -> None:
     assert [(i.kind, i.resource.name) for i in p.impact] == [(ImpactKind.RESTART, "api")]
 
 
+def test_a_failure_before_helm_applies_anything_predicts_no_impact() -> None:
+    """--force-replace on a server-side upgrade, an ownership check that fails: Helm stops before it
+    applies any object (pkg/kube/client.go Update; pkg/action/upgrade.go "Unable to continue"), so
+    no pod restarts and the Ingress leaving the release is not deleted. The same plan without the
+    failure predicts both."""
+    from deployah_plan.core.adoption import force_replace_note
+    new = DEPLOYMENT.replace("nginx:1.25", "nginx:1.26")
+    live = [live_of(DEPLOYMENT), live_of(INGRESS)]
+    ok = plan([DEPLOYMENT, INGRESS], [new], live, apply_method=ApplyMethod.SSA)
+    assert {i.resource.kind for i in ok.impact} == {"Deployment", "Ingress"}
+    for flag, ssa in (("--force-replace", True), ("--force", False)):
+        note = force_replace_note(flag, ssa)
+        replaced = plan([DEPLOYMENT, INGRESS], [new], live, apply_method=ApplyMethod.SSA, warnings=(note,))
+        assert [w.fails for w in by_code(replaced, Code.FORCE_REPLACE)] == [ssa]
+        assert bool(replaced.impact) is not ssa  # a client-side replace does happen: it rolls out
+    unowned = live_of(CONFIGMAP)
+    unowned["metadata"].pop("labels", None), unowned["metadata"].pop("annotations", None)
+    refused = plan([DEPLOYMENT, INGRESS], [new, CONFIGMAP], [*live, unowned])
+    assert [w.fails for w in by_code(refused, Code.OWNERSHIP)] == [True]
+    assert refused.impact == ()
+    adopted = plan([DEPLOYMENT, INGRESS], [new, CONFIGMAP], [*live, unowned], take_ownership=True)
+    assert {i.resource.kind for i in adopted.impact} >= {"Deployment", "Ingress"}
+
+
 # -- adoption (issue 46 point 3) ----------------------------------------------------------------------
 
 CONFIGMAP = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  colour: teal\n"

@@ -101,6 +101,24 @@ def live(*objects: str, **meta: Any) -> LiveSnapshot:
 
 # -- which Helm action ---------------------------------------------------------------------------
 
+def test_an_upgrade_skips_an_object_leaving_the_release_that_is_already_gone() -> None:
+    """Helm's upgrade gets each object that left the release before deleting it, and goes on when
+    the get fails (pkg/kube/client.go, Helm 3.19 and 4): read and missing, it is neither deleted
+    nor kept, only missing-live drift, and not counted. Unread (offline), it is a delete."""
+    on_live = live(cm("cfg"), cm("stays"))
+    p = plan([cm("cfg"), cm("stays"), cm("gone"), cm("kept", meta=KEEP)], [cm("cfg"), cm("stays", data="  a: b\n")],
+             live=on_live, live_source="cluster")
+    assert [(c.resource.name, c.action) for c in p.changes] == [("stays", Action.UPDATE)]
+    assert sorted((d.resource.name, d.kind, d.effect, d.why) for d in p.drift) == [
+        ("gone", DriftKind.MISSING, DriftEffect.LEFT, DriftReason.LEAVES_RELEASE),
+        ("kept", DriftKind.MISSING, DriftEffect.LEFT, DriftReason.LEAVES_RELEASE)]
+    assert (p.summary.delete, p.summary.retain) == (0, 0)
+    only = plan([cm("cfg"), cm("gone")], [cm("cfg")], live=live(cm("cfg")), live_source="cluster")
+    assert only.changes == () and only.helm_action is HelmAction.NONE
+    offline = plan([cm("cfg"), cm("gone")], [cm("cfg")])
+    assert [(c.resource.name, c.action) for c in offline.changes] == [("gone", Action.DELETE)]
+
+
 def test_no_previous_release_is_an_install_that_creates_everything() -> None:
     p = plan(None, [cm("cfg")])
     assert p.helm_action is HelmAction.INSTALL

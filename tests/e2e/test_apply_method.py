@@ -71,9 +71,14 @@ def test_force_replace_on_a_server_side_upgrade_is_a_predicted_failure(helm: Pat
         return
     assert note["predicted_failure"] and note["facts"] == {"flag": "--force-replace", "server_side": True, "adopted": 0}
     assert "cannot use server-side apply and force replace together" in note["message"]
+    # Helm stops before it applies anything: no pod restarts, nothing said to roll out.
+    assert result.json()["impact"] == []
+    text = _upgrade(store, helm, "--no-color", flag)
+    assert "What the deploy does to running things:" not in text.out and "pods restart" not in text.out
     client = _upgrade(store, helm, "-o", "json", flag, "--server-side=false").json()
     (note,) = [w for w in client["warnings"] if w["code"] == "force-replace"]
     assert not note["predicted_failure"]
+    assert "restart" in [i["kind"] for i in client["impact"]]  # replaced client-side, the pods roll
 
 
 def test_replacing_with_forced_conflicts_is_refused_as_helm_refuses_it(helm: Path, store: Store) -> None:

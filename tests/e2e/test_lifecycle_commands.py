@@ -145,6 +145,33 @@ def test_uninstall_is_planned_in_the_order_real_helm_deletes(helm: Path, store: 
     assert deleted == [[plural[kind], name] for kind, name in planned]
 
 
+def test_uninstall_of_a_release_whose_objects_are_all_gone_still_removes_its_record(helm4: Path, store: Store,
+                                                                                    tmp_path: Path) -> None:
+    """Every object of the release deleted by hand, and no hook: Helm 4 deletes no object (it
+    finds none) but still deletes the release's record, its Secret. The plan says so: a change
+    (--detailed-exitcode 2), the record going in text and markdown; --keep-history keeps it."""
+    store.add("app", write_chart(tmp_path, "app", {"cm.yaml": WORKLOADS["cm.yaml"]}))
+    with FakeKube(namespace="default") as kube:
+        kube.load_releases(store.path)
+        kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+        doc = run_plan("uninstall", "app", "-o", "json", helm=helm4, KUBECONFIG=kubeconfig).json()
+        text = run_plan("uninstall", "app", "--no-color", "--detailed-exitcode", helm=helm4, KUBECONFIG=kubeconfig)
+        markdown = run_plan("uninstall", "app", "-o", "markdown", helm=helm4, KUBECONFIG=kubeconfig).out
+        kept = run_plan("uninstall", "app", "--no-color", "--keep-history", helm=helm4, KUBECONFIG=kubeconfig).out
+        before = len(kube.requests)
+        subprocess.run([str(helm4), "uninstall", "app", "--timeout", "10s"], capture_output=True, text=True,
+                       timeout=120, env=clean_env(KUBECONFIG=kubeconfig))
+        deleted = [r.path for r in kube.requests[before:] if r.method == "DELETE"]
+    validate(doc)
+    assert doc["changes"] == [] and doc["summary"]["has_changes"] is True
+    assert [d["kind"] for d in doc["drift"]] == ["missing"]
+    assert deleted and all("/secrets/sh.helm.release.v1.app." in path for path in deleted)  # the record only
+    assert text.code == 2, text.err
+    line = "Plan: 0 to create, 0 to update, 0 to delete. Only the release's record goes, its history with it."
+    assert line in text.out and f"**{line}**" in markdown
+    assert "Only the release's record changes: it is kept, marked uninstalled (--keep-history)." in kept
+
+
 def test_uninstall_refuses_a_release_already_uninstalled(helm: Path, store: Store) -> None:
     store.add("shop", EXAMPLE / "chart-v1", "shop", status="uninstalled")
     _one_line_error(run_plan("uninstall", "shop", "-n", "shop", helm=helm, store=store),

@@ -96,7 +96,9 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
     assert result.code == 0, result.err
     doc = result.json()
     validate(doc)
-    assert_example_upgrade(doc, helm)  # drift changes neither the changes nor their counts
+    # Drift changes neither the changes nor their counts, but the Service deleted by hand is no
+    # delete: Helm gets each object before deleting it, and goes on when the get fails.
+    assert_example_upgrade(doc, helm, gone=("shop-legacy",))
     helm4 = helm.parent.name.startswith("4.")
     live = doc["live"]
     assert live["status"] == "checked" and live["complete"] and live["source"] == "cluster"
@@ -122,30 +124,8 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
         f["effect"] == "reverted" for f in d["fields"])]
     assert doc["summary"]["drift_reverted"] == len(reverted) > 0
 
-    # What the deploy does to running things: the chart's replicas (2) on the Deployment its new
-    # HPA scales, 5 live. Client-side apply (Helm 3) resets the count; under server-side apply
-    # (Helm 4) another field manager (kubectl-scale) owns it, so the apply conflicts.
-    impact = {i["kind"]: i for i in doc["impact"]}
-    reset = impact["replicas-reset"]
-    assert reset["resource"]["name"] == "shop-web" and reset["counts"] == {"replicas": 2, "live_replicas": 5}
-    assert [o["kind"] for o in reset["objects"]] == ["HorizontalPodAutoscaler"]
-    if helm4:
-        assert "server-side apply conflicts and the upgrade fails" in reset["message"]
-        assert any("kubectl-scale" in d for d in reset["details"])
-    else:
-        assert "the count jumps from 5 to 2" in reset["message"]
-    # The image changes: the pods roll, and the Secret they read as env rides along. Under
-    # server-side apply the Deployment's apply fails on the conflict: nothing of it rolls out.
-    # The Secret's own apply succeeds, so its new data reaches no running pod then.
-    if helm4:
-        assert "restart" not in impact
-        assert impact["config-unreached"]["resource"]["name"] == "shop-db"
-    else:
-        restart = impact["restart"]
-        assert restart["resource"]["name"] == "shop-web" and restart["counts"]["live_replicas"] == 5
-        assert restart["counts"]["pods"] == 2
-        assert "it reads Secret shop/shop-db, whose data changes: the new pods see it" in restart["details"]
-        assert "config-unreached" not in impact
+    # The unowned HPA fails Helm's ownership check before it applies anything: nothing rolls out.
+    assert doc["impact"] == []
     assert "typed-by-hand" not in result.out and base64.b64encode(b"typed-by-hand").decode() not in result.out
 
     ownership = {c["resource"]["name"] + "/" + c["resource"]["kind"]: c["ownership"] for c in doc["changes"]
@@ -167,6 +147,35 @@ def test_drift_and_ownership_from_the_live_cluster(helm: Path, store: Store, kub
                      "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers",
                      "/apis/batch/v1/namespaces/shop/cronjobs", "/apis/batch/v1/namespaces/shop/jobs"]
 
+    # What the deploy does to running things: the chart's replicas (2) on the Deployment its new
+    # HPA scales, 5 live. Client-side apply (Helm 3) resets the count; under server-side apply
+    # (Helm 4) another field manager (kubectl-scale) owns it, so the apply conflicts.
+    # With --take-ownership the HPA is adopted and the upgrade goes ahead.
+    adopted = run_plan("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json", "--render", "template",
+                       "--take-ownership", helm=helm, KUBECONFIG=kubeconfig)
+    assert adopted.code == 0, adopted.err
+    impact = {i["kind"]: i for i in adopted.json()["impact"]}
+    reset = impact["replicas-reset"]
+    assert reset["resource"]["name"] == "shop-web" and reset["counts"] == {"replicas": 2, "live_replicas": 5}
+    assert [o["kind"] for o in reset["objects"]] == ["HorizontalPodAutoscaler"]
+    if helm4:
+        assert "server-side apply conflicts and the upgrade fails" in reset["message"]
+        assert any("kubectl-scale" in d for d in reset["details"])
+    else:
+        assert "the count jumps from 5 to 2" in reset["message"]
+    # The image changes: the pods roll, and the Secret they read as env rides along. Under
+    # server-side apply the Deployment's apply fails on the conflict: nothing of it rolls out.
+    # The Secret's own apply succeeds, so its new data reaches no running pod then.
+    if helm4:
+        assert "restart" not in impact
+        assert impact["config-unreached"]["resource"]["name"] == "shop-db"
+    else:
+        restart = impact["restart"]
+        assert restart["resource"]["name"] == "shop-web" and restart["counts"]["live_replicas"] == 5
+        assert restart["counts"]["pods"] == 2
+        assert "it reads Secret shop/shop-db, whose data changes: the new pods see it" in restart["details"]
+        assert "config-unreached" not in impact
+
 
 def test_take_ownership_and_the_text_output(helm4: Path, store: Store, kube: FakeKube, tmp_path: Path) -> None:
     _setup(store, kube)
@@ -178,6 +187,7 @@ def test_take_ownership_and_the_text_output(helm4: Path, store: Store, kube: Fak
     assert "+ HorizontalPodAutoscaler shop/shop-web  (create)  [adopts the live object]" in out
     assert "Drift (live vs the previous release):" in out
     assert "- Service shop/shop-legacy  (missing live: it leaves the release, nothing to do)" in out
+    assert "shop-legacy  (delete)" not in out and " 0 to delete" in out  # gone already: Helm skips it
     assert "~ /data/password" not in out and "data.password: (sensitive #" in out
     assert "typed-by-hand" not in out
     _reads_only(kube)
@@ -356,6 +366,27 @@ def test_server_render_stops_where_helm_would_on_an_unowned_object(helm: Path, s
                       helm=helm, KUBECONFIG=kubeconfig)
     assert result.code == 1 and result.out == "" and len(result.err.strip().splitlines()) == 1
     assert "invalid ownership metadata" in result.err and "--render template" in result.err
+    _reads_only(kube)
+
+
+def test_server_render_with_take_ownership_adopts_the_unowned_object(helm: Path, store: Store, kube: FakeKube,
+                                                                     tmp_path: Path) -> None:
+    """--take-ownership reaches helm upgrade --dry-run=server (both helms take it there, and check
+    ownership before a dry run returns): the render adopts the unowned HorizontalPodAutoscaler
+    instead of failing with a hint to add the flag the user gave."""
+    _setup(store, kube)
+    kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
+    args = ("upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "--render", "server", "--take-ownership")
+    result = run_plan(*args, "-o", "json", helm=helm, KUBECONFIG=kubeconfig)
+    assert result.code == 0, result.err
+    doc = result.json()
+    assert doc["header"]["rendered_by"] == "server"
+    (hpa,) = [c for c in doc["changes"] if c["resource"]["kind"] == "HorizontalPodAutoscaler"]
+    assert hpa["action"] == "create" and hpa["ownership"] == "adopt"
+    assert doc["summary"]["adopted"] == 1
+    assert not [w for w in doc["warnings"] if w["code"] == "ownership" and w["predicted_failure"]]
+    text = run_plan(*args, "--no-color", helm=helm, KUBECONFIG=kubeconfig)
+    assert "+ HorizontalPodAutoscaler shop/shop-web  (create)  [adopts the live object]" in text.out
     _reads_only(kube)
 
 

@@ -224,3 +224,26 @@ def test_a_plan_without_a_seal_is_shown_with_a_note(tmp_path: Path) -> None:
     assert shown.err.startswith("helm plan: note: bare.json has no seal (it was written by -o json")
     _one_line_error(run_plan("show", "bare.json", HELM_PLAN_KEY="ci-secret", cwd=tmp_path), "bare.json has no seal",
                     "HELM_PLAN_KEY is set here")
+
+
+OLDER = sorted((ROOT / "tests" / "fixtures" / "older-plans").glob("*.json"))
+
+
+@pytest.mark.parametrize("saved", OLDER, ids=[p.stem for p in OLDER])
+def test_plans_of_every_older_minor_version_are_read(saved: Path) -> None:
+    """Plans as older versions wrote them (tests/fixtures/older-plans): the 1.6, 1.7 and 1.8
+    goldens of two cases (`git show <commit>:tests/cases/<case>/expected.json` at a05835f^,
+    e53c239^ and 7c90fb9), and a force-replace warning written by 604f787 (1.8, before its facts
+    had `adopted`). A reader of 1.x reads every older 1.y: the published schema accepts them (a
+    field with a default is optional), `show` reads them, and `verify` gets past reading the plan
+    (these were written by -o json, so it stops at the missing inputs record)."""
+    doc = json.loads(saved.read_text())
+    assert doc["format_version"] == saved.stem.split("-")[0] != FORMAT_VERSION
+    validate(doc)
+    text = run_plan("show", str(saved), "--no-color")
+    assert text.code == 0, text.err
+    again = run_plan("show", str(saved), "-o", "json")
+    assert again.code == 0, again.err
+    validate(again.json())
+    assert [w["code"] for w in again.json()["warnings"]] == [w["code"] for w in doc["warnings"]]
+    _one_line_error(run_plan("verify", str(saved)), "has no inputs record")

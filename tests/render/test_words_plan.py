@@ -60,6 +60,25 @@ def test_the_plan_line_counts_what_changes() -> None:
         "Plan: 2 to create, 1 to adopt, 0 to update, 0 to delete.")
 
 
+def test_an_uninstall_with_nothing_left_to_delete_says_the_record_goes() -> None:
+    """Every object gone already and no hook: helm uninstall still deletes the
+    release's record (or, --keep-history, marks it uninstalled): a change, said in the plan line."""
+    from deployah_plan.facts import HistoryDeleted, KeepHistory
+    header = Header("shop", "prod", revision=3, previous_revision=3)
+
+    def uninstall(*notes: Any, **summary: int) -> Plan:
+        return Plan(header, HelmAction.UNINSTALL, (), (), (), tuple(warn(n) for n in notes), Summary(**summary))
+
+    gone = uninstall(HistoryDeleted())
+    assert gone.has_changes
+    assert plan_words.summary_text(gone) == (
+        "Plan: 0 to create, 0 to update, 0 to delete. Only the release's record goes, its history with it.")
+    assert plan_words.summary_text(uninstall(KeepHistory(revision=3))).endswith(
+        " Only the release's record changes: it is kept, marked uninstalled (--keep-history).")
+    assert plan_words.summary_text(uninstall(HistoryDeleted(), delete=1)) == "Plan: 0 to create, 0 to update, 1 to delete."
+    assert "record" not in plan_words.summary_text(uninstall(HistoryDeleted(), hooks_run=1))
+
+
 def test_the_plan_line_says_what_the_hooks_do() -> None:
     assert plan_words.summary_text(_plan(update=1, hooks_run=1)) == "Plan: 0 to create, 1 to update, 0 to delete. 1 hook runs."
     assert plan_words.summary_text(_plan(update=1, hooks_run=2, hooks_changed=1)) == (

@@ -184,11 +184,12 @@ def test_anything_else_starts_nothing(remembered: Path, chart: str, args: list[s
     assert calls.take([str(remembered), "get"]) is None and calls.started_at is None
 
 
-# The flags that change neither call, as they were when early.py listed them itself.
+# The flags that change neither call, as they were when early.py listed them itself, less
+# --take-ownership, which the server render takes (Helm checks ownership before a dry run returns).
 NEUTRAL = {
     "install", "atomic", "rollback_on_failure", "wait", "wait_for_jobs", "timeout", "cleanup_on_fail",
     "create_namespace", "no_hooks", "force", "force_replace", "server_side", "force_conflicts", "history_max", "labels", "description",
-    "render_subchart_notes", "hide_notes", "hide_secret", "take_ownership", "no_drift",
+    "render_subchart_notes", "hide_notes", "hide_secret", "no_drift",
     "output", "no_color", "color", "suppress", "source_root", "show_secrets", "full_values", "line_context",
     "out", "ignore", "ignore_files", "debug", "detailed_exitcode", "fail_on",
 }

@@ -38,6 +38,10 @@ deletions, so no object leaving the release is deleted. So such an object's chan
 deletion have no impact; only the failure is said (and an HPA's replicas conflict, which is the
 failure itself).
 
+A predicted failure that stops Helm before it applies any object (codes.Code.stops: an ownership
+check that fails, a manifest Helm cannot build, --force-replace on a server-side update) changes
+nothing running: the same rule for every object, so no impact at all.
+
 An object Helm adopts (an existing object the chart now renders) is an update of the live
 object: its field changes are from the live object to what Helm applies (core/adoption.py).
 """
@@ -60,6 +64,8 @@ from deployah_plan.model import Action, HelmAction, Impact, Ownership, ResourceC
 def find_impact(changes: Iterable[ResourceChange], given: ImpactInput) -> tuple[list[Impact], list[Warning]]:
     """The impacts of a plan's changes, in a fixed order (rollouts, config, replicas, traffic,
     data; each in the plan's order), and the failures they predict."""
+    if given.stopped:
+        return [], []
     changes = [_adopted(c, given) for c in changes if not _refused(c, given)]
     found = Found()
     if given.action is not HelmAction.UNINSTALL:

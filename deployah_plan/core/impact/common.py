@@ -26,6 +26,8 @@ class ImpactInput(Struct, frozen=True):
     ConfigMaps and Secrets of its own chart or subchart (core/impact/config.py). `failing` are
     the objects whose apply is predicted to fail (a server-side apply conflict, not forced):
     nothing of their change rolls out, and Helm deletes nothing (core/impact/__init__.py).
+    `stopped`: a predicted failure stops Helm before it applies anything (codes.Code.stops):
+    nothing rolls out at all.
     """
 
     action: HelmAction
@@ -38,6 +40,7 @@ class ImpactInput(Struct, frozen=True):
     drift: tuple[DriftChange, ...] = ()
     sources: Mapping[Identity, str] = {}
     failing: frozenset[Identity] = frozenset()
+    stopped: bool = False
 
 
 class Found(Struct):

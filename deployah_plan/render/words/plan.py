@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Collection, Mapping, Sequence, cast
 
+from deployah_plan.codes import Code
 from deployah_plan.impacts import ImpactKind
 from deployah_plan.model import AppliedWith, ApplyMethod, ApplyReason, Attribution, ChartDefault, FieldOp, HelmAction, Plan, ResourceRef
 from deployah_plan.render.highlight import Highlight
@@ -174,6 +175,11 @@ def summary_text(plan: Plan) -> str:
         text += f" {plural(s.drift_reverted, 'drifted object')} set back to the chart."
     if s.ignored:
         text += f" {s.ignored} ignored."
+    if plan.helm_action is HelmAction.UNINSTALL and not (s.delete or s.retain or s.hooks_run):
+        # Every object gone already and no hook: what helm uninstall still does is to the record.
+        kept = any(w.code is Code.KEEP_HISTORY for w in plan.warnings)
+        text += (" Only the release's record changes: it is kept, marked uninstalled (--keep-history)." if kept
+                 else " Only the release's record goes, its history with it.")
     if fails:
         text += " " + fails
     return text
