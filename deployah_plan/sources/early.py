@@ -136,13 +136,14 @@ def _first_calls(args: Sequence[str], memory: dict[str, list[Any]], reuse: Reuse
         offline = value_args, True, None
     elif reuse is not None:  # rendered offline, with the release's values (helm upgrade reuses them)
         offline = _reusing(release, namespace, memory, reuse)
-    for_version = None
+    for_version: Callable[[str], tuple[list[str], str | None]] | None = None
     if offline is not None:
         template, upgrade, stdin = offline
 
-        def for_version(version: str) -> tuple[list[str], str | None]:
+        def rendered_for(version: str) -> tuple[list[str], str | None]:
             return ([binary, *helm.template_args(release, chart, namespace, [*template, "--kube-version", version],
                                                  upgrade)], stdin)
+        for_version = rendered_for
         render = [binary, *helm.template_args(release, chart, namespace, template, upgrade)], stdin
 
     def named() -> Iterator[tuple[list[str], str | None]]:
