@@ -24,7 +24,8 @@ shared with other work measures faithfully); whole processes are timed on the wa
 - plugin ÷ template: scripts/bench_plugin.py (`--runs` alternating runs per chart and helm;
   `--runs 0` leaves it out), Helm 3 and Helm 4 side by side, with the values given as flags
   and with none (helm reuses the release's), with the floor any plan made by helm and Python has (helm starting
-  a plugin that starts Python and ends, plus `helm get` and `helm template`, side by side with
+  a plugin that starts Python and ends, plus `helm get` and `helm template` (given no memory
+  driver's file, as a plan runs it: it reads no release), side by side with
   values flags, one after the other without: the render then needs the release's values) ÷
   template, and plan ÷ that floor in a row of its own (target ≤ 0.85: the plan reads the release
   itself, so its one helm process is the render), beside the least any plan that renders once

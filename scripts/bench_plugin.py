@@ -209,10 +209,11 @@ def _timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return elapsed, usage.ru_utime + usage.ru_stime
 
 
-def _side_by_side(commands: list[list[str]], env: dict[str, str]) -> float:
-    """Wall-clock seconds until every command, all started at once, has finished."""
+def _side_by_side(commands: list[tuple[list[str], dict[str, str]]]) -> float:
+    """Wall-clock seconds until every command (with its environment), all started at once, has
+    finished."""
     start = time.perf_counter()
-    children = [subprocess.Popen(c, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for c in commands]
+    children = [subprocess.Popen(c, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for c, env in commands]
     for child in children:
         child.wait()
     return time.perf_counter() - start
@@ -272,7 +273,8 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None,
     flag (helm upgrade reuses the release's values, which the plan reads from the release), and
     `helm template` with the values the release was made with. The floor: helm starting a
     plugin that starts the plugin's Python and ends, plus `helm get all` and `helm template`
-    run side by side (what any plan made by helm and Python costs); reused, the two run one
+    run side by side (what any plan made by helm and Python costs; `helm template` without the
+    memory driver's file, as a plan runs it, since it reads no release); reused, the two run one
     after the other, as the render needs the release's values (offline, `helm upgrade
     --dry-run` needs a server: the values come from the release read). `baseline`: another
     checkout of helm plan, installed into a helm home of its own and timed in the same
@@ -304,6 +306,9 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None,
                     continue  # the release's values do not fit the next chart (its schema): helm upgrade fails too
                 floor = [str(helm), "plan-floor"]
                 get = [str(helm), "get", "all", release, "-n", namespace]
+                # The floor's render as a plan runs it: helm template reads no release, so it is
+                # not given the memory driver's file, which every helm process loads as it starts.
+                render_env = {**run_env, "HELM_MEMORY_DRIVER_DATA": os.devnull}
                 _timed(template, run_env)
                 _timed(plan, run_env)
                 _timed(floor, run_env)
@@ -315,11 +320,11 @@ def plugin_ratios(work: Path, runs: int, baseline: Path | None = None,
                     plans.append(_timed(plan, run_env))
                     if run_base is not None:
                         bases.append(_timed(plan, run_base)[0])
-                    helm_calls = (_side_by_side([get, template], run_env) if values == "flags"
-                                  else _timed(get, run_env)[0] + _timed(template, run_env)[0])
+                    helm_calls = (_side_by_side([(get, run_env), (template, render_env)]) if values == "flags"
+                                  else _timed(get, run_env)[0] + _timed(template, render_env)[0])
                     started = _timed(floor, run_env)[0]
                     floors.append(started + helm_calls)
-                    one_renders.append(started + templates[-1][0])
+                    one_renders.append(started + _timed(template, render_env)[0])
                 figures.append(Figures(version, case.name, case.source, values, statistics.median(t for t, _ in plans),
                                        statistics.median(t for t, _ in templates),
                                        statistics.median(c for _, c in plans),
