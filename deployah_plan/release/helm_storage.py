@@ -270,25 +270,24 @@ def memory_pairs(releases: Iterable[Any], refused: list[str] | None = None,
 
 
 def reused_values(environ: Mapping[str, str], name: str, namespace: str
-                  ) -> tuple[list[Any], dict[str, Any] | None] | None:
+                  ) -> tuple[list[tuple[Record, dict[str, Any]]], dict[str, Any] | None] | None:
     """For the render of an upgrade without values flags, started before the imports
-    (sources/early.py): the memory driver's releases (`memory_releases`) and the user values of
-    the revision `helm upgrade` starts from (`upgrade_state`; None: it installs). None when the
-    plan asks helm about the files (a record it leaves out) or helm refuses (a pending revision):
-    the plan reads them again, and says so."""
+    (sources/early.py): the memory driver's records with their releases (`memory_pairs`, every
+    release's: the plan takes them as they are) and the user values of the revision `helm
+    upgrade` starts from (`upgrade_state`; None: it installs). None when the plan asks helm
+    about the files (a record it leaves out) or helm refuses (a pending revision): the plan
+    reads them again, and says so."""
     from deployah_plan.release.stored_values import user_values
 
     refused: list[str] = []
     try:
-        loaded = memory_releases(environ)
-        pairs = [(record, rel) for record, rel in memory_pairs(loaded, refused)
-                 if record.name == name and record.namespace == namespace]
-        state = upgrade_state([record for record, _ in pairs])
+        pairs = memory_pairs(memory_releases(environ), refused)
+        state = upgrade_state([r for r, _ in pairs if r.name == name and r.namespace == namespace])
     except StorageError:
         return None
     if refused:
         return None
-    return loaded, None if state.current is None else user_values(dict(pairs)[state.current])
+    return pairs, None if state.current is None else user_values(dict(pairs)[state.current])
 
 
 # -- one record decoded -----------------------------------------------------------------------------

@@ -140,9 +140,9 @@ class Releases:
         if self.driver == "memory":
             if self._memory is None:
                 # As read before the imports, when they were (sources/early.py).
-                loaded = self.helm.calls.memory_releases(self.environ.get("HELM_MEMORY_DRIVER_DATA") or "")
-                self._memory = dict(helm_storage.memory_pairs(
-                    helm_storage.memory_releases(self.environ) if loaded is None else loaded, refused))
+                read = self.helm.calls.memory_pairs(self.environ.get("HELM_MEMORY_DRIVER_DATA") or "")
+                self._memory = dict(read if read is not None else
+                                    helm_storage.memory_pairs(helm_storage.memory_releases(self.environ), refused))
             return [r for r in self._memory if r.name == name and r.namespace == namespace]
         from deployah_plan.sources.kube_auth import KubeUnreachable
         from deployah_plan.sources.kubeclient import KubeClient

@@ -84,7 +84,7 @@ def _first_calls(args: Sequence[str], memory: dict[str, list[Any]], reuse: Reuse
     read, and it needs nothing of helm's version, which the read does (Helm 4's record has the
     apply method), so the render starts before the remembered version is read (json, and the re
     it imports: 3-4 ms). A helm not yet asked its version has its render started alone; the plan
-    asks the version, then runs the same render. The memory driver's releases read for the render
+    asks the version, then runs the same render. The memory driver's records read for the render
     are put in `memory`, by the HELM_MEMORY_DRIVER_DATA they were read from."""
     if args[:1] != ["upgrade"]:
         return _NOTHING
@@ -166,8 +166,8 @@ def _reusing(release: str, namespace: str, memory: dict[str, list[Any]],
     the memory driver's files by `reuse` and given on standard input, as the plan gives them
     (commands/upgrade.py `_values_for_template`); an install, when there is no revision to
     upgrade, with no values. None when `reuse` finds what the plan asks helm about, or what helm
-    refuses: the plan reads the files again, and says so. The releases read are put in `memory`
-    for the plan (`HelmCalls.memory_releases`)."""
+    refuses: the plan reads the files again, and says so. The records read (each with its release)
+    are put in `memory` for the plan (`HelmCalls.memory_pairs`)."""
     found = reuse(os.environ, release, namespace)
     if found is None:
         return None
@@ -250,7 +250,7 @@ class HelmCalls:
         self._starting = 0  # the main thread is between starting a process and knowing it
         self._interrupted = False  # a signal came meanwhile: `popen` raises it after
         self._templates: tuple[str, tuple[bool, bool, bool]] | None = None  # a chart folder, `template_calls`
-        self._memory: dict[str, list[Any]] = {}  # the memory driver's releases, read by `start`
+        self._memory: dict[str, list[Any]] = {}  # the memory driver's records and releases, read by `start`
 
     def start(self, args: Sequence[str], reuse: Reuse | None = None) -> None:
         """Start the helm commands of `calls` (with `reuse`), if any, in its order. Nothing it
@@ -295,8 +295,9 @@ class HelmCalls:
             return self._templates[1]
         return None
 
-    def memory_releases(self, data: str) -> list[Any] | None:
-        """The memory driver's releases as `start` read them from the files `data` names
+    def memory_pairs(self, data: str) -> list[Any] | None:
+        """The memory driver's records, each with its release (release/helm_storage.py
+        `memory_pairs`), as `start` read them from the files `data` names
         (HELM_MEMORY_DRIVER_DATA), once; None when it did not read them."""
         with self._lock:
             return self._memory.pop(data, None)

@@ -117,8 +117,8 @@ def test_the_render_given_the_releases_values_is_taken_with_them(remembered: Pat
     taken = calls.take(command, stdin)
     assert taken is not None and taken.communicate() == ("template out\n", "template err\n")
     calls.done(taken)
-    # The releases read for it are the plan's, once (release/store.py reads them no more).
-    assert calls.memory_releases(str(store)) is not None and calls.memory_releases(str(store)) is None
+    # The records read for it are the plan's, once (release/store.py reads them no more).
+    assert calls.memory_pairs(str(store)) is not None and calls.memory_pairs(str(store)) is None
     calls.end()
 
 
