@@ -6,11 +6,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
-from conftest import EXAMPLE, ROOT, Store, clean_env, run_plan, write_chart
+from conftest import EXAMPLE, ROOT, Result, Store, clean_env, run_plan, write_chart
 from kubeapi import FakeKube
 from deployah_plan.errors import Interrupted
 from deployah_plan.sources import chart_scan, early
@@ -18,6 +18,14 @@ from deployah_plan.sources.early import HelmCalls
 from sources.test_early import chart, remembered
 
 EARLY = " (started before the imports)"
+
+
+def _twice(args: list[str], tmp_path: Path, **given: Any) -> tuple[Result, Result]:
+    """The same plan run twice with one helm cache: the second finds helm's versions remembered,
+    and so starts what the first could not before the imports."""
+    cache = str(tmp_path / "cache")
+    first = run_plan(*args, HELM_CACHE_HOME=cache, **given)
+    return first, run_plan(*args, HELM_CACHE_HOME=cache, **given)
 
 
 def _calls(err: str) -> list[str]:
@@ -37,12 +45,10 @@ def test_the_second_plan_takes_the_calls_started_early(helm: Path, store: Store,
     values = tmp_path / "values.yaml"
     values.write_text("extra: 2\n")
     args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), *(f.format(values=values) for f in flags), "--debug"]
-    cache = str(tmp_path / "cache")
     # The first plan asks helm its version (remembered); the render is started before it.
     # (`template probe`: the Kubernetes version helm assumes.) The release is read by helm plan
     # from the memory driver's file: the render is the plan's one helm process (issue 50 point 2).
-    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache, HELM_NAMESPACE="shop")
-    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache, HELM_NAMESPACE="shop")
+    first, second = _twice(args, tmp_path, helm=helm, store=store, HELM_NAMESPACE="shop")
     assert (first.code, second.code) == ((2, 2) if "--detailed-exitcode" in flags else (0, 0)), first.err
     # Beside it, the new chart rendered with the release's previous values, which tells the
     # chart's changes from the values' (commands/causes.py): it needs the release read first.
@@ -62,9 +68,7 @@ def test_a_chart_that_makes_values_anew_has_both_renders_started_early(helm: Pat
     v2 = write_chart(tmp_path / "v2", "web", templates, values="a: two\n", version="0.2.0")
     store.add("web", v1, "shop")
     args = ["upgrade", "web", str(v2), "-n", "shop", "--set", "a=three", "--debug"]
-    cache = str(tmp_path / "cache")
-    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
-    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    first, second = _twice(args, tmp_path, helm=helm, store=store)
     assert (first.code, second.code) == (0, 0), second.err
     # And the new chart with the previous values (commands/causes.py), once the release is read.
     assert _calls(second.err) == ["template web", "template web" + EARLY, "template web" + EARLY]
@@ -83,9 +87,7 @@ def test_templates_that_read_the_kubernetes_version_have_the_older_render_starte
     v2 = write_chart(tmp_path / "v2", "web", templates, values="a: two\n", version="0.2.0")
     store.add("web", v1, "shop", flags=("--set", "a=kept"))
     args = ["upgrade", "web", str(v2), "-n", "shop", *values, "--debug"]
-    cache = str(tmp_path / "cache")
-    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
-    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    first, second = _twice(args, tmp_path, helm=helm, store=store)
     assert (first.code, second.code) == (0, 0), second.err
     older = [line for line in second.err.splitlines() if "--kube-version" in line]
     assert len(older) == 1 and older[0].endswith(EARLY), second.err
@@ -98,9 +100,7 @@ def test_templates_that_read_the_kubernetes_version_have_the_older_render_starte
 
 def test_a_release_to_install_takes_the_render_started_early(helm: Path, store: Store, tmp_path: Path) -> None:
     args = ["upgrade", "new", str(EXAMPLE / "chart-v1"), "-n", "shop", "--set", "extra=1", "--debug", "-o", "json"]
-    cache = str(tmp_path / "cache")
-    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
-    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    first, second = _twice(args, tmp_path, helm=helm, store=store)
     assert second.code == 0, second.err
     # The release does not exist: the install is rendered again, without --is-upgrade.
     assert _calls(second.err) == ["template new", "template new" + EARLY]
@@ -129,9 +129,7 @@ def test_a_plan_without_values_flags_takes_the_render_started_early(helm: Path, 
 def test_an_install_without_values_flags_takes_the_render_started_early(helm: Path, store: Store,
                                                                        tmp_path: Path) -> None:
     args = ["upgrade", "new", str(EXAMPLE / "chart-v1"), "-n", "shop", "-o", "json", "--debug"]
-    cache = str(tmp_path / "cache")
-    first = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
-    second = run_plan(*args, helm=helm, store=store, HELM_CACHE_HOME=cache)
+    first, second = _twice(args, tmp_path, helm=helm, store=store)
     assert second.code == 0, second.err
     # No release: rendered as an install (no --is-upgrade, no values) before the imports.
     assert _calls(second.err) == ["template new" + EARLY]
@@ -150,9 +148,7 @@ def test_the_server_render_is_started_early(helm: Path, store: Store, kube: Fake
     kube.load_releases(store.path)
     kubeconfig = str(kube.write_kubeconfig(tmp_path / "kubeconfig"))
     args = ["upgrade", "shop", str(EXAMPLE / "chart-v2"), "-n", "shop", "-o", "json", "--debug"]
-    cache = str(tmp_path / "cache")
-    first = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)
-    second = run_plan(*args, helm=helm, KUBECONFIG=kubeconfig, HELM_CACHE_HOME=cache)
+    first, second = _twice(args, tmp_path, helm=helm, KUBECONFIG=kubeconfig)
     assert second.code == 0, second.err
     # The release is read from its Secret by helm plan: the dry run is the plan's one helm process.
     assert _calls(second.err) == ["upgrade --install" + EARLY]
