@@ -203,8 +203,8 @@ def may_regenerate(chart: str) -> bool:
 
 # helm's commands helm plan runs that read no release. Every helm process loads the memory
 # driver's files as it starts, whatever its command (pkg/cmd/root.go `loadReleasesInMemory`, on
-# cobra's initialisation): argo-cd's one release, 4 MB, cost each `helm template` a third of its
-# time, and a fleet's file every render of kube-upgrade.
+# cobra's initialisation): a large release's file is much of each `helm template`'s time, and a
+# fleet's file was read again by every render of kube-upgrade.
 _READS_NO_RELEASE = frozenset({"template", "version", "show", "pull", "dependency"})
 
 
