@@ -20,7 +20,7 @@ from deployah_plan.release import api_target as targets
 from deployah_plan.release import live_objects as live_state
 from deployah_plan.release.revisions import connect, rendered
 from deployah_plan.release.store import Releases
-from deployah_plan.sources.helm_commands import major, reads_standard_input
+from deployah_plan.sources.helm_commands import major, reads_standard_input, values_on_stdin
 from deployah_plan.commands import causes, upgrade_flags
 from deployah_plan.commands.upgrade_flags import ChartSource, DeployFlags
 from deployah_plan.core.diff import LINE_CONTEXT
@@ -299,7 +299,8 @@ class _Renderer(Struct, frozen=True):
         once = structs.replace(self.options, values=ValueFlags(), reuse_values=False,
                                reset_then_reuse_values=False, reset_values=self.mode == "server",
                                deploy=structs.replace(self.options.deploy, dependency_update=False))
-        values = _Values(("--values", "-"), deepjson.dumps(previous)) if previous else _Values()
+        args, stdin = values_on_stdin(previous)
+        values = _Values(tuple(args), stdin)
         made = _render(self.helm, once, self.mode, self.chart, self.namespace, values,
                        self.helm_major, upgrade=True, parse=False, known=self.known)
         return made.text, made.documents

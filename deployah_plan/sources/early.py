@@ -174,11 +174,10 @@ def _reusing(release: str, namespace: str, memory: dict[str, list[Any]],
     memory[os.environ.get("HELM_MEMORY_DRIVER_DATA") or ""], values = found
     if values is None:
         return [], False, None
-    if not values:
-        return [], True, None
-    from deployah_plan import deepjson
+    from deployah_plan.sources.helm_commands import values_on_stdin
 
-    return ["--values", "-"], True, deepjson.dumps(values)
+    args, stdin = values_on_stdin(values)
+    return args, True, stdin
 
 
 def template_calls(chart: str) -> tuple[bool, bool, bool] | None:

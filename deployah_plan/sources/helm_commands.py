@@ -11,7 +11,7 @@ from deployah_plan.errors import HelmError
 
 TYPE_CHECKING = False  # typing's own is not imported before the first helm call (sources/early.py)
 if TYPE_CHECKING:
-    from typing import Iterable, Mapping, Sequence
+    from typing import Any, Iterable, Mapping, Sequence
 
 
 def default_binary() -> str | None:
@@ -29,6 +29,16 @@ def reads_standard_input(files: Iterable[str], set_file: Iterable[str]) -> bool:
     """Whether helm reads its standard input for these values flags: `-f -`, `--set-file key=-`
     (pkg/cli/values/options.go readFile)."""
     return "-" in files or any(item.endswith("=-") for item in set_file)
+
+
+def values_on_stdin(values: Mapping[str, Any]) -> tuple[list[str], str | None]:
+    """A release's values as helm plan gives them to a render: `--values -`, and their JSON (as
+    deep as helm wrote them) for its standard input; no flag and no input for no values."""
+    if not values:
+        return [], None
+    from deployah_plan import deepjson
+
+    return ["--values", "-"], deepjson.dumps(values)
 
 
 def driver_from_env(env: Mapping[str, str]) -> str:
@@ -175,4 +185,4 @@ def dry_run_args(name: str, chart: str, namespace: str, args: Sequence[str]) -> 
 
 
 __all__ = ["DIRECT_DRIVERS", "chart_args", "default_binary", "driver_from_env", "dry_run_args", "list_args", "major", "record_args", "record_template",
-           "template_args"]
+           "template_args", "values_on_stdin"]
