@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from msgspec import Struct
 
@@ -14,8 +14,6 @@ from deployah_plan.sources.chart_path import folder, on_disk, pathlib_text
 from deployah_plan.sources.workdir import Workdir
 
 if TYPE_CHECKING:
-    import tarfile
-
     from deployah_plan.sources.helm import Helm
 
 class LocalChart(Struct, frozen=True):
@@ -53,14 +51,6 @@ def _metadata(text: str, where: str) -> tuple[str, str]:
     return str(meta.get("name", "")), str(meta.get("version", ""))
 
 
-def _tar_templates(archive: tarfile.TarFile, members: list[tarfile.TarInfo]) -> Iterator[str]:
-    for member in members:
-        if member.isfile() and "/templates/" in member.name:
-            handle = archive.extractfile(member)
-            if handle is not None:
-                yield handle.read().decode(errors="replace")
-
-
 def inspect(path: str) -> LocalChart:
     """Name and version of a local chart, from its Chart.yaml."""
     target = folder(path)
@@ -71,43 +61,36 @@ def inspect(path: str) -> LocalChart:
     return _package(path, target, None, templates=False)[0]
 
 
-def _package(path: str, target: str, read: tuple[bool, bool, bool] | None,
-             templates: bool = True) -> tuple[LocalChart, Templates]:
+def _package(path: str, target: str, read: tuple[bool, bool, bool] | None, templates: bool = True,
+             opened: tuple[str | None, tuple[bool, bool, bool] | None] | None = None) -> tuple[LocalChart, Templates]:
     """A packaged chart's name and version, and what its templates call (`read`: already known;
-    `templates=False`: not asked, and not read), from one opening of the archive: listing a
-    .tgz's members reads and inflates all of it."""
+    `templates=False`: not asked, and not read), from one opening of the archive
+    (sources/chart_scan.py `package`; `opened`: what an opening already gave)."""
     import tarfile  # only for a packaged chart
 
-    try:
-        with tarfile.open(target) as archive:
-            members = archive.getmembers()
-            tops = [m for m in members if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")]
-            handle = archive.extractfile(tops[0]) if tops else None
-            if handle is None:
-                raise UsageError(f"{path} is not a packaged chart: it has no Chart.yaml", "pass a chart folder or a .tgz made by `helm package`")
-            name, version = _metadata(handle.read().decode(errors="replace"), path)
-            if read is None and templates:
-                texts = list(_tar_templates(archive, members))
-                archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in members)
-                read = chart_scan.calls(texts, archived)
-                if archived and not read[2]:
-                    read = (read[0], read[1], any(
-                        chart_scan.archive_reads_kube_version(handle.read())
-                        for m in members if m.isfile() and m.name.endswith(".tgz") and "/charts/" in m.name
-                        and (handle := archive.extractfile(m)) is not None))
-    except (tarfile.TarError, OSError) as err:
-        raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
+    if opened is None:
+        try:
+            opened = chart_scan.package(target, templates=read is None and templates)
+        except (tarfile.TarError, OSError) as err:
+            raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
+    chart_yaml, found = opened
+    if chart_yaml is None:
+        raise UsageError(f"{path} is not a packaged chart: it has no Chart.yaml", "pass a chart folder or a .tgz made by `helm package`")
+    name, version = _metadata(chart_yaml, path)
+    read = read or found
     return LocalChart(target, name, version), Templates(*read) if read is not None else Templates(False)
 
 
-def read_local(path: str, read: tuple[bool, bool, bool] | None = None) -> tuple[LocalChart, Templates]:
+def read_local(path: str, read: tuple[bool, bool, bool] | None = None,
+               opened: tuple[str | None, tuple[bool, bool, bool] | None] | None = None) -> tuple[LocalChart, Templates]:
     """`inspect` and `scan` of the chart at `path`, a packaged chart opened once for both (each
     opening lists the archive's members, which inflates all of it: 50 ms of a plan of
-    kube-prometheus-stack's package)."""
+    kube-prometheus-stack's package); `opened`: what sources/chart_scan.py `package` read of it
+    already (sources/early.py), which is not read again."""
     target = folder(path)
     if os.path.isdir(target):
         return inspect(path), scan(path, read)
-    return _package(path, target, read)
+    return _package(path, target, read, opened=opened)
 
 
 def tar_errors() -> tuple[type[Exception], ...]:

@@ -2,9 +2,9 @@
 renders empty without a cluster), one that makes a new value on every render (the plan then
 renders the chart twice, core/regenerated.py), or one that reads the cluster's Kubernetes
 version (`helm template` then renders for its own default version unless given one). Read by
-sources/chart.py `scan` and, for a chart folder, by sources/early.py before the imports, which
-starts that second render too when the templates call for it. Imports nothing heavier than
-os, so that start is not held back.
+sources/chart.py `scan` and by sources/early.py before the imports, which starts that second
+render too when the templates call for it. Imports nothing heavier than os (tarfile for a
+packaged chart), so that start is not held back.
 """
 from __future__ import annotations
 
@@ -133,6 +133,32 @@ def folder_texts(root: str) -> tuple[list[str], bool]:
     return texts, archived
 
 
+def package(target: str, templates: bool = True) -> tuple[str | None, tuple[bool, bool, bool] | None]:
+    """One opening of the packaged chart `target`: the text of its Chart.yaml (None when it has
+    none at its top) and, with `templates` and a Chart.yaml, `calls` of its templates, its
+    subchart archives looked into for the Kubernetes version when its own templates do not read
+    it (else None). Listing an archive's members reads and inflates all of it: the two are read
+    in one opening. Raises tarfile's errors and OSError."""
+    import tarfile  # only for a packaged chart
+
+    with tarfile.open(target) as archive:
+        members = archive.getmembers()
+        tops = [m for m in members if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")]
+        handle = archive.extractfile(tops[0]) if tops else None
+        chart_yaml = handle.read().decode(errors="replace") if handle is not None else None
+        if chart_yaml is None or not templates:
+            return chart_yaml, None
+        texts = [handle.read().decode(errors="replace") for m in members
+                 if m.isfile() and "/templates/" in m.name and (handle := archive.extractfile(m)) is not None]
+        subcharts = [m for m in members if m.isfile() and m.name.endswith(".tgz") and "/charts/" in m.name]
+        archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in members)
+        lookup, regenerates, kube_version = calls(texts, archived)
+        if archived and not kube_version:
+            kube_version = any(archive_reads_kube_version(handle.read()) for m in subcharts
+                               if (handle := archive.extractfile(m)) is not None)
+    return chart_yaml, (lookup, regenerates, kube_version)
+
+
 def calls(texts: Iterable[str], archived: bool) -> tuple[bool, bool, bool]:
     """Whether the templates call `lookup`; whether they may make a value anew on every render
     (or a subchart archive was not looked into); whether they read the cluster's Kubernetes
@@ -152,4 +178,4 @@ def folder_calls(root: str) -> tuple[bool, bool, bool]:
     return lookup, regenerates, kube_version or (archived and _folder_archives_read_kube_version(root))
 
 
-__all__ = ["archive_reads_kube_version", "calls", "folder_calls", "folder_texts"]
+__all__ = ["archive_reads_kube_version", "calls", "folder_calls", "folder_texts", "package"]

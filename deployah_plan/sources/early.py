@@ -248,7 +248,8 @@ class HelmCalls:
         self._ended = False
         self._starting = 0  # the main thread is between starting a process and knowing it
         self._interrupted = False  # a signal came meanwhile: `popen` raises it after
-        self._templates: tuple[str, tuple[bool, bool, bool]] | None = None  # a chart folder, `template_calls`
+        self._templates: tuple[str, tuple[bool, bool, bool]] | None = None  # the chart, `template_calls`
+        self._package: tuple[str, tuple[str | None, tuple[bool, bool, bool] | None]] | None = None  # sources/chart_scan.py `package`
         self._memory: dict[str, list[Any]] = {}  # the memory driver's records and releases, read by `start`
 
     def start(self, args: Sequence[str], reuse: Reuse | None = None) -> None:
@@ -271,7 +272,13 @@ class HelmCalls:
             return
         try:
             scanned = template_calls(chart)
-        except Exception:  # the plan reads the chart again
+            if scanned is None:  # a packaged chart: opened once, for its Chart.yaml too
+                from deployah_plan.sources import chart_scan
+
+                opened = chart_scan.package(chart)
+                self._package = (chart, opened)
+                scanned = opened[1]
+        except Exception:  # the plan reads the chart again, and says what is wrong
             scanned = None
         if scanned is not None:
             self._templates = (chart, scanned)
@@ -288,10 +295,18 @@ class HelmCalls:
                     self._start_early(*for_version(older))
 
     def templates(self, chart: str) -> tuple[bool, bool, bool] | None:
-        """What the templates of the chart folder `chart` call (`template_calls`), when `start`
+        """What the templates of the chart `chart` call (`template_calls`), when `start`
         read them; None otherwise. The plan reads them only once."""
         if self._templates is not None and self._templates[0] == chart:
             return self._templates[1]
+        return None
+
+    def package(self, chart: str) -> tuple[str | None, tuple[bool, bool, bool] | None] | None:
+        """What `start` read of the packaged chart `chart` (sources/chart_scan.py `package`: its
+        Chart.yaml, what its templates call); None when it did not. Listing an archive's members
+        inflates all of it: the plan opens it only once."""
+        if self._package is not None and self._package[0] == chart:
+            return self._package[1]
         return None
 
     def memory_pairs(self, data: str) -> list[Any] | None:

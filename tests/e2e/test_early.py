@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -75,18 +76,28 @@ def test_a_chart_that_makes_values_anew_has_both_renders_started_early(helm: Pat
     assert second.out == first.out
 
 
+def _packaged(folder: Path) -> Path:
+    """The chart folder `folder` packaged beside it, as `helm package` lays it out (NAME/...)."""
+    path = folder.parent / f"{folder.name}.tgz"
+    with tarfile.open(path, "w:gz") as archive:
+        archive.add(folder, arcname=folder.name)
+    return path
+
+
+@pytest.mark.parametrize("packaged", [False, True], ids=["folder", "package"])
 @pytest.mark.parametrize("values", [("--set", "a=three"), ()], ids=["values-flags", "release-values"])
 def test_templates_that_read_the_kubernetes_version_have_the_older_render_started_early(
-        helm: Path, store: Store, tmp_path: Path, values: tuple[str, ...]) -> None:
+        helm: Path, store: Store, tmp_path: Path, values: tuple[str, ...], packaged: bool) -> None:
     """Offline, templates that read the cluster's version are rendered for an older version too
     (commands/upgrade.py `_older`): once helm template's default version is remembered, that
-    render starts before the imports beside the first, with the same values and input."""
+    render starts before the imports beside the first, with the same values and input. A
+    packaged chart is opened for that once the first render has started."""
     templates = {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  a: {{ .Values.a | quote }}\n"
                             "  minor: {{ .Capabilities.KubeVersion.Minor | quote }}\n"}
     v1 = write_chart(tmp_path / "v1", "web", templates, values="a: one\n")
     v2 = write_chart(tmp_path / "v2", "web", templates, values="a: two\n", version="0.2.0")
     store.add("web", v1, "shop", flags=("--set", "a=kept"))
-    args = ["upgrade", "web", str(v2), "-n", "shop", *values, "--debug"]
+    args = ["upgrade", "web", str(_packaged(v2) if packaged else v2), "-n", "shop", *values, "--debug"]
     first, second = _twice(args, tmp_path, helm=helm, store=store)
     assert (first.code, second.code) == (0, 0), second.err
     older = [line for line in second.err.splitlines() if "--kube-version" in line]
@@ -189,12 +200,25 @@ def test_the_templates_read_before_the_imports_are_not_read_again(remembered: Pa
     monkeypatch.setattr(chart_scan, "folder_texts", lambda root: (read.append(root), ([], False))[1])
     assert charts.scan(chart, calls.templates(chart)) == charts.Templates(True, False) and read == []
     assert charts.scan(chart, calls.templates(chart + "/")) == charts.Templates(False, False) and read == [chart]
-    # A packaged chart is not opened before the imports.
-    (tmp_path / "shop-0.1.0.tgz").write_bytes(b"")
+    # A packaged chart is opened once the first calls have started, for its Chart.yaml too; the
+    # plan takes what was read (sources/chart.py `read_local`) and does not open it again.
+    package = str(_packaged(Path(chart)))
     packaged = HelmCalls()
-    packaged.start(["upgrade", "shop", str(tmp_path / "shop-0.1.0.tgz"), "--set", "a=1"])
+    packaged.start(["upgrade", "shop", package, "--set", "a=1"])
     packaged.end()
-    assert packaged.templates(str(tmp_path / "shop-0.1.0.tgz")) is None
+    assert packaged.templates(package) == (True, False, False)
+    opened: list[str] = []
+    monkeypatch.setattr(chart_scan, "package", lambda target, templates=True: (opened.append(target), (None, None))[1])
+    local, templates = charts.read_local(package, packaged.templates(package), packaged.package(package))
+    assert (local.name, local.version, templates, opened) == ("shop", "0.1.0", charts.Templates(True, False), [])
+    # What cannot be read as a package is left to the plan, which says what is wrong.
+    monkeypatch.undo()
+    (tmp_path / "shop-0.1.0.tgz").write_bytes(b"not an archive")
+    unreadable = HelmCalls()
+    unreadable.start(["upgrade", "shop", str(tmp_path / "shop-0.1.0.tgz"), "--set", "a=1"])
+    unreadable.end()
+    assert unreadable.templates(str(tmp_path / "shop-0.1.0.tgz")) is None
+    assert unreadable.package(str(tmp_path / "shop-0.1.0.tgz")) is None
 
 
 @pytest.mark.e2e
