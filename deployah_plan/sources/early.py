@@ -19,9 +19,10 @@ and helm's pflag rules, and in the common case starts them, the render first (it
   given the values on standard input as the plan gives them; no revision to upgrade: the
   install's render, without values.
 
-When the chart is a folder whose templates may make a value anew on every render (randAlphaNum,
-genCA: sources/chart_scan.py), the plan renders it twice, the second beside the first, and the
-second render is started here too, after the first two. When they read the cluster's Kubernetes
+When the chart's templates may make a value anew on every render (randAlphaNum, genCA:
+sources/chart_scan.py), the plan renders it twice, the second beside the first, and the second
+render is started here too, after the first two: a folder's templates are read, a packaged
+chart is opened (once: the plan takes its Chart.yaml and what its templates call from here). When they read the cluster's Kubernetes
 version and the render is helm template's, the render for an older version (three minors below
 helm template's default, once that is remembered: commands/upgrade.py `_older`) is started too.
 
@@ -184,8 +185,9 @@ def template_calls(chart: str) -> tuple[bool, bool, bool] | None:
     """What the templates of the chart folder `chart` call, as sources/chart.py `scan` reads them:
     `lookup`, a function that may make a value anew on every render (the plan then renders the
     chart twice, the second beside the first: commands/upgrade.py), the cluster's Kubernetes
-    version; None for a packaged chart, which is not opened here. Read once the first calls have started: a big chart's
-    templates take milliseconds to read."""
+    version; None for a packaged chart (`HelmCalls.start` opens it with sources/chart_scan.py
+    `package`). Read once the first calls have started: a big chart's templates take
+    milliseconds to read."""
     from deployah_plan.sources import chart_scan
 
     if not os.path.isdir(chart):
