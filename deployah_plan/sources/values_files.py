@@ -4,17 +4,27 @@ changes from the values') and by sources/early.py (whether that render starts be
 imports), so it imports PyYAML alone, when a file is read."""
 from __future__ import annotations
 
+import os
 from typing import Any, Sequence
 
 
 def merged(files: Sequence[str]) -> dict[str, Any] | None:
     """The -f files merged as helm merges them (pkg/cli/values/options.go mergeMaps: a map into
-    a map key by key, anything else replaced); None when one is not a local YAML map."""
+    a map key by key, anything else replaced); None when one is not a local YAML map: standard
+    input, a URL, what is not a regular file (a FIFO, /dev/zero: the plan refuses it) or one
+    larger than any input helm plan reads (sources/files.py `MAX_INPUT_BYTES`)."""
     import yaml
+
+    from deployah_plan.sources.files import MAX_INPUT_BYTES
 
     out: dict[str, Any] = {}
     for path in files:
         if path == "-" or "://" in path:
+            return None
+        try:
+            if not os.path.isfile(path) or os.path.getsize(path) > MAX_INPUT_BYTES:
+                return None
+        except OSError:
             return None
         try:
             with open(path, encoding="utf-8") as text:
