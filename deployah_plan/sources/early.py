@@ -22,9 +22,10 @@ and helm's pflag rules, and in the common case starts them, the render first (it
 When the chart's templates may make a value anew on every render (randAlphaNum, genCA:
 sources/chart_scan.py), the plan renders it twice, the second beside the first, and the second
 render is started here too, after the first two: a folder's templates are read, a packaged
-chart is opened (once: the plan takes its Chart.yaml and what its templates call from here). When they read the cluster's Kubernetes
-version and the render is helm template's, the render for an older version (three minors below
-helm template's default, once that is remembered: commands/upgrade.py `_older`) is started too.
+chart is opened (once: the plan takes its Chart.yaml and what its templates call from here).
+When they read the cluster's Kubernetes version and the render is helm template's, the render
+for an older version (three minors below helm template's default, once that is remembered:
+commands/upgrade.py `_older`) is started too.
 Offline with values flags, the new chart rendered with the release's previous values (which
 tells the chart's changes from the values': commands/causes.py) is started last, when the plan
 will ask for it (`_between`): the release read from the memory driver's files (what the plan then
@@ -348,7 +349,7 @@ class HelmCalls:
                 if older:
                     self._start_early(*for_version(older))
         if between is not None:
-            # Last: it reads the release, and imports what the plan's attribution imports.
+            # Last: it reads the release (a big one takes tens of milliseconds) and the values files.
             try:
                 call = between(_name_version(chart, self.package(chart)))
             except Exception:  # the plan reads them again, and says what is wrong
