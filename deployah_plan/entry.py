@@ -67,8 +67,7 @@ def command(args: Sequence[str], calls: HelmCalls) -> int:
     return code
 
 
-def reused_values(environ: Mapping[str, str], name: str, namespace: str
-                  ) -> tuple[list[Any], dict[str, Any] | None, tuple[str, str]] | None:
+def reused_values(environ: Mapping[str, str], name: str, namespace: str) -> tuple[list[Any], dict[str, Any] | None] | None:
     """release/helm_storage.py `reused_values`, imported when a render needs it (sources/early.py)."""
     from deployah_plan.release.helm_storage import reused_values
 

@@ -16,8 +16,7 @@ Which attribution a plan of `helm plan upgrade` gets:
   `--reset-values` and those values in a file of the plan's private folder:
   commands/upgrade.py `_Renderer.between`). A new chart that refuses the old values (a
   values schema, a `required`) leaves the plan without causes, not without a plan. It starts
-  as soon as the release is read (its values are the release's), beside the desired render
-  (offline, before the imports: sources/early.py `_between` makes the same choice);
+  as soon as the release is read (its values are the release's), beside the desired render;
   its text is read only where it differs from the desired render's (commands/upgrade.py
   `_between_documents`), and the two charts' defaults are read beside it.
 """
@@ -31,7 +30,7 @@ from msgspec import Struct
 from deployah_plan.core.causes import Defaults
 from deployah_plan.errors import HelmError, ManifestError
 from deployah_plan.model import Attribution
-from deployah_plan.sources import chart as charts, values_files
+from deployah_plan.sources import chart as charts
 from deployah_plan.sources.helm import ReleaseState, StoredRelease
 from deployah_plan.sources.workers import Call, Workers
 
@@ -78,7 +77,7 @@ def _set_keys(item: str) -> list[tuple[str, ...]]:
 def user_keys(request: Request, previous: dict[str, Any]) -> tuple[tuple[str, ...], ...] | None:
     """The keys the user's values set, the release's previous ones with them (a key set once is
     not called a default); None when a values file cannot be read here."""
-    merged = values_files.merged(request.files)
+    merged = _merged(request.files)
     if merged is None:
         return None
     found = [*leaf_keys(previous), *leaf_keys(merged)]
@@ -93,6 +92,36 @@ def leaf_keys(values: Any, at: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     return [at] if at else []
 
 
+def _merged(files: tuple[str, ...]) -> dict[str, Any] | None:
+    """The -f files merged as helm merges them (pkg/cli/values/options.go mergeMaps: a map into
+    a map key by key, anything else replaced); None when one is not a local YAML map."""
+    import yaml
+
+    merged: dict[str, Any] = {}
+    for path in files:
+        if path == "-" or "://" in path:
+            return None
+        try:
+            with open(path, encoding="utf-8") as text:
+                loaded = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+            return None
+        if loaded is None:
+            continue
+        if not isinstance(loaded, dict):
+            return None
+        merged = _merge(merged, loaded)
+    return merged
+
+
+def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in top.items():
+        below = out.get(key)
+        out[key] = _merge(below, value) if isinstance(value, dict) and isinstance(below, dict) else value
+    return out
+
+
 def values_kept(request: Request, previous: dict[str, Any]) -> bool:
     """Whether `helm upgrade` renders with the release's own user values unchanged: no values
     flag (Helm reuses them, or --reuse-values, --reset-then-reuse-values), and not
@@ -100,7 +129,7 @@ def values_kept(request: Request, previous: dict[str, Any]) -> bool:
     if request.values_given:
         # Only values files that say exactly what the release has (a pipeline that gives the
         # same file each time): the values do not change, whatever the flag.
-        return values_files.unchanged(request.files, bool(request.sets), previous)
+        return bool(request.files) and not request.sets and _merged(request.files) == previous
     return not (request.reset_values and previous)
 
 

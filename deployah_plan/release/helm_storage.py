@@ -50,7 +50,7 @@ else:
 
 __all__ = [
     "MAX_ENCODED", "MAX_INFLATED", "MAX_RATIO", "MAX_RECORDS", "Record", "StorageError", "Upgrade",
-    "chart_of", "checked", "choose_for_upgrade", "driver_from_env", "list_records", "memory_pairs", "memory_records", "memory_releases", "newest", "parse_records", "release", "reused_values",
+    "checked", "choose_for_upgrade", "driver_from_env", "list_records", "memory_pairs", "memory_records", "memory_releases", "newest", "parse_records", "release", "reused_values",
     "upgrade_state",
 ]
 
@@ -270,12 +270,12 @@ def memory_pairs(releases: Iterable[Any], refused: list[str] | None = None,
 
 
 def reused_values(environ: Mapping[str, str], name: str, namespace: str
-                  ) -> tuple[list[tuple[Record, dict[str, Any]]], dict[str, Any] | None, tuple[str, str]] | None:
-    """For the renders of an upgrade started before the imports (sources/early.py): the memory
-    driver's records with their releases (`memory_pairs`, every release's: the plan takes them
-    as they are), the user values of the revision `helm upgrade` starts from (`upgrade_state`;
-    None: it installs) and its chart's name and version (`chart_of`). None when the plan asks
-    helm about the files (a record it leaves out) or helm refuses (a pending revision): the plan
+                  ) -> tuple[list[tuple[Record, dict[str, Any]]], dict[str, Any] | None] | None:
+    """For the render of an upgrade without values flags, started before the imports
+    (sources/early.py): the memory driver's records with their releases (`memory_pairs`, every
+    release's: the plan takes them as they are) and the user values of the revision `helm
+    upgrade` starts from (`upgrade_state`; None: it installs). None when the plan asks helm
+    about the files (a record it leaves out) or helm refuses (a pending revision): the plan
     reads them again, and says so."""
     from deployah_plan.release.stored_values import user_values
 
@@ -287,19 +287,7 @@ def reused_values(environ: Mapping[str, str], name: str, namespace: str
         return None
     if refused:
         return None
-    if state.current is None:
-        return pairs, None, ("", "")
-    release = dict(pairs)[state.current]
-    return pairs, user_values(release), chart_of(release)
-
-
-def chart_of(release: Mapping[str, Any]) -> tuple[str, str]:
-    """The name and version of a decoded release's chart, as its metadata says ("" where it does not)."""
-    chart = release.get("chart")
-    metadata = chart.get("metadata") if isinstance(chart, dict) else None
-    if not isinstance(metadata, dict):
-        return "", ""
-    return str(metadata.get("name") or ""), str(metadata.get("version") or "")
+    return pairs, None if state.current is None else user_values(dict(pairs)[state.current])
 
 
 # -- one record decoded -----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from deployah_plan.errors import ReleaseError
 from deployah_plan.escape import log_line
 from deployah_plan.model import ApplyMethod
 from deployah_plan.release import helm_storage
-from deployah_plan.release.helm_storage import Record, StorageError, chart_of
+from deployah_plan.release.helm_storage import Record, StorageError
 from deployah_plan.release.stored_values import computed_values, user_values
 from deployah_plan.sources.helm import Helm, ReleaseState, StoredRelease
 from deployah_plan.sources.helm_commands import DIRECT_DRIVERS, driver_from_env
@@ -54,18 +54,18 @@ def stored_release(release: Mapping[str, Any], helm_major: int) -> StoredRelease
     Helm 4's only), with its user values."""
     info = release.get("info")
     chart = release.get("chart")
+    metadata = chart.get("metadata") if isinstance(chart, dict) else None
     files = chart.get("files") if isinstance(chart, dict) else None
     crd_files = [{"name": str(f.get("name", "")), "data": _file_text(f.get("data"))}
                  for f in files or () if isinstance(f, dict) and str(f.get("name", "")).startswith("crds/")]
     hooks = [h for h in release.get("hooks") or () if isinstance(h, dict)]
     defaults = chart.get("values") if isinstance(chart, dict) else None
-    chart_name, chart_version = chart_of(release)
     stored = StoredRelease.from_record({
         "name": str(release.get("name", "")), "namespace": str(release.get("namespace", "")),
         "version": int(release.get("version") or 0),
         "status": str(info.get("status", "")) if isinstance(info, dict) else "",
-        "chart_name": chart_name,
-        "chart_version": chart_version,
+        "chart_name": str(metadata.get("name") or "") if isinstance(metadata, dict) else "",
+        "chart_version": str(metadata.get("version") or "") if isinstance(metadata, dict) else "",
         "manifest": str(release.get("manifest") or ""),
         "hooks": [{"path": str(h.get("path") or ""), "manifest": str(h.get("manifest") or "")} for h in hooks],
         "crd_files": crd_files,

@@ -10,7 +10,7 @@ from msgspec import Struct
 
 from deployah_plan.errors import UsageError
 from deployah_plan.sources import chart_scan
-from deployah_plan.sources.chart_path import folder, name_version, on_disk, pathlib_text
+from deployah_plan.sources.chart_path import folder, on_disk, pathlib_text
 from deployah_plan.sources.workdir import Workdir
 
 if TYPE_CHECKING:
@@ -40,12 +40,23 @@ def _looks_local(ref: str) -> bool:
     return ref.startswith(("/", "./", "../", "~")) or ref.endswith((".tgz", ".tar.gz")) or ref in (".", "..")
 
 
+def _metadata(text: str, where: str) -> tuple[str, str]:
+    from deployah_plan.yamlkube import YAMLError, load_all  # read once helm renders (`resolve`)
+
+    try:
+        docs = [d.value for d in load_all(text)]
+    except YAMLError as err:
+        raise UsageError(f"{where}: Chart.yaml is not valid YAML ({err})", "fix Chart.yaml") from None
+    meta = docs[0] if docs and isinstance(docs[0], dict) else {}
+    return str(meta.get("name", "")), str(meta.get("version", ""))
+
+
 def inspect(path: str) -> LocalChart:
     """Name and version of a local chart, from its Chart.yaml."""
     target = folder(path)
     if os.path.isdir(target):
         with open(os.path.join(target, "Chart.yaml")) as source:
-            name, version = name_version(source.read(), path)
+            name, version = _metadata(source.read(), path)
         return LocalChart(target, name, version)
     return _package(path, target, None, templates=False)[0]
 
@@ -65,7 +76,7 @@ def _package(path: str, target: str, read: tuple[bool, bool, bool] | None, templ
     chart_yaml, found = opened
     if chart_yaml is None:
         raise UsageError(f"{path} is not a packaged chart: it has no Chart.yaml", "pass a chart folder or a .tgz made by `helm package`")
-    name, version = name_version(chart_yaml, path)
+    name, version = _metadata(chart_yaml, path)
     read = read or found
     return LocalChart(target, name, version), Templates(*read) if read is not None else Templates(False)
 

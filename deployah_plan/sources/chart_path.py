@@ -1,5 +1,5 @@
-"""Where a chart on disk is, from the reference the command line gives, and the name and version
-its Chart.yaml says: read by sources/chart.py and, before the imports, by sources/early.py. Imports nothing of helm plan's but its errors, so
+"""Where a chart on disk is, from the reference the command line gives: read by sources/chart.py
+and, before the imports, by sources/early.py. Imports nothing of helm plan's but its errors, so
 that neither depends on the other (chart.py takes a `Helm`, which takes early.py's calls).
 Paths are strings here (os.path): pathlib's import would hold the first helm calls back.
 """
@@ -30,19 +30,6 @@ def pathlib_text(path: str) -> str:
     return root + rest if root or rest else "."
 
 
-def name_version(text: str, where: str) -> tuple[str, str]:
-    """The name and version a chart's Chart.yaml (`text`, of the chart `where`) says ("" for
-    what it leaves out)."""
-    from deployah_plan.yamlkube import YAMLError, load_all  # read once helm renders
-
-    try:
-        docs = [d.value for d in load_all(text)]
-    except YAMLError as err:
-        raise UsageError(f"{where}: Chart.yaml is not valid YAML ({err})", "fix Chart.yaml") from None
-    meta = docs[0] if docs and isinstance(docs[0], dict) else {}
-    return str(meta.get("name", "")), str(meta.get("version", ""))
-
-
 def on_disk(ref: str) -> str | None:
     """The path of the chart `ref` names on disk (a folder, checked to hold a Chart.yaml, or an
     archive); None when nothing is there."""
@@ -50,4 +37,4 @@ def on_disk(ref: str) -> str | None:
     return folder(expanded) if os.path.exists(expanded) else None
 
 
-__all__ = ["folder", "name_version", "on_disk", "pathlib_text"]
+__all__ = ["folder", "on_disk", "pathlib_text"]

@@ -26,10 +26,6 @@ chart is opened (once: the plan takes its Chart.yaml and what its templates call
 When they read the cluster's Kubernetes version and the render is helm template's, the render
 for an older version (three minors below helm template's default, once that is remembered:
 commands/upgrade.py `_older`) is started too.
-Offline with values flags, the new chart rendered with the release's previous values (which
-tells the chart's changes from the values': commands/causes.py) is started last, when the plan
-will ask for it (`_between`): the release read from the memory driver's files (what the plan then
-takes), an upgrade to a chart of another name or version, values flags that change its values.
 
 Anything else starts nothing here, and the plan starts its calls as usual. A process started here
 is used only when `Helm.run` is about to run that very command (`HelmCalls.take`), so the plan is
@@ -60,7 +56,7 @@ if TYPE_CHECKING:
 
     # The release's reader for a render without values flags (release/helm_storage.py
     # `reused_values`), handed in by the entry point: the sources import no release reader.
-    Reuse = Callable[[Mapping[str, str], str, str], "tuple[list[Any], dict[str, Any] | None, tuple[str, str]] | None"]
+    Reuse = Callable[[Mapping[str, str], str, str], "tuple[list[Any], dict[str, Any] | None] | None"]
 
 
 def commands(args: Sequence[str]) -> list[list[str]]:
@@ -77,19 +73,16 @@ def calls(args: Sequence[str], reuse: Reuse | None = None) -> list[tuple[list[st
     return list(_first_calls(args, {}, reuse)[0])
 
 
-_NOTHING: tuple[Iterator[tuple[list[str], str | None]], str, None, None] = (iter(()), "", None, None)
+_NOTHING: tuple[Iterator[tuple[list[str], str | None]], str, None] = (iter(()), "", None)
 
 
 def _first_calls(args: Sequence[str], memory: dict[str, list[Any]], reuse: Reuse | None
                  ) -> tuple[Iterator[tuple[list[str], str | None]], str,
-                            Callable[[str], tuple[list[str], str | None]] | None,
-                            Callable[[tuple[str, str]], tuple[list[str], str | None] | None] | None]:
+                            Callable[[str], tuple[list[str], str | None]] | None]:
     """`calls`, named one by one as they are started; the chart folder or archive they render
     ("" when they render none); for a `helm template` render, the same render for another
     Kubernetes version (`--kube-version` after its values, as commands/upgrade.py `_older`
-    adds it), else None; for an offline render with values flags, the render of the new chart
-    with the release's previous values, given the chart's name and version (`_between`), else
-    None. The render comes first: it takes longer than the release
+    adds it), else None. The render comes first: it takes longer than the release
     read, and it needs nothing of helm's version, which the read does (Helm 4's record has the
     apply method), so the render starts before the remembered version is read (json, and the re
     it imports: 3-4 ms). A helm not yet asked its version has its render started alone; the plan
@@ -138,17 +131,11 @@ def _first_calls(args: Sequence[str], memory: dict[str, list[Any]], reuse: Reuse
     value_args = helm_args(SimpleNamespace(**values), Reach.VALUES)
     release = given[0]
     render: tuple[list[str], str | None] | None = None
-    between: Callable[[tuple[str, str]], tuple[list[str], str | None] | None] | None = None
     offline: tuple[list[str], bool, str | None] | None = None  # helm template's values, --is-upgrade, input
     if os.environ.get("HELM_DRIVER", "").lower() != "memory":  # rendered by the cluster
         render = [binary, *helm.dry_run_args(release, chart, namespace, value_args)], None
     elif value_args:  # rendered offline, with values of the user's own (not the release's)
         offline = value_args, True, None
-        if reuse is not None:
-            def previous_values(chart_read: tuple[str, str]) -> tuple[list[str], str | None] | None:
-                assert reuse is not None and chart is not None
-                return _between(binary, release, chart, namespace, values, chart_read, memory, reuse)
-            between = previous_values
     elif reuse is not None:  # rendered offline, with the release's values (helm upgrade reuses them)
         offline = _reusing(release, namespace, memory, reuse)
     for_version: Callable[[str], tuple[list[str], str | None]] | None = None
@@ -171,7 +158,7 @@ def _first_calls(args: Sequence[str], memory: dict[str, list[Any]], reuse: Reuse
         # (release/store.py): the sql driver, a name helm does not know.
         if version and helm.driver_from_env(os.environ) not in helm.DIRECT_DRIVERS:
             yield [binary, *helm.record_args(release, namespace, None, helm.major(version))], None
-    return named(), (chart if render is not None else ""), for_version, between
+    return named(), (chart if render is not None else ""), for_version
 
 
 def _reusing(release: str, namespace: str, memory: dict[str, list[Any]],
@@ -186,52 +173,13 @@ def _reusing(release: str, namespace: str, memory: dict[str, list[Any]],
     found = reuse(os.environ, release, namespace)
     if found is None:
         return None
-    memory[os.environ.get("HELM_MEMORY_DRIVER_DATA") or ""], values, _ = found
+    memory[os.environ.get("HELM_MEMORY_DRIVER_DATA") or ""], values = found
     if values is None:
         return [], False, None
     from deployah_plan.sources.helm_commands import values_on_stdin
 
     args, stdin = values_on_stdin(values)
     return args, True, stdin
-
-
-def _between(binary: str, release: str, chart: str, namespace: str, values: dict[str, list[str]],
-             chart_read: tuple[str, str], memory: dict[str, list[Any]],
-             reuse: Reuse) -> tuple[list[str], str | None] | None:
-    """The render of the new chart (`chart_read`: its name and version) with the release's
-    previous user values, which tells the chart's changes from the values' (commands/causes.py),
-    for an upgrade offline with values flags (`values`, by field), when the plan will need it:
-    an upgrade whose values the flags change, to a chart of another name or version than the
-    release's (of the same, the plan first compares the charts' files). Given as the plan
-    gives it (commands/upgrade.py `_Renderer.between`); None otherwise. The records read are
-    put in `memory` for the plan."""
-    found = reuse(os.environ, release, namespace)
-    if found is None:
-        return None
-    memory[os.environ.get("HELM_MEMORY_DRIVER_DATA") or ""], previous, stored = found
-    if previous is None or stored == chart_read:
-        return None
-    from deployah_plan.sources import helm_commands as helm, values_files
-
-    if values_files.unchanged(values["files"], any(items for field, items in values.items() if field != "files"),
-                              previous):
-        return None
-    args, stdin = helm.values_on_stdin(previous)
-    return [binary, *helm.template_args(release, chart, namespace, args, True)], stdin
-
-
-def _name_version(chart: str, opened: tuple[str | None, Any] | None) -> tuple[str, str]:
-    """The name and version of the chart on disk `chart`, as sources/chart.py `read_local`
-    reads them: a folder's Chart.yaml, or a packaged chart's as `HelmCalls.start` read it
-    (`opened`; a package it could not read raises)."""
-    from deployah_plan.sources.chart_path import name_version
-
-    if os.path.isdir(chart):
-        with open(os.path.join(chart, "Chart.yaml")) as source:
-            return name_version(source.read(), chart)
-    if opened is None or opened[0] is None:
-        raise ValueError(f"{chart}: not read")
-    return name_version(opened[0], chart)
 
 
 def template_calls(chart: str) -> tuple[bool, bool, bool] | None:
@@ -313,9 +261,9 @@ class HelmCalls:
         plan's own to report."""
         started: list[tuple[list[str], str | None]] = []
         chart = ""
-        for_version = between = None
+        for_version = None
         try:
-            found, chart, for_version, between = _first_calls(args, self._memory, reuse)
+            found, chart, for_version = _first_calls(args, self._memory, reuse)
             for command, stdin in found:
                 if self._since is None:
                     self._since = time.time()
@@ -348,14 +296,6 @@ class HelmCalls:
                 older = helm_versions.older_version(helm_versions.known(started[0][0][0], "kube_version") or "")
                 if older:
                     self._start_early(*for_version(older))
-        if between is not None:
-            # Last: it reads the release (a big one takes tens of milliseconds) and the values files.
-            try:
-                call = between(_name_version(chart, self.package(chart)))
-            except Exception:  # the plan reads them again, and says what is wrong
-                call = None
-            if call is not None:
-                self._start_early(*call)
 
     def templates(self, chart: str) -> tuple[bool, bool, bool] | None:
         """What the templates of the chart `chart` call (`template_calls`), when `start`

@@ -52,10 +52,9 @@ def test_the_second_plan_takes_the_calls_started_early(helm: Path, store: Store,
     first, second = _twice(args, tmp_path, helm=helm, store=store, HELM_NAMESPACE="shop")
     assert (first.code, second.code) == ((2, 2) if "--detailed-exitcode" in flags else (0, 0)), first.err
     # Beside it, the new chart rendered with the release's previous values, which tells the
-    # chart's changes from the values' (commands/causes.py): started early too, once the release
-    # is read from the memory driver's file and the values files are found to change its values.
-    assert _calls(first.err) == ["template probe", "template shop" + EARLY, "template shop" + EARLY, "version --template"]
-    assert _calls(second.err) == ["template shop" + EARLY] * 2
+    # chart's changes from the values' (commands/causes.py): it needs the release read first.
+    assert _calls(first.err) == ["template probe", "template shop", "template shop" + EARLY, "version --template"]
+    assert _calls(second.err) == ["template shop", "template shop" + EARLY]
     assert second.out == first.out
 
 
@@ -72,8 +71,8 @@ def test_a_chart_that_makes_values_anew_has_both_renders_started_early(helm: Pat
     args = ["upgrade", "web", str(v2), "-n", "shop", "--set", "a=three", "--debug"]
     first, second = _twice(args, tmp_path, helm=helm, store=store)
     assert (first.code, second.code) == (0, 0), second.err
-    # And the new chart with the previous values (commands/causes.py), all three early.
-    assert _calls(second.err) == ["template web" + EARLY] * 3
+    # And the new chart with the previous values (commands/causes.py), once the release is read.
+    assert _calls(second.err) == ["template web", "template web" + EARLY, "template web" + EARLY]
     assert second.out == first.out
 
 
@@ -106,37 +105,8 @@ def test_templates_that_read_the_kubernetes_version_have_the_older_render_starte
     # The first plan asked helm its default version: its older render started after the imports.
     assert not any(line.endswith(EARLY) for line in first.err.splitlines() if "--kube-version" in line)
     assert second.out == first.out
-    # With values flags, also the new chart with the previous values (commands/causes.py), early.
-    assert _calls(second.err) == ["template web" + EARLY] * (2 + bool(values))
-
-
-def test_the_render_with_the_previous_values_started_early_makes_the_same_plan(helm: Path, store: Store,
-                                                                               tmp_path: Path) -> None:
-    """With values flags, the new chart rendered with the release's previous values (why each
-    change: commands/causes.py) starts before the imports; the plan, its causes among it, is
-    the one made when nothing starts early (the command run without `HelmCalls.start`)."""
-    v1 = write_chart(tmp_path / "v1", "web", {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n"
-                                                         "data:\n  a: {{ .Values.a | quote }}\n"}, values="a: one\n")
-    v2 = write_chart(tmp_path / "v2", "web", {"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n"
-                                                         "data:\n  a: {{ .Values.a | quote }}\n  b: {{ .Values.b | quote }}\n"
-                                                         "  c: chart\n"}, values="a: two\nb: one\n", version="0.2.0")
-    store.add("web", v1, "shop", flags=("--set", "a=kept"))
-    args = ["upgrade", "web", str(v2), "-n", "shop", "--set", "b=given", "-o", "json"]
-    first, second = _twice([*args, "--debug"], tmp_path, helm=helm, store=store)
-    assert _calls(second.err) == ["template web" + EARLY] * 2, second.err
-    probe = ("import sys\n"
-             "from deployah_plan.entry import command\n"
-             "from deployah_plan.sources.early import HelmCalls\n"
-             "calls = HelmCalls()\n"
-             "code = command(sys.argv[1:], calls)\n"
-             "calls.end()\n"
-             "sys.exit(code)\n")
-    late = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=tmp_path,
-                          env=clean_env(HELM_BIN=str(helm), HELM_DRIVER="memory", HELM_MEMORY_DRIVER_DATA=str(store.path),
-                                        HELM_CACHE_HOME=str(tmp_path / "cache"), PYTHONPATH=str(ROOT)))
-    assert late.returncode == 0, late.stderr
-    assert second.out == late.stdout
-    assert '"attribution": "rendered"' in late.stdout  # the causes come from that render
+    # With values flags, also the new chart with the previous values (commands/causes.py).
+    assert _calls(second.err) == ["template web"] * bool(values) + ["template web" + EARLY] * 2
 
 
 def test_a_release_to_install_takes_the_render_started_early(helm: Path, store: Store, tmp_path: Path) -> None:

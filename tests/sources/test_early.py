@@ -80,49 +80,8 @@ def _memory_store(path: Path, *releases: dict[str, object]) -> Path:
     """A memory driver's file (HELM_MEMORY_DRIVER_DATA) of these releases, each with a name,
     a namespace, a version, a status and its user values (`config`)."""
     path.write_text(json.dumps([{"name": r["name"], "namespace": r.get("namespace", "shop"), "version": r["version"],
-                                 "info": {"status": r["status"]}, "config": r.get("config"),
-                                 **({"chart": {"metadata": r["chart"]}} if "chart" in r else {})} for r in releases]))
+                                 "info": {"status": r["status"]}, "config": r.get("config")} for r in releases]))
     return path
-
-
-def _started(calls: HelmCalls) -> list[tuple[list[str], str | None]]:
-    return [(list(command), stdin) for (command, stdin), waiting in calls._waiting.items() for _ in waiting]
-
-
-@pytest.mark.e2e
-@pytest.mark.parametrize(("flags", "stored", "between"), [
-    (("--set", "a=2"), "0.0.9", True),  # another version, values that change: the plan renders it
-    (("-f", "{same}"), "0.0.9", False),  # a values file that says what the release has: no change
-    (("-f", "{same}", "--set", "a=1"), "0.0.9", True),  # and a --set: the values change
-    (("-f", "{other}"), "0.0.9", True),
-    (("--set", "a=2"), "0.1.0", False),  # the same chart version: the plan compares the charts' files first
-    (("--set", "a=2"), None, False),  # no release: an install has nothing previous
-], ids=["set", "same-file", "same-file-and-set", "other-file", "same-version", "install"])
-def test_offline_with_values_the_render_with_the_previous_values_starts_when_the_plan_needs_it(
-        remembered: Path, chart: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        flags: tuple[str, ...], stored: str | None, between: bool) -> None:
-    """The new chart rendered with the release's previous user values (commands/causes.py), as
-    `_Renderer.between` gives them (on standard input), started after the first render when the
-    plan will ask for it: an upgrade to another chart version whose values the flags change."""
-    (tmp_path / "same.yaml").write_text("a: 1\n")
-    (tmp_path / "other.yaml").write_text("a: 3\n")
-    releases = [{"name": "shop", "version": 1, "status": "deployed", "config": {"a": 1},
-                 "chart": {"name": "shop", "version": stored}}] if stored else []
-    store = _memory_store(tmp_path / "releases.json", *releases)
-    monkeypatch.setenv("HELM_MEMORY_DRIVER_DATA", str(store))
-    args = ["upgrade", "shop", chart, *(f.format(same=tmp_path / "same.yaml", other=tmp_path / "other.yaml")
-                                        for f in flags)]
-    calls = HelmCalls()
-    calls.start(args, reused_values)
-    started = _started(calls)
-    calls.end()
-    first, = early.commands(args)
-    assert started[0] == (first, None)
-    previous = [str(remembered), "template", "shop", chart, "-n", "shop", "--include-crds", "--values", "-", "--is-upgrade"]
-    assert started[1:] == ([(previous, '{"a": 1}')] if between else [])
-    # The records read for it are the plan's (release/store.py reads them no more).
-    pairs = calls.memory_pairs(str(store))
-    assert pairs is not None and len(pairs) == len(releases)
 
 
 def test_offline_without_values_the_render_takes_the_releases_values(remembered: Path, chart: str, tmp_path: Path,
