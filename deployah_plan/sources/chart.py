@@ -73,6 +73,9 @@ def _package(path: str, target: str, read: tuple[bool, bool, bool] | None, templ
             opened = chart_scan.package(target, templates=read is None and templates)
         except (tarfile.TarError, OSError) as err:
             raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
+        except chart_scan.TooLarge as err:
+            raise UsageError(f"{path} is more than helm loads of a chart archive: {err}",
+                             "check the archive; helm refuses it too") from None
     chart_yaml, found = opened
     if chart_yaml is None:
         raise UsageError(f"{path} is not a packaged chart: it has no Chart.yaml", "pass a chart folder or a .tgz made by `helm package`")
@@ -94,11 +97,11 @@ def read_local(path: str, read: tuple[bool, bool, bool] | None = None,
 
 
 def tar_errors() -> tuple[type[Exception], ...]:
-    """tarfile's error, when a packaged chart was opened (this module imports tarfile only
-    then): a plan of a chart folder does not import it (nor shutil, which it imports) to catch
-    what it cannot raise."""
+    """tarfile's error and an archive past helm's bounds (sources/chart_scan.py `members`), when
+    a packaged chart was opened (this module imports tarfile only then): a plan of a chart
+    folder does not import it (nor shutil, which it imports) to catch what it cannot raise."""
     tarfile = sys.modules.get("tarfile")
-    return (tarfile.TarError,) if tarfile is not None else ()
+    return (tarfile.TarError, chart_scan.TooLarge) if tarfile is not None else ()
 
 
 def default_values(path: str) -> str:
@@ -114,7 +117,7 @@ def default_values(path: str) -> str:
     import tarfile  # only for a packaged chart
 
     with tarfile.open(target) as archive:
-        for member in archive:
+        for member in chart_scan.members(archive):
             if member.isfile() and member.name.count("/") == 1 and member.name.endswith("/values.yaml"):
                 handle = archive.extractfile(member)
                 return handle.read().decode(errors="replace") if handle is not None else ""
@@ -137,7 +140,7 @@ def chart_files(path: str) -> dict[str, bytes]:
     import tarfile  # only for a packaged chart
 
     with tarfile.open(target) as archive:
-        for member in archive:
+        for member in chart_scan.members(archive):
             handle = archive.extractfile(member) if member.isfile() and "/" in member.name else None
             if handle is not None:
                 out[member.name.split("/", 1)[1]] = handle.read()

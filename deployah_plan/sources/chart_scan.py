@@ -9,9 +9,12 @@ packaged chart), so that start is not held back.
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from deployah_plan.startup import Pattern, lazy
+
+if TYPE_CHECKING:
+    import tarfile
 
 # A function is called where its name stands as a whole word inside a template action: after a
 # `{{` with no `}` between (the action need not have ended). Each name is found with str.find,
@@ -60,6 +63,38 @@ def _reads_kube_version(text: str) -> bool:
     return False
 
 
+# What helm's chart loader reads of an archive at most (pkg/chart/loader/archive.go
+# MaxDecompressedChartSize, MaxDecompressedFileSize): it refuses a chart whose files inflate
+# past either, and so does this reader, from the sizes the archive declares, before it reads a
+# byte of them. And a bound on the entries, which cost memory whatever their size.
+MAX_CHART_BYTES = 100 * 1024 * 1024
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_ENTRIES = 20_000
+
+
+class TooLarge(Exception):
+    """A chart archive past what helm loads (`members`)."""
+
+
+def members(archive: tarfile.TarFile) -> list[tarfile.TarInfo]:
+    """The entries of a chart archive, read one by one; TooLarge once they pass helm's bounds
+    (`MAX_CHART_BYTES` in all, `MAX_FILE_BYTES` for one file) or `MAX_ENTRIES`."""
+    found: list[tarfile.TarInfo] = []
+    total = 0
+    for member in archive:
+        found.append(member)
+        if len(found) > MAX_ENTRIES:
+            raise TooLarge(f"it holds more than {MAX_ENTRIES:,} entries")
+        if member.isfile():
+            total += member.size
+            if member.size > MAX_FILE_BYTES:
+                raise TooLarge(f"its file {member.name} inflates to {member.size:,} bytes, past the "
+                               f"{MAX_FILE_BYTES:,} helm loads of one file")
+            if total > MAX_CHART_BYTES:
+                raise TooLarge(f"its files inflate past the {MAX_CHART_BYTES:,} bytes helm loads of a chart")
+    return found
+
+
 def archive_reads_kube_version(data: bytes, depth: int = 0) -> bool:
     """Whether the templates of a chart archive (a subchart's `charts/*.tgz`, the archives in it
     too) read the cluster's Kubernetes version. An archive that cannot be read says no: helm
@@ -69,7 +104,7 @@ def archive_reads_kube_version(data: bytes, depth: int = 0) -> bool:
 
     try:
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-            for member in archive.getmembers():
+            for member in members(archive):
                 handle = archive.extractfile(member) if member.isfile() else None
                 if handle is None:
                     continue
@@ -78,7 +113,7 @@ def archive_reads_kube_version(data: bytes, depth: int = 0) -> bool:
                 if (member.name.endswith(".tgz") and "/charts/" in member.name and depth < 4
                         and archive_reads_kube_version(handle.read(), depth + 1)):
                     return True
-    except (tarfile.TarError, OSError, EOFError, ValueError):
+    except (tarfile.TarError, OSError, EOFError, ValueError, TooLarge):
         return False
     return False
 
@@ -138,20 +173,20 @@ def package(target: str, templates: bool = True) -> tuple[str | None, tuple[bool
     none at its top) and, with `templates` and a Chart.yaml, `calls` of its templates, its
     subchart archives looked into for the Kubernetes version when its own templates do not read
     it (else None). Listing an archive's members reads and inflates all of it: the two are read
-    in one opening. Raises tarfile's errors and OSError."""
+    in one opening. Raises tarfile's errors, OSError, and TooLarge past helm's bounds."""
     import tarfile  # only for a packaged chart
 
     with tarfile.open(target) as archive:
-        members = archive.getmembers()
-        tops = [m for m in members if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")]
+        entries = members(archive)
+        tops = [m for m in entries if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")]
         handle = archive.extractfile(tops[0]) if tops else None
         chart_yaml = handle.read().decode(errors="replace") if handle is not None else None
         if chart_yaml is None or not templates:
             return chart_yaml, None
-        texts = [handle.read().decode(errors="replace") for m in members
+        texts = [handle.read().decode(errors="replace") for m in entries
                  if m.isfile() and "/templates/" in m.name and (handle := archive.extractfile(m)) is not None]
-        subcharts = [m for m in members if m.isfile() and m.name.endswith(".tgz") and "/charts/" in m.name]
-        archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in members)
+        subcharts = [m for m in entries if m.isfile() and m.name.endswith(".tgz") and "/charts/" in m.name]
+        archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in entries)
         lookup, regenerates, kube_version = calls(texts, archived)
         if archived and not kube_version:
             kube_version = any(archive_reads_kube_version(handle.read()) for m in subcharts
@@ -178,4 +213,5 @@ def folder_calls(root: str) -> tuple[bool, bool, bool]:
     return lookup, regenerates, kube_version or (archived and _folder_archives_read_kube_version(root))
 
 
-__all__ = ["archive_reads_kube_version", "calls", "folder_calls", "folder_texts", "package"]
+__all__ = ["MAX_CHART_BYTES", "MAX_ENTRIES", "MAX_FILE_BYTES", "TooLarge", "archive_reads_kube_version", "calls",
+           "folder_calls", "folder_texts", "members", "package"]

@@ -45,3 +45,31 @@ def test_a_package_without_chart_yaml_is_one_line(tmp_path: Path) -> None:
     package = _package(tmp_path / "odd.tgz", {"odd/templates/cm.yaml": "a: 1\n"})
     with pytest.raises(charts.UsageError, match="it has no Chart.yaml"):
         charts.read_local(str(package))
+
+
+@pytest.mark.parametrize(("files", "said"), [
+    ({"big/Chart.yaml": "name: big\n", "big/templates/a.yaml": "a" * 65}, "inflates to 65 bytes, past the 64"),
+    ({"big/Chart.yaml": "name: big\n", **{f"big/templates/{n}.yaml": "a" * 40 for n in range(5)}}, "past the 100 bytes"),
+    ({"big/Chart.yaml": "name: big\n", **{f"big/templates/{n}.yaml": "" for n in range(12)}}, "more than 10 entries"),
+], ids=["one-file", "all-files", "entries"])
+def test_an_archive_past_what_helm_loads_is_refused_before_it_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str], said: str) -> None:
+    """Helm's loader refuses a chart archive whose files inflate past 100 MiB, or one file past
+    5 MiB (pkg/chart/loader/archive.go): so does helm plan, from the sizes the archive declares,
+    and it bounds the entries too (here with the bounds made small)."""
+    from deployah_plan.sources import chart_scan
+
+    monkeypatch.setattr(chart_scan, "MAX_FILE_BYTES", 64)
+    monkeypatch.setattr(chart_scan, "MAX_CHART_BYTES", 100)
+    monkeypatch.setattr(chart_scan, "MAX_ENTRIES", 10)
+    package = _package(tmp_path / "big-0.1.0.tgz", files)
+    with pytest.raises(charts.UsageError, match=said) as refused:
+        charts.read_local(str(package))
+    assert refused.value.hint == "check the archive; helm refuses it too"
+    with pytest.raises(charts.tar_errors()):  # what the plan's other readers of the archive catch
+        charts.chart_files(str(package))
+    # A subchart archive past them is not looked into: helm fails on it before the plan says anything.
+    sub = _package(tmp_path / "sub-0.1.0.tgz", {"sub/templates/v.yaml": "v: {{ .Capabilities.KubeVersion }}" + " " * 40})
+    assert not chart_scan.archive_reads_kube_version(sub.read_bytes())
+    monkeypatch.undo()
+    assert chart_scan.archive_reads_kube_version(sub.read_bytes())
