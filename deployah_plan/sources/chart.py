@@ -66,16 +66,16 @@ def _package(path: str, target: str, read: tuple[bool, bool, bool] | None, templ
     """A packaged chart's name and version, and what its templates call (`read`: already known;
     `templates=False`: not asked, and not read), from one opening of the archive
     (sources/chart_scan.py `package`; `opened`: what an opening already gave)."""
-    import tarfile  # only for a packaged chart
-
     if opened is None:
         try:
             opened = chart_scan.package(target, templates=read is None and templates)
-        except (tarfile.TarError, OSError) as err:
-            raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
         except chart_scan.TooLarge as err:
             raise UsageError(f"{path} is more than helm loads of a chart archive: {err}",
                              "check the archive; helm refuses it too") from None
+        except Exception as err:
+            if not isinstance(err, (OSError, *tar_errors())):  # tarfile is imported by now
+                raise
+            raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
     chart_yaml, found = opened
     if chart_yaml is None:
         raise UsageError(f"{path} is not a packaged chart: it has no Chart.yaml", "pass a chart folder or a .tgz made by `helm package`")
@@ -97,11 +97,17 @@ def read_local(path: str, read: tuple[bool, bool, bool] | None = None,
 
 
 def tar_errors() -> tuple[type[Exception], ...]:
-    """tarfile's error and an archive past helm's bounds (sources/chart_scan.py `members`), when
-    a packaged chart was opened (this module imports tarfile only then): a plan of a chart
+    """What reading a packaged chart raises besides OSError: tarfile's error, a cut or corrupt
+    archive's, and one past helm's bounds (sources/chart_scan.py `members`), once a packaged
+    chart was opened (this module imports tarfile only then): a plan of a chart
     folder does not import it (nor shutil, which it imports) to catch what it cannot raise."""
     tarfile = sys.modules.get("tarfile")
-    return (tarfile.TarError, chart_scan.TooLarge) if tarfile is not None else ()
+    if tarfile is None:
+        return ()
+    import zlib  # imported with tarfile's gzip
+
+    # A cut archive ends gzip's stream early (EOFError); corrupt data fails to inflate (zlib.error).
+    return tarfile.TarError, EOFError, zlib.error, chart_scan.TooLarge
 
 
 def default_values(path: str) -> str:

@@ -73,3 +73,24 @@ def test_an_archive_past_what_helm_loads_is_refused_before_it_is_read(
     assert not chart_scan.archive_reads_kube_version(sub.read_bytes())
     monkeypatch.undo()
     assert chart_scan.archive_reads_kube_version(sub.read_bytes())
+
+
+@pytest.mark.parametrize("damage", ["cut", "corrupt"])
+def test_a_cut_or_corrupt_archive_is_one_line(tmp_path: Path, damage: str) -> None:
+    """gzip ends a cut stream with EOFError and fails corrupt data with zlib.error: neither is
+    an OSError or tarfile's, and both were an internal error."""
+    package = _package(tmp_path / "shop-1.2.0.tgz", {
+        "shop/Chart.yaml": "apiVersion: v2\nname: shop\nversion: 1.2.0\n",
+        **{f"shop/templates/{n}.yaml": f"n: {n}\n" + "".join(f"k{i}: {i * n}\n" for i in range(2000)) for n in range(5)},
+    })
+    data = bytearray(package.read_bytes())
+    if damage == "cut":
+        del data[len(data) // 2:]
+    else:
+        data[10:40] = b"\xff" * 30  # the deflate stream's first blocks: not one it can inflate
+    package.write_bytes(bytes(data))
+    with pytest.raises(charts.UsageError, match=r"is not a packaged chart \(") as refused:
+        charts.read_local(str(package))
+    assert refused.value.hint == "pass a chart folder or a .tgz made by `helm package`"
+    with pytest.raises(charts.tar_errors()):  # what the plan's other readers of the archive catch
+        charts.chart_files(str(package))
