@@ -554,7 +554,7 @@ def plan_upgrade(options: UpgradeOptions, *, digest_chart: bool = False, calls: 
         # and the planner and the record are imported while helm reads the release and renders
         # the chart in processes of their own.
         chart, templates = charts.read_local(renderer.chart, helm.calls.templates(renderer.chart),
-                                             helm.calls.package(renderer.chart))
+                                             helm.calls.chart_yaml(renderer.chart))
         again_call = (pool.submit(renderer.render, _given(options.values), upgrade=True, parse=False)
                       if first_call is not None and templates.may_regenerate and not deploy.dependency_update else None)
         # Templates that read the Kubernetes version: rendered for an older one too, beside the first.

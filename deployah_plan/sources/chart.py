@@ -62,13 +62,15 @@ def inspect(path: str) -> LocalChart:
 
 
 def _package(path: str, target: str, read: tuple[bool, bool, bool] | None, templates: bool = True,
-             opened: tuple[str | None, tuple[bool, bool, bool] | None] | None = None) -> tuple[LocalChart, Templates]:
+             chart_yaml: str | None = None) -> tuple[LocalChart, Templates]:
     """A packaged chart's name and version, and what its templates call (`read`: already known;
     `templates=False`: not asked, and not read), from one opening of the archive
-    (sources/chart_scan.py `package`; `opened`: what an opening already gave)."""
-    if opened is None:
+    (sources/chart_scan.py `package`), none when `chart_yaml` (its Chart.yaml) and `read` were
+    read already."""
+    found = None
+    if chart_yaml is None or (read is None and templates):
         try:
-            opened = chart_scan.package(target, templates=read is None and templates)
+            chart_yaml, found = chart_scan.package(target, templates=read is None and templates)
         except chart_scan.TooLarge as err:
             raise UsageError(f"{path} is more than helm loads of a chart archive: {err}",
                              "check the archive; helm refuses it too") from None
@@ -76,7 +78,6 @@ def _package(path: str, target: str, read: tuple[bool, bool, bool] | None, templ
             if not isinstance(err, (OSError, *tar_errors())):  # tarfile is imported by now
                 raise
             raise UsageError(f"{path} is not a packaged chart ({err})", "pass a chart folder or a .tgz made by `helm package`") from None
-    chart_yaml, found = opened
     if chart_yaml is None:
         raise UsageError(f"{path} is not a packaged chart: it has no Chart.yaml", "pass a chart folder or a .tgz made by `helm package`")
     name, version = _metadata(chart_yaml, path)
@@ -85,15 +86,15 @@ def _package(path: str, target: str, read: tuple[bool, bool, bool] | None, templ
 
 
 def read_local(path: str, read: tuple[bool, bool, bool] | None = None,
-               opened: tuple[str | None, tuple[bool, bool, bool] | None] | None = None) -> tuple[LocalChart, Templates]:
+               chart_yaml: str | None = None) -> tuple[LocalChart, Templates]:
     """`inspect` and `scan` of the chart at `path`, a packaged chart opened once for both (each
     opening lists the archive's members, which inflates all of it: 50 ms of a plan of
-    kube-prometheus-stack's package); `opened`: what sources/chart_scan.py `package` read of it
+    kube-prometheus-stack's package); `read` and a package's `chart_yaml`: what was read of them
     already (sources/early.py), which is not read again."""
     target = folder(path)
     if os.path.isdir(target):
         return inspect(path), scan(path, read)
-    return _package(path, target, read, opened=opened)
+    return _package(path, target, read, chart_yaml=chart_yaml)
 
 
 def tar_errors() -> tuple[type[Exception], ...]:

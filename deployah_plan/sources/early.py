@@ -252,7 +252,7 @@ class HelmCalls:
         self._starting = 0  # the main thread is between starting a process and knowing it
         self._interrupted = False  # a signal came meanwhile: `popen` raises it after
         self._templates: tuple[str, tuple[bool, bool, bool]] | None = None  # the chart, `template_calls`
-        self._package: tuple[str, tuple[str | None, tuple[bool, bool, bool] | None]] | None = None  # sources/chart_scan.py `package`
+        self._chart_yaml: tuple[str, str] | None = None  # a packaged chart, its Chart.yaml (chart_scan.py `package`)
         self._memory: dict[str, list[Any]] = {}  # the memory driver's records and releases, read by `start`
 
     def start(self, args: Sequence[str], reuse: Reuse | None = None) -> None:
@@ -278,9 +278,9 @@ class HelmCalls:
             if scanned is None:  # a packaged chart: opened once, for its Chart.yaml too
                 from deployah_plan.sources import chart_scan
 
-                opened = chart_scan.package(chart)
-                self._package = (chart, opened)
-                scanned = opened[1]
+                chart_yaml, scanned = chart_scan.package(chart)
+                if chart_yaml is not None and scanned is not None:
+                    self._chart_yaml = (chart, chart_yaml)
         except Exception:  # the plan reads the chart again, and says what is wrong
             scanned = None
         if scanned is not None:
@@ -304,12 +304,12 @@ class HelmCalls:
             return self._templates[1]
         return None
 
-    def package(self, chart: str) -> tuple[str | None, tuple[bool, bool, bool] | None] | None:
-        """What `start` read of the packaged chart `chart` (sources/chart_scan.py `package`: its
-        Chart.yaml, what its templates call); None when it did not. Listing an archive's members
-        inflates all of it: the plan opens it only once."""
-        if self._package is not None and self._package[0] == chart:
-            return self._package[1]
+    def chart_yaml(self, chart: str) -> str | None:
+        """The Chart.yaml of the packaged chart `chart`, when `start` opened it (sources/chart_scan.py
+        `package`, with what its templates call: `templates`); None otherwise. Listing an
+        archive's members inflates all of it: the plan opens it only once."""
+        if self._chart_yaml is not None and self._chart_yaml[0] == chart:
+            return self._chart_yaml[1]
         return None
 
     def memory_pairs(self, data: str) -> list[Any] | None:

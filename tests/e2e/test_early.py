@@ -209,7 +209,7 @@ def test_the_templates_read_before_the_imports_are_not_read_again(remembered: Pa
     assert packaged.templates(package) == (True, False, False)
     opened: list[str] = []
     monkeypatch.setattr(chart_scan, "package", lambda target, templates=True: (opened.append(target), (None, None))[1])
-    local, templates = charts.read_local(package, packaged.templates(package), packaged.package(package))
+    local, templates = charts.read_local(package, packaged.templates(package), packaged.chart_yaml(package))
     assert (local.name, local.version, templates, opened) == ("shop", "0.1.0", charts.Templates(True, False), [])
     # What cannot be read as a package is left to the plan, which says what is wrong.
     monkeypatch.undo()
@@ -218,7 +218,7 @@ def test_the_templates_read_before_the_imports_are_not_read_again(remembered: Pa
     unreadable.start(["upgrade", "shop", str(tmp_path / "shop-0.1.0.tgz"), "--set", "a=1"])
     unreadable.end()
     assert unreadable.templates(str(tmp_path / "shop-0.1.0.tgz")) is None
-    assert unreadable.package(str(tmp_path / "shop-0.1.0.tgz")) is None
+    assert unreadable.chart_yaml(str(tmp_path / "shop-0.1.0.tgz")) is None
 
 
 @pytest.mark.e2e
