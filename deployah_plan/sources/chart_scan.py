@@ -186,7 +186,7 @@ def package(target: str, templates: bool = True) -> tuple[str | None, tuple[bool
         texts = [handle.read().decode(errors="replace") for m in entries
                  if m.isfile() and "/templates/" in m.name and (handle := archive.extractfile(m)) is not None]
         subcharts = [m for m in entries if m.isfile() and m.name.endswith(".tgz") and "/charts/" in m.name]
-        archived = any(m.name.endswith(".tgz") and "/charts/" in m.name for m in entries)
+        archived = bool(subcharts)  # as `folder_texts` counts them: files
         lookup, regenerates, kube_version = calls(texts, archived)
         if archived and not kube_version:
             kube_version = any(archive_reads_kube_version(handle.read()) for m in subcharts
